@@ -1,0 +1,876 @@
+"""Nines: the rules engine (RULES.md, Game 1), deterministic and replica-friendly.
+
+The engine never draws randomness: the shuffled deck comes in from outside
+(``Match.start_hand(deck)``), and so does every recycled stock. It runs with
+full information (the local game, the audit) or with hidden cards: a seat's
+replica passes ``None`` for every card it cannot see. Hidden cards are tracked
+as counts; every rule that can be checked from public information is checked,
+and with full information every rule is.
+
+Decisions where RULES.md is silent (each is a rule of this engine):
+
+* Dealing is one card at a time, starting left of the dealer, clockwise; the
+  next card is the up card and the rest is the stock (its top is drawn first).
+* After a draw the player always ends the turn explicitly: ``Play`` of the drawn
+  card (if legal) or ``Keep``. With hidden cards the other replicas cannot tell
+  whether the drawn card was playable, so the choice must be announced.
+* Stall: a turn ending with ``Keep`` or ``Pass`` is a turn with no card played.
+  Turns lost to a Jack, a Queen (two players), an Ace or a double 9 are not
+  turns at all: they neither count towards the stall nor reset it.
+* Action cards act only when played, never as the up card. Going out on an
+  action card ends the hand at once; the action is void.
+* An Ace's forced draws come before the victim loses the turn; if the stock is
+  empty and nothing can be recycled, the remaining forced draws are dropped.
+* Draw until playable: a drawn legal card must be played; if the stock runs out
+  with nothing to recycle, the player passes.
+* No nine to go out: applies to double nines too (two 9s may not be the last
+  two cards). A player whose only cards are 9s must draw.
+* Double nines: any two 9s together (the variant needs two decks, 104 cards).
+  The declared suit stands and the next player is skipped.
+* Stacking nines: the player about to be skipped may ``Play`` one 9 (declaring a
+  suit) to cancel the skip, or ``AcceptSkip``.
+* Tie-break by playoff: the tied players play one hand among themselves, dealt
+  as a normal hand for that many players; the dealer is the next tied seat left
+  of the last dealer. The playoff decides the winner only: its penalties are
+  shown but not added to the totals. A playoff that stalls is won by the lowest
+  penalty of that hand; players still tied play another playoff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Literal
+
+from p2pcards.cards import CARDS_PER_DECK, SUITS, Card, penalty
+from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
+
+# ---------------------------------------------------------------------------
+# Rule options
+
+TieRule = Literal["share", "playoff"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NinesRules:
+    """Every rule option of Nines; the defaults are the main profile."""
+
+    target: int = 100
+    """The match ends when a total reaches this (ignored when ``hands`` is set)."""
+    hands: int | None = None
+    """Fixed-length match: play exactly this many hands (e.g. 5, 7, 10)."""
+    tie: TieRule = "share"
+    """``share``: tied lowest totals share the win; ``playoff``: one extra hand."""
+    draw_until_playable: bool = False
+    action_cards: bool = False
+    """Jack skips, Queen reverses (a skip with two players), Ace: next draws two."""
+    double_nines: bool = False
+    """Two decks (104 cards); two 9s played together change suit and skip."""
+    stacking_nines: bool = False
+    """A player about to be skipped by a double 9 may cancel it with a 9."""
+    hard_nines: bool = False
+    """A 9 left in hand costs 25 instead of 15."""
+    no_nine_out: bool = False
+    """A 9 may not be the last card played."""
+
+    def __post_init__(self) -> None:
+        if self.target < 1:
+            raise RuleOptionError("target must be at least 1")
+        if self.hands is not None and self.hands < 1:
+            raise RuleOptionError("hands must be at least 1")
+        if self.tie not in ("share", "playoff"):
+            raise RuleOptionError("tie must be 'share' or 'playoff'")
+        if self.stacking_nines and not self.double_nines:
+            raise RuleOptionError("stacking-nines needs double-nines")
+
+    @property
+    def deck_size(self) -> int:
+        return 2 * CARDS_PER_DECK if self.double_nines else CARDS_PER_DECK
+
+    @property
+    def nine_penalty(self) -> int:
+        return 25 if self.hard_nines else 15
+
+    def to_dict(self) -> dict[str, object]:
+        """Every option by name (the ``rules`` object of RECORD.md)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> NinesRules:
+        names = {f.name for f in fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise RuleOptionError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+        try:
+            return cls(**data)  # type: ignore[arg-type]
+        except TypeError as e:
+            raise RuleOptionError(str(e)) from None
+
+    @classmethod
+    def parse(cls, specs: Iterable[str]) -> NinesRules:
+        """Build from CLI words: ``hard-nines``, ``target=150``, ``tie=playoff``."""
+        values: dict[str, object] = {}
+        types = {f.name: f.type for f in fields(cls)}
+        for spec in specs:
+            name, eq, raw = spec.partition("=")
+            key = name.strip().lower().replace("-", "_")
+            if key not in types:
+                known = ", ".join(n.replace("_", "-") for n in types)
+                raise RuleOptionError(f"unknown rule {name!r}; known rules: {known}")
+            kind = str(types[key])
+            if "bool" in kind:
+                if not eq or raw.lower() in ("1", "yes", "true", "on"):
+                    values[key] = True
+                elif raw.lower() in ("0", "no", "false", "off"):
+                    values[key] = False
+                else:
+                    raise RuleOptionError(f"rule {name} takes yes or no, not {raw!r}")
+            elif "int" in kind:
+                if not eq:
+                    raise RuleOptionError(f"rule {name} needs a value, e.g. {name}=100")
+                if raw.lower() in ("none", "") and "None" in kind:
+                    values[key] = None
+                    continue
+                try:
+                    values[key] = int(raw)
+                except ValueError:
+                    raise RuleOptionError(f"rule {name} needs a whole number, not {raw!r}") from None
+            else:
+                if not eq:
+                    raise RuleOptionError(f"rule {name} needs a value, e.g. tie=playoff")
+                values[key] = raw.lower()
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def hand_size(players: int) -> int:
+    """7 cards each with 2-4 players, 5 with 5-6."""
+    return 7 if players <= 4 else 5
+
+
+# ---------------------------------------------------------------------------
+# Actions (what a seat, or the table for a recycle, does)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Declare:
+    """The dealer names the active suit because the up card is a 9."""
+
+    seat: int
+    suit: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Play:
+    """Play one card; ``suit`` is the declared suit, required for a 9 only."""
+
+    seat: int
+    card: Card
+    suit: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayNines:
+    """Double nines: two 9s together, declaring ``suit`` and skipping the next player."""
+
+    seat: int
+    cards: tuple[Card, Card]
+    suit: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Draw:
+    """Draw the top of the stock. ``card`` is what the drawer saw (None if hidden).
+
+    ``forced`` is filled in by the engine in its event log (an Ace's draws).
+    """
+
+    seat: int
+    card: Card | None = None
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keep:
+    """Keep the drawn card and end the turn."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pass:
+    """Must draw, but the stock is empty and there is nothing to recycle."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AcceptSkip:
+    """Stacking nines: decline to cancel the skip of a double 9."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recycle:
+    """The table rebuilds the stock from the discards under the top card.
+
+    ``stock`` is the new stock, top card first; ``None`` for cards this replica
+    cannot see (the order is secret in the networked game).
+    """
+
+    stock: tuple[Card | None, ...]
+
+
+Action = Declare | Play | PlayNines | Draw | Keep | Pass | AcceptSkip | Recycle
+
+
+class Phase(Enum):
+    """Who must act, and how."""
+
+    DECLARE = "declare"  # the dealer declares a suit (up card is a 9)
+    TURN = "turn"  # the current player plays, draws or passes
+    DRAWN = "drawn"  # the current player drew: play the drawn card or keep it
+    FORCED_DRAW = "forced-draw"  # an Ace's victim draws its cards
+    STACK = "stack"  # stacking nines: cancel the skip with a 9, or accept it
+    RECYCLE = "recycle"  # the table must rebuild the stock before a draw
+    OVER = "over"
+
+
+# ---------------------------------------------------------------------------
+# One hand
+
+
+class HandState:
+    """One hand in progress. Mutable for speed; ``apply`` is all-or-nothing.
+
+    ``apply`` validates an action completely before changing anything, so an
+    illegal action raises :class:`IllegalAction` and leaves the state as it was.
+    """
+
+    __slots__ = (
+        "_forced_left",
+        "active_suit",
+        "dealer",
+        "dealt",
+        "direction",
+        "discards",
+        "end",
+        "events",
+        "hands",
+        "initial_stock",
+        "out",
+        "phase",
+        "players",
+        "quiet_turns",
+        "rules",
+        "seats",
+        "stock",
+        "turn",
+        "up_card",
+    )
+
+    def __init__(
+        self,
+        rules: NinesRules,
+        players: int,
+        dealer: int,
+        deck: Sequence[Card | None],
+        seats: Sequence[int] | None = None,
+    ) -> None:
+        """Deal ``deck`` (top card first). ``seats`` limits play to some seats (playoff)."""
+        self.rules = rules
+        self.players = players
+        self.seats: tuple[int, ...] = tuple(range(players)) if seats is None else tuple(seats)
+        if dealer not in self.seats:
+            raise UsageError(f"dealer {dealer} is not playing this hand")
+        if len(deck) != rules.deck_size:
+            raise UsageError(f"deck has {len(deck)} cards, these rules need {rules.deck_size}")
+        known = [c for c in deck if c is not None]
+        if len(set(known)) != len(known) or any(c >= rules.deck_size for c in known):
+            raise UsageError("deck holds a card twice or a card of the wrong deck")
+        self.dealer = dealer
+        self.direction = 1
+        size = hand_size(len(self.seats))
+        order = self._seats_from(dealer)
+        self.hands: list[list[Card | None]] = [[] for _ in range(players)]
+        self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
+        pos = 0
+        for _ in range(size):
+            for s in order:
+                self.hands[s].append(deck[pos])
+                self.dealt[s].append(deck[pos])
+                pos += 1
+        up = deck[pos]
+        if up is None:
+            raise UsageError("the up card is face up: every replica must know it")
+        self.up_card: Card = up
+        self.discards: list[Card] = [up]
+        rest = list(deck[pos + 1 :])
+        self.initial_stock: tuple[Card | None, ...] = tuple(rest)
+        rest.reverse()  # stored bottom..top so that pop() draws the top
+        self.stock: list[Card | None] = rest
+        self.active_suit: str = up.suit
+        self.turn = order[0]
+        self.quiet_turns = 0
+        self._forced_left = 0
+        self.events: list[Action] = []
+        self.end: str | None = None
+        self.out: int | None = None
+        if up.is_nine:
+            self.phase = Phase.DECLARE
+            self.turn = dealer
+        else:
+            self.phase = Phase.TURN
+
+    # -- public read-only helpers ------------------------------------------
+
+    @property
+    def top(self) -> Card:
+        return self.discards[-1]
+
+    @property
+    def stock_size(self) -> int:
+        return len(self.stock)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that must act next, or None when the table acts (recycle) or over."""
+        if self.phase in (Phase.RECYCLE, Phase.OVER):
+            return None
+        return self.turn
+
+    def counts(self) -> list[int]:
+        return [len(h) for h in self.hands]
+
+    def is_legal_card(self, card: Card) -> bool:
+        """Matches the active suit or the top card's rank, or is a 9."""
+        return card.is_nine or card.suit == self.active_suit or card.rank == self.top.rank
+
+    def next_seat(self, seat: int, steps: int = 1) -> int:
+        """The seat ``steps`` turns after ``seat`` in the current direction."""
+        seats = self.seats
+        i = seats.index(seat)
+        return seats[(i + steps * self.direction) % len(seats)]
+
+    def _seats_from(self, dealer: int) -> list[int]:
+        """Playing seats in turn order, starting left of ``dealer``."""
+        return [self.next_seat(dealer, k) for k in range(1, len(self.seats) + 1)]
+
+    def fully_known(self, seat: int) -> bool:
+        return None not in self.hands[seat]
+
+    # -- legal actions ------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act. Needs that seat's hand to be known."""
+        ph = self.phase
+        seat = self.turn
+        if ph is Phase.OVER or ph is Phase.RECYCLE:
+            return []
+        if ph is Phase.DECLARE:
+            return [Declare(seat=seat, suit=s) for s in SUITS]
+        if ph is Phase.FORCED_DRAW:
+            return [Draw(seat=seat)]
+        hand = self.hands[seat]
+        if None in hand:
+            raise UsageError(f"seat {seat}'s hand is hidden from this replica")
+        if ph is Phase.DRAWN:
+            drawn = hand[-1]
+            acts: list[Action] = []
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                acts.extend(self._plays_of(seat, drawn))
+            if not self.rules.draw_until_playable:
+                acts.append(Keep(seat=seat))
+            elif not acts:
+                acts.append(self._draw_or_pass(seat))
+            return acts
+        if ph is Phase.STACK:
+            acts = []
+            for c in _unique(hand):
+                if c.is_nine and self._may_play(seat, (c,)):
+                    acts.extend(self._plays_of(seat, c))
+            acts.append(AcceptSkip(seat=seat))
+            return acts
+        # Phase.TURN
+        acts = []
+        for c in _unique(hand):
+            if self.is_legal_card(c) and self._may_play(seat, (c,)):
+                acts.extend(self._plays_of(seat, c))
+        if self.rules.double_nines:
+            nines = sorted(c for c in _unique_nines(hand))
+            for i, a in enumerate(nines):
+                for b in nines[i + 1 :]:
+                    if self._may_play(seat, (a, b)):
+                        acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
+        if not acts:
+            acts.append(self._draw_or_pass(seat))
+        return acts
+
+    def _plays_of(self, seat: int, card: Card) -> list[Action]:
+        if card.is_nine:
+            return [Play(seat=seat, card=card, suit=s) for s in SUITS]
+        return [Play(seat=seat, card=card)]
+
+    def _draw_or_pass(self, seat: int) -> Action:
+        if self.stock or len(self.discards) > 1:
+            return Draw(seat=seat)
+        return Pass(seat=seat)
+
+    def _may_play(self, seat: int, cards: tuple[Card, ...]) -> bool:
+        """False only when 'no nine to go out' forbids ending on these 9s."""
+        if not self.rules.no_nine_out:
+            return True
+        if len(self.hands[seat]) > len(cards):
+            return True
+        return not all(c.is_nine for c in cards)
+
+    # -- applying -----------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Check ``action`` against every rule this replica can check, then apply it."""
+        ph = self.phase
+        if ph is Phase.OVER:
+            raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
+        if isinstance(action, Recycle):
+            self._apply_recycle(action)
+            return
+        seat = action.seat
+        if ph is Phase.RECYCLE:
+            raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
+        if seat != self.turn:
+            raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if isinstance(action, Play):
+            self._apply_play(action)
+        elif isinstance(action, Draw):
+            self._apply_draw(action)
+        elif isinstance(action, Keep):
+            self._apply_keep(action)
+        elif isinstance(action, Pass):
+            self._apply_pass(action)
+        elif isinstance(action, Declare):
+            self._apply_declare(action)
+        elif isinstance(action, PlayNines):
+            self._apply_play_nines(action)
+        elif isinstance(action, AcceptSkip):
+            self._apply_accept_skip(action)
+        else:
+            raise UsageError(f"not a Nines action: {action!r}")
+
+    def _apply_declare(self, a: Declare) -> None:
+        if self.phase is not Phase.DECLARE:
+            raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
+        _check_suit(a.seat, a.suit)
+        self.active_suit = a.suit
+        self.events.append(a)
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(self.dealer)
+
+    def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
+        hand = self.hands[seat]
+        hidden = hand.count(None)
+        for c in cards:
+            if not isinstance(c, Card) or c >= self.rules.deck_size:
+                raise IllegalAction(seat, "card-held", f"{c!r} is not a card of this deck")
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(seat, "card-held", "the same card twice")
+        missing = sum(1 for c in cards if c not in hand)
+        if missing > hidden:
+            names = ", ".join(str(c) for c in cards if c not in hand)
+            raise IllegalAction(seat, "card-held", f"plays {names}, which it does not hold")
+
+    def _remove(self, seat: int, card: Card) -> None:
+        hand = self.hands[seat]
+        if card in hand:
+            hand.remove(card)
+        else:
+            hand.remove(None)
+
+    def _apply_play(self, a: Play) -> None:
+        seat, card, ph = a.seat, a.card, self.phase
+        if ph is Phase.DRAWN:
+            drawn = self.hands[seat][-1]
+            if card != drawn and (drawn is not None or card in self.hands[seat]):
+                raise IllegalAction(
+                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
+                )
+        elif ph is Phase.STACK:
+            if not card.is_nine:
+                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+        elif ph is not Phase.TURN:
+            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+        self._check_held(seat, (card,))
+        if not self.is_legal_card(card):
+            raise IllegalAction(
+                seat,
+                "match-suit-or-rank",
+                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+            )
+        if card.is_nine:
+            _check_suit(seat, a.suit)
+        elif a.suit is not None:
+            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+        if not self._may_play(seat, (card,)):
+            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+        if ph is Phase.DRAWN:
+            self.hands[seat].pop()  # the drawn card is always the last one
+        else:
+            self._remove(seat, card)
+        self.discards.append(card)
+        self.active_suit = a.suit if card.is_nine else card.suit  # type: ignore[assignment]
+        self.events.append(a)
+        self.quiet_turns = 0
+        if not self.hands[seat]:
+            self._finish("out", seat)
+            return
+        self._after_play(seat, card)
+
+    def _apply_play_nines(self, a: PlayNines) -> None:
+        seat = a.seat
+        if not self.rules.double_nines:
+            raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
+        if self.phase is not Phase.TURN:
+            raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
+        if len(a.cards) != 2 or not all(isinstance(c, Card) and c.is_nine for c in a.cards):
+            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+        self._check_held(seat, a.cards)
+        _check_suit(seat, a.suit)
+        if not self._may_play(seat, a.cards):
+            raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
+        for c in a.cards:
+            self._remove(seat, c)
+            self.discards.append(c)
+        self.active_suit = a.suit
+        self.events.append(a)
+        self.quiet_turns = 0
+        if not self.hands[seat]:
+            self._finish("out", seat)
+            return
+        victim = self.next_seat(seat)
+        if self.rules.stacking_nines:
+            self.turn = victim
+            self.phase = Phase.STACK
+        else:
+            self.turn = self.next_seat(seat, 2)
+            self.phase = Phase.TURN
+
+    def _after_play(self, seat: int, card: Card) -> None:
+        """Pass the turn, applying an action card's power when that variant is on."""
+        self.phase = Phase.TURN
+        if self.rules.action_cards:
+            r = card.rank
+            if r == 11:  # Jack: skip
+                self.turn = self.next_seat(seat, 2)
+                return
+            if r == 12:  # Queen: reverse (a skip with two players)
+                if len(self.seats) == 2:
+                    self.turn = seat
+                else:
+                    self.direction = -self.direction
+                    self.turn = self.next_seat(seat)
+                return
+            if r == 1:  # Ace: the next player draws two and loses the turn
+                self.turn = self.next_seat(seat)
+                self._forced_left = 2
+                self._begin_forced_draw()
+                return
+        self.turn = self.next_seat(seat)
+
+    def _begin_forced_draw(self) -> None:
+        if self._forced_left <= 0:
+            self._end_forced()
+        elif self.stock:
+            self.phase = Phase.FORCED_DRAW
+        elif len(self.discards) > 1:
+            self.phase = Phase.RECYCLE
+        else:
+            self._end_forced()
+
+    def _end_forced(self) -> None:
+        self._forced_left = 0
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(self.turn)
+
+    def _apply_draw(self, a: Draw) -> None:
+        seat, ph = a.seat, self.phase
+        forced = ph is Phase.FORCED_DRAW
+        if ph is Phase.TURN:
+            hand = self.hands[seat]
+            if None not in hand:
+                for c in hand:
+                    if self.is_legal_card(c) and self._may_play(seat, (c,)):
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+        elif ph is Phase.DRAWN:
+            if not self.rules.draw_until_playable:
+                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+            drawn = self.hands[seat][-1]
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+        elif not forced:
+            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+        if not self.stock:
+            if len(self.discards) > 1:
+                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
+            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+        top = self.stock[-1]
+        if top is not None and a.card is not None and a.card != top:
+            raise IllegalAction(seat, "draw-top", f"drew {a.card} but the top of the stock is {top}")
+        if a.card is not None and top is None and (a.card in self.discards or a.card >= self.rules.deck_size):
+            raise IllegalAction(seat, "draw-top", f"{a.card} cannot be in the stock")
+        got = top if top is not None else a.card
+        self.stock.pop()
+        self.hands[seat].append(got)
+        self.events.append(Draw(seat=seat, card=got, forced=forced))
+        if forced:
+            self._forced_left -= 1
+            self._begin_forced_draw()
+            return
+        self.phase = Phase.DRAWN
+
+    def _apply_keep(self, a: Keep) -> None:
+        seat = a.seat
+        if self.phase is not Phase.DRAWN:
+            raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
+        if self.rules.draw_until_playable:
+            raise IllegalAction(seat, "draw-until-playable", "keep draws until a legal card, then plays it")
+        self._quiet_turn_ends(seat)
+
+    def _apply_pass(self, a: Pass) -> None:
+        seat, ph = a.seat, self.phase
+        if ph is Phase.TURN:
+            hand = self.hands[seat]
+            if None not in hand:
+                for c in hand:
+                    if self.is_legal_card(c) and self._may_play(seat, (c,)):
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+        elif not (ph is Phase.DRAWN and self.rules.draw_until_playable):
+            raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
+        if self.stock or len(self.discards) > 1:
+            raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
+        self.events.append(a)
+        self._quiet_turn_ends(seat)
+
+    def _apply_accept_skip(self, a: AcceptSkip) -> None:
+        if self.phase is not Phase.STACK:
+            raise IllegalAction(a.seat, "phase", "there is no skip to accept")
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(a.seat)
+
+    def _quiet_turn_ends(self, seat: int) -> None:
+        self.quiet_turns += 1
+        if self.quiet_turns >= len(self.seats):
+            self._finish("stall", None)
+            return
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(seat)
+
+    def _apply_recycle(self, a: Recycle) -> None:
+        if not self.needs_recycle():
+            raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
+        under = self.discards[:-1]
+        if len(a.stock) != len(under):
+            raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
+        known = [c for c in a.stock if c is not None]
+        pool = list(under)
+        for c in known:
+            if c not in pool:
+                raise IllegalAction(None, "recycle", f"{c} is not among the discards")
+            pool.remove(c)
+        self.discards = [self.discards[-1]]
+        new = list(a.stock)
+        new.reverse()
+        self.stock = new
+        self.events.append(a)
+        if self.phase is Phase.RECYCLE:
+            self.phase = Phase.FORCED_DRAW if self._forced_left else Phase.TURN
+
+    def needs_recycle(self) -> bool:
+        """True when the stock must be rebuilt now: the seat to act must draw from an
+        empty stock and there are discards under the top card.
+
+        A replica that cannot see the seat's hand assumes it must draw (the
+        drawer's own replica and the audit check the claim)."""
+        if self.phase is Phase.RECYCLE:
+            return True
+        if self.stock or len(self.discards) <= 1:
+            return False
+        seat = self.turn
+        hand = self.hands[seat]
+        if self.phase is Phase.TURN:
+            if None in hand:
+                return True
+            return not any(self.is_legal_card(c) and self._may_play(seat, (c,)) for c in hand)
+        if self.phase is Phase.DRAWN and self.rules.draw_until_playable:
+            drawn = hand[-1]
+            return drawn is None or not (self.is_legal_card(drawn) and self._may_play(seat, (drawn,)))
+        return False
+
+    def _finish(self, end: str, out: int | None) -> None:
+        self.phase = Phase.OVER
+        self.end = end
+        self.out = out
+
+    # -- end of hand --------------------------------------------------------
+
+    def reveal(self, seat: int, cards: Sequence[Card]) -> None:
+        """Replace ``seat``'s hidden cards by the cards it shows at the end of the hand."""
+        hand = self.hands[seat]
+        if len(cards) != len(hand):
+            raise IllegalAction(seat, "reveal", f"shows {len(cards)} cards but holds {len(hand)}")
+        pool = list(cards)
+        for c in hand:
+            if c is not None:
+                if c not in pool:
+                    raise IllegalAction(seat, "reveal", f"does not show {c}, which it holds")
+                pool.remove(c)
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(seat, "reveal", "shows the same card twice")
+        self.hands[seat] = list(cards)
+
+    def penalties(self) -> list[int]:
+        """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
+        if self.phase is not Phase.OVER:
+            raise UsageError("the hand is not over")
+        nine = self.rules.nine_penalty
+        out: list[int] = []
+        for s in range(self.players):
+            hand = self.hands[s]
+            if None in hand:
+                raise UsageError(f"seat {s}'s cards must be revealed before scoring")
+            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))  # type: ignore[arg-type]
+        return out
+
+
+def _check_suit(seat: int, suit: str | None) -> None:
+    if suit is None or suit not in SUITS or len(suit) != 1:
+        raise IllegalAction(seat, "declare", f"a 9 must declare one of S, H, D, C (got {suit!r})")
+
+
+def _unique(hand: Iterable[Card | None]) -> list[Card]:
+    seen: set[int] = set()
+    out = []
+    for c in hand:
+        if c is not None and c not in seen:
+            seen.add(c)
+            out.append(c)
+    return out
+
+
+def _unique_nines(hand: Iterable[Card | None]) -> list[Card]:
+    return [c for c in _unique(hand) if c.is_nine]
+
+
+# ---------------------------------------------------------------------------
+# The match
+
+
+def cut_lowest(shown: Mapping[int, Card]) -> list[int]:
+    """Seats tied for the lowest cut card (Ace low, suits do not rank)."""
+    low = min(c.rank for c in shown.values())
+    return sorted(s for s, c in shown.items() if c.rank == low)
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    number: int
+    dealer: int
+    end: str
+    out: int | None
+    penalties: tuple[int, ...]
+    totals: tuple[int, ...]
+    playoff: bool
+
+
+@dataclass(slots=True)
+class Match:
+    """A match of Nines: hands, cumulative totals, dealer rotation, match end."""
+
+    rules: NinesRules
+    players: int
+    dealer: int
+    totals: list[int] = field(default_factory=list)
+    results: list[HandResult] = field(default_factory=list)
+    hand: HandState | None = None
+    winners: tuple[int, ...] | None = None
+    playoff_seats: tuple[int, ...] | None = None
+    history: list[HandState] = field(default_factory=list)
+    """Every finished hand, kept for the full-information record."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 6:
+            raise RuleOptionError("Nines is for 2 to 6 players")
+        if not 0 <= self.dealer < self.players:
+            raise UsageError(f"no seat {self.dealer}")
+        if not self.totals:
+            self.totals = [0] * self.players
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the current (or next) hand, from 1."""
+        return len(self.results) + 1
+
+    def start_hand(self, deck: Sequence[Card | None]) -> HandState:
+        """Deal the next hand from ``deck`` (top card first; None where hidden)."""
+        if self.over:
+            raise UsageError("the match is over")
+        if self.hand is not None:
+            raise UsageError("a hand is still in progress")
+        self.hand = HandState(self.rules, self.players, self.dealer, deck, self.playoff_seats)
+        return self.hand
+
+    def close_hand(self) -> HandResult:
+        """Score the finished hand, then decide the next dealer or the match end."""
+        hand = self.hand
+        if hand is None or hand.phase is not Phase.OVER:
+            raise UsageError("no finished hand to close")
+        pens = hand.penalties()
+        playoff = self.playoff_seats is not None
+        if not playoff:
+            self.totals = [t + p for t, p in zip(self.totals, pens, strict=True)]
+        result = HandResult(
+            number=len(self.results) + 1,
+            dealer=hand.dealer,
+            end=hand.end or "stall",
+            out=hand.out,
+            penalties=tuple(pens),
+            totals=tuple(self.totals),
+            playoff=playoff,
+        )
+        self.results.append(result)
+        self.history.append(hand)
+        self.hand = None
+        if playoff:
+            seats = self.playoff_seats or ()
+            if hand.out is not None:
+                self._decide((hand.out,))
+            else:
+                low = min(pens[s] for s in seats)
+                self._decide(tuple(s for s in seats if pens[s] == low))
+        elif self._match_ends():
+            low = min(self.totals)
+            self._decide(tuple(s for s, t in enumerate(self.totals) if t == low))
+        else:
+            self.dealer = (self.dealer + 1) % self.players
+        return result
+
+    def _match_ends(self) -> bool:
+        if self.rules.hands is not None:
+            return len(self.results) >= self.rules.hands
+        return max(self.totals) >= self.rules.target
+
+    def _decide(self, lowest: tuple[int, ...]) -> None:
+        if len(lowest) == 1 or self.rules.tie == "share":
+            self.winners = lowest
+            self.playoff_seats = None
+            return
+        self.playoff_seats = lowest
+        d = self.dealer
+        for _ in range(self.players):
+            d = (d + 1) % self.players
+            if d in lowest:
+                break
+        self.dealer = d
