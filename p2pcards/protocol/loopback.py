@@ -1,0 +1,104 @@
+"""Tables linked in memory: the local game and the protocol tests run a match here.
+
+No sockets: every frame a table drains is queued on a FIFO link to every other
+table, and :meth:`LocalNetwork.pump` delivers them (in a seeded random
+interleaving across links, as a real network might) until nothing moves. A
+``tamper`` hook lets tests play a dishonest network or peer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from p2pcards.bots import Strategy
+from p2pcards.errors import RemoteProtocolError
+from p2pcards.protocol.table import Table
+
+Tamper = Callable[[int, int, bytes], bytes | None]
+"""``tamper(sender, receiver, frame)`` returns the frame to deliver, or None to drop it."""
+
+
+@dataclass
+class LocalNetwork:
+    tables: dict[int, Table]
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    tamper: Tamper | None = None
+    failures: dict[int, RemoteProtocolError] = field(default_factory=dict)
+    frames: int = 0
+    bytes_sent: int = 0
+    _links: dict[tuple[int, int], deque[bytes]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        seats = list(self.tables)
+        self._links = {(a, b): deque() for a in seats for b in seats if a != b}
+
+    def _collect(self) -> None:
+        for sender, table in self.tables.items():
+            for frame in table.drain():
+                for receiver in self.tables:
+                    if receiver == sender:
+                        continue
+                    out = frame if self.tamper is None else self.tamper(sender, receiver, frame)
+                    if out is not None:
+                        self.frames += 1
+                        self.bytes_sent += len(out)
+                        self._links[(sender, receiver)].append(out)
+
+    def pump(self) -> None:
+        """Deliver frames until every link is empty."""
+        self._collect()
+        while True:
+            busy = [link for link, q in self._links.items() if q]
+            if not busy:
+                return
+            sender, receiver = busy[self.rng.randrange(len(busy))]
+            frame = self._links[(sender, receiver)].popleft()
+            if receiver in self.failures:
+                continue
+            try:
+                self.tables[receiver].receive(sender, frame)
+            except RemoteProtocolError as e:
+                self.failures[receiver] = e
+            self._collect()
+
+    def start(self) -> None:
+        for table in self.tables.values():
+            table.start()
+        self.pump()
+
+
+def play_bots(
+    net: LocalNetwork,
+    bots: Mapping[int, Strategy],
+    rng: random.Random,
+    *,
+    max_rounds: int = 1_000_000,
+) -> None:
+    """Drive every table with its bot until the match ends or nothing can move."""
+    net.start()
+    for _ in range(max_rounds):
+        moved = False
+        for seat, table in net.tables.items():
+            if seat in net.failures or not table.my_turn:
+                continue
+            view = table.view()
+            legal = table.legal_actions()
+            if view is None or not legal:
+                continue
+            try:
+                table.act(bots[seat].choose(view, legal, rng))
+            except RemoteProtocolError as e:
+                net.failures[seat] = e
+            moved = True
+            net.pump()
+        if not moved:
+            for table in net.tables.values():
+                if table.status == "disputed":
+                    try:
+                        table.conclude_stalled()
+                    except RemoteProtocolError as e:
+                        net.failures[table.seat] = e  # type: ignore[index]
+            return

@@ -1,0 +1,374 @@
+"""Message bodies: one frozen dataclass per record type, and their schema.
+
+Every record carries exactly one body. ``body_from_wire`` turns an untrusted,
+already bounded msgpack object into a typed body, checking every field; any
+problem raises :class:`SchemaError` with a sentence saying what is wrong, which
+the caller turns into a ``RemoteProtocolError`` naming the peer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+SUIT_LETTERS = frozenset("SHDC")
+MAX_NAME = 32
+MAX_SEATS = 6
+MAX_DECK = 104
+MAX_ROUNDS = 1000
+MAX_TEXT = 200
+
+
+class SchemaError(ValueError):
+    """A decoded object that does not fit the message schema."""
+
+
+Check = Callable[[Any, str], Any]
+
+
+def _uint(limit: int) -> Check:
+    def check(v: Any, where: str) -> int:
+        if type(v) is not int or not 0 <= v <= limit:
+            raise SchemaError(f"{where} must be an integer in 0..{limit}")
+        return v
+
+    return check
+
+
+def _bin(size: int) -> Check:
+    def check(v: Any, where: str) -> bytes:
+        if type(v) is not bytes or len(v) != size:
+            raise SchemaError(f"{where} must be {size} bytes")
+        return v
+
+    return check
+
+
+def _scalar(v: Any, where: str) -> int:
+    if type(v) is not bytes or len(v) != 32:
+        raise SchemaError(f"{where} must be a 32-byte scalar")
+    k = int.from_bytes(v, "big")
+    if k == 0:
+        raise SchemaError(f"{where} must not be zero")
+    return k
+
+
+def _text(limit: int) -> Check:
+    def check(v: Any, where: str) -> str:
+        if type(v) is not str or len(v) > limit:
+            raise SchemaError(f"{where} must be text of at most {limit} characters")
+        return v
+
+    return check
+
+
+def _suit(v: Any, where: str) -> str:
+    if type(v) is not str or v not in SUIT_LETTERS:
+        raise SchemaError(f"{where} must be one of S, H, D, C")
+    return v
+
+
+def _optional(inner: Check) -> Check:
+    def check(v: Any, where: str) -> Any:
+        return None if v is None else inner(v, where)
+
+    return check
+
+
+def _array(item: Check, max_len: int, min_len: int = 0) -> Check:
+    def check(v: Any, where: str) -> tuple[Any, ...]:
+        if type(v) is not list or not min_len <= len(v) <= max_len:
+            raise SchemaError(f"{where} must be a list of {min_len}..{max_len} items")
+        return tuple(item(x, f"{where}[{i}]") for i, x in enumerate(v))
+
+    return check
+
+
+def _tuple(*items: Check, build: Callable[..., Any]) -> Check:
+    def check(v: Any, where: str) -> Any:
+        if type(v) is not list or len(v) != len(items):
+            raise SchemaError(f"{where} must be a list of {len(items)} items")
+        return build(*(c(x, f"{where}[{i}]") for i, (c, x) in enumerate(zip(items, v, strict=True))))
+
+    return check
+
+
+def _rule_value(v: Any, where: str) -> bool | int | str | None:
+    if v is None or type(v) in (bool, int) or (type(v) is str and len(v) <= MAX_TEXT):
+        return v  # type: ignore[no-any-return]
+    raise SchemaError(f"{where} must be a boolean, an integer, text or nil")
+
+
+def _rules(v: Any, where: str) -> tuple[tuple[str, bool | int | str | None], ...]:
+    if type(v) is not dict or len(v) > 32:
+        raise SchemaError(f"{where} must be a map of at most 32 options")
+    out = []
+    for k in sorted(v):
+        if type(k) is not str or len(k) > 40:
+            raise SchemaError(f"{where} keys must be short text")
+        out.append((k, _rule_value(v[k], f"{where}.{k}")))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# Nested values
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Player:
+    """One roster entry: a display name and an Ed25519 public key."""
+
+    name: str
+    key: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.name, self.key]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeyShare:
+    """A lock key of the sender for deck position ``pos`` of shuffle round ``round``."""
+
+    round: int
+    pos: int
+    key: int
+
+    def to_wire(self) -> list[Any]:
+        return [self.round, self.pos, self.key.to_bytes(32, "big")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shown:
+    """A card shown face up from a position the sender holds, with its own lock key."""
+
+    round: int
+    pos: int
+    card: int
+    key: int
+
+    def to_wire(self) -> list[Any]:
+        return [self.round, self.pos, self.card, self.key.to_bytes(32, "big")]
+
+
+_player = _tuple(_text(MAX_NAME), _bin(32), build=lambda name, key: Player(name=name, key=key))
+_key_share = _tuple(
+    _uint(MAX_ROUNDS), _uint(MAX_DECK - 1), _scalar, build=lambda r, p, k: KeyShare(round=r, pos=p, key=k)
+)
+_shown = _tuple(
+    _uint(MAX_ROUNDS),
+    _uint(MAX_DECK - 1),
+    _uint(MAX_DECK - 1),
+    _scalar,
+    build=lambda r, p, c, k: Shown(round=r, pos=p, card=c, key=k),
+)
+
+
+# ---------------------------------------------------------------------------
+# Bodies
+
+
+class Body:
+    """Base of record bodies: ``TYPE`` is the wire name, ``SCHEMA`` checks each field."""
+
+    TYPE: ClassVar[str]
+    SCHEMA: ClassVar[dict[str, Check]]
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            out[f.name] = _to_wire(getattr(self, f.name), f.name)
+        return out
+
+
+def _to_wire(v: Any, name: str) -> Any:
+    if isinstance(v, tuple):
+        if name == "rules":
+            return dict(v)
+        return [_to_wire(x, name) for x in v]
+    if hasattr(v, "to_wire"):
+        return v.to_wire()
+    return v
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(Body):
+    """Step 0: each seat signs the table it agrees to play (version, rules, roster)."""
+
+    TYPE: ClassVar[str] = "join"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "version": _uint(0xFFFF),
+        "game": _text(40),
+        "rules": _rules,
+        "roster": _array(_player, MAX_SEATS, 2),
+    }
+    version: int
+    game: str
+    rules: tuple[tuple[str, bool | int | str | None], ...]
+    roster: tuple[Player, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit(Body):
+    """Commitment to a fresh secret (for the cut, or for one hand)."""
+
+    TYPE: ClassVar[str] = "commit"
+    SCHEMA: ClassVar[dict[str, Check]] = {"commit": _bin(32)}
+    commit: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveal(Body):
+    """The secret behind a commitment (cut, end of hand, or a dispute)."""
+
+    TYPE: ClassVar[str] = "reveal"
+    SCHEMA: ClassVar[dict[str, Check]] = {"secret": _bin(32)}
+    secret: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shuffle(Body):
+    """The sender's shuffle pass over the deck of shuffle round ``round``."""
+
+    TYPE: ClassVar[str] = "shuffle"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "round": _uint(MAX_ROUNDS),
+        "deck": _array(_bin(32), MAX_DECK, 1),
+    }
+    round: int
+    deck: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lock(Body):
+    """The sender's lock pass over the deck of shuffle round ``round``."""
+
+    TYPE: ClassVar[str] = "lock"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "round": _uint(MAX_ROUNDS),
+        "deck": _array(_bin(32), MAX_DECK, 1),
+    }
+    round: int
+    deck: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keys(Body):
+    """Lock keys the sender publishes so that others can open positions (deal, draw)."""
+
+    TYPE: ClassVar[str] = "keys"
+    SCHEMA: ClassVar[dict[str, Check]] = {"keys": _array(_key_share, MAX_DECK)}
+    keys: tuple[KeyShare, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclareSuit(Body):
+    """The dealer names the active suit because the up card is a 9."""
+
+    TYPE: ClassVar[str] = "declare"
+    SCHEMA: ClassVar[dict[str, Check]] = {"suit": _suit}
+    suit: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayCards(Body):
+    """Play one card (or two 9s): each shown with the sender's own lock key."""
+
+    TYPE: ClassVar[str] = "play"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "cards": _array(_shown, 2, 1),
+        "suit": _optional(_suit),
+    }
+    cards: tuple[Shown, ...]
+    suit: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DrawCard(Body):
+    """Ask for the top card of the stock (the others answer with their keys)."""
+
+    TYPE: ClassVar[str] = "draw"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeepCard(Body):
+    """Keep the card just drawn; the turn ends."""
+
+    TYPE: ClassVar[str] = "keep"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassTurn(Body):
+    """Nothing to draw and nothing to recycle: the turn passes."""
+
+    TYPE: ClassVar[str] = "pass"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AcceptSkip(Body):
+    """Stacking nines: accept the skip of a double 9."""
+
+    TYPE: ClassVar[str] = "accept-skip"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dispute(Body):
+    """The drawer's card did not open: every seat must now reveal its hand secret."""
+
+    TYPE: ClassVar[str] = "dispute"
+    SCHEMA: ClassVar[dict[str, Check]] = {"reason": _text(MAX_TEXT)}
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result(Body):
+    """Every seat signs the final totals and winners."""
+
+    TYPE: ClassVar[str] = "result"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "totals": _array(_uint(1 << 30), MAX_SEATS, 2),
+        "winners": _array(_uint(MAX_SEATS - 1), MAX_SEATS, 1),
+    }
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+BODY_TYPES: dict[str, type[Body]] = {
+    cls.TYPE: cls
+    for cls in (
+        Join,
+        Commit,
+        Reveal,
+        Shuffle,
+        Lock,
+        Keys,
+        DeclareSuit,
+        PlayCards,
+        DrawCard,
+        KeepCard,
+        PassTurn,
+        AcceptSkip,
+        Dispute,
+        Result,
+    )
+}
+
+
+def body_from_wire(type_name: Any, obj: Any) -> Body:
+    """Check an untrusted body against its schema and build the typed body."""
+    if type(type_name) is not str or type_name not in BODY_TYPES:
+        raise SchemaError(f"unknown record type {type_name!r}")
+    cls = BODY_TYPES[type_name]
+    if type(obj) is not dict:
+        raise SchemaError(f"{type_name} body must be a map")
+    schema = cls.SCHEMA
+    if set(obj) != set(schema):
+        missing = sorted(set(schema) - set(obj))
+        extra = sorted(str(k) for k in set(obj) - set(schema))
+        raise SchemaError(f"{type_name} body fields wrong (missing {missing}, unexpected {extra})")
+    values = {name: check(obj[name], f"{type_name}.{name}") for name, check in schema.items()}
+    return cls(**values)

@@ -1,0 +1,975 @@
+"""The table: one seat's sans-IO replica of a match (or an observer's, for audits).
+
+Rules of the state machine (h11 style: written down first, enforced in one place)
+
+1. The match is a sequence of *steps*. Each step has a kind and a fixed set of
+   expected authors, both derived deterministically from the steps before it,
+   so every honest node expects exactly the same records.
+2. Every record is signed by its author, sent directly by its author to every
+   other seat, names its step and carries ``prev`` = digest of the step before.
+   A record arriving on the link of seat X must be authored by X.
+3. Records of a future step are queued per author (bounded); an author's
+   records must come in step order, one per step where it is expected. A
+   record for a step already passed is a replay, a record jumping over a step
+   where its author was expected is a reorder: both blame the author.
+4. A step completes when every expected author's record is in; the records
+   are then applied in seat order. The first bad record blames its author.
+5. After any remote fault the table stays failed: ``failure`` names the seat,
+   nothing more is accepted, and the transcript keeps every completed step.
+
+Step sequence: ``join`` (all) -> ``cut-commit`` (all) -> ``cut-reveal`` (all)
+-> per hand: ``commit`` (all) -> ``shuffle`` x n (seat order) -> ``lock`` x n ->
+``deal`` (all publish keys) -> turns (one author each) with ``draw-keys`` (all
+but the drawer) after each draw and ``shuffle``/``lock`` rounds when a draw
+finds the stock empty -> ``reveal`` (all reveal the hand secret; full
+verification and scoring) -> next hand or ``result`` (all sign the outcome).
+
+A ``dispute`` record (a seat's private card did not open) or a public card that
+does not open jumps to ``reveal``: the revealed secrets show who lied, and the
+match stops with that seat blamed.
+
+The table never touches sockets or clocks and draws no randomness: secrets are
+derived from the ``entropy`` passed in. Outgoing frames are collected and
+handed out by :meth:`Table.drain`; each must be sent to every other seat.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from p2pcards.cards import ALL_CARDS, Card
+from p2pcards.crypto import encoding, group, kdf, poker
+from p2pcards.crypto.identity import Identity, verify_signature
+from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolError
+from p2pcards.games import nines
+from p2pcards.games.nines import Match, NinesRules, Phase, cut_lowest, hand_size
+from p2pcards.games.view import SeatView
+from p2pcards.protocol.messages import (
+    AcceptSkip,
+    Body,
+    Commit,
+    DeclareSuit,
+    Dispute,
+    DrawCard,
+    Join,
+    KeepCard,
+    Keys,
+    KeyShare,
+    Lock,
+    PassTurn,
+    PlayCards,
+    Player,
+    Result,
+    Reveal,
+    Shown,
+    Shuffle,
+)
+from p2pcards.protocol.transcript import Transcript
+from p2pcards.protocol.wire import (
+    MAX_EVIDENCE,
+    PROTOCOL_VERSION,
+    SIGN_PREFIX,
+    Evidence,
+    Record,
+    SignedRecord,
+    WireError,
+    decode_frame,
+)
+
+GAME_NAME = "nines"
+MAX_QUEUED = 512
+"""Records accepted ahead of time from one peer before it counts as flooding."""
+
+Pos = tuple[int, int]
+"""A deck position: (shuffle round, index in that round's deck)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepSpec:
+    """What the current step expects: its kind, its authors, the bodies allowed."""
+
+    kind: str
+    authors: tuple[int, ...]
+    allowed: tuple[type[Body], ...]
+    round: int = 0
+    seat: int = -1  # the shuffling/locking seat, or the drawer for draw-keys
+
+
+@dataclass(slots=True)
+class _Round:
+    """One shuffle round: round 0 deals the hand, round r >= 1 is the r-th recycle."""
+
+    cards: tuple[int, ...]  # card indices in the order they were encoded
+    base: tuple[bytes, ...]
+    shuffles: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
+    locks: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
+    keys: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> key
+    key_steps: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> step
+
+    @property
+    def size(self) -> int:
+        return len(self.base)
+
+
+@dataclass(slots=True)
+class _HandCrypto:
+    """Everything one hand needs beyond the rules engine: positions, keys, secrets."""
+
+    number: int
+    secret: bytes | None
+    commits: dict[int, bytes] = field(default_factory=dict)
+    commit_steps: dict[int, int] = field(default_factory=dict)
+    rounds: list[_Round] = field(default_factory=list)
+    pass_steps: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    holdings: dict[int, list[Pos]] = field(default_factory=dict)
+    stock: list[Pos] = field(default_factory=list)  # top first
+    up: Pos = (0, 0)
+    known: dict[Pos, Card] = field(default_factory=dict)
+    last_drawn: dict[int, Pos] = field(default_factory=dict)
+    actions: list[tuple[nines.Action, int]] = field(default_factory=list)  # with their step
+    pending_draw: int | None = None  # seat whose draw waits for a recycle
+    draw_step: int = 0  # step of the latest draw request (for blame)
+    dispute: tuple[int | None, str] | None = None
+
+
+class Table:
+    """One seat's replica (``seat`` and ``identity`` set) or an observer (``seat=None``)."""
+
+    def __init__(
+        self,
+        *,
+        game_id: bytes,
+        roster: Sequence[Player],
+        rules: NinesRules,
+        seat: int | None,
+        identity: Identity | None = None,
+        entropy: bytes | None = None,
+    ) -> None:
+        if len(game_id) != 16:
+            raise LocalProtocolError("game id must be 16 bytes")
+        if not 2 <= len(roster) <= 6:
+            raise LocalProtocolError("a table has 2 to 6 seats")
+        if seat is not None:
+            if identity is None or entropy is None or len(entropy) != 32:
+                raise LocalProtocolError("a seat needs its identity and 32 bytes of entropy")
+            if roster[seat].key != identity.public_key:
+                raise LocalProtocolError("the identity does not match the roster entry of this seat")
+        self.game_id = game_id
+        self.roster = tuple(roster)
+        self.rules = rules
+        self.seat = seat
+        self.n = len(roster)
+        self._identity = identity
+        self._entropy = entropy
+        self.transcript = Transcript()
+        self.failure: RemoteProtocolError | None = None
+        self.status = "running"
+        self.match: Match | None = None
+        self.cut_rounds: list[list[tuple[int, Card]]] = []
+        self.hand: _HandCrypto | None = None
+        self.hands_crypto: list[_HandCrypto] = []
+        self.suspect: tuple[int, str] | None = None
+        self._outbox: list[bytes] = []
+        self._inbox: dict[int, deque[SignedRecord]] = {s: deque() for s in range(self.n)}
+        self._current: dict[int, SignedRecord] = {}
+        self._cut_commits: dict[int, bytes] = {}
+        self._join = Join(
+            version=PROTOCOL_VERSION,
+            game=GAME_NAME,
+            rules=tuple(sorted(rules.to_dict().items())),
+            roster=self.roster,
+        )
+        self.spec = StepSpec("join", tuple(range(self.n)), (Join,))
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def step(self) -> int:
+        return len(self.transcript.steps)
+
+    def start(self) -> None:
+        """Send this seat's join record (call once, before anything else)."""
+        self._author_auto()
+
+    def drain(self) -> list[bytes]:
+        """Frames produced since the last call; each goes to every other seat."""
+        out, self._outbox = self._outbox, []
+        return out
+
+    def receive(self, peer: int, data: bytes) -> None:
+        """Feed one frame received on ``peer``'s link. Raises RemoteProtocolError on a fault."""
+        if self.failure is not None:
+            raise self.failure
+        if self.status not in ("running", "disputed"):
+            return
+        if not 0 <= peer < self.n or peer == self.seat:
+            raise LocalProtocolError(f"no peer {peer}")
+        try:
+            frame = decode_frame(data)
+        except WireError as e:
+            self._fail(peer, f"malformed frame: {e}")
+        if isinstance(frame, Evidence):
+            self._receive_evidence(peer, frame)
+            return
+        if self.status == "disputed":
+            return  # the chain is broken: only evidence matters now
+        self._accept_record(peer, frame)
+        self._advance()
+
+    def receive_record(self, peer: int, rec: SignedRecord) -> None:
+        """Like :meth:`receive` for an already decoded record (used by the audit)."""
+        if self.failure is not None:
+            raise self.failure
+        if self.status != "running":
+            self._fail(peer, f"record for step {rec.record.step} after the match ended")
+        self._accept_record(peer, rec)
+        self._advance()
+
+    def act(self, action: nines.Action) -> None:
+        """This seat's decision at its turn (an engine action of this seat)."""
+        if self.failure is not None:
+            raise self.failure
+        if not self.my_turn:
+            raise LocalProtocolError("it is not this seat's turn to decide")
+        if action not in self.legal_actions():
+            raise LocalProtocolError(f"not a legal action now: {action}")
+        body = self._body_for_action(action)
+        self._author(body)
+        self._advance()
+
+    def conclude_stalled(self) -> None:
+        """Called by the I/O layer when a chaining dispute saw no proof in time."""
+        if self.suspect is not None and self.failure is None:
+            seat, why = self.suspect
+            self._fail(seat, why)
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        """Seats whose record the current step still needs."""
+        if self.status != "running":
+            return ()
+        return tuple(s for s in self.spec.authors if s not in self._current)
+
+    @property
+    def my_turn(self) -> bool:
+        """True when the table waits for a decision of this seat (see :meth:`act`)."""
+        return (
+            self.status == "running"
+            and self.spec.kind == "turn"
+            and self.seat in self.spec.authors
+            and self.seat not in self._current
+            and self.failure is None
+        )
+
+    def legal_actions(self) -> list[nines.Action]:
+        if not self.my_turn or self.match is None or self.match.hand is None:
+            return []
+        return self.match.hand.legal_actions()
+
+    def view(self) -> SeatView | None:
+        """What this seat may see of the current hand (None between hands)."""
+        if self.match is None or self.match.hand is None or self.seat is None:
+            return None
+        return SeatView(self.match.hand, self.seat, tuple(self.match.totals))
+
+    # ------------------------------------------------------------ receiving
+
+    def _fail(self, seat: int | None, problem: str, *, step: int | None = None) -> None:
+        index = None
+        if step is not None and seat is not None:
+            index = self.transcript.index_of(step, seat)
+            if index is None and step == self.step:
+                index = sum(len(s) for s in self.transcript.steps)
+        self.failure = RemoteProtocolError(seat, problem, record=index)
+        self.status = "failed"
+        raise self.failure
+
+    def _verify(self, peer: int, rec: SignedRecord) -> None:
+        r = rec.record
+        if r.seat != peer:
+            self._fail(peer, f"sent a record authored by seat {r.seat}")
+        if r.game_id != self.game_id:
+            self._fail(peer, "record from another game")
+        if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
+            self._fail(peer, f"bad signature on its record for step {r.step}")
+
+    def _accept_record(self, peer: int, rec: SignedRecord) -> None:
+        self._verify(peer, rec)
+        step = rec.record.step
+        if step < self.step or (step == self.step and peer in self._current):
+            old = self.transcript.find(step, peer) if step < self.step else self._current[peer]
+            if old is not None and old.raw != rec.raw:
+                self._send_evidence((old, rec))
+                self._fail(peer, f"equivocation: two different signed records for step {step}", step=step)
+            self._fail(peer, f"replayed record for step {step}", step=step)
+        queue = self._inbox[peer]
+        if queue and queue[-1].record.step >= step:
+            self._fail(peer, f"records out of order (step {step} after step {queue[-1].record.step})")
+        if len(queue) >= MAX_QUEUED:
+            self._fail(peer, "too many records ahead of the game")
+        queue.append(rec)
+
+    def _receive_evidence(self, peer: int, ev: Evidence) -> None:
+        for rec in ev.records:
+            r = rec.record
+            if r.game_id != self.game_id or not verify_signature(
+                self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw
+            ):
+                self._fail(peer, "forwarded evidence that is not validly signed")
+            mine = self.transcript.find(r.step, r.seat) if r.step < self.step else self._current.get(r.seat)
+            if mine is not None and mine.raw != rec.raw:
+                self._send_evidence((mine, rec))
+                self._fail(
+                    r.seat, f"equivocation: two different signed records for step {r.step}", step=r.step
+                )
+
+    def _send_evidence(self, records: Sequence[SignedRecord]) -> None:
+        self._outbox.append(Evidence(tuple(records)).to_frame())
+
+    def _advance(self) -> None:
+        """Consume queued records into the current step; complete steps while possible."""
+        while self.status == "running":
+            progressed = False
+            for author in self.spec.authors:
+                if author in self._current or author == self.seat:
+                    continue
+                queue = self._inbox[author]
+                if not queue:
+                    continue
+                rec = queue[0]
+                if rec.record.step > self.step:
+                    self._fail(
+                        author,
+                        f"skipped step {self.step} (sent step {rec.record.step} first)",
+                        step=rec.record.step,
+                    )
+                queue.popleft()
+                self._check_chain(author, rec)
+                if not isinstance(rec.record.body, self.spec.allowed):
+                    self._fail(
+                        author,
+                        f"sent a {rec.record.body.TYPE} record where a {self.spec.kind} step expects "
+                        + " or ".join(b.TYPE for b in self.spec.allowed),
+                        step=self.step,
+                    )
+                self._current[author] = rec
+                progressed = True
+            if len(self._current) == len(self.spec.authors):
+                self._complete_step()
+                progressed = True
+            if not progressed:
+                return
+
+    def _check_chain(self, author: int, rec: SignedRecord) -> None:
+        if rec.record.prev != self.transcript.last_digest:
+            # Either the author lies about the chain or someone showed it a different
+            # record earlier. Show our view of the last step so an equivocator is exposed.
+            recent = [r for st in self.transcript.steps[-4:] for r in st]
+            if recent:
+                self._send_evidence(recent[-MAX_EVIDENCE:])
+            self.suspect = (author, f"broken chain: its record for step {self.step} follows another history")
+            self.status = "disputed"
+            raise RemoteProtocolError(author, self.suspect[1])
+
+    # ------------------------------------------------------------- authoring
+
+    def _author(self, body: Body) -> None:
+        assert self.seat is not None and self._identity is not None
+        rec = Record(
+            game_id=self.game_id,
+            step=self.step,
+            seat=self.seat,
+            prev=self.transcript.last_digest,
+            body=body,
+        )
+        raw = rec.to_bytes()
+        signed = SignedRecord(raw, self._identity.sign(SIGN_PREFIX + raw), rec)
+        self._current[self.seat] = signed
+        self._outbox.append(signed.to_frame())
+
+    def _author_auto(self) -> None:
+        """Write this seat's record for the new step when it needs no decision."""
+        if self.seat is None or self.seat not in self.spec.authors or self.status != "running":
+            return
+        h = self.hand
+        if (
+            h is not None
+            and h.dispute is not None
+            and h.dispute[0] == self.seat
+            and Dispute in self.spec.allowed
+        ):
+            self._author(Dispute(reason=h.dispute[1]))
+            return
+        kind = self.spec.kind
+        body: Body | None = None
+        if kind == "join":
+            body = self._join
+        elif kind == "cut-commit":
+            body = Commit(commit=kdf.commitment(self._cut_secret(), self._commit_context(0, self.seat)))
+        elif kind == "cut-reveal":
+            body = Reveal(secret=self._cut_secret())
+        elif kind == "commit":
+            assert h is not None and h.secret is not None
+            body = Commit(commit=kdf.commitment(h.secret, self._commit_context(h.number, self.seat)))
+        elif kind == "shuffle":
+            body = self._shuffle_body()
+        elif kind == "lock":
+            body = self._lock_body()
+        elif kind == "deal":
+            body = self._keys_body(self._deal_positions(self.seat))
+        elif kind == "draw-keys":
+            assert h is not None
+            body = self._keys_body([h.stock[0]])
+        elif kind == "reveal":
+            assert h is not None and h.secret is not None
+            body = Reveal(secret=h.secret)
+        elif kind == "result":
+            assert self.match is not None and self.match.winners is not None
+            body = Result(totals=tuple(self.match.totals), winners=self.match.winners)
+        if body is not None:
+            self._author(body)
+
+    # Overridable in tests that play a dishonest seat.
+    def _shuffle_body(self) -> Body:
+        assert self.hand is not None and self.hand.secret is not None
+        rnd = self.spec.round
+        deck_in = self._pass_input("shuffle", rnd, self.seat)  # type: ignore[arg-type]
+        return Shuffle(round=rnd, deck=poker.shuffle_pass(self.hand.secret, rnd, deck_in))
+
+    def _lock_body(self) -> Body:
+        assert self.hand is not None and self.hand.secret is not None
+        rnd = self.spec.round
+        deck_in = self._pass_input("lock", rnd, self.seat)  # type: ignore[arg-type]
+        return Lock(round=rnd, deck=poker.lock_pass(self.hand.secret, rnd, deck_in))
+
+    def _keys_body(self, positions: Sequence[Pos]) -> Body:
+        assert self.hand is not None and self.hand.secret is not None
+        s = self.hand.secret
+        return Keys(keys=tuple(KeyShare(round=r, pos=p, key=poker.lock_key(s, r, p)) for r, p in positions))
+
+    def _body_for_action(self, action: nines.Action) -> Body:
+        h = self.hand
+        assert h is not None and h.secret is not None and self.seat is not None
+        if isinstance(action, nines.Declare):
+            return DeclareSuit(suit=action.suit)
+        if isinstance(action, nines.Play | nines.PlayNines):
+            cards = (action.card,) if isinstance(action, nines.Play) else action.cards
+            shown = []
+            used: set[Pos] = set()
+            for card in cards:
+                pos = self._position_of(card, used)
+                used.add(pos)
+                shown.append(
+                    Shown(round=pos[0], pos=pos[1], card=int(card), key=poker.lock_key(h.secret, *pos))
+                )
+            return PlayCards(cards=tuple(shown), suit=action.suit)
+        if isinstance(action, nines.Draw):
+            return DrawCard()
+        if isinstance(action, nines.Keep):
+            return KeepCard()
+        if isinstance(action, nines.Pass):
+            return PassTurn()
+        if isinstance(action, nines.AcceptSkip):
+            return AcceptSkip()
+        raise LocalProtocolError(f"cannot send {action!r}")
+
+    def _position_of(self, card: Card, used: set[Pos]) -> Pos:
+        h = self.hand
+        assert h is not None and self.seat is not None
+        assert self.match is not None and self.match.hand is not None
+        if self.match.hand.phase is Phase.DRAWN:
+            return h.last_drawn[self.seat]
+        for pos in h.holdings[self.seat]:
+            if pos not in used and h.known.get(pos) == card:
+                return pos
+        raise LocalProtocolError(f"this seat does not hold {card}")
+
+    # --------------------------------------------------------------- helpers
+
+    def _cut_secret(self) -> bytes:
+        assert self._entropy is not None
+        return kdf.derive(self._entropy, "cut-secret")
+
+    def _commit_context(self, hand_number: int, seat: int) -> bytes:
+        return self.game_id + hand_number.to_bytes(4, "big") + bytes([seat])
+
+    def _pass_input(self, kind: str, rnd: int, seat: int) -> tuple[bytes, ...]:
+        assert self.hand is not None
+        rd = self.hand.rounds[rnd]
+        if kind == "shuffle":
+            return rd.base if seat == 0 else rd.shuffles[seat - 1]
+        return rd.shuffles[self.n - 1] if seat == 0 else rd.locks[seat - 1]
+
+    def _point(self, pos: Pos) -> bytes:
+        assert self.hand is not None
+        return self.hand.rounds[pos[0]].locks[self.n - 1][pos[1]]
+
+    def _deal_layout(self) -> tuple[dict[int, list[Pos]], Pos, list[Pos]]:
+        """Positions of round 0 dealt to each seat, the up card, and the stock (top first)."""
+        assert self.match is not None
+        seats = self.match.playoff_seats or tuple(range(self.n))
+        dealer = self.match.dealer
+        i = seats.index(dealer)
+        order = [seats[(i + k) % len(seats)] for k in range(1, len(seats) + 1)]
+        size = hand_size(len(seats))
+        holdings: dict[int, list[Pos]] = {s: [] for s in range(self.n)}
+        for k in range(size * len(seats)):
+            holdings[order[k % len(seats)]].append((0, k))
+        up = size * len(seats)
+        return holdings, (0, up), [(0, p) for p in range(up + 1, self.rules.deck_size)]
+
+    def _deal_positions(self, seat: int) -> list[Pos]:
+        """Round-0 positions whose keys ``seat`` publishes at the deal: all but its own."""
+        holdings, up, _ = self._deal_layout()
+        out = [p for s, ps in holdings.items() if s != seat for p in ps]
+        out.append(up)
+        return sorted(out)
+
+    # ------------------------------------------------------------ the steps
+
+    def _complete_step(self) -> None:
+        spec = self.spec
+        step = self.step
+        records = dict(sorted(self._current.items()))
+        for seat, rec in records.items():
+            if rec.record.step != step:  # own records always match; peers' checked in _advance
+                self._fail(seat, f"record for step {rec.record.step} in step {step}", step=step)
+        self.transcript.append_step(records.values())
+        self._current = {}
+        bodies = {s: r.record.body for s, r in records.items()}
+        handler = getattr(self, "_on_" + spec.kind.replace("-", "_"))
+        handler(spec, bodies, step)
+        # A record queued for a step that has now passed was never expected there.
+        for seat, queue in self._inbox.items():
+            if queue and queue[0].record.step < self.step:
+                self._fail(seat, f"sent a record for step {queue[0].record.step} where it was not expected")
+        self._author_auto()
+
+    def _next(
+        self, kind: str, authors: Sequence[int], *allowed: type[Body], rnd: int = 0, seat: int = -1
+    ) -> None:
+        self.spec = StepSpec(kind, tuple(authors), tuple(allowed), rnd, seat)
+
+    def _all(self) -> tuple[int, ...]:
+        return tuple(range(self.n))
+
+    def _on_join(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        for seat, body in bodies.items():
+            if body != self._join:
+                self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
+        self._next("cut-commit", self._all(), Commit)
+
+    def _on_cut_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        self._cut_commits = {s: b.commit for s, b in bodies.items()}  # type: ignore[attr-defined]
+        self._next("cut-reveal", self._all(), Reveal)
+
+    def _on_cut_reveal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        secrets = {}
+        for seat, body in bodies.items():
+            secret = body.secret  # type: ignore[attr-defined]
+            if kdf.commitment(secret, self._commit_context(0, seat)) != self._cut_commits[seat]:
+                self._fail(seat, "cut secret does not match its commitment", step=step)
+            secrets[seat] = secret
+        seed = hashlib.sha256(
+            b"p2pcards/v1/cut-seed\x00" + b"".join(secrets[s] for s in range(self.n))
+        ).digest()
+        order = kdf.derive_permutation(seed, "cut", 52)
+        contenders = list(range(self.n))
+        nxt = 0
+        while True:
+            shown = {s: ALL_CARDS[order[nxt + i]] for i, s in enumerate(contenders)}
+            nxt += len(contenders)
+            self.cut_rounds.append(sorted(shown.items()))
+            contenders = cut_lowest(shown)
+            if len(contenders) == 1:
+                break
+        self.match = Match(rules=self.rules, players=self.n, dealer=contenders[0])
+        self._begin_hand()
+
+    def _begin_hand(self) -> None:
+        number = len(self.hands_crypto) + 1
+        secret = None if self._entropy is None else kdf.derive(self._entropy, "hand-secret", number)
+        self.hand = _HandCrypto(number=number, secret=secret)
+        self.hands_crypto.append(self.hand)
+        self._next("commit", self._all(), Commit)
+
+    def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None
+        for seat, body in bodies.items():
+            h.commits[seat] = body.commit  # type: ignore[attr-defined]
+            h.commit_steps[seat] = step
+        size = self.rules.deck_size
+        h.rounds.append(_Round(cards=tuple(range(size)), base=encoding.encode_deck(range(size))))
+        self._next("shuffle", (0,), Shuffle, rnd=0, seat=0)
+
+    def _check_deck(self, seat: int, body: Shuffle | Lock, spec: StepSpec, step: int) -> tuple[bytes, ...]:
+        assert self.hand is not None
+        rd = self.hand.rounds[spec.round]
+        if body.round != spec.round or len(body.deck) != rd.size:
+            self._fail(seat, f"{body.TYPE} pass for the wrong round or of the wrong size", step=step)
+        for x in body.deck:
+            try:
+                group.check_element(x)
+            except group.InvalidElement:
+                self._fail(seat, f"{body.TYPE} pass holds a value that is not a group element", step=step)
+        if len(set(body.deck)) != len(body.deck):
+            self._fail(seat, f"{body.TYPE} pass repeats an element", step=step)
+        self.hand.pass_steps[(body.TYPE, spec.round, seat)] = step
+        return body.deck
+
+    def _on_shuffle(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.hand is not None
+        seat = spec.seat
+        deck = self._check_deck(seat, bodies[seat], spec, step)  # type: ignore[arg-type]
+        self.hand.rounds[spec.round].shuffles[seat] = deck
+        if seat + 1 < self.n:
+            self._next("shuffle", (seat + 1,), Shuffle, rnd=spec.round, seat=seat + 1)
+        else:
+            self._next("lock", (0,), Lock, rnd=spec.round, seat=0)
+
+    def _on_lock(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.hand is not None
+        seat = spec.seat
+        deck = self._check_deck(seat, bodies[seat], spec, step)  # type: ignore[arg-type]
+        self.hand.rounds[spec.round].locks[seat] = deck
+        if seat + 1 < self.n:
+            self._next("lock", (seat + 1,), Lock, rnd=spec.round, seat=seat + 1)
+        elif spec.round == 0:
+            self._next("deal", self._all(), Keys)
+        else:
+            self._recycled(spec.round)
+
+    def _store_keys(self, seat: int, body: Keys, expected: Sequence[Pos], step: int) -> None:
+        assert self.hand is not None
+        got = sorted((k.round, k.pos) for k in body.keys)
+        if got != sorted(expected):
+            self._fail(seat, "published keys for the wrong positions", step=step)
+        for k in body.keys:
+            rd = self.hand.rounds[k.round]
+            if not 0 < k.key < group.ORDER:
+                self._fail(seat, "published a key outside the group order", step=step)
+            rd.keys.setdefault(k.pos, {})[seat] = k.key
+            rd.key_steps.setdefault(k.pos, {})[seat] = step
+
+    def _open(self, pos: Pos, extra: dict[int, int] | None = None) -> int | None:
+        """Open a position with every published key (plus ``extra``); None if not a card."""
+        assert self.hand is not None
+        keys = dict(self.hand.rounds[pos[0]].keys.get(pos[1], {}))
+        if extra:
+            keys.update(extra)
+        if len(keys) != self.n:
+            return None
+        card = poker.open_card(self._point(pos), keys.values())
+        if card is None or card >= self.rules.deck_size:
+            return None
+        return card
+
+    def _open_mine(self, pos: Pos) -> int | None:
+        assert self.hand is not None and self.hand.secret is not None and self.seat is not None
+        return self._open(pos, {self.seat: poker.lock_key(self.hand.secret, *pos)})
+
+    def _on_deal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None
+        for seat, body in bodies.items():
+            self._store_keys(seat, body, self._deal_positions(seat), step)  # type: ignore[arg-type]
+        holdings, up, stock = self._deal_layout()
+        h.holdings, h.up, h.stock = holdings, up, stock
+        deck: list[Card | None] = [None] * self.rules.deck_size
+        up_card = self._open(up)
+        if up_card is None:
+            h.dispute = (None, "the up card does not open to a card")
+            self._start_reveal()
+            return
+        deck[up[1]] = ALL_CARDS[up_card]
+        if self.seat is not None:
+            for pos in holdings[self.seat]:
+                card = self._open_mine(pos)
+                if card is None:
+                    h.dispute = (self.seat, f"dealt position {pos[1]} does not open to a card")
+                else:
+                    h.known[pos] = ALL_CARDS[card]
+                    deck[pos[1]] = ALL_CARDS[card]
+            if len(set(h.known.values())) != len(h.known):
+                h.dispute = (self.seat, "dealt the same card twice")
+        self.match.start_hand(deck)
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        """Choose the next step from the engine's phase."""
+        assert self.match is not None and self.match.hand is not None and self.hand is not None
+        hand = self.match.hand
+        if hand.phase is Phase.OVER:
+            self._start_reveal()
+            return
+        if hand.phase is Phase.RECYCLE:
+            self._start_recycle(hand.turn)
+            return
+        if hand.phase is Phase.FORCED_DRAW:
+            self._next("draw-keys", [s for s in self._all() if s != hand.turn], Keys, Dispute, seat=hand.turn)
+            return
+        self._next(
+            "turn",
+            (hand.turn,),
+            DeclareSuit,
+            PlayCards,
+            DrawCard,
+            KeepCard,
+            PassTurn,
+            AcceptSkip,
+            Dispute,
+        )
+
+    def _engine_apply(self, action: nines.Action, seat: int | None, step: int) -> None:
+        assert self.match is not None and self.match.hand is not None and self.hand is not None
+        try:
+            self.match.hand.apply(action)
+        except IllegalAction as e:
+            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+        self.hand.actions.append((action, step))
+
+    def _on_turn(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None and self.match.hand is not None
+        hand = self.match.hand
+        seat = spec.authors[0]
+        body = bodies[seat]
+        if isinstance(body, Dispute):
+            h.dispute = (seat, body.reason)
+            self._start_reveal()
+        elif isinstance(body, DeclareSuit):
+            self._engine_apply(nines.Declare(seat=seat, suit=body.suit), seat, step)
+            self._next_turn()
+        elif isinstance(body, PlayCards):
+            self._on_play(seat, body, step)
+        elif isinstance(body, DrawCard):
+            self._check_dry_run(nines.Draw(seat=seat), seat, step)
+            h.draw_step = step
+            if not hand.stock and len(hand.discards) > 1:
+                self._start_recycle(seat)
+            else:
+                self._next("draw-keys", [s for s in self._all() if s != seat], Keys, Dispute, seat=seat)
+        elif isinstance(body, KeepCard):
+            self._engine_apply(nines.Keep(seat=seat), seat, step)
+            self._next_turn()
+        elif isinstance(body, PassTurn):
+            self._engine_apply(nines.Pass(seat=seat), seat, step)
+            self._next_turn()
+        elif isinstance(body, AcceptSkip):
+            self._engine_apply(nines.AcceptSkip(seat=seat), seat, step)
+            self._next_turn()
+
+    def _check_dry_run(self, action: nines.Action, seat: int, step: int) -> None:
+        """Check a draw request now, although it is applied once the card is known."""
+        assert self.match is not None and self.match.hand is not None
+        trial = copy.deepcopy(self.match.hand)
+        if not trial.stock and len(trial.discards) > 1:
+            try:
+                trial.apply(nines.Recycle(stock=(None,) * (len(trial.discards) - 1)))
+            except IllegalAction as e:
+                self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+        try:
+            trial.apply(action)
+        except IllegalAction as e:
+            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+
+    def _on_play(self, seat: int, body: PlayCards, step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None and self.match.hand is not None
+        hand = self.match.hand
+        cards = []
+        positions = [(s.round, s.pos) for s in body.cards]
+        if len(set(positions)) != len(positions):
+            self._fail(seat, "shows the same position twice", step=step)
+        for shown in body.cards:
+            pos = (shown.round, shown.pos)
+            if pos not in h.holdings.get(seat, []):
+                self._fail(seat, f"plays from position {pos} that it does not hold", step=step)
+            if hand.phase is Phase.DRAWN and pos != h.last_drawn.get(seat):
+                self._fail(seat, "after drawing only the drawn card may be played", step=step)
+            opened = self._open(pos, {seat: shown.key})
+            if opened is None or opened != shown.card:
+                h.dispute = (seat, f"the card shown at position {pos} does not open to {shown.card}")
+                self._start_reveal()
+                return
+            if not 0 < shown.key < group.ORDER:
+                self._fail(seat, "shows a key outside the group order", step=step)
+            cards.append(ALL_CARDS[shown.card])
+        if len(cards) == 1:
+            action: nines.Action = nines.Play(seat=seat, card=cards[0], suit=body.suit)
+        else:
+            if body.suit is None:
+                self._fail(seat, "two 9s must declare a suit", step=step)
+            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)  # type: ignore[arg-type]
+        self._engine_apply(action, seat, step)
+        for shown in body.cards:
+            pos = (shown.round, shown.pos)
+            h.holdings[seat].remove(pos)
+            rd = self.hand.rounds[pos[0]]  # type: ignore[union-attr]
+            rd.keys.setdefault(pos[1], {})[seat] = shown.key
+            rd.key_steps.setdefault(pos[1], {})[seat] = step
+        self._next_turn()
+
+    def _start_recycle(self, drawer: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None and self.match.hand is not None
+        under = self.match.hand.discards[:-1]
+        cards = tuple(int(c) for c in under)
+        h.rounds.append(_Round(cards=cards, base=encoding.encode_deck(cards)))
+        h.pending_draw = drawer
+        self._next("shuffle", (0,), Shuffle, rnd=len(h.rounds) - 1, seat=0)
+
+    def _recycled(self, rnd: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None and self.match.hand is not None
+        size = h.rounds[rnd].size
+        self._engine_apply(nines.Recycle(stock=(None,) * size), None, self.step - 1)
+        h.stock = [(rnd, p) for p in range(size)]
+        drawer = h.pending_draw
+        h.pending_draw = None
+        assert drawer is not None
+        self._next("draw-keys", [s for s in self._all() if s != drawer], Keys, Dispute, seat=drawer)
+
+    def _on_draw_keys(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None
+        drawer = spec.seat
+        for seat, body in bodies.items():
+            if isinstance(body, Dispute):
+                h.dispute = (seat, body.reason)
+                self._start_reveal()
+                return
+        pos = h.stock[0]
+        for seat, body in bodies.items():
+            self._store_keys(seat, body, [pos], step)  # type: ignore[arg-type]
+        card: Card | None = None
+        if drawer == self.seat:
+            opened = self._open_mine(pos)
+            if opened is None:
+                h.dispute = (self.seat, f"the drawn position {pos} does not open to a card")
+            else:
+                card = ALL_CARDS[opened]
+                h.known[pos] = card
+        h.stock.pop(0)
+        h.holdings[drawer].append(pos)
+        h.last_drawn[drawer] = pos
+        forced = self.match.hand is not None and self.match.hand.phase is Phase.FORCED_DRAW
+        self._engine_apply(nines.Draw(seat=drawer, card=card), drawer, step if forced else h.draw_step)
+        self._next_turn()
+
+    # ------------------------------------------------------------ hand end
+
+    def _start_reveal(self) -> None:
+        self._next("reveal", self._all(), Reveal)
+
+    def _on_reveal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None
+        secrets: dict[int, bytes] = {}
+        for seat, body in bodies.items():
+            secrets[seat] = body.secret  # type: ignore[attr-defined]
+        full_hand = self._verify_hand(secrets, step)
+        if h.dispute is not None:
+            seat, why = h.dispute
+            if seat is None:
+                raise AssertionError("a public card failed to open but every step verified")
+            self._fail(seat, f"false dispute: {why}, yet every key and pass verified", step=step)
+        self.match.hand = full_hand
+        self.match.close_hand()
+        if self.match.over:
+            self._next("result", self._all(), Result)
+        else:
+            self._begin_hand()
+
+    def _verify_hand(self, secrets: dict[int, bytes], step: int) -> nines.HandState:
+        """Check every commitment, pass and key against the revealed secrets, then
+        replay the hand with full information; return the full-information hand."""
+        h = self.hand
+        assert h is not None and self.match is not None
+        for seat in range(self.n):
+            secret = secrets[seat]
+            if kdf.commitment(secret, self._commit_context(h.number, seat)) != h.commits[seat]:
+                self._fail(seat, "hand secret does not match its commitment", step=step)
+        for seat in range(self.n):
+            if seat == self.seat:
+                continue  # this node made its own passes and keys
+            self._verify_seat(seat, secrets[seat])
+        # Decode every position of every round with the derived keys.
+        decks: list[list[int]] = []
+        for rnd, rd in enumerate(h.rounds):
+            if len(rd.locks) != self.n:
+                decks.append([])
+                continue
+            final = rd.locks[self.n - 1]
+            deck = []
+            for pos in range(rd.size):
+                keys = [poker.lock_key(secrets[s], rnd, pos) for s in range(self.n)]
+                card = poker.open_card(final[pos], keys)
+                if card is None:
+                    raise AssertionError("verified passes always decode to cards")
+                deck.append(card)
+            if sorted(deck) != sorted(rd.cards):
+                raise AssertionError("verified passes always permute the cards")
+            decks.append(deck)
+        hand = self.match.hand
+        assert hand is not None
+        full = nines.HandState(
+            self.rules,
+            self.n,
+            hand.dealer,
+            [ALL_CARDS[c] for c in decks[0]],
+            hand.seats,
+        )
+        for action, act_step in h.actions:
+            if isinstance(action, nines.Recycle):
+                rnd = 1 + sum(1 for e in full.events if isinstance(e, nines.Recycle))
+                action = nines.Recycle(stock=tuple(ALL_CARDS[c] for c in decks[rnd]))
+            elif isinstance(action, nines.Draw):
+                action = nines.Draw(seat=action.seat)
+            try:
+                full.apply(action)
+            except IllegalAction as e:
+                self._fail(
+                    e.seat,
+                    f"illegal move seen with all cards shown: {e.detail} (rule {e.rule})",
+                    step=act_step,
+                )
+        if full.phase is not Phase.OVER and h.dispute is None:
+            raise AssertionError("the full replay must end where the replica ended")
+        return full
+
+    def _verify_seat(self, seat: int, secret: bytes) -> None:
+        """Blame ``seat`` if any pass or key it published differs from its secret's."""
+        h = self.hand
+        assert h is not None
+        for rnd, rd in enumerate(h.rounds):
+            if seat in rd.shuffles:
+                deck_in = rd.base if seat == 0 else rd.shuffles[seat - 1]
+                if not poker.verify_shuffle_pass(secret, rnd, deck_in, rd.shuffles[seat]):
+                    self._fail(
+                        seat, f"dishonest shuffle in round {rnd}", step=h.pass_steps[("shuffle", rnd, seat)]
+                    )
+            if seat in rd.locks:
+                deck_in = rd.shuffles[self.n - 1] if seat == 0 else rd.locks[seat - 1]
+                if not poker.verify_lock_pass(secret, rnd, deck_in, rd.locks[seat]):
+                    self._fail(seat, f"dishonest lock in round {rnd}", step=h.pass_steps[("lock", rnd, seat)])
+            for pos, by_seat in sorted(rd.keys.items()):
+                if seat in by_seat and by_seat[seat] != poker.lock_key(secret, rnd, pos):
+                    self._fail(
+                        seat,
+                        f"published a wrong key for position {pos} of round {rnd}",
+                        step=rd.key_steps[pos][seat],
+                    )
+
+    def _on_result(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.match is not None
+        for seat, body in bodies.items():
+            if body.totals != tuple(self.match.totals) or body.winners != self.match.winners:  # type: ignore[attr-defined]
+                self._fail(seat, "signed a different result", step=step)
+        self.status = "over"
+        self.spec = StepSpec("over", (), ())

@@ -1,0 +1,157 @@
+"""The signed transcript: records grouped in steps, each chained to the last.
+
+Every record names its step and carries ``prev``, the digest of the previous
+step, so a peer that shows different records to different nodes breaks the
+chain at the next step, and no record can be moved to another step or game.
+
+Step digest (all integers big-endian)::
+
+    digest(s) = SHA-256("p2pcards/v1/step\\0" || digest(s-1) || u32(s)
+                        || for each record of step s in seat order:
+                               u8(seat) || SHA-256(raw))
+    digest(-1) = 32 zero bytes (the ``prev`` of step 0)
+
+File format (``p2pcards-transcript``, version 1): one msgpack map
+``{"format": "p2pcards-transcript", "version": 1, "saved_by": seat or nil,
+"status": text, "records": [[raw, sig], ...]}`` with the records in step order
+and by seat within a step. Only the records are evidence; the other fields are
+informative.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2pcards.errors import TranscriptError
+from p2pcards.protocol.wire import SignedRecord, WireError, pack, parse_record, unpack_untrusted
+
+GENESIS = bytes(32)
+FORMAT = "p2pcards-transcript"
+FORMAT_VERSION = 1
+MAX_FILE = 64 * 1024 * 1024
+MAX_FILE_RECORDS = 1_000_000
+
+
+def step_digest(prev: bytes, step: int, records: Iterable[SignedRecord]) -> bytes:
+    h = hashlib.sha256(b"p2pcards/v1/step\x00")
+    h.update(prev)
+    h.update(step.to_bytes(4, "big"))
+    for r in sorted(records, key=lambda r: r.record.seat):
+        h.update(bytes([r.record.seat]))
+        h.update(r.digest)
+    return h.digest()
+
+
+@dataclass(slots=True)
+class Transcript:
+    """The completed steps of one game, as one node accepted them."""
+
+    steps: list[list[SignedRecord]] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
+
+    @property
+    def last_digest(self) -> bytes:
+        return self.digests[-1] if self.digests else GENESIS
+
+    def append_step(self, records: Iterable[SignedRecord]) -> bytes:
+        recs = sorted(records, key=lambda r: r.record.seat)
+        digest = step_digest(self.last_digest, len(self.steps), recs)
+        self.steps.append(recs)
+        self.digests.append(digest)
+        return digest
+
+    def records(self) -> list[SignedRecord]:
+        return [r for step in self.steps for r in step]
+
+    def index_of(self, step: int, seat: int) -> int | None:
+        """Flat index of a record (the index audit problems refer to)."""
+        if step >= len(self.steps):
+            return None
+        i = sum(len(s) for s in self.steps[:step])
+        for r in self.steps[step]:
+            if r.record.seat == seat:
+                return i
+            i += 1
+        return None
+
+    def find(self, step: int, seat: int) -> SignedRecord | None:
+        if step >= len(self.steps):
+            return None
+        for r in self.steps[step]:
+            if r.record.seat == seat:
+                return r
+        return None
+
+
+def encode_file(records: Iterable[SignedRecord], *, saved_by: int | None, status: str) -> bytes:
+    return pack(
+        {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "saved_by": saved_by,
+            "status": status,
+            "records": [[r.raw, r.sig] for r in records],
+        }
+    )
+
+
+def save(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write atomically (temporary file, then rename) so a crash never leaves half a file."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, p)
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptFile:
+    records: tuple[SignedRecord, ...]
+    saved_by: int | None
+    status: str
+
+
+def decode_file(data: bytes) -> TranscriptFile:
+    """Parse a transcript file; anything malformed is a :class:`TranscriptError`."""
+    try:
+        obj = _unpack_file(data)
+    except WireError as e:
+        raise TranscriptError(f"not a p2pcards transcript: {e}") from None
+    if type(obj) is not dict or obj.get("format") != FORMAT:
+        raise TranscriptError("not a p2pcards transcript (no format marker)")
+    if obj.get("version") != FORMAT_VERSION:
+        raise TranscriptError(f"unsupported transcript version {obj.get('version')!r}")
+    recs = obj.get("records")
+    if type(recs) is not list:
+        raise TranscriptError("transcript records must be a list")
+    out = []
+    for i, item in enumerate(recs):
+        if type(item) is not list or len(item) != 2:
+            raise TranscriptError(f"record {i} is not [raw, sig]")
+        try:
+            out.append(parse_record(item[0], item[1]))
+        except WireError as e:
+            raise TranscriptError(f"record {i} is malformed: {e}") from None
+    saved_by = obj.get("saved_by")
+    status = obj.get("status")
+    return TranscriptFile(
+        tuple(out),
+        saved_by if type(saved_by) is int else None,
+        status if type(status) is str else "",
+    )
+
+
+def _unpack_file(data: bytes) -> object:
+    return unpack_untrusted(data, MAX_FILE, max_array=MAX_FILE_RECORDS)
+
+
+def load(path: str | os.PathLike[str]) -> TranscriptFile:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise TranscriptError(f"cannot read {path}: {e.strerror or e}") from None
+    return decode_file(data)

@@ -1,0 +1,245 @@
+"""Wire encoding: signed records, frames, and bounded decoding of untrusted bytes.
+
+A *frame* is one msgpack map. Two kinds exist:
+
+* ``{"v": 1, "kind": "record", "raw": <bin>, "sig": <bin 64>}`` - one signed
+  record. ``raw`` is itself a msgpack map (the record) and ``sig`` is the
+  author's Ed25519 signature over ``SIGN_PREFIX + raw``. The exact ``raw``
+  bytes are what is signed, stored in transcripts and hashed into digests, so
+  no canonical re-encoding is ever needed.
+* ``{"v": 1, "kind": "evidence", "records": [[raw, sig], ...]}`` - records
+  forwarded to prove that an author signed two different records for one step.
+
+Every decode uses hard bounds (frame size, string/bin/array/map lengths, no
+extension types, string map keys only) and a schema check; any problem raises
+:class:`WireError`, which the table turns into a ``RemoteProtocolError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2pcards.protocol.messages import Body, SchemaError, body_from_wire
+
+PROTOCOL_VERSION = 1
+SIGN_PREFIX = b"p2pcards/v1/record\x00"
+MAX_FRAME = 256 * 1024
+"""Largest frame accepted, in bytes (a 104-card deck record is under 4 KiB)."""
+MAX_RECORD = 64 * 1024
+MAX_ARRAY = 256
+MAX_MAP = 32
+MAX_EVIDENCE = 32
+
+
+class WireError(ValueError):
+    """Bytes that are not a well-formed frame or record of this protocol."""
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise WireError("extension types are not allowed")
+
+
+def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
+    """Unpacker options for untrusted input of at most ``max_size`` bytes."""
+    return {
+        "raw": False,
+        "strict_map_key": True,
+        "use_list": True,
+        "max_buffer_size": max_size,
+        "max_str_len": max_size,
+        "max_bin_len": max_size,
+        "max_array_len": max_array,
+        "max_map_len": MAX_MAP,
+        "max_ext_len": 0,
+        "ext_hook": _no_ext,
+    }
+
+
+def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> Any:
+    """Decode exactly one msgpack object from ``data`` with every bound applied."""
+    if len(data) > max_size:
+        raise WireError(f"{len(data)} bytes exceeds the limit of {max_size}")
+    unpacker = msgpack.Unpacker(**unpack_limits(max_size, max_array))
+    try:
+        unpacker.feed(data)
+        obj = unpacker.unpack()
+    except WireError:
+        raise
+    except msgpack.OutOfData:
+        raise WireError("truncated msgpack") from None
+    except (ValueError, msgpack.UnpackException, RecursionError) as e:
+        # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
+        # ExtraData, BufferFull); anything else would be a local bug and propagates.
+        raise WireError(f"undecodable msgpack ({type(e).__name__}: {e})") from None
+    if unpacker.tell() != len(data):
+        raise WireError("trailing bytes after the msgpack object")
+    return obj
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+# ---------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """The signed content: where it belongs (game, step, chain) and its body."""
+
+    game_id: bytes
+    step: int
+    seat: int
+    prev: bytes
+    body: Body
+
+    def to_bytes(self) -> bytes:
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "game": self.game_id,
+                "step": self.step,
+                "seat": self.seat,
+                "prev": self.prev,
+                "type": self.body.TYPE,
+                "body": self.body.to_wire(),
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SignedRecord:
+    """A record as received: the exact signed bytes, the signature, and the parsed record."""
+
+    raw: bytes
+    sig: bytes
+    record: Record
+
+    @property
+    def digest(self) -> bytes:
+        return hashlib.sha256(self.raw).digest()
+
+    def to_frame(self) -> bytes:
+        return pack({"v": PROTOCOL_VERSION, "kind": "record", "raw": self.raw, "sig": self.sig})
+
+
+_HEADER_KEYS = frozenset({"v", "game", "step", "seat", "prev", "type", "body"})
+
+
+def parse_record(raw: Any, sig: Any) -> SignedRecord:
+    """Parse (not verify) a signed record from untrusted values."""
+    if type(raw) is not bytes or type(sig) is not bytes or len(sig) != 64:
+        raise WireError("a record is raw bytes with a 64-byte signature")
+    obj = unpack_untrusted(raw, MAX_RECORD)
+    if type(obj) is not dict or set(obj) != _HEADER_KEYS:
+        raise WireError("a record is a map with keys v, game, step, seat, prev, type, body")
+    if obj["v"] != PROTOCOL_VERSION:
+        raise WireError(f"protocol version mismatch: peer speaks {obj['v']!r}, this node {PROTOCOL_VERSION}")
+    game, step, seat, prev = obj["game"], obj["step"], obj["seat"], obj["prev"]
+    if type(game) is not bytes or len(game) != 16:
+        raise WireError("record game id must be 16 bytes")
+    if type(step) is not int or not 0 <= step < 1 << 32:
+        raise WireError("record step must be an integer in 0..2^32-1")
+    if type(seat) is not int or not 0 <= seat < 6:
+        raise WireError("record seat must be an integer in 0..5")
+    if type(prev) is not bytes or len(prev) != 32:
+        raise WireError("record prev must be 32 bytes")
+    try:
+        body = body_from_wire(obj["type"], obj["body"])
+    except SchemaError as e:
+        raise WireError(str(e)) from None
+    return SignedRecord(raw, sig, Record(game_id=game, step=step, seat=seat, prev=prev, body=body))
+
+
+# ---------------------------------------------------------------------------
+# Frames
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Records forwarded as proof (see module docstring)."""
+
+    records: tuple[SignedRecord, ...]
+
+    def to_frame(self) -> bytes:
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "kind": "evidence",
+                "records": [[r.raw, r.sig] for r in self.records],
+            }
+        )
+
+
+Frame = SignedRecord | Evidence
+
+
+def decode_frame(data: bytes) -> Frame:
+    """Decode one frame from untrusted bytes (see :func:`decode_frame_object`)."""
+    return decode_frame_object(unpack_untrusted(data, MAX_FRAME))
+
+
+def decode_frame_object(obj: Any) -> Frame:
+    """Check an already bounded-unpacked object and build the frame."""
+    if type(obj) is not dict:
+        raise WireError("a frame must be a map")
+    if obj.get("v") != PROTOCOL_VERSION:
+        raise WireError(
+            f"protocol version mismatch: peer speaks {obj.get('v')!r}, this node {PROTOCOL_VERSION}"
+        )
+    kind = obj.get("kind")
+    if kind == "record":
+        if set(obj) != {"v", "kind", "raw", "sig"}:
+            raise WireError("a record frame has exactly the keys v, kind, raw, sig")
+        return parse_record(obj["raw"], obj["sig"])
+    if kind == "evidence":
+        if set(obj) != {"v", "kind", "records"}:
+            raise WireError("an evidence frame has exactly the keys v, kind, records")
+        recs = obj["records"]
+        if type(recs) is not list or not 1 <= len(recs) <= MAX_EVIDENCE:
+            raise WireError(f"evidence holds 1..{MAX_EVIDENCE} records")
+        out = []
+        for item in recs:
+            if type(item) is not list or len(item) != 2:
+                raise WireError("each evidence item is [raw, sig]")
+            out.append(parse_record(item[0], item[1]))
+        return Evidence(tuple(out))
+    raise WireError(f"unknown frame kind {kind!r}")
+
+
+class FrameDecoder:
+    """Incremental frame decoder for one byte stream, with a bounded buffer.
+
+    After any error the decoder is dead: an Unpacker is never reused after it
+    has seen bad input, and the stream's peer is treated as misbehaving.
+    """
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._unpacker = msgpack.Unpacker(**unpack_limits(max_frame))
+        self.failed: WireError | None = None
+
+    def feed(self, data: bytes) -> list[Frame]:
+        if self.failed is not None:
+            raise self.failed
+        try:
+            self._unpacker.feed(data)
+            objs = list(self._unpacker)
+        except WireError as e:
+            self.failed = e
+            raise
+        except (ValueError, msgpack.UnpackException, RecursionError) as e:
+            self.failed = WireError(f"undecodable stream ({type(e).__name__}: {e})")
+            raise self.failed from None
+        frames = []
+        for obj in objs:
+            try:
+                frames.append(decode_frame_object(obj))
+            except WireError as e:
+                self.failed = e
+                raise
+        return frames
