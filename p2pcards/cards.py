@@ -31,7 +31,9 @@ _SYMBOL_TO_SUIT = {v: k for k, v in SUIT_SYMBOLS.items()}
 # Also accept the white (outline) suit symbols some keyboards produce.
 _SYMBOL_TO_SUIT.update({"♤": "S", "♡": "H", "♢": "D", "♧": "C"})
 _RANK_WORDS = {"A": 1, "J": 11, "Q": 12, "K": 13, "T": 10}
-_CARD_RE = re.compile(r"^(10|[2-9]|[AJQKT])([SHDC♠♥♦♣♤♡♢♧])$")
+_CARD_RE = re.compile(r"(10|[2-9]|[AJQKT])([SHDC♠♥♦♣♤♡♢♧])")
+# Phones append an emoji or text presentation selector to the suit symbols (♥️).
+_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
 
 
 class Card(int):
@@ -51,21 +53,22 @@ class Card(int):
             raise ValueError(f"no such card: rank={rank} suit={suit!r} copy={copy}")
         return ALL_CARDS[copy * CARDS_PER_DECK + SUITS.index(suit) * 13 + rank - 1]
 
+    # The properties read precomputed tables: the engine asks them millions of times.
     @property
     def rank(self) -> int:
-        return int(self) % 13 + 1
+        return RANK_OF[self]
 
     @property
     def suit(self) -> str:
-        return SUITS[(int(self) // 13) % 4]
+        return SUIT_OF[self]
 
     @property
     def copy(self) -> int:
-        return int(self) // CARDS_PER_DECK
+        return 1 if self >= CARDS_PER_DECK else 0
 
     @property
     def is_nine(self) -> bool:
-        return int(self) % 13 == WILD_RANK - 1
+        return self in NINES
 
     def text(self) -> str:
         """Canonical notation of RULES.md, e.g. ``10H`` (the copy is not shown)."""
@@ -80,6 +83,12 @@ class Card(int):
 
 
 ALL_CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(2 * CARDS_PER_DECK))
+RANK_OF: tuple[int, ...] = tuple(i % 13 + 1 for i in range(2 * CARDS_PER_DECK))
+"""``RANK_OF[card]`` is ``card.rank``, as a table for hot loops."""
+SUIT_OF: tuple[str, ...] = tuple(SUITS[(i // 13) % 4] for i in range(2 * CARDS_PER_DECK))
+"""``SUIT_OF[card]`` is ``card.suit``, as a table for hot loops."""
+NINES: frozenset[Card] = frozenset(c for c in ALL_CARDS if RANK_OF[c] == WILD_RANK)
+"""The wild cards of both deck copies."""
 
 
 def rank_text(rank: int) -> str:
@@ -95,7 +104,9 @@ def deck(copies: int = 1) -> tuple[Card, ...]:
 
 def parse_suit(text: str) -> str:
     """A suit from ``S``/``spades``/``♠`` (any case), or :class:`CardParseError`."""
-    t = text.strip()
+    if not isinstance(text, str):
+        raise CardParseError(f"not a suit: {text!r}")
+    t = text.strip().translate(_PRESENTATION)
     if t in _SYMBOL_TO_SUIT:
         return _SYMBOL_TO_SUIT[t]
     u = t.upper()
@@ -109,8 +120,10 @@ def parse_suit(text: str) -> str:
 
 def parse_card(text: str, copy: int = 0) -> Card:
     """Parse ``9S``, ``10h``, ``Th``, ``9♠``; anything else is a :class:`CardParseError`."""
-    t = text.strip().upper()
-    m = _CARD_RE.match(t)
+    if not isinstance(text, str):
+        raise CardParseError(f"not a card: {text!r}")
+    t = text.strip().translate(_PRESENTATION).upper()
+    m = _CARD_RE.fullmatch(t)
     if not m:
         raise CardParseError(f"not a card: {text!r} (write rank then suit, e.g. 9S, 10H, TH, QC or 9♠)")
     rank_s, suit_s = m.groups()
@@ -119,13 +132,18 @@ def parse_card(text: str, copy: int = 0) -> Card:
 
 
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
-    """Parse several cards; a repeated card takes the second deck copy."""
+    """Parse several cards; a repeated card takes the second deck copy.
+
+    A card named a third time does not exist even in two decks: CardParseError.
+    """
     seen: set[Card] = set()
     out = []
     for t in texts:
         c = parse_card(t)
         if c in seen:
             c = parse_card(t, copy=1)
+            if c in seen:
+                raise CardParseError(f"{c} named more than twice: not even two decks hold it")
         seen.add(c)
         out.append(c)
     return tuple(out)

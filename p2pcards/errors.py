@@ -59,3 +59,15 @@ class LocalProtocolError(P2PCardsError):
 
 class TranscriptError(P2PCardsError):
     """A transcript file that cannot be read or parsed at all."""
+
+
+class JoinRefused(UsageError):
+    """The host refused to seat us (wrong code, table full, name taken...)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+class PeerUnreachable(P2PCardsError):
+    """A connection to a host or peer could not be made or was lost."""

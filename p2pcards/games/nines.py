@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Literal
 
-from p2pcards.cards import CARDS_PER_DECK, SUITS, Card, penalty
+from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
 
 # ---------------------------------------------------------------------------
@@ -75,6 +75,13 @@ class NinesRules:
     """A 9 may not be the last card played."""
 
     def __post_init__(self) -> None:
+        # Records come from other nodes (from_dict): a wrong type is refused, not coerced.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and type(value) is not bool:
+                raise RuleOptionError(f"rule {f.name} is yes or no, not {value!r}")
+        if type(self.target) is not int or (self.hands is not None and type(self.hands) is not int):
+            raise RuleOptionError("target and hands are whole numbers")
         if self.target < 1:
             raise RuleOptionError("target must be at least 1")
         if self.hands is not None and self.hands < 1:
@@ -238,6 +245,36 @@ class Phase(Enum):
 
 
 # ---------------------------------------------------------------------------
+# Precomputed tables (legal_actions and apply run millions of times in simulations)
+
+MAX_PLAYERS = 6
+
+_LEGAL: dict[str, tuple[frozenset[Card], ...]] = {
+    suit: tuple(
+        frozenset(c for c in ALL_CARDS if c in NINES or SUIT_OF[c] == suit or RANK_OF[c] == rank)
+        for rank in range(14)  # indexed by the top card's rank, 1..13
+    )
+    for suit in SUITS
+}
+"""``_LEGAL[active_suit][top_rank]``: every card (both copies) that may be played."""
+
+_PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
+    tuple(
+        tuple(Play(seat=s, card=c, suit=x) for x in SUITS) if c in NINES else (Play(seat=s, card=c),)
+        for c in ALL_CARDS
+    )
+    for s in range(MAX_PLAYERS)
+)
+"""``_PLAYS[seat][card]``: the ways to play ``card`` (a 9 declares one of four suits)."""
+
+_DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
+_DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
+_KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
+_PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
+_ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
+
+
+# ---------------------------------------------------------------------------
 # One hand
 
 
@@ -282,25 +319,38 @@ class HandState:
         self.rules = rules
         self.players = players
         self.seats: tuple[int, ...] = tuple(range(players)) if seats is None else tuple(seats)
+        if not 2 <= players <= MAX_PLAYERS:
+            raise UsageError(f"Nines is for 2 to {MAX_PLAYERS} players, not {players}")
+        if (
+            len(self.seats) < 2
+            or len(set(self.seats)) != len(self.seats)
+            or not all(type(s) is int and 0 <= s < players for s in self.seats)
+        ):
+            raise UsageError(f"not a valid set of playing seats: {self.seats}")
         if dealer not in self.seats:
             raise UsageError(f"dealer {dealer} is not playing this hand")
         if len(deck) != rules.deck_size:
             raise UsageError(f"deck has {len(deck)} cards, these rules need {rules.deck_size}")
         known = [c for c in deck if c is not None]
-        if len(set(known)) != len(known) or any(c >= rules.deck_size for c in known):
-            raise UsageError("deck holds a card twice or a card of the wrong deck")
+        if (
+            len(set(known)) != len(known)
+            or not all(type(c) is Card for c in known)
+            or any(c >= rules.deck_size for c in known)
+        ):
+            raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
         self.dealer = dealer
         self.direction = 1
-        size = hand_size(len(self.seats))
         order = self._seats_from(dealer)
+        n = len(order)
+        size = hand_size(n)
+        # One card at a time from the dealer's left: the k-th seat in order gets
+        # deck positions k, k + n, k + 2n, ...
         self.hands: list[list[Card | None]] = [[] for _ in range(players)]
         self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
-        pos = 0
-        for _ in range(size):
-            for s in order:
-                self.hands[s].append(deck[pos])
-                self.dealt[s].append(deck[pos])
-                pos += 1
+        for k, s in enumerate(order):
+            self.hands[s] = list(deck[k : size * n : n])
+            self.dealt[s] = list(deck[k : size * n : n])
+        pos = size * n
         up = deck[pos]
         if up is None:
             raise UsageError("the up card is face up: every replica must know it")
@@ -317,7 +367,7 @@ class HandState:
         self.events: list[Action] = []
         self.end: str | None = None
         self.out: int | None = None
-        if up.is_nine:
+        if up in NINES:
             self.phase = Phase.DECLARE
             self.turn = dealer
         else:
@@ -336,16 +386,20 @@ class HandState:
     @property
     def to_act(self) -> int | None:
         """The seat that must act next, or None when the table acts (recycle) or over."""
-        if self.phase in (Phase.RECYCLE, Phase.OVER):
+        if self.phase is Phase.RECYCLE or self.phase is Phase.OVER:
             return None
         return self.turn
 
     def counts(self) -> list[int]:
         return [len(h) for h in self.hands]
 
+    def legal_cards(self) -> frozenset[Card]:
+        """Every card (of either deck copy) that matches the active suit or the top's rank, or is a 9."""
+        return _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+
     def is_legal_card(self, card: Card) -> bool:
         """Matches the active suit or the top card's rank, or is a 9."""
-        return card.is_nine or card.suit == self.active_suit or card.rank == self.top.rank
+        return card in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
         """The seat ``steps`` turns after ``seat`` in the current direction."""
@@ -360,62 +414,87 @@ class HandState:
     def fully_known(self, seat: int) -> bool:
         return None not in self.hands[seat]
 
+    def where_visible(self, card: Card) -> str | None:
+        """Where this replica sees ``card`` (a hand, the discards, the stock), or None.
+
+        A card a replica can see somewhere cannot also be hidden in another
+        seat's hand: this is how a replica catches a peer playing a card it
+        cannot hold.
+        """
+        for s, hand in enumerate(self.hands):
+            if card in hand:
+                return f"in seat {s}'s hand"
+        if card in self.discards:
+            return "in the discard pile"
+        if card in self.stock:
+            return "in the stock"
+        return None
+
     # -- legal actions ------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the seat to act. Needs that seat's hand to be known."""
+        """Every legal action of the seat to act. Needs that seat's hand to be known.
+
+        When :meth:`needs_recycle` is true the table acts first; the seat's
+        ``Draw`` listed here becomes applicable once the stock is rebuilt.
+        """
         ph = self.phase
         seat = self.turn
+        if ph is Phase.TURN:
+            hand = self._known_hand(seat)
+            legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+            plays = _PLAYS[seat]
+            acts: list[Action] = []
+            for c in hand:
+                if c in legal:
+                    acts.extend(plays[c])
+            rules = self.rules
+            if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
+                acts = []  # a lone 9 may not be played: the seat must draw
+            if rules.double_nines:
+                nines = sorted(c for c in hand if c in NINES)
+                if len(nines) >= 2 and not (rules.no_nine_out and len(hand) == 2):
+                    for i, a in enumerate(nines):
+                        for b in nines[i + 1 :]:
+                            acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
+            if not acts:
+                acts.append(self._draw_or_pass(seat))
+            return acts
         if ph is Phase.OVER or ph is Phase.RECYCLE:
             return []
         if ph is Phase.DECLARE:
-            return [Declare(seat=seat, suit=s) for s in SUITS]
+            return list(_DECLARES[seat])
         if ph is Phase.FORCED_DRAW:
-            return [Draw(seat=seat)]
-        hand = self.hands[seat]
-        if None in hand:
-            raise UsageError(f"seat {seat}'s hand is hidden from this replica")
+            return [_DRAWS[seat]]
+        hand = self._known_hand(seat)
         if ph is Phase.DRAWN:
             drawn = hand[-1]
-            acts: list[Action] = []
-            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                acts.extend(self._plays_of(seat, drawn))
+            acts = []
+            if self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                acts.extend(_PLAYS[seat][drawn])
             if not self.rules.draw_until_playable:
-                acts.append(Keep(seat=seat))
+                acts.append(_KEEPS[seat])
             elif not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
-        if ph is Phase.STACK:
-            acts = []
-            for c in _unique(hand):
-                if c.is_nine and self._may_play(seat, (c,)):
-                    acts.extend(self._plays_of(seat, c))
-            acts.append(AcceptSkip(seat=seat))
-            return acts
-        # Phase.TURN
+        # Phase.STACK
         acts = []
-        for c in _unique(hand):
-            if self.is_legal_card(c) and self._may_play(seat, (c,)):
-                acts.extend(self._plays_of(seat, c))
-        if self.rules.double_nines:
-            nines = sorted(c for c in _unique_nines(hand))
-            for i, a in enumerate(nines):
-                for b in nines[i + 1 :]:
-                    if self._may_play(seat, (a, b)):
-                        acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
-        if not acts:
-            acts.append(self._draw_or_pass(seat))
+        for c in hand:
+            if c in NINES and self._may_play(seat, (c,)):
+                acts.extend(_PLAYS[seat][c])
+        acts.append(_ACCEPTS[seat])
         return acts
 
-    def _plays_of(self, seat: int, card: Card) -> list[Action]:
-        if card.is_nine:
-            return [Play(seat=seat, card=card, suit=s) for s in SUITS]
-        return [Play(seat=seat, card=card)]
+    def _known_hand(self, seat: int) -> list[Card]:
+        hand = self.hands[seat]
+        if None in hand:
+            raise UsageError(f"seat {seat}'s hand is hidden from this replica")
+        return hand  # type: ignore[return-value]
 
     def _draw_or_pass(self, seat: int) -> Action:
         if self.stock or len(self.discards) > 1:
-            return Draw(seat=seat)
-        return Pass(seat=seat)
+            return _DRAWS[seat]
+        return _PASSES[seat]
 
     def _may_play(self, seat: int, cards: tuple[Card, ...]) -> bool:
         """False only when 'no nine to go out' forbids ending on these 9s."""
@@ -423,7 +502,15 @@ class HandState:
             return True
         if len(self.hands[seat]) > len(cards):
             return True
-        return not all(c.is_nine for c in cards)
+        return not all(c in NINES for c in cards)
+
+    def _playable_card(self, seat: int) -> Card | None:
+        """A card of ``seat``'s (known) hand that it may play now, if any."""
+        legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+        for c in self.hands[seat]:
+            if c in legal and self._may_play(seat, (c,)):  # type: ignore[arg-type]
+                return c
+        return None
 
     # -- applying -----------------------------------------------------------
 
@@ -432,30 +519,16 @@ class HandState:
         ph = self.phase
         if ph is Phase.OVER:
             raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
-        if isinstance(action, Recycle):
-            self._apply_recycle(action)
-            return
-        seat = action.seat
-        if ph is Phase.RECYCLE:
-            raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
-        if seat != self.turn:
-            raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        if isinstance(action, Play):
-            self._apply_play(action)
-        elif isinstance(action, Draw):
-            self._apply_draw(action)
-        elif isinstance(action, Keep):
-            self._apply_keep(action)
-        elif isinstance(action, Pass):
-            self._apply_pass(action)
-        elif isinstance(action, Declare):
-            self._apply_declare(action)
-        elif isinstance(action, PlayNines):
-            self._apply_play_nines(action)
-        elif isinstance(action, AcceptSkip):
-            self._apply_accept_skip(action)
-        else:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
             raise UsageError(f"not a Nines action: {action!r}")
+        if type(action) is not Recycle:
+            seat = action.seat  # type: ignore[union-attr]
+            if ph is Phase.RECYCLE:
+                raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
+            if seat != self.turn:
+                raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        handler(self, action)
 
     def _apply_declare(self, a: Declare) -> None:
         if self.phase is not Phase.DECLARE:
@@ -466,18 +539,30 @@ class HandState:
         self.phase = Phase.TURN
         self.turn = self.next_seat(self.dealer)
 
-    def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
-        hand = self.hands[seat]
-        hidden = hand.count(None)
+    def _check_cards(self, seat: int, cards: Sequence[object], rule: str = "card-held") -> None:
+        """Every card is a card of this hand's deck."""
+        size = self.rules.deck_size
         for c in cards:
-            if not isinstance(c, Card) or c >= self.rules.deck_size:
-                raise IllegalAction(seat, "card-held", f"{c!r} is not a card of this deck")
-        if len(set(cards)) != len(cards):
-            raise IllegalAction(seat, "card-held", "the same card twice")
-        missing = sum(1 for c in cards if c not in hand)
-        if missing > hidden:
-            names = ", ".join(str(c) for c in cards if c not in hand)
+            if type(c) is not Card or c >= size:
+                raise IllegalAction(seat, rule, f"{c!r} is not a card of this deck")
+
+    def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
+        """``seat`` holds ``cards``, as far as this replica can tell.
+
+        A card not seen in the hand must stand for one of its hidden cards, and
+        then it may not be visible anywhere else.
+        """
+        hand = self.hands[seat]
+        missing = [c for c in cards if c not in hand]
+        if not missing:
+            return
+        if len(missing) > hand.count(None):
+            names = ", ".join(str(c) for c in missing)
             raise IllegalAction(seat, "card-held", f"plays {names}, which it does not hold")
+        for c in missing:
+            where = self.where_visible(c)
+            if where is not None:
+                raise IllegalAction(seat, "card-held", f"plays {c}, which is {where}")
 
     def _remove(self, seat: int, card: Card) -> None:
         hand = self.hands[seat]
@@ -488,39 +573,42 @@ class HandState:
 
     def _apply_play(self, a: Play) -> None:
         seat, card, ph = a.seat, a.card, self.phase
+        self._check_cards(seat, (card,))
+        hand = self.hands[seat]
         if ph is Phase.DRAWN:
-            drawn = self.hands[seat][-1]
-            if card != drawn and (drawn is not None or card in self.hands[seat]):
+            drawn = hand[-1]
+            if card != drawn and (drawn is not None or card in hand):
                 raise IllegalAction(
                     seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
                 )
         elif ph is Phase.STACK:
-            if not card.is_nine:
+            if card not in NINES:
                 raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
         elif ph is not Phase.TURN:
             raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
         self._check_held(seat, (card,))
-        if not self.is_legal_card(card):
+        is_nine = card in NINES
+        if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
             raise IllegalAction(
                 seat,
                 "match-suit-or-rank",
                 f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
             )
-        if card.is_nine:
+        if is_nine:
             _check_suit(seat, a.suit)
         elif a.suit is not None:
             raise IllegalAction(seat, "declare", "only a 9 declares a suit")
         if not self._may_play(seat, (card,)):
             raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
         if ph is Phase.DRAWN:
-            self.hands[seat].pop()  # the drawn card is always the last one
+            hand.pop()  # the drawn card is always the last one
         else:
             self._remove(seat, card)
         self.discards.append(card)
-        self.active_suit = a.suit if card.is_nine else card.suit  # type: ignore[assignment]
+        self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
         self.events.append(a)
         self.quiet_turns = 0
-        if not self.hands[seat]:
+        if not hand:
             self._finish("out", seat)
             return
         self._after_play(seat, card)
@@ -531,13 +619,19 @@ class HandState:
             raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
         if self.phase is not Phase.TURN:
             raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
-        if len(a.cards) != 2 or not all(isinstance(c, Card) and c.is_nine for c in a.cards):
+        cards = a.cards
+        if not isinstance(cards, tuple) or len(cards) != 2:
             raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
-        self._check_held(seat, a.cards)
+        self._check_cards(seat, cards)
+        if not (cards[0] in NINES and cards[1] in NINES):
+            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+        if cards[0] == cards[1]:
+            raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
+        self._check_held(seat, cards)
         _check_suit(seat, a.suit)
-        if not self._may_play(seat, a.cards):
+        if not self._may_play(seat, cards):
             raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
-        for c in a.cards:
+        for c in cards:
             self._remove(seat, c)
             self.discards.append(c)
         self.active_suit = a.suit
@@ -558,7 +652,7 @@ class HandState:
         """Pass the turn, applying an action card's power when that variant is on."""
         self.phase = Phase.TURN
         if self.rules.action_cards:
-            r = card.rank
+            r = RANK_OF[card]
             if r == 11:  # Jack: skip
                 self.turn = self.next_seat(seat, 2)
                 return
@@ -594,16 +688,16 @@ class HandState:
     def _apply_draw(self, a: Draw) -> None:
         seat, ph = a.seat, self.phase
         forced = ph is Phase.FORCED_DRAW
+        hand = self.hands[seat]
         if ph is Phase.TURN:
-            hand = self.hands[seat]
             if None not in hand:
-                for c in hand:
-                    if self.is_legal_card(c) and self._may_play(seat, (c,)):
-                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+                c = self._playable_card(seat)
+                if c is not None:
+                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
         elif ph is Phase.DRAWN:
             if not self.rules.draw_until_playable:
                 raise IllegalAction(seat, "draw-once", "a player never draws a second card")
-            drawn = self.hands[seat][-1]
+            drawn = hand[-1]
             if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
                 raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
         elif not forced:
@@ -613,13 +707,19 @@ class HandState:
                 raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
             raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
         top = self.stock[-1]
-        if top is not None and a.card is not None and a.card != top:
-            raise IllegalAction(seat, "draw-top", f"drew {a.card} but the top of the stock is {top}")
-        if a.card is not None and top is None and (a.card in self.discards or a.card >= self.rules.deck_size):
-            raise IllegalAction(seat, "draw-top", f"{a.card} cannot be in the stock")
-        got = top if top is not None else a.card
+        got = a.card
+        if got is not None:
+            self._check_cards(seat, (got,))
+            if top is not None and got != top:
+                raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
+            if top is None:
+                where = self.where_visible(got)
+                if where is not None:
+                    raise IllegalAction(seat, "draw-top", f"drew {got}, which is {where}")
+        else:
+            got = top
         self.stock.pop()
-        self.hands[seat].append(got)
+        hand.append(got)
         self.events.append(Draw(seat=seat, card=got, forced=forced))
         if forced:
             self._forced_left -= 1
@@ -638,12 +738,15 @@ class HandState:
     def _apply_pass(self, a: Pass) -> None:
         seat, ph = a.seat, self.phase
         if ph is Phase.TURN:
-            hand = self.hands[seat]
-            if None not in hand:
-                for c in hand:
-                    if self.is_legal_card(c) and self._may_play(seat, (c,)):
-                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
-        elif not (ph is Phase.DRAWN and self.rules.draw_until_playable):
+            if None not in self.hands[seat]:
+                c = self._playable_card(seat)
+                if c is not None:
+                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+        elif ph is Phase.DRAWN and self.rules.draw_until_playable:
+            drawn = self.hands[seat][-1]
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+        else:
             raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
         if self.stock or len(self.discards) > 1:
             raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
@@ -668,16 +771,17 @@ class HandState:
         if not self.needs_recycle():
             raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
         under = self.discards[:-1]
-        if len(a.stock) != len(under):
+        stock = a.stock
+        if not isinstance(stock, tuple) or len(stock) != len(under):
             raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
-        known = [c for c in a.stock if c is not None]
-        pool = list(under)
-        for c in known:
-            if c not in pool:
-                raise IllegalAction(None, "recycle", f"{c} is not among the discards")
-            pool.remove(c)
+        known = [c for c in stock if c is not None]
+        if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
+            raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
+        stray = set(known).difference(under)
+        if stray:
+            raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
         self.discards = [self.discards[-1]]
-        new = list(a.stock)
+        new = list(stock)
         new.reverse()
         self.stock = new
         self.events.append(a)
@@ -688,8 +792,10 @@ class HandState:
         """True when the stock must be rebuilt now: the seat to act must draw from an
         empty stock and there are discards under the top card.
 
-        A replica that cannot see the seat's hand assumes it must draw (the
-        drawer's own replica and the audit check the claim)."""
+        A replica that cannot see that seat's hand cannot tell whether it must
+        draw and answers True ("may be needed"); only the seat's own replica and
+        the full-information audit know, so the recycle is the acting seat's
+        claim to make, and the audit checks it."""
         if self.phase is Phase.RECYCLE:
             return True
         if self.stock or len(self.discards) <= 1:
@@ -697,9 +803,7 @@ class HandState:
         seat = self.turn
         hand = self.hands[seat]
         if self.phase is Phase.TURN:
-            if None in hand:
-                return True
-            return not any(self.is_legal_card(c) and self._may_play(seat, (c,)) for c in hand)
+            return None in hand or self._playable_card(seat) is None
         if self.phase is Phase.DRAWN and self.rules.draw_until_playable:
             drawn = hand[-1]
             return drawn is None or not (self.is_legal_card(drawn) and self._may_play(seat, (drawn,)))
@@ -717,14 +821,19 @@ class HandState:
         hand = self.hands[seat]
         if len(cards) != len(hand):
             raise IllegalAction(seat, "reveal", f"shows {len(cards)} cards but holds {len(hand)}")
+        self._check_cards(seat, cards, "reveal")
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(seat, "reveal", "shows the same card twice")
         pool = list(cards)
         for c in hand:
             if c is not None:
                 if c not in pool:
                     raise IllegalAction(seat, "reveal", f"does not show {c}, which it holds")
                 pool.remove(c)
-        if len(set(cards)) != len(cards):
-            raise IllegalAction(seat, "reveal", "shows the same card twice")
+        for c in pool:
+            where = self.where_visible(c)
+            if where is not None:
+                raise IllegalAction(seat, "reveal", f"shows {c}, which is {where}")
         self.hands[seat] = list(cards)
 
     def penalties(self) -> list[int]:
@@ -741,23 +850,21 @@ class HandState:
         return out
 
 
-def _check_suit(seat: int, suit: str | None) -> None:
-    if suit is None or suit not in SUITS or len(suit) != 1:
+_HANDLERS = {
+    Play: HandState._apply_play,
+    Draw: HandState._apply_draw,
+    Keep: HandState._apply_keep,
+    Pass: HandState._apply_pass,
+    Declare: HandState._apply_declare,
+    PlayNines: HandState._apply_play_nines,
+    AcceptSkip: HandState._apply_accept_skip,
+    Recycle: HandState._apply_recycle,
+}
+
+
+def _check_suit(seat: int, suit: object) -> None:
+    if not isinstance(suit, str) or len(suit) != 1 or suit not in SUITS:
         raise IllegalAction(seat, "declare", f"a 9 must declare one of S, H, D, C (got {suit!r})")
-
-
-def _unique(hand: Iterable[Card | None]) -> list[Card]:
-    seen: set[int] = set()
-    out = []
-    for c in hand:
-        if c is not None and c not in seen:
-            seen.add(c)
-            out.append(c)
-    return out
-
-
-def _unique_nines(hand: Iterable[Card | None]) -> list[Card]:
-    return [c for c in _unique(hand) if c.is_nine]
 
 
 # ---------------------------------------------------------------------------

@@ -24,6 +24,17 @@ class SchemaError(ValueError):
     """A decoded object that does not fit the message schema."""
 
 
+def show(value: Any) -> str:
+    """A peer's value for an error message: short, and safe for any nesting depth."""
+    if value is None or type(value) in (bool, int, float):
+        return repr(value)
+    if type(value) is str:
+        return repr(value[:40])
+    if type(value) is bytes:
+        return f"<{len(value)} bytes>"
+    return f"<{type(value).__name__}>"
+
+
 Check = Callable[[Any, str], Any]
 
 
@@ -103,10 +114,10 @@ def _rule_value(v: Any, where: str) -> bool | int | str | None:
 def _rules(v: Any, where: str) -> tuple[tuple[str, bool | int | str | None], ...]:
     if type(v) is not dict or len(v) > 32:
         raise SchemaError(f"{where} must be a map of at most 32 options")
+    if not all(type(k) is str and len(k) <= 40 for k in v):
+        raise SchemaError(f"{where} keys must be short text")
     out = []
     for k in sorted(v):
-        if type(k) is not str or len(k) > 40:
-            raise SchemaError(f"{where} keys must be short text")
         out.append((k, _rule_value(v[k], f"{where}.{k}")))
     return tuple(out)
 
@@ -361,7 +372,7 @@ BODY_TYPES: dict[str, type[Body]] = {
 def body_from_wire(type_name: Any, obj: Any) -> Body:
     """Check an untrusted body against its schema and build the typed body."""
     if type(type_name) is not str or type_name not in BODY_TYPES:
-        raise SchemaError(f"unknown record type {type_name!r}")
+        raise SchemaError(f"unknown record type {show(type_name)}")
     cls = BODY_TYPES[type_name]
     if type(obj) is not dict:
         raise SchemaError(f"{type_name} body must be a map")

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import encoding, group, kdf, poker
-from p2pcards.crypto.identity import Identity, verify_signature
+from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
 from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolError
 from p2pcards.games import nines
 from p2pcards.games.nines import Match, NinesRules, Phase, cut_lowest, hand_size
@@ -74,6 +74,7 @@ from p2pcards.protocol.wire import (
     PROTOCOL_VERSION,
     SIGN_PREFIX,
     Evidence,
+    Frame,
     Record,
     SignedRecord,
     WireError,
@@ -134,6 +135,17 @@ class _HandCrypto:
     pending_draw: int | None = None  # seat whose draw waits for a recycle
     draw_step: int = 0  # step of the latest draw request (for blame)
     dispute: tuple[int | None, str] | None = None
+    """(seat to blame if every key and pass verifies, what went wrong)."""
+
+
+def _trial_copy(hand: nines.HandState) -> nines.HandState:
+    """A copy of ``hand`` that can be changed without touching the original."""
+    trial = copy.copy(hand)
+    trial.hands = [list(h) for h in hand.hands]
+    trial.stock = list(hand.stock)
+    trial.discards = list(hand.discards)
+    trial.events = list(hand.events)
+    return trial
 
 
 class Table:
@@ -158,6 +170,9 @@ class Table:
                 raise LocalProtocolError("a seat needs its identity and 32 bytes of entropy")
             if roster[seat].key != identity.public_key:
                 raise LocalProtocolError("the identity does not match the roster entry of this seat")
+        for i, player in enumerate(roster):
+            if not is_valid_public_key(player.key):
+                raise LocalProtocolError(f"seat {i} has an unusable public key")
         self.game_id = game_id
         self.roster = tuple(roster)
         self.rules = rules
@@ -206,12 +221,20 @@ class Table:
             raise self.failure
         if self.status not in ("running", "disputed"):
             return
-        if not 0 <= peer < self.n or peer == self.seat:
-            raise LocalProtocolError(f"no peer {peer}")
         try:
             frame = decode_frame(data)
         except WireError as e:
-            self._fail(peer, f"malformed frame: {e}")
+            self.blame(peer, f"malformed frame: {e}")
+        self.receive_frame(peer, frame)
+
+    def receive_frame(self, peer: int, frame: Frame) -> None:
+        """Like :meth:`receive` for a frame already decoded by a stream decoder."""
+        if self.failure is not None:
+            raise self.failure
+        if self.status not in ("running", "disputed"):
+            return
+        if not 0 <= peer < self.n or peer == self.seat:
+            raise LocalProtocolError(f"no peer {peer}")
         if isinstance(frame, Evidence):
             self._receive_evidence(peer, frame)
             return
@@ -219,6 +242,12 @@ class Table:
             return  # the chain is broken: only evidence matters now
         self._accept_record(peer, frame)
         self._advance()
+
+    def blame(self, peer: int | None, problem: str) -> None:
+        """Fail the table because of ``peer`` (a broken link, a timeout, bad bytes)."""
+        if self.failure is not None:
+            raise self.failure
+        self._fail(peer, problem)
 
     def receive_record(self, peer: int, rec: SignedRecord) -> None:
         """Like :meth:`receive` for an already decoded record (used by the audit)."""
@@ -283,7 +312,9 @@ class Table:
         if step is not None and seat is not None:
             index = self.transcript.index_of(step, seat)
             if index is None and step == self.step:
-                index = sum(len(s) for s in self.transcript.steps)
+                # Not in the transcript yet: where it will stand once the step completes.
+                done = sum(len(s) for s in self.transcript.steps)
+                index = done + sum(1 for s in self._current if s < seat)
         self.failure = RemoteProtocolError(seat, problem, record=index)
         self.status = "failed"
         raise self.failure
@@ -348,7 +379,8 @@ class Table:
                         step=rec.record.step,
                     )
                 queue.popleft()
-                self._check_chain(author, rec)
+                if not self._check_chain(author, rec):
+                    return
                 if not isinstance(rec.record.body, self.spec.allowed):
                     self._fail(
                         author,
@@ -364,16 +396,19 @@ class Table:
             if not progressed:
                 return
 
-    def _check_chain(self, author: int, rec: SignedRecord) -> None:
-        if rec.record.prev != self.transcript.last_digest:
-            # Either the author lies about the chain or someone showed it a different
-            # record earlier. Show our view of the last step so an equivocator is exposed.
-            recent = [r for st in self.transcript.steps[-4:] for r in st]
-            if recent:
-                self._send_evidence(recent[-MAX_EVIDENCE:])
-            self.suspect = (author, f"broken chain: its record for step {self.step} follows another history")
-            self.status = "disputed"
-            raise RemoteProtocolError(author, self.suspect[1])
+    def _check_chain(self, author: int, rec: SignedRecord) -> bool:
+        """False (and the table disputed) if ``rec`` does not follow our last step."""
+        if rec.record.prev == self.transcript.last_digest:
+            return True
+        # Either the author lies about the chain or someone showed us a different
+        # record earlier. Show our view of the last steps so an equivocator is exposed;
+        # without such proof the I/O layer later blames the author (conclude_stalled).
+        recent = [r for st in self.transcript.steps[-4:] for r in st]
+        if recent:
+            self._send_evidence(recent[-MAX_EVIDENCE:])
+        self.suspect = (author, f"broken chain: its record for step {self.step} follows another history")
+        self.status = "disputed"
+        return False
 
     # ------------------------------------------------------------- authoring
 
@@ -612,13 +647,10 @@ class Table:
         rd = self.hand.rounds[spec.round]
         if body.round != spec.round or len(body.deck) != rd.size:
             self._fail(seat, f"{body.TYPE} pass for the wrong round or of the wrong size", step=step)
-        for x in body.deck:
-            try:
-                group.check_element(x)
-            except group.InvalidElement:
-                self._fail(seat, f"{body.TYPE} pass holds a value that is not a group element", step=step)
-        if len(set(body.deck)) != len(body.deck):
-            self._fail(seat, f"{body.TYPE} pass repeats an element", step=step)
+        try:
+            poker.check_deck(body.deck, rd.size)
+        except group.InvalidElement as e:
+            self._fail(seat, f"{body.TYPE} pass is not a valid deck: {e}", step=step)
         self.hand.pass_steps[(body.TYPE, spec.round, seat)] = step
         return body.deck
 
@@ -740,7 +772,7 @@ class Table:
         seat = spec.authors[0]
         body = bodies[seat]
         if isinstance(body, Dispute):
-            h.dispute = (seat, body.reason)
+            h.dispute = (seat, f"disputed a card ({body.reason})")
             self._start_reveal()
         elif isinstance(body, DeclareSuit):
             self._engine_apply(nines.Declare(seat=seat, suit=body.suit), seat, step)
@@ -767,7 +799,7 @@ class Table:
     def _check_dry_run(self, action: nines.Action, seat: int, step: int) -> None:
         """Check a draw request now, although it is applied once the card is known."""
         assert self.match is not None and self.match.hand is not None
-        trial = copy.deepcopy(self.match.hand)
+        trial = _trial_copy(self.match.hand)
         if not trial.stock and len(trial.discards) > 1:
             try:
                 trial.apply(nines.Recycle(stock=(None,) * (len(trial.discards) - 1)))
@@ -794,7 +826,10 @@ class Table:
                 self._fail(seat, "after drawing only the drawn card may be played", step=step)
             opened = self._open(pos, {seat: shown.key})
             if opened is None or opened != shown.card:
-                h.dispute = (seat, f"the card shown at position {pos} does not open to {shown.card}")
+                h.dispute = (
+                    seat,
+                    f"showed {ALL_CARDS[shown.card]} from position {pos}, which holds another card",
+                )
                 self._start_reveal()
                 return
             if not 0 < shown.key < group.ORDER:
@@ -841,7 +876,7 @@ class Table:
         drawer = spec.seat
         for seat, body in bodies.items():
             if isinstance(body, Dispute):
-                h.dispute = (seat, body.reason)
+                h.dispute = (seat, f"disputed a card ({body.reason})")
                 self._start_reveal()
                 return
         pos = h.stock[0]
@@ -877,8 +912,9 @@ class Table:
         if h.dispute is not None:
             seat, why = h.dispute
             if seat is None:
-                raise AssertionError("a public card failed to open but every step verified")
-            self._fail(seat, f"false dispute: {why}, yet every key and pass verified", step=step)
+                raise LocalProtocolError("a public card failed to open, yet every step verified")
+            self._fail(seat, f"{why}: false, every key and pass of the hand verified", step=step)
+        assert full_hand is not None
         self.match.hand = full_hand
         self.match.close_hand()
         if self.match.over:
@@ -886,9 +922,10 @@ class Table:
         else:
             self._begin_hand()
 
-    def _verify_hand(self, secrets: dict[int, bytes], step: int) -> nines.HandState:
+    def _verify_hand(self, secrets: dict[int, bytes], step: int) -> nines.HandState | None:
         """Check every commitment, pass and key against the revealed secrets, then
-        replay the hand with full information; return the full-information hand."""
+        replay the hand with full information; return the full-information hand
+        (None when a dispute stopped the hand before it was dealt)."""
         h = self.hand
         assert h is not None and self.match is not None
         for seat in range(self.n):
@@ -896,28 +933,24 @@ class Table:
             if kdf.commitment(secret, self._commit_context(h.number, seat)) != h.commits[seat]:
                 self._fail(seat, "hand secret does not match its commitment", step=step)
         for seat in range(self.n):
-            if seat == self.seat:
+            if seat == self.seat and h.dispute is None:
                 continue  # this node made its own passes and keys
             self._verify_seat(seat, secrets[seat])
-        # Decode every position of every round with the derived keys.
+        # With every pass verified, each round's final order follows from the
+        # permutations alone: position i holds base[π_0[π_1[...π_{n-1}[i]]]].
         decks: list[list[int]] = []
         for rnd, rd in enumerate(h.rounds):
             if len(rd.locks) != self.n:
                 decks.append([])
                 continue
-            final = rd.locks[self.n - 1]
-            deck = []
-            for pos in range(rd.size):
-                keys = [poker.lock_key(secrets[s], rnd, pos) for s in range(self.n)]
-                card = poker.open_card(final[pos], keys)
-                if card is None:
-                    raise AssertionError("verified passes always decode to cards")
-                deck.append(card)
-            if sorted(deck) != sorted(rd.cards):
-                raise AssertionError("verified passes always permute the cards")
-            decks.append(deck)
+            order = list(range(rd.size))
+            for seat in reversed(range(self.n)):
+                perm = poker.shuffle_permutation(secrets[seat], rnd, rd.size)
+                order = [perm[i] for i in order]
+            decks.append([rd.cards[i] for i in order])
         hand = self.match.hand
-        assert hand is not None
+        if hand is None:
+            return None
         full = nines.HandState(
             self.rules,
             self.n,

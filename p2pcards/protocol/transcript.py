@@ -13,9 +13,10 @@ Step digest (all integers big-endian)::
 
 File format (``p2pcards-transcript``, version 1): one msgpack map
 ``{"format": "p2pcards-transcript", "version": 1, "saved_by": seat or nil,
-"status": text, "records": [[raw, sig], ...]}`` with the records in step order
-and by seat within a step. Only the records are evidence; the other fields are
-informative.
+"status": text, "records": [[raw, sig], ...], "checksum": bin 32}`` with the
+records in step order and by seat within a step. The records are the evidence;
+``checksum`` = SHA-256("p2pcards/v1/file\\0" || msgpack([format, version,
+saved_by, status, records])) catches any alteration of the file as a whole.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2pcards.errors import TranscriptError
-from p2pcards.protocol.wire import SignedRecord, WireError, pack, parse_record, unpack_untrusted
+from p2pcards.protocol.messages import show
+from p2pcards.protocol.wire import SignedRecord, WireError, pack, unpack_untrusted
 
 GENESIS = bytes(32)
 FORMAT = "p2pcards-transcript"
@@ -87,14 +89,21 @@ class Transcript:
         return None
 
 
+def _checksum(fields: list[object]) -> bytes:
+    return hashlib.sha256(b"p2pcards/v1/file\x00" + pack(fields)).digest()
+
+
 def encode_file(records: Iterable[SignedRecord], *, saved_by: int | None, status: str) -> bytes:
+    recs = [[r.raw, r.sig] for r in records]
+    fields: list[object] = [FORMAT, FORMAT_VERSION, saved_by, status, recs]
     return pack(
         {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "saved_by": saved_by,
             "status": status,
-            "records": [[r.raw, r.sig] for r in records],
+            "records": recs,
+            "checksum": _checksum(fields),
         }
     )
 
@@ -110,43 +119,43 @@ def save(path: str | os.PathLike[str], data: bytes) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TranscriptFile:
-    records: tuple[SignedRecord, ...]
+    """A transcript file as read: its records still unparsed, so that one bad record
+    is a finding of the audit rather than an unreadable file."""
+
+    records: tuple[tuple[object, object], ...]
     saved_by: int | None
     status: str
+    checksum_ok: bool
 
 
 def decode_file(data: bytes) -> TranscriptFile:
-    """Parse a transcript file; anything malformed is a :class:`TranscriptError`."""
+    """Read the file structure; a file that is not a transcript is a :class:`TranscriptError`."""
     try:
-        obj = _unpack_file(data)
+        obj = unpack_untrusted(data, MAX_FILE, max_array=MAX_FILE_RECORDS)
     except WireError as e:
         raise TranscriptError(f"not a p2pcards transcript: {e}") from None
     if type(obj) is not dict or obj.get("format") != FORMAT:
         raise TranscriptError("not a p2pcards transcript (no format marker)")
-    if obj.get("version") != FORMAT_VERSION:
-        raise TranscriptError(f"unsupported transcript version {obj.get('version')!r}")
+    version = obj.get("version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise TranscriptError(f"unsupported transcript version {show(version)}")
     recs = obj.get("records")
     if type(recs) is not list:
         raise TranscriptError("transcript records must be a list")
-    out = []
-    for i, item in enumerate(recs):
-        if type(item) is not list or len(item) != 2:
-            raise TranscriptError(f"record {i} is not [raw, sig]")
-        try:
-            out.append(parse_record(item[0], item[1]))
-        except WireError as e:
-            raise TranscriptError(f"record {i} is malformed: {e}") from None
-    saved_by = obj.get("saved_by")
-    status = obj.get("status")
+    pairs = []
+    for item in recs:
+        pairs.append((item[0], item[1]) if type(item) is list and len(item) == 2 else (None, None))
+    saved_by, status = obj.get("saved_by"), obj.get("status")
+    fields: list[object] = [FORMAT, FORMAT_VERSION, saved_by, status, recs]
     return TranscriptFile(
-        tuple(out),
+        tuple(pairs),
         saved_by if type(saved_by) is int else None,
         status if type(status) is str else "",
+        obj.get("checksum") == _checksum(fields) and set(obj) == _FILE_KEYS,
     )
 
 
-def _unpack_file(data: bytes) -> object:
-    return unpack_untrusted(data, MAX_FILE, max_array=MAX_FILE_RECORDS)
+_FILE_KEYS = frozenset({"format", "version", "saved_by", "status", "records", "checksum"})
 
 
 def load(path: str | os.PathLike[str]) -> TranscriptFile:

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgpack
 
-from p2pcards.protocol.messages import Body, SchemaError, body_from_wire
+from p2pcards.protocol.messages import Body, SchemaError, body_from_wire, show
 
 PROTOCOL_VERSION = 1
 SIGN_PREFIX = b"p2pcards/v1/record\x00"
@@ -37,6 +37,11 @@ MAX_EVIDENCE = 32
 
 class WireError(ValueError):
     """Bytes that are not a well-formed frame or record of this protocol."""
+
+
+def is_version(v: object) -> bool:
+    """Exactly the integer 1 (``True`` and ``1.0`` are not versions)."""
+    return type(v) is int and v == PROTOCOL_VERSION
 
 
 def _no_ext(code: int, data: bytes) -> Any:
@@ -138,8 +143,10 @@ def parse_record(raw: Any, sig: Any) -> SignedRecord:
     obj = unpack_untrusted(raw, MAX_RECORD)
     if type(obj) is not dict or set(obj) != _HEADER_KEYS:
         raise WireError("a record is a map with keys v, game, step, seat, prev, type, body")
-    if obj["v"] != PROTOCOL_VERSION:
-        raise WireError(f"protocol version mismatch: peer speaks {obj['v']!r}, this node {PROTOCOL_VERSION}")
+    if not is_version(obj["v"]):
+        raise WireError(
+            f"protocol version mismatch: peer speaks {show(obj['v'])}, this node {PROTOCOL_VERSION}"
+        )
     game, step, seat, prev = obj["game"], obj["step"], obj["seat"], obj["prev"]
     if type(game) is not bytes or len(game) != 16:
         raise WireError("record game id must be 16 bytes")
@@ -188,9 +195,9 @@ def decode_frame_object(obj: Any) -> Frame:
     """Check an already bounded-unpacked object and build the frame."""
     if type(obj) is not dict:
         raise WireError("a frame must be a map")
-    if obj.get("v") != PROTOCOL_VERSION:
+    if not is_version(obj.get("v")):
         raise WireError(
-            f"protocol version mismatch: peer speaks {obj.get('v')!r}, this node {PROTOCOL_VERSION}"
+            f"protocol version mismatch: peer speaks {show(obj.get('v'))}, this node {PROTOCOL_VERSION}"
         )
     kind = obj.get("kind")
     if kind == "record":
@@ -209,7 +216,7 @@ def decode_frame_object(obj: Any) -> Frame:
                 raise WireError("each evidence item is [raw, sig]")
             out.append(parse_record(item[0], item[1]))
         return Evidence(tuple(out))
-    raise WireError(f"unknown frame kind {kind!r}")
+    raise WireError(f"unknown frame kind {show(kind)}")
 
 
 class FrameDecoder:

@@ -1,0 +1,190 @@
+"""A node: host or join a table, link the mesh, play the match, keep the transcript."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from p2pcards.crypto.identity import Identity
+from p2pcards.games.nines import NinesRules
+from p2pcards.net import storage
+from p2pcards.net.runner import Decider, RunResult, run_table
+from p2pcards.net.session import HostLobby, LobbyUI, SessionInfo, Timeouts, form_mesh, join_table
+from p2pcards.protocol.messages import Player
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file, save
+
+LINGER = 3.0
+"""Seconds to keep links open after the match so that peers finish on their own."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a node's match ended, and where its transcript is."""
+
+    status: str  # "over", "failed", "aborted"
+    problem: str | None
+    blamed: tuple[int, ...]
+    transcript: Path | None
+    table: Table | None
+    names: list[str] = field(default_factory=list)
+    bytes_sent: int = 0
+    frames_sent: int = 0
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        m = self.table.match if self.table is not None else None
+        return tuple(m.winners or ()) if m is not None else ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeConfig:
+    identity: Identity
+    name: str
+    decide: Decider
+    ui: LobbyUI
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    transcript: Path | None = None
+    data_dir: Path | None = None
+    bind: str = "0.0.0.0"
+    port: int = 0
+    on_progress: Callable[[Table], None] = lambda t: None
+
+
+async def host_game(
+    cfg: NodeConfig,
+    *,
+    players: int,
+    rules: NinesRules,
+    code: str,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> Outcome:
+    """Host a table of ``players`` seats; ``task_status.started`` gets the port."""
+    game_id = os.urandom(16)
+    lobby = HostLobby(
+        identity=cfg.identity,
+        name=cfg.name,
+        rules=rules,
+        players=players,
+        code=code,
+        game_id=game_id,
+        ui=cfg.ui,
+        timeouts=cfg.timeouts,
+    )
+    listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
+        cfg.ui.invitation(code, port)
+        task_status.started(port)
+        cfg.ui.lobby(lobby.names(), players)
+        await lobby.full.wait()
+        info = await lobby.start()
+        try:
+            outcome = await _play(cfg, info)
+        finally:
+            nursery.cancel_scope.cancel()
+    return outcome
+
+
+async def join_game(cfg: NodeConfig, *, host: str, port: int, code: str) -> Outcome:
+    """Join the table at ``host:port`` with invitation ``code`` and play it."""
+    listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
+    listen_port = listeners[0].socket.getsockname()[1]
+    try:
+        info = await join_table(
+            host=host,
+            port=port,
+            code=code,
+            identity=cfg.identity,
+            name=cfg.name,
+            listen_port=listen_port,
+            ui=cfg.ui,
+            timeouts=cfg.timeouts,
+        )
+        await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+    finally:
+        for listener in listeners:
+            await listener.aclose()
+    return await _play(cfg, info)
+
+
+async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
+    roster = [Player(name=s.name, key=s.key) for s in info.roster]
+    table = Table(
+        game_id=info.game_id,
+        roster=roster,
+        rules=info.rules,
+        seat=info.seat,
+        identity=cfg.identity,
+        entropy=os.urandom(32),
+    )
+    result = RunResult(status="aborted", problem="interrupted")
+    try:
+        result = await run_table(
+            table, info.links, cfg.decide, timeouts=cfg.timeouts, on_progress=cfg.on_progress
+        )
+    finally:
+        path = cfg.transcript or storage.transcript_path(info.game_id, info.seat, cfg.data_dir)
+        status = result.status if result.problem is None else f"{result.status}: {result.problem}"
+        with trio.CancelScope(shield=True):
+            try:
+                save(path, encode_file(table.transcript.records(), saved_by=info.seat, status=status))
+            except OSError as e:
+                cfg.ui.info(f"could not save the transcript to {path}: {e}")
+                path = None  # type: ignore[assignment]
+            await _linger(info, LINGER if result.status != "aborted" else 0.2)
+    return Outcome(
+        status=result.status,
+        problem=result.problem,
+        blamed=result.blamed,
+        transcript=path,
+        table=table,
+        names=[s.name for s in info.roster],
+        bytes_sent=sum(link.bytes_sent for link in info.links.values()),
+        frames_sent=sum(link.frames_sent for link in info.links.values()),
+    )
+
+
+async def _linger(info: SessionInfo, seconds: float) -> None:
+    """Close our sending side, then wait (a little) for every peer to close theirs."""
+
+    async def drain(link: object) -> None:
+        try:
+            while True:
+                await link.receive()  # type: ignore[attr-defined]
+        except Exception:
+            return
+
+    links = list(info.links.values())
+    for link in links:
+        stream = link.stream
+        if hasattr(stream, "send_eof"):
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await stream.send_eof()
+    with trio.move_on_after(seconds):
+        async with trio.open_nursery() as nursery:
+            for link in links:
+                nursery.start_soon(drain, link)
+    for link in links:
+        await link.aclose()
+
+
+def describe(outcome: Outcome) -> Sequence[str]:
+    """Lines telling a person how the match ended."""
+    lines = []
+    if outcome.status == "over":
+        lines.append("The match is over; every node verified every move.")
+    elif outcome.status == "aborted":
+        lines.append(f"The match was abandoned: {outcome.problem}.")
+    else:
+        lines.append(f"The match stopped: {outcome.problem}")
+    if outcome.transcript is not None:
+        lines.append(f"Transcript saved to {outcome.transcript}")
+        lines.append(f"Audit it with: p2pcards audit {outcome.transcript}")
+    return lines

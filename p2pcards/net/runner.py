@@ -1,0 +1,149 @@
+"""Drive one seat's table over its links until the match ends, fails or times out.
+
+One reader task per peer feeds a bounded channel; the main task owns the table
+(no locking needed around it), sends what it drains to every link, asks the
+local decider when it is this seat's turn, and enforces the step timeouts: a
+turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
+silent peer is named, and the match ends with the transcript kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.games.nines import Action
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.wire import WireError, decode_frame_object
+
+Decider = Callable[[Table], Awaitable[Action]]
+"""Returns this seat's next action (called only when ``table.my_turn``)."""
+
+
+class QuitMatch(Exception):
+    """The local player chose to leave the match."""
+
+
+@dataclass(slots=True)
+class RunResult:
+    status: str  # "over", "failed", "aborted"
+    problem: str | None = None
+    blamed: tuple[int, ...] = ()
+
+
+async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
+    async with out:
+        while True:
+            try:
+                obj = await link.receive()
+                frame = decode_frame_object(obj)
+            except (LinkClosed, WireError) as e:
+                await out.send((peer, e))
+                return
+            await out.send((peer, frame))
+
+
+async def _send_all(table: Table, links: dict[int, Link]) -> None:
+    frames = table.drain()
+    if not frames:
+        return
+    for frame in frames:
+        for link in links.values():
+            with contextlib.suppress(LinkClosed):  # the reader of that link reports it
+                await link.send(frame)
+
+
+async def run_table(
+    table: Table,
+    links: dict[int, Link],
+    decide: Decider,
+    *,
+    timeouts: Timeouts,
+    on_progress: Callable[[Table], None] = lambda t: None,
+) -> RunResult:
+    """Play the match on ``table``; returns how it ended (never raises for peers' faults)."""
+    send, receive = trio.open_memory_channel[tuple[int, Any]](64)
+    result = RunResult(status="running")
+    async with trio.open_nursery() as nursery:
+        for peer, link in links.items():
+            nursery.start_soon(_reader, peer, link, send.clone())
+        send.close()
+        try:
+            await _play(table, links, decide, receive, timeouts, on_progress, result)
+        finally:
+            nursery.cancel_scope.cancel()
+    return result
+
+
+async def _play(
+    table: Table,
+    links: dict[int, Link],
+    decide: Decider,
+    receive: trio.MemoryReceiveChannel[tuple[int, Any]],
+    timeouts: Timeouts,
+    on_progress: Callable[[Table], None],
+    result: RunResult,
+) -> None:
+    table.start()
+    await _send_all(table, links)
+    step, deadline = -1, 0.0
+    while True:
+        if table.status == "over":
+            result.status = "over"
+            on_progress(table)
+            return
+        if table.failure is not None:
+            result.status = "failed"
+            result.problem = str(table.failure)
+            result.blamed = () if table.failure.peer is None else (table.failure.peer,)
+            on_progress(table)
+            return
+        if table.step != step:
+            step = table.step
+            wait = timeouts.turn if table.spec.kind == "turn" else timeouts.step
+            deadline = trio.current_time() + wait
+            on_progress(table)
+        if table.my_turn:
+            try:
+                action = await decide(table)
+            except QuitMatch:
+                result.status = "aborted"
+                result.problem = "you left the match"
+                return
+            try:
+                table.act(action)
+            except RemoteProtocolError:
+                continue  # recorded in table.failure
+            except LocalProtocolError as e:
+                raise AssertionError(f"the decider chose an illegal action: {e}") from e
+            await _send_all(table, links)
+            continue
+        with trio.move_on_at(deadline) as scope:
+            peer, item = await receive.receive()
+        if scope.cancelled_caught:
+            if table.status == "disputed":
+                with contextlib.suppress(RemoteProtocolError):
+                    table.conclude_stalled()
+                continue
+            waiting = table.waiting_for
+            names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
+            result.status = "failed"
+            result.problem = f"timed out waiting for {names} at step {table.step} ({table.spec.kind})"
+            result.blamed = waiting
+            return
+        # A RemoteProtocolError is kept in table.failure and ends the loop above.
+        with contextlib.suppress(RemoteProtocolError):
+            if isinstance(item, LinkClosed):
+                table.blame(peer, f"connection lost: {item.reason}")
+            elif isinstance(item, WireError):
+                table.blame(peer, f"malformed frame: {item}")
+            else:
+                table.receive_frame(peer, item)
+        await _send_all(table, links)

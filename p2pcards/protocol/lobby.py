@@ -1,0 +1,265 @@
+"""Before the match: joining a table with an invitation code, and authenticating links.
+
+Joining (joiner J dials the host H):
+
+1. J -> H ``hello``: name, J's public key, a fresh nonce ``nj``, J's listening port.
+2. H -> J ``challenge``: game id, H's public key, a fresh nonce ``nh``, rules, table size.
+3. J -> H ``auth``: ``proof = HMAC(code_key, "p2pcards/v1/join" 0 game || J.key || nj || nh)``
+   and J's signature over ``link_message(game, nh, J.key)``. The code itself never
+   travels; the proof is bound to J's key and this game, so it cannot be replayed
+   for another key or table. ``code_key = scrypt(code, salt=game id)`` makes each
+   offline guess cost tens of milliseconds.
+4. H -> J ``welcome`` (J's seat, H's own proof and signature, so J knows it reached
+   the real host) or ``refused`` (a reason code and a sentence).
+5. While the table fills, H sends ``lobby`` updates; when it is full, ``start`` with
+   the roster (names, keys, addresses) to every joiner.
+
+Mesh links: every seat then dials every lower seat except the host (already
+linked). Both ends send ``link`` (game, seat, key, nonce) and then ``link-auth``,
+a signature over ``link_message(game, peer nonce, own key)``; each end checks the
+signature with the roster key of the seat the peer claims. Nobody can take a
+seat without its private key.
+
+This module is sans-IO: nonces come from the caller, nothing here reads a
+socket or a clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+from p2pcards.protocol.messages import (
+    MAX_NAME,
+    MAX_SEATS,
+    Body,
+    Check,
+    SchemaError,
+    _array,
+    _bin,
+    _rules,
+    _text,
+    _tuple,
+    _uint,
+    show,
+)
+from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError, is_version, pack, unpack_untrusted
+
+MAX_LOBBY_FRAME = 16 * 1024
+SCRYPT_N = 2**14
+
+REFUSALS = {
+    "wrong-code": "wrong invitation code",
+    "table-full": "the table is full",
+    "started": "the game has already started",
+    "version": "protocol version mismatch",
+    "name-taken": "that name is already taken at this table",
+    "bad-signature": "the join signature does not match the key",
+    "bad-key": "that public key cannot be used",
+    "same-key": "that key already has a seat at this table",
+}
+
+
+def normalize_code(code: str) -> str:
+    """Invitation codes compare case- and space-insensitively."""
+    return "-".join(unicodedata.normalize("NFKC", code).strip().lower().replace(" ", "-").split("-")).strip(
+        "-"
+    )
+
+
+def code_key(code: str, game_id: bytes) -> bytes:
+    """The secret both ends derive from the invitation code (slow on purpose)."""
+    return Scrypt(salt=game_id, length=32, n=SCRYPT_N, r=8, p=1).derive(normalize_code(code).encode())
+
+
+def join_proof(key: bytes, game_id: bytes, joiner_key: bytes, nj: bytes, nh: bytes) -> bytes:
+    return hmac.digest(key, b"p2pcards/v1/join\x00" + game_id + joiner_key + nj + nh, "sha256")
+
+
+def host_proof(key: bytes, game_id: bytes, host_key: bytes, nh: bytes, nj: bytes) -> bytes:
+    return hmac.digest(key, b"p2pcards/v1/host\x00" + game_id + host_key + nh + nj, "sha256")
+
+
+def link_message(game_id: bytes, peer_nonce: bytes, own_key: bytes) -> bytes:
+    """What a seat signs to prove it holds ``own_key`` on this link of this game."""
+    return b"p2pcards/v1/link\x00" + game_id + peer_nonce + own_key
+
+
+def proofs_equal(a: bytes, b: bytes) -> bool:
+    return hmac.compare_digest(a, b)
+
+
+def game_fingerprint(game_id: bytes) -> str:
+    return hashlib.sha256(game_id).hexdigest()[:8]
+
+
+# ---------------------------------------------------------------------------
+# Messages
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seat:
+    """A roster entry as the host announces it: who, with which key, reachable where."""
+
+    name: str
+    key: bytes
+    host: str
+    port: int
+
+    def to_wire(self) -> list[Any]:
+        return [self.name, self.key, self.host, self.port]
+
+
+_seat = _tuple(
+    _text(MAX_NAME),
+    _bin(32),
+    _text(255),
+    _uint(65535),
+    build=lambda name, key, host, port: Seat(name=name, key=key, host=host, port=port),
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Body):
+    TYPE: ClassVar[str] = "hello"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "name": _text(MAX_NAME),
+        "key": _bin(32),
+        "nonce": _bin(32),
+        "port": _uint(65535),
+    }
+    name: str
+    key: bytes
+    nonce: bytes
+    port: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Challenge(Body):
+    TYPE: ClassVar[str] = "challenge"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "game": _bin(16),
+        "key": _bin(32),
+        "nonce": _bin(32),
+        "rules": _rules,
+        "players": _uint(MAX_SEATS),
+    }
+    game: bytes
+    key: bytes
+    nonce: bytes
+    rules: tuple[tuple[str, bool | int | str | None], ...]
+    players: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Auth(Body):
+    TYPE: ClassVar[str] = "auth"
+    SCHEMA: ClassVar[dict[str, Check]] = {"proof": _bin(32), "sig": _bin(64)}
+    proof: bytes
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Body):
+    TYPE: ClassVar[str] = "welcome"
+    SCHEMA: ClassVar[dict[str, Check]] = {"seat": _uint(MAX_SEATS - 1), "proof": _bin(32), "sig": _bin(64)}
+    seat: int
+    proof: bytes
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refused(Body):
+    TYPE: ClassVar[str] = "refused"
+    SCHEMA: ClassVar[dict[str, Check]] = {"reason": _text(40), "message": _text(200)}
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyUpdate(Body):
+    TYPE: ClassVar[str] = "lobby"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "names": _array(_text(MAX_NAME), MAX_SEATS),
+        "players": _uint(MAX_SEATS),
+    }
+    names: tuple[str, ...]
+    players: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start(Body):
+    TYPE: ClassVar[str] = "start"
+    SCHEMA: ClassVar[dict[str, Check]] = {"roster": _array(_seat, MAX_SEATS, 2)}
+    roster: tuple[Seat, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link(Body):
+    TYPE: ClassVar[str] = "link"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "game": _bin(16),
+        "seat": _uint(MAX_SEATS - 1),
+        "key": _bin(32),
+        "nonce": _bin(32),
+    }
+    game: bytes
+    seat: int
+    key: bytes
+    nonce: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinkAuth(Body):
+    TYPE: ClassVar[str] = "link-auth"
+    SCHEMA: ClassVar[dict[str, Check]] = {"sig": _bin(64)}
+    sig: bytes
+
+
+LOBBY_TYPES: dict[str, type[Body]] = {
+    cls.TYPE: cls for cls in (Hello, Challenge, Auth, Welcome, Refused, LobbyUpdate, Start, Link, LinkAuth)
+}
+
+
+class VersionMismatch(WireError):
+    """The peer speaks another protocol version (``version`` is what it sent)."""
+
+    def __init__(self, version: object) -> None:
+        self.version = version
+        super().__init__(
+            f"protocol version mismatch: peer speaks {show(version)}, this node {PROTOCOL_VERSION}"
+        )
+
+
+def encode_lobby(body: Body) -> bytes:
+    return pack({"v": PROTOCOL_VERSION, "kind": body.TYPE, "body": body.to_wire()})
+
+
+def decode_lobby_object(obj: Any) -> Body:
+    """Check an already bounded-unpacked lobby frame and build its message."""
+    if type(obj) is not dict:
+        raise WireError("a lobby frame must be a map")
+    if not is_version(obj.get("v")):
+        raise VersionMismatch(obj.get("v"))
+    if set(obj) != {"v", "kind", "body"}:
+        raise WireError("a lobby frame has exactly the keys v, kind, body")
+    kind = obj["kind"]
+    if type(kind) is not str or kind not in LOBBY_TYPES:
+        raise WireError(f"unknown lobby message {show(kind)}")
+    cls = LOBBY_TYPES[kind]
+    body = obj["body"]
+    if type(body) is not dict or set(body) != set(cls.SCHEMA):
+        raise WireError(f"{kind} body must have exactly the fields {sorted(cls.SCHEMA)}")
+    try:
+        return cls(**{name: check(body[name], f"{kind}.{name}") for name, check in cls.SCHEMA.items()})
+    except SchemaError as e:
+        raise WireError(str(e)) from None
+
+
+def decode_lobby(data: bytes) -> Body:
+    return decode_lobby_object(unpack_untrusted(data, MAX_LOBBY_FRAME))

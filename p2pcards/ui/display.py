@@ -1,0 +1,146 @@
+"""Printing the game as it happens: every move for a spectator, or the highlights for a player.
+
+A spectator (``--watch``) sees each move as a line. A player sees the table
+at each of their turns (with the moves since their last turn, see
+:mod:`p2pcards.ui.prompt`); this module prints what happens between those
+turns: the deal, the end of each hand, the scores and the winners.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from p2pcards.cards import Card, hand_sort_key, penalty
+from p2pcards.games.nines import Action, Draw, HandResult, HandState, Match, NinesRules
+from p2pcards.ui.prompt import Console
+from p2pcards.ui.render import (
+    TableContext,
+    describe_end,
+    describe_moves,
+    describe_winners,
+    hand_heading,
+    pad,
+    render_cut,
+    render_scores,
+    short_name,
+)
+
+
+class ConsoleDisplay:
+    """Shows a match on a :class:`Console`; ``watch`` prints every move as it is made."""
+
+    __slots__ = ("_pending", "console", "table", "watch")
+
+    def __init__(self, console: Console, table: TableContext, *, watch: bool) -> None:
+        self.console = console
+        self.table = table
+        self.watch = watch
+        self._pending: list[Action] = []
+
+    @property
+    def _me(self) -> int | None:
+        return self.table.me
+
+    def intro(self, rules: NinesRules, bot: str) -> None:
+        tr, names = self.console.tr, self.table.names
+        bots = tr("bots", name=bot)
+        if self._me is None:
+            self.console.say(tr("welcome_watch", names=tr.join(list(names)), bots=bots))
+        else:
+            others = [n for s, n in enumerate(names) if s != self._me]
+            self.console.say(tr("welcome", you=names[self._me], others=tr.join(others), bots=bots))
+        goal = tr("goal_hands", hands=rules.hands) if rules.hands else tr("goal_target", target=rules.target)
+        self.console.say(goal)
+        variants = [k.replace("_", "-") for k, v in rules.to_dict().items() if v is True]
+        if rules.tie != "share":
+            variants.append(f"tie={rules.tie}")
+        if variants:
+            self.console.say(tr("variants", names=", ".join(variants)))
+        if self._me is not None:
+            self.console.say(tr("hint"))
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
+        c = self.console
+        c.say("")
+        c.say(render_cut(rounds, dealer=dealer, names=self.table.names, me=self._me, tr=c.tr, style=c.style))
+
+    def hand_start(self, hand: HandState) -> None:
+        c, t = self.console, self.table
+        c.say("")
+        c.say(
+            hand_heading(
+                t.names,
+                hand.dealer,
+                t.hand_number,
+                hand.seats,
+                t.playoff,
+                self._me,
+                hand.up_card,
+                c.tr,
+                c.style,
+            )
+        )
+        if self.watch:
+            for s in hand.seats:
+                cards = sorted((x for x in hand.hands[s] if x is not None), key=hand_sort_key)
+                c.say(f"   {pad(short_name(t.names[s]), 10)}  {c.style.cards(cards)}")
+
+    def move(self, action: Action) -> None:
+        """In watch mode print each move; a draw waits for what its player does next."""
+        if not self.watch:
+            return
+        self._pending.append(action)
+        if not isinstance(action, Draw):
+            self._flush()
+
+    def _flush(self) -> None:
+        c, t = self.console, self.table
+        for line in describe_moves(
+            self._pending, names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+        ):
+            c.say(f"   {line}")
+        self._pending = []
+
+    def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None:
+        c, t = self.console, self.table
+        if self.watch:
+            self._flush()
+        else:
+            for line in describe_moves(
+                t.unseen(), names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+            ):
+                c.say(f"   {line}")
+            t.mark_seen()
+        c.say(c.style.bold(describe_end(result.end, result.out, names=t.names, me=self._me, tr=c.tr)))
+        nine = hand.rules.nine_penalty
+        for s in hand.seats:
+            left = sorted((x for x in hand.hands[s] if x is not None), key=hand_sort_key)
+            if left:
+                pen = sum(penalty(x, nine) for x in left)
+                c.say(f"   {pad(short_name(t.names[s]), 10)}  {c.style.cards(left)}  (+{pen})")
+        c.say("")
+        title = c.tr("final_scores") if match.over else c.tr("scores_after", n=result.number)
+        c.say(self.scores(match, title))
+        if match.playoff_seats is not None and not match.over:
+            c.say(c.tr("playoff_needed", names=c.tr.join([t.names[s] for s in match.playoff_seats])))
+        if match.over:
+            return
+        if not self.watch:
+            c.ask(c.tr("prompt_continue"))
+
+    def scores(self, match: Match, title: str | None = None) -> str:
+        c = self.console
+        return render_scores(
+            match.results,
+            names=self.table.names,
+            totals=match.totals,
+            tr=c.tr,
+            style=c.style,
+            title=title or (c.tr("scores_after", n=len(match.results)) if match.results else c.tr("scores")),
+        )
+
+    def match_end(self, match: Match) -> None:
+        c = self.console
+        if match.winners:
+            text = describe_winners(match.winners, match.totals, names=self.table.names, me=self._me, tr=c.tr)
+            c.say(c.style.bold(text))

@@ -1,0 +1,561 @@
+"""Every user-visible string of the terminal game, in English, French and Italian.
+
+The original rule documents are French and Italian, so players from there are
+served in their language. Card notation (``9S``, ``10H``) is the same in every
+language; suit *names* are accepted in all three at any suit prompt, whatever
+the interface language, so a player never has to guess which words work.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Mapping
+
+from p2pcards.cards import SUIT_SYMBOLS, SUITS
+from p2pcards.errors import CardParseError
+
+LANGS = ("en", "fr", "it")
+DEFAULT_LANG = "en"
+
+
+def detect_lang(env: Mapping[str, str] | None = None) -> str:
+    """The interface language from LC_ALL, LC_MESSAGES or LANG (POSIX order); English otherwise."""
+    env = os.environ if env is None else env
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        if value:
+            code = value.split("_")[0].split(".")[0].split("@")[0].lower()
+            return code if code in LANGS else DEFAULT_LANG
+    return DEFAULT_LANG
+
+
+# ---------------------------------------------------------------------------
+# Suit names in every language (for display and for input)
+
+SUIT_WORDS: dict[str, dict[str, str]] = {
+    "en": {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"},
+    "fr": {"S": "pique", "H": "cœur", "D": "carreau", "C": "trèfle"},
+    "it": {"S": "picche", "H": "cuori", "D": "quadri", "C": "fiori"},
+}
+
+# Extra spellings accepted on input: singulars, plurals, words without accents.
+_SUIT_ALIASES: dict[str, str] = {
+    "spade": "S",
+    "heart": "H",
+    "diamond": "D",
+    "club": "C",
+    "piques": "S",
+    "coeur": "H",
+    "coeurs": "H",
+    "cœurs": "H",
+    "carreaux": "D",
+    "trefle": "C",
+    "trefles": "C",
+    "trèfles": "C",
+    "picca": "S",
+    "cuore": "H",
+    "quadro": "D",
+    "fiore": "C",
+}
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents, so ``Trèfle`` and ``trefle`` compare equal."""
+    t = text.strip().lower().replace("œ", "oe")
+    return "".join(ch for ch in unicodedata.normalize("NFKD", t) if not unicodedata.combining(ch))
+
+
+_SUIT_LOOKUP: dict[str, str] = {}
+for _names in SUIT_WORDS.values():
+    for _letter, _name in _names.items():
+        _SUIT_LOOKUP[_fold(_name)] = _letter
+for _alias, _letter in _SUIT_ALIASES.items():
+    _SUIT_LOOKUP[_fold(_alias)] = _letter
+
+
+def parse_suit_word(text: str) -> str:
+    """A suit from a letter (``S H D C``), a symbol or a name in any of the three languages.
+
+    Names may be abbreviated to any unambiguous prefix of two letters or more
+    (``pi`` is spades in French and Italian alike; ``c`` alone is clubs).
+    """
+    t = text.strip()
+    if t in SUIT_SYMBOLS.values() or t in ("♤", "♡", "♢", "♧"):
+        return {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"}[t]
+    if len(t) == 1 and t.upper() in SUITS:
+        return t.upper()
+    f = _fold(t)
+    if f in _SUIT_LOOKUP:
+        return _SUIT_LOOKUP[f]
+    if len(f) >= 2:
+        found = {letter for name, letter in _SUIT_LOOKUP.items() if name.startswith(f)}
+        if len(found) == 1:
+            return found.pop()
+    raise CardParseError(f"not a suit: {text!r}")
+
+
+# ---------------------------------------------------------------------------
+# Command words: accepted in every language at every prompt
+
+COMMAND_WORDS: dict[str, str] = {}
+for _cmd, _words in {
+    "help": ("help", "?", "aide", "aiuto"),
+    "score": ("score", "scores", "points", "punti", "punteggio"),
+    "quit": ("quit", "q", "exit", "quitter", "esci"),
+    "draw": ("draw", "d", "piocher", "pioche", "pesca", "pescare"),
+    "keep": ("keep", "k", "garder", "garde", "tieni", "tenere"),
+    "pass": ("pass", "passer", "passe", "passo", "passa"),
+    "yes": ("y", "yes", "o", "oui", "s", "si", "sì"),
+    "no": ("n", "no", "non"),
+}.items():
+    for _w in _words:
+        COMMAND_WORDS[_w] = _cmd
+
+
+# ---------------------------------------------------------------------------
+# The strings
+
+_EN: dict[str, str] = {
+    "you": "you",
+    "You": "You",
+    "welcome": "Nines: {you} against {others} ({bots}).",
+    "bots": "{name} bots",
+    "welcome_watch": "Nines: {names} ({bots}).",
+    "goal_target": "Lowest total wins; the match ends when a total reaches {target}.",
+    "goal_hands": "Lowest total wins after {hands} hands.",
+    "variants": "Variants: {names}.",
+    "hint": "Type help at any prompt for help, score for the scores, quit to leave.",
+    "cut_title": "Cut for the first deal (lowest card deals, Ace low):",
+    "cut_tie": "Tie for lowest between {names}: they cut again.",
+    "cut_dealer": "{name} deals first.",
+    "cut_dealer_you": "You deal first.",
+    "hand_title": "Hand {n}",
+    "playoff_title": "Playoff hand: {names}",
+    "deals": "{name} deals",
+    "deals_you": "you deal",
+    "up_card": "Up card {card}",
+    "stock": "Stock",
+    "top": "Top",
+    "suit": "Suit",
+    "cards_one": "1 card",
+    "cards_many": "{n} cards",
+    "total": "total {n}",
+    "dealer_mark": "dealer",
+    "sits_out": "sits out",
+    "to_play": "to play",
+    "your_hand": "Your hand",
+    "your_turn": "Legal moves:",
+    "turn_title": "your turn",
+    "your_turn_stack": "{who} played two 9s: play a 9 to cancel the skip, or accept it:",
+    "opt_draw": "draw a card (you have nothing to play)",
+    "opt_pass": "pass (nothing to play, nothing to draw)",
+    "opt_keep": "keep it",
+    "opt_play": "play {card}",
+    "opt_nine": "{card} (wild)",
+    "opt_double": "{c1}+{c2} (two 9s)",
+    "opt_accept_skip": "accept the skip",
+    "prompt": "Your move",
+    "prompt_suit": "Which suit? {choices} (or S H D C, hearts...)",
+    "prompt_draw": "You have no card to play: press Enter to draw.",
+    "prompt_pass": "Nothing to play and nothing to draw: press Enter to pass.",
+    "prompt_drawn": "You drew {card}, which can be played. Play it? (y/n)",
+    "prompt_declare": "The up card is a 9 and you deal: name the active suit.",
+    "prompt_continue": "Press Enter for the next hand.",
+    "drew_keep": "You drew {card}; it does not match, so you keep it.",
+    "drew_again": "You drew {card}; it does not match, so you draw again.",
+    "drew_must_play": "You drew {card} and must play it.",
+    "drew_forced": "An Ace makes you draw: you get {card}.",
+    "pass_forced": "Nothing left to draw: you pass.",
+    "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
+    "err_not_card_enter": "{text} is not a card - press Enter, or type 1",
+    "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
+    "err_number": "There is no move {text} - type a number 1-{n}",
+    "err_number_one": "There is no move {text} - type 1",
+    "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",
+    "err_yes_no": "Please answer y or n (or type help).",
+    "err_not_now": "{what} is not possible now - type a number 1-{n}",
+    "err_rule": "Not allowed: {why} [rule: {rule}]",
+    "err_no_suit_needed": "Only a 9 names a suit: just type {card}",
+    "rule_card-held": "you do not hold {card}",
+    "rule_match-suit-or-rank": "{card} matches neither the active suit {suit} nor the rank of {top}",
+    "rule_must-play": "you hold a card you can play ({card}), so you may not draw",
+    "rule_must-play-pass": "you hold a card you can play ({card}), so you may not pass",
+    "rule_play-drawn": "after drawing you may play only the card you drew ({card})",
+    "rule_no-nine-out": "a 9 may not be your last card",
+    "rule_draw-once": "you never draw a second card",
+    "rule_pass": "you may pass only when there is nothing left to draw",
+    "rule_keep": "you can keep a card only right after drawing it",
+    "rule_stacking-nines": "only a 9 cancels the skip",
+    "log_play": "{who} played {card}",
+    "log_play_you": "You played {card}",
+    "log_play9": "{who} played {card} and declared {suit}",
+    "log_play9_you": "You played {card} and declared {suit}",
+    "log_double": "{who} played {c1} and {c2} and declared {suit}",
+    "log_double_you": "You played {c1} and {c2} and declared {suit}",
+    "log_draw": "{who} drew a card",
+    "log_draw_you": "You drew {card}",
+    "log_draws": "{who} drew {n} cards",
+    "log_draw_keep": "{who} drew a card and kept it",
+    "log_draw_keep_you": "You drew {card} and kept it",
+    "log_draw_play": "{who} drew and played {card}",
+    "log_draw_play_you": "You drew and played {card}",
+    "log_forced": "{who} had to draw {n} (Ace)",
+    "log_forced_you": "You had to draw {cards} (Ace)",
+    "log_pass": "{who} passed (nothing to draw)",
+    "log_pass_you": "You passed (nothing to draw)",
+    "log_declare": "{who} declared {suit} (the up card is a 9)",
+    "log_declare_you": "You declared {suit} (the up card is a 9)",
+    "log_recycle": "The discards were shuffled into a new stock",
+    "log_skip": "{who} accepted the skip",
+    "log_skip_you": "You accepted the skip",
+    "act_skip": " - next player skipped",
+    "act_reverse": " - direction reversed",
+    "act_ace": " - next player draws 2",
+    "out": "{who} went out!",
+    "out_you": "You went out!",
+    "stall": "A full round without a card played: the hand ends.",
+    "stall_short": "stalled: nobody went out",
+    "scores_after": "Scores after hand {n}",
+    "final_scores": "Final scores",
+    "scores": "Scores",
+    "col_hand": "Hand",
+    "row_total": "Total",
+    "note_out": "* went out",
+    "note_playoff": "p: playoff hand (not added to the totals)",
+    "playoff_mark": "p",
+    "winner": "{names} wins with {total} points.",
+    "winner_you": "You win with {total} points!",
+    "winners": "{names} share the win with {total} points.",
+    "playoff_needed": "Tie for the lowest total between {names}: a playoff hand decides.",
+    "quit": "Game abandoned.",
+    "record_written": "Record written to {path}.",
+    "record_failed": "Could not write the record to {path}: {error}",
+    "record_partial": "Record of {n} finished hands written to {path} (the hand in progress is left out).",
+    "seed": "Seed {seed}: replay this deal with --seed {seed}.",
+    "and": "and",
+    "help": (
+        "How to play Nines\n"
+        "  Play a card of the active suit or of the top card's rank; a 9 is wild and\n"
+        "  names the next suit. With no card to play you draw one card and may play\n"
+        "  it if it fits. First out scores 0; the others pay their cards\n"
+        "  (A=1, 2-10 face value, J Q K=10, 9=15). Lowest total wins.\n"
+        "What to type\n"
+        "  a number from the list      1\n"
+        "  a card                      7h  10S  TH  9♠   (for a 9 add a suit: 9s h)\n"
+        "  a suit, when asked          h  ♥  hearts  cœur  cuori\n"
+        "  draw (d), keep (k), pass    when the list offers them\n"
+        "  score                       the score table\n"
+        "  help                        this text\n"
+        "  quit                        leave the game"
+    ),
+}
+
+_FR: dict[str, str] = {
+    "you": "vous",
+    "You": "Vous",
+    "welcome": "Nines : {you} contre {others} ({bots}).",
+    "bots": "bots {name}",
+    "welcome_watch": "Nines : {names} ({bots}).",
+    "goal_target": "Le plus petit total gagne ; la partie s'arrête quand un total atteint {target}.",
+    "goal_hands": "Le plus petit total gagne après {hands} manches.",
+    "variants": "Variantes : {names}.",
+    "hint": "Tapez aide pour l'aide, score pour les scores, quitter pour partir.",
+    "cut_title": "Tirage pour la première donne (la plus basse donne, l'as est bas) :",
+    "cut_tie": "Égalité pour la plus basse entre {names} : nouveau tirage.",
+    "cut_dealer": "{name} donne en premier.",
+    "cut_dealer_you": "Vous donnez en premier.",
+    "hand_title": "Manche {n}",
+    "playoff_title": "Manche de barrage : {names}",
+    "deals": "{name} donne",
+    "deals_you": "vous donnez",
+    "up_card": "Carte retournée {card}",
+    "stock": "Pioche",
+    "top": "Dessus",
+    "suit": "Couleur",
+    "cards_one": "1 carte",
+    "cards_many": "{n} cartes",
+    "total": "total {n}",
+    "dealer_mark": "donneur",
+    "sits_out": "ne joue pas",
+    "to_play": "à jouer",
+    "your_hand": "Votre main",
+    "your_turn": "Coups permis :",
+    "turn_title": "à vous",
+    "your_turn_stack": "{who} a joué deux 9 : jouez un 9 pour annuler le saut, ou acceptez-le :",
+    "opt_draw": "piocher une carte (vous n'avez rien à jouer)",
+    "opt_pass": "passer (rien à jouer, rien à piocher)",
+    "opt_keep": "la garder",
+    "opt_play": "jouer {card}",
+    "opt_nine": "{card} (joker)",
+    "opt_double": "{c1}+{c2} (deux 9)",
+    "opt_accept_skip": "accepter de passer son tour",
+    "prompt": "Votre coup",
+    "prompt_suit": "Quelle couleur ? {choices} (ou S H D C, pique, cœur...)",
+    "prompt_draw": "Vous n'avez rien à jouer : appuyez sur Entrée pour piocher.",
+    "prompt_pass": "Rien à jouer et rien à piocher : appuyez sur Entrée pour passer.",
+    "prompt_drawn": "Vous avez pioché {card}, qui peut être jouée. La jouer ? (o/n)",
+    "prompt_declare": "La carte retournée est un 9 et vous donnez : choisissez la couleur.",
+    "prompt_continue": "Appuyez sur Entrée pour la manche suivante.",
+    "drew_keep": "Vous avez pioché {card} ; elle ne convient pas, vous la gardez.",
+    "drew_again": "Vous avez pioché {card} ; elle ne convient pas, vous piochez encore.",
+    "drew_must_play": "Vous avez pioché {card} et devez la jouer.",
+    "drew_forced": "Un as vous fait piocher : vous recevez {card}.",
+    "pass_forced": "Plus rien à piocher : vous passez.",
+    "err_not_card": "{text} n'est pas une carte - tapez un numéro de 1 à {n} ou une carte comme {example}",
+    "err_not_card_enter": "{text} n'est pas une carte - appuyez sur Entrée, ou tapez 1",
+    "err_not_card_one": "{text} n'est pas une carte - tapez 1 ou une carte comme {example}",
+    "err_number": "Il n'y a pas de coup {text} - tapez un numéro de 1 à {n}",
+    "err_number_one": "Il n'y a pas de coup {text} - tapez 1",
+    "err_not_suit": "{text} n'est pas une couleur - tapez 1-4, S, H, D ou C, ou un nom comme cœur",
+    "err_yes_no": "Répondez o ou n (ou tapez aide).",
+    "err_not_now": "{what} n'est pas possible maintenant - tapez un numéro de 1 à {n}",
+    "err_rule": "Interdit : {why} [règle : {rule}]",
+    "err_no_suit_needed": "Seul un 9 choisit une couleur : tapez simplement {card}",
+    "rule_card-held": "vous n'avez pas {card}",
+    "rule_match-suit-or-rank": "{card} ne suit ni la couleur annoncée {suit} ni la valeur de {top}",
+    "rule_must-play": "vous avez une carte jouable ({card}), vous ne pouvez pas piocher",
+    "rule_must-play-pass": "vous avez une carte jouable ({card}), vous ne pouvez pas passer",
+    "rule_play-drawn": "après avoir pioché, seule la carte piochée ({card}) peut être jouée",
+    "rule_no-nine-out": "un 9 ne peut pas être votre dernière carte",
+    "rule_draw-once": "on ne pioche jamais une deuxième carte",
+    "rule_pass": "on ne passe que s'il n'y a plus rien à piocher",
+    "rule_keep": "on ne garde une carte que juste après l'avoir piochée",
+    "rule_stacking-nines": "seul un 9 annule le saut",
+    "log_play": "{who} a joué {card}",
+    "log_play_you": "Vous avez joué {card}",
+    "log_play9": "{who} a joué {card} et annoncé {suit}",
+    "log_play9_you": "Vous avez joué {card} et annoncé {suit}",
+    "log_double": "{who} a joué {c1} et {c2} et annoncé {suit}",
+    "log_double_you": "Vous avez joué {c1} et {c2} et annoncé {suit}",
+    "log_draw": "{who} a pioché une carte",
+    "log_draw_you": "Vous avez pioché {card}",
+    "log_draws": "{who} a pioché {n} cartes",
+    "log_draw_keep": "{who} a pioché une carte et l'a gardée",
+    "log_draw_keep_you": "Vous avez pioché {card} et l'avez gardée",
+    "log_draw_play": "{who} a pioché et joué {card}",
+    "log_draw_play_you": "Vous avez pioché et joué {card}",
+    "log_forced": "{who} a dû piocher {n} cartes (as)",
+    "log_forced_you": "Vous avez dû piocher {cards} (as)",
+    "log_pass": "{who} a passé (rien à piocher)",
+    "log_pass_you": "Vous avez passé (rien à piocher)",
+    "log_declare": "{who} a annoncé {suit} (la carte retournée est un 9)",
+    "log_declare_you": "Vous avez annoncé {suit} (la carte retournée est un 9)",
+    "log_recycle": "La défausse a été mélangée pour refaire la pioche",
+    "log_skip": "{who} a accepté de passer son tour",
+    "log_skip_you": "Vous avez accepté de passer votre tour",
+    "act_skip": " - le joueur suivant passe son tour",
+    "act_reverse": " - changement de sens",
+    "act_ace": " - le joueur suivant pioche 2",
+    "out": "{who} a posé sa dernière carte !",
+    "out_you": "Vous avez posé votre dernière carte !",
+    "stall": "Un tour complet sans carte jouée : la manche s'arrête.",
+    "stall_short": "bloquée : personne n'a fini",
+    "scores_after": "Scores après la manche {n}",
+    "final_scores": "Scores finaux",
+    "scores": "Scores",
+    "col_hand": "Manche",
+    "row_total": "Total",
+    "note_out": "* a fini",
+    "note_playoff": "b : manche de barrage (non ajoutée aux totaux)",
+    "playoff_mark": "b",
+    "winner": "{names} gagne avec {total} points.",
+    "winner_you": "Vous gagnez avec {total} points !",
+    "winners": "{names} se partagent la victoire avec {total} points.",
+    "playoff_needed": "Égalité pour le plus petit total entre {names} : une manche de barrage décide.",
+    "quit": "Partie abandonnée.",
+    "record_written": "Compte rendu écrit dans {path}.",
+    "record_failed": "Impossible d'écrire le compte rendu dans {path} : {error}",
+    "record_partial": "Compte rendu des {n} manches finies écrit dans {path} (sans la manche en cours).",
+    "seed": "Graine {seed} : rejouez cette partie avec --seed {seed}.",
+    "and": "et",
+    "help": (
+        "Comment jouer à Nines\n"
+        "  Jouez une carte de la couleur annoncée ou de la valeur de la carte du\n"
+        "  dessus ; un 9 est un joker et choisit la couleur suivante. Sans carte\n"
+        "  jouable, piochez une carte et jouez-la si elle convient. Le premier à\n"
+        "  finir marque 0 ; les autres paient leurs cartes (A=1, 2-10 leur valeur,\n"
+        "  J Q K = valet, dame, roi = 10, 9=15). Le plus petit total gagne.\n"
+        "Que taper\n"
+        "  un numéro de la liste       1\n"
+        "  une carte                   7h  10S  TH  9♠   (un 9 et sa couleur : 9s h)\n"
+        "  une couleur, si demandée    h  ♥  cœur  coeur  trèfle\n"
+        "  pioche (d), garder (k), passer   quand la liste les propose\n"
+        "  score                       le tableau des scores\n"
+        "  aide                        ce texte\n"
+        "  quitter                     quitter la partie\n"
+        "  Cartes : A 2-10 J Q K puis S (pique) H (cœur) D (carreau) C (trèfle)."
+    ),
+}
+
+_IT: dict[str, str] = {
+    "you": "tu",
+    "You": "Tu",
+    "welcome": "Nines: {you} contro {others} ({bots}).",
+    "bots": "bot {name}",
+    "welcome_watch": "Nines: {names} ({bots}).",
+    "goal_target": "Vince il totale più basso; la partita finisce quando un totale arriva a {target}.",
+    "goal_hands": "Vince il totale più basso dopo {hands} mani.",
+    "variants": "Varianti: {names}.",
+    "hint": "Scrivi aiuto per l'aiuto, punti per i punteggi, esci per uscire.",
+    "cut_title": "Taglio per il primo mazziere (la carta più bassa fa le carte, l'asso è basso):",
+    "cut_tie": "Parità per la più bassa tra {names}: tagliano di nuovo.",
+    "cut_dealer": "{name} fa le carte per primo.",
+    "cut_dealer_you": "Fai le carte per primo.",
+    "hand_title": "Mano {n}",
+    "playoff_title": "Mano di spareggio: {names}",
+    "deals": "{name} fa le carte",
+    "deals_you": "fai le carte tu",
+    "up_card": "Carta scoperta {card}",
+    "stock": "Tallone",
+    "top": "In cima",
+    "suit": "Seme",
+    "cards_one": "1 carta",
+    "cards_many": "{n} carte",
+    "total": "totale {n}",
+    "dealer_mark": "mazziere",
+    "sits_out": "non gioca",
+    "to_play": "di turno",
+    "your_hand": "La tua mano",
+    "your_turn": "Mosse consentite:",
+    "turn_title": "tocca a te",
+    "your_turn_stack": "{who} ha giocato due 9: gioca un 9 per annullare il salto, oppure accettalo:",
+    "opt_draw": "pesca una carta (non hai niente da giocare)",
+    "opt_pass": "passa (niente da giocare, niente da pescare)",
+    "opt_keep": "tenerla",
+    "opt_play": "gioca {card}",
+    "opt_nine": "{card} (jolly)",
+    "opt_double": "{c1}+{c2} (due 9)",
+    "opt_accept_skip": "accetta di saltare il turno",
+    "prompt": "La tua mossa",
+    "prompt_suit": "Quale seme? {choices} (o S H D C, cuori...)",
+    "prompt_draw": "Non hai carte da giocare: premi Invio per pescare.",
+    "prompt_pass": "Niente da giocare e niente da pescare: premi Invio per passare.",
+    "prompt_drawn": "Hai pescato {card}, che si può giocare. La giochi? (s/n)",
+    "prompt_declare": "La carta scoperta è un 9 e fai le carte tu: scegli il seme.",
+    "prompt_continue": "Premi Invio per la mano successiva.",
+    "drew_keep": "Hai pescato {card}; non va bene, la tieni.",
+    "drew_again": "Hai pescato {card}; non va bene, peschi ancora.",
+    "drew_must_play": "Hai pescato {card} e devi giocarla.",
+    "drew_forced": "Un asso ti fa pescare: ricevi {card}.",
+    "pass_forced": "Non c'è più niente da pescare: passi.",
+    "err_not_card": "{text} non è una carta - scrivi un numero da 1 a {n} o una carta come {example}",
+    "err_not_card_enter": "{text} non è una carta - premi Invio, o scrivi 1",
+    "err_not_card_one": "{text} non è una carta - scrivi 1 o una carta come {example}",
+    "err_number": "Non c'è la mossa {text} - scrivi un numero da 1 a {n}",
+    "err_number_one": "Non c'è la mossa {text} - scrivi 1",
+    "err_not_suit": "{text} non è un seme - scrivi 1-4, S, H, D o C, o un nome come cuori",
+    "err_yes_no": "Rispondi s o n (o scrivi aiuto).",
+    "err_not_now": "{what} non è possibile adesso - scrivi un numero da 1 a {n}",
+    "err_rule": "Non consentito: {why} [regola: {rule}]",
+    "err_no_suit_needed": "Solo un 9 sceglie il seme: scrivi solo {card}",
+    "rule_card-held": "non hai {card}",
+    "rule_match-suit-or-rank": "{card} non corrisponde né al seme richiesto {suit} né al valore di {top}",
+    "rule_must-play": "hai una carta giocabile ({card}), quindi non puoi pescare",
+    "rule_must-play-pass": "hai una carta giocabile ({card}), quindi non puoi passare",
+    "rule_play-drawn": "dopo aver pescato puoi giocare solo la carta pescata ({card})",
+    "rule_no-nine-out": "un 9 non può essere la tua ultima carta",
+    "rule_draw-once": "non si pesca mai una seconda carta",
+    "rule_pass": "si passa solo quando non c'è più niente da pescare",
+    "rule_keep": "si tiene una carta solo subito dopo averla pescata",
+    "rule_stacking-nines": "solo un 9 annulla il salto",
+    "log_play": "{who} ha giocato {card}",
+    "log_play_you": "Hai giocato {card}",
+    "log_play9": "{who} ha giocato {card} e ha dichiarato {suit}",
+    "log_play9_you": "Hai giocato {card} e hai dichiarato {suit}",
+    "log_double": "{who} ha giocato {c1} e {c2} e ha dichiarato {suit}",
+    "log_double_you": "Hai giocato {c1} e {c2} e hai dichiarato {suit}",
+    "log_draw": "{who} ha pescato una carta",
+    "log_draw_you": "Hai pescato {card}",
+    "log_draws": "{who} ha pescato {n} carte",
+    "log_draw_keep": "{who} ha pescato una carta e l'ha tenuta",
+    "log_draw_keep_you": "Hai pescato {card} e l'hai tenuta",
+    "log_draw_play": "{who} ha pescato e giocato {card}",
+    "log_draw_play_you": "Hai pescato e giocato {card}",
+    "log_forced": "{who} ha dovuto pescare {n} carte (asso)",
+    "log_forced_you": "Hai dovuto pescare {cards} (asso)",
+    "log_pass": "{who} ha passato (niente da pescare)",
+    "log_pass_you": "Hai passato (niente da pescare)",
+    "log_declare": "{who} ha dichiarato {suit} (la carta scoperta è un 9)",
+    "log_declare_you": "Hai dichiarato {suit} (la carta scoperta è un 9)",
+    "log_recycle": "Gli scarti sono stati mescolati in un nuovo tallone",
+    "log_skip": "{who} ha accettato di saltare il turno",
+    "log_skip_you": "Hai accettato di saltare il turno",
+    "act_skip": " - il giocatore successivo salta il turno",
+    "act_reverse": " - cambio di direzione",
+    "act_ace": " - il giocatore successivo pesca 2",
+    "out": "{who} ha chiuso!",
+    "out_you": "Hai chiuso!",
+    "stall": "Un giro intero senza carte giocate: la mano finisce.",
+    "stall_short": "bloccata: nessuno ha chiuso",
+    "scores_after": "Punteggi dopo la mano {n}",
+    "final_scores": "Punteggi finali",
+    "scores": "Punteggi",
+    "col_hand": "Mano",
+    "row_total": "Totale",
+    "note_out": "* ha chiuso",
+    "note_playoff": "s: mano di spareggio (non sommata ai totali)",
+    "playoff_mark": "s",
+    "winner": "{names} vince con {total} punti.",
+    "winner_you": "Hai vinto con {total} punti!",
+    "winners": "{names} si dividono la vittoria con {total} punti.",
+    "playoff_needed": "Parità per il totale più basso tra {names}: decide una mano di spareggio.",
+    "quit": "Partita abbandonata.",
+    "record_written": "Resoconto scritto in {path}.",
+    "record_failed": "Impossibile scrivere il resoconto in {path}: {error}",
+    "record_partial": "Resoconto delle {n} mani finite scritto in {path} (senza la mano in corso).",
+    "seed": "Seme casuale {seed}: rigioca questa partita con --seed {seed}.",
+    "and": "e",
+    "help": (
+        "Come si gioca a Nines\n"
+        "  Gioca una carta del seme richiesto o dello stesso valore della carta in cima;\n"
+        "  un 9 è un jolly e sceglie il seme successivo. Se non puoi giocare, peschi una\n"
+        "  carta e puoi giocarla se va bene. Chi chiude per primo segna 0; gli altri\n"
+        "  pagano le carte rimaste (A=1, 2-10 il loro valore, J Q K=10, 9=15).\n"
+        "  Vince il totale più basso.\n"
+        "Cosa scrivere\n"
+        "  un numero della lista       1\n"
+        "  una carta                   7h  10S  TH  9♠   (un 9 e il suo seme: 9s h)\n"
+        "  un seme, quando richiesto   h  ♥  cuori  picche  fiori\n"
+        "  pesca (d), tieni (k), passa quando la lista li propone\n"
+        "  punti                       la tabella dei punteggi\n"
+        "  aiuto                       questo testo\n"
+        "  esci                        lascia la partita\n"
+        "  Carte: A 2-10 J Q K poi il seme S (picche) H (cuori) D (quadri) C (fiori)."
+    ),
+}
+
+STRINGS: dict[str, dict[str, str]] = {"en": _EN, "fr": _FR, "it": _IT}
+
+
+class Translator:
+    """Looks up a string in one language, falling back to English for a missing key."""
+
+    __slots__ = ("lang",)
+
+    def __init__(self, lang: str = DEFAULT_LANG) -> None:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+        self.lang = lang
+
+    def __call__(self, key: str, **values: object) -> str:
+        text = STRINGS[self.lang].get(key)
+        if text is None:
+            text = _EN[key]
+        return text.format(**values) if values else text
+
+    def has(self, key: str) -> bool:
+        return key in STRINGS[self.lang] or key in _EN
+
+    def cards(self, n: int) -> str:
+        """``1 card`` / ``5 cards``."""
+        return self("cards_one") if n == 1 else self("cards_many", n=n)
+
+    def suit_name(self, suit: str) -> str:
+        return SUIT_WORDS[self.lang][suit]
+
+    def join(self, names: list[str]) -> str:
+        """``a``, ``a and b``, ``a, b and c``."""
+        if len(names) <= 1:
+            return "".join(names)
+        return ", ".join(names[:-1]) + f" {self('and')} " + names[-1]

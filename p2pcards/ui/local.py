@@ -1,0 +1,246 @@
+"""The local game: one human (or nobody, when watching) against bots, in this process.
+
+Three things are kept apart so that a networked game can swap one and keep
+the rest: the *shuffler* (here ``random.Random``; later the mental-poker
+protocol), the *sources of moves* (one object per seat with a single
+``choose(view, legal, rng)`` method: a bot strategy or the human's prompt),
+and the *display* (rendering and prompts, :mod:`p2pcards.ui.display`).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from p2pcards.bots import make_bot
+from p2pcards.cards import Card, deck
+from p2pcards.errors import IllegalAction, UsageError
+from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules, Phase, Recycle, cut_lowest
+from p2pcards.games.view import SeatView
+from p2pcards.record import build_record, dumps_record
+from p2pcards.ui.display import ConsoleDisplay
+from p2pcards.ui.i18n import Translator
+from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
+from p2pcards.ui.render import Style, TableContext
+
+BOT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
+
+
+class MoveSource(Protocol):
+    """Where one seat's moves come from: a bot strategy or a human at a prompt."""
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
+
+
+class Shuffler(Protocol):
+    """Who shuffles: every card order of the game comes from here, nowhere else."""
+
+    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
+        """One card face up for each of ``seats``, from a freshly shuffled deck."""
+        ...
+
+    def deal(self) -> list[Card]:
+        """A shuffled deck for the next hand, top card first."""
+        ...
+
+    def recycle(self, discards: Sequence[Card]) -> tuple[Card, ...]:
+        """The discards under the top card, shuffled into a new stock (top first)."""
+        ...
+
+
+class LocalShuffler:
+    """Shuffles with one seeded ``random.Random``: the same seed, the same cards."""
+
+    __slots__ = ("copies", "rng")
+
+    def __init__(self, rules: NinesRules, rng: random.Random) -> None:
+        self.copies = 2 if rules.double_nines else 1
+        self.rng = rng
+
+    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
+        cards = list(deck(self.copies))
+        self.rng.shuffle(cards)
+        return list(zip(seats, cards, strict=False))
+
+    def deal(self) -> list[Card]:
+        cards = list(deck(self.copies))
+        self.rng.shuffle(cards)
+        return cards
+
+    def recycle(self, discards: Sequence[Card]) -> tuple[Card, ...]:
+        cards = list(discards)
+        self.rng.shuffle(cards)
+        return tuple(cards)
+
+
+def cut_for_deal(shuffler: Shuffler, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
+    """Cut until one seat holds the lowest card; the tied seats cut again among themselves."""
+    seats = list(range(players))
+    rounds: list[list[tuple[int, Card]]] = []
+    while True:
+        shown = shuffler.cut(seats)
+        rounds.append(shown)
+        low = cut_lowest(dict(shown))
+        if len(low) == 1:
+            return rounds, low[0]
+        seats = low
+
+
+def probe(hand: HandState, action: Action) -> IllegalAction | None:
+    """The engine's verdict on ``action`` without playing it (tried on a copy)."""
+    trial = copy.deepcopy(hand)
+    try:
+        trial.apply(action)
+    except IllegalAction as e:
+        return e
+    return None
+
+
+class Observer(Protocol):
+    """What the game loop tells the interface (implemented by ConsoleDisplay)."""
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None: ...
+    def hand_start(self, hand: HandState) -> None: ...
+    def move(self, action: Action) -> None: ...
+    def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None: ...
+    def match_end(self, match: Match) -> None: ...
+
+
+@dataclass(slots=True, kw_only=True)
+class LocalGame:
+    """Runs a match to its end; ``match`` and ``cut_rounds`` stay readable after a quit."""
+
+    rules: NinesRules
+    sources: Sequence[MoveSource]
+    shuffler: Shuffler
+    rng: random.Random
+    """Randomness handed to the bots (separate from the shuffles)."""
+    table: TableContext
+    observer: Observer
+    match: Match | None = None
+    cut_rounds: list[list[tuple[int, Card]]] = field(default_factory=list)
+    hand: HandState | None = None
+
+    def run(self) -> Match:
+        rounds, dealer = cut_for_deal(self.shuffler, len(self.sources))
+        self.cut_rounds = rounds
+        self.observer.cut(rounds, dealer)
+        self.match = Match(rules=self.rules, players=len(self.sources), dealer=dealer)
+        while not self.match.over:
+            self.play_hand(self.match)
+        self.observer.match_end(self.match)
+        return self.match
+
+    def play_hand(self, match: Match) -> None:
+        hand = match.start_hand(self.shuffler.deal())
+        self.hand = hand
+        self.table.new_hand(
+            dealer=hand.dealer, hand_number=match.hand_number, playoff=match.playoff_seats is not None
+        )
+        self.observer.hand_start(hand)
+        while hand.phase is not Phase.OVER:
+            if hand.needs_recycle():
+                action: Action = Recycle(stock=self.shuffler.recycle(hand.discards[:-1]))
+                hand.apply(action)
+            else:
+                seat = hand.to_act
+                assert seat is not None
+                legal = hand.legal_actions()
+                view = SeatView(hand, seat, tuple(match.totals))
+                action = self.sources[seat].choose(view, legal, self.rng)
+                before = len(hand.events)
+                hand.apply(action)
+                if len(hand.events) > before:
+                    action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
+            self.table.record(action)
+            self.observer.move(action)
+        result = match.close_hand()
+        self.hand = None
+        self.observer.hand_end(hand, result, match)
+
+
+# ---------------------------------------------------------------------------
+# The whole `p2pcards play` session
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayOptions:
+    players: int = 4
+    bot: str = "heuristic"
+    seed: int | None = None
+    rules: NinesRules = field(default_factory=NinesRules)
+    record: Path | None = None
+    watch: bool = False
+    name: str | None = None
+    lang: str = "en"
+
+
+def seat_names(players: int, human: str | None) -> list[str]:
+    """The human (if any) in seat 0, bots named in order, skipping the human's name."""
+    pool = [n for n in BOT_NAMES if human is None or n.lower() != human.lower()]
+    if human is None:
+        return pool[:players]
+    return [human, *pool[: players - 1]]
+
+
+def play_local(
+    opts: PlayOptions,
+    *,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+    echo: bool = False,
+    style: Style | None = None,
+) -> int:
+    """Play one match in the terminal; returns the exit status (0 also after a quit)."""
+    if not 2 <= opts.players <= 6:
+        raise UsageError(f"Nines is for 2 to 6 players, not {opts.players}")
+    tr = Translator(opts.lang)
+    style = Style.detect() if style is None else style
+    seed = opts.seed if opts.seed is not None else secrets.randbelow(1_000_000)
+    human = None if opts.watch else (opts.name or tr("you"))
+    names = seat_names(opts.players, human)
+    me = None if opts.watch else 0
+    table = TableContext(names, me=me, action_cards=opts.rules.action_cards)
+    console = Console(tr=tr, style=style, read=read, write=write, echo=echo)
+    display = ConsoleDisplay(console, table, watch=opts.watch)
+    sources: list[MoveSource] = [make_bot(opts.bot) for _ in range(opts.players)]
+    game = LocalGame(
+        rules=opts.rules,
+        sources=sources,
+        shuffler=LocalShuffler(opts.rules, random.Random(f"p2pcards-shuffle:{seed}")),
+        rng=random.Random(f"p2pcards-bots:{seed}"),
+        table=table,
+        observer=display,
+    )
+    if me is not None:
+        sources[me] = HumanPlayer(
+            console=console, table=table, explain=lambda a: None if game.hand is None else probe(game.hand, a)
+        )
+    console.score_text = lambda: display.scores(game.match) if game.match else tr("row_total")
+    display.intro(opts.rules, opts.bot)
+    quit_early = False
+    try:
+        game.run()
+    except (QuitGame, KeyboardInterrupt):
+        quit_early = True
+        console.say(tr("quit"))
+    status = 0
+    if opts.record is not None and game.match is not None:
+        doc = build_record(game.match, names, game.cut_rounds)
+        try:
+            opts.record.write_text(dumps_record(doc), encoding="utf-8")
+        except OSError as e:
+            console.say(tr("record_failed", path=opts.record, error=e.strerror or e))
+            status = 1
+        else:
+            if quit_early:
+                console.say(tr("record_partial", path=opts.record, n=len(game.match.results)))
+            else:
+                console.say(tr("record_written", path=opts.record))
+    console.say(tr("seed", seed=seed))
+    return status

@@ -1,0 +1,451 @@
+"""Turn game state into text for an 80-column terminal: the table, moves in words, scores.
+
+Everything here is a pure function of what one seat may see (a
+:class:`~p2pcards.games.view.SeatView`, the public move log, the hand results),
+so the same rendering serves the local game and a networked one. Nothing here
+reads input or decides anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit, hand_sort_key
+from p2pcards.games.nines import (
+    AcceptSkip,
+    Action,
+    Declare,
+    Draw,
+    HandResult,
+    Keep,
+    Pass,
+    Play,
+    PlayNines,
+    Recycle,
+)
+from p2pcards.games.view import SeatView
+from p2pcards.ui.i18n import Translator
+
+WIDTH = 78
+"""Lines stay within 80 columns, with a margin for terminals that wrap at 80."""
+MAX_MOVES = 8
+"""The table shows at most this many recent moves (the older ones scrolled by above)."""
+NAME_WIDTH = 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Style:
+    """How cards look on this terminal: Unicode suit symbols and/or ANSI colour."""
+
+    unicode: bool = False
+    color: bool = False
+
+    @classmethod
+    def detect(cls, stream: TextIO | None = None, env: Mapping[str, str] | None = None) -> Style:
+        """Colour only on a tty with NO_COLOR unset and TERM not dumb; symbols if the encoding has them."""
+        stream = sys.stdout if stream is None else stream
+        env = os.environ if env is None else env
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        color = tty and "NO_COLOR" not in env and env.get("TERM", "") != "dumb"
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "".join(SUIT_SYMBOLS.values()).encode(encoding)
+            uni = True
+        except (LookupError, UnicodeEncodeError):
+            uni = False
+        return cls(unicode=uni, color=color)
+
+    def card(self, card: Card) -> str:
+        return format_card(card, unicode=self.unicode, color=self.color)
+
+    def cards(self, cards: Sequence[Card]) -> str:
+        return " ".join(self.card(c) for c in cards)
+
+    def suit(self, suit: str) -> str:
+        return format_suit(suit, unicode=self.unicode, color=self.color)
+
+    @property
+    def sep(self) -> str:
+        return " · " if self.unicode else " - "
+
+    @property
+    def ellipsis(self) -> str:
+        return "…" if self.unicode else "..."
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.color else text
+
+    def dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.color else text
+
+
+def visible_len(text: str) -> int:
+    """Length on screen, not counting ANSI colour codes."""
+    n, i = 0, 0
+    while i < len(text):
+        if text[i] == "\x1b":
+            j = text.find("m", i)
+            i = len(text) if j < 0 else j + 1
+            continue
+        n += 1
+        i += 1
+    return n
+
+
+_WORDS = re.compile(r"\[[^\]]*\]|\S+")
+
+
+def wrap(text: str, width: int = WIDTH + 1) -> str:
+    """Fold lines wider than ``width`` at spaces, indenting continuations under the text."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        words = _WORDS.findall(line[lead:])  # a [bracketed] group stays on one line
+        current = line[:lead] + words[0]
+        for word in words[1:]:
+            if visible_len(f"{current} {word}") > width:
+                out.append(current)
+                current = " " * (lead + 2) + word
+            else:
+                current = f"{current} {word}"
+        out.append(current)
+    return "\n".join(out)
+
+
+def pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - visible_len(text))
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def rule_line(title: str, style: Style) -> str:
+    """``── Hand 2 · Carol deals ───────``, exactly :data:`WIDTH` wide."""
+    bar = "─" if style.unicode else "-"
+    head = f"{bar * 2} {title} "
+    return style.bold(head + bar * max(3, WIDTH - visible_len(head)))
+
+
+# ---------------------------------------------------------------------------
+# Moves in words
+
+
+def describe_moves(
+    log: Sequence[Action],
+    *,
+    names: Sequence[str],
+    me: int | None,
+    tr: Translator,
+    style: Style,
+    action_cards: bool = False,
+) -> list[str]:
+    """One sentence per move. A draw and the keep that ends that turn make one sentence.
+
+    Cards drawn by other seats are never shown, even if the log holds them.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(log):
+        a = log[i]
+        nxt = log[i + 1] if i + 1 < len(log) else None
+        if isinstance(a, Recycle):
+            out.append(tr("log_recycle"))
+        elif isinstance(a, Declare):
+            out.append(_say(tr, "log_declare", a.seat, me, names, suit=_suit_words(a.suit, tr, style)))
+        elif isinstance(a, Play):
+            card = style.card(a.card)
+            if a.card.is_nine and a.suit is not None:
+                text = _say(
+                    tr, "log_play9", a.seat, me, names, card=card, suit=_suit_words(a.suit, tr, style)
+                )
+            else:
+                text = _say(tr, "log_play", a.seat, me, names, card=card)
+            if action_cards and a.card.rank in (1, 11, 12):
+                text += tr({1: "act_ace", 11: "act_skip", 12: "act_reverse"}[a.card.rank])
+            out.append(text)
+        elif isinstance(a, PlayNines):
+            c1, c2 = (style.card(c) for c in a.cards)
+            suit = _suit_words(a.suit, tr, style)
+            out.append(_say(tr, "log_double", a.seat, me, names, c1=c1, c2=c2, suit=suit) + tr("act_skip"))
+        elif isinstance(a, Draw):
+            run = [a]
+            while i + 1 < len(log):
+                b = log[i + 1]
+                if isinstance(b, Draw) and b.seat == a.seat and b.forced == a.forced:
+                    run.append(b)
+                    i += 1
+                else:
+                    break
+            nxt = log[i + 1] if i + 1 < len(log) else None
+            kept = isinstance(nxt, Keep) and nxt.seat == a.seat
+            if kept:
+                i += 1
+            out.append(_describe_draws(run, kept, me=me, names=names, tr=tr, style=style))
+        elif isinstance(a, Keep):
+            pass  # always follows its draw, handled there
+        elif isinstance(a, Pass):
+            out.append(_say(tr, "log_pass", a.seat, me, names))
+        elif isinstance(a, AcceptSkip):
+            out.append(_say(tr, "log_skip", a.seat, me, names))
+        i += 1
+    return out
+
+
+def _describe_draws(
+    run: list[Draw], kept: bool, *, me: int | None, names: Sequence[str], tr: Translator, style: Style
+) -> str:
+    seat = run[0].seat
+    mine = seat == me
+    seen = [d.card for d in run if d.card is not None] if mine else []
+    shown = style.cards(seen) if len(seen) == len(run) else ""
+    if run[0].forced:
+        if mine and shown:
+            return tr("log_forced_you", cards=shown)
+        return tr("log_forced", who=names[seat], n=len(run))
+    if len(run) == 1:
+        if mine and shown:
+            return tr("log_draw_keep_you" if kept else "log_draw_you", card=shown)
+        return tr("log_draw_keep" if kept else "log_draw", who=names[seat])
+    if mine and shown:
+        return tr("log_draw_you", card=shown)
+    return tr("log_draws", who=names[seat], n=len(run))
+
+
+def _say(tr: Translator, key: str, seat: int, me: int | None, names: Sequence[str], **values: object) -> str:
+    if seat == me:
+        return tr(key + "_you", **values)
+    return tr(key, who=names[seat], **values)
+
+
+def _suit_words(suit: str, tr: Translator, style: Style) -> str:
+    """``♣`` on a Unicode terminal (``C (clubs)`` otherwise), so it reads in any language."""
+    if style.unicode:
+        return style.suit(suit)
+    return f"{suit} ({tr.suit_name(suit)})"
+
+
+def describe_end(end: str, out: int | None, *, names: Sequence[str], me: int | None, tr: Translator) -> str:
+    if end == "out" and out is not None:
+        return tr("out_you") if out == me else tr("out", who=names[out])
+    return tr("stall")
+
+
+# ---------------------------------------------------------------------------
+# The table
+
+
+def render_table(
+    view: SeatView,
+    *,
+    names: Sequence[str],
+    dealer: int,
+    hand_number: int,
+    playoff: bool,
+    moves: Sequence[str],
+    tr: Translator,
+    style: Style,
+) -> str:
+    """The table as ``view.seat`` sees it: players, top card, recent moves, own hand."""
+    me = view.seat
+    title = tr("hand_title", n=hand_number) + style.sep + tr("turn_title")
+    if playoff:
+        title = tr("playoff_title", names=tr.join([names[s] for s in view.seats])) + style.sep + title
+    lines = [rule_line(title, style)]
+    # Players in turn order from this seat, so the list reads as the order of play.
+    order = [me] + [view.next_seat(me, k) for k in range(1, len(view.seats))] if me in view.seats else []
+    order += [s for s in range(view.players) if s not in order]
+    width = min(NAME_WIDTH, max(len(n) for n in names))
+    for s in order:
+        mark = "▶" if style.unicode else ">"
+        mark = mark if s == me and me in view.seats else " "
+        name = pad(short_name(names[s]), width)
+        total = tr("total", n=view.totals[s]) if view.totals else ""
+        if s not in view.seats:
+            row = f" {mark} {name}  {pad(tr('sits_out'), 9)} {total}"
+        else:
+            row = f" {mark} {name}  {pad(tr.cards(view.count(s)), 9)} {total}"
+            if s == dealer:
+                row += f"  ({tr('dealer_mark')})"
+        lines.append(row.rstrip())
+    top = view.top
+    suit = style.suit(view.active_suit)
+    suit_text = f"{suit} {tr.suit_name(view.active_suit)}"
+    lines.append(
+        f"   {tr('top')} {style.card(top)}   {tr('suit')} {suit_text}   {tr('stock')} {view.stock_size}"
+    )
+    if moves:
+        lines.append("")
+        shown = list(moves)[-MAX_MOVES:]
+        if len(moves) > MAX_MOVES:
+            lines.append(style.dim("   " + style.ellipsis))
+        lines.extend(f"   {m}" for m in shown)
+    lines.append("")
+    mine = sorted(view.my_cards, key=hand_sort_key)
+    lines.append(f"   {style.bold(tr('your_hand'))}  {style.cards(mine)}")
+    return "\n".join(lines)
+
+
+def hand_heading(
+    names: Sequence[str],
+    dealer: int,
+    hand_number: int,
+    seats: Sequence[int],
+    playoff: bool,
+    me: int | None,
+    up_card: Card,
+    tr: Translator,
+    style: Style,
+) -> str:
+    """The line printed when a hand is dealt: number, dealer, up card."""
+    head = (
+        tr("playoff_title", names=tr.join([names[s] for s in seats]))
+        if playoff
+        else tr("hand_title", n=hand_number)
+    )
+    deals = tr("deals_you") if dealer == me else tr("deals", name=names[dealer])
+    dot = style.sep
+    return rule_line(f"{head}{dot}{deals}{dot}{tr('up_card', card=style.card(up_card))}", style)
+
+
+def render_options(labels: Sequence[str]) -> str:
+    """Numbered choices, laid out in columns when they are short."""
+    cells = [f"{i}) {label}" for i, label in enumerate(labels, 1)]
+    widest = max(visible_len(c) for c in cells)
+    per_line = max(1, (WIDTH - 3) // (widest + 3)) if widest <= 24 else 1
+    lines = []
+    for k in range(0, len(cells), per_line):
+        row = cells[k : k + per_line]
+        lines.append("   " + "".join(pad(c, widest + 3) for c in row).rstrip())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Scores
+
+
+def render_scores(
+    results: Sequence[HandResult],
+    *,
+    names: Sequence[str],
+    totals: Sequence[int],
+    tr: Translator,
+    style: Style,
+    title: str,
+) -> str:
+    """One row per hand, one column per player: penalties, then the totals."""
+    n = len(names)
+    col = max(6, min(NAME_WIDTH, max(len(x) for x in names)) + 1)
+    first = max(6, len(tr("col_hand")), len(tr("row_total"))) + 1
+    head = pad(tr("col_hand"), first) + "".join(f"{short_name(x, col - 1):>{col}}" for x in names)
+    lines = [rule_line(title, style), style.bold(head)]
+    any_out = any_playoff = False
+    for r in results:
+        label = f"{r.number}"
+        if r.playoff:
+            label += tr("playoff_mark")
+            any_playoff = True
+        cells = []
+        for s in range(n):
+            v = f"{r.penalties[s]}"
+            if r.end == "out" and r.out == s:
+                v += "*"
+                any_out = True
+            cells.append(f"{v:>{col}}")
+        end = tr("stall_short") if r.end != "out" else ""
+        row = pad(label, first) + "".join(cells)
+        if end:
+            row += "  " + style.dim(_shorten(end, WIDTH - visible_len(row) - 2))
+        lines.append(row)
+    lines.append(style.bold(pad(tr("row_total"), first) + "".join(f"{t:>{col}}" for t in totals)))
+    notes = [tr("note_out")] if any_out else []
+    if any_playoff:
+        notes.append(tr("note_playoff"))
+    if notes:
+        lines.append(style.dim("   ".join(notes)))
+    return "\n".join(lines)
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def describe_winners(
+    winners: Sequence[int], totals: Sequence[int], *, names: Sequence[str], me: int | None, tr: Translator
+) -> str:
+    total = totals[winners[0]]
+    if len(winners) == 1:
+        if winners[0] == me:
+            return tr("winner_you", total=total)
+        return tr("winner", names=names[winners[0]], total=total)
+    return tr("winners", names=tr.join([names[s] for s in winners]), total=total)
+
+
+def render_cut(
+    rounds: Sequence[Sequence[tuple[int, Card]]],
+    *,
+    dealer: int,
+    names: Sequence[str],
+    me: int | None,
+    tr: Translator,
+    style: Style,
+) -> str:
+    """Each cut round and the dealer it gives."""
+    lines = [tr("cut_title")]
+    for k, shown in enumerate(rounds):
+        lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
+        if k + 1 < len(rounds):
+            tied = [names[s] for s, _ in rounds[k + 1]]
+            lines.append("   " + tr("cut_tie", names=tr.join(tied)))
+    lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# What the interface remembers
+
+
+class TableContext:
+    """The interface's memory of the match: names, who deals, and this hand's public moves.
+
+    The game loop feeds it (``new_hand``, ``record``); whoever shows the table
+    reads the moves a player has not seen yet (``unseen``) and marks them seen.
+    Mutable on purpose: it follows the game as it goes.
+    """
+
+    __slots__ = ("_seen", "action_cards", "dealer", "hand_number", "log", "me", "names", "playoff")
+
+    def __init__(self, names: Sequence[str], *, me: int | None, action_cards: bool = False) -> None:
+        self.names = tuple(names)
+        self.me = me
+        self.action_cards = action_cards
+        self.dealer = 0
+        self.hand_number = 0
+        self.playoff = False
+        self.log: list[Action] = []
+        self._seen = 0
+
+    def new_hand(self, *, dealer: int, hand_number: int, playoff: bool) -> None:
+        self.dealer, self.hand_number, self.playoff = dealer, hand_number, playoff
+        self.log = []
+        self._seen = 0
+
+    def record(self, action: Action) -> None:
+        self.log.append(action)
+
+    def unseen(self) -> list[Action]:
+        return self.log[self._seen :]
+
+    def mark_seen(self) -> None:
+        self._seen = len(self.log)

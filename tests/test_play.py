@@ -1,0 +1,510 @@
+"""`p2pcards play`: watched matches, human games driven by piped input, records, languages.
+
+Most tests go through click's CliRunner (fast, in process); a few run the real
+installed command in a subprocess, with piped stdin and under a pseudo-terminal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_record import replay, validate_record
+
+from p2pcards.cards import parse_card
+from p2pcards.cli import main
+from p2pcards.errors import CardParseError
+from p2pcards.games.nines import Draw, Keep, NinesRules, Play, PlayNines
+from p2pcards.ui.i18n import STRINGS, Translator, detect_lang, parse_suit_word
+from p2pcards.ui.local import PlayOptions, play_local
+from p2pcards.ui.prompt import Attempt, Chosen, Problem, build_menu, parse_answer
+from p2pcards.ui.render import WIDTH, Style, visible_len
+
+EN = ["--lang", "en"]
+EXE = Path(sys.executable).with_name("p2pcards")
+
+
+def run(args: list[str], input: str = "", env: dict[str, str | None] | None = None):
+    result = CliRunner().invoke(main, ["play", *args], input=input, env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def totals_row(output: str) -> list[int]:
+    """The numbers of the last Total row printed."""
+    rows = [line for line in output.splitlines() if line.startswith(("Total", "Totale"))]
+    return [int(x) for x in rows[-1].split()[1:]]
+
+
+# ---------------------------------------------------------------------------
+# Watching bots
+
+
+def test_watched_match_completes_with_final_scores_that_match_the_record(tmp_path: Path) -> None:
+    rec = tmp_path / "match.json"
+    result = run(["--watch", "--bot", "random", "--seed", "4", "--record", str(rec), *EN])
+    assert result.exit_code == 0
+    out = result.output
+    assert "Final scores" in out
+    doc = json.loads(rec.read_text(encoding="utf-8"))
+    validate_record(doc)
+    replay(doc)
+    assert totals_row(out) == doc["result"]["totals"]
+    winners = [doc["players"][s]["name"] for s in doc["result"]["winners"]]
+    verdict = next(line for line in out.splitlines() if " wins with " in line or " share the win " in line)
+    assert verdict.startswith(" and ".join(winners))
+    assert "Record written to" in out
+    for h in doc["hands"]:
+        assert f"Hand {h['number']} " in out
+    assert max(doc["result"]["totals"]) >= 100
+
+
+def test_same_seed_same_game_and_another_seed_another_game() -> None:
+    a = run(["--watch", "--bot", "random", "--seed", "21", *EN]).output
+    b = run(["--watch", "--bot", "random", "--seed", "21", *EN]).output
+    c = run(["--watch", "--bot", "random", "--seed", "22", *EN]).output
+    assert a == b
+    assert a != c
+
+
+def test_heuristic_bots_are_the_default() -> None:
+    out = run(["--watch", "--seed", "5", "--rule", "hands=1", *EN]).output
+    assert "(heuristic bots)" in out and "Final scores" in out
+
+
+def test_every_rule_option_is_reachable_from_the_command_line(tmp_path: Path) -> None:
+    rec = tmp_path / "r.json"
+    opts = ["hands=2", "tie=playoff", "draw-until-playable", "action-cards", "double-nines"]
+    opts += ["stacking-nines", "hard-nines", "no-nine-out", "target=150"]
+    args = ["--watch", "--bot", "random", "--seed", "3", "--players", "5", "--record", str(rec), *EN]
+    for o in opts:
+        args += ["--rule", o]
+    result = run(args)
+    assert result.exit_code == 0
+    rules = json.loads(rec.read_text(encoding="utf-8"))["rules"]
+    assert rules == NinesRules.parse(opts).to_dict()
+    assert all(v is True for k, v in rules.items() if k not in ("target", "hands", "tie"))
+    assert (rules["target"], rules["hands"], rules["tie"]) == (150, 2, "playoff")
+    found = re.search(r"^Variants: (.*?)\.$", result.output, re.S | re.M)
+    assert found is not None
+    variants = found.group(1)
+    for name in ("draw-until-playable", "action-cards", "double-nines", "stacking-nines", "tie=playoff"):
+        assert name in variants
+
+
+def test_lines_fit_in_80_columns() -> None:
+    out = run(["--watch", "--bot", "random", "--seed", "8", "--players", "6", *EN]).output
+    out += run(["--bot", "random", "--seed", "8", "--players", "6", *EN], input="help\n7x\n1\n").output
+    for lang in ("fr", "it"):
+        out += run(["--bot", "random", "--seed", "8", "--lang", lang], input="aiuto\n7x\n1\n").output
+    assert max(visible_len(line) for line in out.splitlines()) <= WIDTH + 1
+
+
+# ---------------------------------------------------------------------------
+# A human at the keyboard (piped input)
+
+
+def test_piped_human_game_answers_every_input_and_quits_cleanly() -> None:
+    inputs = ["7x", "help", "score", "99", "1", "h", "1", "coeur", "1", "d", "k", "9s zz", "1", "quit"]
+    result = run(["--bot", "random", "--seed", "3", *EN], input="\n".join(inputs) + "\n")
+    assert result.exit_code == 0
+    out = result.output
+    assert "Traceback" not in out
+    assert "7x is not a card - type a number 1-" in out
+    assert "How to play Nines" in out
+    assert "── Scores " in out
+    assert "There is no move 99" in out
+    assert out.rstrip().splitlines()[-2] == "Game abandoned."
+    # Each input is echoed after its prompt, and is answered: by some text, or by a new question.
+    lines = out.splitlines()
+    asked = [i for i, line in enumerate(lines) if " > " in line]
+    echoed = [lines[i].split(" > ", 1)[1] for i in asked]
+    assert echoed == inputs
+    for k, (i, j) in enumerate(itertools.pairwise(asked)):
+        between = "".join(lines[i + 1 : j]).strip()
+        new_question = lines[j].split(" > ")[0] != lines[i].split(" > ")[0]
+        assert between or new_question, f"no answer to {inputs[k]!r}"
+
+
+def test_end_of_input_is_a_clean_quit() -> None:
+    result = run(["--bot", "random", "--seed", "3", *EN], input="")
+    assert result.exit_code == 0
+    assert "Game abandoned." in result.output and "Traceback" not in result.output
+
+
+class Driver:
+    """Answers prompts like a (clumsy) player: mistakes, then valid moves, until the match ends."""
+
+    def __init__(self, moves: list[str], out: list[str]) -> None:
+        self.moves: Iterator[str] = iter(moves * 1000)
+        self.suits = iter(["zz", "h", "♠", "coeur", "fiori", "Trèfle", "d", "picche", "carreau"] * 1000)
+        self.answers = iter(["maybe", "y", "n", "o", "s", "non"] * 1000)
+        self.out = out
+        self.prompts: list[str] = []
+
+    def read(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if len(self.prompts) > 20_000:
+            raise EOFError
+        if "Which suit" in prompt:
+            return next(self.suits)
+        if "Play it?" in prompt:
+            return next(self.answers)
+        if "Press Enter" in prompt:
+            return ""
+        return next(self.moves)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_clumsy_human_plays_a_whole_match_without_a_crash(seed: int) -> None:
+    out: list[str] = []
+    driver = Driver(["7x", "score", "d", "k", "2", "pass", "9h 9s", "1"], out)
+    opts = PlayOptions(players=3, bot="random", seed=seed, rules=NinesRules(target=60), lang="en")
+    status = play_local(opts, read=driver.read, write=out.append, style=Style())
+    text = "\n".join(out)
+    assert status == 0
+    assert "Final scores" in text and "Game abandoned" not in text
+    assert "[rule: " in text  # refusals name their rule
+    assert "is not a suit" in text  # the suit typo was answered
+    assert any("Which suit" in p for p in driver.prompts)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        ["action-cards"],
+        ["double-nines", "stacking-nines", "action-cards"],
+        ["draw-until-playable", "no-nine-out"],
+        ["tie=playoff", "hard-nines"],
+    ],
+)
+def test_a_clumsy_human_plays_every_variant_to_the_end(variant: list[str]) -> None:
+    out: list[str] = []
+    driver = Driver(["zz", "k", "d", "pass", "9h 9s c", "2", "1"], out)
+    rules = NinesRules.parse([*variant, "hands=2"])
+    opts = PlayOptions(players=5, bot="random", seed=7, rules=rules, lang="en")
+    assert play_local(opts, read=driver.read, write=out.append, style=Style()) == 0
+    text = "\n".join(out)
+    assert "Final scores" in text and "Game abandoned" not in text
+    assert "zz is not a card" in text
+
+
+def test_the_dealer_declares_the_suit_when_the_up_card_is_a_nine() -> None:
+    for seed in range(400):
+        out: list[str] = []
+        asked: list[str] = []
+
+        def read(prompt: str, asked: list[str] = asked) -> str:
+            asked.append(prompt)
+            return ["zz", "2"][len(asked) - 1] if "Which suit" in prompt else "quit"
+
+        opts = PlayOptions(bot="random", seed=seed, lang="en")
+        play_local(opts, read=read, write=out.append, style=Style())
+        if "The up card is a 9 and you deal: name the active suit." in out:
+            break
+    else:
+        raise AssertionError("no seed dealt the human a 9 as up card")
+    text = "\n".join(out)
+    assert asked[:2] == ["Which suit? 1 S  2 H  3 D  4 C (or S H D C, hearts...) > "] * 2
+    assert "zz is not a suit" in text
+    assert "You declared H (hearts) (the up card is a 9)" in text
+
+
+def test_a_record_that_cannot_be_written_is_a_one_line_error(tmp_path: Path) -> None:
+    rec = tmp_path / "missing-dir" / "r.json"
+    out: list[str] = []
+    opts = PlayOptions(watch=True, bot="random", seed=1, lang="en", record=rec, rules=NinesRules(hands=1))
+    assert play_local(opts, write=out.append, style=Style()) == 1
+    said = " ".join(" ".join(out).split())  # long paths are folded onto the next line
+    assert f"Could not write the record to {rec}: No such file or directory" in said
+
+
+def _table(text: str) -> tuple[list[str], str, str]:
+    """(hand, top card, active suit) from the last table printed (ASCII style)."""
+    hand = re.findall(r"Your hand  (.*)", text)[-1].split()
+    top, suit = re.findall(r"Top (\S+)\s+Suit (\S)", text)[-1]
+    return hand, top, suit
+
+
+def test_an_illegal_card_is_refused_with_the_rule_named() -> None:
+    out: list[str] = []
+    tried: list[tuple[str, str]] = []
+
+    def read(prompt: str) -> str:
+        text = "\n".join(out)
+        if len(tried) >= 2:
+            return "quit"
+        if "Which suit" in prompt:
+            return "h"
+        if "Your move" not in prompt:
+            return "y" if "Play it" in prompt else ""
+        hand, top, suit = _table(text)
+        top_card = parse_card(top)
+        illegal = [
+            c
+            for c in hand
+            if not parse_card(c).is_nine
+            and parse_card(c).suit != suit
+            and parse_card(c).rank != top_card.rank
+        ]
+        if illegal and not tried:
+            tried.append(("match-suit-or-rank", illegal[0]))
+            return illegal[0].lower()
+        if tried:
+            absent = next(c for c in ("KS", "QH", "JD", "10C", "2S") if c not in hand and c != top)
+            tried.append(("card-held", absent))
+            return absent
+        return "1"
+
+    play_local(PlayOptions(bot="random", seed=3, lang="en"), read=read, write=out.append, style=Style())
+    text = "\n".join(out)
+    assert len(tried) == 2
+    (rule1, card1), (rule2, card2) = tried
+    assert f"Not allowed: {card1} matches neither the active suit" in text
+    assert f"[rule: {rule1}]" in text
+    assert f"Not allowed: you do not hold {card2} [rule: {rule2}]" in text
+
+
+def test_french_and_italian_tables() -> None:
+    fr = run(["--bot", "random", "--seed", "3", "--lang", "fr"], input="1\nquitter\n").output
+    assert "Manche 1" in fr and "Votre main" in fr and "Coups permis" in fr and "Partie abandonnée." in fr
+    it = run(["--bot", "random", "--seed", "3", "--lang", "it"], input="1\nesci\n").output
+    assert (
+        "Mano 1" in it and "La tua mano" in it and "Mosse consentite" in it and "Partita abbandonata." in it
+    )
+    fr_watch = run(["--watch", "--bot", "random", "--seed", "3", "--lang", "fr"]).output
+    assert "Scores finaux" in fr_watch and ("gagne avec" in fr_watch or "se partagent" in fr_watch)
+    it_watch = run(["--watch", "--bot", "random", "--seed", "3", "--lang", "it"]).output
+    assert "Punteggi finali" in it_watch and ("vince con" in it_watch or "si dividono" in it_watch)
+
+
+def test_language_comes_from_the_environment_when_not_given() -> None:
+    base = {"LC_ALL": None, "LC_MESSAGES": None, "P2PCARDS_LANG": None}
+    it = run(["--bot", "random", "--seed", "3"], input="q\n", env={**base, "LANG": "it_IT.UTF-8"}).output
+    assert "Partita abbandonata." in it
+    fr = run(["--bot", "random", "--seed", "3"], input="q\n", env={**base, "LC_ALL": "fr_CH.UTF-8"}).output
+    assert "Partie abandonnée." in fr
+    de = run(["--bot", "random", "--seed", "3"], input="q\n", env={**base, "LANG": "de_DE.UTF-8"}).output
+    assert "Game abandoned." in de
+    assert detect_lang({"LANG": "C"}) == "en" and detect_lang({}) == "en"
+    assert detect_lang({"LC_ALL": "it_IT", "LANG": "fr_FR"}) == "it"
+
+
+def test_every_language_has_every_string() -> None:
+    for lang, strings in STRINGS.items():
+        assert set(strings) == set(STRINGS["en"]), lang
+        for key, text in strings.items():
+            fields = set(re.findall(r"{(\w+)}", text))
+            assert fields <= set(re.findall(r"{(\w+)}", STRINGS["en"][key])) | {"you"}, (lang, key)
+
+
+# ---------------------------------------------------------------------------
+# Records from the command line
+
+
+def test_record_after_quitting_holds_the_finished_hands_only(tmp_path: Path) -> None:
+    rec = tmp_path / "part.json"
+    out: list[str] = []
+    seen_enter = []
+
+    def read(prompt: str) -> str:  # play the first hand, quit when asked to start the second
+        if "Press Enter" in prompt:
+            seen_enter.append(prompt)
+            return "quit"
+        return "h" if "Which suit" in prompt else "1"
+
+    opts = PlayOptions(bot="random", seed=6, lang="en", record=rec)
+    assert play_local(opts, read=read, write=out.append, style=Style()) == 0
+    doc = json.loads(rec.read_text(encoding="utf-8"))
+    validate_record(doc)
+    replay(doc)
+    assert seen_enter and len(doc["hands"]) == 1
+    assert doc["result"] == {"winners": [], "totals": doc["hands"][0]["totals"], "finished": False}
+    assert doc["players"][0] == {"seat": 0, "name": "you", "key": ""}
+    assert any("Record of 1 finished hands written to" in line for line in out)
+
+
+def test_record_from_a_piped_human_game(tmp_path: Path) -> None:
+    rec = tmp_path / "human.json"
+    result = run(
+        ["--bot", "random", "--seed", "9", "--name", "Zoé", "--record", str(rec), *EN], input="1\n" * 30
+    )
+    assert result.exit_code == 0
+    doc = json.loads(rec.read_text(encoding="utf-8"))
+    validate_record(doc)
+    assert doc["players"][0]["name"] == "Zoé"
+    assert [p["name"] for p in doc["players"]][1:] == ["Alice", "Bob", "Carol"]
+
+
+# ---------------------------------------------------------------------------
+# Bad options
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "9"], "2 to 6 players"),
+        (["--rule", "bogus"], "unknown rule 'bogus'"),
+        (["--rule", "target=abc"], "whole number"),
+        (["--rule", "stacking-nines"], "needs double-nines"),
+        (["--lang", "de"], "unknown language"),
+        (["--bot", "clever"], "unknown bot"),
+    ],
+)
+def test_bad_options_give_a_one_line_error(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["play", *args], input="")
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+
+
+# ---------------------------------------------------------------------------
+# Parsing input
+
+
+def test_suit_names_in_three_languages() -> None:
+    for words, suit in [
+        (["S", "s", "♠", "spades", "Pique", "picche", "pi", "sp"], "S"),
+        (["H", "♥", "hearts", "cœur", "coeur", "Cœurs", "cuori", "cuore", "he"], "H"),
+        (["D", "♦", "diamonds", "carreau", "carreaux", "quadri", "ca", "qu"], "D"),
+        (["C", "c", "♣", "clubs", "trèfle", "trefle", "fiori", "tr", "fi"], "C"),
+    ]:
+        for w in words:
+            assert parse_suit_word(w) == suit, w
+    for bad in ["x", "", "p", "cuz", "9", "hs"]:
+        with pytest.raises(CardParseError):
+            parse_suit_word(bad)
+
+
+def _legal(*texts: str, seat: int = 0) -> list:
+    out: list = []
+    for t in texts:
+        c = parse_card(t)
+        out += [Play(seat=seat, card=c, suit=s) for s in "SHDC"] if c.is_nine else [Play(seat=seat, card=c)]
+    return out
+
+
+def test_the_menu_groups_the_suits_of_a_nine_and_follows_the_hand_order() -> None:
+    menu = build_menu(_legal("9H", "KC", "3S", "QS"))
+    assert [o.cards[0].text() for o in menu] == ["3S", "QS", "KC", "9H"]
+    assert menu[3].kind == "nine" and len(menu[3].actions) == 4
+
+
+def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
+    tr = Translator("en")
+    hand = [parse_card(t) for t in ("10H", "9S", "KC", "4D")]
+    menu = build_menu(_legal("10H", "9S"))
+    parse = lambda text: parse_answer(text, menu, seat=0, hand=hand, tr=tr)  # noqa: E731
+    for text in ("1", "10h", "TH", "th", "10♥"):
+        got = parse(text)
+        assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("10H"))
+    for text, suit in (("9s h", "H"), ("9♠ ♣", "C"), ("2 cuori", "H"), ("9S pique", "S")):
+        got = parse(text)
+        assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
+            seat=0, card=parse_card("9S"), suit=suit
+        )
+    got = parse("9s")
+    assert isinstance(got, Chosen) and got.suit is None and got.option.needs_suit
+    assert parse("kc") == Attempt(
+        action=Play(seat=0, card=parse_card("KC"))
+    )  # held, illegal: engine says why
+    assert parse("d") == Attempt(action=Draw(seat=0))
+    assert parse("keep") == Attempt(action=Keep(seat=0))
+    for text, hint in (
+        ("7x", "7x is not a card - type a number 1-2 or a card like 10H"),
+        ("5", "There is no move 5 - type a number 1-2"),
+        ("", "'' is not a card"),
+        ("10h q", "Only a 9 names a suit: just type 10H"),
+        ("9s zz", "zz is not a suit"),
+    ):
+        got = parse(text)
+        assert isinstance(got, Problem) and got.message.startswith(hint), (text, got)
+
+
+def test_two_nines_typed_together_choose_the_double_play() -> None:
+    tr = Translator("en")
+    nines = (parse_card("9S"), parse_card("9H"))
+    legal = [PlayNines(seat=1, cards=nines, suit=s) for s in "SHDC"]
+    got = parse_answer("9h 9s d", build_menu(legal), seat=1, hand=list(nines), tr=tr)
+    assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == PlayNines(
+        seat=1, cards=nines, suit="D"
+    )
+
+
+# ---------------------------------------------------------------------------
+# The real command, in a subprocess
+
+needs_exe = pytest.mark.skipif(not EXE.exists(), reason="the p2pcards command is not installed in this venv")
+
+
+@needs_exe
+def test_subprocess_watch_match_with_piped_stdin() -> None:
+    proc = subprocess.run(
+        [str(EXE), "play", "--watch", "--bot", "random", "--seed", "12", *EN],
+        input="",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Final scores" in proc.stdout and proc.stderr == ""
+    assert "\x1b[" not in proc.stdout  # no colour into a pipe
+
+
+@needs_exe
+def test_subprocess_human_game_with_piped_stdin() -> None:
+    proc = subprocess.run(
+        [str(EXE), "play", "--bot", "random", "--seed", "12", *EN],
+        input="1\n7x\nscore\n1\nh\nquit\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Your move > 7x\n7x is not a card" in proc.stdout
+    assert "Game abandoned." in proc.stdout and proc.stderr == ""
+
+
+@needs_exe
+def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        str(EXE),
+        ["play", "--bot", "random", "--seed", "3", *EN],
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8"},
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 80),
+    )
+    try:
+        child.expect("Your move > ")
+        hand, top, suit = _table(child.before.replace("\r", ""))
+        top_card = parse_card(top)
+        suit_letter = parse_suit_word(suit)
+        bad = next(
+            c
+            for c in hand
+            if not parse_card(c).is_nine
+            and parse_card(c).suit != suit_letter
+            and parse_card(c).rank != top_card.rank
+        )
+        child.sendline(bad)
+        child.expect(r"\[rule: match-suit-or-rank\]")
+        child.expect("Your move > ")
+        child.sendline("quit")
+        child.expect("Game abandoned.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
