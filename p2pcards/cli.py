@@ -33,6 +33,17 @@ def main() -> None:
     default=None,
     help="Write the full-information JSON record of the match to this file.",
 )
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Save the signed transcript here (default: a file in the data directory).",
+)
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Play in this process with the rules engine only (no network, no crypto, no transcript).",
+)
 @click.option("-w", "--watch", is_flag=True, help="Bots only: watch a whole match, move by move.")
 @click.option("--name", default=None, help="Your name at the table (default: you).")
 @click.option(
@@ -47,11 +58,17 @@ def play(
     seed: int | None,
     rules: tuple[str, ...],
     record: str | None,
+    transcript: str | None,
+    offline: bool,
     watch: bool,
     name: str | None,
     lang: str | None,
 ) -> None:
-    """Play Nines in this terminal against bots (or watch bots play)."""
+    """Play Nines in this terminal against bots (or watch bots play).
+
+    Every bot is a separate node on loopback TCP and the whole protocol runs
+    (mental-poker shuffle, signed transcript), exactly as across the internet.
+    """
     import sys
     from pathlib import Path
 
@@ -69,6 +86,8 @@ def play(
             seed=seed,
             rules=NinesRules.parse(rules),
             record=Path(record) if record else None,
+            transcript=Path(transcript) if transcript else None,
+            offline=offline,
             watch=watch,
             name=name,
             lang=lang.lower() if lang else detect_lang(),
@@ -129,3 +148,228 @@ def simulate(players: int, games: int, bots: str, seed: int, rules: tuple[str, .
     except UsageError as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.format_table())
+
+
+# --- audit ------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the full-information record (RECORD.md) as JSON."
+)
+def audit(file: str, as_json: bool) -> None:
+    """Verify a finished game's signed transcript offline.
+
+    Exit status: 0 valid, 1 a problem was found (each names the seat at fault
+    and the record), 2 the file cannot be read.
+    """
+    import json
+    import sys
+
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.audit import audit_file
+
+    try:
+        report = audit_file(file)
+    except TranscriptError as e:
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(report.to_record(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(report.summary())
+    sys.exit(0 if report.valid else 1)
+
+
+# --- host and join ----------------------------------------------------------
+
+
+def _network_options(f):  # type: ignore[no-untyped-def]
+    """Options shared by ``host`` and ``join``."""
+    options = [
+        click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
+        click.option("-b", "--bot", default=None, help="Let a bot play this seat: heuristic or random."),
+        click.option("--bind", default="0.0.0.0", show_default=True, help="Address to listen on."),
+        click.option(
+            "--transcript",
+            type=click.Path(dir_okay=False, writable=True),
+            default=None,
+            help="Save the signed transcript here (default: a file in the data directory).",
+        ),
+        click.option(
+            "--turn-timeout",
+            type=click.FloatRange(1),
+            default=600,
+            show_default=True,
+            help="Seconds for a turn.",
+        ),
+        click.option(
+            "--step-timeout",
+            type=click.FloatRange(1),
+            default=60,
+            show_default=True,
+            help="Seconds for any other step (shuffles, key reveals).",
+        ),
+        click.option("--lang", default=None, envvar="P2PCARDS_LANG", help="Language: en, fr or it."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: str | None, lang: str | None,
+              turn_timeout: float, step_timeout: float, bind: str, port: int) -> None:  # fmt: skip
+    """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""
+    import getpass
+    import random
+    import sys
+    from pathlib import Path
+
+    import trio
+
+    from p2pcards.bots import make_bot
+    from p2pcards.errors import P2PCardsError, UsageError
+    from p2pcards.net import storage
+    from p2pcards.net.node import NodeConfig, describe
+    from p2pcards.net.session import Timeouts
+    from p2pcards.ui.i18n import LANGS, Translator, detect_lang
+    from p2pcards.ui.netgame import NetworkUI, bot_decider
+    from p2pcards.ui.prompt import Console
+    from p2pcards.ui.render import Style
+
+    try:
+        if lang is not None and lang.lower() not in LANGS:
+            raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+        if bot is not None:
+            make_bot(bot)
+        tr = Translator(lang.lower() if lang else detect_lang())
+        console = Console(
+            tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
+        )
+        if name is None:
+            name = storage.remembered_name() or getpass.getuser() or "player"
+        name = name.strip()[:32]
+        if not name:
+            raise UsageError("a name cannot be empty")
+        identity = storage.load_identity()
+        storage.remember_name(name)
+        ui = NetworkUI(console, human=bot is None)
+        decide = bot_decider(bot, random.Random()) if bot is not None else ui.decide
+        config = NodeConfig(
+            identity=identity,
+            name=name,
+            decide=decide,
+            ui=ui,
+            timeouts=Timeouts(turn=turn_timeout, step=step_timeout),
+            transcript=Path(transcript) if transcript else None,
+            bind=bind,
+            port=port,
+            on_progress=ui.progress,
+            on_wait=ui.waiting,
+        )
+        outcome = trio.run(run, config)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except P2PCardsError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"{kind}: {e.strerror or e}") from None
+    for line in describe(outcome):
+        click.echo(line)
+    sys.exit(0 if outcome.status == "over" else 1)
+
+
+def _parse_address(address: str) -> tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise click.BadParameter(f"{address!r} is not HOST:PORT (for example 203.0.113.5:7777)")
+    return host.strip("[]"), int(port)
+
+
+@main.command()
+@click.option(
+    "-n", "--players", type=click.IntRange(2, 6), default=4, show_default=True, help="Seats at the table."
+)
+@click.option(
+    "-p", "--port", type=click.IntRange(0, 65535), default=7777, show_default=True, help="Port to listen on."
+)
+@click.option(
+    "-r", "--rule", "rules", multiple=True, metavar="RULE", help="Rule option, repeatable (see play)."
+)
+@click.option(
+    "--code", envvar="P2PCARDS_CODE", default=None, help="Use this invitation code instead of a new one."
+)
+@_network_options
+def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **opts) -> None:  # type: ignore[no-untyped-def]
+    """Host a table: print an invitation, wait for the others, play."""
+    import socket
+
+    from p2pcards.errors import UsageError
+    from p2pcards.games.nines import NinesRules
+    from p2pcards.net.node import host_game
+    from p2pcards.net.words import new_code
+
+    try:
+        table_rules = NinesRules.parse(rules)
+    except UsageError as e:
+        raise click.ClickException(str(e)) from None
+    invite = code or new_code()
+    bind = opts["bind"]
+
+    async def run(config):  # type: ignore[no-untyped-def]
+        import trio
+
+        async with trio.open_nursery() as nursery:
+
+            async def serve(task_status=trio.TASK_STATUS_IGNORED):  # type: ignore[no-untyped-def]
+                result["outcome"] = await host_game(
+                    config, players=players, rules=table_rules, code=invite, task_status=task_status
+                )
+
+            result: dict[str, object] = {}
+            actual = await nursery.start(serve)
+            if bind in ("0.0.0.0", "::", ""):
+                try:
+                    addresses = sorted(
+                        {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+                    )
+                except OSError:
+                    addresses = []
+                where = next((a for a in addresses if not a.startswith("127.")), "THIS-HOST")
+            else:
+                where = bind
+            click.echo(f"Hosting Nines for {players} players on port {actual}.")
+            click.echo(f"Invitation code: {invite}")
+            click.echo("The others join with:")
+            click.echo(f"  p2pcards join {where}:{actual} --code {invite}")
+            click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
+        return result["outcome"]
+
+    _run_node("host", run, port=port, **opts)
+
+
+@main.command()
+@click.argument("address")
+@click.option(
+    "--code", envvar="P2PCARDS_CODE", required=True, help="The invitation code (or set P2PCARDS_CODE)."
+)
+@click.option(
+    "-p",
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    help="Port to listen on for the other seats (default: any).",
+)
+@_network_options
+def join(address: str, code: str, port: int, **opts) -> None:  # type: ignore[no-untyped-def]
+    """Join the table at ADDRESS (HOST:PORT) with its invitation code."""
+    from p2pcards.net.node import join_game
+
+    host_name, host_port = _parse_address(address)
+
+    async def run(config):  # type: ignore[no-untyped-def]
+        return await join_game(config, host=host_name, port=host_port, code=code)
+
+    _run_node("join", run, port=port, **opts)

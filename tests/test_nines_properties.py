@@ -116,7 +116,9 @@ def check_conserved(h: HandState, dealt: list) -> None:
 def probe(h: HandState, legal: list[Action], rng: random.Random, snapshot: Snapshot) -> None:
     """Actions outside ``legal`` are refused without a trace; every legal one applies."""
     allowed = {canonical(a, h) for a in legal}
-    tries = [random_action(h, rng) for _ in range(3)] + [near_miss(rng.choice(legal), h, rng) for _ in range(3)]
+    tries = [random_action(h, rng) for _ in range(3)] + [
+        near_miss(rng.choice(legal), h, rng) for _ in range(3)
+    ]
     for a in tries:
         if canonical(a, h) in allowed:
             continue
@@ -171,13 +173,13 @@ def play_match(
     return m, log
 
 
-def check_scores(h: HandState, pens: tuple[int, ...], before: list[int], after: list[int], playoff: bool) -> None:
+def check_scores(
+    h: HandState, pens: tuple[int, ...], before: list[int], after: list[int], playoff: bool
+) -> None:
     nine = 25 if h.rules.hard_nines else 15
     for s in range(h.players):
         cards = h.hands[s]
-        if s not in h.seats:
-            assert cards == [] and pens[s] == 0
-        elif s == h.out:
+        if s not in h.seats or s == h.out:
             assert cards == [] and pens[s] == 0
         else:
             assert cards and pens[s] == sum(penalty(c, nine) for c in cards) > 0

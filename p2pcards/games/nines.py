@@ -34,6 +34,33 @@ Decisions where RULES.md is silent (each is a rule of this engine):
   of the last dealer. The playoff decides the winner only: its penalties are
   shown but not added to the totals. A playoff that stalls is won by the lowest
   penalty of that hand; players still tied play another playoff.
+* Two 9s played together may be named in either order; ``legal_actions`` lists
+  each pair once, lower card first.
+* The event log follows RECORD.md: ``Keep`` and ``AcceptSkip`` leave no event (a
+  draw not followed by the drawer's play of that card was kept; a stacking
+  victim who plays no 9 accepted the skip). A ``Draw`` may name the card drawn;
+  where the replica knows the top of the stock it must be that card, and its
+  ``forced`` flag is the engine's to set, never the caller's.
+
+Hidden cards (what a replica checks, and what it cannot):
+
+* A card a seat plays from its hidden cards, draws from a hidden stock or shows
+  at the end of the hand may not be one this replica sees anywhere else: in a
+  hand (its own included), on the discard pile or in the stock (rules
+  ``card-held``, ``draw-top``, ``reveal``). A seat may not play more hidden
+  cards than it holds.
+* For a hidden hand, "must play" (no draw or pass while holding a legal card),
+  "only the drawn card" (beyond the check above) and "a drawn legal card must be
+  played" (draw until playable) are checked only by that seat's own replica and
+  by the full-information audit. Everything about the cards it shows (suit or
+  rank, declared suit, no 9 as the last card) every replica checks.
+* ``needs_recycle()`` on a replica that cannot see the acting seat's hand says
+  "may be needed": only that seat knows whether it must draw. The recycle is
+  therefore started by the seat's announced draw (RECORD.md: "at the moment a
+  draw found the stock empty"), and the audit rejects a recycle for a seat that
+  held a legal card.
+* Rule options are type-checked (``True`` is not a target, ``"yes"`` is not a
+  yes), since they also arrive from other nodes' records.
 """
 
 from __future__ import annotations
@@ -620,7 +647,7 @@ class HandState:
         if self.phase is not Phase.TURN:
             raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
         cards = a.cards
-        if not isinstance(cards, tuple) or len(cards) != 2:
+        if not isinstance(cards, tuple | list) or len(cards) != 2:
             raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
         self._check_cards(seat, cards)
         if not (cards[0] in NINES and cards[1] in NINES):
@@ -772,7 +799,7 @@ class HandState:
             raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
         under = self.discards[:-1]
         stock = a.stock
-        if not isinstance(stock, tuple) or len(stock) != len(under):
+        if not isinstance(stock, tuple | list) or len(stock) != len(under):
             raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
         known = [c for c in stock if c is not None]
         if not all(type(c) is Card for c in known) or len(set(known)) != len(known):

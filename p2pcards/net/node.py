@@ -54,6 +54,10 @@ class NodeConfig:
     bind: str = "0.0.0.0"
     port: int = 0
     on_progress: Callable[[Table], None] = lambda t: None
+    on_wait: Callable[[Table, float], None] = lambda t, waited: None
+    entropy: bytes | None = None
+    """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
+    keep_transcript: bool = True
 
 
 async def host_game(
@@ -62,10 +66,11 @@ async def host_game(
     players: int,
     rules: NinesRules,
     code: str,
+    game_id: bytes | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> Outcome:
     """Host a table of ``players`` seats; ``task_status.started`` gets the port."""
-    game_id = os.urandom(16)
+    game_id = game_id if game_id is not None else os.urandom(16)
     lobby = HostLobby(
         identity=cfg.identity,
         name=cfg.name,
@@ -82,7 +87,6 @@ async def host_game(
         nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
         cfg.ui.invitation(code, port)
         task_status.started(port)
-        cfg.ui.lobby(lobby.names(), players)
         await lobby.full.wait()
         info = await lobby.start()
         try:
@@ -122,22 +126,30 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
         rules=info.rules,
         seat=info.seat,
         identity=cfg.identity,
-        entropy=os.urandom(32),
+        entropy=cfg.entropy if cfg.entropy is not None else os.urandom(32),
     )
     result = RunResult(status="aborted", problem="interrupted")
     try:
         result = await run_table(
-            table, info.links, cfg.decide, timeouts=cfg.timeouts, on_progress=cfg.on_progress
+            table,
+            info.links,
+            cfg.decide,
+            timeouts=cfg.timeouts,
+            on_progress=cfg.on_progress,
+            on_wait=cfg.on_wait,
         )
     finally:
-        path = cfg.transcript or storage.transcript_path(info.game_id, info.seat, cfg.data_dir)
+        path: Path | None = cfg.transcript or storage.transcript_path(info.game_id, info.seat, cfg.data_dir)
         status = result.status if result.problem is None else f"{result.status}: {result.problem}"
         with trio.CancelScope(shield=True):
-            try:
-                save(path, encode_file(table.transcript.records(), saved_by=info.seat, status=status))
-            except OSError as e:
-                cfg.ui.info(f"could not save the transcript to {path}: {e}")
-                path = None  # type: ignore[assignment]
+            if not cfg.keep_transcript:
+                path = None
+            else:
+                try:
+                    save(path, encode_file(table.transcript.records(), saved_by=info.seat, status=status))  # type: ignore[arg-type]
+                except OSError as e:
+                    cfg.ui.info(f"could not save the transcript to {path}: {e}")
+                    path = None
             await _linger(info, LINGER if result.status != "aborted" else 0.2)
     return Outcome(
         status=result.status,

@@ -27,6 +27,10 @@ Decider = Callable[[Table], Awaitable[Action]]
 """Returns this seat's next action (called only when ``table.my_turn``)."""
 
 
+WAIT_NOTICE = 5.0
+"""Seconds of silence after which ``on_wait`` tells the user whom the table waits for."""
+
+
 class QuitMatch(Exception):
     """The local player chose to leave the match."""
 
@@ -67,6 +71,7 @@ async def run_table(
     *,
     timeouts: Timeouts,
     on_progress: Callable[[Table], None] = lambda t: None,
+    on_wait: Callable[[Table, float], None] = lambda t, waited: None,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults)."""
     send, receive = trio.open_memory_channel[tuple[int, Any]](64)
@@ -76,7 +81,7 @@ async def run_table(
             nursery.start_soon(_reader, peer, link, send.clone())
         send.close()
         try:
-            await _play(table, links, decide, receive, timeouts, on_progress, result)
+            await _play(table, links, decide, receive, timeouts, on_progress, on_wait, result)
         finally:
             nursery.cancel_scope.cancel()
     return result
@@ -89,11 +94,12 @@ async def _play(
     receive: trio.MemoryReceiveChannel[tuple[int, Any]],
     timeouts: Timeouts,
     on_progress: Callable[[Table], None],
+    on_wait: Callable[[Table, float], None],
     result: RunResult,
 ) -> None:
     table.start()
     await _send_all(table, links)
-    step, deadline = -1, 0.0
+    step, deadline, notice, started = -1, 0.0, 0.0, 0.0
     while True:
         if table.status == "over":
             result.status = "over"
@@ -108,8 +114,10 @@ async def _play(
         if table.step != step:
             step = table.step
             wait = timeouts.turn if table.spec.kind == "turn" else timeouts.step
-            deadline = trio.current_time() + wait
-            on_progress(table)
+            started = trio.current_time()
+            deadline = started + wait
+            notice = started + WAIT_NOTICE
+        on_progress(table)
         if table.my_turn:
             try:
                 action = await decide(table)
@@ -125,8 +133,12 @@ async def _play(
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
             await _send_all(table, links)
             continue
-        with trio.move_on_at(deadline) as scope:
+        with trio.move_on_at(min(deadline, notice)) as scope:
             peer, item = await receive.receive()
+        if scope.cancelled_caught and trio.current_time() < deadline:
+            on_wait(table, trio.current_time() - started)
+            notice = trio.current_time() + WAIT_NOTICE
+            continue
         if scope.cancelled_caught:
             if table.status == "disputed":
                 with contextlib.suppress(RemoteProtocolError):
@@ -141,7 +153,8 @@ async def _play(
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
-                table.blame(peer, f"connection lost: {item.reason}")
+                if not table.peer_done(peer):
+                    table.blame(peer, f"connection lost: {item.reason}")
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:

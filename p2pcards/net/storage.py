@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 from p2pcards.crypto.identity import Identity
@@ -57,6 +56,5 @@ def remember_name(name: str, directory: Path | None = None) -> None:
 
 
 def transcript_path(game_id: bytes, seat: int, directory: Path | None = None) -> Path:
-    """The default file for this node's transcript of a game."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return (directory or data_dir()) / "transcripts" / f"nines-{stamp}-{game_id.hex()[:12]}-seat{seat}.p2pt"
+    """The default file for this node's transcript of a game (named after the game and seat)."""
+    return (directory or data_dir()) / "transcripts" / f"nines-{game_id.hex()[:12]}-s{seat}.p2pt"

@@ -283,6 +283,15 @@ class Table:
             return ()
         return tuple(s for s in self.spec.authors if s not in self._current)
 
+    def peer_done(self, peer: int) -> bool:
+        """True once ``peer`` has sent everything the match needs from it (its result
+        record): after that, its hanging up is no fault."""
+        if self.status == "over":
+            return True
+        if self.spec.kind != "result":
+            return False
+        return peer in self._current or any(r.record.step == self.step for r in self._inbox[peer])
+
     @property
     def my_turn(self) -> bool:
         """True when the table waits for a decision of this seat (see :meth:`act`)."""

@@ -29,12 +29,15 @@ from p2pcards.ui.render import (
 class ConsoleDisplay:
     """Shows a match on a :class:`Console`; ``watch`` prints every move as it is made."""
 
-    __slots__ = ("_pending", "console", "table", "watch")
+    __slots__ = ("_pending", "console", "pause_between_hands", "table", "watch")
 
-    def __init__(self, console: Console, table: TableContext, *, watch: bool) -> None:
+    def __init__(
+        self, console: Console, table: TableContext, *, watch: bool, pause_between_hands: bool = True
+    ) -> None:
         self.console = console
         self.table = table
         self.watch = watch
+        self.pause_between_hands = pause_between_hands
         self._pending: list[Action] = []
 
     @property
@@ -83,7 +86,12 @@ class ConsoleDisplay:
         if self.watch:
             for s in hand.seats:
                 cards = sorted((x for x in hand.hands[s] if x is not None), key=hand_sort_key)
-                c.say(f"   {pad(short_name(t.names[s]), 10)}  {c.style.cards(cards)}")
+                shown = (
+                    c.style.cards(cards)
+                    if len(cards) == len(hand.hands[s])
+                    else c.tr.cards(len(hand.hands[s]))
+                )
+                c.say(f"   {pad(short_name(t.names[s]), 10)}  {shown}")
 
     def move(self, action: Action) -> None:
         """In watch mode print each move; a draw waits for what its player does next."""
@@ -125,7 +133,7 @@ class ConsoleDisplay:
             c.say(c.tr("playoff_needed", names=c.tr.join([t.names[s] for s in match.playoff_seats])))
         if match.over:
             return
-        if not self.watch:
+        if not self.watch and self.pause_between_hands:
             c.ask(c.tr("prompt_continue"))
 
     def scores(self, match: Match, title: str | None = None) -> str:

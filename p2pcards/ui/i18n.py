@@ -233,6 +233,10 @@ _EN: dict[str, str] = {
     "record_failed": "Could not write the record to {path}: {error}",
     "record_partial": "Record of {n} finished hands written to {path} (the hand in progress is left out).",
     "seed": "Seed {seed}: replay this deal with --seed {seed}.",
+    "transcript_saved": "Signed transcript (check it with p2pcards audit FILE):\n  {path}",
+    "waiting_for": "Waiting for {names} ({seconds} s)...",
+    "lobby": "At the table ({n} of {players}): {names}",
+    "linked": "Everyone is linked: {names}. Shuffling...",
     "and": "and",
     "help": (
         "How to play Nines\n"
@@ -368,6 +372,10 @@ _FR: dict[str, str] = {
     "record_failed": "Impossible d'écrire le compte rendu dans {path} : {error}",
     "record_partial": "Compte rendu des {n} manches finies écrit dans {path} (sans la manche en cours).",
     "seed": "Graine {seed} : rejouez cette partie avec --seed {seed}.",
+    "transcript_saved": "Transcription signée (vérifiez-la avec p2pcards audit FICHIER) :\n  {path}",
+    "waiting_for": "En attente de {names} ({seconds} s)...",
+    "lobby": "À la table ({n} sur {players}) : {names}",
+    "linked": "Tout le monde est connecté : {names}. Mélange...",
     "and": "et",
     "help": (
         "Comment jouer à Nines\n"
@@ -505,6 +513,10 @@ _IT: dict[str, str] = {
     "record_failed": "Impossibile scrivere il resoconto in {path}: {error}",
     "record_partial": "Resoconto delle {n} mani finite scritto in {path} (senza la mano in corso).",
     "seed": "Seme casuale {seed}: rigioca questa partita con --seed {seed}.",
+    "transcript_saved": "Trascrizione firmata (verificala con p2pcards audit FILE):\n  {path}",
+    "waiting_for": "In attesa di {names} ({seconds} s)...",
+    "lobby": "Al tavolo ({n} di {players}): {names}",
+    "linked": "Tutti collegati: {names}. Si mescola...",
     "and": "e",
     "help": (
         "Come si gioca a Nines\n"

@@ -178,6 +178,121 @@ class PlayOptions:
     watch: bool = False
     name: str | None = None
     lang: str = "en"
+    offline: bool = False
+    transcript: Path | None = None
+
+
+@dataclass(slots=True)
+class Played:
+    """What a finished (or quit) session leaves behind for the record and the user."""
+
+    match: Match | None
+    cut_rounds: list[list[tuple[int, Card]]]
+    transcript: Path | None = None
+    problem: str | None = None
+
+
+class _Quit(Exception):
+    def __init__(self, game: Played) -> None:
+        self.game = game
+
+
+def _run_offline(
+    opts: PlayOptions,
+    seed: int,
+    names: list[str],
+    console: Console,
+    display: ConsoleDisplay,
+    table: TableContext,
+) -> Played:
+    """The match in this process, shuffled by a seeded generator (no protocol)."""
+    sources: list[MoveSource] = [make_bot(opts.bot) for _ in range(opts.players)]
+    game = LocalGame(
+        rules=opts.rules,
+        sources=sources,
+        shuffler=LocalShuffler(opts.rules, random.Random(f"p2pcards-shuffle:{seed}")),
+        rng=random.Random(f"p2pcards-bots:{seed}"),
+        table=table,
+        observer=display,
+    )
+    if table.me is not None:
+        sources[table.me] = HumanPlayer(
+            console=console, table=table, explain=lambda a: None if game.hand is None else probe(game.hand, a)
+        )
+    console.score_text = lambda: display.scores(game.match) if game.match else console.tr("row_total")
+    try:
+        game.run()
+    except (QuitGame, KeyboardInterrupt):
+        raise _Quit(Played(game.match, game.cut_rounds)) from None
+    return Played(game.match, game.cut_rounds)
+
+
+def _run_networked(
+    opts: PlayOptions,
+    seed: int,
+    names: list[str],
+    console: Console,
+    display: ConsoleDisplay,
+    table: TableContext,
+) -> Played:
+    """Every seat a node on loopback TCP; the display follows seat 0's own replica."""
+    import hashlib
+
+    import trio
+
+    from p2pcards.ui.netgame import HumanDecider, TableWatcher, bot_decider, play_on_loopback
+
+    watcher = TableWatcher(display, table)
+    deciders = [
+        bot_decider(opts.bot, random.Random(f"p2pcards-bots:{seed}:{s}")) for s in range(opts.players)
+    ]
+    if table.me is not None:
+        human = HumanDecider(console=console, context=table)
+        watcher.on_hand_end = human.hand_ended
+        deciders[table.me] = human
+    # A fixed seed fixes every seat's secrets, hence the shuffles: the same game again.
+    entropies = [hashlib.sha256(f"p2pcards-demo:{seed}:{s}".encode()).digest() for s in range(opts.players)]
+    seen: dict[str, object] = {}
+
+    def progress(t: object) -> None:
+        seen["table"] = t
+        watcher(t)  # type: ignore[arg-type]
+
+    def waiting(t: object, waited: float) -> None:
+        who = [names[s] for s in t.waiting_for]  # type: ignore[attr-defined]
+        console.say(console.tr("waiting_for", names=console.tr.join(who), seconds=int(waited)))
+
+    console.score_text = lambda: (
+        display.scores(seen["table"].match)  # type: ignore[attr-defined]
+        if seen.get("table") is not None and seen["table"].match is not None  # type: ignore[attr-defined]
+        else console.tr("row_total")
+    )
+    try:
+        outcome = trio.run(
+            lambda: play_on_loopback(
+                rules=opts.rules,
+                names=names,
+                deciders=deciders,
+                on_progress=progress,
+                on_wait=waiting,
+                entropies=entropies,
+                transcript=opts.transcript,
+                game_id=hashlib.sha256(f"p2pcards-demo-game:{seed}".encode()).digest()[:16],
+            )
+        )
+    except KeyboardInterrupt:
+        t = seen.get("table")
+        raise _Quit(Played(getattr(t, "match", None), list(getattr(t, "cut_rounds", [])))) from None
+    t = outcome.table
+    played = Played(
+        t.match if t is not None else None,
+        list(t.cut_rounds) if t is not None else [],
+        outcome.transcript,
+        None if outcome.status in ("over", "aborted") else outcome.problem,
+    )
+    if outcome.status == "aborted":
+        raise _Quit(played)
+    return played
 
 
 def seat_names(players: int, human: str | None) -> list[str]:
@@ -196,7 +311,12 @@ def play_local(
     echo: bool = False,
     style: Style | None = None,
 ) -> int:
-    """Play one match in the terminal; returns the exit status (0 also after a quit)."""
+    """Play one match in the terminal; returns the exit status (0 also after a quit).
+
+    By default every seat is a separate node on loopback TCP running the full
+    protocol (mental-poker shuffle, signed transcript); ``offline`` plays the
+    same match in this process with the rules engine alone.
+    """
     if not 2 <= opts.players <= 6:
         raise UsageError(f"Nines is for 2 to 6 players, not {opts.players}")
     tr = Translator(opts.lang)
@@ -207,26 +327,15 @@ def play_local(
     me = None if opts.watch else 0
     table = TableContext(names, me=me, action_cards=opts.rules.action_cards)
     console = Console(tr=tr, style=style, read=read, write=write, echo=echo)
-    display = ConsoleDisplay(console, table, watch=opts.watch)
-    sources: list[MoveSource] = [make_bot(opts.bot) for _ in range(opts.players)]
-    game = LocalGame(
-        rules=opts.rules,
-        sources=sources,
-        shuffler=LocalShuffler(opts.rules, random.Random(f"p2pcards-shuffle:{seed}")),
-        rng=random.Random(f"p2pcards-bots:{seed}"),
-        table=table,
-        observer=display,
-    )
-    if me is not None:
-        sources[me] = HumanPlayer(
-            console=console, table=table, explain=lambda a: None if game.hand is None else probe(game.hand, a)
-        )
-    console.score_text = lambda: display.scores(game.match) if game.match else tr("row_total")
+    display = ConsoleDisplay(console, table, watch=opts.watch, pause_between_hands=opts.offline)
+    make_bot(opts.bot)  # an unknown bot is an error before anything is shown
     display.intro(opts.rules, opts.bot)
+    run = _run_offline if opts.offline else _run_networked
     quit_early = False
     try:
-        game.run()
-    except (QuitGame, KeyboardInterrupt):
+        game = run(opts, seed, names, console, display, table)
+    except _Quit as q:
+        game = q.game
         quit_early = True
         console.say(tr("quit"))
     status = 0
@@ -242,5 +351,9 @@ def play_local(
                 console.say(tr("record_partial", path=opts.record, n=len(game.match.results)))
             else:
                 console.say(tr("record_written", path=opts.record))
+    if game.transcript is not None:
+        console.say(tr("transcript_saved", path=game.transcript))
+    if game.problem is not None:
+        console.say(game.problem)
     console.say(tr("seed", seed=seed))
     return status

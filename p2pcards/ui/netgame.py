@@ -1,0 +1,281 @@
+"""The terminal side of a networked match: show one seat's table, ask its player.
+
+:class:`TableWatcher` turns the progress of a seat's protocol table into the
+display's events (cut, deal, moves, end of hand, end of match), so the local
+demo, ``host`` and ``join`` show exactly the same table view. The deciders
+give a seat's moves: a bot strategy, or the human at the keyboard (asked in a
+worker thread so that the network keeps running while they think).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from p2pcards.bots import make_bot
+from p2pcards.crypto.identity import Identity
+from p2pcards.errors import PeerUnreachable
+from p2pcards.games.nines import Action, HandState, NinesRules
+from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
+from p2pcards.net.runner import Decider, QuitMatch
+from p2pcards.net.session import LobbyUI, Timeouts
+from p2pcards.net.words import new_code
+from p2pcards.protocol.table import Table
+from p2pcards.ui.display import ConsoleDisplay
+from p2pcards.ui.local import Observer, probe
+from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
+from p2pcards.ui.render import TableContext
+
+
+@dataclass(slots=True)
+class TableWatcher:
+    """Feeds a display from one table's state, each change exactly once."""
+
+    observer: Observer
+    context: TableContext
+    cut_shown: bool = False
+    hand: HandState | None = None
+    events_seen: int = 0
+    results_seen: int = 0
+    over_shown: bool = False
+    hands_ended: int = 0
+    on_hand_end: Callable[[], None] = field(default=lambda: None)
+
+    def __call__(self, table: Table) -> None:
+        match = table.match
+        if match is None:
+            return
+        if not self.cut_shown and table.cut_rounds:
+            self.cut_shown = True
+            self.observer.cut(
+                table.cut_rounds, match.dealer if not match.results else match.results[0].dealer
+            )
+        hand = match.hand
+        if hand is not None and hand is not self.hand and len(match.results) == self.results_seen:
+            self.hand = hand
+            self.events_seen = 0
+            self.context.new_hand(
+                dealer=hand.dealer,
+                hand_number=len(match.results) + 1,
+                playoff=match.playoff_seats is not None,
+            )
+            self.observer.hand_start(hand)
+        if self.hand is not None and len(match.results) == self.results_seen:
+            self._moves(self.hand)
+        while self.results_seen < len(match.results):
+            full = match.history[self.results_seen]
+            if self.hand is not None:
+                self._moves(full)  # the last moves, if they were not shown yet
+            result = match.results[self.results_seen]
+            self.results_seen += 1
+            self.hand = None
+            self.events_seen = 0
+            self.observer.hand_end(full, result, match)
+            self.hands_ended += 1
+            self.on_hand_end()
+        if table.status == "over" and not self.over_shown:
+            self.over_shown = True
+            self.observer.match_end(match)
+
+    def _moves(self, hand: HandState) -> None:
+        for action in hand.events[self.events_seen :]:
+            self.context.record(action)
+            self.observer.move(action)
+        self.events_seen = len(hand.events)
+
+
+def bot_decider(name: str, rng: random.Random) -> Decider:
+    """A bot strategy deciding from the seat's view only."""
+    bot = make_bot(name)
+
+    async def decide(table: Table) -> Action:
+        view = table.view()
+        assert view is not None
+        return bot.choose(view, table.legal_actions(), rng)
+
+    return decide
+
+
+@dataclass(slots=True)
+class HumanDecider:
+    """The keyboard: asks in a worker thread; pauses first when a hand has ended."""
+
+    console: Console
+    context: TableContext
+    pause_pending: bool = False
+    rng: random.Random = field(default_factory=random.Random)
+
+    def hand_ended(self) -> None:
+        self.pause_pending = True
+
+    async def __call__(self, table: Table) -> Action:
+        view = table.view()
+        assert view is not None
+        legal = table.legal_actions()
+
+        def explain(action: Action) -> object:
+            hand = table.match.hand if table.match is not None else None
+            return None if hand is None else probe(hand, action)
+
+        human = HumanPlayer(console=self.console, table=self.context, explain=explain)  # type: ignore[arg-type]
+
+        def ask() -> Action:
+            if self.pause_pending:
+                self.pause_pending = False
+                self.console.ask(self.console.tr("prompt_continue"))
+            return human.choose(view, legal, self.rng)
+
+        try:
+            return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        except QuitGame:
+            raise QuitMatch() from None
+
+
+class QuietLobby(LobbyUI):
+    """A bot node's lobby: nothing to show."""
+
+
+class _SeatingLobby(QuietLobby):
+    """The demo host's lobby: lets the joiners in one at a time, so seats follow ``names``."""
+
+    def __init__(self, players: int) -> None:
+        self.seated = [trio.Event() for _ in range(players + 1)]
+        self.seated[0].set()
+        self.seated[1].set()  # the host is seated as soon as it listens
+
+    def lobby(self, names: Sequence[str], players: int) -> None:
+        for k in range(len(names) + 1):
+            self.seated[k].set()
+
+
+async def play_on_loopback(
+    *,
+    rules: NinesRules,
+    names: Sequence[str],
+    deciders: Sequence[Decider],
+    on_progress: Callable[[Table], None],
+    on_wait: Callable[[Table, float], None] = lambda t, w: None,
+    entropies: Sequence[bytes | None] | None = None,
+    transcript: Path | None = None,
+    data_dir: Path | None = None,
+    timeouts: Timeouts | None = None,
+    game_id: bytes | None = None,
+) -> Outcome:
+    """Seat 0 hosts on 127.0.0.1 and every other seat joins it as a separate node.
+
+    Each node has its own identity, secrets, table and TCP links, exactly as
+    across the internet; only seat 0's progress is shown. Returns seat 0's outcome.
+    """
+    code = new_code()
+    timeouts = timeouts or Timeouts()
+    entropies = entropies or [None] * len(names)
+    outcomes: dict[int, Outcome] = {}
+
+    seating = _SeatingLobby(len(names))
+
+    def config(seat: int) -> NodeConfig:
+        return NodeConfig(
+            identity=Identity.generate(),
+            name=names[seat],
+            decide=deciders[seat],
+            ui=seating if seat == 0 else QuietLobby(),
+            timeouts=timeouts,
+            transcript=transcript if seat == 0 else None,
+            data_dir=data_dir,
+            bind="127.0.0.1",
+            on_progress=on_progress if seat == 0 else (lambda t: None),
+            on_wait=on_wait if seat == 0 else (lambda t, w: None),
+            entropy=entropies[seat],
+            keep_transcript=seat == 0,
+        )
+
+    async with trio.open_nursery() as nursery:
+
+        async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+            outcomes[0] = await host_game(
+                config(0),
+                players=len(names),
+                rules=rules,
+                code=code,
+                game_id=game_id,
+                task_status=task_status,
+            )
+            nursery.cancel_scope.cancel()  # seat 0 is done: stop any node still lingering
+
+        port = await nursery.start(host)
+        for seat in range(1, len(names)):
+
+            async def join(seat: int = seat) -> None:
+                await seating.seated[seat].wait()  # seat k joins once seats 0..k-1 are in
+                with contextlib.suppress(PeerUnreachable):
+                    outcomes[seat] = await join_game(config(seat), host="127.0.0.1", port=port, code=code)
+
+            nursery.start_soon(join)
+    return outcomes[0]
+
+
+class NetworkUI(LobbyUI):
+    """The terminal of a player (or bot owner) at ``host`` or ``join``.
+
+    The table view appears once the roster is known; until then the lobby
+    shows who has joined. ``human`` is None for a bot seat: the moves are then
+    printed as they happen, as in ``play --watch``.
+    """
+
+    def __init__(self, console: Console, *, human: bool, rules_intro: bool = True) -> None:
+        self.console = console
+        self.human = human
+        self.watcher: TableWatcher | None = None
+        self.decider: HumanDecider | None = None
+        self.display: ConsoleDisplay | None = None
+        self._last_names: tuple[str, ...] = ()
+
+    def invitation(self, code: str, port: int) -> None:  # the CLI prints the invitation itself
+        pass
+
+    def lobby(self, names: Sequence[str], players: int) -> None:
+        if tuple(names) != self._last_names:
+            self._last_names = tuple(names)
+            tr = self.console.tr
+            self.console.say(tr("lobby", names=tr.join(list(names)), n=len(names), players=players))
+
+    def info(self, text: str) -> None:
+        self.console.say(f"  {text}")
+
+    def _attach(self, table: Table) -> None:
+        names = [p.name for p in table.roster]
+        context = TableContext(names, me=table.seat, action_cards=table.rules.action_cards)
+        display = ConsoleDisplay(self.console, context, watch=not self.human, pause_between_hands=False)
+        self.display = display
+        self.watcher = TableWatcher(display, context)
+        if self.human:
+            self.decider = HumanDecider(console=self.console, context=context)
+            self.watcher.on_hand_end = self.decider.hand_ended
+        self.console.score_text = lambda: (
+            display.scores(table.match) if table.match else self.console.tr("row_total")
+        )
+        self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
+
+    def progress(self, table: Table) -> None:
+        if self.watcher is None:
+            self._attach(table)
+        assert self.watcher is not None
+        self.watcher(table)
+
+    def waiting(self, table: Table, waited: float) -> None:
+        who = [table.roster[s].name for s in table.waiting_for]
+        if who:
+            self.console.say(
+                self.console.tr("waiting_for", names=self.console.tr.join(who), seconds=int(waited))
+            )
+
+    async def decide(self, table: Table) -> Action:
+        if self.decider is None:
+            self._attach(table)
+        assert self.decider is not None
+        return await self.decider(table)
