@@ -22,7 +22,7 @@ from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Body, Keys, KeyShare, Lock, PlayCards, Player, Shown, Shuffle
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import SIGN_PREFIX, MAX_FRAME, Record, SignedRecord, decode_frame, pack
+from p2pcards.protocol.wire import MAX_FRAME, SIGN_PREFIX, Record, SignedRecord, decode_frame, pack
 
 GAME_ID = bytes(range(16))
 CHEAT = 1
@@ -110,7 +110,9 @@ class NotHeldTable(Table):
         if isinstance(action, nines.Play) and self.hand is not None:
             pos = self.hand.stock[0]
             key = poker.lock_key(self.hand.secret, *pos)  # type: ignore[arg-type]
-            return PlayCards(cards=(Shown(round=pos[0], pos=pos[1], card=int(action.card), key=key),), suit=action.suit)
+            return PlayCards(
+                cards=(Shown(round=pos[0], pos=pos[1], card=int(action.card), key=key),), suit=action.suit
+            )
         return super()._body_for_action(action)
 
 
@@ -127,7 +129,9 @@ class ClaimsOtherCardTable(Table):
         if isinstance(body, PlayCards) and len(body.cards) == 1:
             s = body.cards[0]
             fake = next(c for c in range(52) if c != s.card and ALL_CARDS[c].is_nine)
-            return PlayCards(cards=(Shown(round=s.round, pos=s.pos, card=fake, key=s.key),), suit=body.suit or "S")
+            return PlayCards(
+                cards=(Shown(round=s.round, pos=s.pos, card=fake, key=s.key),), suit=body.suit or "S"
+            )
         return body
 
 
@@ -142,9 +146,9 @@ class DrawsWhileHoldingTable(Table):
     def legal_actions(self) -> list[nines.Action]:
         acts = super().legal_actions()
         hand = self.match.hand if self.match else None
-        if hand is not None and hand.phase is Phase.TURN and hand.stock and self.seat is not None:
-            if any(isinstance(a, nines.Play) for a in acts):
-                return [nines.Draw(seat=self.seat)]
+        holds_legal = any(isinstance(a, nines.Play) for a in acts)
+        if hand is not None and hand.phase is Phase.TURN and hand.stock and self.seat is not None and holds_legal:
+            return [nines.Draw(seat=self.seat)]
         return acts
 
     # Its own replica would object: silence the local checks, as a cheater would.
@@ -203,7 +207,9 @@ class WrongKeyTable(Table):
             up = self._deal_layout()[1]
             body = Keys(
                 keys=tuple(
-                    KeyShare(round=k.round, pos=k.pos, key=(k.key * 2) % group.ORDER) if (k.round, k.pos) == up else k
+                    KeyShare(round=k.round, pos=k.pos, key=(k.key * 2) % group.ORDER)
+                    if (k.round, k.pos) == up
+                    else k
                     for k in body.keys
                 )
             )
