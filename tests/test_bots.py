@@ -39,16 +39,6 @@ VARIANT_FLAGS = (
 )
 
 
-class RulesView(SeatView):
-    """A seat view that also shows the table's rule options (public information)."""
-
-    __slots__ = ()
-
-    @property
-    def rules(self) -> NinesRules:
-        return self._hand.rules
-
-
 def _shuffled_deck(rules: NinesRules, rng: random.Random) -> list[Card]:
     cards = list(deck(2 if rules.double_nines else 1))
     rng.shuffle(cards)
@@ -78,7 +68,7 @@ def _play_hand(
         legal = h.legal_actions()
         if on_decision is not None:
             on_decision(h, seat, legal)
-        h.apply(bots[seat].choose(RulesView(h, seat), legal, rng))
+        h.apply(bots[seat].choose(SeatView(h, seat), legal, rng))
     return h
 
 
@@ -103,8 +93,7 @@ def test_both_bots_always_choose_a_legal_action(rules: NinesRules, players: int,
 
     def check(h: HandState, seat: int, legal: list[Action]) -> None:
         for bot in all_bots:
-            for view in (SeatView(h, seat), RulesView(h, seat)):
-                assert bot.choose(view, legal, random.Random(seed)) in legal
+            assert bot.choose(SeatView(h, seat), legal, random.Random(seed)) in legal
 
     h = _play_hand(rules, players, bots, rng, check)
     assert h.end in ("out", "stall")
@@ -120,7 +109,7 @@ def test_every_phase_and_variant_action_is_met() -> None:
     heuristic = HeuristicBot()
 
     def check(h: HandState, seat: int, legal: list[Action]) -> None:
-        assert heuristic.choose(RulesView(h, seat), legal, random.Random(0)) in legal
+        assert heuristic.choose(SeatView(h, seat), legal, random.Random(0)) in legal
         seen_phases.add(h.phase)
         seen_kinds.update(type(a) for a in legal)
 
@@ -176,11 +165,11 @@ def test_heuristic_decides_the_same_on_a_replica_with_hidden_cards(rule_words: l
             seat = full.turn
             legal = full.legal_actions()
             if seat == me:
-                on_full = bot.choose(RulesView(full, me), legal, random.Random(1))
-                on_replica = bot.choose(RulesView(replica, me), replica.legal_actions(), random.Random(1))
+                on_full = bot.choose(SeatView(full, me), legal, random.Random(1))
+                on_replica = bot.choose(SeatView(replica, me), replica.legal_actions(), random.Random(1))
                 assert on_full == on_replica
                 decisions += 1
-            action = bot.choose(RulesView(full, seat), legal, rng)
+            action = bot.choose(SeatView(full, seat), legal, rng)
             full.apply(action)
             if isinstance(action, Draw):
                 drawn = full.events[-1]
@@ -240,7 +229,7 @@ def position(
 
 def choose(h: HandState, bot: HeuristicBot | None = None) -> Action:
     legal = h.legal_actions()
-    action = (bot or HeuristicBot()).choose(RulesView(h, h.turn), legal, random.Random(0))
+    action = (bot or HeuristicBot()).choose(SeatView(h, h.turn), legal, random.Random(0))
     assert action in legal
     return action
 

@@ -104,7 +104,7 @@ class HeuristicBot:
         phase = view.phase
         if phase is Phase.DECLARE:
             return self._declare(view, legal)
-        rules = _rules_of(view)
+        rules = view.rules
         reading = read_history(view)
         hand = list(view.my_cards)
         plays = [a for a in legal if isinstance(a, Play | PlayNines)]
@@ -292,10 +292,3 @@ def _played(a: Action) -> tuple[Card, ...]:
     return ()
 
 
-def _rules_of(view: SeatView) -> NinesRules:
-    """The table's rule options (public); a view that does not carry them means the defaults."""
-    rules = getattr(view, "rules", None)
-    return rules if isinstance(rules, NinesRules) else _DEFAULT_RULES
-
-
-_DEFAULT_RULES = NinesRules()

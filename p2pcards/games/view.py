@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from p2pcards.cards import Card
-from p2pcards.games.nines import Action, HandState, Phase
+from p2pcards.games.nines import Action, HandState, NinesRules, Phase
 
 
 class SeatView:
@@ -43,6 +43,16 @@ class SeatView:
     @property
     def discards(self) -> tuple[Card, ...]:
         return tuple(self._hand.discards)
+
+    @property
+    def rules(self) -> NinesRules:
+        """The rule options in force (public: every seat agreed to them)."""
+        return self._hand.rules
+
+    @property
+    def up_card(self) -> Card:
+        """The card turned up at the deal (it stays public after recycles)."""
+        return self._hand.up_card
 
     @property
     def seats(self) -> tuple[int, ...]:
