@@ -11,12 +11,32 @@ group small enough for a smoke run (its numbers are then rough).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from p2pcards.bots.random_bot import RandomBot
+from p2pcards.crypto import group as cgroup
+from p2pcards.crypto import poker
+from p2pcards.crypto.encoding import encode_deck
+from p2pcards.crypto.identity import Identity
+from p2pcards.games import nines
 from p2pcards.games.nines import NinesRules
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.messages import Player
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import decode_file, encode_file
+from p2pcards.protocol.wire import parse_record
 from p2pcards.sim import simulate
 
 
@@ -123,6 +143,534 @@ def bot_rows(quick: bool) -> list[Row]:
         )
     )
     return rows
+
+
+# ---------------------------------------------------------------------------
+# Crypto: group operations and whole-deck passes
+
+
+def _scalar(rng: random.Random) -> int:
+    return rng.randrange(1, cgroup.ORDER)
+
+
+def _fresh_elements(count: int, rng: random.Random) -> list[bytes]:
+    """Elements nobody has decoded yet, so each first use pays for decoding, as on receipt."""
+    cards = encode_deck(range(52))
+    return [cgroup.mul(_scalar(rng), cards[i % 52]) for i in range(count)]
+
+
+def _median_us(samples: list[float]) -> float:
+    return 1e6 * statistics.median(samples)
+
+
+def op_cost_us(samples: int, rng: random.Random) -> float:
+    """Median time of one ``group.mul`` (fresh scalar, fresh element), in microseconds."""
+    times = []
+    for x in _fresh_elements(samples, rng):
+        k = _scalar(rng)
+        t = time.perf_counter()
+        cgroup.mul(k, x)
+        times.append(time.perf_counter() - t)
+    return _median_us(times)
+
+
+@dataclass(frozen=True, slots=True)
+class PassCost:
+    shuffle_s: float
+    lock_s: float
+    ops: int
+
+    @property
+    def total_s(self) -> float:
+        return self.shuffle_s + self.lock_s
+
+
+def deck_passes(players: int, size: int, repeats: int) -> PassCost:
+    """Every seat's shuffle pass, then every seat's lock pass, over a ``size``-card deck: the
+    pass work one node does per hand (its own two passes plus replaying everyone else's).
+    The fastest of ``repeats`` runs, each with new secrets so no decoded point is reused."""
+    best: PassCost | None = None
+    for rep in range(repeats):
+        secrets = [
+            hashlib.sha256(f"bench/{players}/{size}/{rep}/{s}".encode()).digest() for s in range(players)
+        ]
+        cgroup.OPS.reset()
+        deck = encode_deck(range(size))
+        t0 = time.perf_counter()
+        for secret in secrets:
+            deck = poker.shuffle_pass(secret, 0, deck)
+        t1 = time.perf_counter()
+        for secret in secrets:
+            deck = poker.lock_pass(secret, 0, deck)
+        t2 = time.perf_counter()
+        cost = PassCost(shuffle_s=t1 - t0, lock_s=t2 - t1, ops=cgroup.OPS.count)
+        if best is None or cost.total_s < best.total_s:
+            best = cost
+    assert best is not None
+    return best
+
+
+@group("crypto", "group operation cost; shuffle + lock of a whole deck, per player count")
+def crypto_rows(quick: bool) -> list[Row]:
+    rng = random.Random(7)
+    samples = 200 if quick else 2000
+    repeats = 1 if quick else 3
+    rows = []
+    op_us = op_cost_us(samples, rng)
+    rows.append(
+        Row(
+            area="crypto",
+            measure="one group operation (group.mul)",
+            value=f"{op_us:.1f} µs",
+            notes=f"median of {samples}, fresh scalar and element each (decoding and key setup included)",
+        )
+    )
+    fresh = _fresh_elements(samples, rng)
+    times = []
+    for x in fresh:
+        t = time.perf_counter()
+        cgroup.check_element(x)
+        times.append(time.perf_counter() - t)
+    rows.append(
+        Row(
+            area="crypto",
+            measure="element check of a received point",
+            value=f"{_median_us(times):.1f} µs",
+            notes=f"median of {samples} fresh points; not a group operation (decoded once, then cached)",
+        )
+    )
+    xs = _fresh_elements(52, rng)
+    cgroup.OPS.reset()
+    t = time.perf_counter()
+    cgroup.mul_many(_scalar(rng), xs)
+    rows.append(
+        Row(
+            area="crypto",
+            measure="group operation inside mul_many (one scalar)",
+            value=f"{1e6 * (time.perf_counter() - t) / cgroup.OPS.count:.1f} µs",
+            notes="52 fresh elements under one key, as in a shuffle pass",
+        )
+    )
+    cases = [(p, 52) for p in range(2, 7)] + [(p, 104) for p in (5, 6)]
+    for players, size in cases:
+        c = deck_passes(players, size, repeats)
+        rows.append(
+            Row(
+                area="crypto",
+                measure=f"{players} players, {size} cards: every shuffle + lock pass",
+                value=f"{1000 * c.total_s:.0f} ms",
+                notes=f"{c.ops} group ops ({1e6 * c.total_s / c.ops:.1f} µs each); shuffles "
+                f"{1000 * c.shuffle_s:.0f} ms, locks {1000 * c.lock_s:.0f} ms"
+                + ("" if repeats == 1 else f"; best of {repeats}"),
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Protocol: whole matches in one process (every seat's table, in-memory links)
+
+
+def _derive(label: str, seed: int, seat: int = 0) -> bytes:
+    return hashlib.sha256(f"p2pcards-bench/{label}/{seed}/{seat}".encode()).digest()
+
+
+def make_tables(players: int, rules: NinesRules, seed: int) -> dict[int, Table]:
+    """One honest table per seat, with identities and entropy derived from ``seed``."""
+    ids = [Identity.from_bytes(_derive("identity", seed, s)) for s in range(players)]
+    roster = tuple(Player(name=f"p{s}", key=ids[s].public_key) for s in range(players))
+    return {
+        s: Table(
+            game_id=_derive("game", seed)[:16],
+            roster=roster,
+            rules=rules,
+            seat=s,
+            identity=ids[s],
+            entropy=_derive("entropy", seed, s),
+        )
+        for s in range(players)
+    }
+
+
+@dataclass(slots=True)
+class CryptoClock:
+    """Seconds spent in scalar multiplications and in element checks."""
+
+    mul: float = 0.0
+    check: float = 0.0
+
+
+@contextmanager
+def timed_crypto() -> Iterator[CryptoClock]:
+    """Time every group call the protocol makes (through :mod:`p2pcards.crypto.poker`).
+
+    The wrappers cost two clock reads per call, well under 1% of a multiplication.
+    """
+    clock = CryptoClock()
+    names = ("mul", "mul_many", "iter_mul", "check_element")
+    saved = {name: getattr(poker, name) for name in names}
+
+    def timed(fn: Callable[..., object], attr: str) -> Callable[..., object]:
+        def wrapper(*args: object) -> object:
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                setattr(clock, attr, getattr(clock, attr) + time.perf_counter() - t)
+
+        return wrapper
+
+    def timed_iter_mul(k: int, xs: object) -> Iterator[bytes]:
+        inner = saved["iter_mul"](k, xs)
+        while True:
+            t = time.perf_counter()
+            x = next(inner, None)
+            clock.mul += time.perf_counter() - t
+            if x is None:
+                return
+            yield x
+
+    poker.mul = timed(saved["mul"], "mul")  # type: ignore[assignment]
+    poker.mul_many = timed(saved["mul_many"], "mul")  # type: ignore[assignment]
+    poker.iter_mul = timed_iter_mul  # type: ignore[assignment]
+    poker.check_element = timed(saved["check_element"], "check")  # type: ignore[assignment]
+    try:
+        yield clock
+    finally:
+        for name, fn in saved.items():
+            setattr(poker, name, fn)
+
+
+@dataclass(slots=True)
+class MatchRun:
+    tables: dict[int, Table]
+    net: LocalNetwork
+    elapsed: float
+    ops: int
+    clock: CryptoClock = field(default_factory=CryptoClock)
+
+    @property
+    def hands(self) -> int:
+        m = self.tables[0].match
+        return 0 if m is None else len(m.results)
+
+
+def run_local_match(players: int, rules: NinesRules, seed: int) -> MatchRun:
+    """A whole bot match, every seat's table in this process; raises unless it ends cleanly."""
+    tables = make_tables(players, rules, seed)
+    net = LocalNetwork(tables, rng=random.Random(seed))
+    bots = {s: RandomBot() for s in tables}
+    with timed_crypto() as clock:
+        cgroup.OPS.reset()
+        t = time.perf_counter()
+        play_bots(net, bots, random.Random(seed))
+        elapsed = time.perf_counter() - t
+        ops = cgroup.OPS.count
+    if net.failures or any(t.status != "over" for t in tables.values()):
+        raise RuntimeError(f"the benchmark match did not end cleanly: {net.failures}")
+    return MatchRun(tables=tables, net=net, elapsed=elapsed, ops=ops, clock=clock)
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The fewest group operations one node needs for its hands, by what they are for."""
+
+    passes: int
+    opened: int
+
+    @property
+    def total(self) -> int:
+        return self.passes + self.opened
+
+
+def floor_ops(table: Table) -> Floor:
+    """Per round of ``size`` cards: own shuffle and lock passes (2·size) plus replaying every
+    other seat's two passes at the hand's end (2·size each); plus one operation per card this
+    node opens: its dealt cards, the up card, every card played, its own draws."""
+    assert table.match is not None and table.seat is not None
+    seat, n = table.seat, table.n
+    passes = opened = 0
+    for crypto, hand in zip(table.hands_crypto, table.match.history, strict=True):
+        passes += sum(2 * n * rd.size for rd in crypto.rounds)
+        opened += len(hand.dealt[seat]) + 1
+        for e in hand.events:
+            if isinstance(e, nines.Play):
+                opened += 1
+            elif isinstance(e, nines.PlayNines):
+                opened += 2
+            elif isinstance(e, nines.Draw) and e.seat == seat:
+                opened += 1
+    return Floor(passes=passes, opened=opened)
+
+
+def transcript_of(table: Table) -> bytes:
+    """The transcript file ``table`` would save now."""
+    return encode_file(table.transcript.records(), saved_by=table.seat, status=table.status)
+
+
+def timed_audit(data: bytes) -> tuple[float, int, int]:
+    """(seconds, group operations, hands) of auditing a transcript; raises unless valid."""
+    cgroup.OPS.reset()
+    t = time.perf_counter()
+    report = audit_bytes(data)
+    elapsed = time.perf_counter() - t
+    if not report.valid or report.table is None or report.table.match is None:
+        raise RuntimeError(f"the benchmark transcript does not audit: {report.summary()}")
+    return elapsed, cgroup.OPS.count, len(report.table.match.results)
+
+
+@group("protocol", "whole matches in memory (every seat's table in one process): time, crypto, audit")
+def protocol_rows(quick: bool) -> list[Row]:
+    runs = 1 if quick else 3
+    op_us = op_cost_us(200, random.Random(11))
+    main_runs = sorted(
+        (run_local_match(4, NinesRules(target=100), seed=1) for _ in range(runs)), key=lambda r: r.elapsed
+    )
+    run = main_runs[len(main_runs) // 2]
+    n, hands = 4, run.hands
+    per = n * hands
+    floors = [floor_ops(t) for t in run.tables.values()]
+    floor = sum(f.total for f in floors) / per
+    floor_passes = sum(f.passes for f in floors) / per
+    floor_opened = sum(f.opened for f in floors) / per
+    actual = run.ops / per
+    crypto_ms = 1000 * (run.clock.mul + run.clock.check) / per
+    floor_ms = floor * op_us / 1000
+    crypto_share = (run.clock.mul + run.clock.check) / run.elapsed
+    kib_node = run.net.bytes_sent / (n - 1) / per / 1024
+    rows = [
+        Row(
+            area="protocol",
+            measure="4 players, match to 100, in memory",
+            value=f"{run.elapsed:.2f} s",
+            notes=f"{hands} hands, all 4 nodes in one process on one core, random bots, seed 1"
+            + ("" if runs == 1 else f"; median of {runs} runs"),
+        ),
+        Row(
+            area="protocol",
+            measure="group operations per node per hand",
+            value=f"{actual:.1f}",
+            notes=f"{run.ops} ops (group.OPS) / {n} nodes / {hands} hands",
+        ),
+        Row(
+            area="protocol",
+            measure="floor of group operations per node per hand",
+            value=f"{floor:.1f}",
+            notes=f"passes {floor_passes:.1f} (own 2 + 2 per other seat, x deck size, per round) "
+            f"+ cards opened {floor_opened:.1f}",
+        ),
+        Row(
+            area="protocol",
+            measure="actual / floor, group operations",
+            value=f"{actual / floor:.2f}x",
+            notes="target: within 2x",
+        ),
+        Row(
+            area="protocol",
+            measure="crypto time per node per hand",
+            value=f"{crypto_ms:.1f} ms",
+            notes=f"multiplications {1000 * run.clock.mul / per:.1f} ms + element checks "
+            f"{1000 * run.clock.check / per:.1f} ms; {100 * crypto_share:.0f}% of the match time "
+            "(the 4 nodes share one point cache here)",
+        ),
+        Row(
+            area="protocol",
+            measure="actual / floor, crypto time",
+            value=f"{crypto_ms / floor_ms:.2f}x",
+            notes=f"floor {floor:.1f} ops x {op_us:.1f} µs (one fresh group.mul) = {floor_ms:.1f} ms",
+        ),
+        Row(
+            area="protocol",
+            measure="frames sent per node per hand",
+            value=f"{run.net.frames / (n - 1) / per:.1f}",
+            notes=f"{kib_node:.1f} KiB per node per hand, each frame to {n - 1} peers "
+            f"({run.net.bytes_sent / hands / 1024:.1f} KiB per hand on all links)",
+        ),
+    ]
+    data = transcript_of(run.tables[0])
+    records = len(run.tables[0].transcript.records())
+    audit_s, audit_ops, _ = timed_audit(data)
+    rows += [
+        Row(
+            area="protocol",
+            measure="audit of that match's transcript",
+            value=f"{audit_s:.2f} s",
+            notes=f"audit_bytes: {records} records, {audit_ops} group ops ({audit_ops / hands:.0f} per hand)",
+        ),
+        Row(
+            area="protocol",
+            measure="transcript bytes per hand",
+            value=f"{len(data) / hands / 1024:.1f} KiB",
+            notes=f"{len(data):,} bytes for {hands} hands",
+        ),
+        Row(
+            area="protocol",
+            measure="transcript records per hand",
+            value=f"{records / hands:.1f}",
+            notes=f"{records} records",
+        ),
+    ]
+    seeds = (1,) if quick else (1, 2, 3)
+    cases: list[tuple[int, NinesRules, str]] = [(p, NinesRules(target=50), "") for p in range(2, 7)]
+    cases.append((6, NinesRules(target=50, double_nines=True), ", double-nines (104 cards)"))
+    for players, rules, label in cases:
+        elapsed = ops = hands = 0.0
+        for seed in seeds:
+            r = run_local_match(players, rules, seed)
+            elapsed, ops, hands = elapsed + r.elapsed, ops + r.ops, hands + r.hands
+        rows.append(
+            Row(
+                area="protocol",
+                measure=f"{players} players{label}, match to 50: time per hand",
+                value=f"{1000 * elapsed / hands:.0f} ms",
+                notes=f"{hands:.0f} hands in {len(seeds)} match{'es' if len(seeds) > 1 else ''}, "
+                f"{elapsed:.2f} s; {ops / players / hands:.0f} group ops per node per hand",
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Network: one process per node over loopback TCP
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFigures:
+    records: int
+    frame_bytes: int
+
+
+def own_frames(data: bytes, seat: int) -> NodeFigures:
+    """The records ``seat`` authored in a transcript, and the sum of their frame sizes."""
+    count = size = 0
+    for raw, sig in decode_file(data).records:
+        rec = parse_record(raw, sig)
+        if rec.record.seat == seat:
+            count += 1
+            size += len(rec.to_frame())
+    return NodeFigures(records=count, frame_bytes=size)
+
+
+def _wait_for_port(out: Path, proc: subprocess.Popen[bytes], deadline: float) -> int:
+    while time.perf_counter() < deadline:
+        for line in out.read_text(errors="replace").splitlines():
+            if line.startswith("Hosting") and " on port " in line:
+                return int(line.rsplit(" on port ", 1)[1].rstrip("."))
+        if proc.poll() is not None:
+            raise RuntimeError(f"the host exited early with status {proc.returncode}")
+        time.sleep(0.01)
+    raise RuntimeError("the host did not start listening in time")
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkRun:
+    wall_s: float
+    listening_s: float
+    exit_codes: tuple[int, ...]
+    transcripts: tuple[bytes, ...]
+
+
+def run_network_match(players: int, target: int, timeout: float = 120.0) -> NetworkRun:
+    """Host + joiners as separate ``p2pcards`` processes on 127.0.0.1, random bots."""
+    from p2pcards.net.words import new_code
+
+    exe = Path(sys.executable).parent / "p2pcards"
+    code = new_code()
+    procs: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+        root = Path(tmp)
+
+        def spawn(i: int, args: list[str]) -> subprocess.Popen[bytes]:
+            env = dict(
+                os.environ, P2PCARDS_HOME=str(root / f"home{i}"), P2PCARDS_CODE=code, P2PCARDS_LANG="en"
+            )
+            with open(root / f"out{i}", "wb") as out, open(root / f"err{i}", "wb") as err:
+                p = subprocess.Popen(
+                    [str(exe), *args, "--bind", "127.0.0.1", "--bot", "random", "--name", f"n{i}",
+                     "--transcript", str(root / f"t{i}.p2pt")],
+                    env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                )  # fmt: skip
+            procs.append(p)
+            return p
+
+        try:
+            start = time.perf_counter()
+            deadline = start + timeout
+            rule = [] if target == 100 else ["-r", f"target={target}"]
+            host = spawn(0, ["host", "-n", str(players), "--port", "0", "--code", code, *rule])
+            port = _wait_for_port(root / "out0", host, deadline)
+            listening = time.perf_counter() - start
+            for i in range(1, players):
+                spawn(i, ["join", f"127.0.0.1:{port}"])
+            ended = start
+            while any(p.poll() is None for p in procs):
+                if time.perf_counter() > deadline:
+                    raise RuntimeError(f"the network match did not end within {timeout:.0f} s")
+                time.sleep(0.005)
+                ended = time.perf_counter()
+            codes = tuple(p.returncode for p in procs)
+            if any(codes):
+                err = (root / f"err{codes.index(next(c for c in codes if c))}").read_text(errors="replace")
+                raise RuntimeError(f"a node failed (exit codes {codes}): {err.strip()[-300:]}")
+            transcripts = tuple((root / f"t{i}.p2pt").read_bytes() for i in range(players))
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+    return NetworkRun(wall_s=ended - start, listening_s=listening, exit_codes=codes, transcripts=transcripts)
+
+
+@group("network", "4 processes over loopback TCP: match to 100 with random bots, wall time and traffic")
+def network_rows(quick: bool) -> list[Row]:
+    n = 4
+    run = run_network_match(n, 100)
+    audit_s, _, hands = timed_audit(run.transcripts[0])
+    figures = [own_frames(data, seat) for seat, data in enumerate(run.transcripts)]
+    recs = [f.records for f in figures]
+    sent = [f.frame_bytes * (n - 1) for f in figures]
+    sizes = [len(d) for d in run.transcripts]
+    return [
+        Row(
+            area="network",
+            measure="4 players, match to 100, 4 processes, TCP",
+            value=f"{run.wall_s:.2f} s",
+            notes=f"{hands} hands; host start to last exit, incl. start-up (host listening after "
+            f"{run.listening_s:.2f} s) and the closing linger",
+        ),
+        Row(
+            area="network",
+            measure="messages (records) authored per node",
+            value=f"{statistics.mean(recs):.0f}",
+            notes=f"range {min(recs)}-{max(recs)}, {statistics.mean(recs) / hands:.1f} per hand; "
+            f"each sent to {n - 1} peers",
+        ),
+        Row(
+            area="network",
+            measure="bytes sent per node",
+            value=f"{statistics.mean(sent) / 1024:.0f} KiB",
+            notes=f"sum of frame sizes of its own records x {n - 1} peers (range {min(sent) / 1024:.0f}-"
+            f"{max(sent) / 1024:.0f} KiB); lobby, mesh handshake and TCP/IP headers not counted",
+        ),
+        Row(
+            area="network",
+            measure="bytes per hand, all links",
+            value=f"{sum(sent) / hands / 1024:.0f} KiB",
+            notes=f"{sum(sent) / 1024:.0f} KiB over {hands} hands",
+        ),
+        Row(
+            area="network",
+            measure="transcript file per node",
+            value=f"{statistics.mean(sizes) / 1024:.0f} KiB",
+            notes=f"{statistics.mean(sizes) / hands / 1024:.1f} KiB per hand",
+        ),
+        Row(
+            area="network",
+            measure="audit of one node's transcript",
+            value=f"{audit_s:.2f} s",
+            notes="audit_bytes of the host's file (valid)",
+        ),
+    ]
 
 
 # ---------------------------------------------------------------------------

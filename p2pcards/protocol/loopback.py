@@ -47,22 +47,26 @@ class LocalNetwork:
                         self.bytes_sent += len(out)
                         self._links[(sender, receiver)].append(out)
 
-    def pump(self) -> None:
-        """Deliver frames until every link is empty."""
+    def deliver_one(self) -> bool:
+        """Deliver one queued frame (from a random busy link); False when all are empty."""
         self._collect()
-        while True:
-            busy = [link for link, q in self._links.items() if q]
-            if not busy:
-                return
-            sender, receiver = busy[self.rng.randrange(len(busy))]
-            frame = self._links[(sender, receiver)].popleft()
-            if receiver in self.failures:
-                continue
+        busy = [link for link, q in self._links.items() if q]
+        if not busy:
+            return False
+        sender, receiver = busy[self.rng.randrange(len(busy))]
+        frame = self._links[(sender, receiver)].popleft()
+        if receiver not in self.failures:
             try:
                 self.tables[receiver].receive(sender, frame)
             except RemoteProtocolError as e:
                 self.failures[receiver] = e
-            self._collect()
+        self._collect()
+        return True
+
+    def pump(self) -> None:
+        """Deliver frames until every link is empty."""
+        while self.deliver_one():
+            pass
 
     def start(self) -> None:
         for table in self.tables.values():
