@@ -238,10 +238,9 @@ class Reveal(Body):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Shuffle(Body):
-    """The sender's shuffle pass over the deck of shuffle round ``round``."""
+class _DeckPass(Body):
+    """A seat's pass over the whole deck of shuffle round ``round``."""
 
-    TYPE: ClassVar[str] = "shuffle"
     SCHEMA: ClassVar[dict[str, Check]] = {
         "round": _uint(MAX_ROUNDS),
         "deck": _array(_bin(32), MAX_DECK, 1),
@@ -251,16 +250,17 @@ class Shuffle(Body):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Lock(Body):
-    """The sender's lock pass over the deck of shuffle round ``round``."""
+class Shuffle(_DeckPass):
+    """The sender's shuffle pass: re-encrypt every card and permute the deck."""
+
+    TYPE: ClassVar[str] = "shuffle"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lock(_DeckPass):
+    """The sender's lock pass: swap its shuffle layer for one lock key per position."""
 
     TYPE: ClassVar[str] = "lock"
-    SCHEMA: ClassVar[dict[str, Check]] = {
-        "round": _uint(MAX_ROUNDS),
-        "deck": _array(_bin(32), MAX_DECK, 1),
-    }
-    round: int
-    deck: tuple[bytes, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
