@@ -621,12 +621,10 @@ class Table:
         seed = hashlib.sha256(
             b"p2pcards/v1/cut-seed\x00" + b"".join(secrets[s] for s in range(self.n))
         ).digest()
-        order = kdf.derive_permutation(seed, "cut", 52)
         contenders = list(range(self.n))
-        nxt = 0
-        while True:
-            shown = {s: ALL_CARDS[order[nxt + i]] for i, s in enumerate(contenders)}
-            nxt += len(contenders)
+        while True:  # each round of the cut deals from a freshly shuffled deck
+            order = kdf.derive_permutation(seed, "cut", 52, len(self.cut_rounds))
+            shown = {s: ALL_CARDS[order[i]] for i, s in enumerate(contenders)}
             self.cut_rounds.append(sorted(shown.items()))
             contenders = cut_lowest(shown)
             if len(contenders) == 1:
