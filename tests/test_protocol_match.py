@@ -142,3 +142,23 @@ def test_a_draw_costs_one_parallel_step() -> None:
         assert {r.record.body.TYPE for r in nxt} == {"keys"}
         assert len(nxt) == 3
         assert steps[i][0].record.seat not in {r.record.seat for r in nxt}
+
+
+def test_the_cut_follows_the_rules_and_all_seats_agree() -> None:
+    """Lowest card deals (ace low, suits do not rank); tied seats cut again among themselves."""
+    ties = 0
+    for seed in range(12):
+        net = LocalNetwork(make_tables(6, NinesRules(), seed + 100), rng=random.Random(seed))
+        net.start()  # join, the cut and the first shuffles need no decision
+        tables = list(net.tables.values())
+        rounds = tables[0].cut_rounds
+        assert all(t.cut_rounds == rounds for t in tables)
+        contenders = list(range(6))
+        for shown in rounds:
+            assert [s for s, _ in shown] == contenders
+            low = min(c.rank for _, c in shown)
+            contenders = [s for s, c in shown if c.rank == low]
+        assert len(contenders) == 1
+        assert all(t.match is not None and t.match.dealer == contenders[0] for t in tables)
+        ties += len(rounds) > 1
+    assert ties > 0  # some seed really exercised a second round

@@ -1,0 +1,308 @@
+"""Helpers for network tests: bot nodes on 127.0.0.1, in-memory links, stream wrappers.
+
+Real-socket tests run every node as a task of one trio run, each with its own
+identity, table and TCP links (as across the internet). In-memory tests wire
+``Link`` objects over ``trio.testing`` streams so that they can run under the
+``autojump_clock`` and meet their timeouts in virtual time.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from p2pcards.bots import make_bot
+from p2pcards.crypto.identity import Identity
+from p2pcards.games.nines import Action, NinesRules
+from p2pcards.net.link import Link
+from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
+from p2pcards.net.runner import Decider
+from p2pcards.net.session import LobbyUI, Timeouts
+from p2pcards.protocol.table import Table
+
+LOCALHOST = "127.0.0.1"
+CODE = "7-amber-lantern"
+
+FAST = Timeouts(handshake=10.0, mesh=20.0, turn=20.0, step=20.0, lobby=60.0)
+"""Real-socket tests: generous for a loaded machine, short enough that a hang shows."""
+
+
+def bot(seed: int, name: str = "random") -> Decider:
+    """A bot decider with its own seeded random stream."""
+    strategy = make_bot(name)
+    rng = random.Random(seed)
+
+    async def decide(table: Table) -> Action:
+        view = table.view()
+        assert view is not None
+        return strategy.choose(view, table.legal_actions(), rng)
+
+    return decide
+
+
+def stuck() -> Decider:
+    """A decider that never answers (a player who walked away)."""
+
+    async def decide(table: Table) -> Action:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    return decide
+
+
+@dataclass
+class RecordingUI(LobbyUI):
+    """Keeps what the lobby told this node, and wakes tests waiting for it."""
+
+    infos: list[str] = field(default_factory=list)
+    lobbies: list[tuple[str, ...]] = field(default_factory=list)
+    invitations: list[tuple[str, int]] = field(default_factory=list)
+    changed: trio.Event = field(default_factory=trio.Event)
+
+    def _changed(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def invitation(self, code: str, port: int) -> None:
+        self.invitations.append((code, port))
+        self._changed()
+
+    def lobby(self, names: Sequence[str], players: int) -> None:
+        self.lobbies.append(tuple(names))
+        self._changed()
+
+    def info(self, text: str) -> None:
+        self.infos.append(text)
+        self._changed()
+
+    async def wait_for(self, predicate: Callable[[RecordingUI], bool]) -> None:
+        while not predicate(self):
+            await self.changed.wait()
+
+
+def config(
+    tmp_path: Path,
+    label: str,
+    *,
+    name: str | None = None,
+    decide: Decider | None = None,
+    seed: int = 0,
+    identity: Identity | None = None,
+    ui: LobbyUI | None = None,
+    timeouts: Timeouts = FAST,
+    on_progress: Callable[[Table], None] = lambda t: None,
+) -> NodeConfig:
+    """A bot node listening on 127.0.0.1 whose transcript goes to ``tmp_path/label.p2pt``."""
+    return NodeConfig(
+        identity=identity or Identity.generate(),
+        name=name or label,
+        decide=decide or bot(seed),
+        ui=ui or RecordingUI(),
+        timeouts=timeouts,
+        transcript=tmp_path / f"{label}.p2pt",
+        data_dir=tmp_path / f"home-{label}",
+        bind=LOCALHOST,
+        on_progress=on_progress,
+    )
+
+
+async def start_host(
+    nursery: trio.Nursery,
+    cfg: NodeConfig,
+    *,
+    players: int,
+    rules: NinesRules,
+    outcomes: dict[int, Outcome],
+    code: str = CODE,
+) -> int:
+    """Start ``host_game`` in ``nursery``; returns its port (its outcome lands in ``outcomes[0]``)."""
+
+    async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        outcomes[0] = await host_game(cfg, players=players, rules=rules, code=code, task_status=task_status)
+
+    return await nursery.start(host)
+
+
+async def join_in_order(
+    port: int,
+    configs: Sequence[NodeConfig],
+    outcomes: dict[int, Outcome],
+    host_ui: RecordingUI,
+    *,
+    code: str = CODE,
+    nursery: trio.Nursery,
+) -> None:
+    """Start a joiner task per config, each once the previous one is seated.
+
+    Seats then follow the order of ``configs`` (seat k for ``configs[k-1]``), so
+    a test knows which node sits where.
+    """
+    for k, cfg in enumerate(configs, start=1):
+
+        async def join(cfg: NodeConfig = cfg, seat: int = k) -> None:
+            outcomes[seat] = await join_game(cfg, host=LOCALHOST, port=port, code=code)
+
+        nursery.start_soon(join)
+        await host_ui.wait_for(lambda ui, k=k: bool(ui.lobbies) and len(ui.lobbies[-1]) >= k + 1)
+
+
+async def play_match(
+    tmp_path: Path,
+    n: int,
+    rules: NinesRules,
+    *,
+    seed: int = 0,
+    prefix: str = "s",
+    timeouts: Timeouts = FAST,
+) -> dict[int, Outcome]:
+    """A full bot match of ``n`` nodes on 127.0.0.1; the outcomes by seat."""
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    async with trio.open_nursery() as nursery:
+        host_cfg = config(tmp_path, f"{prefix}0", seed=seed * 10, ui=host_ui, timeouts=timeouts)
+        port = await start_host(nursery, host_cfg, players=n, rules=rules, outcomes=outcomes)
+        joiners = [
+            config(tmp_path, f"{prefix}{k}", seed=seed * 10 + k, timeouts=timeouts) for k in range(1, n)
+        ]
+        await join_in_order(port, joiners, outcomes, host_ui, nursery=nursery)
+    return outcomes
+
+
+def unused_port() -> int:
+    """A 127.0.0.1 port that nothing listens on (bound, then released, never listened)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOCALHOST, 0))
+        return int(s.getsockname()[1])
+
+
+async def read_until_closed(stream: trio.abc.Stream, limit: float = 5.0) -> bytes:
+    """Everything the peer sends until it closes (or resets) the connection."""
+    data = b""
+    with trio.fail_after(limit):
+        while True:
+            try:
+                chunk = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                return data
+            if not chunk:
+                return data
+            data += chunk
+
+
+# ---------------------------------------------------------------------------
+# Stream wrappers
+
+
+class WrappedStream(trio.abc.HalfCloseableStream):
+    """Delegates to ``inner``; subclasses change one direction."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def send_eof(self) -> None:
+        send_eof = getattr(self.inner, "send_eof", None)
+        if send_eof is not None:
+            await send_eof()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class TapStream(WrappedStream):
+    """Keeps a copy of every byte sent and received."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        super().__init__(inner)
+        self.sent = bytearray()
+        self.received = bytearray()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+        self.sent += data
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self.inner.receive_some(max_bytes)
+        self.received += data
+        return data
+
+
+class TrickleStream(WrappedStream):
+    """Sends every frame one byte per ``send_all`` and hands the reader one byte at a time."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        for i in range(len(data)):
+            await self.inner.send_all(bytes(data[i : i + 1]))
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(1)
+
+
+class CutStream(WrappedStream):
+    """Passes the first ``limit`` bytes sent, then silently drops the rest (a peer gone mute)."""
+
+    def __init__(self, inner: trio.abc.Stream, limit: int) -> None:
+        super().__init__(inner)
+        self.limit = limit
+        self.passed = 0
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        keep = max(0, min(len(data), self.limit - self.passed))
+        self.passed += keep
+        if keep:
+            await self.inner.send_all(bytes(data[:keep]))
+        else:
+            await trio.lowlevel.checkpoint()
+
+
+class DeafStream(WrappedStream):
+    """Never reads what the peer sends (a frozen process whose buffers are full)."""
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+
+Wrap = Callable[[int, int, trio.abc.Stream], trio.abc.Stream]
+"""``wrap(seat, peer, stream)``: what ``seat`` uses for its end of the link to ``peer``."""
+
+
+def memory_links(
+    n: int,
+    wrap: Wrap = lambda seat, peer, stream: stream,
+    *,
+    pair: Callable[[], tuple[trio.abc.Stream, trio.abc.Stream]] = trio.testing.memory_stream_pair,
+    pairs: Mapping[frozenset[int], Callable[[], tuple[trio.abc.Stream, trio.abc.Stream]]] | None = None,
+) -> dict[int, dict[int, Link]]:
+    """A full mesh of in-memory links: ``links[seat][peer]`` is seat's end towards peer."""
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            make = (pairs or {}).get(frozenset((a, b)), pair)
+            end_a, end_b = make()
+            links[a][b] = Link(wrap(a, b, end_a), peer=f"seat {b}")
+            links[b][a] = Link(wrap(b, a, end_b), peer=f"seat {a}")
+    return links
+
+
+async def close_all(links: dict[int, dict[int, Link]]) -> None:
+    for ends in links.values():
+        for link in ends.values():
+            await link.aclose()
+
+
+AsyncFn = Callable[[], Awaitable[None]]
