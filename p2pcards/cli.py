@@ -283,8 +283,10 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
 
 def _parse_address(address: str) -> tuple[str, int]:
     host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise click.BadParameter(f"{address!r} is not HOST:PORT (for example 203.0.113.5:7777)")
+    if not sep or not port.isdigit() or not host or not 0 < int(port) < 65536:
+        raise click.BadParameter(
+            f"{address!r} is not HOST:PORT with a port from 1 to 65535 (for example 203.0.113.5:7777)"
+        )
     return host.strip("[]"), int(port)
 
 
@@ -373,3 +375,7 @@ def join(address: str, code: str, port: int, **opts) -> None:  # type: ignore[no
         return await join_game(config, host=host_name, port=host_port, code=code)
 
     _run_node("join", run, port=port, **opts)
+
+
+if __name__ == "__main__":
+    main()

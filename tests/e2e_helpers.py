@@ -9,6 +9,7 @@ from what the screen shows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -103,10 +104,8 @@ class Proc:
     def stop(self) -> None:
         if self.popen.poll() is None:
             self.popen.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # one that ignores SIGKILL: give up
             self.popen.wait(5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
-            pass
 
 
 @dataclass(slots=True)
@@ -261,6 +260,8 @@ class HumanSeat:
     moves: int = 0
     menus: int = 0
     prompts: int = 0
+    answered: dict[int, int] = field(default_factory=dict)
+    """How many prompts of each kind (MOVE, SUIT, DRAWN, NEXT_HAND) were answered."""
     quit_sent: bool = False
 
     def play(self, *, max_prompts: int = 600, timeout: float = 30) -> None:
@@ -275,6 +276,7 @@ class HumanSeat:
             if k == ENDED:
                 return
             self.prompts += 1
+            self.answered[k] = self.answered.get(k, 0) + 1
             assert self.prompts <= max_prompts, "the match does not end"
             screen: str = self.child.before  # type: ignore[attr-defined]
             seen_scores = seen_scores or s.scores_after in screen or s.final_scores in screen

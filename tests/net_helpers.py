@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 import socket
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,27 +130,29 @@ async def start_host(
     return await nursery.start(host)
 
 
-async def join_in_order(
+async def join_seat(
+    nursery: trio.Nursery,
     port: int,
-    configs: Sequence[NodeConfig],
+    cfg: NodeConfig,
+    seat: int,
     outcomes: dict[int, Outcome],
     host_ui: RecordingUI,
     *,
     code: str = CODE,
-    nursery: trio.Nursery,
+    scope: trio.CancelScope | None = None,
 ) -> None:
-    """Start a joiner task per config, each once the previous one is seated.
+    """Start a joiner task and wait until the host has seated it (as ``seat``).
 
-    Seats then follow the order of ``configs`` (seat k for ``configs[k-1]``), so
-    a test knows which node sits where.
+    Joining one at a time makes seats follow the order of the calls, so a test
+    knows which node sits where. The task runs inside ``scope`` if given (to kill it).
     """
-    for k, cfg in enumerate(configs, start=1):
 
-        async def join(cfg: NodeConfig = cfg, seat: int = k) -> None:
+    async def join() -> None:
+        with scope or trio.CancelScope():
             outcomes[seat] = await join_game(cfg, host=LOCALHOST, port=port, code=code)
 
-        nursery.start_soon(join)
-        await host_ui.wait_for(lambda ui, k=k: bool(ui.lobbies) and len(ui.lobbies[-1]) >= k + 1)
+    nursery.start_soon(join)
+    await host_ui.wait_for(lambda ui: bool(ui.lobbies) and ui.lobbies[-1][seat : seat + 1] == (cfg.name,))
 
 
 async def play_match(
@@ -170,15 +173,17 @@ async def play_match(
         joiners = [
             config(tmp_path, f"{prefix}{k}", seed=seed * 10 + k, timeouts=timeouts) for k in range(1, n)
         ]
-        await join_in_order(port, joiners, outcomes, host_ui, nursery=nursery)
+        for seat, cfg in enumerate(joiners, start=1):
+            await join_seat(nursery, port, cfg, seat, outcomes, host_ui)
     return outcomes
 
 
-def unused_port() -> int:
-    """A 127.0.0.1 port that nothing listens on (bound, then released, never listened)."""
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A 127.0.0.1 port that refuses connections: bound (so nobody else takes it), never listening."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((LOCALHOST, 0))
-        return int(s.getsockname()[1])
+        yield int(s.getsockname()[1])
 
 
 async def read_until_closed(stream: trio.abc.Stream, limit: float = 5.0) -> bytes:
@@ -253,18 +258,20 @@ class TrickleStream(WrappedStream):
 
 
 class CutStream(WrappedStream):
-    """Passes the first ``limit`` bytes sent, then silently drops the rest (a peer gone mute)."""
+    """Passes the first ``frames`` sends whole and half of the next one, then drops everything
+    (a peer gone mute in the middle of a frame). ``Link`` sends one frame per ``send_all``."""
 
-    def __init__(self, inner: trio.abc.Stream, limit: int) -> None:
+    def __init__(self, inner: trio.abc.Stream, frames: int) -> None:
         super().__init__(inner)
-        self.limit = limit
-        self.passed = 0
+        self.frames = frames
+        self.sends = 0
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        keep = max(0, min(len(data), self.limit - self.passed))
-        self.passed += keep
-        if keep:
-            await self.inner.send_all(bytes(data[:keep]))
+        self.sends += 1
+        if self.sends <= self.frames:
+            await self.inner.send_all(data)
+        elif self.sends == self.frames + 1:
+            await self.inner.send_all(bytes(data[: len(data) // 2]))
         else:
             await trio.lowlevel.checkpoint()
 
@@ -303,6 +310,3 @@ async def close_all(links: dict[int, dict[int, Link]]) -> None:
     for ends in links.values():
         for link in ends.values():
             await link.aclose()
-
-
-AsyncFn = Callable[[], Awaitable[None]]

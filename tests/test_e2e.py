@@ -3,15 +3,20 @@
 Each node has its own data directory, as on its own machine. These tests show
 what a person sees: a whole match between four processes whose four transcripts
 agree and audit valid, a human seat played through a terminal (in English and
-French, to the end or until they quit), a peer killed in the middle of a hand,
-the one-line errors of ``join`` and ``audit``, and the ``scripts/play`` demo.
+French, to the end or until they quit), a peer killed or frozen in the middle
+of a hand, the one-line errors of ``join`` and ``audit``, and the
+``scripts/play`` demo.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import random
+import re
+import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +25,7 @@ from e2e_helpers import (
     ENGLISH,
     FRENCH,
     LOCAL,
+    NEXT_HAND,
     REPO,
     HumanSeat,
     Proc,
@@ -42,6 +48,13 @@ pytestmark = pytest.mark.slow
 
 FAST = ["--turn-timeout", "5", "--step-timeout", "5"]
 """Bots answer at once; a stuck peer should end the others quickly."""
+
+HAL = ["-n", "3", "--bot", "random", "--name", "Hal"]
+"""A bot host for three seats."""
+
+
+def join_args(address: str, name: str, bot: str | None) -> list[str]:
+    return ["join", address, "--bind", LOCAL, "--name", name, *(["--bot", bot] if bot else [])]
 
 
 def no_traceback(*texts: str) -> None:
@@ -143,16 +156,13 @@ def human_match(
     with processes(tmp_path) as procs:
         host, port = start_host(
             procs,
-            ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code, "--transcript", str(files[0])]
-            + rule_args
-            + FAST,
+            [*HAL, "--code", code, "--transcript", str(files[0]), *rule_args, *FAST],
             home=tmp_path / "home0",
         )
         address = f"{LOCAL}:{port}"
         bob = procs.spawn(
             "bob",
-            ["join", address, "--bind", LOCAL, "--bot", "heuristic", "--name", "Bob"]
-            + ["--transcript", str(files[1]), *FAST],
+            [*join_args(address, "Bob", "heuristic"), "--transcript", str(files[1]), *FAST],
             home=tmp_path / "home1",
             P2PCARDS_CODE=code,
         )
@@ -182,7 +192,7 @@ def human_match(
 
 def test_human_seat_plays_a_whole_match_at_a_terminal(tmp_path: Path) -> None:
     run = human_match(
-        tmp_path, rules=["target=20"], lang=[], screens=ENGLISH, commands=["xyzzy", "help", "score"]
+        tmp_path, rules=["hands=2"], lang=[], screens=ENGLISH, commands=["xyzzy", "help", "score"]
     )
     seat, screen = run.seat, run.screen
     no_traceback(screen, *(out for _, _, out in run.others))
@@ -192,11 +202,13 @@ def test_human_seat_plays_a_whole_match_at_a_terminal(tmp_path: Path) -> None:
     assert "xyzzy is not a card" in seat.replies["xyzzy"]
     assert "How to play Nines" in seat.replies["help"]
     assert "Total" in seat.replies["score"]
-    assert "Hal" in seat.replies["score"] and "Bob" in seat.replies["score"]
+    assert all(name in seat.replies["score"] for name in ("Hal", "Bob", "Ann"))
     # Only legal move numbers were typed: no answer was refused.
     for refusal in ENGLISH.refusals:
         assert refusal not in screen
     assert seat.moves > 0 and seat.menus > 0
+    assert seat.answered[NEXT_HAND] == 1  # two hands: one pause between them
+    assert "Scores after hand 1" in screen
     assert "Everyone is linked: Hal, Bob and Ann." in screen
     assert "Final scores" in screen
     assert "The match is over; every node verified every move." in screen
@@ -219,34 +231,51 @@ def french_quit(tmp_path_factory: pytest.TempPathFactory) -> HumanRun:
         rules=["hands=3"],
         lang=["--lang", "fr"],
         screens=FRENCH,
+        commands=["aide", "n'importe"],
         quit_word="quitter",
     )
 
 
-def test_french_human_seat_quits_and_the_others_name_the_seat_that_left(french_quit: HumanRun) -> None:
+def awaited(problem: str) -> set[int]:
+    """The seats an audit problem "... (step N waits for seat 1, 2)" says the transcript waits for."""
+    found = re.search(r"waits for seat ([\d, ]+)\)", problem)
+    assert found, problem
+    return {int(x) for x in found.group(1).split(",")}
+
+
+def stopped_line(out: str) -> str:
+    """The line saying why a node's match stopped."""
+    return next((line for line in out.splitlines() if line.startswith("The match stopped:")), "")
+
+
+def test_french_human_seat_quits_and_the_others_stop_naming_her_seat(french_quit: HumanRun) -> None:
     run = french_quit
     screen = run.screen
     no_traceback(screen, *(out for _, _, out in run.others))
     assert run.seat.quit_sent, screen[-3000:]
     assert "Votre main" in screen and "Coups permis :" in screen
     assert "Scores après la manche 1" in screen
+    assert "Comment jouer à Nines" in run.seat.replies["aide"]
+    assert "n'importe n'est pas une carte" in run.seat.replies["n'importe"]
     for refusal in FRENCH.refusals:
         assert refusal not in screen
     assert run.status == 1  # left before the end: not a finished match, not a crash
     assert f"Transcript saved to {run.human_file}" in screen
-    # Ann's seat number, as every transcript records it.
     status, record = audit(run.human_file, home=run.human_file.parent / "auditor")
     ann = seat_of(record, "Ann")
     for name, status, out in run.others:
         assert status == 1, f"{name}\n{out}"
-        assert f"seat {ann}: connection lost" in out, out
-    # Every transcript stops at the hand in progress: the audit says so and blames Ann.
+        assert "connection lost" in stopped_line(out), out
+        # Not the seat of the other node, which closed its links too when it stopped.
+        assert f"seat {ann}: connection lost" in stopped_line(out), out
+    # Every transcript stops at Ann's turn: the audit says so and blames her seat.
     for path in [run.human_file, *run.other_files]:
         status, record = audit(path, home=path.parent / "auditor")
         assert status == 1
         assert record["verdict"]["valid"] is False
         problems = record["verdict"]["problems"]
-        assert any("ends before the match did" in str(p) for p in problems), problems
+        assert len(problems) == 1 and "ends before the match did" in problems[0]["what"], problems
+        assert problems[0]["seat"] == ann, problems
 
 
 @pytest.mark.xfail(
@@ -260,70 +289,86 @@ def test_french_human_seat_sees_the_end_of_the_match_in_french(french_quit: Huma
         assert all(english not in line for line in last_lines), last_lines
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the others only see a closed connection ('seat 2: connection lost: the peer closed the "
+    "connection'): nothing tells them Ann left, and they never say her name",
+)
+def test_the_others_say_that_ann_left(french_quit: HumanRun) -> None:
+    for _, _, out in french_quit.others:
+        assert "Ann" in stopped_line(out), stopped_line(out)
+
+
 # ---------------------------------------------------------------------------
-# 3. A peer killed in the middle of a hand
+# 3. A peer killed, or frozen, in the middle of a hand
 
 
 @dataclass(frozen=True, slots=True)
-class KilledRun:
+class BrokenRun:
     survivors: list[tuple[str, int, str]]  # name, exit status, output
     files: list[Path]
     home: Path
 
 
+def three_bots(procs, tmp: Path, code: str, files: list[Path], timeouts: list[list[str]]):  # type: ignore[no-untyped-def]
+    """Hal hosts a long match, Jo and Kim join; returns the three processes once hand 1 is on."""
+    host, port = start_host(
+        procs,
+        [*HAL, "--code", code, "--rule", "target=200", "--transcript", str(files[0]), *timeouts[0]],
+        home=tmp / "home0",
+    )
+    joiners = [
+        procs.spawn(
+            name,
+            [*join_args(f"{LOCAL}:{port}", name, "random"), "--transcript", str(files[i]), *timeouts[i]],
+            home=tmp / f"home{i}",
+            P2PCARDS_CODE=code,
+        )
+        for i, name in ((1, "Jo"), (2, "Kim"))
+    ]
+    assert host.wait_for("Hand 1", timeout=30), host.tail()
+    assert all(p.popen.poll() is None for p in joiners), "the match ended too soon"
+    return host, *joiners
+
+
 @pytest.fixture(scope="module")
-def killed_peer(tmp_path_factory: pytest.TempPathFactory) -> KilledRun:
-    """Hal hosts, Jo and Kim join (bots, a long match); Kim is killed with SIGKILL during hand 1."""
+def killed_peer(tmp_path_factory: pytest.TempPathFactory) -> BrokenRun:
+    """Kim's process is killed with SIGKILL during hand 1."""
     tmp = tmp_path_factory.mktemp("killed")
-    code = new_code()
     files = [tmp / f"t{i}.p2pt" for i in range(3)]
     with processes(tmp) as procs:
-        host, port = start_host(
-            procs,
-            ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "target=200"]
-            + ["--transcript", str(files[0]), *FAST],
-            home=tmp / "home0",
-        )
-        joiners = [
-            procs.spawn(
-                name,
-                ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--bot", "random", "--name", name]
-                + ["--transcript", str(files[i]), *FAST],
-                home=tmp / f"home{i}",
-                P2PCARDS_CODE=code,
-            )
-            for i, name in ((1, "Jo"), (2, "Kim"))
-        ]
-        assert host.wait_for("Hand 1", timeout=30), host.tail()
-        kim = joiners[1]
-        assert kim.popen.poll() is None, "the match ended before the kill"
-        kim.popen.kill()  # SIGKILL: no goodbye, no transcript
+        host, jo, kim = three_bots(procs, tmp, new_code(), files, [FAST] * 3)
+        kim.popen.kill()  # no goodbye, no transcript
         kim.popen.wait(5)
-        survivors = [(p.name, p.finish(timeout=20), p.output()) for p in (host, joiners[0])]
-    return KilledRun(survivors, files, tmp)
+        survivors = [(p.name, p.finish(timeout=20), p.output()) for p in (host, jo)]
+    return BrokenRun(survivors, files, tmp)
 
 
-def test_killed_peer_ends_the_match_for_the_others_who_keep_their_transcripts(killed_peer: KilledRun) -> None:
-    for name, status, out in killed_peer.survivors:
+def test_killed_peer_ends_the_match_for_the_others_who_keep_their_transcripts(killed_peer: BrokenRun) -> None:
+    run = killed_peer
+    for name, status, out in run.survivors:
         no_traceback(out)
         assert status == 1, f"{name}\n{out}"
-        assert "The match stopped:" in out and "connection lost" in out, out
-    for path, (_, _, out) in zip(killed_peer.files[:2], killed_peer.survivors, strict=True):
+        assert "connection lost" in stopped_line(out), out
+    kim = None
+    for path, (_, _, out) in zip(run.files[:2], run.survivors, strict=True):
         assert path.exists()
         assert f"Transcript saved to {path}" in out
-        status, record = audit(path, home=killed_peer.home / "auditor")
+        status, record = audit(path, home=run.home / "auditor")
         assert status == 1  # invalid (2 would be: unreadable)
         kim = seat_of(record, "Kim")
         problems = record["verdict"]["problems"]
-        assert any("ends before the match did" in str(p) for p in problems), problems
-        for _, _, out in killed_peer.survivors:
-            assert f"seat {kim}: connection lost" in out
-    assert not killed_peer.files[2].exists()  # SIGKILL leaves Kim no chance to save
-    # The plain audit report names the player at fault.
-    proc = run_cli(["audit", str(killed_peer.files[0])], home=killed_peer.home / "auditor")
-    assert proc.returncode == 1
-    assert proc.stdout.startswith("INVALID")
-    assert "Kim" in proc.stdout
+        assert len(problems) == 1 and "ends before the match did" in problems[0]["what"], problems
+        # Where the transcript stops, Kim's record was due (with another one, when the step
+        # needed two: only complete steps are saved, so the audit then blames no one).
+        assert problems[0]["seat"] in (kim, None), problems
+        assert kim in awaited(problems[0]["what"]), problems
+        proc = run_cli(["audit", str(path)], home=run.home / "auditor")
+        assert proc.returncode == 1 and proc.stdout.startswith("INVALID: "), proc.stdout
+    # The first survivor to stop can only have seen Kim's connection drop. (The other one
+    # then sees two closed links; which one it blames is not decided here: see the report.)
+    assert any(f"seat {kim}: connection lost" in stopped_line(out) for _, _, out in run.survivors)
+    assert not run.files[2].exists()  # SIGKILL leaves Kim no chance to save
 
 
 @pytest.mark.xfail(
@@ -331,10 +376,41 @@ def test_killed_peer_ends_the_match_for_the_others_who_keep_their_transcripts(ki
     reason="a lost connection is reported as 'seat 2: connection lost' (runner.py: table.blame(peer, ...), "
     "shown by node.describe): the player's name never appears, and the table view never shows seat numbers",
 )
-def test_killed_peer_is_named_by_name(killed_peer: KilledRun) -> None:
+def test_killed_peer_is_named_by_name(killed_peer: BrokenRun) -> None:
     for _, _, out in killed_peer.survivors:
-        stopped = next(line for line in out.splitlines() if line.startswith("The match stopped:"))
-        assert "Kim" in stopped, stopped
+        assert "Kim" in stopped_line(out), stopped_line(out)
+
+
+@pytest.fixture(scope="module")
+def frozen_peer(tmp_path_factory: pytest.TempPathFactory) -> BrokenRun:
+    """Kim's process is stopped (SIGSTOP) during hand 1; Jo gives up after 3 s, Hal after 6 s."""
+    tmp = tmp_path_factory.mktemp("frozen")
+    files = [tmp / f"t{i}.p2pt" for i in range(3)]
+    patient = ["--turn-timeout", "6", "--step-timeout", "6"]
+    hasty = ["--turn-timeout", "3", "--step-timeout", "3"]
+    with processes(tmp) as procs:
+        host, jo, kim = three_bots(procs, tmp, new_code(), files, [patient, hasty, patient])
+        os.kill(kim.pid, signal.SIGSTOP)  # silent, its connections still open (killed on the way out)
+        survivors = [(p.name, p.finish(timeout=30), p.output()) for p in (host, jo)]
+    return BrokenRun(survivors, files, tmp)
+
+
+def test_frozen_peer_is_named_by_the_timeout(frozen_peer: BrokenRun) -> None:
+    (_, host_status, host_out), (_, jo_status, jo_out) = frozen_peer.survivors
+    no_traceback(jo_out, host_out)
+    _, record = audit(frozen_peer.files[1], home=frozen_peer.home / "auditor")
+    kim = seat_of(record, "Kim")
+    assert jo_status == 1 and host_status == 1
+    assert f"timed out waiting for Kim (seat {kim})" in stopped_line(jo_out), jo_out
+    # Hal stops too (when Jo hangs up, or at its own timeout); a timeout can only be Kim's.
+    host_line = stopped_line(host_out)
+    assert host_line, host_out
+    assert "timed out" not in host_line or f"timed out waiting for Kim (seat {kim})" in host_line
+    problems = record["verdict"]["problems"]  # Jo's transcript
+    assert len(problems) == 1 and problems[0]["seat"] in (kim, None), problems
+    assert kim in awaited(problems[0]["what"]), problems
+    status, _ = audit(frozen_peer.files[0], home=frozen_peer.home / "auditor")
+    assert status == 1
 
 
 # ---------------------------------------------------------------------------
@@ -464,3 +540,21 @@ def test_scripts_play_watch_runs_a_match(tmp_path: Path) -> None:
     saved = list((home / "transcripts").glob("*.p2pt"))
     assert len(saved) == 1 and str(saved[0]) in proc.stdout
     assert run_cli(["audit", str(saved[0])], home=home).returncode == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='p2pcards/cli.py has no `if __name__ == "__main__": main()` (and there is no '
+    "p2pcards/__main__.py): `python -m p2pcards.cli --help` prints nothing and exits 0",
+)
+def test_python_dash_m_runs_the_command_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "p2pcards.cli", "--help"],
+        env=node_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert "Usage:" in proc.stdout

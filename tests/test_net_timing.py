@@ -7,7 +7,6 @@ named after exactly the timeout it broke, and nothing waits for real.
 
 from __future__ import annotations
 
-import pytest
 import trio
 import trio.testing
 from net_helpers import CutStream, DeafStream, TrickleStream, bot, close_all, memory_links, stuck
@@ -26,11 +25,6 @@ SLACK = 1.0
 ONE_HAND = NinesRules(hands=1)
 
 
-@pytest.fixture(autouse=True)
-def _virtual_time(autojump_clock: trio.testing.MockClock) -> None:
-    """Every test here runs on the autojump clock."""
-
-
 async def run_seats(
     tables: dict[int, Table],
     links: dict[int, dict[int, Link]],
@@ -39,11 +33,13 @@ async def run_seats(
     timeouts: Timeouts = TIMEOUTS,
     on_wait: dict[int, list[tuple[float, float, tuple[int, ...]]]] | None = None,
     hung: frozenset[int] = frozenset(),
+    hang_up: bool = False,
 ) -> tuple[dict[int, RunResult], dict[int, float]]:
     """Run every seat's table; returns the results and the virtual time each ended.
 
     Seats in ``hung`` are not expected to end: they are cancelled once every
-    other seat has. A global bound makes a hang fail the test instead of blocking.
+    other seat has. With ``hang_up`` a seat closes its links as soon as it ends
+    (as a node does after its match). A global bound makes a hang fail the test.
     """
     results: dict[int, RunResult] = {}
     ended: dict[int, float] = {}
@@ -65,6 +61,9 @@ async def run_seats(
                     tables[s], links[s], deciders[s], timeouts=timeouts, on_wait=waited
                 )
                 ended[s] = trio.current_time() - t0
+                if hang_up:
+                    for link in links[s].values():
+                        await link.aclose()
                 remaining.discard(s)
                 if not remaining:
                     all_done.set()
@@ -88,7 +87,7 @@ def assert_same_records(tables: dict[int, Table]) -> None:
     assert all(r == first for r in raws.values())
 
 
-async def test_an_honest_match_completes_in_virtual_time() -> None:
+async def test_an_honest_match_completes_in_virtual_time(autojump_clock: trio.testing.MockClock) -> None:
     tables = make_tables(3, SHORT_RULES, seed=1)
     links = memory_links(3)
     results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
@@ -100,7 +99,9 @@ async def test_an_honest_match_completes_in_virtual_time() -> None:
     assert max(ended.values()) < SLACK
 
 
-async def test_a_seat_that_never_decides_is_named_after_the_turn_timeout() -> None:
+async def test_a_seat_that_never_decides_is_named_after_the_turn_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
     tables = make_tables(3, SHORT_RULES, seed=2)
     links = memory_links(3)
     deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
@@ -123,3 +124,76 @@ async def test_a_seat_that_never_decides_is_named_after_the_turn_timeout() -> No
             assert who == (1,)
             assert k * WAIT_NOTICE <= waited <= k * WAIT_NOTICE + SLACK
             assert at <= TIMEOUTS.turn
+
+
+async def test_a_seat_that_goes_mute_in_a_shuffle_is_named_after_the_step_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    tables = make_tables(3, SHORT_RULES, seed=3)
+    # Seat 1's frames: join, cut-commit, cut-reveal, commit, then its shuffle (step 5),
+    # of which only the first half leaves: the others' decoders hold half a frame.
+    links = memory_links(3, lambda seat, peer, s: CutStream(s, frames=4) if seat == 1 else s)
+    results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
+    for s in (0, 2):
+        r = results[s]
+        assert r.status == "failed"
+        assert r.blamed == (1,)
+        assert "timed out" in (r.problem or "") and "p1 (seat 1)" in (r.problem or "")
+        assert "at step 5 (shuffle)" in (r.problem or "")
+        assert TIMEOUTS.step <= ended[s] <= TIMEOUTS.step + SLACK
+        assert tables[s].step == 5
+
+
+async def test_a_seat_that_stops_reading_is_named_after_the_step_timeout(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Links to seat 1 deliver only what seat 1 reads (lockstep), and seat 1 reads nothing:
+    # a frozen peer whose buffers are full. Sending to it must not block the others forever.
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    lockstep = {
+        frozenset((0, 1)): trio.testing.lockstep_stream_pair,
+        frozenset((1, 2)): trio.testing.lockstep_stream_pair,
+    }
+    links = memory_links(3, lambda seat, peer, s: DeafStream(s) if seat == 1 else s, pairs=lockstep)
+    results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
+    for s in (0, 2):
+        r = results[s]
+        assert r.status == "failed"
+        assert r.blamed == (1,)
+        assert (r.problem or "").startswith("seat 1: stopped reading")
+        assert TIMEOUTS.step <= ended[s] <= TIMEOUTS.step + SLACK
+
+
+async def test_byte_at_a_time_delivery_still_completes_a_match(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    tables = make_tables(2, ONE_HAND, seed=5)
+    links = memory_links(2, lambda seat, peer, s: TrickleStream(s))
+    results, _ = await run_seats(tables, links, {s: bot(s) for s in tables})
+    assert {s: r.status for s, r in results.items()} == {0: "over", 1: "over"}
+    assert_same_records(tables)
+    assert all(link.frames_received > 10 for ends in links.values() for link in ends.values())
+
+
+async def test_a_hang_up_is_blamed_on_the_seat_the_table_waits_for(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Seat 1 crashes at its first turn; its hang-up reaches seat 0 at once but seat 2
+    # a second later. Seat 0 stops and hangs up too, and seat 2 hears that first:
+    # still, seat 2 must blame seat 1, whose turn it waits for, not honest seat 0.
+    tables = make_tables(3, SHORT_RULES, seed=6)
+    links = memory_links(3)
+
+    async def crash(table: Table) -> object:
+        await links[1][0].aclose()
+        await trio.sleep(1.0)
+        await links[1][2].aclose()
+        await trio.sleep_forever()
+
+    deciders: dict[int, Decider] = {0: bot(0), 1: crash, 2: bot(2)}  # type: ignore[dict-item]
+    results, ended = await run_seats(tables, links, deciders, hung=frozenset({1}), hang_up=True)
+    assert ended[0] < ended[2]
+    for s in (0, 2):
+        assert results[s].status == "failed"
+        assert results[s].blamed == (1,), results[s].problem
+        assert "connection lost" in (results[s].problem or "")

@@ -4,6 +4,12 @@ Frames are concatenated msgpack objects. Each link owns one bounded
 ``msgpack.Unpacker``; after any decoding error the link is dead (an unpacker is
 never reused after bad input). Writes go through one lock so that frames from
 concurrent tasks never interleave.
+
+The unpacker's own limits bound each string and container and the bytes it
+holds unparsed, but not a whole object: it parses containers as their bytes
+arrive, so an array of large strings could grow without end. The link therefore
+also counts the bytes of the frame in progress and refuses any frame over
+``max_frame`` bytes.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ class Link:
     def __init__(self, stream: trio.abc.Stream, *, max_frame: int = MAX_FRAME, peer: str = "?") -> None:
         self.stream = stream
         self.peer = peer
+        self.max_frame = max_frame
         self._unpacker = msgpack.Unpacker(**unpack_limits(max_frame))
+        self._frame_start = 0  # stream offset where the frame in progress began
         self._ready: deque[Any] = deque()
         self._send_lock = trio.Lock()
         self.failed: WireError | None = None
@@ -63,15 +71,30 @@ class Link:
             self.bytes_received += len(data)
             try:
                 self._unpacker.feed(data)
-                self._ready.extend(self._unpacker)
+                for obj in self._unpacker:
+                    end = self._unpacker.tell()
+                    self._check_size(end)
+                    self._frame_start = end
+                    self._ready.append(obj)
+                self._check_size(self.bytes_received)
             except WireError as e:
                 self.failed = e
                 raise
-            except (ValueError, msgpack.UnpackException, RecursionError) as e:
+            except msgpack.BufferFull:
+                self.failed = WireError(f"a frame of more than {self.max_frame} bytes")
+                raise self.failed from None
+            except (msgpack.StackError, RecursionError):
+                self.failed = WireError("a frame nested too deeply")
+                raise self.failed from None
+            except (ValueError, msgpack.UnpackException) as e:
                 self.failed = WireError(f"undecodable stream ({type(e).__name__}: {e})")
                 raise self.failed from None
         self.frames_received += 1
         return self._ready.popleft()
+
+    def _check_size(self, end: int) -> None:
+        if end - self._frame_start > self.max_frame:
+            raise WireError(f"a frame of more than {self.max_frame} bytes")
 
     async def aclose(self) -> None:
         with trio.move_on_after(1) as scope:

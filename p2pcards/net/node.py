@@ -87,7 +87,6 @@ async def host_game(
         nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
         cfg.ui.invitation(code, port)
         task_status.started(port)
-        await lobby.full.wait()
         info = await lobby.start()
         try:
             outcome = await _play(cfg, info)
@@ -111,7 +110,12 @@ async def join_game(cfg: NodeConfig, *, host: str, port: int, code: str) -> Outc
             ui=cfg.ui,
             timeouts=cfg.timeouts,
         )
-        await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+        try:
+            await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+        except BaseException:
+            for link in info.links.values():  # the host (and the others) learn at once
+                await link.aclose()
+            raise
     finally:
         for listener in listeners:
             await listener.aclose()

@@ -4,7 +4,9 @@ One reader task per peer feeds a bounded channel; the main task owns the table
 (no locking needed around it), sends what it drains to every link, asks the
 local decider when it is this seat's turn, and enforces the step timeouts: a
 turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
-silent peer is named, and the match ends with the transcript kept.
+silent peer is named, and the match ends with the transcript kept. A peer that
+hangs up is named once the table needs a record from it (see ``_play``), and
+one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
 """
 
 from __future__ import annotations
@@ -54,14 +56,22 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
             await out.send((peer, frame))
 
 
-async def _send_all(table: Table, links: dict[int, Link]) -> None:
+async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> None:
+    """Send the table's new frames to every peer.
+
+    A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
+    buffers are full) is blamed: otherwise the send would block this seat, and with
+    it every timeout, forever.
+    """
     frames = table.drain()
-    if not frames:
-        return
     for frame in frames:
-        for link in links.values():
-            with contextlib.suppress(LinkClosed):  # the reader of that link reports it
-                await link.send(frame)
+        for peer, link in links.items():
+            with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
+                await link.send(frame)  # a closed link: its reader reports it
+            if scope.cancelled_caught:
+                with contextlib.suppress(RemoteProtocolError):
+                    table.blame(peer, f"stopped reading: a frame waited {timeout:g} s to be delivered")
+                return
 
 
 async def run_table(
@@ -98,9 +108,17 @@ async def _play(
     result: RunResult,
 ) -> None:
     table.start()
-    await _send_all(table, links)
+    await _send_all(table, links, timeouts.step)
     step, deadline, notice, started = -1, 0.0, 0.0, 0.0
+    closed: dict[int, str] = {}
     while True:
+        # A peer that hung up is blamed when the table needs its record, not before:
+        # an honest seat that stopped because of someone else's fault closes its links
+        # too, and whichever hang-up arrives first must not decide who is blamed.
+        gone = [s for s in table.waiting_for if s in closed]
+        if gone and table.failure is None:
+            with contextlib.suppress(RemoteProtocolError):
+                table.blame(gone[0], f"connection lost: {closed[gone[0]]}")
         if table.status == "over":
             result.status = "over"
             on_progress(table)
@@ -131,7 +149,7 @@ async def _play(
                 continue  # recorded in table.failure
             except LocalProtocolError as e:
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
-            await _send_all(table, links)
+            await _send_all(table, links, timeouts.step)
             continue
         with trio.move_on_at(min(deadline, notice)) as scope:
             peer, item = await receive.receive()
@@ -143,7 +161,8 @@ async def _play(
             if table.status == "disputed":
                 with contextlib.suppress(RemoteProtocolError):
                     table.conclude_stalled()
-                continue
+                if table.failure is not None:
+                    continue
             waiting = table.waiting_for
             names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
             result.status = "failed"
@@ -153,10 +172,9 @@ async def _play(
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
-                if not table.peer_done(peer):
-                    table.blame(peer, f"connection lost: {item.reason}")
+                closed[peer] = item.reason
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:
                 table.receive_frame(peer, item)
-        await _send_all(table, links)
+        await _send_all(table, links, timeouts.step)

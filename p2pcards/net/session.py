@@ -46,6 +46,9 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.messages import Body, show
 from p2pcards.protocol.wire import WireError
 
+MAX_REFUSAL = 200
+"""Longest refusal message the lobby schema accepts (``Refused.message``)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Timeouts:
@@ -86,9 +89,22 @@ async def _receive_lobby(link: Link, timeout: float) -> Body:
 
 
 async def _refuse(link: Link, reason: str, message: str | None = None) -> None:
+    text = message or REFUSALS[reason]
+    if len(text) > MAX_REFUSAL:  # a longer one would be unreadable at the other end
+        text = text[: MAX_REFUSAL - 3] + "..."
     with trio.move_on_after(2), contextlib.suppress(LinkClosed):
-        await link.send(encode_lobby(Refused(reason=reason, message=message or REFUSALS[reason])))
+        await link.send(encode_lobby(Refused(reason=reason, message=text)))
     await link.aclose()
+
+
+def _reason(e: BaseException) -> str:
+    """Why a connection could not be made, in a few words ("Connection refused")."""
+    cause = e.__cause__
+    inner = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
+    for err in (e, *inner):
+        if isinstance(err, OSError) and err.errno:
+            return os.strerror(err.errno) if err.errno > 0 else (err.strerror or str(err))
+    return "no answer"
 
 
 def _peer_host(stream: trio.abc.Stream) -> str:
@@ -227,7 +243,7 @@ class HostLobby:
             async with self._lock:
                 if not self.started:
                     self.joined = [j for j in self.joined if j[1] is not link]
-                    if len(self.joined) + 1 < self.players:
+                    if self.full.is_set():  # an unset event stays: start() may be waiting on it
                         self.full = trio.Event()
                     self.ui.info(f"{hello.name} left the table")
                     await link.aclose()
@@ -237,18 +253,25 @@ class HostLobby:
         await trio.sleep_forever()
 
     async def start(self) -> SessionInfo:
-        """Once full: fix the roster and tell every joiner."""
-        async with self._lock:
-            self.started = True
-            for _, _, watch in self.joined:
-                watch.cancel()
-            roster = (self.host_seat, *(s for s, _, _ in self.joined))
-            info = SessionInfo(game_id=self.game_id, rules=self.rules, roster=roster, seat=0)
-            frame = encode_lobby(Start(roster=roster))
-            for i, (_, link, _) in enumerate(self.joined, start=1):
-                await link.send(frame)
-                info.links[i] = link
-        return info
+        """Once full: fix the roster and tell every joiner.
+
+        Waits until the table is full, and again if a joiner left just after it filled.
+        """
+        while True:
+            await self.full.wait()
+            async with self._lock:
+                if len(self.joined) + 1 < self.players:
+                    continue  # a joiner left just after the table filled
+                self.started = True
+                for _, _, watch in self.joined:
+                    watch.cancel()
+                roster = (self.host_seat, *(s for s, _, _ in self.joined))
+                info = SessionInfo(game_id=self.game_id, rules=self.rules, roster=roster, seat=0)
+                frame = encode_lobby(Start(roster=roster))
+                for i, (_, link, _) in enumerate(self.joined, start=1):
+                    await link.send(frame)
+                    info.links[i] = link
+            return info
 
 
 # ---------------------------------------------------------------------------
@@ -271,8 +294,7 @@ async def join_table(
         with trio.fail_after(timeouts.handshake):
             stream = await trio.open_tcp_stream(host, port)
     except (OSError, trio.TooSlowError) as e:
-        why = getattr(e, "strerror", None) or "no answer"
-        raise PeerUnreachable(f"cannot reach the host at {host}:{port} ({why})") from None
+        raise PeerUnreachable(f"cannot reach the host at {host}:{port} ({_reason(e)})") from None
     link = Link(stream, peer=f"{host}:{port}")
     try:
         return await _join(
@@ -399,14 +421,23 @@ async def form_mesh(
         if need <= set(info.links):
             done.set()
 
+    failures: list[PeerUnreachable] = []
+
     async def dial(peer: int) -> None:
+        try:
+            await _dial(peer)
+        except PeerUnreachable as e:
+            failures.append(e)  # raised as such below, not inside an exception group
+            done.set()
+
+    async def _dial(peer: int) -> None:
         seat = info.roster[peer]
         try:
             with trio.fail_after(timeouts.handshake):
                 stream = await trio.open_tcp_stream(seat.host, seat.port)
         except (OSError, trio.TooSlowError) as e:
             raise PeerUnreachable(
-                f"cannot reach {seat.name} (seat {peer}) at {seat.host}:{seat.port}: {e}"
+                f"cannot reach {seat.name} (seat {peer}) at {seat.host}:{seat.port} ({_reason(e)})"
             ) from None
         link = Link(stream, peer=f"{seat.host}:{seat.port}")
         try:
@@ -432,6 +463,8 @@ async def form_mesh(
         missing = sorted(need - set(info.links))
         names = ", ".join(f"{info.roster[s].name} (seat {s})" for s in missing)
         raise PeerUnreachable(f"could not link with {names}") from None
+    if failures:
+        raise failures[0]
 
 
 Handler = Callable[[trio.abc.Stream], Awaitable[None]]
