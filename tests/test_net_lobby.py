@@ -153,12 +153,6 @@ async def test_a_wrong_code_is_refused_and_the_right_one_seats_in_any_case() -> 
         nursery.cancel_scope.cancel()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="p2pcards/protocol/lobby.py normalize_code keeps empty parts: '7  amber lantern' and "
-    "'7 - amber - lantern' become '7--amber-lantern' and '7---amber---lantern', so a code read aloud "
-    "and typed with extra spaces is refused as a wrong code",
-)
 async def test_a_code_typed_with_extra_spaces_or_dashes_still_seats() -> None:
     async with lobby_server(4) as (lobby, port, ui), trio.open_nursery() as nursery:
         for k, code in enumerate(("7  amber lantern", "7 - amber - lantern")):
@@ -396,7 +390,9 @@ async def test_a_stranger_claiming_a_seat_on_the_mesh_is_refused(tmp_path: Path)
             await stranger.send(
                 encode_lobby(LinkHello(game=info.game_id, seat=2, key=me.public_key, nonce=os.urandom(32)))
             )
-            forged = Identity.generate().sign(link_message(info.game_id, theirs.nonce, me.public_key))
+            forged = Identity.generate().sign(
+                link_message(info.game_id, theirs.nonce, me.public_key, seat1.key)
+            )
             await stranger.send(encode_lobby(LinkAuth(sig=forged)))
             with pytest.raises(LinkClosed):  # seat 1 hangs up on it
                 while True:
@@ -412,11 +408,6 @@ async def test_a_stranger_claiming_a_seat_on_the_mesh_is_refused(tmp_path: Path)
     assert outcomes[0].status == "over" and outcomes[1].status == "over"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="link-auth signs only (game, peer nonce, own key): a seated player can make one seat "
-    "sign another's nonce and relay it (p2pcards/protocol/lobby.py link_message binds no peer)",
-)
 async def test_a_seated_player_cannot_relay_another_seats_link_signature() -> None:
     # Seat 3 (a real, seated player) dials seat 1 claiming to be seat 2, then links to
     # seat 2 as itself with seat 1's nonce: seat 2 signs that nonce, and seat 3 hands
@@ -451,7 +442,7 @@ async def test_a_seated_player_cannot_relay_another_seats_link_signature() -> No
             signer_hello = decode_lobby_object(await to_signer.receive())
             assert isinstance(signer_hello, LinkHello)
             # Seat 3 proves its own key to seat 2, as any honest seat 3 would...
-            mine = ids[3].sign(link_message(game, signer_hello.nonce, ids[3].public_key))
+            mine = ids[3].sign(link_message(game, signer_hello.nonce, ids[3].public_key, ids[2].public_key))
             await to_signer.send(encode_lobby(LinkAuth(sig=mine)))
             signed = decode_lobby_object(await to_signer.receive())
             assert isinstance(signed, LinkAuth)

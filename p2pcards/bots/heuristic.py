@@ -290,5 +290,3 @@ def _played(a: Action) -> tuple[Card, ...]:
     if isinstance(a, PlayNines):
         return a.cards
     return ()
-
-

@@ -202,7 +202,9 @@ class HostLobby:
         if not is_valid_public_key(hello.key):
             await _refuse(link, "bad-key")
             return
-        if not verify_signature(hello.key, auth.sig, link_message(self.game_id, nh, hello.key)):
+        if not verify_signature(
+            hello.key, auth.sig, link_message(self.game_id, nh, hello.key, self.identity.public_key)
+        ):
             await _refuse(link, "bad-signature")
             return
         expected = join_proof(self.code_key, self.game_id, hello.key, hello.nonce, nh)
@@ -228,7 +230,9 @@ class HostLobby:
                 return
             seat = Seat(name=hello.name, key=hello.key, host=link.peer, port=hello.port)
             proof = host_proof(self.code_key, self.game_id, self.identity.public_key, nh, hello.nonce)
-            sig = self.identity.sign(link_message(self.game_id, hello.nonce, self.identity.public_key))
+            sig = self.identity.sign(
+                link_message(self.game_id, hello.nonce, self.identity.public_key, hello.key)
+            )
             await link.send(encode_lobby(Welcome(seat=len(self.joined) + 1, proof=proof, sig=sig)))
             watch = trio.CancelScope()
             self.joined.append((seat, link, watch))
@@ -336,12 +340,12 @@ async def _join(
     ch: Challenge = await _expect(link, t.handshake, Challenge)
     key = await trio.to_thread.run_sync(code_key, code, ch.game)
     proof = join_proof(key, ch.game, identity.public_key, nj, ch.nonce)
-    sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key))
+    sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
     await link.send(encode_lobby(Auth(proof=proof, sig=sig)))
     welcome: Welcome = await _expect(link, t.handshake + 10, Welcome)
     if not proofs_equal(
         welcome.proof, host_proof(key, ch.game, ch.key, ch.nonce, nj)
-    ) or not verify_signature(ch.key, welcome.sig, link_message(ch.game, nj, ch.key)):
+    ) or not verify_signature(ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)):
         raise JoinRefused(
             "impostor", "the host could not prove it knows the code: not the table you were invited to"
         )
@@ -381,12 +385,14 @@ async def _link_handshake(
         raise WireError(f"claims seat {peer}, which it may not take")
     await link.send(
         encode_lobby(
-            LinkAuth(sig=identity.sign(link_message(info.game_id, hello.nonce, identity.public_key)))
+            LinkAuth(
+                sig=identity.sign(link_message(info.game_id, hello.nonce, identity.public_key, hello.key))
+            )
         )
     )
     auth = await _receive_lobby(link, t)
     if not isinstance(auth, LinkAuth) or not verify_signature(
-        hello.key, auth.sig, link_message(info.game_id, nonce, hello.key)
+        hello.key, auth.sig, link_message(info.game_id, nonce, hello.key, identity.public_key)
     ):
         raise WireError(f"could not prove it holds seat {peer}'s key")
     return peer

@@ -5,7 +5,7 @@ Joining (joiner J dials the host H):
 1. J -> H ``hello``: name, J's public key, a fresh nonce ``nj``, J's listening port.
 2. H -> J ``challenge``: game id, H's public key, a fresh nonce ``nh``, rules, table size.
 3. J -> H ``auth``: ``proof = HMAC(code_key, "p2pcards/v1/join" 0 game || J.key || nj || nh)``
-   and J's signature over ``link_message(game, nh, J.key)``. The code itself never
+   and J's signature over ``link_message(game, nh, J.key, H.key)``. The code itself never
    travels; the proof is bound to J's key and this game, so it cannot be replayed
    for another key or table. ``code_key = scrypt(code, salt=game id)`` makes each
    offline guess cost tens of milliseconds.
@@ -16,7 +16,7 @@ Joining (joiner J dials the host H):
 
 Mesh links: every seat then dials every lower seat except the host (already
 linked). Both ends send ``link`` (game, seat, key, nonce) and then ``link-auth``,
-a signature over ``link_message(game, peer nonce, own key)``; each end checks the
+a signature over ``link_message(game, peer nonce, own key, peer key)``; each end checks the
 signature with the roster key of the seat the peer claims. Nobody can take a
 seat without its private key.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -66,10 +67,8 @@ REFUSALS = {
 
 
 def normalize_code(code: str) -> str:
-    """Invitation codes compare case- and space-insensitively."""
-    return "-".join(unicodedata.normalize("NFKC", code).strip().lower().replace(" ", "-").split("-")).strip(
-        "-"
-    )
+    """Invitation codes compare case-insensitively, with any run of spaces or dashes as one dash."""
+    return "-".join(w for w in re.split(r"[\s\-]+", unicodedata.normalize("NFKC", code).lower()) if w)
 
 
 def code_key(code: str, game_id: bytes) -> bytes:
@@ -85,9 +84,12 @@ def host_proof(key: bytes, game_id: bytes, host_key: bytes, nh: bytes, nj: bytes
     return hmac.digest(key, b"p2pcards/v1/host\x00" + game_id + host_key + nh + nj, "sha256")
 
 
-def link_message(game_id: bytes, peer_nonce: bytes, own_key: bytes) -> bytes:
-    """What a seat signs to prove it holds ``own_key`` on this link of this game."""
-    return b"p2pcards/v1/link\x00" + game_id + peer_nonce + own_key
+def link_message(game_id: bytes, peer_nonce: bytes, own_key: bytes, peer_key: bytes) -> bytes:
+    """What a seat signs to prove it holds ``own_key`` on this link of this game.
+
+    Naming the peer's key too means a signature made for one peer cannot be
+    relayed by it to a third seat as a proof of identity."""
+    return b"p2pcards/v1/link\x00" + game_id + peer_nonce + own_key + peer_key
 
 
 def proofs_equal(a: bytes, b: bytes) -> bool:
