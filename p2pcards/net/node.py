@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,7 +150,7 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
                 path = None
             else:
                 try:
-                    save(path, encode_file(table.transcript.records(), saved_by=info.seat, status=status))  # type: ignore[arg-type]
+                    save(path, encode_file(table.records_to_save(), saved_by=info.seat, status=status))  # type: ignore[arg-type]
                 except OSError as e:
                     cfg.ui.info(f"could not save the transcript to {path}: {e}")
                     path = None
@@ -189,18 +189,3 @@ async def _linger(info: SessionInfo, seconds: float) -> None:
                 nursery.start_soon(drain, link)
     for link in links:
         await link.aclose()
-
-
-def describe(outcome: Outcome) -> Sequence[str]:
-    """Lines telling a person how the match ended."""
-    lines = []
-    if outcome.status == "over":
-        lines.append("The match is over; every node verified every move.")
-    elif outcome.status == "aborted":
-        lines.append(f"The match was abandoned: {outcome.problem}.")
-    else:
-        lines.append(f"The match stopped: {outcome.problem}")
-    if outcome.transcript is not None:
-        lines.append(f"Transcript saved to {outcome.transcript}")
-        lines.append(f"Audit it with: p2pcards audit {outcome.transcript}")
-    return lines

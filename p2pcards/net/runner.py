@@ -12,6 +12,7 @@ one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from p2pcards.games.nines import Action
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
-from p2pcards.protocol.wire import WireError, decode_frame_object
+from p2pcards.protocol.wire import Abort, WireError, decode_frame_object
 
 Decider = Callable[[Table], Awaitable[Action]]
 """Returns this seat's next action (called only when ``table.my_turn``)."""
@@ -37,9 +38,20 @@ class QuitMatch(Exception):
     """The local player chose to leave the match."""
 
 
+ABORT_GRACE = 2.0
+"""Seconds a seat keeps going after a peer announced it stops, to reach its own verdict."""
+
+
 @dataclass(slots=True)
 class RunResult:
-    status: str  # "over", "failed", "aborted"
+    """How the match ended for this seat.
+
+    ``status``: "over", "failed" (a fault, a timeout, or a peer stopped it) or
+    "aborted" (this seat's player left). ``blamed``: the seats this node itself
+    found at fault. ``problem``: what went wrong, for people.
+    """
+
+    status: str
     problem: str | None = None
     blamed: tuple[int, ...] = ()
 
@@ -72,6 +84,14 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
                 with contextlib.suppress(RemoteProtocolError):
                     table.blame(peer, f"stopped reading: a frame waited {timeout:g} s to be delivered")
                 return
+
+
+async def _announce(links: dict[int, Link], reason: str) -> None:
+    """Tell every peer that this seat stops, and why, before it hangs up."""
+    frame = Abort(reason).to_frame()
+    for link in links.values():
+        with trio.move_on_after(1), contextlib.suppress(LinkClosed):
+            await link.send(frame)
 
 
 async def run_table(
@@ -111,22 +131,31 @@ async def _play(
     await _send_all(table, links, timeouts.step)
     step, deadline, notice, started = -1, 0.0, 0.0, 0.0
     closed: dict[int, str] = {}
+    stopped: dict[int, str] = {}  # peers that announced they stop, and why
+    stop_deadline = math.inf
     while True:
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
-        gone = [s for s in table.waiting_for if s in closed]
+        gone = [s for s in table.waiting_for if s in closed and s not in stopped]
         if gone and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
-                table.blame(gone[0], f"connection lost: {closed[gone[0]]}")
+                table.blame(gone[0], f"connection lost ({closed[gone[0]]})")
         if table.status == "over":
             result.status = "over"
             on_progress(table)
             return
         if table.failure is not None:
             result.status = "failed"
-            result.problem = str(table.failure)
+            result.problem = table.failure.problem
             result.blamed = () if table.failure.peer is None else (table.failure.peer,)
+            on_progress(table)
+            await _announce(links, f"seat {table.failure.peer} at fault: {table.failure.problem}")
+            return
+        if trio.current_time() >= stop_deadline:
+            peer, why = next(iter(stopped.items()))
+            result.status = "failed"
+            result.problem = f"{table.roster[peer].name} (seat {peer}) stopped the match: {why}"
             on_progress(table)
             return
         if table.step != step:
@@ -141,7 +170,7 @@ async def _play(
                 action = await decide(table)
             except QuitMatch:
                 result.status = "aborted"
-                result.problem = "you left the match"
+                await _announce(links, f"{table.roster[table.seat].name} left the match")  # type: ignore[index]
                 return
             try:
                 table.act(action)
@@ -151,8 +180,10 @@ async def _play(
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
             await _send_all(table, links, timeouts.step)
             continue
-        with trio.move_on_at(min(deadline, notice)) as scope:
+        with trio.move_on_at(min(deadline, notice, stop_deadline)) as scope:
             peer, item = await receive.receive()
+        if scope.cancelled_caught and trio.current_time() >= stop_deadline:
+            continue
         if scope.cancelled_caught and trio.current_time() < deadline:
             on_wait(table, trio.current_time() - started)
             notice = trio.current_time() + WAIT_NOTICE
@@ -168,11 +199,15 @@ async def _play(
             result.status = "failed"
             result.problem = f"timed out waiting for {names} at step {table.step} ({table.spec.kind})"
             result.blamed = waiting
+            await _announce(links, result.problem)
             return
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
                 closed[peer] = item.reason
+            elif isinstance(item, Abort):
+                stopped.setdefault(peer, item.reason)
+                stop_deadline = min(stop_deadline, trio.current_time() + ABORT_GRACE)
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:

@@ -73,6 +73,7 @@ from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
     PROTOCOL_VERSION,
     SIGN_PREFIX,
+    Abort,
     Evidence,
     Frame,
     Record,
@@ -238,6 +239,8 @@ class Table:
         if isinstance(frame, Evidence):
             self._receive_evidence(peer, frame)
             return
+        if isinstance(frame, Abort):
+            return  # a notice for the I/O layer; the table has nothing to check
         if self.status == "disputed":
             return  # the chain is broken: only evidence matters now
         self._accept_record(peer, frame)
@@ -282,6 +285,11 @@ class Table:
         if self.status != "running":
             return ()
         return tuple(s for s in self.spec.authors if s not in self._current)
+
+    def records_to_save(self) -> list[SignedRecord]:
+        """Every completed step, then the records already in for the step in progress:
+        an audit of a stopped game then names exactly the seats still awaited."""
+        return self.transcript.records() + [r for _, r in sorted(self._current.items())]
 
     def peer_done(self, peer: int) -> bool:
         """True once ``peer`` has sent everything the match needs from it (its result

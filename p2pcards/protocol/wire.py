@@ -183,7 +183,23 @@ class Evidence:
         )
 
 
-Frame = SignedRecord | Evidence
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """A peer says it is stopping the match, and why.
+
+    A notice, not evidence: it proves nothing, but it tells the others that the
+    peer's hanging up next is deliberate, so they need not blame it for that.
+    """
+
+    reason: str
+
+    def to_frame(self) -> bytes:
+        return pack({"v": PROTOCOL_VERSION, "kind": "abort", "reason": self.reason[:MAX_REASON]})
+
+
+MAX_REASON = 300
+
+Frame = SignedRecord | Evidence | Abort
 
 
 def decode_frame(data: bytes) -> Frame:
@@ -216,6 +232,13 @@ def decode_frame_object(obj: Any) -> Frame:
                 raise WireError("each evidence item is [raw, sig]")
             out.append(parse_record(item[0], item[1]))
         return Evidence(tuple(out))
+    if kind == "abort":
+        if set(obj) != {"v", "kind", "reason"}:
+            raise WireError("an abort frame has exactly the keys v, kind, reason")
+        reason = obj["reason"]
+        if type(reason) is not str or len(reason) > MAX_REASON:
+            raise WireError(f"an abort reason is text of at most {MAX_REASON} characters")
+        return Abort(reason)
     raise WireError(f"unknown frame kind {show(kind)}")
 
 

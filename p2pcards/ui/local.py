@@ -240,7 +240,13 @@ def _run_networked(
 
     import trio
 
-    from p2pcards.ui.netgame import HumanDecider, TableWatcher, bot_decider, play_on_loopback
+    from p2pcards.ui.netgame import (
+        HumanDecider,
+        TableWatcher,
+        bot_decider,
+        describe_outcome,
+        play_on_loopback,
+    )
 
     watcher = TableWatcher(display, table)
     deciders = [
@@ -288,7 +294,7 @@ def _run_networked(
         t.match if t is not None else None,
         list(t.cut_rounds) if t is not None else [],
         outcome.transcript,
-        None if outcome.status in ("over", "aborted") else outcome.problem,
+        None if outcome.status in ("over", "aborted") else describe_outcome(outcome, console.tr)[0],
     )
     if outcome.status == "aborted":
         raise _Quit(played)

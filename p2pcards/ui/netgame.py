@@ -27,6 +27,7 @@ from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.table import Table
 from p2pcards.ui.display import ConsoleDisplay
+from p2pcards.ui.i18n import Translator
 from p2pcards.ui.local import Observer, probe
 from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
 from p2pcards.ui.render import TableContext
@@ -279,3 +280,24 @@ class NetworkUI(LobbyUI):
             self._attach(table)
         assert self.decider is not None
         return await self.decider(table)
+
+    def finished(self, outcome: Outcome) -> None:
+        """Say how the match ended, whom this node blames, and where the transcript is."""
+        for line in describe_outcome(outcome, self.console.tr):
+            self.console.say(line)
+
+
+def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
+    """Lines telling a person how a networked match ended (names, not seat numbers)."""
+    if outcome.status == "over":
+        lines = [tr("net_over")]
+    elif outcome.status == "aborted":
+        lines = [tr("net_you_left")]
+    elif outcome.blamed:
+        who = tr.join([f"{outcome.names[s]} (seat {s})" for s in outcome.blamed if s < len(outcome.names)])
+        lines = [tr("net_stopped_blame", who=who, why=outcome.problem or "")]
+    else:
+        lines = [tr("net_stopped", why=outcome.problem or "")]
+    if outcome.transcript is not None:
+        lines.append(tr("transcript_saved", path=outcome.transcript))
+    return lines
