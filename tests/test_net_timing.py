@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import trio
 import trio.testing
-from net_helpers import CutStream, DeafStream, TrickleStream, bot, close_all, memory_links, stuck
+from net_helpers import (
+    CutStream,
+    DeafStream,
+    TrickleStream,
+    WrappedStream,
+    bot,
+    close_all,
+    memory_links,
+    stuck,
+)
 from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines import NinesRules
@@ -17,6 +26,7 @@ from p2pcards.net.link import Link
 from p2pcards.net.runner import WAIT_NOTICE, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
+from p2pcards.protocol.wire import SignedRecord, decode_frame
 
 TIMEOUTS = Timeouts(turn=120.0, step=30.0)
 SLACK = 1.0
@@ -197,3 +207,39 @@ async def test_a_hang_up_is_blamed_on_the_seat_the_table_waits_for(
         assert results[s].status == "failed"
         assert results[s].blamed == (1,), results[s].problem
         assert "connection lost" in (results[s].problem or "")
+
+
+class BadSignatureStream(WrappedStream):
+    """Corrupts the signature of the ``frame``-th record sent on this one link."""
+
+    def __init__(self, inner: trio.abc.Stream, frame: int) -> None:
+        super().__init__(inner)
+        self.sent = 0
+        self.frame = frame
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self.sent += 1
+        if self.sent == self.frame:
+            rec = decode_frame(bytes(data))
+            assert isinstance(rec, SignedRecord)
+            data = SignedRecord(rec.raw, bytes([rec.sig[0] ^ 1]) + rec.sig[1:], rec.record).to_frame()
+        await self.inner.send_all(data)
+
+
+async def test_a_seat_that_stops_for_a_fault_only_it_saw_is_not_blamed_by_the_others(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # Seat 1 sends one badly signed record to seat 0 only: seat 0 alone can see the fault.
+    tables = make_tables(3, SHORT_RULES, seed=5)
+    links = memory_links(3, lambda seat, peer, s: BadSignatureStream(s, 6) if (seat, peer) == (1, 0) else s)
+    results, _ = await run_seats(
+        tables, links, {s: bot(s) for s in tables}, hang_up=True, hung=frozenset({1})
+    )
+    assert results[0].status == "failed" and results[0].blamed == (1,)
+    assert "bad signature" in (results[0].problem or "")
+    # Seat 2 hears seat 0 announce why it stops: it reports that, and blames nobody for
+    # seat 0 hanging up (it cannot check seat 0's claim, and seat 0 did nothing wrong).
+    r2 = results[2]
+    assert r2.status == "failed"
+    assert 0 not in r2.blamed
+    assert "p0 (seat 0) stopped the match: seat 1 at fault: bad signature" in (r2.problem or "")

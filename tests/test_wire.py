@@ -804,3 +804,19 @@ def test_field_limits_are_inclusive(body_type: str, body: dict[str, Any]) -> Non
     # The parsed body re-encodes to the same bytes (the record was already canonical).
     raw = pack(record_map(body_type, body))
     assert parse_record(raw, bytes(64)).record.to_bytes() == raw
+
+
+def test_abort_notice_round_trip_and_bounds() -> None:
+    from p2pcards.protocol.wire import MAX_REASON, Abort
+
+    frame = decode_frame(Abort("seat 2 at fault: bad signature").to_frame())
+    assert frame == Abort("seat 2 at fault: bad signature")
+    assert decode_frame(Abort("x" * 1000).to_frame()) == Abort("x" * MAX_REASON)  # the sender truncates
+    for bad in (
+        {"v": 1, "kind": "abort", "reason": "x" * (MAX_REASON + 1)},
+        {"v": 1, "kind": "abort", "reason": b"bytes"},
+        {"v": 1, "kind": "abort"},
+        {"v": 1, "kind": "abort", "reason": "x", "extra": 1},
+    ):
+        with pytest.raises(WireError, match="abort"):
+            decode_frame(pack(bad))
