@@ -510,3 +510,13 @@ def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_the_next_hand_is_shown_only_after_the_player_has_read_the_scores() -> None:
+    result = run(["--bot", "random", "--seed", "5", "-n", "2", "--rule", "hands=2", *EN], input="1\n" * 200)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    scores = next(i for i, line in enumerate(lines) if "Scores after hand 1" in line)
+    pause = next(i for i, line in enumerate(lines) if line.startswith("Press Enter for the next hand"))
+    second = next(i for i, line in enumerate(lines) if line.startswith("── Hand 2"))
+    assert scores < pause < second

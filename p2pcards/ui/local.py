@@ -253,8 +253,9 @@ def _run_networked(
         bot_decider(opts.bot, random.Random(f"p2pcards-bots:{seed}:{s}")) for s in range(opts.players)
     ]
     if table.me is not None:
-        human = HumanDecider(console=console, context=table)
+        human = HumanDecider(console=console, context=table, release=watcher.release)
         watcher.on_hand_end = human.hand_ended
+        watcher.hold_after_hand = True
         deciders[table.me] = human
     # A fixed seed fixes every seat's secrets, hence the shuffles: the same game again.
     entropies = [hashlib.sha256(f"p2pcards-demo:{seed}:{s}".encode()).digest() for s in range(opts.players)]

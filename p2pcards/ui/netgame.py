@@ -46,6 +46,21 @@ class TableWatcher:
     over_shown: bool = False
     hands_ended: int = 0
     on_hand_end: Callable[[], None] = field(default=lambda: None)
+    hold_after_hand: bool = False
+    """For a player: after a hand's scores, hold what follows until :meth:`release`."""
+    _held: list[Callable[[], None]] | None = None
+
+    def release(self) -> None:
+        """Show what was held back since the end of the last hand."""
+        held, self._held = self._held or [], None
+        for show in held:
+            show()
+
+    def _show(self, show: Callable[[], None]) -> None:
+        if self._held is not None:
+            self._held.append(show)
+        else:
+            show()
 
     def __call__(self, table: Table) -> None:
         match = table.match
@@ -60,12 +75,13 @@ class TableWatcher:
         if hand is not None and hand is not self.hand and len(match.results) == self.results_seen:
             self.hand = hand
             self.events_seen = 0
-            self.context.new_hand(
-                dealer=hand.dealer,
-                hand_number=len(match.results) + 1,
-                playoff=match.playoff_seats is not None,
-            )
-            self.observer.hand_start(hand)
+            number, playoff = len(match.results) + 1, match.playoff_seats is not None
+
+            def start(hand: HandState = hand) -> None:
+                self.context.new_hand(dealer=hand.dealer, hand_number=number, playoff=playoff)
+                self.observer.hand_start(hand)
+
+            self._show(start)
         if self.hand is not None and len(match.results) == self.results_seen:
             self._moves(self.hand)
         while self.results_seen < len(match.results):
@@ -76,17 +92,25 @@ class TableWatcher:
             self.results_seen += 1
             self.hand = None
             self.events_seen = 0
+            self.release()
             self.observer.hand_end(full, result, match)
             self.hands_ended += 1
             self.on_hand_end()
+            if self.hold_after_hand and not match.over:
+                self._held = []
         if table.status == "over" and not self.over_shown:
             self.over_shown = True
+            self.release()
             self.observer.match_end(match)
 
     def _moves(self, hand: HandState) -> None:
         for action in hand.events[self.events_seen :]:
-            self.context.record(action)
-            self.observer.move(action)
+
+            def move(action: Action = action) -> None:
+                self.context.record(action)
+                self.observer.move(action)
+
+            self._show(move)
         self.events_seen = len(hand.events)
 
 
@@ -110,6 +134,8 @@ class HumanDecider:
     context: TableContext
     pause_pending: bool = False
     rng: random.Random = field(default_factory=random.Random)
+    release: Callable[[], None] = field(default=lambda: None)
+    """Shows what the display held back while the player read the scores."""
 
     def hand_ended(self) -> None:
         self.pause_pending = True
@@ -129,6 +155,7 @@ class HumanDecider:
             if self.pause_pending:
                 self.pause_pending = False
                 self.console.ask(self.console.tr("prompt_continue"))
+                self.release()
             return human.choose(view, legal, self.rng)
 
         try:
@@ -255,8 +282,9 @@ class NetworkUI(LobbyUI):
         self.display = display
         self.watcher = TableWatcher(display, context)
         if self.human:
-            self.decider = HumanDecider(console=self.console, context=context)
+            self.decider = HumanDecider(console=self.console, context=context, release=self.watcher.release)
             self.watcher.on_hand_end = self.decider.hand_ended
+            self.watcher.hold_after_hand = True
         self.console.score_text = lambda: (
             display.scores(table.match) if table.match else self.console.tr("row_total")
         )
@@ -283,6 +311,8 @@ class NetworkUI(LobbyUI):
 
     def finished(self, outcome: Outcome) -> None:
         """Say how the match ended, whom this node blames, and where the transcript is."""
+        if self.watcher is not None:
+            self.watcher.release()
         for line in describe_outcome(outcome, self.console.tr):
             self.console.say(line)
 
