@@ -648,3 +648,23 @@ async def test_a_joiner_that_cannot_link_hangs_up_at_once(tmp_path: Path) -> Non
     host = outcomes[0]
     assert host.status == "failed" and host.blamed == (2,)
     assert "connection lost" in (host.problem or "")
+
+
+async def test_a_flood_of_connections_is_refused_as_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import p2pcards.net.session as session
+
+    monkeypatch.setattr(session, "MAX_CONNECTIONS", 2)
+    async with lobby_server(3) as (lobby, port, ui):
+        silent = [await trio.open_tcp_stream(LOCALHOST, port) for _ in range(2)]
+        await trio.sleep(0.2)  # the host now holds both, each waiting for a hello
+        refused = await refusal(port, "late")
+        assert refused.reason == "busy"
+        for stream in silent:
+            await stream.aclose()
+        with trio.fail_after(5):
+            while lobby._connections.borrowed_tokens:  # the silent ones are let go
+                await trio.sleep(0.05)
+        async with trio.open_nursery() as nursery:
+            seated = await seat_in_lobby(nursery, port, ui, "ann")
+            assert lobby.names() == ["host", "ann"]
+            seated.scope.cancel()

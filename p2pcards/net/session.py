@@ -119,6 +119,10 @@ def _peer_host(stream: trio.abc.Stream) -> str:
 # Host
 
 
+MAX_CONNECTIONS = 32
+"""Connections the host handles at once; more are refused as busy."""
+
+
 class HostLobby:
     """The host's side: admit joiners until the table is full."""
 
@@ -148,6 +152,8 @@ class HostLobby:
         self.full = trio.Event()
         self.refusals = 0
         self._lock = trio.Lock()
+        # Connections at once (joiners being checked or seated): bounds a stranger's flood.
+        self._connections = trio.CapacityLimiter(MAX_CONNECTIONS)
 
     def names(self) -> list[str]:
         return [self.host_seat.name] + [s.name for s, _, _ in self.joined]
@@ -163,6 +169,11 @@ class HostLobby:
         """One incoming connection: a joiner, a stranger, or garbage."""
         link = Link(stream, peer=_peer_host(stream))
         try:
+            self._connections.acquire_nowait()
+        except trio.WouldBlock:
+            await _refuse(link, "busy")
+            return
+        try:
             await self._admit(link)
         except VersionMismatch as e:
             await _refuse(
@@ -173,6 +184,8 @@ class HostLobby:
             await _refuse(link, "protocol", f"protocol error: {e}")
         except (trio.TooSlowError, LinkClosed):
             await link.aclose()
+        finally:
+            self._connections.release()
 
     async def _admit(self, link: Link) -> None:
         hello = await _receive_lobby(link, self.timeouts.handshake)

@@ -63,6 +63,7 @@ REFUSALS = {
     "bad-signature": "the join signature does not match the key",
     "bad-key": "that public key cannot be used",
     "same-key": "that key already has a seat at this table",
+    "busy": "the host has too many connections waiting; try again shortly",
 }
 
 
