@@ -242,31 +242,63 @@ def decode_frame_object(obj: Any) -> Frame:
     raise WireError(f"unknown frame kind {show(kind)}")
 
 
-class FrameDecoder:
-    """Incremental frame decoder for one byte stream, with a bounded buffer.
+class StreamDecoder:
+    """Splits one byte stream into msgpack objects, within hard bounds.
 
-    After any error the decoder is dead: an Unpacker is never reused after it
-    has seen bad input, and the stream's peer is treated as misbehaving.
+    The unpacker's own limits bound each string and container and the bytes it
+    holds unparsed, but not a whole object: it parses containers as their bytes
+    arrive, so an array of large strings could grow without end. The decoder
+    therefore also counts the bytes of the object in progress and refuses any
+    over ``max_frame``. After any error it is dead: an unpacker is never reused
+    after bad input, and the stream's peer is treated as misbehaving.
     """
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self.max_frame = max_frame
         self._unpacker = msgpack.Unpacker(**unpack_limits(max_frame))
+        self._fed = 0  # bytes fed so far
+        self._start = 0  # stream offset where the object in progress began
         self.failed: WireError | None = None
 
-    def feed(self, data: bytes) -> list[Frame]:
+    def feed(self, data: bytes) -> list[Any]:
+        """The objects completed by ``data`` (WireError on bad input, then forever)."""
         if self.failed is not None:
             raise self.failed
+        out = []
         try:
+            self._fed += len(data)
             self._unpacker.feed(data)
-            objs = list(self._unpacker)
+            for obj in self._unpacker:
+                end = self._unpacker.tell()
+                self._check_size(end)
+                self._start = end
+                out.append(obj)
+            self._check_size(self._fed)
         except WireError as e:
             self.failed = e
             raise
-        except (ValueError, msgpack.UnpackException, RecursionError) as e:
+        except msgpack.BufferFull:
+            self.failed = WireError(f"a frame of more than {self.max_frame} bytes")
+            raise self.failed from None
+        except (msgpack.StackError, RecursionError):
+            self.failed = WireError("a frame nested too deeply")
+            raise self.failed from None
+        except (ValueError, msgpack.UnpackException) as e:
             self.failed = WireError(f"undecodable stream ({type(e).__name__}: {e})")
             raise self.failed from None
+        return out
+
+    def _check_size(self, end: int) -> None:
+        if end - self._start > self.max_frame:
+            raise WireError(f"a frame of more than {self.max_frame} bytes")
+
+
+class FrameDecoder(StreamDecoder):
+    """A :class:`StreamDecoder` whose objects must be frames of the game."""
+
+    def feed(self, data: bytes) -> list[Frame]:  # type: ignore[override]
         frames = []
-        for obj in objs:
+        for obj in super().feed(data):
             try:
                 frames.append(decode_frame_object(obj))
             except WireError as e:
