@@ -207,7 +207,7 @@ def test_the_dealer_declares_the_suit_when_the_up_card_is_a_nine() -> None:
             asked.append(prompt)
             return ["zz", "2"][len(asked) - 1] if "Which suit" in prompt else "quit"
 
-        opts = PlayOptions(bot="random", seed=seed, lang="en")
+        opts = PlayOptions(bot="random", seed=seed, lang="en", offline=True)
         play_local(opts, read=read, write=out.append, style=Style())
         if "The up card is a 9 and you deal: name the active suit." in out:
             break
