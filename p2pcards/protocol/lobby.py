@@ -47,6 +47,7 @@ from p2pcards.protocol.messages import (
     _text,
     _tuple,
     _uint,
+    body_from_wire,
     show,
 )
 from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError, is_version, pack, unpack_untrusted
@@ -251,15 +252,8 @@ def decode_lobby_object(obj: Any) -> Body:
         raise VersionMismatch(obj.get("v"))
     if set(obj) != {"v", "kind", "body"}:
         raise WireError("a lobby frame has exactly the keys v, kind, body")
-    kind = obj["kind"]
-    if type(kind) is not str or kind not in LOBBY_TYPES:
-        raise WireError(f"unknown lobby message {show(kind)}")
-    cls = LOBBY_TYPES[kind]
-    body = obj["body"]
-    if type(body) is not dict or set(body) != set(cls.SCHEMA):
-        raise WireError(f"{kind} body must have exactly the fields {sorted(cls.SCHEMA)}")
     try:
-        return cls(**{name: check(body[name], f"{kind}.{name}") for name, check in cls.SCHEMA.items()})
+        return body_from_wire(obj["kind"], obj["body"], LOBBY_TYPES, "lobby message")
     except SchemaError as e:
         raise WireError(str(e)) from None
 

@@ -369,17 +369,19 @@ BODY_TYPES: dict[str, type[Body]] = {
 }
 
 
-def body_from_wire(type_name: Any, obj: Any) -> Body:
-    """Check an untrusted body against its schema and build the typed body."""
-    if type(type_name) is not str or type_name not in BODY_TYPES:
-        raise SchemaError(f"unknown record type {show(type_name)}")
-    cls = BODY_TYPES[type_name]
+def body_from_wire(
+    type_name: Any, obj: Any, types: dict[str, type[Body]] = BODY_TYPES, family: str = "record"
+) -> Body:
+    """Check an untrusted body against the schema of its type and build the typed body."""
+    if type(type_name) is not str or type_name not in types:
+        raise SchemaError(f"unknown {family} type {show(type_name)}")
+    cls = types[type_name]
     if type(obj) is not dict:
         raise SchemaError(f"{type_name} body must be a map")
     schema = cls.SCHEMA
     if set(obj) != set(schema):
         missing = sorted(set(schema) - set(obj))
-        extra = sorted(str(k) for k in set(obj) - set(schema))
+        extra = sorted(show(k) for k in set(obj) - set(schema))
         raise SchemaError(f"{type_name} body fields wrong (missing {missing}, unexpected {extra})")
     values = {name: check(obj[name], f"{type_name}.{name}") for name, check in schema.items()}
     return cls(**values)
