@@ -44,7 +44,10 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeConfig:
-    identity: Identity
+    """Who this node is and how it plays: everything a node needs besides the table."""
+
+    identity: Identity = field(default_factory=Identity.generate)
+    """This player's signing key (by default a fresh one, for this game only)."""
     name: str
     decide: Decider
     ui: LobbyUI

@@ -240,6 +240,7 @@ def _run_networked(
 
     import trio
 
+    from p2pcards.protocol.table import Table
     from p2pcards.ui.netgame import (
         HumanDecider,
         TableWatcher,
@@ -259,28 +260,23 @@ def _run_networked(
         deciders[table.me] = human
     # A fixed seed fixes every seat's secrets, hence the shuffles: the same game again.
     entropies = [hashlib.sha256(f"p2pcards-demo:{seed}:{s}".encode()).digest() for s in range(opts.players)]
-    seen: dict[str, object] = {}
 
-    def progress(t: object) -> None:
-        seen["table"] = t
-        watcher(t)  # type: ignore[arg-type]
-
-    def waiting(t: object, waited: float) -> None:
-        who = [names[s] for s in t.waiting_for]  # type: ignore[attr-defined]
+    def waiting(t: Table, waited: float) -> None:
+        who = [names[s] for s in t.waiting_for]
         console.say(console.tr("waiting_for", names=console.tr.join(who), seconds=int(waited)))
 
-    console.score_text = lambda: (
-        display.scores(seen["table"].match)  # type: ignore[attr-defined]
-        if seen.get("table") is not None and seen["table"].match is not None  # type: ignore[attr-defined]
-        else console.tr("row_total")
-    )
+    def score_text() -> str:
+        match = watcher.table.match if watcher.table is not None else None
+        return display.scores(match) if match is not None else console.tr("row_total")
+
+    console.score_text = score_text
     try:
         outcome = trio.run(
             lambda: play_on_loopback(
                 rules=opts.rules,
                 names=names,
                 deciders=deciders,
-                on_progress=progress,
+                on_progress=watcher,
                 on_wait=waiting,
                 entropies=entropies,
                 transcript=opts.transcript,
@@ -288,8 +284,8 @@ def _run_networked(
             )
         )
     except KeyboardInterrupt:
-        t = seen.get("table")
-        raise _Quit(Played(getattr(t, "match", None), list(getattr(t, "cut_rounds", [])))) from None
+        t = watcher.table
+        raise _Quit(Played(t.match if t else None, list(t.cut_rounds) if t else [])) from None
     t = outcome.table
     played = Played(
         t.match if t is not None else None,

@@ -18,7 +18,6 @@ from pathlib import Path
 import trio
 
 from p2pcards.bots import make_bot
-from p2pcards.crypto.identity import Identity
 from p2pcards.errors import PeerUnreachable
 from p2pcards.games.nines import Action, HandState, NinesRules
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
@@ -48,6 +47,8 @@ class TableWatcher:
     on_hand_end: Callable[[], None] = field(default=lambda: None)
     hold_after_hand: bool = False
     """For a player: after a hand's scores, hold what follows until :meth:`release`."""
+    table: Table | None = None
+    """The table last seen (for the score table on demand)."""
     _held: list[Callable[[], None]] | None = None
 
     def release(self) -> None:
@@ -63,6 +64,7 @@ class TableWatcher:
             show()
 
     def __call__(self, table: Table) -> None:
+        self.table = table
         match = table.match
         if match is None:
             return
@@ -208,7 +210,6 @@ async def play_on_loopback(
 
     def config(seat: int) -> NodeConfig:
         return NodeConfig(
-            identity=Identity.generate(),
             name=names[seat],
             decide=deciders[seat],
             ui=seating if seat == 0 else QuietLobby(),
