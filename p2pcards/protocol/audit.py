@@ -82,7 +82,8 @@ class AuditReport:
             assert t is not None and t.match is not None
             m = t.match
             winners = ", ".join(names[s] for s in m.winners or ())
-            lines.append(f"VALID: a finished game of Nines, {len(names)} players, {len(m.results)} hands.")
+            hands = f"{len(m.results)} hand{'s' if len(m.results) != 1 else ''}"
+            lines.append(f"VALID: a finished game of Nines, {len(names)} players, {hands}.")
             lines.append("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
             lines.append(f"Winner{'s' if len(m.winners or ()) > 1 else ''}: {winners}")
             lines.append(f"Every one of the {self.records} records is signed, chained and verified.")
