@@ -331,20 +331,24 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
 
             result: dict[str, object] = {}
             actual = await nursery.start(serve)
+            others: list[str] = []
             if bind in ("0.0.0.0", "::", ""):
                 try:
-                    addresses = sorted(
-                        {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
-                    )
+                    found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
                 except OSError:
-                    addresses = []
-                where = next((a for a in addresses if not a.startswith("127.")), "THIS-HOST")
+                    found = set()
+                others = sorted(a for a in found if not a.startswith("127."))
+                where = others.pop(0) if others else "ADDRESS"
             else:
                 where = bind
             click.echo(f"Hosting Nines for {players} players on port {actual}.")
             click.echo(f"Invitation code: {invite}")
             click.echo("The others join with:")
             click.echo(f"  p2pcards join {where}:{actual} --code {invite}")
+            if where == "ADDRESS":
+                click.echo("(ADDRESS: this machine's address on a network the others can reach)")
+            elif others:
+                click.echo(f"(or another address of this machine: {', '.join(others)})")
             click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
         return result["outcome"]
 
