@@ -4,9 +4,16 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
 stamp="$venv/.installed-from"
 want="$(cat "$root/pyproject.toml" | sha256sum | cut -d' ' -f1)"
-py="${PYTHON:-python3}"
-if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-    echo "p2pcards needs Python 3.11 or newer (found: $("$py" --version 2>&1))" >&2
+py=""
+for candidate in ${PYTHON:-} python3 python3.14 python3.13 python3.12 python3.11; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+        "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        py="$candidate"
+        break
+    fi
+done
+if [ -z "$py" ]; then
+    echo "p2pcards needs Python 3.11 or newer (python3 is: $(python3 --version 2>&1))" >&2
     exit 1
 fi
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
