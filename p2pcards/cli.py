@@ -269,15 +269,27 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             on_wait=ui.waiting,
         )
         outcome = trio.run(run, config)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(130)
-    except P2PCardsError as e:
-        raise click.ClickException(str(e)) from None
-    except OSError as e:
-        raise click.ClickException(f"{kind}: {e.strerror or e}") from None
+    except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
+        leaves = _leaves(e)
+        if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+            click.echo("Interrupted; the transcript so far is saved in the data directory.", err=True)
+            sys.exit(130)
+        ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
+        if ours is not None:
+            raise click.ClickException(str(ours)) from None
+        system = next((x for x in leaves if isinstance(x, OSError)), None)
+        if system is not None:
+            raise click.ClickException(f"{kind}: {system.strerror or system}") from None
+        raise
     ui.finished(outcome)
     sys.exit(0 if outcome.status == "over" else 1)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or the exception itself."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for sub in error.exceptions for leaf in _leaves(sub)]
+    return [error]
 
 
 def _parse_address(address: str) -> tuple[str, int]:
@@ -319,38 +331,30 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
     invite = code or new_code()
     bind = opts["bind"]
 
+    def invitation(code: str, port: int) -> None:
+        others: list[str] = []
+        if bind in ("0.0.0.0", "::", ""):
+            try:
+                found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+            except OSError:
+                found = set()
+            others = sorted(a for a in found if not a.startswith("127."))
+            where = others.pop(0) if others else "ADDRESS"
+        else:
+            where = bind
+        click.echo(f"Hosting Nines for {players} players on port {port}.")
+        click.echo(f"Invitation code: {code}")
+        click.echo("The others join with:")
+        click.echo(f"  p2pcards join {where}:{port} --code {code}")
+        if where == "ADDRESS":
+            click.echo("(ADDRESS: this machine's address on a network the others can reach)")
+        elif others:
+            click.echo(f"(or another address of this machine: {', '.join(others)})")
+        click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
+
     async def run(config):  # type: ignore[no-untyped-def]
-        import trio
-
-        async with trio.open_nursery() as nursery:
-
-            async def serve(task_status=trio.TASK_STATUS_IGNORED):  # type: ignore[no-untyped-def]
-                result["outcome"] = await host_game(
-                    config, players=players, rules=table_rules, code=invite, task_status=task_status
-                )
-
-            result: dict[str, object] = {}
-            actual = await nursery.start(serve)
-            others: list[str] = []
-            if bind in ("0.0.0.0", "::", ""):
-                try:
-                    found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
-                except OSError:
-                    found = set()
-                others = sorted(a for a in found if not a.startswith("127."))
-                where = others.pop(0) if others else "ADDRESS"
-            else:
-                where = bind
-            click.echo(f"Hosting Nines for {players} players on port {actual}.")
-            click.echo(f"Invitation code: {invite}")
-            click.echo("The others join with:")
-            click.echo(f"  p2pcards join {where}:{actual} --code {invite}")
-            if where == "ADDRESS":
-                click.echo("(ADDRESS: this machine's address on a network the others can reach)")
-            elif others:
-                click.echo(f"(or another address of this machine: {', '.join(others)})")
-            click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
-        return result["outcome"]
+        config.ui.on_invitation = invitation
+        return await host_game(config, players=players, rules=table_rules, code=invite)
 
     _run_node("host", run, port=port, **opts)
 

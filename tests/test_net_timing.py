@@ -243,3 +243,20 @@ async def test_a_seat_that_stops_for_a_fault_only_it_saw_is_not_blamed_by_the_ot
     assert r2.status == "failed"
     assert 0 not in r2.blamed
     assert "p0 (seat 0) stopped the match: seat 1 at fault: bad signature" in (r2.problem or "")
+
+
+async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_crash(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    from p2pcards.net.runner import QuitMatch
+
+    async def leave(table: Table) -> object:
+        raise QuitMatch()
+
+    tables = make_tables(2, SHORT_RULES, seed=6)
+    links = memory_links(2)
+    results, _ = await run_seats(tables, links, {0: bot(0), 1: leave}, hang_up=True)  # type: ignore[dict-item]
+    assert results[1].status == "aborted"
+    r0 = results[0]
+    assert r0.status == "failed" and r0.blamed == ()
+    assert "p1 (seat 1) stopped the match: p1 left the match" in (r0.problem or "")

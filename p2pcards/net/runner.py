@@ -112,6 +112,11 @@ async def run_table(
         send.close()
         try:
             await _play(table, links, decide, receive, timeouts, on_progress, on_wait, result)
+        except KeyboardInterrupt:
+            if table.seat is not None:  # Ctrl-C: this player leaves; say so before hanging up
+                with trio.CancelScope(shield=True):
+                    await _announce(links, f"{table.roster[table.seat].name} left the match")
+            raise
         finally:
             nursery.cancel_scope.cancel()
     return result
@@ -180,8 +185,19 @@ async def _play(
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
             await _send_all(table, links, timeouts.step)
             continue
-        with trio.move_on_at(min(deadline, notice, stop_deadline)) as scope:
-            peer, item = await receive.receive()
+        try:
+            with trio.move_on_at(min(deadline, notice, stop_deadline)) as scope:
+                peer, item = await receive.receive()
+        except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
+            if stopped:
+                stop_deadline = trio.current_time()
+                continue
+            waiting = table.waiting_for
+            result.status = "failed"
+            result.problem = f"every connection closed at step {table.step} ({table.spec.kind})"
+            result.blamed = waiting
+            on_progress(table)
+            return
         if scope.cancelled_caught and trio.current_time() >= stop_deadline:
             continue
         if scope.cancelled_caught and trio.current_time() < deadline:

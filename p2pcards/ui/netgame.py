@@ -263,9 +263,11 @@ class NetworkUI(LobbyUI):
         self.decider: HumanDecider | None = None
         self.display: ConsoleDisplay | None = None
         self._last_names: tuple[str, ...] = ()
+        self.on_invitation: Callable[[str, int], None] = lambda code, port: None
+        """How the command prints the invitation (it knows the address to give out)."""
 
-    def invitation(self, code: str, port: int) -> None:  # the CLI prints the invitation itself
-        pass
+    def invitation(self, code: str, port: int) -> None:
+        self.on_invitation(code, port)
 
     def lobby(self, names: Sequence[str], players: int) -> None:
         if tuple(names) != self._last_names:
