@@ -540,3 +540,20 @@ def test_python_dash_m_runs_the_command_line(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0
     assert "Usage:" in proc.stdout
+
+
+def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_hear_that_it_left(tmp_path: Path) -> None:
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with processes(tmp_path) as procs:
+        host, jo, kim = three_bots(procs, tmp_path, new_code(), files, [FAST] * 3)
+        kim.popen.send_signal(signal.SIGINT)
+        kim_status = kim.finish(timeout=20)
+        others = [(p.name, p.finish(timeout=20), p.output()) for p in (host, jo)]
+        kim_out = kim.output()
+    assert kim_status == 130, kim_out
+    assert "Interrupted" in kim_out and "Traceback" not in kim_out
+    assert files[2].exists()  # its transcript so far is kept
+    for name, status, out in others:
+        no_traceback(out)
+        assert status == 1, f"{name}\n{out}"
+        assert "Kim left the match" in stopped_line(out), out
