@@ -282,7 +282,7 @@ def test_french_human_seat_quits_and_the_others_stop_naming_her_seat(french_quit
         assert record["verdict"]["valid"] is False
         problems = record["verdict"]["problems"]
         assert len(problems) == 1 and "ends before the match did" in problems[0]["what"], problems
-        assert problems[0]["seat"] == ann, problems
+        assert awaited(problems[0]["what"]) == {ann}, problems
 
 
 def test_french_human_seat_sees_the_end_of_the_match_in_french(french_quit: HumanRun) -> None:
@@ -308,10 +308,12 @@ class BrokenRun:
 
 
 def three_bots(procs, tmp: Path, code: str, files: list[Path], timeouts: list[list[str]]):  # type: ignore[no-untyped-def]
-    """Hal hosts a long match, Jo and Kim join; returns the three processes once hand 1 is on."""
+    """Hal hosts a long match, Jo and Kim join; returns the three processes once hand 1 is on.
+
+    The match is 500 hands long, so it cannot end before the test breaks it."""
     host, port = start_host(
         procs,
-        [*HAL, "--code", code, "--rule", "target=200", "--transcript", str(files[0]), *timeouts[0]],
+        [*HAL, "--code", code, "--rule", "hands=500", "--transcript", str(files[0]), *timeouts[0]],
         home=tmp / "home0",
     )
     joiners = [
@@ -556,4 +558,8 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_hear_that_it_left(tmp_p
     for name, status, out in others:
         no_traceback(out)
         assert status == 1, f"{name}\n{out}"
-        assert "Kim left the match" in stopped_line(out), out
+        # Kim says she leaves; if Ctrl-C cut one of her sends short, that link only sees
+        # her hang up. Either way Kim, and nobody else, is named.
+        line = stopped_line(out)
+        assert "Kim left the match" in line or ("Kim (seat" in line and "connection lost" in line), out
+        assert "because of Hal" not in line and "because of Jo" not in line, out

@@ -242,7 +242,7 @@ async def test_a_seat_that_stops_for_a_fault_only_it_saw_is_not_blamed_by_the_ot
     r2 = results[2]
     assert r2.status == "failed"
     assert 0 not in r2.blamed
-    assert "p0 (seat 0) stopped the match: seat 1 at fault: bad signature" in (r2.problem or "")
+    assert "p0 (seat 0) stopped the match: p1 (seat 1) at fault: bad signature" in (r2.problem or "")
 
 
 async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_crash(

@@ -383,7 +383,7 @@ def test_unfinished_match(honest: Honest, frac: float) -> None:
         assert len(doc["hands"]) <= len(honest.tables[0].match.results)
 
 
-def test_unfinished_match_blames_the_one_seat_awaited(honest: Honest) -> None:
+def test_unfinished_match_names_the_seat_awaited_but_blames_nobody(honest: Honest) -> None:
     recs = honest.records
     # Cut just before a step with a single author (a turn, a shuffle, a lock).
     k = next(
@@ -392,7 +392,7 @@ def test_unfinished_match_blames_the_one_seat_awaited(honest: Honest) -> None:
         if recs[k].record.step != recs[k - 1].record.step and recs[k + 1].record.step != recs[k].record.step
     )
     [problem] = audit_records(recs[:k]).problems
-    assert problem.seat == recs[k].record.seat
+    assert problem.seat is None  # a seat may have stopped for a fault this file cannot show
     assert f"waits for seat {recs[k].record.seat}" in problem.what
 
 

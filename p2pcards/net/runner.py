@@ -155,7 +155,9 @@ async def _play(
             result.problem = table.failure.problem
             result.blamed = () if table.failure.peer is None else (table.failure.peer,)
             on_progress(table)
-            await _announce(links, f"seat {table.failure.peer} at fault: {table.failure.problem}")
+            peer = table.failure.peer
+            who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
+            await _announce(links, f"{who} at fault: {table.failure.problem}")
             return
         if trio.current_time() >= stop_deadline:
             peer, why = next(iter(stopped.items()))

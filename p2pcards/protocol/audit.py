@@ -146,10 +146,12 @@ def audit_bytes(data: bytes) -> AuditReport:
     elif table.status == "running":
         waiting = table.waiting_for
         who = ", ".join(str(s) for s in waiting)
+        # Nobody is blamed: a seat may have stopped because of another's fault that
+        # this file cannot show; the text says whose records are missing.
         report.problems.append(
             Problem(
                 table.hand.number if table.hand is not None else None,
-                waiting[0] if len(waiting) == 1 else None,
+                None,
                 None,
                 f"the transcript ends before the match did (step {table.step} waits for seat {who})",
             )
