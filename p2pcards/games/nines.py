@@ -420,10 +420,6 @@ class HandState:
     def counts(self) -> list[int]:
         return [len(h) for h in self.hands]
 
-    def legal_cards(self) -> frozenset[Card]:
-        """Every card (of either deck copy) that matches the active suit or the top's rank, or is a 9."""
-        return _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
-
     def is_legal_card(self, card: Card) -> bool:
         """Matches the active suit or the top card's rank, or is a 9."""
         return card in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
@@ -437,9 +433,6 @@ class HandState:
     def _seats_from(self, dealer: int) -> list[int]:
         """Playing seats in turn order, starting left of ``dealer``."""
         return [self.next_seat(dealer, k) for k in range(1, len(self.seats) + 1)]
-
-    def fully_known(self, seat: int) -> bool:
-        return None not in self.hands[seat]
 
     def where_visible(self, card: Card) -> str | None:
         """Where this replica sees ``card`` (a hand, the discards, the stock), or None.

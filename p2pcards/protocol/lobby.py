@@ -26,7 +26,6 @@ socket or a clock.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import unicodedata
@@ -96,10 +95,6 @@ def link_message(game_id: bytes, peer_nonce: bytes, own_key: bytes, peer_key: by
 
 def proofs_equal(a: bytes, b: bytes) -> bool:
     return hmac.compare_digest(a, b)
-
-
-def game_fingerprint(game_id: bytes) -> str:
-    return hashlib.sha256(game_id).hexdigest()[:8]
 
 
 # ---------------------------------------------------------------------------

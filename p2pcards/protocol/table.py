@@ -291,15 +291,6 @@ class Table:
         an audit of a stopped game then names exactly the seats still awaited."""
         return self.transcript.records() + [r for _, r in sorted(self._current.items())]
 
-    def peer_done(self, peer: int) -> bool:
-        """True once ``peer`` has sent everything the match needs from it (its result
-        record): after that, its hanging up is no fault."""
-        if self.status == "over":
-            return True
-        if self.spec.kind != "result":
-            return False
-        return peer in self._current or any(r.record.step == self.step for r in self._inbox[peer])
-
     @property
     def my_turn(self) -> bool:
         """True when the table waits for a decision of this seat (see :meth:`act`)."""
