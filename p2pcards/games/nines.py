@@ -65,6 +65,7 @@ Hidden cards (what a replica checks, and what it cannot):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
@@ -835,6 +836,16 @@ class HandState:
         self.out = out
 
     # -- end of hand --------------------------------------------------------
+
+    def copy(self) -> HandState:
+        """An independent copy, to try an action without touching this hand."""
+        trial = copy.copy(self)
+        trial.hands = [list(h) for h in self.hands]
+        trial.dealt = [list(h) for h in self.dealt]
+        trial.stock = list(self.stock)
+        trial.discards = list(self.discards)
+        trial.events = list(self.events)
+        return trial
 
     def reveal(self, seat: int, cards: Sequence[Card]) -> None:
         """Replace ``seat``'s hidden cards by the cards it shows at the end of the hand."""

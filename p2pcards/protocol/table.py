@@ -35,7 +35,6 @@ handed out by :meth:`Table.drain`; each must be sent to every other seat.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections import deque
 from collections.abc import Sequence
@@ -124,7 +123,6 @@ class _HandCrypto:
     number: int
     secret: bytes | None
     commits: dict[int, bytes] = field(default_factory=dict)
-    commit_steps: dict[int, int] = field(default_factory=dict)
     rounds: list[_Round] = field(default_factory=list)
     pass_steps: dict[tuple[str, int, int], int] = field(default_factory=dict)
     holdings: dict[int, list[Pos]] = field(default_factory=dict)
@@ -137,16 +135,6 @@ class _HandCrypto:
     draw_step: int = 0  # step of the latest draw request (for blame)
     dispute: tuple[int | None, str] | None = None
     """(seat to blame if every key and pass verifies, what went wrong)."""
-
-
-def _trial_copy(hand: nines.HandState) -> nines.HandState:
-    """A copy of ``hand`` that can be changed without touching the original."""
-    trial = copy.copy(hand)
-    trial.hands = [list(h) for h in hand.hands]
-    trial.stock = list(hand.stock)
-    trial.discards = list(hand.discards)
-    trial.events = list(hand.events)
-    return trial
 
 
 class Table:
@@ -187,7 +175,7 @@ class Table:
         self.match: Match | None = None
         self.cut_rounds: list[list[tuple[int, Card]]] = []
         self.hand: _HandCrypto | None = None
-        self.hands_crypto: list[_HandCrypto] = []
+        self.hands_crypto: list[_HandCrypto] = []  # every hand's, for measurements
         self.suspect: tuple[int, str] | None = None
         self._outbox: list[bytes] = []
         self._inbox: dict[int, deque[SignedRecord]] = {s: deque() for s in range(self.n)}
@@ -632,7 +620,7 @@ class Table:
         self._begin_hand()
 
     def _begin_hand(self) -> None:
-        number = len(self.hands_crypto) + 1
+        number = 1 if self.hand is None else self.hand.number + 1
         secret = None if self._entropy is None else kdf.derive(self._entropy, "hand-secret", number)
         self.hand = _HandCrypto(number=number, secret=secret)
         self.hands_crypto.append(self.hand)
@@ -643,7 +631,6 @@ class Table:
         assert h is not None
         for seat, body in bodies.items():
             h.commits[seat] = body.commit  # type: ignore[attr-defined]
-            h.commit_steps[seat] = step
         size = self.rules.deck_size
         h.rounds.append(_Round(cards=tuple(range(size)), base=encoding.encode_deck(range(size))))
         self._next("shuffle", (0,), Shuffle, rnd=0, seat=0)
@@ -805,7 +792,7 @@ class Table:
     def _check_dry_run(self, action: nines.Action, seat: int, step: int) -> None:
         """Check a draw request now, although it is applied once the card is known."""
         assert self.match is not None and self.match.hand is not None
-        trial = _trial_copy(self.match.hand)
+        trial = self.match.hand.copy()
         if not trial.stock and len(trial.discards) > 1:
             try:
                 trial.apply(nines.Recycle(stock=(None,) * (len(trial.discards) - 1)))

@@ -9,7 +9,6 @@ and the *display* (rendering and prompts, :mod:`p2pcards.ui.display`).
 
 from __future__ import annotations
 
-import copy
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -93,7 +92,7 @@ def cut_for_deal(shuffler: Shuffler, players: int) -> tuple[list[list[tuple[int,
 
 def probe(hand: HandState, action: Action) -> IllegalAction | None:
     """The engine's verdict on ``action`` without playing it (tried on a copy)."""
-    trial = copy.deepcopy(hand)
+    trial = hand.copy()
     try:
         trial.apply(action)
     except IllegalAction as e:
