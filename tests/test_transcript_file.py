@@ -266,6 +266,8 @@ def next_by_same_seat(records: list[SignedRecord], i: int) -> int:
 
 @pytest.mark.parametrize("frac", [0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9])
 def test_removed_record(honest: Honest, frac: int) -> None:
+    """A record cut out of a file is the file's fault, not its author's: the audit
+    says which step waits for which seat, and blames nobody."""
     recs = honest.records
     i = int(frac * (len(recs) - 1))
     gone = recs[i].record
@@ -273,16 +275,14 @@ def test_removed_record(honest: Honest, frac: int) -> None:
     report = audit_records(edited)
     assert not report.valid
     [problem] = report.problems
-    assert problem.seat == gone.seat
-    assert f"step {gone.step}" in problem.what
-    # The record named is the author's next one, which shows the gap.
-    assert problem.record == next_by_same_seat(recs, i) - 1
-    assert edited[problem.record].record.seat == gone.seat
+    assert problem.seat is None
+    assert f"step {gone.step} waits for seat {gone.seat}" in problem.what
 
 
 @pytest.mark.parametrize("frac", [0.0, 0.02, 0.1, 0.3, 0.5, 0.9, 1.0])
 @pytest.mark.parametrize("gap", [0, 4])
 def test_duplicated_record(honest: Honest, frac: float, gap: int) -> None:
+    """A copy of a signed record proves nothing against its author: the file was edited."""
     recs = honest.records
     i = int(frac * (len(recs) - 1))
     dup = recs[i]
@@ -291,13 +291,12 @@ def test_duplicated_record(honest: Honest, frac: float, gap: int) -> None:
     report = audit_records(edited)
     assert not report.valid
     [problem] = report.problems
-    assert problem.seat == dup.record.seat
-    assert f"step {dup.record.step}" in problem.what
-    assert problem.record is not None
-    assert edited[problem.record].record.step == dup.record.step
+    assert problem.seat is None
+    assert problem.record == at
+    assert "the file was edited" in problem.what
 
 
-def test_duplicated_record_in_an_incomplete_step_names_that_seats_record(honest: Honest) -> None:
+def test_duplicated_record_in_an_incomplete_step_is_named(honest: Honest) -> None:
     recs = honest.records
     # A record that is not the first of a step shared by several seats.
     i = next(
@@ -309,29 +308,25 @@ def test_duplicated_record_in_an_incomplete_step_names_that_seats_record(honest:
     )
     edited = [*recs[: i + 1], recs[i], *recs[i + 1 :]]
     [problem] = audit_records(edited).problems
-    assert problem.seat == recs[i].record.seat
-    assert edited[problem.record].record.seat == problem.seat
+    assert problem.seat is None and problem.record == i + 1
 
 
 def test_swapped_records_of_one_seat(honest: Honest) -> None:
+    """Records in the wrong order are still the signed game; the file is flagged as edited."""
     recs = honest.records
     rng = random.Random(3)
     for _ in range(8):
         i = rng.randrange(len(recs) - 1)
-        j = next_by_same_seat(recs, i) if rng.random() < 0.5 else None
-        if j is None:
-            later = [k for k in range(i + 1, len(recs)) if recs[k].record.seat == recs[i].record.seat]
-            if not later:
-                continue
-            j = rng.choice(later)
+        later = [k for k in range(i + 1, len(recs)) if recs[k].record.seat == recs[i].record.seat]
+        if not later:
+            continue
+        j = rng.choice(later)
         edited = list(recs)
         edited[i], edited[j] = edited[j], edited[i]
         report = audit_records(edited)
         assert not report.valid
-        [problem] = report.problems
-        assert problem.seat == recs[i].record.seat
-        assert problem.record is not None
-        assert edited[problem.record].record.seat == problem.seat
+        assert all(p.seat is None for p in report.problems), report.problems
+        assert any(p.record is not None and i < p.record <= j for p in report.problems), report.problems
 
 
 def test_record_moved_ahead_of_its_authors_earlier_records(honest: Honest) -> None:
@@ -342,9 +337,8 @@ def test_record_moved_ahead_of_its_authors_earlier_records(honest: Honest) -> No
     edited = [*recs[:i], recs[j], *[r for k, r in enumerate(recs[i:], i) if k != j]]
     report = audit_records(edited)
     assert not report.valid
-    [problem] = report.problems
-    assert problem.seat == seat
-    assert problem.record == i
+    assert all(p.seat is None for p in report.problems), report.problems
+    assert any(p.record is not None and p.record > i for p in report.problems)
 
 
 def test_record_from_another_match(honest: Honest) -> None:

@@ -64,7 +64,7 @@ class Link:
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise LinkClosed(f"connection lost ({e or type(e).__name__})") from None
             if not data:
-                raise LinkClosed("the peer closed the connection")
+                raise LinkClosed("connection lost (the peer hung up)")
             self.bytes_received += len(data)
             self._ready.extend(self._decoder.feed(data))
         self.frames_received += 1

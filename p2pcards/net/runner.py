@@ -24,7 +24,7 @@ from p2pcards.games.nines import Action
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
-from p2pcards.protocol.wire import Abort, WireError, decode_frame_object
+from p2pcards.protocol.wire import Abort, WireError, decode_frame_object, quote_claim
 
 Decider = Callable[[Table], Awaitable[Action]]
 """Returns this seat's next action (called only when ``table.my_turn``)."""
@@ -69,15 +69,18 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
 
 
 async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> None:
-    """Send the table's new frames to every peer.
+    """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
     it every timeout, forever.
     """
-    frames = table.drain()
-    for frame in frames:
-        for peer, link in links.items():
+    out = [(frame, links.items()) for frame in table.drain()]
+    for peer, frames in table.drain_replies().items():
+        if peer in links:
+            out.extend((frame, [(peer, links[peer])]) for frame in frames)
+    for frame, targets in out:
+        for peer, link in targets:
             with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
@@ -86,12 +89,26 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
                 return
 
 
-async def _announce(links: dict[int, Link], reason: str) -> None:
-    """Tell every peer that this seat stops, and why, before it hangs up."""
-    frame = Abort(reason).to_frame()
+async def _announce(links: dict[int, Link], reason: str, step: int) -> None:
+    """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
+    frame = Abort(reason, step).to_frame()
     for link in links.values():
         with trio.move_on_after(1), contextlib.suppress(LinkClosed):
             await link.send(frame)
+
+
+async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
+    """While this seat's player decides, tell the others it is alive (a ``need``
+    frame, which also fetches any record it lacks). Peers waiting for this seat
+    then know their own connection works."""
+    while True:
+        await trio.sleep(WAIT_NOTICE)
+        if not table.my_turn:
+            continue  # the main task nudges the others while it waits for them
+        frame = table.need_frame()
+        for link in links.values():
+            with trio.move_on_after(WAIT_NOTICE), contextlib.suppress(LinkClosed):
+                await link.send(frame)
 
 
 async def run_table(
@@ -110,12 +127,13 @@ async def run_table(
         for peer, link in links.items():
             nursery.start_soon(_reader, peer, link, send.clone())
         send.close()
+        nursery.start_soon(_heartbeat, table, links)
         try:
             await _play(table, links, decide, receive, timeouts, on_progress, on_wait, result)
         except KeyboardInterrupt:
             if table.seat is not None:  # Ctrl-C: this player leaves; say so before hanging up
                 with trio.CancelScope(shield=True):
-                    await _announce(links, f"{table.roster[table.seat].name} left the match")
+                    await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)
             raise
         finally:
             nursery.cancel_scope.cancel()
@@ -135,17 +153,17 @@ async def _play(
     table.start()
     await _send_all(table, links, timeouts.step)
     step, deadline, notice, started = -1, 0.0, 0.0, 0.0
+    heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
-    stopped: dict[int, str] = {}  # peers that announced they stop, and why
     stop_deadline = math.inf
     while True:
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
-        gone = [s for s in table.waiting_for if s in closed and s not in stopped]
+        gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
         if gone and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
-                table.blame(gone[0], f"connection lost ({closed[gone[0]]})")
+                table.blame(gone[0], closed[gone[0]])
         if table.status == "over":
             result.status = "over"
             on_progress(table)
@@ -153,18 +171,24 @@ async def _play(
         if table.failure is not None:
             result.status = "failed"
             result.problem = table.failure.problem
-            result.blamed = () if table.failure.peer is None else (table.failure.peer,)
+            if table.failure.peer is None:
+                result.blamed = ()
+            elif table.failure.peer not in result.blamed:
+                result.blamed = (table.failure.peer,)
             on_progress(table)
+            await _send_all(table, links, timeouts.step)  # the proof, so that others can check it
             peer = table.failure.peer
             who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
-            await _announce(links, f"{who} at fault: {table.failure.problem}")
+            await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
             return
         if trio.current_time() >= stop_deadline:
-            peer, why = next(iter(stopped.items()))
-            result.status = "failed"
-            result.problem = f"{table.roster[peer].name} (seat {peer}) stopped the match: {why}"
-            on_progress(table)
-            return
+            # A peer stopped and this node reached no verdict of its own in the grace
+            # period: its reason is only its claim.
+            peer, (_, why) = next(iter(table.stopped.items()))
+            table.stop(
+                f"{table.roster[peer].name} (seat {peer}) stopped the match; its claim: {quote_claim(why)}"
+            )
+            continue
         if table.step != step:
             step = table.step
             wait = timeouts.turn if table.spec.kind == "turn" else timeouts.step
@@ -177,7 +201,7 @@ async def _play(
                 action = await decide(table)
             except QuitMatch:
                 result.status = "aborted"
-                await _announce(links, f"{table.roster[table.seat].name} left the match")  # type: ignore[index]
+                await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)  # type: ignore[index]
                 return
             try:
                 table.act(action)
@@ -191,43 +215,61 @@ async def _play(
             with trio.move_on_at(min(deadline, notice, stop_deadline)) as scope:
                 peer, item = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
-            if stopped:
+            if table.stopped:
                 stop_deadline = trio.current_time()
                 continue
-            waiting = table.waiting_for
-            result.status = "failed"
-            result.problem = f"every connection closed at step {table.step} ({table.spec.kind})"
-            result.blamed = waiting
-            on_progress(table)
-            return
-        if scope.cancelled_caught and trio.current_time() >= stop_deadline:
+            table.stop(
+                f"every connection closed at step {table.step} ({table.spec.kind}); "
+                "this node cannot tell who left"
+            )
             continue
-        if scope.cancelled_caught and trio.current_time() < deadline:
-            on_wait(table, trio.current_time() - started)
-            notice = trio.current_time() + WAIT_NOTICE
+        now = trio.current_time()
+        if scope.cancelled_caught and now >= stop_deadline:
+            continue
+        if scope.cancelled_caught and now < deadline:
+            on_wait(table, now - started)
+            table.nudge()  # ask for what we may lack; also tells the others we are alive
+            await _send_all(table, links, timeouts.step)
+            notice = now + WAIT_NOTICE
             continue
         if scope.cancelled_caught:
-            if table.status == "disputed":
-                with contextlib.suppress(RemoteProtocolError):
-                    table.conclude_stalled()
-                if table.failure is not None:
-                    continue
-            waiting = table.waiting_for
-            names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
-            result.status = "failed"
-            result.problem = f"timed out waiting for {names} at step {table.step} ({table.spec.kind})"
-            result.blamed = waiting
-            await _announce(links, result.problem)
-            return
+            # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
+            _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result)
+            continue
+        if not isinstance(item, LinkClosed):
+            heard = now
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
                 closed[peer] = item.reason
-            elif isinstance(item, Abort):
-                stopped.setdefault(peer, item.reason)
-                stop_deadline = min(stop_deadline, trio.current_time() + ABORT_GRACE)
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:
+                if isinstance(item, Abort):
+                    stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
         await _send_all(table, links, timeouts.step)
+
+
+def _time_out(table: Table, waited: float, deaf: bool, result: RunResult) -> None:
+    """The step's time ran out: stop the table, blaming only what this node can tell."""
+    with contextlib.suppress(RemoteProtocolError):
+        if table.status == "disputed":
+            table.conclude_stalled()
+            return
+        waiting = table.waiting_for
+        names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
+        if deaf:
+            # Heard from nobody the whole wait: this node's own connection is the
+            # likeliest cause, and it can prove nobody else at fault.
+            table.stop(
+                f"heard from nobody while waiting {waited:.0f} s for {names} at step {table.step}: "
+                "this node's own connection may be down"
+            )
+            return
+        silent = [s for s in waiting if s not in table.stopped]
+        if not silent:
+            table.stop(f"{names} stopped before step {table.step}; this node cannot tell why")
+            return
+        result.blamed = tuple(silent)
+        table.blame(silent[0], f"timed out waiting for {names} at step {table.step} ({table.spec.kind})")

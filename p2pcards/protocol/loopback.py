@@ -39,13 +39,18 @@ class LocalNetwork:
         for sender, table in self.tables.items():
             for frame in table.drain():
                 for receiver in self.tables:
-                    if receiver == sender:
-                        continue
-                    out = frame if self.tamper is None else self.tamper(sender, receiver, frame)
-                    if out is not None:
-                        self.frames += 1
-                        self.bytes_sent += len(out)
-                        self._links[(sender, receiver)].append(out)
+                    if receiver != sender:
+                        self._queue(sender, receiver, frame)
+            for receiver, frames in table.drain_replies().items():
+                for frame in frames:
+                    self._queue(sender, receiver, frame)
+
+    def _queue(self, sender: int, receiver: int, frame: bytes) -> None:
+        out = frame if self.tamper is None else self.tamper(sender, receiver, frame)
+        if out is not None:
+            self.frames += 1
+            self.bytes_sent += len(out)
+            self._links[(sender, receiver)].append(out)
 
     def deliver_one(self) -> bool:
         """Deliver one queued frame (from a random busy link); False when all are empty."""
@@ -63,10 +68,34 @@ class LocalNetwork:
         self._collect()
         return True
 
+    def inject(self, sender: int, receiver: int, frame: bytes) -> None:
+        """Queue ``frame`` on one link only (a seat that tells one peer something)."""
+        self._links[(sender, receiver)].append(frame)
+
     def pump(self) -> None:
         """Deliver frames until every link is empty."""
         while self.deliver_one():
             pass
+
+    def settle(self) -> bool:
+        """Every stalled table asks its peers for the records it lacks (as a node does
+        when a wait runs long); True if that moved a table. If not, the waits run
+        out: a disputed table concludes (blames its suspect); others stay as they are."""
+        before = {s: (t.step, t.status) for s, t in self.tables.items()}
+        for seat, table in self.tables.items():
+            if seat not in self.failures and table.status in ("running", "disputed"):
+                table.nudge()
+        self.pump()
+        if any((t.step, t.status) != before[s] for s, t in self.tables.items()):
+            return True
+        for seat, table in self.tables.items():
+            if seat not in self.failures and table.status == "disputed":
+                try:
+                    table.conclude_stalled()
+                except RemoteProtocolError as e:
+                    self.failures[seat] = e
+        self.pump()
+        return False
 
     def start(self) -> None:
         for table in self.tables.values():
@@ -80,9 +109,12 @@ def play_bots(
     rng: random.Random,
     *,
     max_rounds: int = 1_000_000,
+    start: bool = True,
 ) -> None:
-    """Drive every table with its bot until the match ends or nothing can move."""
-    net.start()
+    """Drive every table with its bot until the match ends or nothing can move
+    (``start=False``: the tables were started already)."""
+    if start:
+        net.start()
     for _ in range(max_rounds):
         moved = False
         for seat, table in net.tables.items():
@@ -98,11 +130,6 @@ def play_bots(
                 net.failures[seat] = e
             moved = True
             net.pump()
-        if not moved:
-            for table in net.tables.values():
-                if table.status == "disputed":
-                    try:
-                        table.conclude_stalled()
-                    except RemoteProtocolError as e:
-                        net.failures[table.seat] = e  # type: ignore[index]
+        if not moved and not net.settle():
             return
+

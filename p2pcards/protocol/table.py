@@ -36,9 +36,9 @@ handed out by :meth:`Table.drain`; each must be sent to every other seat.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import encoding, group, kdf, poker
@@ -67,7 +67,7 @@ from p2pcards.protocol.messages import (
     Shown,
     Shuffle,
 )
-from p2pcards.protocol.transcript import Transcript
+from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
     PROTOCOL_VERSION,
@@ -75,15 +75,21 @@ from p2pcards.protocol.wire import (
     Abort,
     Evidence,
     Frame,
+    Need,
     Record,
     SignedRecord,
     WireError,
     decode_frame,
+    quote_claim,
 )
 
 GAME_NAME = "nines"
 MAX_QUEUED = 512
 """Records accepted ahead of time from one peer before it counts as flooding."""
+IDLE_EVIDENCE = 2
+"""Evidence frames that bring nothing new tolerated from one peer per step: an
+answer to our ``need`` may cross the records themselves, and two seats may
+raise the same dispute at once."""
 
 Pos = tuple[int, int]
 """A deck position: (shuffle round, index in that round's deck)."""
@@ -177,8 +183,19 @@ class Table:
         self.hand: _HandCrypto | None = None
         self.hands_crypto: list[_HandCrypto] = []  # every hand's, for measurements
         self.suspect: tuple[int, str] | None = None
+        self.proof: list[SignedRecord] = []
+        """Signed records beyond the transcript that prove this node's verdict."""
+        self.culprit_record: SignedRecord | None = None
+        """The record that shows the fault this node failed on, if one does."""
+        self.stopped: dict[int, tuple[int, str]] = {}
+        """Peers that announced they stop: (their step, their claim)."""
         self._outbox: list[bytes] = []
-        self._inbox: dict[int, deque[SignedRecord]] = {s: deque() for s in range(self.n)}
+        self._replies: dict[int, list[bytes]] = {}
+        self._inbox: dict[int, dict[int, SignedRecord]] = {s: {} for s in range(self.n)}
+        self._direct_last: dict[int, int] = dict.fromkeys(range(self.n), -1)
+        self._disputed: SignedRecord | None = None
+        self._answered: dict[int, set[tuple[int, int]]] = {}  # records sent to a peer on its need
+        self._idle_evidence: dict[int, tuple[int, int]] = {}  # peer -> (step, frames that proved nothing)
         self._current: dict[int, SignedRecord] = {}
         self._cut_commits: dict[int, bytes] = {}
         self._join = Join(
@@ -204,12 +221,15 @@ class Table:
         out, self._outbox = self._outbox, []
         return out
 
+    def drain_replies(self) -> dict[int, list[bytes]]:
+        """Frames meant for one peer only (answers to its ``need``), by peer."""
+        out, self._replies = self._replies, {}
+        return out
+
     def receive(self, peer: int, data: bytes) -> None:
         """Feed one frame received on ``peer``'s link. Raises RemoteProtocolError on a fault."""
         if self.failure is not None:
             raise self.failure
-        if self.status not in ("running", "disputed"):
-            return
         try:
             frame = decode_frame(data)
         except WireError as e:
@@ -218,36 +238,70 @@ class Table:
 
     def receive_frame(self, peer: int, frame: Frame) -> None:
         """Like :meth:`receive` for a frame already decoded by a stream decoder."""
+        if not 0 <= peer < self.n or peer == self.seat:
+            raise LocalProtocolError(f"no peer {peer}")
+        if isinstance(frame, Need) and self.failure is None:
+            self._receive_need(peer, frame)  # a finished seat still helps the others finish
+            return
         if self.failure is not None:
             raise self.failure
         if self.status not in ("running", "disputed"):
             return
-        if not 0 <= peer < self.n or peer == self.seat:
-            raise LocalProtocolError(f"no peer {peer}")
         if isinstance(frame, Evidence):
             self._receive_evidence(peer, frame)
-            return
-        if isinstance(frame, Abort):
-            return  # a notice for the I/O layer; the table has nothing to check
-        if self.status == "disputed":
-            return  # the chain is broken: only evidence matters now
-        self._accept_record(peer, frame)
+        elif isinstance(frame, Abort):
+            self._receive_abort(peer, frame)
+        else:
+            self._accept_record(frame, sender=peer, direct=True)
         self._advance()
 
     def blame(self, peer: int | None, problem: str) -> None:
-        """Fail the table because of ``peer`` (a broken link, a timeout, bad bytes)."""
+        """Fail the table because of ``peer`` (a broken link, a timeout, bad bytes).
+        A finished match stays finished: nothing a peer does afterwards changes it."""
         if self.failure is not None:
             raise self.failure
+        if self.status == "over":
+            return
         self._fail(peer, problem)
 
-    def receive_record(self, peer: int, rec: SignedRecord) -> None:
-        """Like :meth:`receive` for an already decoded record (used by the audit)."""
+    def stop(self, problem: str) -> None:
+        """Fail the table with nobody blamed: this node cannot tell who is at fault."""
+        if self.failure is None:
+            self.failure = RemoteProtocolError(None, problem)
+            self.status = "failed"
+
+    def receive_record(self, rec: SignedRecord) -> None:
+        """Feed a record read from a transcript file (the audit): any order, any copy.
+
+        In a dispute the rest of the file is read as evidence, as a live node would.
+        """
         if self.failure is not None:
             raise self.failure
-        if self.status != "running":
-            self._fail(peer, f"record for step {rec.record.step} after the match ended")
-        self._accept_record(peer, rec)
+        if not 0 <= rec.record.seat < self.n:
+            self._fail(None, f"record by seat {rec.record.seat}, not in the roster", rec=rec)
+        if self.status == "over":
+            held = self._held(rec.record.seat, rec.record.step)
+            if held is not None and held.raw == rec.raw:
+                return  # a copy
+            self._check_signed(rec, None)
+            if held is not None:
+                self._equivocation(held, rec)
+            self._fail(rec.record.seat, f"record for step {rec.record.step} after the match ended", rec=rec)
+        if self.status == "disputed":
+            self._receive_evidence(None, Evidence((rec,)), audit=True)
+            return
+        self._accept_record(rec, sender=None, direct=False)
         self._advance()
+
+    def nudge(self) -> None:
+        """The I/O layer has waited a while: ask every peer for the records we lack."""
+        if self.status in ("running", "disputed") and self.failure is None:
+            self._outbox.append(self.need_frame())
+
+    def need_frame(self) -> bytes:
+        """A ``need`` frame for where this table stands (pure: also a sign of life)."""
+        have = tuple(sorted(self._current)) if self.status == "running" else tuple(range(self.n))
+        return Need(self.step, have).to_frame()
 
     def act(self, action: nines.Action) -> None:
         """This seat's decision at its turn (an engine action of this seat)."""
@@ -265,7 +319,7 @@ class Table:
         """Called by the I/O layer when a chaining dispute saw no proof in time."""
         if self.suspect is not None and self.failure is None:
             seat, why = self.suspect
-            self._fail(seat, why)
+            self._fail(seat, why, rec=self._disputed)
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -275,9 +329,17 @@ class Table:
         return tuple(s for s in self.spec.authors if s not in self._current)
 
     def records_to_save(self) -> list[SignedRecord]:
-        """Every completed step, then the records already in for the step in progress:
-        an audit of a stopped game then names exactly the seats still awaited."""
-        return self.transcript.records() + [r for _, r in sorted(self._current.items())]
+        """Every completed step, then the records already in for the step in progress,
+        then the records that prove this node's verdict (a second record of an
+        equivocator, a record out of place): an audit of the file reaches the same
+        verdict, or names exactly the seats still awaited."""
+        out = self.transcript.records() + [r for _, r in sorted(self._current.items())]
+        seen = {r.raw for r in out}
+        for r in self.proof:
+            if r.raw not in seen:
+                seen.add(r.raw)
+                out.append(r)
+        return out
 
     @property
     def my_turn(self) -> bool:
@@ -303,59 +365,195 @@ class Table:
 
     # ------------------------------------------------------------ receiving
 
-    def _fail(self, seat: int | None, problem: str, *, step: int | None = None) -> None:
+    def _fail(
+        self,
+        seat: int | None,
+        problem: str,
+        *,
+        step: int | None = None,
+        rec: SignedRecord | None = None,
+        proof: Sequence[SignedRecord] = (),
+    ) -> NoReturn:
+        """Stop the table blaming ``seat``.
+
+        ``rec`` is the record that shows the fault, ``proof`` the signed records
+        that prove it beyond the transcript: they are kept for the file and
+        forwarded, so that every other seat can check the verdict itself.
+        """
+        if proof:
+            self.proof = list(proof)
+            self._outbox.append(Evidence(tuple(proof[:MAX_EVIDENCE])).to_frame())
+        if rec is not None:
+            self.culprit_record = rec
         index = None
-        if step is not None and seat is not None:
+        saved = self.records_to_save()
+        if rec is not None:
+            index = next((i for i, r in enumerate(saved) if r.raw == rec.raw), None)
+        elif step is not None and seat is not None:
             index = self.transcript.index_of(step, seat)
-            if index is None and step == self.step:
-                # Not in the transcript yet: where it will stand once the step completes.
-                done = sum(len(s) for s in self.transcript.steps)
-                index = done + sum(1 for s in self._current if s < seat)
+            if index is None and step == self.step and seat in self._current:
+                self.culprit_record = self._current[seat]
+                index = next((i for i, r in enumerate(saved) if r.raw == self._current[seat].raw), None)
+            elif index is not None:
+                self.culprit_record = saved[index]
         self.failure = RemoteProtocolError(seat, problem, record=index)
         self.status = "failed"
         raise self.failure
 
-    def _verify(self, peer: int, rec: SignedRecord) -> None:
+    def _check_signed(self, rec: SignedRecord, sender: int | None) -> None:
+        """Blame ``sender`` (or, reading a file, nobody) unless ``rec`` is a record of
+        this game validly signed by a seat of this table."""
         r = rec.record
-        if r.seat != peer:
-            self._fail(peer, f"sent a record authored by seat {r.seat}")
+        if not 0 <= r.seat < self.n:
+            self._fail(sender, f"sent a record by seat {r.seat}, which is not at this table")
         if r.game_id != self.game_id:
-            self._fail(peer, "record from another game")
+            self._fail(sender, "sent a record of another game")
         if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
-            self._fail(peer, f"bad signature on its record for step {r.step}")
+            self._fail(
+                sender, f"bad signature: its record for step {r.step} is not validly signed by seat {r.seat}"
+            )
 
-    def _accept_record(self, peer: int, rec: SignedRecord) -> None:
-        self._verify(peer, rec)
+    def _held(self, author: int, step: int) -> SignedRecord | None:
+        """The record of ``author`` for ``step`` this node already holds, if any."""
+        if step < self.step:
+            return self.transcript.find(step, author)
+        if step == self.step and author in self._current:
+            return self._current[author]
+        return self._inbox[author].get(step)
+
+    def _accept_record(self, rec: SignedRecord, *, sender: int | None, direct: bool) -> bool:
+        """Take one record, received from its author (``direct``) or forwarded.
+
+        Returns True if it was new. An identical copy of a record already held is
+        ignored (records may reach a seat by several paths); a different record
+        for the same step is equivocation, proven by the two signatures.
+        """
+        r = rec.record
+        if direct and r.seat != sender:
+            self._fail(sender, f"sent a record authored by seat {r.seat} on its own link")
+        held = self._held(r.seat, r.step) if 0 <= r.seat < self.n else None
+        if held is not None and held.raw == rec.raw:
+            if direct and self._direct_last[r.seat] >= r.step:
+                self._fail(r.seat, f"replayed its record for step {r.step}", rec=held)
+            if direct:
+                self._direct_last[r.seat] = r.step
+            return False
+        self._check_signed(rec, sender)
+        author, step = r.seat, r.step
+        if held is not None:
+            self._equivocation(held, rec)
+        if direct:
+            last = self._direct_last[author]
+            if step <= last:
+                self._fail(
+                    author,
+                    f"sent its records out of order (step {step} after step {last})",
+                    rec=rec,
+                    proof=(rec,),
+                )
+            self._direct_last[author] = step
+        if step < self.step:
+            self._out_of_place(rec)
+        queue = self._inbox[author]
+        if sender is not None and len(queue) >= MAX_QUEUED:
+            self._fail(author, "sent too many records ahead of the game", rec=rec, proof=(rec,))
+        queue[step] = rec
+        return True
+
+    def _equivocation(self, first: SignedRecord, second: SignedRecord) -> NoReturn:
+        step = second.record.step
+        self._fail(
+            second.record.seat,
+            f"equivocation: two different signed records for step {step}",
+            rec=second,
+            proof=(first, second),
+        )
+
+    def _out_of_place(self, rec: SignedRecord) -> None:
+        """A record for a step that completed without it: its author was not expected
+        there, unless it saw another history (then the chain dispute decides)."""
         step = rec.record.step
-        if step < self.step or (step == self.step and peer in self._current):
-            old = self.transcript.find(step, peer) if step < self.step else self._current[peer]
-            if old is not None and old.raw != rec.raw:
-                self._send_evidence((old, rec))
-                self._fail(peer, f"equivocation: two different signed records for step {step}", step=step)
-            self._fail(peer, f"replayed record for step {step}", step=step)
-        queue = self._inbox[peer]
-        if queue and queue[-1].record.step >= step:
-            self._fail(peer, f"records out of order (step {step} after step {queue[-1].record.step})")
-        if len(queue) >= MAX_QUEUED:
-            self._fail(peer, "too many records ahead of the game")
-        queue.append(rec)
+        prev = self.transcript.digests[step - 1] if step > 0 else GENESIS
+        if rec.record.prev != prev:
+            self._dispute(rec)
+            return
+        self._fail(
+            rec.record.seat,
+            f"sent a record for step {step}, where it was not expected",
+            rec=rec,
+            proof=(rec,),
+        )
 
-    def _receive_evidence(self, peer: int, ev: Evidence) -> None:
+    def _receive_evidence(self, sender: int | None, ev: Evidence, *, audit: bool = False) -> None:
+        """Forwarded records. Each must be validly signed by a seat of this table
+        (else the forwarder is blamed). A frame that brings nothing new - no
+        equivocation, no record this node lacked - is a fault of its forwarder
+        beyond a small allowance per step for honest races (IDLE_EVIDENCE)."""
+        new = False
         for rec in ev.records:
             r = rec.record
-            if r.game_id != self.game_id or not verify_signature(
-                self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw
+            if not 0 <= r.seat < self.n:
+                self._fail(sender, f"forwarded a record by seat {r.seat}, which is not at this table")
+            held = self._held(r.seat, r.step)
+            if (
+                held is None
+                and self._disputed is not None
+                and self._disputed.record.seat == r.seat
+                and self._disputed.record.step == r.step
             ):
-                self._fail(peer, "forwarded evidence that is not validly signed")
-            mine = self.transcript.find(r.step, r.seat) if r.step < self.step else self._current.get(r.seat)
-            if mine is not None and mine.raw != rec.raw:
-                self._send_evidence((mine, rec))
-                self._fail(
-                    r.seat, f"equivocation: two different signed records for step {r.step}", step=r.step
-                )
+                held = self._disputed
+            if held is not None and held.raw == rec.raw:
+                continue
+            self._check_signed(rec, sender)
+            if held is not None:
+                self._equivocation(held, rec)
+            if self.status == "disputed" or r.step < self.step:
+                # Not an equivocation; in a dispute only proof counts, and a record
+                # for a completed step that we never held was out of place.
+                if r.step < self.step and self.status == "running":
+                    self._out_of_place(rec)
+                new = True
+                continue
+            new = self._accept_record(rec, sender=sender, direct=False) or new
+        if audit or new or sender is None:
+            return
+        step, count = self._idle_evidence.get(sender, (self.step, 0))
+        count = count + 1 if step == self.step else 1
+        self._idle_evidence[sender] = (self.step, count)
+        if count > IDLE_EVIDENCE:
+            self._fail(sender, "forwarded evidence that proves nothing (copies of records already held)")
 
-    def _send_evidence(self, records: Sequence[SignedRecord]) -> None:
-        self._outbox.append(Evidence(tuple(records)).to_frame())
+    def _receive_abort(self, peer: int, abort: Abort) -> None:
+        """A peer says it stops. If it owed the record this step needs and says it
+        is at this step, it is the seat that stopped the match; otherwise its
+        reason is only its claim, and this node reaches its own verdict."""
+        self.stopped[peer] = (abort.step, abort.reason)
+        if peer in self.waiting_for and abort.step >= self.step:
+            self._fail(
+                peer,
+                f"stopped instead of sending its record for step {self.step}"
+                f" (it said: {quote_claim(abort.reason)})",
+            )
+
+    def _receive_need(self, peer: int, need: Need) -> None:
+        """Send ``peer`` the records it says it lacks: those of ``need.step`` by seats
+        not in ``need.have``, then every later one this node holds. Links deliver in
+        order, so no record is sent twice to one peer: asking again costs nothing."""
+        if need.step > self.step:
+            return
+        sent = self._answered.setdefault(peer, set())
+        later = [r for st in self.transcript.steps[need.step :] for r in st]
+        later += [r for _, r in sorted(self._current.items())]
+        records = [
+            r
+            for r in later
+            if (r.record.step, r.record.seat) not in sent
+            and (r.record.step > need.step or r.record.seat not in need.have)
+            and r.record.seat != peer
+        ][:MAX_EVIDENCE]
+        if records:
+            sent.update((r.record.step, r.record.seat) for r in records)
+            self._replies.setdefault(peer, []).append(Evidence(tuple(records)).to_frame())
 
     def _advance(self) -> None:
         """Consume queued records into the current step; complete steps while possible."""
@@ -365,24 +563,24 @@ class Table:
                 if author in self._current or author == self.seat:
                     continue
                 queue = self._inbox[author]
-                if not queue:
+                rec = queue.pop(self.step, None)
+                if rec is None:
+                    later = min(queue, default=None)
+                    if self._direct_last[author] > self.step and later is not None:
+                        # Its own link delivered a later record first: it skipped this
+                        # step, unless it saw another history (then the chain shows it).
+                        self._dispute(queue[later], skipped=True)
+                        return
                     continue
-                rec = queue[0]
-                if rec.record.step > self.step:
-                    self._fail(
-                        author,
-                        f"skipped step {self.step} (sent step {rec.record.step} first)",
-                        step=rec.record.step,
-                    )
-                queue.popleft()
-                if not self._check_chain(author, rec):
+                if not self._check_chain(rec):
                     return
                 if not isinstance(rec.record.body, self.spec.allowed):
                     self._fail(
                         author,
                         f"sent a {rec.record.body.TYPE} record where a {self.spec.kind} step expects "
                         + " or ".join(b.TYPE for b in self.spec.allowed),
-                        step=self.step,
+                        rec=rec,
+                        proof=(rec,),
                     )
                 self._current[author] = rec
                 progressed = True
@@ -392,19 +590,32 @@ class Table:
             if not progressed:
                 return
 
-    def _check_chain(self, author: int, rec: SignedRecord) -> bool:
+    def _check_chain(self, rec: SignedRecord) -> bool:
         """False (and the table disputed) if ``rec`` does not follow our last step."""
         if rec.record.prev == self.transcript.last_digest:
             return True
-        # Either the author lies about the chain or someone showed us a different
-        # record earlier. Show our view of the last steps so an equivocator is exposed;
-        # without such proof the I/O layer later blames the author (conclude_stalled).
-        recent = [r for st in self.transcript.steps[-4:] for r in st]
-        if recent:
-            self._send_evidence(recent[-MAX_EVIDENCE:])
-        self.suspect = (author, f"broken chain: its record for step {self.step} follows another history")
-        self.status = "disputed"
+        self._dispute(rec)
         return False
+
+    def _dispute(self, rec: SignedRecord, *, skipped: bool = False) -> None:
+        """``rec`` follows another history than ours. Either its author lies, or
+        someone showed the two of us different records for the last step. Show
+        everyone the record and our view of that step: an honest author whose
+        view differs then holds two records of the equivocator and proves it;
+        without such proof the I/O layer later blames the author (conclude_stalled)."""
+        author, step = rec.record.seat, rec.record.step
+        view_step = min(step, self.step) - 1
+        recent = self.transcript.steps[view_step] if 0 <= view_step < len(self.transcript.steps) else []
+        self._outbox.append(Evidence((rec, *recent)[:MAX_EVIDENCE]).to_frame())
+        what = (
+            f"skipped step {self.step} (sent step {step} first)"
+            if skipped
+            else (f"broken chain: its record for step {step} follows another history")
+        )
+        self.suspect = (author, what)
+        self._disputed = rec
+        self.proof = [rec]
+        self.status = "disputed"
 
     # ------------------------------------------------------------- authoring
 
@@ -575,9 +786,10 @@ class Table:
         handler = getattr(self, "_on_" + spec.kind.replace("-", "_"))
         handler(spec, bodies, step)
         # A record queued for a step that has now passed was never expected there.
-        for seat, queue in self._inbox.items():
-            if queue and queue[0].record.step < self.step:
-                self._fail(seat, f"sent a record for step {queue[0].record.step} where it was not expected")
+        for queue in self._inbox.values():
+            for old in [queue.pop(s) for s in sorted(queue) if s < self.step]:
+                self._out_of_place(old)
+                return
         self._author_auto()
 
     def _next(
@@ -817,6 +1029,8 @@ class Table:
                 self._fail(seat, f"plays from position {pos} that it does not hold", step=step)
             if hand.phase is Phase.DRAWN and pos != h.last_drawn.get(seat):
                 self._fail(seat, "after drawing only the drawn card may be played", step=step)
+            if not 0 < shown.key < group.ORDER:  # checked before the key is used
+                self._fail(seat, "shows a key outside the group order", step=step)
             opened = self._open(pos, {seat: shown.key})
             if opened is None or opened != shown.card:
                 h.dispute = (
@@ -825,8 +1039,6 @@ class Table:
                 )
                 self._start_reveal()
                 return
-            if not 0 < shown.key < group.ORDER:
-                self._fail(seat, "shows a key outside the group order", step=step)
             cards.append(ALL_CARDS[shown.card])
         if len(cards) == 1:
             action: nines.Action = nines.Play(seat=seat, card=cards[0], suit=body.suit)

@@ -7,8 +7,16 @@ A *frame* is one msgpack map. Two kinds exist:
   author's Ed25519 signature over ``SIGN_PREFIX + raw``. The exact ``raw``
   bytes are what is signed, stored in transcripts and hashed into digests, so
   no canonical re-encoding is ever needed.
-* ``{"v": 1, "kind": "evidence", "records": [[raw, sig], ...]}`` - records
-  forwarded to prove that an author signed two different records for one step.
+* ``{"v": 1, "kind": "evidence", "records": [[raw, sig], ...]}`` - other
+  authors' signed records, forwarded: two different records of one author for
+  one step (equivocation), the record that shows a fault, or records a lagging
+  seat asked for. Records are signed end to end, so a forwarder can withhold
+  but never forge.
+* ``{"v": 1, "kind": "need", "step": <int>, "have": [<seat>, ...]}`` - "I am
+  at this step and hold these seats' records of it": a peer answers with the
+  records it holds that the sender lacks (also a sign of life while waiting).
+* ``{"v": 1, "kind": "abort", "step": <int>, "reason": <str>}`` - the sender
+  stops at that step; the reason is its claim, not evidence.
 
 Every decode uses hard bounds (frame size, string/bin/array/map lengths, no
 extension types, string map keys only) and a schema check; any problem raises
@@ -185,21 +193,46 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Abort:
-    """A peer says it is stopping the match, and why.
+    """A peer says it is stopping the match at ``step``, and why.
 
-    A notice, not evidence: it proves nothing, but it tells the others that the
-    peer's hanging up next is deliberate, so they need not blame it for that.
+    A notice, not evidence: ``reason`` is the sender's claim. A seat that owed a
+    record at that step and sent this instead is the seat that stopped the match.
     """
 
     reason: str
+    step: int = 0
 
     def to_frame(self) -> bytes:
-        return pack({"v": PROTOCOL_VERSION, "kind": "abort", "reason": self.reason[:MAX_REASON]})
+        return pack(
+            {"v": PROTOCOL_VERSION, "kind": "abort", "step": self.step, "reason": self.reason[:MAX_REASON]}
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """The sender is stuck at ``step`` and asks for the records it may lack.
+
+    Defeats selective sending: a record its author sent to some seats only
+    reaches the others through any seat that holds it.
+    """
+
+    step: int
+    have: tuple[int, ...] = ()
+
+    def to_frame(self) -> bytes:
+        return pack({"v": PROTOCOL_VERSION, "kind": "need", "step": self.step, "have": list(self.have)})
 
 
 MAX_REASON = 300
 
-Frame = SignedRecord | Evidence | Abort
+
+def quote_claim(text: str) -> str:
+    """A peer's claim quoted for a message: escaped (no control character or line
+    break of the peer's reaches a terminal) and clearly marked as its words."""
+    return repr(text[:160])
+
+
+Frame = SignedRecord | Evidence | Abort | Need
 
 
 def decode_frame(data: bytes) -> Frame:
@@ -233,13 +266,26 @@ def decode_frame_object(obj: Any) -> Frame:
             out.append(parse_record(item[0], item[1]))
         return Evidence(tuple(out))
     if kind == "abort":
-        if set(obj) != {"v", "kind", "reason"}:
-            raise WireError("an abort frame has exactly the keys v, kind, reason")
+        if set(obj) != {"v", "kind", "step", "reason"}:
+            raise WireError("an abort frame has exactly the keys v, kind, step, reason")
         reason = obj["reason"]
         if type(reason) is not str or len(reason) > MAX_REASON:
             raise WireError(f"an abort reason is text of at most {MAX_REASON} characters")
-        return Abort(reason)
+        return Abort(reason, _step(obj["step"], "abort"))
+    if kind == "need":
+        if set(obj) != {"v", "kind", "step", "have"}:
+            raise WireError("a need frame has exactly the keys v, kind, step, have")
+        have = obj["have"]
+        if type(have) is not list or len(have) > 6 or any(type(s) is not int or not 0 <= s < 6 for s in have):
+            raise WireError("the have list of a need frame holds at most 6 seats 0..5")
+        return Need(_step(obj["step"], "need"), tuple(sorted(set(have))))
     raise WireError(f"unknown frame kind {show(kind)}")
+
+
+def _step(value: Any, kind: str) -> int:
+    if type(value) is not int or not 0 <= value < 1 << 32:
+        raise WireError(f"the step of a {kind} frame must be an integer in 0..2^32-1")
+    return value
 
 
 class StreamDecoder:
