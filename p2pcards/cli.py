@@ -4,6 +4,23 @@ from __future__ import annotations
 
 import click
 
+MESSAGE_LIMIT = 500
+"""Longest error line shown; errors may quote what a peer sent (a refusal, a name)."""
+
+
+def _check_name(name: str) -> str:
+    """A usable name for the table, or UsageError: the other nodes would refuse the rest."""
+    from p2pcards.errors import UsageError
+    from p2pcards.protocol.messages import MAX_NAME
+    from p2pcards.safetext import has_unsafe
+
+    name = name.strip()[:MAX_NAME].strip()
+    if not name:
+        raise UsageError("a name cannot be empty")
+    if has_unsafe(name):
+        raise UsageError("a name cannot contain control, bidi or invisible characters")
+    return name
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
@@ -80,6 +97,8 @@ def play(
     try:
         if lang is not None and lang.lower() not in LANGS:
             raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+        if name is not None:
+            name = _check_name(name)
         opts = PlayOptions(
             players=players,
             bot=bot,
@@ -164,22 +183,42 @@ def audit(file: str, as_json: bool) -> None:
     Exit status: 0 valid, 1 a problem was found (each names the seat at fault
     and the record), 2 the file cannot be read.
     """
-    import json
     import sys
 
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.audit import audit_file
+    from p2pcards.protocol.fingerprint import TableFingerprint
+    from p2pcards.safetext import clean
 
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        click.echo(f"Error: {e}", err=True)
+        click.echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
         sys.exit(2)
     if as_json:
-        click.echo(json.dumps(report.to_record(), indent=2, ensure_ascii=False))
+        click.echo(_json_for_terminal(report.to_record()))
     else:
-        click.echo(report.summary())
+        # Names and problems come from the players' records: one clean line each.
+        for line in report.summary().split("\n"):
+            click.echo(clean(line, 4 * MESSAGE_LIMIT))
+        fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
+        if fingerprint is not None:
+            click.echo(f"Table fingerprint: {fingerprint} (the players compared it at the table)")
     sys.exit(0 if report.valid else 1)
+
+
+def _json_for_terminal(document: object) -> str:
+    """JSON whose strings keep their characters, except those a terminal would obey
+    (C1 controls, bidi, invisible ones), written as ``\\uXXXX`` escapes: the same
+    document for a JSON reader, inert on a screen. (``json`` escapes C0 itself.)"""
+    import json
+
+    from p2pcards.safetext import has_unsafe
+
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if not has_unsafe(text.replace("\n", "")):  # the indentation's line breaks are the only C0 left
+        return text
+    return "".join(json.dumps(c)[1:-1] if c != "\n" and has_unsafe(c) else c for c in text)
 
 
 # --- host and join ----------------------------------------------------------
@@ -233,6 +272,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     from p2pcards.net import storage
     from p2pcards.net.node import NodeConfig
     from p2pcards.net.session import Timeouts
+    from p2pcards.safetext import clean
     from p2pcards.ui.i18n import LANGS, Translator, detect_lang
     from p2pcards.ui.netgame import NetworkUI, bot_decider
     from p2pcards.ui.prompt import Console
@@ -249,9 +289,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         )
         if name is None:
             name = storage.remembered_name() or getpass.getuser() or "player"
-        name = name.strip()[:32]
-        if not name:
-            raise UsageError("a name cannot be empty")
+        name = _check_name(name)
         identity = storage.load_identity()
         storage.remember_name(name)
         ui = NetworkUI(console, human=bot is None)
@@ -267,6 +305,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             port=port,
             on_progress=ui.progress,
             on_wait=ui.waiting,
+            on_table_ready=ui.table_ready,
         )
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
@@ -275,8 +314,8 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             click.echo("Interrupted; the transcript so far is saved in the data directory.", err=True)
             sys.exit(130)
         ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
-        if ours is not None:
-            raise click.ClickException(str(ours)) from None
+        if ours is not None:  # may quote a peer: a host's refusal, a seat's name
+            raise click.ClickException(clean(str(ours), MESSAGE_LIMIT)) from None
         system = next((x for x in leaves if isinstance(x, OSError)), None)
         if system is not None:
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None

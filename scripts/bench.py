@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from p2pcards.bots.random_bot import RandomBot
@@ -705,6 +706,177 @@ def network_rows(quick: bool) -> list[Row]:
             notes="audit_bytes of the host's file (valid)",
         ),
     ]
+
+
+# ---------------------------------------------------------------------------
+# Lobby: honest joiners while strangers flood the host's door (one process, loopback TCP)
+
+
+@dataclass(frozen=True, slots=True)
+class FloodRun:
+    seated_s: float
+    """From the honest joiners' first dial to the table being full."""
+    opened: int
+    """Hostile connections opened by then."""
+    answers: dict[str, int]
+    """What those hostile connections had been told by then (a refusal's reason, or what happened)."""
+    retries: int
+    """``busy`` answers the honest joiners had to wait out."""
+
+
+def _stranger_sources(spread: int) -> list[str]:
+    """Loopback addresses the strangers dial from; the honest joiners use 127.0.0.1."""
+    import socket
+
+    sources = [f"127.0.{k // 250}.{k % 250 + 2}" for k in range(spread)]
+    with socket.socket() as s:
+        try:
+            s.bind((sources[-1], 0))
+        except OSError:  # only 127.0.0.1 is configured here: strangers share the joiners' address
+            return ["127.0.0.1"]
+    return sources
+
+
+async def _flood(concurrency: int, attempts: int, sources: list[str], players: int = 3) -> FloodRun:
+    """Seat ``players - 1`` honest joiners while ``attempts`` hostile connections are made,
+    ``concurrency`` at a time: every other one sends a wrong code (a random proof: no scrypt),
+    the rest send a hello and then nothing until the host lets go."""
+    import trio
+
+    from p2pcards.net.link import Link, LinkClosed
+    from p2pcards.net.session import HostLobby, LobbyUI, Timeouts, join_table
+    from p2pcards.protocol.lobby import (
+        Auth,
+        Challenge,
+        Hello,
+        Refused,
+        decode_lobby_object,
+        encode_lobby,
+        link_message,
+    )
+
+    code = "7-amber-lantern"
+    lobby = HostLobby(
+        identity=Identity.generate(),
+        name="host",
+        rules=NinesRules(),
+        players=players,
+        code=code,
+        game_id=os.urandom(16),
+        ui=LobbyUI(),
+        timeouts=Timeouts(),
+    )
+    answers: dict[str, int] = {}
+    opened = 0
+    retries = 0
+
+    class Counting(LobbyUI):
+        def info(self, text: str) -> None:
+            nonlocal retries
+            retries += text.startswith("the host is busy")
+
+    async def stranger(port: int, k: int) -> str:
+        me = Identity.generate()
+        try:
+            link = Link(
+                await trio.open_tcp_stream("127.0.0.1", port, local_address=sources[k % len(sources)])
+            )
+        except OSError:
+            return "could not connect"
+        try:
+            await link.send(encode_lobby(Hello(name="x", key=me.public_key, nonce=os.urandom(32), port=1)))
+            reply = decode_lobby_object(await link.receive())
+            if isinstance(reply, Challenge) and k % 2 == 0:
+                sig = me.sign(link_message(reply.game, reply.nonce, me.public_key, reply.key))
+                await link.send(encode_lobby(Auth(proof=os.urandom(32), sig=sig)))
+                reply = decode_lobby_object(await link.receive())
+            elif isinstance(reply, Challenge):  # silence until the host lets go
+                last = decode_lobby_object(await link.receive())
+                return "let go for a newcomer" if isinstance(last, Refused) else last.TYPE
+            return reply.reason if isinstance(reply, Refused) else reply.TYPE
+        except LinkClosed:
+            return "dropped after the handshake timeout"
+        finally:
+            await link.aclose()
+
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    flowing = trio.Event()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
+        pending = iter(range(attempts))
+
+        async def worker() -> None:
+            nonlocal opened
+            for k in pending:
+                opened += 1
+                outcome = await stranger(port, k)
+                answers[outcome] = answers.get(outcome, 0) + 1
+                flowing.set()
+
+        for _ in range(concurrency):
+            nursery.start_soon(worker)
+        if concurrency:
+            await flowing.wait()  # the flood is under way
+        t = time.perf_counter()
+        for seat in range(1, players):
+            nursery.start_soon(
+                partial(
+                    join_table,
+                    host="127.0.0.1",
+                    port=port,
+                    code=code,
+                    identity=Identity.generate(),
+                    name=f"p{seat}",
+                    listen_port=1,
+                    ui=Counting(),
+                    timeouts=Timeouts(),
+                )
+            )
+        with trio.fail_after(120):
+            await lobby.full.wait()
+        seated = time.perf_counter() - t
+        run = FloodRun(seated_s=seated, opened=opened, answers=dict(answers), retries=retries)
+        nursery.cancel_scope.cancel()
+    return run
+
+
+@group("lobby", "honest joiners seated while strangers flood the host (wrong codes, hello then silence)")
+def lobby_rows(quick: bool) -> list[Row]:
+    import trio
+
+    attempts = 200
+    # (strangers at a time, addresses they come from; 0: the honest joiners' own address)
+    cases = [(0, 1), (1, 1), (32, 1), (200, 1)] + ([] if quick else [(200, 200), (32, 0)])
+    rows = []
+    for concurrency, spread in cases:
+        sources = _stranger_sources(spread) if spread else ["127.0.0.1"]
+        if spread > 1 and len(sources) == 1:
+            continue  # no loopback addresses besides 127.0.0.1 here
+        if not concurrency:
+            measure = "2 honest joiners seated, no strangers"
+        else:
+            where = {0: "the joiners' address", 1: "one address"}.get(spread, f"{spread} addresses")
+            measure = f"2 honest joiners seated, {attempts} strangers {concurrency} at a time from {where}"
+        try:
+            run = trio.run(_flood, concurrency, attempts, sources)
+        except trio.TooSlowError:
+            rows.append(Row(area="lobby", measure=measure, value="FAILED", notes="not seated within 120 s"))
+            continue
+        told = ", ".join(f"{n} {what}" for what, n in sorted(run.answers.items(), key=lambda kv: -kv[1]))
+        notes = (
+            "2 joiners of a 3-seat table, scrypt included"
+            if not concurrency
+            else f"{run.opened} strangers had dialled by then, told: {told or 'nothing yet'}; "
+            f"the joiners waited out {run.retries} busy answers"
+            + (
+                "; only 127.0.0.1 here, the strangers shared the joiners' address"
+                if spread and sources == ["127.0.0.1"]
+                else ""
+            )
+        )
+        rows.append(Row(area="lobby", measure=measure, value=f"{1000 * run.seated_s:.0f} ms", notes=notes))
+    return rows
 
 
 # ---------------------------------------------------------------------------

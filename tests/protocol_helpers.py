@@ -112,3 +112,77 @@ def honest_transcript(n: int = 3, rules: NinesRules = SHORT_RULES, seed: int = 0
     if net.failures or any(t.status != "over" for t in tables.values()):
         raise AssertionError(f"the honest match did not finish cleanly: {net.failures}")
     return transcript_bytes(tables[0])
+
+
+# --- edited transcripts: records re-signed by their authors, chains rebuilt -----------
+# (imported here rather than at the top, so that this block stays an appendix)
+
+from collections.abc import Sequence  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
+
+import msgpack  # noqa: E402
+
+from p2pcards.protocol.wire import SIGN_PREFIX, pack  # noqa: E402
+
+
+class RawRecord(NamedTuple):
+    """A record as a transcript file holds it: the signed bytes and the signature.
+
+    Unlike :class:`SignedRecord` it need not parse, so a test can store a record
+    that breaks the schema and yet is validly signed by its author.
+    """
+
+    raw: bytes
+    sig: bytes
+
+
+def raw_records_file(
+    records: Iterable[RawRecord | SignedRecord], *, saved_by: int | None = 0, status: str = "over"
+) -> bytes:
+    """Like :func:`records_file`, for records that may not parse."""
+    return encode_file(records, saved_by=saved_by, status=status)  # type: ignore[arg-type]
+
+
+def record_map(raw: bytes) -> dict[str, Any]:
+    """The decoded msgpack map of a record's signed bytes (edit it, then :func:`sign_map`)."""
+    obj = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    assert isinstance(obj, dict)
+    return obj
+
+
+def sign_map(obj: Mapping[str, Any], signer: int, seed: int = 0) -> RawRecord:
+    """Pack a record map and sign it with the key of seat ``signer`` of the tables of ``seed``."""
+    raw = pack(dict(obj))
+    return RawRecord(raw, identity_for(signer, seed).sign(SIGN_PREFIX + raw))
+
+
+def step_digest_of(prev: bytes, step: int, records: Iterable[tuple[int, bytes]]) -> bytes:
+    """protocol.md section 4: the digest of ``step`` from its (seat, raw) records."""
+    h = hashlib.sha256(b"p2pcards/v1/step\x00" + prev + step.to_bytes(4, "big"))
+    for seat, raw in sorted(records, key=lambda r: r[0]):
+        h.update(bytes([seat]) + hashlib.sha256(raw).digest())
+    return h.digest()
+
+
+def rechain(records: Sequence[RawRecord | SignedRecord], after: int, seed: int = 0) -> list[RawRecord]:
+    """The records, with every record after index ``after`` given the ``prev`` of the
+    history as edited and re-signed by its author: the file then shows a history
+    that every seat signed, the edited record included."""
+    by_step: dict[int, list[tuple[int, bytes]]] = {}
+    digests: dict[int, bytes] = {-1: bytes(32)}
+
+    def digest(step: int) -> bytes:
+        if step not in digests:
+            digests[step] = step_digest_of(digest(step - 1), step, by_step.get(step, []))
+        return digests[step]
+
+    out = []
+    for k, r in enumerate(records):
+        obj = record_map(r.raw)
+        rec = RawRecord(r.raw, r.sig)
+        if k > after:
+            obj["prev"] = digest(obj["step"] - 1)
+            rec = sign_map(obj, obj["seat"], seed)
+        by_step.setdefault(obj["step"], []).append((obj["seat"], rec.raw))
+        out.append(rec)
+    return out

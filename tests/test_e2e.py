@@ -567,3 +567,167 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_hear_that_it_left(tmp_p
         line = stopped_line(out)
         assert "Kim left the match" in line or ("Kim (seat" in line and "connection lost" in line), out
         assert "because of Hal" not in line and "because of Jo" not in line, out
+
+
+# ---------------------------------------------------------------------------
+# 6. The table fingerprint, and what a peer's text can do to a terminal
+
+FINGERPRINT = re.compile(r"^Table fingerprint: (\d{4} \d{4} \d{4})$", re.MULTILINE)
+
+
+def test_every_seat_shows_one_table_fingerprint_and_the_audit_prints_it(tmp_path: Path) -> None:
+    """Three processes on three "machines": each prints the same fingerprint once, before
+    the first hand, with the advice to compare it; each transcript's audit prints it too."""
+    code = new_code()
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs,
+            [*HAL, "--code", code, "--rule", "hands=1", "--transcript", str(files[0]), *FAST],
+            home=tmp_path / "home0",
+        )
+        joiners = [
+            procs.spawn(
+                name,
+                [*join_args(f"{LOCAL}:{port}", name, "random"), "--transcript", str(files[i]), *FAST],
+                home=tmp_path / f"home{i}",
+                P2PCARDS_CODE=code,
+            )
+            for i, name in ((1, "Jo"), (2, "Kim"))
+        ]
+        nodes = [host, *joiners]
+        statuses = [node.finish(timeout=60) for node in nodes]
+        outputs = [node.output() for node in nodes]
+    assert statuses == [0, 0, 0], "\n".join(node.tail() for node in nodes)
+    no_traceback(*outputs)
+    shown = [FINGERPRINT.findall(out) for out in outputs]
+    assert all(len(found) == 1 for found in shown), shown
+    assert len({found[0] for found in shown}) == 1, shown
+    for out in outputs:
+        assert out.index("Everyone is linked") < out.index("Table fingerprint") < out.index("Hand 1")
+        assert "compare it with the other players (read it aloud)" in out.replace("\n  ", " ").lower()
+    for path in files:
+        proc = run_cli(["audit", str(path)], home=tmp_path / "auditor")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"Table fingerprint: {shown[0][0]} (the players compared it at the table)" in proc.stdout
+
+
+EVIL_NODE = '''
+"""A dishonest node: joins with any name and, at its first turn, stops with any reason."""
+import sys
+
+import trio
+
+from p2pcards.net import node
+from p2pcards.net.node import NodeConfig, join_game
+from p2pcards.net.session import LobbyUI, Timeouts
+from p2pcards.protocol.wire import Abort
+
+host, port, code, name, reason = sys.argv[1:6]
+links = {}
+real_run_table = node.run_table
+
+
+async def run_table(table, table_links, decide, **options):
+    links.update(table_links)
+    return await real_run_table(table, table_links, decide, **options)
+
+
+node.run_table = run_table
+
+
+async def decide(table):
+    for link in links.values():
+        await link.send(Abort(reason).to_frame())
+    await trio.sleep_forever()
+
+
+async def main():
+    config = NodeConfig(
+        name=name, decide=decide, ui=LobbyUI(), bind="127.0.0.1", keep_transcript=False,
+        timeouts=Timeouts(turn=30, step=30),
+    )
+    try:
+        outcome = await join_game(config, host=host, port=int(port), code=code)
+    except Exception as e:
+        print("refused:", ascii(e), flush=True)
+        sys.exit(3)
+    print("ended:", outcome.status, flush=True)
+
+
+trio.run(main)
+'''
+
+INJECTION = "\x1b]0;pwned\x07\x1b[2J\x9b31m\nevil wins with 0 points!\r\u202e"
+"""Sets the window title, clears the screen, and prints a line that looks like the game's."""
+
+
+def spawn_evil(procs, tmp: Path, port: int, code: str, name: str, reason: str = "") -> Proc:  # type: ignore[no-untyped-def]
+    """The dishonest node above, as its own process (with its own data directory)."""
+    script = tmp / "evil_node.py"
+    script.write_text(EVIL_NODE, encoding="utf-8")
+    argv = [sys.executable, str(script), LOCAL, str(port), code, name, reason]
+    log = tmp / "evil.out"
+    with log.open("wb") as out:
+        popen = subprocess.Popen(
+            argv,
+            env=node_env(tmp / "evil-home"),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    proc = Proc(name="evil", argv=argv, log=log, popen=popen)
+    procs.started.append(proc)
+    return proc
+
+
+def injected(out: str) -> list[str]:
+    """The lines of a terminal's output that obey a peer: a control character, or a line
+    that the peer's text started."""
+    bad = [line for line in out.split("\n") if any(c in line for c in "\x1b\x07\x9b\r\u202e")]
+    return bad + [line for line in out.split("\n") if line.lstrip().startswith("evil wins")]
+
+
+def test_a_name_made_of_escapes_is_refused_and_reaches_no_terminal(tmp_path: Path) -> None:
+    code = new_code()
+    with processes(tmp_path) as procs:
+        two = ["-n", "2", "--bot", "random", "--name", "Hal"]
+        host, port = start_host(
+            procs, [*two, "--code", code, "--rule", "hands=1", *FAST], home=tmp_path / "h0"
+        )
+        name = "Eve\x1b]0;pwn\x07\nevil wins with 0!"  # within the 32 characters of a name
+        evil = spawn_evil(procs, tmp_path, port, code, name=name)
+        assert evil.finish(timeout=30) == 3, evil.tail()  # refused: the host never seats that name
+        assert "control, bidi or invisible" in evil.output(), evil.tail()
+        assert host.popen.poll() is None  # still waiting for a player it can seat
+        jo_args = [*join_args(f"{LOCAL}:{port}", "Jo", "random"), *FAST]
+        jo = procs.spawn("jo", jo_args, home=tmp_path / "h1", P2PCARDS_CODE=code)
+        statuses = [p.finish(timeout=60) for p in (host, jo)]
+        outputs = [p.output() for p in (host, jo)]
+    assert statuses == [0, 0], "\n".join(outputs)
+    no_traceback(*outputs)
+    for out in outputs:
+        assert not injected(out), injected(out)
+        assert "Everyone is linked: Hal and Jo." in out
+
+
+def test_a_stop_reason_made_of_escapes_stays_one_line_of_text(tmp_path: Path) -> None:
+    """Mal stops at its first turn with a reason that would retitle the window, clear the
+    screen and print a fake result line; Hal and Jo show it, on one inert line."""
+    code = new_code()
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs, [*HAL, "--code", code, "--rule", "hands=500", *FAST], home=tmp_path / "h0"
+        )
+        jo_args = [*join_args(f"{LOCAL}:{port}", "Jo", "random"), *FAST]
+        jo = procs.spawn("jo", jo_args, home=tmp_path / "h1", P2PCARDS_CODE=code)
+        assert host.wait_for("At the table (2 of 3)", timeout=20), host.tail()
+        evil = spawn_evil(procs, tmp_path, port, code, name="Mal", reason=INJECTION)
+        statuses = [p.finish(timeout=60) for p in (host, jo)]
+        outputs = [p.output() for p in (host, jo)]
+        evil_out = evil.output()
+    assert statuses == [1, 1], "\n".join(outputs) + evil_out
+    no_traceback(*outputs)
+    for out in outputs:
+        assert not injected(out), injected(out)
+        assert "Mal (seat 2)" in stopped_line(out), out

@@ -11,8 +11,9 @@ import os
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -37,7 +38,7 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome, join_game
 from p2pcards.net.runner import run_table
-from p2pcards.net.session import HostLobby, SessionInfo, form_mesh, join_table
+from p2pcards.net.session import HostLobby, SessionInfo, Timeouts, form_mesh, join_table
 from p2pcards.protocol.lobby import (
     Hello,
     LinkAuth,
@@ -66,9 +67,11 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @asynccontextmanager
 async def lobby_server(
-    players: int, *, name: str = "host", identity: Identity | None = None
+    players: int, *, name: str = "host", identity: Identity | None = None, **limits: Any
 ) -> AsyncIterator[tuple[HostLobby, int, RecordingUI]]:
-    """A bare host lobby on 127.0.0.1 (it never starts a game unless the test calls start)."""
+    """A bare host lobby on 127.0.0.1 (it never starts a game unless the test calls start).
+
+    ``limits`` go to ``HostLobby`` (``max_pending``, ``per_address``, ``evict_after``)."""
     ui = RecordingUI()
     lobby = HostLobby(
         identity=identity or Identity.generate(),
@@ -79,6 +82,7 @@ async def lobby_server(
         game_id=os.urandom(16),
         ui=ui,
         timeouts=FAST,
+        **limits,
     )
     listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
     port = listeners[0].socket.getsockname()[1]
@@ -88,7 +92,19 @@ async def lobby_server(
         nursery.cancel_scope.cancel()
 
 
-async def join(port: int, name: str, *, identity: object = None, code: str = CODE) -> SessionInfo:
+NO_RETRY = replace(FAST, busy=0.0)
+"""A joiner that takes the first ``busy`` as the answer."""
+
+
+async def join(
+    port: int,
+    name: str,
+    *,
+    identity: object = None,
+    code: str = CODE,
+    timeouts: Timeouts = FAST,
+    ui: RecordingUI | None = None,
+) -> SessionInfo:
     """``join_table`` as a joiner that announces a (never used) mesh port."""
     return await join_table(
         host=LOCALHOST,
@@ -97,8 +113,8 @@ async def join(port: int, name: str, *, identity: object = None, code: str = COD
         identity=identity or Identity.generate(),  # type: ignore[arg-type]
         name=name,
         listen_port=1,
-        ui=RecordingUI(),
-        timeouts=FAST,
+        ui=ui or RecordingUI(),
+        timeouts=timeouts,
     )
 
 
@@ -212,7 +228,7 @@ async def test_names_must_differ_ignoring_case_and_not_be_blank() -> None:
         assert refused.reason == "name-taken" and "'alice' is already taken" in str(refused)
         assert (await refusal(port, "   ")).reason == "name-taken"
         # A name whose quoted form is long still gives a readable refusal.
-        odd = "\U000e0001" * 32
+        odd = "\ue000" * 32  # private use: printable here, escaped by repr
         await seat_in_lobby(nursery, port, ui, odd)
         refused = await refusal(port, odd)
         assert refused.reason == "name-taken" and str(refused).endswith("...")
@@ -650,19 +666,18 @@ async def test_a_joiner_that_cannot_link_hangs_up_at_once(tmp_path: Path) -> Non
     assert "connection lost" in (host.problem or "")
 
 
-async def test_a_flood_of_connections_is_refused_as_busy(monkeypatch: pytest.MonkeyPatch) -> None:
-    import p2pcards.net.session as session
-
-    monkeypatch.setattr(session, "MAX_CONNECTIONS", 2)
-    async with lobby_server(3) as (lobby, port, ui):
+async def test_a_flood_of_connections_is_refused_as_busy() -> None:
+    async with lobby_server(3, max_pending=2, evict_after=3600) as (lobby, port, ui):
         silent = [await trio.open_tcp_stream(LOCALHOST, port) for _ in range(2)]
-        await trio.sleep(0.2)  # the host now holds both, each waiting for a hello
-        refused = await refusal(port, "late")
-        assert refused.reason == "busy"
+        with trio.fail_after(5):
+            while lobby.pending < 2:  # the host now holds both, each waiting for a hello
+                await trio.sleep(0.01)
+        refused = await refusal(port, "late", timeouts=NO_RETRY)
+        assert refused.reason == "busy" and "too many connections waiting" in str(refused)
         for stream in silent:
             await stream.aclose()
         with trio.fail_after(5):
-            while lobby._connections.borrowed_tokens:  # the silent ones are let go
+            while lobby.pending:  # the silent ones are let go
                 await trio.sleep(0.05)
         async with trio.open_nursery() as nursery:
             seated = await seat_in_lobby(nursery, port, ui, "ann")

@@ -14,6 +14,7 @@ from net_helpers import WrappedStream, bot, memory_links
 from protocol_helpers import SHORT_RULES, game_id_for, identity_for, make_roster, make_tables, records_file
 
 from p2pcards.bots.random_bot import RandomBot
+from p2pcards.errors import RemoteProtocolError
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Commit, Join, PlayCards, Reveal, Shown, Shuffle
@@ -178,8 +179,8 @@ def test_evidence_naming_a_seat_not_at_the_table_blames_the_sender() -> None:
     net = LocalNetwork(tables, rng=random.Random(SEED))
     net.start()
     ghost = Record(game_id=game_id_for(SEED), step=0, seat=5, prev=bytes(32), body=Commit(commit=bytes(32)))
-    net.inject(1, 2, Evidence((signed(1, ghost),)).to_frame())
-    net.pump()
+    with pytest.raises(RemoteProtocolError):
+        tables[2].receive(1, Evidence((signed(1, ghost),)).to_frame())
     err = tables[2].failure
     assert err is not None and err.peer == 1 and "seat 5" in err.problem
 

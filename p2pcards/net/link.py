@@ -3,7 +3,8 @@
 Frames are concatenated msgpack objects. Each link owns one bounded
 :class:`~p2pcards.protocol.wire.StreamDecoder`; after any decoding error the
 link is dead. Writes go through one lock so that frames from concurrent tasks
-never interleave.
+never interleave. A link can start with a tighter bound than the one it was made
+for (the lobby's, while a stranger has proven nothing) and be widened later.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import trio
 
+from p2pcards.errors import UsageError
 from p2pcards.protocol.wire import MAX_FRAME, StreamDecoder, WireError
 
 READ_CHUNK = 65536
@@ -27,10 +29,26 @@ class LinkClosed(Exception):
 
 
 class Link:
-    def __init__(self, stream: trio.abc.Stream, *, max_frame: int = MAX_FRAME, peer: str = "?") -> None:
+    """Frames to and from one peer.
+
+    ``max_frame`` is the largest frame the link may ever accept; ``limit``, if
+    given, a tighter bound that holds until :meth:`limit_frames` changes it.
+    """
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        max_frame: int = MAX_FRAME,
+        peer: str = "?",
+        limit: int | None = None,
+    ) -> None:
         self.stream = stream
         self.peer = peer
+        self.max_frame = max_frame
         self._decoder = StreamDecoder(max_frame)
+        if limit is not None:
+            self.limit_frames(limit)
         self._ready: deque[Any] = deque()
         self._send_lock = trio.Lock()
         self.send_broken = False
@@ -69,6 +87,21 @@ class Link:
             self._ready.extend(self._decoder.feed(data))
         self.frames_received += 1
         return self._ready.popleft()
+
+    def limit_frames(self, size: int) -> None:
+        """Refuse frames over ``size`` bytes from now on (up to the ``max_frame`` the link was made for).
+
+        The decoder counts the bytes of the frame in progress against this bound as
+        they arrive, so a tight bound also caps what a peer can make this node buffer.
+        """
+        if not 0 < size <= self.max_frame:
+            raise UsageError(f"a frame bound of {size} bytes is outside 1..{self.max_frame}")
+        self._decoder.max_frame = size
+
+    @property
+    def frame_limit(self) -> int:
+        """The largest frame accepted now."""
+        return self._decoder.max_frame
 
     @property
     def failed(self) -> WireError | None:

@@ -15,6 +15,7 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.net import storage
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import HostLobby, LobbyUI, SessionInfo, Timeouts, form_mesh, join_table
+from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file, save
@@ -35,6 +36,8 @@ class Outcome:
     names: list[str] = field(default_factory=list)
     bytes_sent: int = 0
     frames_sent: int = 0
+    fingerprint: TableFingerprint | None = None
+    """The table fingerprint the players compare (None if the match stopped before the cut)."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -58,6 +61,8 @@ class NodeConfig:
     port: int = 0
     on_progress: Callable[[Table], None] = lambda t: None
     on_wait: Callable[[Table, float], None] = lambda t, waited: None
+    on_table_ready: Callable[[TableFingerprint, Table], None] = lambda fingerprint, t: None
+    """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
     entropy: bytes | None = None
     """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
     keep_transcript: bool = True
@@ -142,7 +147,7 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
             info.links,
             cfg.decide,
             timeouts=cfg.timeouts,
-            on_progress=cfg.on_progress,
+            on_progress=_show_fingerprint(cfg),
             on_wait=cfg.on_wait,
         )
     finally:
@@ -167,7 +172,28 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
         names=[s.name for s in info.roster],
         bytes_sent=sum(link.bytes_sent for link in info.links.values()),
         frames_sent=sum(link.frames_sent for link in info.links.values()),
+        fingerprint=TableFingerprint.of_table(table),
     )
+
+
+def _show_fingerprint(cfg: NodeConfig) -> Callable[[Table], None]:
+    """``cfg.on_progress``, preceded once by ``cfg.on_table_ready`` when the fingerprint is known.
+
+    Only after the cut: the fingerprint covers every seat's cut secret, which a host
+    in the middle cannot choose (see :mod:`p2pcards.protocol.fingerprint`).
+    """
+    shown = False
+
+    def progress(table: Table) -> None:
+        nonlocal shown
+        if not shown:
+            fingerprint = TableFingerprint.of_table(table)
+            if fingerprint is not None:
+                shown = True
+                cfg.on_table_ready(fingerprint, table)
+        cfg.on_progress(table)
+
+    return progress
 
 
 async def _linger(info: SessionInfo, seconds: float) -> None:

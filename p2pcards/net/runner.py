@@ -79,14 +79,18 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
     for peer, frames in table.drain_replies().items():
         if peer in links:
             out.extend((frame, [(peer, links[peer])]) for frame in frames)
+    stuck: list[int] = []
     for frame, targets in out:
         for peer, link in targets:
+            if peer in stuck:
+                continue  # the others still get every frame, this seat's record first of all
             with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
-                with contextlib.suppress(RemoteProtocolError):
-                    table.blame(peer, f"stopped reading: a frame waited {timeout:g} s to be delivered")
-                return
+                stuck.append(peer)
+    if stuck:
+        with contextlib.suppress(RemoteProtocolError):
+            table.blame(stuck[0], f"stopped reading: a frame waited {timeout:g} s to be delivered")
 
 
 async def _announce(links: dict[int, Link], reason: str, step: int) -> None:

@@ -20,6 +20,11 @@ a signature over ``link_message(game, peer nonce, own key, peer key)``; each end
 signature with the roster key of the seat the peer claims. Nobody can take a
 seat without its private key.
 
+Every message here is a lobby frame of at most ``MAX_LOBBY_FRAME`` bytes: a
+connection is read with that bound until the match starts on it (``start`` for
+the host's links, the checked ``link-auth`` for mesh links), so a stranger who
+has proven nothing cannot make a node buffer more.
+
 This module is sans-IO: nonces come from the caller, nothing here reads a
 socket or a clock.
 """
@@ -52,6 +57,7 @@ from p2pcards.protocol.messages import (
 from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError, is_version, pack, unpack_untrusted
 
 MAX_LOBBY_FRAME = 16 * 1024
+"""Largest lobby frame, in bytes (a six-seat ``start`` at its largest is under 3 KiB)."""
 SCRYPT_N = 2**14
 
 REFUSALS = {

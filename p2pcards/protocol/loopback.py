@@ -55,7 +55,9 @@ class LocalNetwork:
     def deliver_one(self) -> bool:
         """Deliver one queued frame (from a random busy link); False when all are empty."""
         self._collect()
-        busy = [link for link, q in self._links.items() if q]
+        # Like a node's runner, a seat reads nothing more while its own decision is
+        # due: it never stops for someone else's fault while it owes a record.
+        busy = [link for link, q in self._links.items() if q and not self.tables[link[1]].my_turn]
         if not busy:
             return False
         sender, receiver = busy[self.rng.randrange(len(busy))]

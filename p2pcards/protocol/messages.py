@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from p2pcards.safetext import has_unsafe
+
 SUIT_LETTERS = frozenset("SHDC")
 MAX_NAME = 32
 MAX_SEATS = 6
@@ -66,12 +68,29 @@ def _scalar(v: Any, where: str) -> int:
 
 
 def _text(limit: int) -> Check:
+    """Text a person may read: bounded, and free of the control, bidi and invisible characters
+    that could drive a terminal or disguise a name (``p2pcards.safetext.UNSAFE_RANGES``)."""
+
     def check(v: Any, where: str) -> str:
         if type(v) is not str or len(v) > limit:
             raise SchemaError(f"{where} must be text of at most {limit} characters")
+        if has_unsafe(v):
+            raise SchemaError(f"{where} must not contain control, bidi or invisible characters")
         return v
 
     return check
+
+
+def _name(v: Any, where: str) -> str:
+    """A player's name: text of at most MAX_NAME characters that is not blank.
+
+    The same rule as the host's when it seats a joiner (the lobby's ``_text(MAX_NAME)``
+    and a name that is not blank once stripped), so that an honest host never seats a
+    name that the join records would then refuse."""
+    name: str = _text(MAX_NAME)(v, where)
+    if not name.strip():
+        raise SchemaError(f"{where} must not be blank")
+    return name
 
 
 def _suit(v: Any, where: str) -> str:
@@ -162,7 +181,7 @@ class Shown:
         return [self.round, self.pos, self.card, self.key.to_bytes(32, "big")]
 
 
-_player = _tuple(_text(MAX_NAME), _bin(32), build=lambda name, key: Player(name=name, key=key))
+_player = _tuple(_name, _bin(32), build=lambda name, key: Player(name=name, key=key))
 _key_share = _tuple(
     _uint(MAX_ROUNDS), _uint(MAX_DECK - 1), _scalar, build=lambda r, p, k: KeyShare(round=r, pos=p, key=k)
 )

@@ -377,25 +377,29 @@ class Table:
         """Stop the table blaming ``seat``.
 
         ``rec`` is the record that shows the fault, ``proof`` the signed records
-        that prove it beyond the transcript: they are kept for the file and
-        forwarded, so that every other seat can check the verdict itself.
+        that prove it beyond the transcript: they are kept for the file. The
+        proof and the blamed seat's records of the step at hand are forwarded to
+        every peer, so that a seat that did not receive them (the culprit may
+        have sent them to this seat only) reaches the same verdict by its own
+        checks instead of waiting for, or blaming, this seat.
         """
         if proof:
             self.proof = list(proof)
-            self._outbox.append(Evidence(tuple(proof[:MAX_EVIDENCE])).to_frame())
+        saved = self.records_to_save()
+        if rec is None and step is not None and seat is not None:
+            rec = next((r for r in saved if (r.record.step, r.record.seat) == (step, seat)), None)
         if rec is not None:
             self.culprit_record = rec
-        index = None
-        saved = self.records_to_save()
-        if rec is not None:
-            index = next((i for i, r in enumerate(saved) if r.raw == rec.raw), None)
-        elif step is not None and seat is not None:
-            index = self.transcript.index_of(step, seat)
-            if index is None and step == self.step and seat in self._current:
-                self.culprit_record = self._current[seat]
-                index = next((i for i, r in enumerate(saved) if r.raw == self._current[seat].raw), None)
-            elif index is not None:
-                self.culprit_record = saved[index]
+        index = None if rec is None else next((i for i, r in enumerate(saved) if r.raw == rec.raw), None)
+        forward = list(proof)
+        if seat is not None and seat != self.seat:
+            if rec is not None and rec.record.seat == seat:
+                forward.append(rec)
+            recent = self.transcript.steps[-1] if self.transcript.steps else []
+            forward += [r for r in (*recent, *self._current.values()) if r.record.seat == seat]
+        unique = list({r.raw: r for r in forward}.values())
+        if unique:
+            self._outbox.append(Evidence(tuple(unique[:MAX_EVIDENCE])).to_frame())
         self.failure = RemoteProtocolError(seat, problem, record=index)
         self.status = "failed"
         raise self.failure

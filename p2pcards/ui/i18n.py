@@ -241,6 +241,11 @@ _EN: dict[str, str] = {
     "net_stopped": "The match stopped: {why}",
     "lobby": "At the table ({n} of {players}): {names}",
     "linked": "Everyone is linked: {names}. Shuffling...",
+    "fingerprint": "Table fingerprint: {fingerprint}",
+    "fingerprint_compare": (
+        "Compare it with the other players (read it aloud): everyone must have the same digits. "
+        "If they differ, someone is in the middle: leave the game."
+    ),
     "and": "and",
     "help": (
         "How to play Nines\n"
@@ -384,6 +389,11 @@ _FR: dict[str, str] = {
     "net_stopped": "La partie s'est arrêtée : {why}",
     "lobby": "À la table ({n} sur {players}) : {names}",
     "linked": "Tout le monde est connecté : {names}. Mélange...",
+    "fingerprint": "Empreinte de la table : {fingerprint}",
+    "fingerprint_compare": (
+        "Comparez-la avec les autres joueurs (lisez-la à voix haute) : tout le monde doit avoir "
+        "les mêmes chiffres. S'ils diffèrent, quelqu'un s'est glissé au milieu : quittez la partie."
+    ),
     "and": "et",
     "help": (
         "Comment jouer à Nines\n"
@@ -529,6 +539,11 @@ _IT: dict[str, str] = {
     "net_stopped": "La partita si è fermata: {why}",
     "lobby": "Al tavolo ({n} di {players}): {names}",
     "linked": "Tutti collegati: {names}. Si mescola...",
+    "fingerprint": "Impronta del tavolo: {fingerprint}",
+    "fingerprint_compare": (
+        "Confrontala con gli altri giocatori (leggila ad alta voce): tutti devono avere le stesse "
+        "cifre. Se sono diverse, qualcuno si è messo in mezzo: lascia la partita."
+    ),
     "and": "e",
     "help": (
         "Come si gioca a Nines\n"

@@ -24,12 +24,17 @@ from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.runner import Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
+from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.table import Table
+from p2pcards.safetext import clean
 from p2pcards.ui.display import ConsoleDisplay
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.local import Observer, probe
 from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
-from p2pcards.ui.render import TableContext
+from p2pcards.ui.render import NAME_LIMIT, TableContext, table_names
+
+TEXT_LIMIT = 400
+"""Longest notice shown from the network (a peer's reason for stopping is at most 300 characters)."""
 
 
 @dataclass(slots=True)
@@ -263,6 +268,8 @@ class NetworkUI(LobbyUI):
         self.decider: HumanDecider | None = None
         self.display: ConsoleDisplay | None = None
         self._last_names: tuple[str, ...] = ()
+        self.names: tuple[str, ...] = ()
+        """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.on_invitation: Callable[[str, int], None] = lambda code, port: None
         """How the command prints the invitation (it knows the address to give out)."""
 
@@ -270,16 +277,28 @@ class NetworkUI(LobbyUI):
         self.on_invitation(code, port)
 
     def lobby(self, names: Sequence[str], players: int) -> None:
+        # The host sends these names: shown cleaned, like everything that comes from a peer.
         if tuple(names) != self._last_names:
             self._last_names = tuple(names)
             tr = self.console.tr
-            self.console.say(tr("lobby", names=tr.join(list(names)), n=len(names), players=players))
+            shown = [clean(n, NAME_LIMIT) or "?" for n in names]
+            self.console.say(tr("lobby", names=tr.join(shown), n=len(names), players=players))
 
     def info(self, text: str) -> None:
-        self.console.say(f"  {text}")
+        # Lobby notices quote joiners' names and hosts' refusals: one clean line each.
+        self.console.say(f"  {clean(text, TEXT_LIMIT)}")
+
+    def table_ready(self, fingerprint: TableFingerprint, table: Table) -> None:
+        """Show the table fingerprint, and ask the players to compare it (see README)."""
+        if self.watcher is None:
+            self._attach(table)
+        tr, style = self.console.tr, self.console.style
+        self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
+        self.console.say("  " + tr("fingerprint_compare"))
 
     def _attach(self, table: Table) -> None:
-        names = [p.name for p in table.roster]
+        names = list(table_names(table.roster))
+        self.names = tuple(names)
         context = TableContext(names, me=table.seat, action_cards=table.rules.action_cards)
         display = ConsoleDisplay(self.console, context, watch=not self.human, pause_between_hands=False)
         self.display = display
@@ -300,7 +319,8 @@ class NetworkUI(LobbyUI):
         self.watcher(table)
 
     def waiting(self, table: Table, waited: float) -> None:
-        who = [table.roster[s].name for s in table.waiting_for]
+        names = self.names or table_names(table.roster)
+        who = [names[s] for s in table.waiting_for]
         if who:
             self.console.say(
                 self.console.tr("waiting_for", names=self.console.tr.join(who), seconds=int(waited))
@@ -321,16 +341,25 @@ class NetworkUI(LobbyUI):
 
 
 def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
-    """Lines telling a person how a networked match ended (names, not seat numbers)."""
+    """Lines telling a person how a networked match ended (names, not seat numbers).
+
+    The problem may quote a peer (the reason it gave for stopping) and names come
+    from the peers: both are cleaned, so that they stay text on one line.
+    """
+    if outcome.table is not None:
+        names = list(table_names(outcome.table.roster))
+    else:
+        names = [clean(n, NAME_LIMIT) or "?" for n in outcome.names]
+    why = clean(outcome.problem or "", TEXT_LIMIT)
     if outcome.status == "over":
         lines = [tr("net_over")]
     elif outcome.status == "aborted":
         lines = [tr("net_you_left")]
     elif outcome.blamed:
-        who = tr.join([f"{outcome.names[s]} (seat {s})" for s in outcome.blamed if s < len(outcome.names)])
-        lines = [tr("net_stopped_blame", who=who, why=outcome.problem or "")]
+        who = tr.join([f"{names[s]} (seat {s})" for s in outcome.blamed if s < len(names)])
+        lines = [tr("net_stopped_blame", who=who, why=why)]
     else:
-        lines = [tr("net_stopped", why=outcome.problem or "")]
+        lines = [tr("net_stopped", why=why)]
     if outcome.transcript is not None:
         lines.append(tr("transcript_saved", path=outcome.transcript))
     return lines

@@ -13,9 +13,10 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit, hand_sort_key
+from p2pcards.crypto.identity import fingerprint
 from p2pcards.games.nines import (
     AcceptSkip,
     Action,
@@ -29,6 +30,7 @@ from p2pcards.games.nines import (
     Recycle,
 )
 from p2pcards.games.view import SeatView
+from p2pcards.safetext import label_names
 from p2pcards.ui.i18n import Translator
 
 WIDTH = 78
@@ -36,6 +38,8 @@ WIDTH = 78
 MAX_MOVES = 8
 """The table shows at most this many recent moves (the older ones scrolled by above)."""
 NAME_WIDTH = 10
+NAME_LIMIT = 32
+"""Longest name shown (the protocol's limit); the table's columns cut names to NAME_WIDTH."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,6 +129,28 @@ def wrap(text: str, width: int = WIDTH + 1) -> str:
 
 def pad(text: str, width: int) -> str:
     return text + " " * max(0, width - visible_len(text))
+
+
+class Seated(Protocol):
+    """A roster entry: a name chosen by its player and the key that proves who they are."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def key(self) -> bytes: ...
+
+
+def table_names(roster: Sequence[Seated]) -> tuple[str, ...]:
+    """The names of a networked table as every line shows them.
+
+    The names come from the other players, so they are cleaned of anything a
+    terminal would obey (see :mod:`p2pcards.safetext`), and names that look
+    alike (``alice``, ``Alice``, ``аlice`` with a Cyrillic ``а``) carry the start
+    of their key's fingerprint, ``alice#1a2b``, so nobody is taken for another.
+    """
+    tags = [fingerprint(p.key).replace("-", "") for p in roster]
+    return tuple(label_names([p.name for p in roster], tags, limit=NAME_LIMIT, width=NAME_WIDTH))
 
 
 def short_name(name: str, width: int = NAME_WIDTH) -> str:
