@@ -87,9 +87,10 @@ GAME_NAME = "nines"
 MAX_QUEUED = 512
 """Records accepted ahead of time from one peer before it counts as flooding."""
 IDLE_EVIDENCE = 2
-"""Evidence frames that bring nothing new tolerated from one peer per step: an
-answer to our ``need`` may cross the records themselves, and two seats may
-raise the same dispute at once."""
+"""Evidence frames that bring nothing new tolerated from one peer, beyond one per
+``need`` this node sent: an honest peer sends at most one dispute notice and one
+verdict's proof, and one answer per need, any of which may cross the records it
+holds (they arrived by another path in the meantime)."""
 
 Pos = tuple[int, int]
 """A deck position: (shuffle round, index in that round's deck)."""
@@ -195,7 +196,8 @@ class Table:
         self._direct_last: dict[int, int] = dict.fromkeys(range(self.n), -1)
         self._disputed: SignedRecord | None = None
         self._answered: dict[int, set[tuple[int, int]]] = {}  # records sent to a peer on its need
-        self._idle_evidence: dict[int, tuple[int, int]] = {}  # peer -> (step, frames that proved nothing)
+        self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
+        self._needs_sent = 0
         self._current: dict[int, SignedRecord] = {}
         self._cut_commits: dict[int, bytes] = {}
         self._join = Join(
@@ -234,6 +236,7 @@ class Table:
             frame = decode_frame(data)
         except WireError as e:
             self.blame(peer, f"malformed frame: {e}")
+            return  # after the end of the match: ignored
         self.receive_frame(peer, frame)
 
     def receive_frame(self, peer: int, frame: Frame) -> None:
@@ -299,7 +302,9 @@ class Table:
             self._outbox.append(self.need_frame())
 
     def need_frame(self) -> bytes:
-        """A ``need`` frame for where this table stands (pure: also a sign of life)."""
+        """A ``need`` frame for where this table stands, to send to every peer (also a
+        sign of life). Each may bring one answer per peer that holds nothing new."""
+        self._needs_sent += 1
         have = tuple(sorted(self._current)) if self.status == "running" else tuple(range(self.n))
         return Need(self.step, have).to_frame()
 
@@ -492,7 +497,7 @@ class Table:
         """Forwarded records. Each must be validly signed by a seat of this table
         (else the forwarder is blamed). A frame that brings nothing new - no
         equivocation, no record this node lacked - is a fault of its forwarder
-        beyond a small allowance per step for honest races (IDLE_EVIDENCE)."""
+        beyond what an honest peer may send (IDLE_EVIDENCE)."""
         new = False
         for rec in ev.records:
             r = rec.record
@@ -521,10 +526,8 @@ class Table:
             new = self._accept_record(rec, sender=sender, direct=False) or new
         if audit or new or sender is None:
             return
-        step, count = self._idle_evidence.get(sender, (self.step, 0))
-        count = count + 1 if step == self.step else 1
-        self._idle_evidence[sender] = (self.step, count)
-        if count > IDLE_EVIDENCE:
+        self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
+        if self._idle_evidence[sender] > IDLE_EVIDENCE + self._needs_sent:
             self._fail(sender, "forwarded evidence that proves nothing (copies of records already held)")
 
     def _receive_abort(self, peer: int, abort: Abort) -> None:
