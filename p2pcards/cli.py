@@ -128,8 +128,10 @@ _SIM_RULES_HELP = (
 
 
 @main.command()
-@click.option("-n", "--players", type=click.IntRange(2, 6), default=4, show_default=True,
-              help="Seats at the table, 2 to 6.")  # fmt: skip
+@click.option("--game", "game_name", type=click.Choice(["nines", "neuf"]), default="nines", show_default=True,
+              help="The game: nines (2 to 6 players) or neuf (Le Neuf, 3 players).")  # fmt: skip
+@click.option("-n", "--players", type=click.IntRange(2, 6), default=None,
+              help="Seats at the table: 2 to 6 for Nines (default 4), 3 for Le Neuf.")  # fmt: skip
 @click.option("-g", "--games", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Matches to play.")  # fmt: skip
 @click.option("-b", "--bots", default="heuristic,random", show_default=True,
@@ -137,8 +139,16 @@ _SIM_RULES_HELP = (
 @click.option("-s", "--seed", type=int, default=0, show_default=True, help="Same seed, same numbers.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="RULE[=VALUE]", help=_SIM_RULES_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table.")
-def simulate(players: int, games: int, bots: str, seed: int, rules: tuple[str, ...], as_json: bool) -> None:
-    """Play many bot-only matches of Nines; report win rates and speed.
+def simulate(
+    game_name: str,
+    players: int | None,
+    games: int,
+    bots: str,
+    seed: int,
+    rules: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Play many bot-only matches of Nines or Le Neuf; report win rates and speed.
 
     A strategy's win rate is its wins per seat held; a shared win counts 1/k
     to each of the k tied winners.
@@ -148,8 +158,15 @@ def simulate(players: int, games: int, bots: str, seed: int, rules: tuple[str, .
     from p2pcards import sim
     from p2pcards.bots import BOT_NAMES
     from p2pcards.errors import RuleOptionError, UsageError
-    from p2pcards.games.nines import NinesRules
+    from p2pcards.games.base import check_players, game
 
+    spec = game(game_name)
+    if players is None:
+        players = 4 if spec.max_players >= 4 else spec.max_players
+    try:
+        check_players(spec, players)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'--players'") from None
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
         raise click.BadParameter("name at least one bot", param_hint="'--bots'")
@@ -159,11 +176,11 @@ def simulate(players: int, games: int, bots: str, seed: int, rules: tuple[str, .
                 f"unknown bot {b!r}; choose from {', '.join(BOT_NAMES)}", param_hint="'--bots'"
             )
     try:
-        table_rules = NinesRules.parse(rules)
+        table_rules = spec.parse_rules(rules)
     except RuleOptionError as e:
         raise click.BadParameter(str(e), param_hint="'--rule'") from None
     try:
-        result = sim.simulate(players, games, names, seed=seed, rules=table_rules)
+        result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name)
     except UsageError as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.format_table())

@@ -1,4 +1,4 @@
-"""Bot-versus-bot simulation of Nines: many seeded matches, win rates and throughput.
+"""Bot-versus-bot simulation of any game: many seeded matches, win rates and throughput.
 
 This is a pure runner (no printing, no click): the ``simulate`` command and
 ``scripts/bench.py`` both build on it. It drives the rules engine with full
@@ -36,12 +36,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from p2pcards.bots import Strategy, make_bot
-from p2pcards.cards import Card, deck
 from p2pcards.errors import UsageError
-from p2pcards.games.nines import Match, NinesRules, Phase, Recycle, cut_lowest
-from p2pcards.games.view import SeatView
+from p2pcards.games.base import MatchLoop, RandomShuffler, check_players
+from p2pcards.games.base import game as get_game
 
 Z_95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -112,13 +112,14 @@ class SimResult:
     seed: int
     bots: tuple[str, ...]
     """Strategy of each seat in match 0 (later matches rotate it)."""
-    rules: NinesRules
+    rules: Any
     strategies: tuple[StrategyStats, ...]
     hands_played: int
     """Every hand dealt, playoff hands included."""
     stalled_hands: int
     elapsed: float
     """Wall-clock seconds spent playing (not building the result)."""
+    game: str = "nines"
 
     @property
     def hands_per_match(self) -> float:
@@ -140,6 +141,7 @@ class SimResult:
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "game": self.game,
             "players": self.players,
             "games": self.games,
             "seed": self.seed,
@@ -156,7 +158,8 @@ class SimResult:
 
     def format_table(self) -> str:
         """A plain-text table: one row per strategy, then the totals."""
-        header = ("strategy", "seats", "wins", "win rate", "95% interval", "pen/hand", "outs")
+        points = "pen/hand" if self.game == "nines" else "pts/hand"
+        header = ("strategy", "seats", "wins", "win rate", "95% interval", points, "outs")
         rows = [header]
         for s in self.strategies:
             low, high = s.win_interval
@@ -178,11 +181,13 @@ class SimResult:
             lines.append("  ".join(cells).rstrip())
             if k == 0:
                 lines.append("  ".join("-" * w for w in widths))
-        changed = {k: v for k, v in self.rules.to_dict().items() if v != getattr(_DEFAULT_RULES, k)}
+        defaults = get_game(self.game).parse_rules(()).to_dict()
+        changed = {k: v for k, v in self.rules.to_dict().items() if v != defaults.get(k)}
         rules = ", ".join(f"{k.replace('_', '-')}={_fmt_rule(v)}" for k, v in changed.items()) or "default"
         lines.append("")
         lines.append(
-            f"{self.games} matches, {self.players} players, seed {self.seed}, rules: {rules}; "
+            f"{get_game(self.game).title}: {self.games} matches, {self.players} players, "
+            f"seed {self.seed}, rules: {rules}; "
             "shared wins count 1/k to each winner"
         )
         lines.append(
@@ -191,9 +196,6 @@ class SimResult:
             f"{self.matches_per_second:,.1f} matches/s"
         )
         return "\n".join(lines)
-
-
-_DEFAULT_RULES = NinesRules()
 
 
 def _fmt_wins(w: float) -> str:
@@ -228,11 +230,12 @@ def simulate(
     games: int,
     bots: Sequence[str | Strategy],
     seed: int = 0,
-    rules: NinesRules | None = None,
+    rules: Any = None,
+    game: str = "nines",
 ) -> SimResult:
-    """Play ``games`` matches of Nines among ``players`` seats run by ``bots``."""
-    if not 2 <= players <= 6:
-        raise UsageError(f"Nines is for 2 to 6 players, not {players}")
+    """Play ``games`` matches of ``game`` among ``players`` seats run by ``bots``."""
+    spec = get_game(game)
+    check_players(spec, players)
     if games < 1:
         raise UsageError(f"play at least one match, not {games}")
     strategies: dict[str, Strategy] = {}
@@ -243,7 +246,7 @@ def simulate(
             if not name:
                 continue
             if name not in strategies:
-                strategies[name] = make_bot(name)
+                strategies[name] = make_bot(name, game)
         else:
             name = b.name
             if strategies.setdefault(name, b) is not b:
@@ -253,15 +256,15 @@ def simulate(
         raise UsageError("name at least one bot")
     if len(names) > players:
         raise UsageError(f"{len(names)} bots named for {players} seats")
-    rules = rules or NinesRules()
+    rules = rules if rules is not None else spec.parse_rules(())
     tallies = {n: _Tally() for n in strategies}
     hands = stalled = 0
     start = time.perf_counter()
     for g in range(games):
         seating = seat_names(names, players, g)
-        match = play_match(rules, [strategies[n] for n in seating], *match_rngs(seed, g))
+        match = play_match(rules, [strategies[n] for n in seating], *match_rngs(seed, g), game=game)
         hands += len(match.results)
-        stalled += sum(1 for r in match.results if r.end == "stall")
+        stalled += sum(1 for r in match.results if getattr(r, "end", None) == "stall")
         _tally(match, seating, tallies)
     elapsed = time.perf_counter() - start
     stats = tuple(
@@ -286,16 +289,20 @@ def simulate(
         hands_played=hands,
         stalled_hands=stalled,
         elapsed=elapsed,
+        game=spec.name,
     )
 
 
-def _tally(match: Match, seating: Sequence[str], tallies: dict[str, _Tally]) -> None:
-    """Add one finished match to the per-strategy counts."""
+def _tally(match: Any, seating: Sequence[str], tallies: dict[str, _Tally]) -> None:
+    """Add one finished match to the per-strategy counts (a hand's points added to
+    each total: Nines' penalties, Le Neuf's 4 - tricks)."""
     for result in match.results:
-        if result.out is not None:
-            tallies[seating[result.out]].outs += 1
-        if not result.playoff:
-            for s, pen in enumerate(result.penalties):
+        out = getattr(result, "out", None)
+        if out is not None:
+            tallies[seating[out]].outs += 1
+        if not getattr(result, "playoff", False):
+            points = result.penalties if hasattr(result, "penalties") else result.scores
+            for s, pen in enumerate(points):
                 t = tallies[seating[s]]
                 t.hands += 1
                 t.penalty += pen
@@ -316,45 +323,23 @@ def match_rngs(seed: int, match: int) -> tuple[random.Random, random.Random]:
     )
 
 
-def first_dealer(players: int, cards: Sequence[Card], rng: random.Random) -> int:
-    """Cut for the deal: one card face up to each player, lowest deals, ties cut again."""
-    contenders = list(range(players))
-    while True:
-        pack = list(cards)
-        rng.shuffle(pack)
-        shown = {s: pack[i] for i, s in enumerate(contenders)}
-        contenders = cut_lowest(shown)
-        if len(contenders) == 1:
-            return contenders[0]
-
-
 def play_match(
-    rules: NinesRules,
+    rules: Any,
     seats: Sequence[Strategy],
     deal_rng: random.Random,
     bot_rng: random.Random,
-) -> Match:
-    """Play one whole match with full information; returns the finished :class:`Match`.
+    game: str = "nines",
+) -> Any:
+    """Play one whole match with full information; returns the finished match.
 
-    Deals, cuts and recycles come from ``deal_rng`` and the strategies' choices
+    Cuts, deals and recycles come from ``deal_rng`` and the strategies' choices
     from ``bot_rng``, so two runs that differ only in a strategy see the same
     first deal.
     """
-    players = len(seats)
-    cards = deck(2 if rules.double_nines else 1)
-    match = Match(rules=rules, players=players, dealer=first_dealer(players, cards, deal_rng))
-    while not match.over:
-        pack = list(cards)
-        deal_rng.shuffle(pack)
-        h = match.start_hand(pack)
-        while h.phase is not Phase.OVER:
-            if h.needs_recycle():
-                under = h.discards[:-1]
-                deal_rng.shuffle(under)
-                h.apply(Recycle(stock=tuple(under)))
-                continue
-            seat = h.turn
-            action = seats[seat].choose(SeatView(h, seat, tuple(match.totals)), h.legal_actions(), bot_rng)
-            h.apply(action)
-        match.close_hand()
-    return match
+    spec = get_game(game)
+
+    def choose(seat: int, view: Any, legal: Sequence[Any]) -> Any:
+        return seats[seat].choose(view, legal, bot_rng)
+
+    shuffler = RandomShuffler(spec.deck_copies(rules), deal_rng)
+    return MatchLoop(spec, rules, len(seats), shuffler, choose).run()

@@ -11,13 +11,14 @@ from click.testing import CliRunner
 
 from p2pcards.bots import make_bot
 from p2pcards.bots.random_bot import RandomBot
-from p2pcards.cards import Card, deck, parse_cards
+from p2pcards.cards import Card, parse_cards
 from p2pcards.cli import main
 from p2pcards.errors import UsageError
+from p2pcards.games.base import RandomShuffler, cut_for_deal
+from p2pcards.games.nines import GAME as NINES
 from p2pcards.games.nines import NinesRules
 from p2pcards.sim import (
     SimResult,
-    first_dealer,
     match_rngs,
     play_match,
     seat_names,
@@ -151,12 +152,16 @@ class _PresetShuffles:
         cards[:] = self.orders.pop(0)
 
 
+def first_dealer(players: int, rng: object) -> int:
+    return cut_for_deal(NINES, RandomShuffler(1, rng), players)[1]  # type: ignore[arg-type]
+
+
 def test_first_dealer_is_the_lowest_cut_and_ties_cut_again() -> None:
-    assert first_dealer(4, deck(), _PresetShuffles("KS 3H 2D QC")) == 2  # type: ignore[arg-type]
+    assert first_dealer(4, _PresetShuffles("KS 3H 2D QC")) == 2
     # Seats 1 and 2 tie with 2s and cut again between themselves: seat 2 shows the 3D, seat 1 the 5C.
     rng = _PresetShuffles("KS 2H 2D QC", "5C 3D AS AH")
-    assert first_dealer(4, deck(), rng) == 2  # type: ignore[arg-type]
-    assert first_dealer(3, deck(), _PresetShuffles("AS 4H AD", "7C 6D")) == 2  # type: ignore[arg-type]
+    assert first_dealer(4, rng) == 2
+    assert first_dealer(3, _PresetShuffles("AS 4H AD", "7C 6D")) == 2
 
 
 def test_wilson_interval() -> None:

@@ -19,16 +19,20 @@ class Strategy(Protocol):
         ...
 
 
-def make_bot(name: str) -> Strategy:
-    """The strategy called ``name`` (see :data:`BOT_NAMES`)."""
-    factories: dict[str, Callable[[], Strategy]] = _factories()
+def make_bot(name: str, game: str = "nines") -> Strategy:
+    """The strategy called ``name`` (see :data:`BOT_NAMES`) for ``game``."""
+    factories: dict[str, Callable[[], Strategy]] = _factories(game)
     try:
         return factories[name]()
     except KeyError:
         raise UsageError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}") from None
 
 
-def _factories() -> dict[str, Callable[[], Strategy]]:
+def _factories(game: str) -> dict[str, Callable[[], Strategy]]:
+    if game == "neuf":
+        from p2pcards.bots.neuf import NeufHeuristicBot, NeufRandomBot
+
+        return {"random": NeufRandomBot, "heuristic": NeufHeuristicBot}  # type: ignore[dict-item]
     from p2pcards.bots.heuristic import HeuristicBot
     from p2pcards.bots.random_bot import RandomBot
 
@@ -36,3 +40,4 @@ def _factories() -> dict[str, Callable[[], Strategy]]:
 
 
 BOT_NAMES = ("heuristic", "random")
+"""The strategies every game offers."""

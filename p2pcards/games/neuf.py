@@ -983,3 +983,42 @@ __all__ = [
     "replay_hand",
     "trick_winner",
 ]
+
+
+# ---------------------------------------------------------------------------
+# The game's entry in the registry (p2pcards.games.base)
+
+
+class NeufGame:
+    """Le Neuf as :class:`p2pcards.games.base.Game` sees it."""
+
+    name = "neuf"
+    title = "Le Neuf"
+    min_players = PLAYERS
+    max_players = PLAYERS
+
+    def parse_rules(self, specs: Iterable[str]) -> NeufRules:
+        return NeufRules.parse(specs)
+
+    def rules_from_dict(self, data: Mapping[str, object]) -> NeufRules:
+        return NeufRules.from_dict(data)
+
+    def deck_copies(self, rules: NeufRules) -> int:
+        return 1
+
+    def cut_keeps(self, shown: Mapping[int, Card]) -> list[int]:
+        return cut_highest(shown)
+
+    def new_match(self, rules: NeufRules, players: int, dealer: int) -> Match:
+        if players != PLAYERS:
+            raise UsageError(f"Le Neuf is for exactly {PLAYERS} players, not {players}")
+        return Match(rules=rules, dealer=dealer)
+
+    def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> NeufView:
+        return NeufView(hand, seat, tuple(totals))
+
+    def restock(self, hand: HandState, shuffler: object) -> None:
+        return None  # every card is dealt at once
+
+
+GAME = NeufGame()

@@ -1012,3 +1012,44 @@ class Match:
             if d in lowest:
                 break
         self.dealer = d
+
+
+# ---------------------------------------------------------------------------
+# The game's entry in the registry (p2pcards.games.base)
+
+
+class NinesGame:
+    """Nines as :class:`p2pcards.games.base.Game` sees it."""
+
+    name = "nines"
+    title = "Nines"
+    min_players = 2
+    max_players = 6
+
+    def parse_rules(self, specs: Iterable[str]) -> NinesRules:
+        return NinesRules.parse(specs)
+
+    def rules_from_dict(self, data: Mapping[str, object]) -> NinesRules:
+        return NinesRules.from_dict(data)
+
+    def deck_copies(self, rules: NinesRules) -> int:
+        return 2 if rules.double_nines else 1
+
+    def cut_keeps(self, shown: Mapping[int, Card]) -> list[int]:
+        return cut_lowest(shown)
+
+    def new_match(self, rules: NinesRules, players: int, dealer: int) -> Match:
+        return Match(rules=rules, players=players, dealer=dealer)
+
+    def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> object:
+        from p2pcards.games.view import SeatView
+
+        return SeatView(hand, seat, tuple(totals))
+
+    def restock(self, hand: HandState, shuffler: object) -> Recycle | None:
+        if not hand.needs_recycle():
+            return None
+        return Recycle(stock=shuffler.recycle(hand.discards[:-1]))  # type: ignore[attr-defined]
+
+
+GAME = NinesGame()

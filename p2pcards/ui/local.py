@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Protocol
 
 from p2pcards.bots import make_bot
-from p2pcards.cards import Card, deck
+from p2pcards.cards import Card
 from p2pcards.errors import IllegalAction, UsageError
-from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules, Phase, Recycle, cut_lowest
+from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler
+from p2pcards.games.nines import GAME as NINES
+from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules
 from p2pcards.games.view import SeatView
 from p2pcards.record import build_record, dumps_record
 from p2pcards.ui.display import ConsoleDisplay
@@ -36,58 +38,13 @@ class MoveSource(Protocol):
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
 
 
-class Shuffler(Protocol):
-    """Who shuffles: every card order of the game comes from here, nowhere else."""
+class LocalShuffler(RandomShuffler):
+    """Shuffles a Nines match with one seeded ``random.Random``: the same seed, the same cards."""
 
-    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
-        """One card face up for each of ``seats``, from a freshly shuffled deck."""
-        ...
-
-    def deal(self) -> list[Card]:
-        """A shuffled deck for the next hand, top card first."""
-        ...
-
-    def recycle(self, discards: Sequence[Card]) -> tuple[Card, ...]:
-        """The discards under the top card, shuffled into a new stock (top first)."""
-        ...
-
-
-class LocalShuffler:
-    """Shuffles with one seeded ``random.Random``: the same seed, the same cards."""
-
-    __slots__ = ("copies", "rng")
+    __slots__ = ()
 
     def __init__(self, rules: NinesRules, rng: random.Random) -> None:
-        self.copies = 2 if rules.double_nines else 1
-        self.rng = rng
-
-    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
-        cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
-        return list(zip(seats, cards, strict=False))
-
-    def deal(self) -> list[Card]:
-        cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
-        return cards
-
-    def recycle(self, discards: Sequence[Card]) -> tuple[Card, ...]:
-        cards = list(discards)
-        self.rng.shuffle(cards)
-        return tuple(cards)
-
-
-def cut_for_deal(shuffler: Shuffler, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
-    """Cut until one seat holds the lowest card; the tied seats cut again among themselves."""
-    seats = list(range(players))
-    rounds: list[list[tuple[int, Card]]] = []
-    while True:
-        shown = shuffler.cut(seats)
-        rounds.append(shown)
-        low = cut_lowest(dict(shown))
-        if len(low) == 1:
-            return rounds, low[0]
-        seats = low
+        super().__init__(2 if rules.double_nines else 1, rng)
 
 
 def probe(hand: HandState, action: Action) -> IllegalAction | None:
@@ -100,19 +57,10 @@ def probe(hand: HandState, action: Action) -> IllegalAction | None:
     return None
 
 
-class Observer(Protocol):
-    """What the game loop tells the interface (implemented by ConsoleDisplay)."""
-
-    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None: ...
-    def hand_start(self, hand: HandState) -> None: ...
-    def move(self, action: Action) -> None: ...
-    def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None: ...
-    def match_end(self, match: Match) -> None: ...
-
-
 @dataclass(slots=True, kw_only=True)
 class LocalGame:
-    """Runs a match to its end; ``match`` and ``cut_rounds`` stay readable after a quit."""
+    """Runs a match to its end on the shared match loop (:class:`~p2pcards.games.base.MatchLoop`);
+    ``match``, ``hand`` and ``cut_rounds`` stay readable after a quit."""
 
     rules: NinesRules
     sources: Sequence[MoveSource]
@@ -121,46 +69,63 @@ class LocalGame:
     """Randomness handed to the bots (separate from the shuffles)."""
     table: TableContext
     observer: Observer
-    match: Match | None = None
-    cut_rounds: list[list[tuple[int, Card]]] = field(default_factory=list)
-    hand: HandState | None = None
+    loop: MatchLoop | None = None
+
+    @property
+    def match(self) -> Match | None:
+        return None if self.loop is None else self.loop.match
+
+    @property
+    def hand(self) -> HandState | None:
+        return None if self.loop is None else self.loop.hand
+
+    @property
+    def cut_rounds(self) -> list[list[tuple[int, Card]]]:
+        return [] if self.loop is None else self.loop.cut_rounds
 
     def run(self) -> Match:
-        rounds, dealer = cut_for_deal(self.shuffler, len(self.sources))
-        self.cut_rounds = rounds
-        self.observer.cut(rounds, dealer)
-        self.match = Match(rules=self.rules, players=len(self.sources), dealer=dealer)
-        while not self.match.over:
-            self.play_hand(self.match)
-        self.observer.match_end(self.match)
-        return self.match
+        def choose(seat: int, view: SeatView, legal: Sequence[Action]) -> Action:
+            return self.sources[seat].choose(view, legal, self.rng)
 
-    def play_hand(self, match: Match) -> None:
-        hand = match.start_hand(self.shuffler.deal())
-        self.hand = hand
+        self.loop = MatchLoop(
+            NINES,
+            self.rules,
+            len(self.sources),
+            self.shuffler,
+            choose,
+            _TableLog(self.table, self.observer, self),
+        )
+        return self.loop.run()  # type: ignore[no-any-return]
+
+
+@dataclass(slots=True)
+class _TableLog:
+    """Keeps the table context's move log in step with the loop, then tells the display."""
+
+    table: TableContext
+    observer: Observer
+    game: LocalGame
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
+        self.observer.cut(rounds, dealer)
+
+    def hand_start(self, hand: HandState) -> None:
+        match = self.game.match
+        assert match is not None
         self.table.new_hand(
             dealer=hand.dealer, hand_number=match.hand_number, playoff=match.playoff_seats is not None
         )
         self.observer.hand_start(hand)
-        while hand.phase is not Phase.OVER:
-            if hand.needs_recycle():
-                action: Action = Recycle(stock=self.shuffler.recycle(hand.discards[:-1]))
-                hand.apply(action)
-            else:
-                seat = hand.to_act
-                assert seat is not None
-                legal = hand.legal_actions()
-                view = SeatView(hand, seat, tuple(match.totals))
-                action = self.sources[seat].choose(view, legal, self.rng)
-                before = len(hand.events)
-                hand.apply(action)
-                if len(hand.events) > before:
-                    action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
-            self.table.record(action)
-            self.observer.move(action)
-        result = match.close_hand()
-        self.hand = None
+
+    def move(self, action: Action) -> None:
+        self.table.record(action)
+        self.observer.move(action)
+
+    def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None:
         self.observer.hand_end(hand, result, match)
+
+    def match_end(self, match: Match) -> None:
+        self.observer.match_end(match)
 
 
 # ---------------------------------------------------------------------------
