@@ -1,4 +1,4 @@
-"""Cards: the model, every notation of RULES.md, formatting and penalty values.
+"""Cards: the model, every notation of ``docs/rules-nines.md``, formatting and penalty values.
 
 A card is a small immutable integer (an ``int`` subclass) so that the engine can
 hash, compare and index it at full speed, while it still prints as ``9S``.
@@ -71,7 +71,7 @@ class Card(int):
         return self in NINES
 
     def text(self) -> str:
-        """Canonical notation of RULES.md, e.g. ``10H`` (the copy is not shown)."""
+        """Canonical notation (``docs/rules-nines.md``), e.g. ``10H`` (the copy is not shown)."""
         return rank_text(self.rank) + self.suit
 
     def __str__(self) -> str:

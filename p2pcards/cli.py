@@ -192,7 +192,7 @@ def simulate(
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the full-information record (RECORD.md) as JSON."
+    "--json", "as_json", is_flag=True, help="Print the full-information record (docs/record.md) as JSON."
 )
 def audit(file: str, as_json: bool) -> None:
     """Verify a finished game's signed transcript offline.

@@ -23,7 +23,7 @@ class UsageError(P2PCardsError):
 
 
 class CardParseError(UsageError, ValueError):
-    """Text that is not a card or a suit in any notation of RULES.md."""
+    """Text that is not a card or a suit in any notation of ``docs/rules-nines.md``."""
 
 
 class RuleOptionError(UsageError, ValueError):

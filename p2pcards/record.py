@@ -1,23 +1,19 @@
-"""The full-information game record (``p2pcards-record/1``, see RECORD.md) from a finished match.
+"""The full-information game record (``p2pcards-record/1``) from a finished match.
+
+``docs/record.md`` describes the document field by field: the card notation,
+every event kind, the moves that leave no event and why, an unfinished match,
+and the verdict that ``audit --json`` adds.
 
 The record is built from the engine's own history (``Match.history``, each
 hand's ``events``), so whatever produced the match (the local game, the audit
 of a networked one) yields the same document. Field names are a contract with
 tools outside the project: add fields, never rename.
 
-Decisions:
-
-* ``Keep`` and ``AcceptSkip`` leave no event (the engine does not log them):
-  both are implied. After a ``draw`` the drawer kept the card unless the next
-  event is that seat's ``play`` of that card; after two 9s were played with
-  stacking nines, the skipped seat accepted the skip unless the next event is
-  its ``play`` of a 9. A replay therefore needs nothing more.
-* Every hand has ``"playoff"`` (true or false), not only playoff hands.
-* ``result.finished`` tells a complete match from one left before its end
-  (the local game writes what was played when the player quits): an
-  unfinished match has ``winners`` empty, and the hand in progress is omitted.
-* Cards are written in the notation of RULES.md (``10H``); the two copies of a
-  card in the double deck are written alike.
+In short: ``Keep`` and ``AcceptSkip`` leave no event (the events around them
+imply both); every hand has ``"playoff"``; ``result.finished`` tells a
+complete match from one left before its end (then ``winners`` is empty and the
+hand in progress is omitted); cards are written ``10H``, the two copies of a
+card of the double deck alike.
 """
 
 from __future__ import annotations
@@ -52,7 +48,7 @@ def build_record(
     cut_rounds: Sequence[Sequence[tuple[int, Card]] | Mapping[int, Card]],
     verdict: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The RECORD.md document for ``match`` (finished hands only).
+    """The record (``docs/record.md``) of ``match`` (finished hands only).
 
     ``cut_rounds`` are the rounds of the first-dealer cut, each a list of
     ``(seat, card)`` or a mapping seat -> card; ``verdict`` defaults to valid.

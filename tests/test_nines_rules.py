@@ -1,4 +1,4 @@
-"""Every rule of Nines (RULES.md, Game 1) and every variant, one position at a time.
+"""Every rule of Nines (docs/rules-nines.md) and every variant, one position at a time.
 
 Positions are set up in two ways: a stacked deck dealt by the real engine (for
 the deal and the worked example), or :func:`arrange`, which puts chosen cards in
@@ -247,7 +247,7 @@ def test_action_cards_have_no_power_as_the_up_card(up: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# The worked example of RULES.md
+# The worked example of docs/rules-nines.md
 
 
 def worked_example_deck() -> list[Card]:

@@ -1,8 +1,9 @@
-"""Every threat of DESIGN.md, injected by a deliberately dishonest seat or network.
+"""Every threat the protocol guards against, injected by a deliberately dishonest seat or network.
 
-Each test checks that every honest node catches the fault, blames the right
-seat, and keeps a transcript that still audits up to the fault with the same
-seat blamed.
+The threats are those of README.md ("What the protocol guarantees") and the
+faults of protocol.md (section 7). Each test checks that every honest node
+catches the fault, blames the right seat, and keeps a transcript that still
+audits up to the fault with the same seat blamed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The full-information record (RECORD.md): strict schema, and a replay that proves it complete.
+"""The full-information record (docs/record.md): strict schema, and a replay that proves it complete.
 
 ``validate_record`` checks the document field by field (it lives here, not in
 the package, so the package cannot grade its own homework). ``replay`` rebuilds

@@ -1,4 +1,8 @@
-"""Nines: the rules engine (RULES.md, Game 1), deterministic and replica-friendly.
+"""Nines: the rules engine, deterministic and replica-friendly.
+
+``docs/rules-nines.md`` is the rule book this engine plays: the rules, every
+rule option and every decision the engine takes where the traditional rules
+are silent. ``docs/record.md`` describes the record built from its event log.
 
 The engine never draws randomness: the shuffled deck comes in from outside
 (``Match.start_hand(deck)``), and so does every recycled stock. It runs with
@@ -7,40 +11,29 @@ replica passes ``None`` for every card it cannot see. Hidden cards are tracked
 as counts; every rule that can be checked from public information is checked,
 and with full information every rule is.
 
-Decisions where RULES.md is silent (each is a rule of this engine):
+The engine's decisions, in short (the rule book has them in full):
 
-* Dealing is one card at a time, starting left of the dealer, clockwise; the
-  next card is the up card and the rest is the stock (its top is drawn first).
-* After a draw the player always ends the turn explicitly: ``Play`` of the drawn
-  card (if legal) or ``Keep``. With hidden cards the other replicas cannot tell
-  whether the drawn card was playable, so the choice must be announced.
-* Stall: a turn ending with ``Keep`` or ``Pass`` is a turn with no card played.
-  Turns lost to a Jack, a Queen (two players), an Ace or a double 9 are not
-  turns at all: they neither count towards the stall nor reset it.
-* Action cards act only when played, never as the up card. Going out on an
-  action card ends the hand at once; the action is void.
-* An Ace's forced draws come before the victim loses the turn; if the stock is
-  empty and nothing can be recycled, the remaining forced draws are dropped.
-* Draw until playable: a drawn legal card must be played; if the stock runs out
-  with nothing to recycle, the player passes.
-* No nine to go out: applies to double nines too (two 9s may not be the last
-  two cards). A player whose only cards are 9s must draw.
-* Double nines: any two 9s together (the variant needs two decks, 104 cards).
-  The declared suit stands and the next player is skipped.
-* Stacking nines: the player about to be skipped may ``Play`` one 9 (declaring a
-  suit) to cancel the skip, or ``AcceptSkip``.
-* Tie-break by playoff: the tied players play one hand among themselves, dealt
-  as a normal hand for that many players; the dealer is the next tied seat left
-  of the last dealer. The playoff decides the winner only: its penalties are
-  shown but not added to the totals. A playoff that stalls is won by the lowest
-  penalty of that hand; players still tied play another playoff.
-* Two 9s played together may be named in either order; ``legal_actions`` lists
-  each pair once, lower card first.
-* The event log follows RECORD.md: ``Keep`` and ``AcceptSkip`` leave no event (a
-  draw not followed by the drawer's play of that card was kept; a stacking
-  victim who plays no 9 accepted the skip). A ``Draw`` may name the card drawn;
-  where the replica knows the top of the stock it must be that card, and its
-  ``forced`` flag is the engine's to set, never the caller's.
+* Dealing is one card at a time from the dealer's left; the next card is the
+  up card and the rest is the stock (its top is drawn first).
+* After a draw the player always ends the turn explicitly, ``Play`` of the
+  drawn card or ``Keep``: other replicas cannot tell whether it was playable.
+* Stall: as many ``Keep``/``Pass`` turns in a row as there are playing seats.
+  Turns lost to an action card or a double 9 are not turns.
+* Action cards act only when played, never as the up card, and not on going
+  out; an Ace's forced draws come first and are dropped when nothing is left.
+* Draw until playable: a drawn legal card must be played; nothing left: pass.
+* Double nines: any two 9s, at the start of a turn; the next seat is skipped.
+  Stacking nines: that seat plays one 9 (the skip is cancelled) or
+  ``AcceptSkip``. No nine to go out covers two 9s as the last two cards.
+* Playoff: the tied seats play one hand, dealt by the first tied seat left of
+  the last dealer; it decides the winner only (its penalties never reach the
+  totals); a stalled playoff goes to the lowest penalty, and seats still tied
+  play again.
+* ``legal_actions`` lists each pair of 9s once, lower card first.
+* ``Keep`` and ``AcceptSkip`` leave no event: both are implied by the events
+  around them. A ``Draw`` may name the card drawn; where the replica knows the
+  top of the stock it must be that card, and its ``forced`` flag is the
+  engine's to set, never the caller's.
 
 Hidden cards (what a replica checks, and what it cannot):
 
@@ -56,9 +49,9 @@ Hidden cards (what a replica checks, and what it cannot):
   rank, declared suit, no 9 as the last card) every replica checks.
 * ``needs_recycle()`` on a replica that cannot see the acting seat's hand says
   "may be needed": only that seat knows whether it must draw. The recycle is
-  therefore started by the seat's announced draw (RECORD.md: "at the moment a
-  draw found the stock empty"), and the audit rejects a recycle for a seat that
-  held a legal card.
+  therefore started by the seat's announced draw (the stock is recycled at the
+  moment a draw finds it empty), and the audit rejects a recycle for a seat
+  that held a legal card.
 * Rule options are type-checked (``True`` is not a target, ``"yes"`` is not a
   yes), since they also arrive from other nodes' records.
 """
@@ -128,7 +121,7 @@ class NinesRules:
         return 25 if self.hard_nines else 15
 
     def to_dict(self) -> dict[str, object]:
-        """Every option by name (the ``rules`` object of RECORD.md)."""
+        """Every option by name (the ``rules`` object of the record, ``docs/record.md``)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod

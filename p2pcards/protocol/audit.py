@@ -73,7 +73,7 @@ class AuditReport:
         return {"valid": self.valid, "problems": [p.to_dict() for p in self.problems]}
 
     def to_record(self) -> dict[str, Any]:
-        """The RECORD.md document (as far as the transcript goes) with the verdict."""
+        """The record of ``docs/record.md`` (as far as the transcript goes) with the verdict."""
         t = self.table
         if t is None or t.match is None:
             return {
@@ -84,7 +84,7 @@ class AuditReport:
                 "verdict": self.verdict(),
                 "cut": [],
                 "hands": [],
-                "result": {"winners": [], "totals": []},
+                "result": {"winners": [], "totals": [], "finished": False},
             }
         return build_record(t.match, self.players, t.cut_rounds, self.verdict())
 

@@ -80,6 +80,7 @@ from p2pcards.protocol.wire import (
     SignedRecord,
     WireError,
     decode_frame,
+    pack,
     quote_claim,
 )
 
@@ -196,6 +197,7 @@ class Table:
         self._direct_last: dict[int, int] = dict.fromkeys(range(self.n), -1)
         self._disputed: SignedRecord | None = None
         self._answered: dict[int, set[tuple[int, int]]] = {}  # records sent to a peer on its need
+        self._forked: dict[int, int] = {}  # peer -> step whose records we sent it, its digest differing
         self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
         self._needs_sent = 0
         self._current: dict[int, SignedRecord] = {}
@@ -306,7 +308,7 @@ class Table:
         sign of life). Each may bring one answer per peer that holds nothing new."""
         self._needs_sent += 1
         have = tuple(sorted(self._current)) if self.status == "running" else tuple(range(self.n))
-        return Need(self.step, have).to_frame()
+        return Need(self.step, have, self.transcript.last_digest).to_frame()
 
     def act(self, action: nines.Action) -> None:
         """This seat's decision at its turn (an engine action of this seat)."""
@@ -324,7 +326,8 @@ class Table:
         """Called by the I/O layer when a chaining dispute saw no proof in time."""
         if self.suspect is not None and self.failure is None:
             seat, why = self.suspect
-            self._fail(seat, why, rec=self._disputed)
+            assert self._disputed is not None
+            self._fail(seat, why, rec=self._disputed, proof=(self._disputed,))
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -388,8 +391,9 @@ class Table:
         have sent them to this seat only) reaches the same verdict by its own
         checks instead of waiting for, or blaming, this seat.
         """
-        if proof:
-            self.proof = list(proof)
+        # Only this verdict's proof is kept: a dispute record that a later, other fault
+        # cut short proves nothing against its author.
+        self.proof = list(proof)
         saved = self.records_to_save()
         if rec is None and step is not None and seat is not None:
             rec = next((r for r in saved if (r.record.step, r.record.seat) == (step, seat)), None)
@@ -400,8 +404,10 @@ class Table:
         if seat is not None and seat != self.seat:
             if rec is not None and rec.record.seat == seat:
                 forward.append(rec)
-            recent = self.transcript.steps[-1] if self.transcript.steps else []
-            forward += [r for r in (*recent, *self._current.values()) if r.record.seat == seat]
+            # Its latest records, newest first: one of them may be the other face of an
+            # equivocation that a peer holds and this node never knew about.
+            held = [*self.transcript.records(), *self._current.values()]
+            forward += [r for r in reversed(held) if r.record.seat == seat][: MAX_EVIDENCE // 2]
         unique = list({r.raw: r for r in forward}.values())
         if unique:
             self._outbox.append(Evidence(tuple(unique[:MAX_EVIDENCE])).to_frame())
@@ -547,6 +553,14 @@ class Table:
         not in ``need.have``, then every later one this node holds. Links deliver in
         order, so no record is sent twice to one peer: asking again costs nothing."""
         if need.step > self.step:
+            return
+        if need.step > 0 and need.last != self.transcript.digests[need.step - 1]:
+            # The asker completed that step with other records than ours: someone showed
+            # us different things. Our records of it let the asker prove who (once per step).
+            if self._forked.get(peer) != need.step:
+                self._forked[peer] = need.step
+                fork = self.transcript.steps[need.step - 1]
+                self._replies.setdefault(peer, []).append(Evidence(tuple(fork)).to_frame())
             return
         sent = self._answered.setdefault(peer, set())
         later = [r for st in self.transcript.steps[need.step :] for r in st]
@@ -808,8 +822,10 @@ class Table:
         return tuple(range(self.n))
 
     def _on_join(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        mine = pack(self._join.to_wire())
         for seat, body in bodies.items():
-            if body != self._join:
+            # Compared as encoded: in Python 0 == False, on the wire they differ.
+            if pack(body.to_wire()) != mine:
                 self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
         self._next("cut-commit", self._all(), Commit)
 

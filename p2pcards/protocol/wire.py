@@ -12,9 +12,11 @@ A *frame* is one msgpack map. Two kinds exist:
   one step (equivocation), the record that shows a fault, or records a lagging
   seat asked for. Records are signed end to end, so a forwarder can withhold
   but never forge.
-* ``{"v": 1, "kind": "need", "step": <int>, "have": [<seat>, ...]}`` - "I am
-  at this step and hold these seats' records of it": a peer answers with the
-  records it holds that the sender lacks (also a sign of life while waiting).
+* ``{"v": 1, "kind": "need", "step": <int>, "have": [<seat>, ...], "last": <bin 32>}``
+  - "I am at this step, hold these seats' records of it, and my digest of the
+  step before is this": a peer answers with the records it holds that the
+  sender lacks, and with its own records of the step before if its digest
+  differs (also a sign of life while waiting).
 * ``{"v": 1, "kind": "abort", "step": <int>, "reason": <str>}`` - the sender
   stops at that step; the reason is its claim, not evidence.
 
@@ -218,9 +220,20 @@ class Need:
 
     step: int
     have: tuple[int, ...] = ()
+    last: bytes = bytes(32)
+    """The sender's digest of step ``step - 1`` (zeros at step 0): a peer whose own
+    digest differs was shown another history, and answers with that step's records."""
 
     def to_frame(self) -> bytes:
-        return pack({"v": PROTOCOL_VERSION, "kind": "need", "step": self.step, "have": list(self.have)})
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "kind": "need",
+                "step": self.step,
+                "have": list(self.have),
+                "last": self.last,
+            }
+        )
 
 
 MAX_REASON = 300
@@ -273,12 +286,14 @@ def decode_frame_object(obj: Any) -> Frame:
             raise WireError(f"an abort reason is text of at most {MAX_REASON} characters")
         return Abort(reason, _step(obj["step"], "abort"))
     if kind == "need":
-        if set(obj) != {"v", "kind", "step", "have"}:
-            raise WireError("a need frame has exactly the keys v, kind, step, have")
-        have = obj["have"]
+        if set(obj) != {"v", "kind", "step", "have", "last"}:
+            raise WireError("a need frame has exactly the keys v, kind, step, have, last")
+        have, last = obj["have"], obj["last"]
         if type(have) is not list or len(have) > 6 or any(type(s) is not int or not 0 <= s < 6 for s in have):
             raise WireError("the have list of a need frame holds at most 6 seats 0..5")
-        return Need(_step(obj["step"], "need"), tuple(sorted(set(have))))
+        if type(last) is not bytes or len(last) != 32:
+            raise WireError("the last digest of a need frame is 32 bytes")
+        return Need(_step(obj["step"], "need"), tuple(sorted(set(have))), last)
     raise WireError(f"unknown frame kind {show(kind)}")
 
 
