@@ -32,18 +32,33 @@ def main() -> None:
 # (owned by the local-game work; see p2pcards/ui/)
 
 
+_PLAY_RULES_HELP = (
+    "Rule option, repeatable. Nines: target=150, hands=5, tie=playoff, draw-until-playable, "
+    "action-cards, double-nines, stacking-nines, hard-nines, no-nine-out. Le Neuf: "
+    "trumps=hearts-first (or spades-first, or letters such as HDSCN, N for no trump), "
+    "exchange=blind (also blind-exchange), start=N (every total at the start, default 9)."
+)
+
+
 @main.command()
-@click.option("-n", "--players", default=4, show_default=True, help="Number of players, 2 to 6.")
+@click.option(
+    "--game",
+    "game_name",
+    type=click.Choice(["nines", "neuf"]),
+    default="nines",
+    show_default=True,
+    help="The game: nines, or neuf for Le Neuf (3 players, played offline for now).",
+)
+@click.option(
+    "-n",
+    "--players",
+    type=int,
+    default=None,
+    help="Number of players: 2 to 6 for Nines (default 4); Le Neuf is for 3.",
+)
 @click.option("-b", "--bot", default="heuristic", show_default=True, help="Bots: heuristic or random.")
 @click.option("-s", "--seed", type=int, default=None, help="Seed of the shuffles, to replay the same game.")
-@click.option(
-    "-r",
-    "--rule",
-    "rules",
-    multiple=True,
-    metavar="RULE",
-    help="Rule option, repeatable: hard-nines, target=150, hands=5, tie=playoff...",
-)
+@click.option("-r", "--rule", "rules", multiple=True, metavar="RULE", help=_PLAY_RULES_HELP)
 @click.option(
     "--record",
     type=click.Path(dir_okay=False, writable=True),
@@ -54,12 +69,13 @@ def main() -> None:
     "--transcript",
     type=click.Path(dir_okay=False, writable=True),
     default=None,
-    help="Save the signed transcript here (default: a file in the data directory).",
+    help="Save the signed transcript here (default: a file in the data directory). Nines only.",
 )
 @click.option(
     "--offline",
     is_flag=True,
-    help="Play in this process with the rules engine only (no network, no crypto, no transcript).",
+    help="Play in this process with the rules engine only (no network, no crypto, no transcript); "
+    "Le Neuf is always played so for now.",
 )
 @click.option("-w", "--watch", is_flag=True, help="Bots only: watch a whole match, move by move.")
 @click.option("--name", default=None, help="Your name at the table (default: you).")
@@ -70,7 +86,8 @@ def main() -> None:
     help="Language: en, fr or it (default: from LC_ALL / LANG).",
 )
 def play(
-    players: int,
+    game_name: str,
+    players: int | None,
     bot: str,
     seed: int | None,
     rules: tuple[str, ...],
@@ -81,29 +98,46 @@ def play(
     name: str | None,
     lang: str | None,
 ) -> None:
-    """Play Nines in this terminal against bots (or watch bots play).
+    """Play Nines or Le Neuf in this terminal against bots (or watch bots play).
 
-    Every bot is a separate node on loopback TCP and the whole protocol runs
-    (mental-poker shuffle, signed transcript), exactly as across the internet.
+    Nines: every bot is a separate node on loopback TCP and the whole protocol
+    runs (mental-poker shuffle, signed transcript), exactly as across the
+    internet. Le Neuf (--game neuf) is played in this process with the rules
+    engine alone, as --offline does for Nines.
     """
     import sys
     from pathlib import Path
 
     from p2pcards.errors import UsageError
-    from p2pcards.games.nines import NinesRules
+    from p2pcards.games.base import game
     from p2pcards.ui.i18n import LANGS, detect_lang
     from p2pcards.ui.local import PlayOptions, play_local
 
+    spec = game(game_name)
+    if players is None:
+        players = 4 if spec.max_players >= 4 else spec.max_players
+    if game_name == "neuf":
+        if players != spec.min_players:
+            raise click.BadParameter(
+                f"{spec.title} is for exactly {spec.min_players} players, not {players}",
+                param_hint="'-n' / '--players'",
+            )
+        if transcript is not None:
+            raise click.BadParameter(
+                f"{spec.title} is played offline for now: there is no transcript to save",
+                param_hint="'--transcript'",
+            )
     try:
         if lang is not None and lang.lower() not in LANGS:
             raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
         if name is not None:
             name = _check_name(name)
         opts = PlayOptions(
+            game=spec.name,
             players=players,
             bot=bot,
             seed=seed,
-            rules=NinesRules.parse(rules),
+            rules=spec.parse_rules(rules),
             record=Path(record) if record else None,
             transcript=Path(transcript) if transcript else None,
             offline=offline,

@@ -14,13 +14,19 @@ imply both); every hand has ``"playoff"``; ``result.finished`` tells a
 complete match from one left before its end (then ``winners`` is empty and the
 hand in progress is omitted); cards are written ``10H``, the two copies of a
 card of the double deck alike.
+
+Le Neuf has its own form of the same format (``docs/record.md``, "Le Neuf
+records"), written by :func:`build_neuf_record`: each hand keeps the cards
+dealt to each seat and to the dummy, the exchange turns in order and the 13
+tricks, which is all a replay needs. :func:`build_game_record` picks the
+writer by the game's name.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2pcards.cards import Card
 from p2pcards.games.nines import (
@@ -35,6 +41,9 @@ from p2pcards.games.nines import (
     PlayNines,
     Recycle,
 )
+
+if TYPE_CHECKING:
+    from p2pcards.games import neuf
 
 FORMAT = "p2pcards-record/1"
 
@@ -128,6 +137,80 @@ def _event(e: Action) -> dict[str, Any]:
     if isinstance(e, Pass):
         return {"type": "pass", "seat": e.seat}
     raise ValueError(f"no record event for {e!r}")
+
+
+# ---------------------------------------------------------------------------
+# Le Neuf
+
+
+def build_neuf_record(
+    match: neuf.Match,
+    players: Sequence[Player],
+    cut_rounds: Sequence[Sequence[tuple[int, Card]] | Mapping[int, Card]],
+    verdict: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The record of a match of Le Neuf (finished hands only), arguments as for :func:`build_record`."""
+    if len(players) != len(match.totals):
+        raise ValueError(f"{len(players)} players given for a match of Le Neuf")
+    return {
+        "format": FORMAT,
+        "game": "neuf",
+        "rules": match.rules.to_dict(),
+        "players": [_player(seat, p) for seat, p in enumerate(players)],
+        "verdict": dict(verdict) if verdict is not None else {"valid": True, "problems": []},
+        "cut": [_cut_round(r) for r in cut_rounds],
+        "hands": [_neuf_hand(h, r) for h, r in zip(match.history, match.results, strict=True)],
+        "result": {
+            "winners": list(match.winners) if match.winners is not None else [],
+            "totals": list(match.totals),
+            "finished": match.over,
+        },
+    }
+
+
+def _neuf_hand(h: neuf.HandState, r: neuf.HandResult) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "dealer": r.dealer,
+        "trump": r.trump,
+        "dealt": [[_text(c) for c in cards] for cards in h.dealt],
+        "dummy": [_text(c) for c in h.dummy_dealt],
+        "exchanges": [{"seat": e.seat, "looked": e.looked, "took": e.took} for e in h.exchanges],
+        "tricks": [
+            {
+                "leader": t.leader,
+                "plays": [{"seat": seat, "card": _text(card)} for seat, card in t.plays],
+                "winner": t.winner,
+            }
+            for t in h.tricks
+        ],
+        "won": list(r.won),
+        "scores": list(r.scores),
+        "totals": list(r.totals),
+    }
+
+
+RECORD_WRITERS: dict[str, Any] = {"nines": build_record, "neuf": build_neuf_record}
+"""The record writer of each game, by the game's name."""
+
+
+def build_game_record(
+    game: str,
+    match: Any,
+    players: Sequence[Player],
+    cut_rounds: Sequence[Sequence[tuple[int, Card]] | Mapping[int, Card]],
+    verdict: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The record of ``match``, a match of the game called ``game`` (``nines`` or ``neuf``)."""
+    try:
+        writer = RECORD_WRITERS[game]
+    except KeyError:
+        raise ValueError(f"no record format for the game {game!r}") from None
+    return writer(match, players, cut_rounds, verdict)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------
+# JSON text
 
 
 def dumps_record(doc: Any, width: int = 100) -> str:

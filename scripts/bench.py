@@ -31,6 +31,7 @@ from p2pcards.crypto import poker
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.crypto.identity import Identity
 from p2pcards.games import nines
+from p2pcards.games.base import game
 from p2pcards.games.nines import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
@@ -106,6 +107,23 @@ def engine_rows(quick: bool) -> list[Row]:
             notes=f"{r.hands_played} hands in {r.elapsed:.2f} s, one core",
         )
     )
+    for exchange in ("open", "blind"):
+        r = simulate(
+            3,
+            games,
+            ["random"],
+            seed=1,
+            game="neuf",
+            rules=game("neuf").parse_rules([f"exchange={exchange}"]),
+        )
+        rows.append(
+            Row(
+                area="engine",
+                measure=f"Le Neuf, 3 players, random bots, {exchange} exchanges",
+                value=f"{r.hands_per_second:,.0f} hands/s",
+                notes=f"{r.hands_played} hands in {r.elapsed:.2f} s, one core",
+            )
+        )
     return rows
 
 

@@ -132,6 +132,16 @@ def test_every_rule_option_is_in_the_rule_book() -> None:
     assert not missing, f"rule options missing from docs/rules-nines.md: {missing}"
 
 
+def test_every_le_neuf_rule_option_is_in_its_rule_book() -> None:
+    from p2pcards.games.neuf import NeufRules
+
+    book = (ROOT / "docs" / "rules-neuf.md").read_text(encoding="utf-8")
+    names = {f.name for f in dataclasses.fields(NeufRules)} | set(NeufRules().to_dict())
+    assert len(names) >= 3
+    missing = sorted(n for n in names if n not in book)
+    assert not missing, f"rule options missing from docs/rules-neuf.md: {missing}"
+
+
 def _event_kinds() -> set[str]:
     """Every ``"type"`` the record writer puts in an event (read from its source)."""
     tree = ast.parse(Path(record.__file__).read_text(encoding="utf-8"))

@@ -686,7 +686,9 @@ def test_draw_until_playable(snapshot: Snapshot) -> None:
     rejects(h, Keep(seat=0), "draw-until-playable", snapshot)
     rejects(h, Play(seat=0, card=C("3C")), "play-drawn", snapshot)
     h.apply(Play(seat=0, card=C("5H")))
-    assert (h.turn, h.top, h.quiet_turns) == (1, C("5H"), 0)
+    # The forced play of the drawn card played nothing from the hand: it counts
+    # towards the stall (see the next tests).
+    assert (h.turn, h.top, h.quiet_turns) == (1, C("5H"), 1)
     assert [type(e) for e in h.events] == [Draw, Draw, Draw, Play]
 
 
@@ -1091,3 +1093,58 @@ def test_seat_view_hides_other_seats_cards_and_draws() -> None:
     h2 = position(hands={0: "KS 2D", 1: "3S"}, top="7H", under="8C 4C", stock="")
     h2.apply(Recycle(stock=tuple(cs("4C 8C"))))
     assert SeatView(h2, 1).events == (Recycle(stock=(None, None)),)
+
+
+def test_draw_until_playable_cannot_pass_the_same_cards_round_the_table_for_ever() -> None:
+    """With draw-until-playable a drawn legal card must be played; a round in which every
+    turn only plays the card just drawn is a stall, or a few 9s could circulate for ever
+    (drawn, played, recycled). This match looped without end before the rule."""
+    import random
+
+    from p2pcards.bots import make_bot
+    from p2pcards.games.base import MatchLoop, RandomShuffler
+    from p2pcards.games.nines import GAME
+
+    rules = NinesRules.parse(["draw-until-playable", "hands=2"])
+    bots = [make_bot("heuristic") for _ in range(6)]
+    rng = random.Random(6)
+    ends: list[str | None] = []
+
+    class Ends:
+        def cut(self, *a: object) -> None: ...
+        def hand_start(self, hand: object) -> None: ...
+        def move(self, action: object) -> None: ...
+        def hand_end(self, hand: HandState, result: object, match: object) -> None:
+            ends.append(hand.end)
+
+        def match_end(self, match: object) -> None: ...
+
+    loop = MatchLoop(
+        GAME,
+        rules,
+        6,
+        RandomShuffler(1, random.Random(5)),
+        lambda s, v, legal: bots[s].choose(v, legal, rng),
+        Ends(),
+    )
+    match = loop.run()
+    assert match.over and len(ends) == 2
+    assert "stall" in ends  # the circulating hand ended as a stall
+
+
+def test_under_draw_until_playable_playing_the_drawn_card_counts_towards_the_stall() -> None:
+    h = position(
+        hands={0: "KS 2D", 1: "4C 6S"},
+        top="7H",
+        stock="2C 3H 5H 6H",
+        rules=NinesRules(draw_until_playable=True),
+    )
+    h.apply(Draw(seat=0))  # 2C: not playable, so seat 0 draws on
+    h.apply(Draw(seat=0))  # 3H: playable, and under this option it must be played
+    assert h.legal_actions() == [Play(seat=0, card=C("3H"))]
+    h.apply(Play(seat=0, card=C("3H")))
+    assert (h.turn, h.hands[0]) == (1, cs("KS 2D 2C"))
+    assert h.quiet_turns == 1  # nothing left the hand it held before the turn
+    h.apply(Draw(seat=1))  # 5H: playable at once
+    h.apply(Play(seat=1, card=C("5H")))
+    assert h.phase is Phase.OVER and h.end == "stall"  # a full round of such turns

@@ -231,11 +231,11 @@ def test_an_answer_to_a_need_is_not_pointless_even_if_it_crossed_the_records() -
     net.start()
     for _ in range(5):  # a seat asks again and again: every answer is welcome
         tables[2].nudge()
-        tables[2]._answered.clear()
+        tables[2].log._answered.clear()
         net.pump()
     for s in range(3):
         for t in tables.values():
-            t._answered.clear()
+            t.log._answered.clear()
         tables[s].receive_frame((s + 1) % 3, Need(0, ()))
     net.pump()
     assert not net.failures and all(t.failure is None for t in tables.values())
@@ -335,7 +335,7 @@ class ShufflesOutOfTurn(Table):
         if self.spec.kind == "shuffle" and self.spec.seat == 0 and self.seat == 1 and self.hand is not None:
             rd = self.hand.rounds[0]
             self._author(Shuffle(round=0, deck=rd.base))
-            del self._current[1]  # it is not expected there: its own replica moves on
+            del self.log.current[1]  # it is not expected there: its own replica moves on
 
 
 def test_a_record_out_of_turn_is_named_and_kept_for_the_audit() -> None:

@@ -614,6 +614,11 @@ class HandState:
             raise IllegalAction(seat, "declare", "only a 9 declares a suit")
         if not self._may_play(seat, (card,)):
             raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+        # Under draw-until-playable a drawn legal card must be played: playing it plays
+        # nothing from the hand, and a round of such turns could pass the same few
+        # cards round the table for ever (stock, play, recycle, ...). It counts
+        # towards the stall like a kept card.
+        forced_play = ph is Phase.DRAWN and self.rules.draw_until_playable
         if ph is Phase.DRAWN:
             hand.pop()  # the drawn card is always the last one
         else:
@@ -621,11 +626,16 @@ class HandState:
         self.discards.append(card)
         self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
         self.events.append(a)
-        self.quiet_turns = 0
+        if not forced_play:
+            self.quiet_turns = 0
         if not hand:
             self._finish("out", seat)
             return
         self._after_play(seat, card)
+        if forced_play:
+            self.quiet_turns += 1  # the turn passed as the card's play said; only the count grows
+            if self.quiet_turns >= len(self.seats):
+                self._finish("stall", None)
 
     def _apply_play_nines(self, a: PlayNines) -> None:
         seat = a.seat

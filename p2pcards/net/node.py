@@ -7,11 +7,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from p2pcards.crypto.identity import Identity
-from p2pcards.games.nines import NinesRules
 from p2pcards.net import storage
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import HostLobby, LobbyUI, SessionInfo, Timeouts, form_mesh, join_table
@@ -72,7 +72,7 @@ async def host_game(
     cfg: NodeConfig,
     *,
     players: int,
-    rules: NinesRules,
+    rules: Any,
     code: str,
     game_id: bytes | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,

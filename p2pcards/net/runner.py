@@ -20,14 +20,14 @@ from typing import Any
 import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
-from p2pcards.games.nines import Action
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import Abort, WireError, decode_frame_object, quote_claim
 
-Decider = Callable[[Table], Awaitable[Action]]
-"""Returns this seat's next action (called only when ``table.my_turn``)."""
+Decider = Callable[[Table], Awaitable[Any]]
+"""Returns this seat's next action, one of ``table.legal_actions()`` (called only
+when ``table.my_turn``); the game decides what an action is."""
 
 
 WAIT_NOTICE = 5.0

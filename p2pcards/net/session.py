@@ -15,8 +15,6 @@ wrong code that costs its address a growing wait (not the host a held place).
 from __future__ import annotations
 
 import contextlib
-import ipaddress
-import math
 import os
 import random
 from collections import Counter
@@ -27,12 +25,25 @@ from typing import Any
 import trio
 
 from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
-from p2pcards.errors import JoinRefused, PeerUnreachable
+from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable
 from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link, LinkClosed
+from p2pcards.protocol.admission import (
+    EVICT_AFTER,
+    MAX_CONNECTIONS,
+    PER_ADDRESS,
+    Admission,
+    DoorLimits,
+    Evict,
+    Proven,
+    Reason,
+    Refuse,
+    SendChallenge,
+    refuse,
+)
+from p2pcards.protocol.admission import address_group as address_group
 from p2pcards.protocol.lobby import (
     MAX_LOBBY_FRAME,
-    REFUSALS,
     Auth,
     Challenge,
     Hello,
@@ -56,9 +67,6 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.messages import Body, show
 from p2pcards.protocol.wire import MAX_FRAME, WireError
-
-MAX_REFUSAL = 200
-"""Longest refusal message the lobby schema accepts (``Refused.message``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,12 +110,9 @@ async def _receive_lobby(link: Link, timeout: float) -> Body:
     return decode_lobby_object(obj)
 
 
-async def _refuse(link: Link, reason: str, message: str | None = None) -> None:
-    text = message or REFUSALS[reason]
-    if len(text) > MAX_REFUSAL:  # a longer one would be unreadable at the other end
-        text = text[: MAX_REFUSAL - 3] + "..."
+async def _refuse(link: Link, refusal: Refuse) -> None:
     with trio.move_on_after(2), contextlib.suppress(LinkClosed):
-        await link.send(encode_lobby(Refused(reason=reason, message=text)))
+        await link.send(encode_lobby(Refused(reason=str(refusal.reason), message=refusal.message)))
     await link.aclose()
 
 
@@ -129,23 +134,6 @@ def _peer_host(stream: trio.abc.Stream) -> str:
         return ""
 
 
-def address_group(peer: str) -> str:
-    """What per-address limits count a connection against.
-
-    An IPv4 address is one source. An IPv6 address counts as its /64: one
-    subscriber commonly holds a whole /64 and could otherwise dodge every limit.
-    """
-    try:
-        ip = ipaddress.ip_address(peer.split("%", 1)[0])
-    except ValueError:
-        return peer
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
 def _lobby_link(stream: trio.abc.Stream, peer: str) -> Link:
     """A link that takes lobby frames only (``MAX_LOBBY_FRAME``) until the match starts on it."""
     return Link(stream, peer=peer, limit=MAX_LOBBY_FRAME)
@@ -155,54 +143,32 @@ def _lobby_link(stream: trio.abc.Stream, peer: str) -> Link:
 # Host
 
 
-MAX_CONNECTIONS = 32
-"""Strangers (connections yet to send their auth) the host waits on at once, from all addresses."""
+@dataclass(eq=False, slots=True)
+class _Guest:
+    """One connection to the host, as the admission machine knows it (by identity), and the
+    scopes that end its waits."""
 
-PER_ADDRESS = 4
-"""Strangers the host waits on at once from one address (see ``address_group``); more are busy."""
-
-EVICT_AFTER = 2.0
-"""Seconds after which a stranger's place may go to a newcomer when all are taken (an honest
-joiner sends its auth well within this: a round trip or two and one scrypt)."""
-
-WRONG_CODE_WAIT = 0.5
-"""Seconds an address waits after a wrong code, times the wrong codes it sent so far..."""
-
-MAX_WRONG_CODE_WAIT = 5.0
-"""...up to this many."""
-
-TRACKED_ADDRESSES = 4096
-"""Addresses whose wrong codes the host remembers; past that, the one whose wait ends first is forgotten."""
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Stranger:
-    """A connection the host waits on for hello and auth: where from, since when, how to drop it."""
-
-    source: str
-    since: float
-    scope: trio.CancelScope
-
-
-@dataclass(frozen=True, slots=True)
-class WrongCodes:
-    """Wrong codes an address sent so far, and the time before which it may not try again."""
-
-    count: int
-    until: float
+    link: Link
+    door: trio.CancelScope = field(default_factory=trio.CancelScope)
+    """Cancelled when its place at the door goes to a newcomer."""
+    watch: trio.CancelScope = field(default_factory=trio.CancelScope)
+    """Cancelled when the game starts: from then on the match reads this link."""
+    evicted: Refuse | None = None
+    """What it is told when its place went to a newcomer."""
+    welcomed: bool = False
+    """It was told its seat: from then on only ``_stay`` (or the start) decides about it."""
 
 
 class HostLobby:
     """The host's side: admit joiners until the table is full.
 
-    Until a connection has sent its auth it is a stranger: it gets one
-    handshake deadline for hello and auth together, and it counts against
-    ``per_address`` (its address) and ``max_pending`` (everyone). Past the
-    first limit, or while its address waits after a wrong code, a newcomer is
-    refused as ``busy`` at once; past the second it takes the place of the
-    stranger that has waited longest, if that one has waited ``evict_after``
-    seconds (it is told ``busy``), and is refused as ``busy`` otherwise. A
-    joiner that has sent its auth counts against neither.
+    Every decision (who waits at the door, who is refused and why, who sits
+    where) is made by the sans-IO ``Admission`` machine of
+    ``p2pcards.protocol.admission``, which tests drive without sockets. This
+    class carries the decisions out: it reads and writes the links, keeps the
+    handshake deadline and the clock, draws the nonces, signs, and tells the
+    user. ``max_pending``, ``per_address`` and ``evict_after`` are the door's
+    limits (``DoorLimits``).
     """
 
     def __init__(
@@ -231,196 +197,128 @@ class HostLobby:
         self.per_address = per_address
         self.evict_after = evict_after
         self.code_key = code_key(code, game_id)
-        self.joined: list[tuple[Seat, Link, trio.CancelScope]] = []
         self.host_seat = Seat(name=name, key=identity.public_key, host="", port=0)
-        self.started = False
+        self.admission: Admission[_Guest] = Admission(
+            game_id=game_id,
+            host=self.host_seat,
+            players=players,
+            code_key=self.code_key,
+            limits=DoorLimits(max_pending=max_pending, per_address=per_address, evict_after=evict_after),
+        )
         self.full = trio.Event()
         self.refused: Counter[str] = Counter()
         """Refusals sent so far, by reason."""
+        # Serializes what joiners are told (welcome, then lobby updates in order, then start).
         self._lock = trio.Lock()
-        self._strangers: list[Stranger] = []  # oldest first
-        self._wrong: dict[str, WrongCodes] = {}
 
     def names(self) -> list[str]:
-        return [self.host_seat.name] + [s.name for s, _, _ in self.joined]
+        """Who is seated, host first."""
+        return list(self.admission.names())
+
+    @property
+    def started(self) -> bool:
+        return self.admission.started
 
     @property
     def pending(self) -> int:
         """Strangers the host waits on now (for their hello or their auth)."""
-        return len(self._strangers)
+        return self.admission.pending
 
-    def _wait_left(self, source: str) -> float:
-        """Seconds before ``source`` may try a code again (0 when it may now)."""
-        wrong = self._wrong.get(source)
-        return 0.0 if wrong is None else max(0.0, wrong.until - trio.current_time())
-
-    def _room_for(self, source: str) -> str | None:
-        """Make room for a newcomer from ``source``: None when it may come in (the stranger
-        that waited longest may have to leave for it), else why it may not."""
-        wait = self._wait_left(source)
-        if wait > 0:
-            return f"too many wrong codes from your address; try again in {math.ceil(wait)} s"
-        if sum(s.source == source for s in self._strangers) >= self.per_address:
-            return "too many connections from your address at once; try again shortly"
-        if len(self._strangers) >= self.max_pending:
-            if not self._strangers or trio.current_time() - self._strangers[0].since < self.evict_after:
-                return REFUSALS["busy"]
-            self._strangers.pop(0).scope.cancel()
-        return None
-
-    def _forget(self, stranger: Stranger) -> None:
-        with contextlib.suppress(ValueError):
-            self._strangers.remove(stranger)
-
-    def _note_wrong_code(self, source: str) -> None:
-        """Make ``source`` wait before its next try, longer with each wrong code (online guessing)."""
-        before = self._wrong.pop(source, None)
-        if before is None and len(self._wrong) >= TRACKED_ADDRESSES:
-            del self._wrong[min(self._wrong, key=lambda a: self._wrong[a].until)]
-        count = 1 if before is None else before.count + 1
-        wait = min(MAX_WRONG_CODE_WAIT, WRONG_CODE_WAIT * count)
-        self._wrong[source] = WrongCodes(count=count, until=trio.current_time() + wait)
-
-    async def _refuse(self, link: Link, reason: str, message: str | None = None) -> None:
-        self.refused[reason] += 1
-        await _refuse(link, reason, message)
+    async def _refuse(self, link: Link, refusal: Refuse) -> None:
+        self.refused[str(refusal.reason)] += 1
+        if refusal.note is not None:
+            self.ui.info(refusal.note)
+        await _refuse(link, refusal)
 
     async def _broadcast_lobby(self) -> None:
-        update = encode_lobby(LobbyUpdate(names=tuple(self.names()), players=self.players))
-        for _, link, _ in list(self.joined):
+        update = encode_lobby(LobbyUpdate(names=self.admission.names(), players=self.players))
+        for guest in self.admission.seated():
             with contextlib.suppress(LinkClosed):
-                await link.send(update)
+                await guest.link.send(update)
         self.ui.lobby(self.names(), self.players)
 
     async def handle(self, stream: trio.abc.Stream) -> None:
         """One incoming connection: a joiner, a stranger, or garbage."""
         peer = _peer_host(stream)
-        source = address_group(peer)
-        busy = self._room_for(source)
-        if busy is not None:
-            await self._refuse(Link(stream, peer=peer, max_frame=MAX_LOBBY_FRAME), "busy", busy)
+        guest = _Guest(_lobby_link(stream, peer))
+        door = self.admission.connected(guest, peer, trio.current_time(), os.urandom(32))
+        if isinstance(door, Refuse):  # nothing is read from it
+            await self._refuse(guest.link, door)
             return
-        link = _lobby_link(stream, peer)
-        stranger = Stranger(source=source, since=trio.current_time(), scope=trio.CancelScope())
-        self._strangers.append(stranger)
+        if isinstance(door, Evict):
+            door.connection.evicted = door.refusal
+            door.connection.door.cancel()
         try:
-            seated = await self._check(link, stranger)
-        except VersionMismatch as e:
-            await self._refuse(
-                link, "version", f"protocol version mismatch: this host speaks 1, you sent {show(e.version)}"
-            )
-            return
+            await self._check(guest)
         except WireError as e:
-            self.ui.info(f"refused a connection from {link.peer}: {e}")
-            await self._refuse(link, "protocol", f"protocol error: {e}")
+            await self._refuse(guest.link, self.admission.unreadable(guest, e))
             return
         except (trio.TooSlowError, LinkClosed):
-            await link.aclose()
+            self.admission.gone(guest)
+            await guest.link.aclose()
             return
         finally:
-            self._forget(stranger)
-        if seated is not None:
-            await self._stay(link, *seated)
+            if not guest.welcomed:  # a seat taken but never announced (its welcome failed) is free again
+                self.admission.gone(guest)
+        if guest.welcomed:
+            await self._stay(guest)
 
-    async def _check(self, link: Link, stranger: Stranger) -> tuple[str, trio.CancelScope] | None:
-        """Take a joiner through hello, challenge and auth; its name and watch once seated.
+    async def _check(self, guest: _Guest) -> None:
+        """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
 
         Everything the joiner must send before it has proven the code has to
         arrive within one handshake deadline.
         """
-        source = stranger.source
-        with stranger.scope, trio.fail_after(self.timeouts.handshake):
-            hello = decode_lobby_object(await link.receive())
-            if not isinstance(hello, Hello):
-                raise WireError(f"expected hello, got {hello.TYPE}")
-            if self.started:
-                await self._refuse(link, "started")
-                return None
-            if self.full.is_set():
-                await self._refuse(link, "table-full")
-                return None
-            nh = os.urandom(32)
-            await link.send(
-                encode_lobby(
-                    Challenge(
-                        game=self.game_id,
-                        key=self.identity.public_key,
-                        nonce=nh,
-                        rules=tuple(sorted(self.rules.to_dict().items())),
-                        players=self.players,
-                    )
-                )
-            )
-            auth = decode_lobby_object(await link.receive())
-        if stranger.scope.cancelled_caught:  # its place went to a newcomer
-            await self._refuse(link, "busy")
-            return None
-        self._forget(stranger)  # what is left is the host's work, not a wait on the stranger
-        if not isinstance(auth, Auth):
-            raise WireError(f"expected auth, got {auth.TYPE}")
-        if not is_valid_public_key(hello.key):
-            await self._refuse(link, "bad-key")
-            return None
-        if not verify_signature(
-            hello.key, auth.sig, link_message(self.game_id, nh, hello.key, self.identity.public_key)
-        ):
-            await self._refuse(link, "bad-signature")
-            return None
-        wait = self._wait_left(source)
-        if wait > 0:  # another connection from this address sent a wrong code meanwhile
-            await self._refuse(
-                link, "busy", f"too many wrong codes from your address; try again in {math.ceil(wait)} s"
-            )
-            return None
-        expected = join_proof(self.code_key, self.game_id, hello.key, hello.nonce, nh)
-        if not proofs_equal(auth.proof, expected):
-            self._note_wrong_code(source)  # answered at once; the address's next try waits
-            self.ui.info(f"refused {hello.name!r} from {link.peer}: wrong invitation code")
-            await self._refuse(link, "wrong-code")
-            return None
+        link = guest.link
+        with guest.door, trio.fail_after(self.timeouts.handshake):
+            answer = self.admission.hello(guest, decode_lobby_object(await link.receive()))
+            if isinstance(answer, SendChallenge):
+                await link.send(encode_lobby(self._challenge(answer.nonce)))
+                auth = decode_lobby_object(await link.receive())
+                answer = self.admission.auth(guest, auth, trio.current_time())
+        if guest.door.cancelled_caught:  # its place went to a newcomer
+            await self._refuse(link, guest.evicted or refuse(Reason.BUSY))
+            return
+        if isinstance(answer, Refuse):
+            await self._refuse(link, answer)
+            return
+        if not isinstance(answer, Proven):  # only a cancelled wait stops at the challenge (above)
+            raise LocalProtocolError("the challenge was left unanswered")
         async with self._lock:
-            if self.started:
-                await self._refuse(link, "started")
-                return None
-            if self.full.is_set():
-                await self._refuse(link, "table-full")
-                return None
-            taken = {n.casefold() for n in self.names()}
-            if not hello.name.strip() or hello.name.casefold() in taken:
-                await self._refuse(
-                    link, "name-taken", f"the name {hello.name!r} is already taken at this table"
-                )
-                return None
-            if hello.key == self.identity.public_key or any(s.key == hello.key for s, _, _ in self.joined):
-                await self._refuse(link, "same-key")
-                return None
-            seat = Seat(name=hello.name, key=hello.key, host=link.peer, port=hello.port)
-            proof = host_proof(self.code_key, self.game_id, self.identity.public_key, nh, hello.nonce)
-            sig = self.identity.sign(
-                link_message(self.game_id, hello.nonce, self.identity.public_key, hello.key)
-            )
-            await link.send(encode_lobby(Welcome(seat=len(self.joined) + 1, proof=proof, sig=sig)))
-            watch = trio.CancelScope()
-            self.joined.append((seat, link, watch))
-            self.ui.info(f"{hello.name} joined from {link.peer}")
+            seated = self.admission.seat(guest)
+            if isinstance(seated, Refuse):
+                await self._refuse(link, seated)
+                return
+            sig = self.identity.sign(seated.to_sign)
+            await link.send(encode_lobby(Welcome(seat=seated.seat, proof=seated.proof, sig=sig)))
+            guest.welcomed = True
+            self.ui.info(seated.note)
             await self._broadcast_lobby()
-            if len(self.joined) + 1 == self.players:
+            if self.admission.full:
                 self.full.set()
-        return hello.name, watch
 
-    async def _stay(self, link: Link, name: str, watch: trio.CancelScope) -> None:
+    def _challenge(self, nonce: bytes) -> Challenge:
+        return Challenge(
+            game=self.game_id,
+            key=self.identity.public_key,
+            nonce=nonce,
+            rules=tuple(sorted(self.rules.to_dict().items())),
+            players=self.players,
+        )
+
+    async def _stay(self, guest: _Guest) -> None:
         """A seated joiner's connection until the game starts (then the match owns it)."""
         # Until the game starts, any byte or a hang-up from the joiner means it left.
-        with watch:
+        with guest.watch:
             with contextlib.suppress(LinkClosed, WireError):
-                await link.receive()
+                await guest.link.receive()
             async with self._lock:
-                if not self.started:
-                    self.joined = [j for j in self.joined if j[1] is not link]
+                left = self.admission.gone(guest)
+                if left is not None:
                     if self.full.is_set():  # an unset event stays: start() may be waiting on it
                         self.full = trio.Event()
-                    self.ui.info(f"{name} left the table")
-                    await link.aclose()
+                    self.ui.info(left.note)
+                    await guest.link.aclose()
                     await self._broadcast_lobby()
                     return
         # The stream belongs to the match now; trio closes it when this handler returns.
@@ -435,18 +333,17 @@ class HostLobby:
         while True:
             await self.full.wait()
             async with self._lock:
-                if len(self.joined) + 1 < self.players:
+                started = self.admission.start()
+                if started is None:
                     continue  # a joiner left just after the table filled
-                self.started = True
-                for _, _, watch in self.joined:
-                    watch.cancel()
-                roster = (self.host_seat, *(s for s, _, _ in self.joined))
-                info = SessionInfo(game_id=self.game_id, rules=self.rules, roster=roster, seat=0)
-                frame = encode_lobby(Start(roster=roster))
-                for i, (_, link, _) in enumerate(self.joined, start=1):
-                    link.limit_frames(MAX_FRAME)
-                    await link.send(frame)
-                    info.links[i] = link
+                for guest in started.connections:
+                    guest.watch.cancel()
+                info = SessionInfo(game_id=self.game_id, rules=self.rules, roster=started.roster, seat=0)
+                frame = encode_lobby(Start(roster=started.roster))
+                for i, guest in enumerate(started.connections, start=1):
+                    guest.link.limit_frames(MAX_FRAME)
+                    await guest.link.send(frame)
+                    info.links[i] = guest.link
             return info
 
 

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from p2pcards.bots import Strategy
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.protocol.table import Table
+
+
+class Strategy(Protocol):
+    """Anything that picks one of ``legal`` from a seat's view (a bot)."""
+
+    def choose(self, view: Any, legal: Sequence[Any], rng: random.Random) -> Any: ...
+
 
 Tamper = Callable[[int, int, bytes], bytes | None]
 """``tamper(sender, receiver, frame)`` returns the frame to deliver, or None to drop it."""

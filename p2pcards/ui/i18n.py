@@ -564,6 +564,354 @@ _IT: dict[str, str] = {
     ),
 }
 
+# ---------------------------------------------------------------------------
+# Le Neuf (p2pcards/ui/neuf_*.py). French card words are used as a French
+# player would: atout, pli, entamer, fournir, le mort (the dummy).
+
+_EN_NEUF: dict[str, str] = {
+    "neuf_offline": "Le Neuf is played offline for now: no network, no transcript.",
+    "neuf_welcome": "Le Neuf: {you} against {others} ({bots}).",
+    "neuf_welcome_watch": "Le Neuf: {names} ({bots}).",
+    "neuf_goal": (
+        "Everyone starts at {start} and counts down: each hand adds 4 minus the tricks taken, so "
+        "each trick over 4 takes a point off. The match ends when a total reaches 0; the lowest "
+        "total wins."
+    ),
+    "neuf_rotation": "Trumps change with every hand: {rotation}, then round again.",
+    "neuf_rotation_fixed": "The same trumps in every hand: {rotation}.",
+    "neuf_rotation_none": "No trumps in any hand.",
+    "neuf_open": "Open exchanges: you may look at the dummy before you take it or leave it.",
+    "neuf_blind": "Blind exchanges: the dummy is taken or left unseen; nobody looks at it.",
+    "neuf_cut_title": "Cut for the first deal (highest card deals, Ace high):",
+    "neuf_cut_tie": "Tie for highest between {names}: they cut again.",
+    "neuf_trump": "trumps {suit}",
+    "neuf_no_trump": "no trumps",
+    "neuf_nt": "NT",
+    "neuf_order": "Turns to take the dummy: {order}.",
+    "neuf_leads": "{who} leads the first trick.",
+    "neuf_leads_you": "You lead the first trick.",
+    "neuf_exchange_title": "your turn: the dummy",
+    "neuf_trick_title": "trick {n}",
+    "neuf_tricks_zero": "0 tricks",
+    "neuf_tricks_one": "1 trick",
+    "neuf_tricks_many": "{n} tricks",
+    "neuf_took_mark": "took the dummy",
+    "neuf_took_mark_you": "took the dummy",
+    "neuf_dummy_down": "The dummy lies face down, as it was dealt.",
+    "neuf_dummy_gave": "In the dummy's place lies the hand {who} gave up.",
+    "neuf_the_dummy": "The dummy",
+    "neuf_after_exchanges": "After the exchanges:",
+    "neuf_known": "{who} holds {cards} (you saw them in the dummy)",
+    "neuf_dummy_known": "Out of play in the dummy: {cards}",
+    "neuf_prompt_look": "Look at the dummy? (y/n)",
+    "neuf_prompt_take": "Take the dummy? (y/n)",
+    "neuf_prompt_take_blind": "Take the dummy without looking? (y/n)",
+    "neuf_err_not_yet": "{text}: no card is played before the dummy is settled - answer y or n",
+    "neuf_log_look_take": "{who} looked at the dummy and took it",
+    "neuf_log_look_take_you": "You looked at the dummy and took it",
+    "neuf_log_look_leave": "{who} looked at the dummy and left it",
+    "neuf_log_look_leave_you": "You looked at the dummy and left it",
+    "neuf_log_take": "{who} took the dummy without looking",
+    "neuf_log_take_you": "You took the dummy without looking",
+    "neuf_log_leave": "{who} left the dummy without looking",
+    "neuf_log_leave_you": "You left the dummy without looking",
+    "neuf_log_take_blind": "{who} took the dummy",
+    "neuf_log_take_blind_you": "You took the dummy",
+    "neuf_log_leave_blind": "{who} left the dummy",
+    "neuf_log_leave_blind_you": "You left the dummy",
+    "neuf_trick": "Trick {n}: {plays}",
+    "neuf_led": "{who} led {card}",
+    "neuf_led_you": "you led {card}",
+    "neuf_played": "{who} played {card}",
+    "neuf_played_you": "you played {card}",
+    "neuf_wins": "{who} wins",
+    "neuf_wins_you": "you win",
+    "neuf_suit_led": "{suit} led",
+    "neuf_your_lead": "You lead: play any card.",
+    "neuf_follow": "You must follow {suit}:",
+    "neuf_void": "You have no {suit}: play any card.",
+    "neuf_prompt": "Your card",
+    "neuf_rule_follow-suit": "you hold a {one}, and {many} were led: you must follow suit",
+    "neuf_suit1_S": "spade",
+    "neuf_suit1_H": "heart",
+    "neuf_suit1_D": "diamond",
+    "neuf_suit1_C": "club",
+    "neuf_hand_over": "Hand {n} is over: every card is played, none is left in any hand.",
+    "neuf_dummy_held": "The dummy held {cards} (out of play).",
+    "neuf_col_trumps": "Trumps",
+    "neuf_row_start": "Start",
+    "neuf_note_scores": "Each hand: points added (tricks taken). Totals count down to 0.",
+    "neuf_help_title": "How to play Le Neuf",
+    "neuf_help_deal": (
+        "Three players and a fourth hand, the dummy, get 13 cards each. Within a suit the cards "
+        "rank A K Q J 10 down to 2."
+    ),
+    "neuf_help_open": (
+        "Before play the dealer, then the player on the dealer's left, then the third player may "
+        "each look at the dummy (privately) and take it, leaving their own hand in its place."
+    ),
+    "neuf_help_blind": (
+        "Before play the dealer, then the player on the dealer's left, then the third player may "
+        "each take the dummy, leaving their own hand in its place. Exchanges are blind: nobody "
+        "looks at the dummy."
+    ),
+    "neuf_help_play": (
+        "The player on the dealer's left leads the first trick. Follow suit if you can; if you "
+        "cannot, play any card. The highest trump wins the trick, else the highest card of the "
+        "suit led; the winner leads the next trick."
+    ),
+    "neuf_help_play_nt": (
+        "The player on the dealer's left leads the first trick. Follow suit if you can; if you "
+        "cannot, play any card. The highest card of the suit led wins the trick; the winner leads "
+        "the next trick."
+    ),
+    "neuf_help_score": (
+        "Everyone starts at {start}; each hand adds 4 minus the tricks you took. The match ends "
+        "after a hand in which a total reaches 0 or less; the lowest total wins."
+    ),
+    "neuf_help_keys": (
+        "What to type\n"
+        "  y or n                      when asked about the dummy\n"
+        "  a number from the list      1\n"
+        "  a card                      QS  10h  TH  q♠\n"
+        "  score                       the score table\n"
+        "  help                        this text\n"
+        "  quit                        leave the game"
+    ),
+}
+
+_FR_NEUF: dict[str, str] = {
+    "neuf_offline": "Le Neuf se joue hors ligne pour l'instant : pas de réseau, pas de transcription.",
+    "neuf_welcome": "Le Neuf : {you} contre {others} ({bots}).",
+    "neuf_welcome_watch": "Le Neuf : {names} ({bots}).",
+    "neuf_goal": (
+        "Chacun part de {start} et descend : chaque manche ajoute 4 moins le nombre de plis faits, "
+        "donc chaque pli au-delà de 4 retire un point. La partie s'arrête quand un total atteint 0 ; "
+        "le plus petit total gagne."
+    ),
+    "neuf_rotation": "L'atout change à chaque manche : {rotation}, puis on recommence.",
+    "neuf_rotation_fixed": "Le même atout à chaque manche : {rotation}.",
+    "neuf_rotation_none": "Aucune manche n'a d'atout : toutes se jouent sans atout.",
+    "neuf_open": "Échanges ouverts : vous pouvez regarder le mort avant de le prendre ou de le laisser.",
+    "neuf_blind": "Échanges à l'aveugle : on prend ou on laisse le mort sans le voir ; nul ne le regarde.",
+    "neuf_cut_title": "Tirage pour la première donne (la plus haute donne, l'as est haut) :",
+    "neuf_cut_tie": "Égalité pour la plus haute entre {names} : nouveau tirage.",
+    "neuf_trump": "atout {suit}",
+    "neuf_no_trump": "sans atout",
+    "neuf_nt": "SA",
+    "neuf_order": "Tour pour prendre le mort : {order}.",
+    "neuf_leads": "{who} entame le premier pli.",
+    "neuf_leads_you": "Vous entamez le premier pli.",
+    "neuf_exchange_title": "à vous : le mort",
+    "neuf_trick_title": "pli {n}",
+    "neuf_tricks_zero": "0 pli",
+    "neuf_tricks_one": "1 pli",
+    "neuf_tricks_many": "{n} plis",
+    "neuf_took_mark": "a pris le mort",
+    "neuf_took_mark_you": "vous avez pris le mort",
+    "neuf_dummy_down": "Le mort est face cachée, tel qu'il a été donné.",
+    "neuf_dummy_gave": "À la place du mort se trouve la main que {who} a laissée.",
+    "neuf_the_dummy": "Le mort",
+    "neuf_after_exchanges": "Après les échanges :",
+    "neuf_known": "{who} a {cards} (vous les avez vues dans le mort)",
+    "neuf_dummy_known": "Hors jeu dans le mort : {cards}",
+    "neuf_prompt_look": "Regarder le mort ? (o/n)",
+    "neuf_prompt_take": "Prendre le mort ? (o/n)",
+    "neuf_prompt_take_blind": "Prendre le mort sans le regarder ? (o/n)",
+    "neuf_err_not_yet": "{text} : aucune carte ne se joue avant d'avoir réglé le mort - répondez o ou n",
+    "neuf_log_look_take": "{who} a regardé le mort et l'a pris",
+    "neuf_log_look_take_you": "Vous avez regardé le mort et l'avez pris",
+    "neuf_log_look_leave": "{who} a regardé le mort et l'a laissé",
+    "neuf_log_look_leave_you": "Vous avez regardé le mort et l'avez laissé",
+    "neuf_log_take": "{who} a pris le mort sans le regarder",
+    "neuf_log_take_you": "Vous avez pris le mort sans le regarder",
+    "neuf_log_leave": "{who} a laissé le mort sans le regarder",
+    "neuf_log_leave_you": "Vous avez laissé le mort sans le regarder",
+    "neuf_log_take_blind": "{who} a pris le mort",
+    "neuf_log_take_blind_you": "Vous avez pris le mort",
+    "neuf_log_leave_blind": "{who} a laissé le mort",
+    "neuf_log_leave_blind_you": "Vous avez laissé le mort",
+    "neuf_trick": "Pli {n} : {plays}",
+    "neuf_led": "{who} a entamé {card}",
+    "neuf_led_you": "vous avez entamé {card}",
+    "neuf_played": "{who} a joué {card}",
+    "neuf_played_you": "vous avez joué {card}",
+    "neuf_wins": "pli pour {who}",
+    "neuf_wins_you": "pli pour vous",
+    "neuf_suit_led": "{suit} demandé",
+    "neuf_your_lead": "À vous d'entamer : jouez n'importe quelle carte.",
+    "neuf_follow": "Vous devez fournir à {suit} :",
+    "neuf_void": "Vous n'avez pas de {suit} : jouez n'importe quelle carte (coupez ou défaussez-vous).",
+    "neuf_prompt": "Votre carte",
+    "neuf_rule_follow-suit": "vous avez du {one}, et c'est {many} qui est demandé : il faut fournir",
+    "neuf_suit1_S": "pique",
+    "neuf_suit1_H": "cœur",
+    "neuf_suit1_D": "carreau",
+    "neuf_suit1_C": "trèfle",
+    "neuf_hand_over": "La manche {n} est finie : toutes les cartes sont jouées, aucune main n'en garde.",
+    "neuf_dummy_held": "Le mort contenait {cards} (hors jeu).",
+    "neuf_col_trumps": "Atout",
+    "neuf_row_start": "Départ",
+    "neuf_note_scores": "Par manche : points ajoutés (plis faits). Les totaux descendent vers 0.",
+    "neuf_help_title": "Comment jouer au Neuf",
+    "neuf_help_deal": (
+        "Trois joueurs et une quatrième main, le mort, reçoivent 13 cartes chacun. Dans chaque "
+        "couleur l'ordre est as, roi, dame, valet (A K Q J), 10, puis jusqu'au 2."
+    ),
+    "neuf_help_open": (
+        "Avant de jouer, le donneur, puis son voisin de gauche, puis le troisième joueur peuvent "
+        "chacun regarder le mort (en secret) et le prendre, en laissant leur propre main à sa place."
+    ),
+    "neuf_help_blind": (
+        "Avant de jouer, le donneur, puis son voisin de gauche, puis le troisième joueur peuvent "
+        "chacun prendre le mort, en laissant leur propre main à sa place. Les échanges sont à "
+        "l'aveugle : personne ne regarde le mort."
+    ),
+    "neuf_help_play": (
+        "Le voisin de gauche du donneur entame le premier pli. Il faut fournir à la couleur "
+        "demandée ; si vous ne pouvez pas, jouez n'importe quelle carte. Le plus gros atout fait "
+        "le pli, sinon la plus forte carte de la couleur demandée ; qui fait le pli entame le "
+        "suivant."
+    ),
+    "neuf_help_play_nt": (
+        "Le voisin de gauche du donneur entame le premier pli. Il faut fournir à la couleur "
+        "demandée ; si vous ne pouvez pas, jouez n'importe quelle carte. La plus forte carte de la "
+        "couleur demandée fait le pli ; qui fait le pli entame le suivant."
+    ),
+    "neuf_help_score": (
+        "Chacun part de {start} ; chaque manche ajoute 4 moins le nombre de plis faits. La partie "
+        "s'arrête après une manche où un total atteint 0 ou moins ; le plus petit total gagne."
+    ),
+    "neuf_help_keys": (
+        "Que taper\n"
+        "  o ou n                      aux questions sur le mort\n"
+        "  un numéro de la liste       1\n"
+        "  une carte                   QS  10h  TH  q♠\n"
+        "  score                       le tableau des scores\n"
+        "  aide                        ce texte\n"
+        "  quitter                     quitter la partie\n"
+        "  Cartes : A K Q J (as, roi, dame, valet), 10 à 2, puis S (pique) H (cœur)\n"
+        "  D (carreau) C (trèfle)."
+    ),
+}
+
+_IT_NEUF: dict[str, str] = {
+    "neuf_offline": "Per ora Le Neuf si gioca offline: niente rete, niente trascrizione.",
+    "neuf_welcome": "Le Neuf: {you} contro {others} ({bots}).",
+    "neuf_welcome_watch": "Le Neuf: {names} ({bots}).",
+    "neuf_goal": (
+        "Tutti partono da {start} e scendono: ogni mano aggiunge 4 meno le prese fatte, quindi ogni "
+        "presa oltre la quarta toglie un punto. La partita finisce quando un totale arriva a 0; "
+        "vince il totale più basso."
+    ),
+    "neuf_rotation": "L'atout cambia a ogni mano: {rotation}, poi si ricomincia.",
+    "neuf_rotation_fixed": "Lo stesso atout in ogni mano: {rotation}.",
+    "neuf_rotation_none": "Nessuna mano ha un atout: si gioca sempre senza atout.",
+    "neuf_open": "Scambi aperti: puoi guardare il morto prima di prenderlo o lasciarlo.",
+    "neuf_blind": "Scambi alla cieca: il morto si prende o si lascia senza vederlo; nessuno lo guarda.",
+    "neuf_cut_title": "Taglio per il primo mazziere (la carta più alta fa le carte, l'asso è alto):",
+    "neuf_cut_tie": "Parità per la più alta tra {names}: tagliano di nuovo.",
+    "neuf_trump": "atout {suit}",
+    "neuf_no_trump": "senza atout",
+    "neuf_nt": "SA",
+    "neuf_order": "Turni per prendere il morto: {order}.",
+    "neuf_leads": "{who} apre la prima presa.",
+    "neuf_leads_you": "Apri tu la prima presa.",
+    "neuf_exchange_title": "tocca a te: il morto",
+    "neuf_trick_title": "presa {n}",
+    "neuf_tricks_zero": "0 prese",
+    "neuf_tricks_one": "1 presa",
+    "neuf_tricks_many": "{n} prese",
+    "neuf_took_mark": "ha preso il morto",
+    "neuf_took_mark_you": "hai preso il morto",
+    "neuf_dummy_down": "Il morto è coperto, come è stato distribuito.",
+    "neuf_dummy_gave": "Al posto del morto c'è la mano lasciata da {who}.",
+    "neuf_the_dummy": "Il morto",
+    "neuf_after_exchanges": "Dopo gli scambi:",
+    "neuf_known": "{who} ha {cards} (le hai viste nel morto)",
+    "neuf_dummy_known": "Fuori gioco nel morto: {cards}",
+    "neuf_prompt_look": "Guardi il morto? (s/n)",
+    "neuf_prompt_take": "Prendi il morto? (s/n)",
+    "neuf_prompt_take_blind": "Prendi il morto senza guardarlo? (s/n)",
+    "neuf_err_not_yet": "{text}: non si gioca nessuna carta prima di decidere sul morto - rispondi s o n",
+    "neuf_log_look_take": "{who} ha guardato il morto e l'ha preso",
+    "neuf_log_look_take_you": "Hai guardato il morto e l'hai preso",
+    "neuf_log_look_leave": "{who} ha guardato il morto e l'ha lasciato",
+    "neuf_log_look_leave_you": "Hai guardato il morto e l'hai lasciato",
+    "neuf_log_take": "{who} ha preso il morto senza guardarlo",
+    "neuf_log_take_you": "Hai preso il morto senza guardarlo",
+    "neuf_log_leave": "{who} ha lasciato il morto senza guardarlo",
+    "neuf_log_leave_you": "Hai lasciato il morto senza guardarlo",
+    "neuf_log_take_blind": "{who} ha preso il morto",
+    "neuf_log_take_blind_you": "Hai preso il morto",
+    "neuf_log_leave_blind": "{who} ha lasciato il morto",
+    "neuf_log_leave_blind_you": "Hai lasciato il morto",
+    "neuf_trick": "Presa {n}: {plays}",
+    "neuf_led": "{who} ha aperto con {card}",
+    "neuf_led_you": "hai aperto con {card}",
+    "neuf_played": "{who} ha giocato {card}",
+    "neuf_played_you": "hai giocato {card}",
+    "neuf_wins": "prende {who}",
+    "neuf_wins_you": "prendi tu",
+    "neuf_suit_led": "uscita a {suit}",
+    "neuf_your_lead": "Tocca a te aprire: gioca una carta qualsiasi.",
+    "neuf_follow": "Devi rispondere a {suit}:",
+    "neuf_void": "Non hai {suit}: gioca una carta qualsiasi.",
+    "neuf_prompt": "La tua carta",
+    "neuf_rule_follow-suit": "hai una carta di {many}, e l'uscita è a {many}: devi rispondere al seme",
+    "neuf_suit1_S": "picche",
+    "neuf_suit1_H": "cuori",
+    "neuf_suit1_D": "quadri",
+    "neuf_suit1_C": "fiori",
+    "neuf_hand_over": "La mano {n} è finita: tutte le carte sono state giocate, nessuno ne ha più in mano.",
+    "neuf_dummy_held": "Il morto conteneva {cards} (fuori gioco).",
+    "neuf_col_trumps": "Atout",
+    "neuf_row_start": "Inizio",
+    "neuf_note_scores": "Per mano: punti aggiunti (prese fatte). I totali scendono verso 0.",
+    "neuf_help_title": "Come si gioca a Le Neuf",
+    "neuf_help_deal": (
+        "Tre giocatori e una quarta mano, il morto, ricevono 13 carte ciascuno. In ogni seme "
+        "l'ordine è asso, re, donna, fante (A K Q J), 10, poi giù fino al 2."
+    ),
+    "neuf_help_open": (
+        "Prima del gioco il mazziere, poi il giocatore alla sua sinistra, poi il terzo possono "
+        "guardare il morto (in segreto) e prenderlo, lasciando al suo posto la propria mano."
+    ),
+    "neuf_help_blind": (
+        "Prima del gioco il mazziere, poi il giocatore alla sua sinistra, poi il terzo possono "
+        "prendere il morto, lasciando al suo posto la propria mano. Gli scambi sono alla cieca: "
+        "nessuno guarda il morto."
+    ),
+    "neuf_help_play": (
+        "Il giocatore alla sinistra del mazziere apre la prima presa. Si risponde al seme di uscita "
+        "se si può; altrimenti si gioca una carta qualsiasi. Vince la presa l'atout più alto, "
+        "altrimenti la carta più alta del seme di uscita; chi prende apre la presa successiva."
+    ),
+    "neuf_help_play_nt": (
+        "Il giocatore alla sinistra del mazziere apre la prima presa. Si risponde al seme di uscita "
+        "se si può; altrimenti si gioca una carta qualsiasi. Vince la presa la carta più alta del "
+        "seme di uscita; chi prende apre la presa successiva."
+    ),
+    "neuf_help_score": (
+        "Tutti partono da {start}; ogni mano aggiunge 4 meno le prese fatte. La partita finisce "
+        "dopo la mano in cui un totale arriva a 0 o meno; vince il totale più basso."
+    ),
+    "neuf_help_keys": (
+        "Cosa scrivere\n"
+        "  s o n                       alle domande sul morto\n"
+        "  un numero della lista       1\n"
+        "  una carta                   QS  10h  TH  q♠\n"
+        "  punti                       la tabella dei punteggi\n"
+        "  aiuto                       questo testo\n"
+        "  esci                        lascia la partita\n"
+        "  Carte: A K Q J (asso, re, donna, fante), da 10 a 2, poi il seme S (picche)\n"
+        "  H (cuori) D (quadri) C (fiori)."
+    ),
+}
+
+for _base, _extra in ((_EN, _EN_NEUF), (_FR, _FR_NEUF), (_IT, _IT_NEUF)):
+    _base.update(_extra)
+
 STRINGS: dict[str, dict[str, str]] = {"en": _EN, "fr": _FR, "it": _IT}
 
 

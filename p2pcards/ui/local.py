@@ -20,6 +20,7 @@ from p2pcards.bots import make_bot
 from p2pcards.cards import Card
 from p2pcards.errors import IllegalAction, UsageError
 from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler
+from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import GAME as NINES
 from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules
 from p2pcards.games.view import SeatView
@@ -137,13 +138,16 @@ class PlayOptions:
     players: int = 4
     bot: str = "heuristic"
     seed: int | None = None
-    rules: NinesRules = field(default_factory=NinesRules)
+    rules: NinesRules | NeufRules = field(default_factory=NinesRules)
+    """The rules of ``game``: Nines' by default, Le Neuf's with ``game="neuf"``."""
     record: Path | None = None
     watch: bool = False
     name: str | None = None
     lang: str = "en"
     offline: bool = False
     transcript: Path | None = None
+    game: str = "nines"
+    """``nines``, or ``neuf`` for Le Neuf (3 players, always offline for now)."""
 
 
 @dataclass(slots=True)
@@ -282,8 +286,13 @@ def play_local(
 
     By default every seat is a separate node on loopback TCP running the full
     protocol (mental-poker shuffle, signed transcript); ``offline`` plays the
-    same match in this process with the rules engine alone.
+    same match in this process with the rules engine alone. Le Neuf
+    (``game="neuf"``) is played by :func:`p2pcards.ui.neuf_local.play_neuf`.
     """
+    if opts.game == "neuf":
+        from p2pcards.ui.neuf_local import play_neuf
+
+        return play_neuf(opts, read=read, write=write, echo=echo, style=style)
     if not 2 <= opts.players <= 6:
         raise UsageError(f"Nines is for 2 to 6 players, not {opts.players}")
     tr = Translator(opts.lang)
