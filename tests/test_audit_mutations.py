@@ -1349,15 +1349,15 @@ def test_random_header_edit_as_signed(data: st.DataObject) -> None:
     check_random(data, "header", rechained=False)
 
 
-# --- larger budgets: run with -m slow ---------------------------------------------------
+# --- larger budgets: run with -m fuzz ---------------------------------------------------
 
 
 def _needs_slow(request: pytest.FixtureRequest) -> None:
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("a large budget: run with -m slow")
+    if "fuzz" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("a large budget: run with -m fuzz")
 
 
-@pytest.mark.slow
+@pytest.mark.fuzz
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize(("part", "rechained"), LOOPS, ids=LOOP_IDS)
 def test_every_record_every_example_slow(request: pytest.FixtureRequest, part: str, rechained: bool) -> None:
@@ -1365,7 +1365,7 @@ def test_every_record_every_example_slow(request: pytest.FixtureRequest, part: s
     check_all(loop_cases(SOURCES, part, rechained, full=True), minimum=1000)
 
 
-@pytest.mark.slow
+@pytest.mark.fuzz
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize(("part", "rechained"), LOOPS, ids=LOOP_IDS)
 def test_random_edits_slow(request: pytest.FixtureRequest, part: str, rechained: bool) -> None:

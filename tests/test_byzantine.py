@@ -3,7 +3,7 @@ the honest seats never crash, never blame each other, agree when they finish, an
 keep files whose audit confirms what they concluded live (see tests/byzantine.py).
 
 The property tests draw the whole attack with hypothesis (a larger budget runs with
-``-m slow``). The small tests check the harness itself, and reproduce, deterministically,
+``-m fuzz``). The small tests check the harness itself, and reproduce, deterministically,
 each finding F1..F8 (by hypothesis or by reading the code): a fixed one stays as a
 regression test, an open one is ``xfail(strict=True)`` until it is fixed. While a finding is
 open, byzantine.KNOWN_FINDINGS recognises its exact symptom, so that the property tests
@@ -67,12 +67,12 @@ def test_byzantine_seats_cannot_break_the_honest_ones(data: st.DataObject) -> No
 
 
 @KNOWN
-@pytest.mark.slow
+@pytest.mark.fuzz
 @pytest.mark.timeout(3600)
 def test_byzantine_seats_cannot_break_the_honest_ones_large(request: pytest.FixtureRequest) -> None:
-    """A large budget (about 2.5 minutes on 2 cores): run with -m slow."""
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("a large budget: run with -m slow")
+    """A large budget (about 2.5 minutes on 2 cores): run with -m fuzz."""
+    if "fuzz" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("a large budget: run with -m fuzz")
 
     @settings(max_examples=1000, derandomize=True, **SETTINGS)  # type: ignore[arg-type]
     @given(data=st.data())
