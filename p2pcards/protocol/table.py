@@ -28,6 +28,7 @@ handed out by :meth:`Table.drain` (each goes to every other seat) and
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -39,6 +40,7 @@ from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolErr
 from p2pcards.games import nines
 from p2pcards.games.nines import Match, NinesRules, Phase, cut_lowest, hand_size
 from p2pcards.games.view import SeatView
+from p2pcards.protocol.events import CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
     AcceptSkip,
@@ -139,6 +141,7 @@ class Table:
         self._identity = identity
         self._entropy = entropy
         self.log = StepLog(self, game_id=game_id, roster=self.roster, seat=seat, identity=identity)
+        self._events: deque[Event] = deque()
         self.match: Match | None = None
         self.cut_rounds: list[list[tuple[int, Card]]] = []
         self.hand: _HandCrypto | None = None
@@ -157,6 +160,11 @@ class Table:
     @property
     def step(self) -> int:
         return self.log.step
+
+    def next_event(self) -> Event | None:
+        """The next thing that happened at this table, in order; None when nothing new
+        has (feed it more frames). Consumers read these instead of the table's state."""
+        return self._events.popleft() if self._events else None
 
     # The step log's state and entry points (see p2pcards.protocol.steplog).
 
@@ -469,6 +477,7 @@ class Table:
             if len(contenders) == 1:
                 break
         self.match = Match(rules=self.rules, players=self.n, dealer=contenders[0])
+        self._events.append(CutDone(tuple(self.cut_rounds), contenders[0]))
         self._begin_hand()
 
     def _begin_hand(self) -> None:
@@ -543,7 +552,10 @@ class Table:
                     deck[pos[1]] = ALL_CARDS[card]
             if len(set(h.known.values())) != len(h.known):
                 h.dispute = (self.seat, "dealt the same card twice")
-        self.match.start_hand(deck)
+        hand = self.match.start_hand(deck)
+        self._events.append(
+            HandStarted(hand, len(self.match.results) + 1, self.match.playoff_seats is not None)
+        )
         self._next_turn()
 
     def _next_turn(self) -> None:
@@ -573,11 +585,14 @@ class Table:
 
     def _engine_apply(self, action: nines.Action, seat: int | None, step: int) -> None:
         assert self.match is not None and self.match.hand is not None and self.hand is not None
+        before = len(self.match.hand.events)
         try:
             self.match.hand.apply(action)
         except IllegalAction as e:
             self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
         self.hand.actions.append((action, step))
+        if len(self.match.hand.events) > before:
+            self._events.append(Moved(self.match.hand.events[-1]))
 
     def _on_turn(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
@@ -729,6 +744,7 @@ class Table:
         assert full_hand is not None
         self.match.hand = full_hand
         self.match.close_hand()
+        self._events.append(HandEnded(full_hand, self.match.results[-1], self.match))
         if self.match.over:
             self._next("result", self._all(), Result)
         else:
@@ -786,3 +802,4 @@ class Table:
                 self._fail(seat, "signed a different result", step=step)
         self.spec = StepSpec("over", (), ())
         self.log.finish()
+        self._events.append(MatchOver(self.match))

@@ -19,11 +19,12 @@ import trio
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
-from p2pcards.games.nines import Action, HandState, NinesRules
+from p2pcards.games.nines import Action, NinesRules
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.runner import Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
+from p2pcards.protocol.events import CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.table import Table
 from p2pcards.safetext import clean
@@ -39,15 +40,10 @@ TEXT_LIMIT = 400
 
 @dataclass(slots=True)
 class TableWatcher:
-    """Feeds a display from one table's state, each change exactly once."""
+    """Feeds a display from the events of one seat's table (``Table.next_event``)."""
 
     observer: Observer
     context: TableContext
-    cut_shown: bool = False
-    hand: HandState | None = None
-    events_seen: int = 0
-    results_seen: int = 0
-    over_shown: bool = False
     hands_ended: int = 0
     on_hand_end: Callable[[], None] = field(default=lambda: None)
     hold_after_hand: bool = False
@@ -70,55 +66,36 @@ class TableWatcher:
 
     def __call__(self, table: Table) -> None:
         self.table = table
-        match = table.match
-        if match is None:
-            return
-        if not self.cut_shown and table.cut_rounds:
-            self.cut_shown = True
-            self.observer.cut(
-                table.cut_rounds, match.dealer if not match.results else match.results[0].dealer
-            )
-        hand = match.hand
-        if hand is not None and hand is not self.hand and len(match.results) == self.results_seen:
-            self.hand = hand
-            self.events_seen = 0
-            number, playoff = len(match.results) + 1, match.playoff_seats is not None
+        while (event := table.next_event()) is not None:
+            self._event(event)
 
-            def start(hand: HandState = hand) -> None:
-                self.context.new_hand(dealer=hand.dealer, hand_number=number, playoff=playoff)
-                self.observer.hand_start(hand)
+    def _event(self, event: Event) -> None:
+        if isinstance(event, CutDone):
+            self.observer.cut(event.rounds, event.dealer)
+        elif isinstance(event, HandStarted):
+
+            def start(e: HandStarted = event) -> None:
+                self.context.new_hand(dealer=e.hand.dealer, hand_number=e.number, playoff=e.playoff)
+                self.observer.hand_start(e.hand)
 
             self._show(start)
-        if self.hand is not None and len(match.results) == self.results_seen:
-            self._moves(self.hand)
-        while self.results_seen < len(match.results):
-            full = match.history[self.results_seen]
-            if self.hand is not None:
-                self._moves(full)  # the last moves, if they were not shown yet
-            result = match.results[self.results_seen]
-            self.results_seen += 1
-            self.hand = None
-            self.events_seen = 0
-            self.release()
-            self.observer.hand_end(full, result, match)
-            self.hands_ended += 1
-            self.on_hand_end()
-            if self.hold_after_hand and not match.over:
-                self._held = []
-        if table.status == "over" and not self.over_shown:
-            self.over_shown = True
-            self.release()
-            self.observer.match_end(match)
+        elif isinstance(event, Moved):
 
-    def _moves(self, hand: HandState) -> None:
-        for action in hand.events[self.events_seen :]:
-
-            def move(action: Action = action) -> None:
+            def move(action: Action = event.action) -> None:
                 self.context.record(action)
                 self.observer.move(action)
 
             self._show(move)
-        self.events_seen = len(hand.events)
+        elif isinstance(event, HandEnded):
+            self.release()
+            self.observer.hand_end(event.hand, event.result, event.match)
+            self.hands_ended += 1
+            self.on_hand_end()
+            if self.hold_after_hand and not event.match.over:
+                self._held = []
+        elif isinstance(event, MatchOver):
+            self.release()
+            self.observer.match_end(event.match)
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
