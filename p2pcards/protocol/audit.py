@@ -16,10 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.crypto.identity import fingerprint, is_valid_public_key, verify_signature
-from p2pcards.errors import LocalProtocolError, RemoteProtocolError, RuleOptionError, TranscriptError
-from p2pcards.games.nines import NinesRules
+from p2pcards.errors import (
+    LocalProtocolError,
+    RemoteProtocolError,
+    RuleOptionError,
+    TranscriptError,
+    UsageError,
+)
+from p2pcards.games.base import game
 from p2pcards.protocol.messages import Join
-from p2pcards.protocol.table import GAME_NAME, Table
+from p2pcards.protocol.table import GAME_NAME, TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import (
     MAX_RECORD,
@@ -48,7 +54,7 @@ class Problem:
 @dataclass(slots=True)
 class AuditReport:
     problems: list[Problem] = field(default_factory=list)
-    table: Table | None = None
+    table: TableCore | None = None
     records: int = 0
     internal_error: bool = False
     """True if a record made the audit itself fail (a bug to fix, reported as a problem)."""
@@ -210,11 +216,11 @@ def audit_bytes(data: bytes) -> AuditReport:
     return report
 
 
-def _hand(table: Table) -> int | None:
+def _hand(table: TableCore) -> int | None:
     return table.hand.number if table.hand is not None else None
 
 
-def _observer(index: int, rec: SignedRecord, report: AuditReport) -> Table | None:
+def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore | None:
     """The table named by the first record, or None (with the problem reported)."""
     r = rec.record
     if not isinstance(r.body, Join):
@@ -234,18 +240,17 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> Table | Non
         )
         return None
     try:
-        if r.body.game != GAME_NAME:
-            raise RuleOptionError(f"unknown game {r.body.game!r}")
-        rules = NinesRules.from_dict(dict(r.body.rules))
-        return Table(game_id=r.game_id, roster=roster, rules=rules, seat=None)
-    except (RuleOptionError, LocalProtocolError, ValueError) as e:
+        cls = table_class(r.body.game)
+        rules = game(r.body.game).rules_from_dict(dict(r.body.rules))
+        return cls(game_id=r.game_id, roster=roster, rules=rules, seat=None)
+    except (RuleOptionError, LocalProtocolError, UsageError, ValueError) as e:
         report.problems.append(
             Problem(None, r.seat, index, f"signed a join record that names an impossible table: {e}")
         )
         return None
 
 
-def _signer(table: Table | None, raw: object, sig: object) -> int | None:
+def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
     """The seat whose valid signature is on an unreadable record, if any."""
     if table is None or type(raw) is not bytes or type(sig) is not bytes:
         return None
@@ -259,7 +264,7 @@ def _signer(table: Table | None, raw: object, sig: object) -> int | None:
     return seat if verify_signature(table.roster[seat].key, sig, SIGN_PREFIX + raw) else None
 
 
-def _signed(table: Table, rec: SignedRecord) -> bool:
+def _signed(table: TableCore, rec: SignedRecord) -> bool:
     seat = rec.record.seat
     return 0 <= seat < table.n and verify_signature(table.roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw)
 

@@ -1,0 +1,538 @@
+"""The generic table: one seat's sans-IO replica of a match (or an observer's, for audits).
+
+The table decides *what* each step is: its kind, the seats that write it and
+the record types they may write, derived deterministically from the steps
+before it, so every honest node expects exactly the same records. *How*
+records arrive, chain, wait, get forwarded, prove equivocation and blame a
+seat is the step log's job (:mod:`p2pcards.protocol.steplog`), which hands
+each completed step back here; its records are then applied in seat order,
+and the first one that breaks a rule blames its author. Where the cards are
+is the card ledger's (:mod:`p2pcards.protocol.ledger`).
+
+The steps every game shares: ``join`` (all) -> ``cut-commit`` (all) ->
+``cut-reveal`` (all) -> per hand: ``commit`` (all) -> ``shuffle`` x n (seat
+order) -> ``lock`` x n -> the game's own steps (a game adapter, see
+:mod:`p2pcards.protocol.adapters`), which may add shuffle rounds and end the
+hand with ``reveal`` (all reveal the hand secret; every pass and key is
+verified and the game replays the hand with every card known) -> next hand
+or ``result`` (all sign the outcome).
+
+The table never touches sockets or clocks and draws no randomness: secrets are
+derived from the ``entropy`` passed in. Outgoing frames are collected and
+handed out by :meth:`TableCore.drain` (each goes to every other seat) and
+:meth:`TableCore.drain_replies` (each to one peer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from p2pcards.cards import ALL_CARDS, Card
+from p2pcards.crypto import kdf
+from p2pcards.crypto.identity import Identity, is_valid_public_key
+from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.protocol.events import CutDone, Event, HandEnded, MatchOver
+from p2pcards.protocol.ledger import CardLedger, Pos, Round
+from p2pcards.protocol.messages import (
+    Body,
+    Commit,
+    Dispute,
+    Join,
+    Keys,
+    Lock,
+    Player,
+    Result,
+    Reveal,
+    Shuffle,
+)
+from p2pcards.protocol.steplog import StepLog
+from p2pcards.protocol.transcript import Transcript
+from p2pcards.protocol.wire import (
+    PROTOCOL_VERSION,
+    Frame,
+    SignedRecord,
+    pack,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StepSpec:
+    """What the current step expects: its kind, its authors, the bodies allowed."""
+
+    kind: str
+    authors: tuple[int, ...]
+    allowed: tuple[type[Body], ...]
+    round: int = 0
+    seat: int = -1  # the shuffling/locking seat, or the drawer for draw-keys
+
+
+@dataclass(slots=True)
+class HandCrypto:
+    """Everything one hand needs beyond the rules engine: its secret, commitments,
+    card ledger, the moves with the step of their record, and a pending dispute.
+    A game adds what it tracks of positions (who holds which, the stock...)."""
+
+    number: int
+    secret: bytes | None
+    ledger: CardLedger
+    commits: dict[int, bytes] = field(default_factory=dict)
+    actions: list[tuple[Any, int]] = field(default_factory=list)  # with their step
+    dispute: tuple[int | None, str] | None = None
+    """(seat to blame if every key and pass verifies, what went wrong)."""
+
+    @property
+    def rounds(self) -> list[Round]:
+        return self.ledger.rounds
+
+
+class TableCore:
+    """One seat's replica (``seat`` and ``identity`` set) or an observer (``seat=None``),
+    for any game: a game's table subclasses it and fills in the hooks below
+    (the cut's rule, the match, the deal and the game's own step kinds, the
+    bodies of its moves, the full-information replay at the end of a hand)."""
+
+    GAME = ""
+    """The game's name, as the join record states it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: bytes,
+        roster: Sequence[Player],
+        rules: Any,
+        seat: int | None,
+        identity: Identity | None = None,
+        entropy: bytes | None = None,
+    ) -> None:
+        if len(game_id) != 16:
+            raise LocalProtocolError("game id must be 16 bytes")
+        if not 2 <= len(roster) <= 6:
+            raise LocalProtocolError("a table has 2 to 6 seats")
+        if seat is not None:
+            if identity is None or entropy is None or len(entropy) != 32:
+                raise LocalProtocolError("a seat needs its identity and 32 bytes of entropy")
+            if roster[seat].key != identity.public_key:
+                raise LocalProtocolError("the identity does not match the roster entry of this seat")
+        for i, player in enumerate(roster):
+            if not is_valid_public_key(player.key):
+                raise LocalProtocolError(f"seat {i} has an unusable public key")
+        self.game_id = game_id
+        self.roster = tuple(roster)
+        self.rules = rules
+        self.seat = seat
+        self.n = len(roster)
+        self._identity = identity
+        self._entropy = entropy
+        self.log = StepLog(self, game_id=game_id, roster=self.roster, seat=seat, identity=identity)
+        self._events: deque[Event] = deque()
+        self.match: Any = None
+        self.cut_rounds: list[list[tuple[int, Card]]] = []
+        self.hand: Any = None
+        self.hands_crypto: list[Any] = []  # every hand's, for measurements
+        self._cut_commits: dict[int, bytes] = {}
+        self._join = Join(
+            version=PROTOCOL_VERSION,
+            game=self.GAME,
+            rules=tuple(sorted(rules.to_dict().items())),
+            roster=self.roster,
+        )
+        self._next("join", self._all(), Join)
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def step(self) -> int:
+        return self.log.step
+
+    def next_event(self) -> Event | None:
+        """The next thing that happened at this table, in order; None when nothing new
+        has (feed it more frames). Consumers read these instead of the table's state."""
+        return self._events.popleft() if self._events else None
+
+    # The step log's state and entry points (see p2pcards.protocol.steplog).
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.log.transcript
+
+    @property
+    def failure(self) -> RemoteProtocolError | None:
+        return self.log.failure
+
+    @property
+    def status(self) -> str:
+        return self.log.status
+
+    @property
+    def suspect(self) -> tuple[int, str] | None:
+        return self.log.suspect
+
+    @property
+    def proof(self) -> list[SignedRecord]:
+        return self.log.proof
+
+    @property
+    def culprit_record(self) -> SignedRecord | None:
+        return self.log.culprit_record
+
+    @property
+    def stopped(self) -> dict[int, tuple[int, str]]:
+        return self.log.stopped
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        """Seats whose record the current step still needs."""
+        return self.log.waiting_for
+
+    def drain(self) -> list[bytes]:
+        """Frames produced since the last call; each goes to every other seat."""
+        return self.log.drain()
+
+    def drain_replies(self) -> dict[int, list[bytes]]:
+        """Frames meant for one peer only (answers to its ``need``), by peer."""
+        return self.log.drain_replies()
+
+    def receive(self, peer: int, data: bytes) -> None:
+        """Feed one frame received on ``peer``'s link. Raises RemoteProtocolError on a fault."""
+        self.log.receive(peer, data)
+
+    def receive_frame(self, peer: int, frame: Frame) -> None:
+        """Like :meth:`receive` for a frame already decoded by a stream decoder."""
+        self.log.receive_frame(peer, frame)
+
+    def receive_record(self, rec: SignedRecord) -> None:
+        """Feed a record read from a transcript file (the audit)."""
+        self.log.receive_record(rec)
+
+    def blame(self, peer: int | None, problem: str) -> None:
+        """Fail the table because of ``peer`` (a broken link, a timeout, bad bytes)."""
+        self.log.blame(peer, problem)
+
+    def stop(self, problem: str) -> None:
+        """Fail the table with nobody blamed: this node cannot tell who is at fault."""
+        self.log.stop(problem)
+
+    def nudge(self) -> None:
+        """The I/O layer has waited a while: ask every peer for the records we lack."""
+        self.log.nudge()
+
+    def need_frame(self) -> bytes:
+        """A ``need`` frame for where this table stands (also a sign of life)."""
+        return self.log.need_frame()
+
+    def conclude_stalled(self) -> None:
+        """Called by the I/O layer when a chaining dispute saw no proof in time."""
+        self.log.conclude_stalled()
+
+    def records_to_save(self) -> list[SignedRecord]:
+        """What a transcript file of this node holds (see StepLog.records_to_save)."""
+        return self.log.records_to_save()
+
+    def start(self) -> None:
+        """Send this seat's join record (call once, before anything else)."""
+        self._author_auto()
+
+    def act(self, action: Any) -> None:
+        """This seat's decision at its turn (an engine action of this seat)."""
+        if self.failure is not None:
+            raise self.failure
+        if not self.my_turn:
+            raise LocalProtocolError("it is not this seat's turn to decide")
+        if action not in self.legal_actions():
+            raise LocalProtocolError(f"not a legal action now: {action}")
+        body = self._body_for_action(action)
+        self._author(body)
+        self.log.advance()
+
+    @property
+    def my_turn(self) -> bool:
+        """True when the table waits for a decision of this seat (see :meth:`act`)."""
+        return (
+            self.status == "running"
+            and self.spec.kind == "turn"
+            and self.seat in self.spec.authors
+            and self.seat not in self.log.current
+            and self.failure is None
+        )
+
+    def legal_actions(self) -> list[Any]:
+        if not self.my_turn or self.match is None or self.match.hand is None:
+            return []
+        return self.match.hand.legal_actions()
+
+    def view(self) -> Any:
+        """What this seat may see of the current hand (None between hands)."""
+        if self.match is None or self.match.hand is None or self.seat is None:
+            return None
+        return self._view(self.match.hand, self.seat, tuple(self.match.totals))
+
+    # ------------------------------------------------------------- authoring
+
+    def _author(self, body: Body) -> None:
+        """Sign and send this seat's record (a dishonest test seat overrides this)."""
+        self.log.author(body)
+
+    def _author_auto(self) -> None:
+        """Write this seat's record for the new step when it needs no decision."""
+        if self.seat is None or self.seat not in self.spec.authors or self.status != "running":
+            return
+        h = self.hand
+        if (
+            h is not None
+            and h.dispute is not None
+            and h.dispute[0] == self.seat
+            and Dispute in self.spec.allowed
+        ):
+            self._author(Dispute(reason=h.dispute[1]))
+            return
+        kind = self.spec.kind
+        body: Body | None = None
+        if kind == "join":
+            body = self._join
+        elif kind == "cut-commit":
+            body = Commit(commit=kdf.commitment(self._cut_secret(), self._commit_context(0, self.seat)))
+        elif kind == "cut-reveal":
+            body = Reveal(secret=self._cut_secret())
+        elif kind == "commit":
+            assert h is not None and h.secret is not None
+            body = Commit(commit=kdf.commitment(h.secret, self._commit_context(h.number, self.seat)))
+        elif kind == "shuffle":
+            body = self._shuffle_body()
+        elif kind == "lock":
+            body = self._lock_body()
+        elif kind == "reveal":
+            assert h is not None and h.secret is not None
+            body = Reveal(secret=h.secret)
+        elif kind == "result":
+            assert self.match is not None and self.match.winners is not None
+            body = Result(totals=tuple(self.match.totals), winners=self.match.winners)
+        else:
+            body = self._game_body(kind)
+        if body is not None:
+            self._author(body)
+
+    # Overridable in tests that play a dishonest seat.
+    def _shuffle_body(self) -> Body:
+        assert self.hand is not None
+        rnd = self.spec.round
+        return Shuffle(round=rnd, deck=self.hand.ledger.my_pass("shuffle", rnd))
+
+    def _lock_body(self) -> Body:
+        assert self.hand is not None
+        rnd = self.spec.round
+        return Lock(round=rnd, deck=self.hand.ledger.my_pass("lock", rnd))
+
+    def _keys_body(self, positions: Sequence[Pos]) -> Body:
+        assert self.hand is not None
+        return Keys(keys=self.hand.ledger.my_keys(positions))
+
+    # --------------------------------------------------------------- helpers
+
+    def _fail(
+        self,
+        seat: int | None,
+        problem: str,
+        *,
+        step: int | None = None,
+        rec: SignedRecord | None = None,
+        proof: Sequence[SignedRecord] = (),
+    ) -> NoReturn:
+        self.log.fail(seat, problem, step=step, rec=rec, proof=proof)
+
+    def _cut_secret(self) -> bytes:
+        assert self._entropy is not None
+        return kdf.derive(self._entropy, "cut-secret")
+
+    def _commit_context(self, hand_number: int, seat: int) -> bytes:
+        return self.game_id + hand_number.to_bytes(4, "big") + bytes([seat])
+
+    # ------------------------------------------------------------ the steps
+
+    def _next(
+        self, kind: str, authors: Sequence[int], *allowed: type[Body], rnd: int = 0, seat: int = -1
+    ) -> None:
+        self.spec = StepSpec(kind, tuple(authors), tuple(allowed), rnd, seat)
+        self.log.expect(kind, authors, allowed)
+
+    # StepOwner: the log hands completed steps here.
+
+    def step_complete(self, records: dict[int, SignedRecord]) -> None:
+        spec, step = self.spec, self.step - 1
+        bodies = {s: r.record.body for s, r in records.items()}
+        handler = getattr(self, "_on_" + spec.kind.replace("-", "_"))
+        handler(spec, bodies, step)
+
+    def step_began(self) -> None:
+        self._author_auto()
+
+    def _all(self) -> tuple[int, ...]:
+        return tuple(range(self.n))
+
+    def _on_join(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        mine = pack(self._join.to_wire())
+        for seat, body in bodies.items():
+            # Compared as encoded: in Python 0 == False, on the wire they differ.
+            if pack(body.to_wire()) != mine:
+                self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
+        self._next("cut-commit", self._all(), Commit)
+
+    def _on_cut_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        self._cut_commits = {s: b.commit for s, b in bodies.items()}  # type: ignore[attr-defined]
+        self._next("cut-reveal", self._all(), Reveal)
+
+    def _on_cut_reveal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        secrets = {}
+        for seat, body in bodies.items():
+            secret = body.secret  # type: ignore[attr-defined]
+            if kdf.commitment(secret, self._commit_context(0, seat)) != self._cut_commits[seat]:
+                self._fail(seat, "cut secret does not match its commitment", step=step)
+            secrets[seat] = secret
+        seed = hashlib.sha256(
+            b"p2pcards/v1/cut-seed\x00" + b"".join(secrets[s] for s in range(self.n))
+        ).digest()
+        contenders = list(range(self.n))
+        while True:  # each round of the cut deals from a freshly shuffled deck
+            order = kdf.derive_permutation(seed, "cut", 52, len(self.cut_rounds))
+            shown = {s: ALL_CARDS[order[i]] for i, s in enumerate(contenders)}
+            self.cut_rounds.append(sorted(shown.items()))
+            contenders = self._cut_keeps(shown)
+            if len(contenders) == 1:
+                break
+        self.match = self._new_match(contenders[0])
+        self._events.append(CutDone(tuple(self.cut_rounds), contenders[0]))
+        self._begin_hand()
+
+    def _begin_hand(self) -> None:
+        number = 1 if self.hand is None else self.hand.number + 1
+        secret = None if self._entropy is None else kdf.derive(self._entropy, "hand-secret", number)
+        ledger = CardLedger(self.n, self.rules.deck_size, self.seat, secret)
+        self.hand = self._new_hand(number, secret, ledger)
+        self.hands_crypto.append(self.hand)
+        self._next("commit", self._all(), Commit)
+
+    def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None
+        for seat, body in bodies.items():
+            h.commits[seat] = body.commit  # type: ignore[attr-defined]
+        rnd = h.ledger.new_round(range(self.rules.deck_size))
+        self._next("shuffle", (0,), Shuffle, rnd=rnd, seat=0)
+
+    def _check_pass(self, seat: int, body: Shuffle | Lock, spec: StepSpec, step: int) -> None:
+        assert self.hand is not None
+        problem = self.hand.ledger.check_pass(body.TYPE, spec.round, seat, body.round, body.deck, step)
+        if problem is not None:
+            self._fail(seat, problem, step=step)
+
+    def _on_shuffle(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.hand is not None
+        seat = spec.seat
+        self._check_pass(seat, bodies[seat], spec, step)  # type: ignore[arg-type]
+        if seat + 1 < self.n:
+            self._next("shuffle", (seat + 1,), Shuffle, rnd=spec.round, seat=seat + 1)
+        else:
+            self._next("lock", (0,), Lock, rnd=spec.round, seat=0)
+
+    def _on_lock(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.hand is not None
+        seat = spec.seat
+        self._check_pass(seat, bodies[seat], spec, step)  # type: ignore[arg-type]
+        if seat + 1 < self.n:
+            self._next("lock", (seat + 1,), Lock, rnd=spec.round, seat=seat + 1)
+        else:
+            self._deck_ready(spec.round)
+
+    def _store_keys(self, seat: int, body: Keys, expected: Sequence[Pos], step: int) -> None:
+        assert self.hand is not None
+        problem = self.hand.ledger.store_keys(seat, body.keys, expected, step)
+        if problem is not None:
+            self._fail(seat, problem, step=step)
+
+    # ------------------------------------------------------------ hand end
+
+    def _start_reveal(self) -> None:
+        self._next("reveal", self._all(), Reveal)
+
+    def _on_reveal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        h = self.hand
+        assert h is not None and self.match is not None
+        secrets: dict[int, bytes] = {}
+        for seat, body in bodies.items():
+            secrets[seat] = body.secret  # type: ignore[attr-defined]
+        full_hand = self._verify_hand(secrets, step)
+        if h.dispute is not None:
+            seat, why = h.dispute
+            if seat is None:
+                raise LocalProtocolError("a public card failed to open, yet every step verified")
+            self._fail(seat, f"{why}: false, every key and pass of the hand verified", step=step)
+        assert full_hand is not None
+        self.match.hand = full_hand
+        self.match.close_hand()
+        self._events.append(HandEnded(full_hand, self.match.results[-1], self.match))
+        if self.match.over:
+            self._next("result", self._all(), Result)
+        else:
+            self._begin_hand()
+
+    def _verify_hand(self, secrets: dict[int, bytes], step: int) -> Any:
+        """Check every commitment, pass and key against the revealed secrets, then
+        replay the hand with full information (the game's :meth:`_replay`); return
+        the full-information hand (None when a dispute stopped the hand before
+        it was dealt)."""
+        h = self.hand
+        assert h is not None and self.match is not None
+        for seat in range(self.n):
+            secret = secrets[seat]
+            if kdf.commitment(secret, self._commit_context(h.number, seat)) != h.commits[seat]:
+                self._fail(seat, "hand secret does not match its commitment", step=step)
+        for seat in range(self.n):
+            if seat == self.seat and h.dispute is None:
+                continue  # this node made its own passes and keys
+            fault = h.ledger.verify_seat(seat, secrets[seat])
+            if fault is not None:
+                self._fail(fault.seat, fault.problem, step=fault.step)
+        return self._replay(h.ledger.orders(secrets))
+
+    def _on_result(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        assert self.match is not None
+        for seat, body in bodies.items():
+            if body.totals != tuple(self.match.totals) or body.winners != self.match.winners:  # type: ignore[attr-defined]
+                self._fail(seat, "signed a different result", step=step)
+        self.spec = StepSpec("over", (), ())
+        self.log.finish()
+        self._events.append(MatchOver(self.match))
+
+    # ------------------------------------------------------------ the game's hooks
+
+    def _cut_keeps(self, shown: dict[int, Card]) -> list[int]:
+        """After one round of the cut, the seats still in (one: the first dealer)."""
+        raise NotImplementedError
+
+    def _new_match(self, dealer: int) -> Any:
+        raise NotImplementedError
+
+    def _new_hand(self, number: int, secret: bytes | None, ledger: CardLedger) -> HandCrypto:
+        return HandCrypto(number=number, secret=secret, ledger=ledger)
+
+    def _deck_ready(self, rnd: int) -> None:
+        """Every seat has shuffled and locked round ``rnd``: choose the next step."""
+        raise NotImplementedError
+
+    def _game_body(self, kind: str) -> Body | None:
+        """This seat's record for a step kind of the game that needs no decision."""
+        return None
+
+    def _body_for_action(self, action: Any) -> Body:
+        raise NotImplementedError
+
+    def _view(self, hand: Any, seat: int, totals: tuple[int, ...]) -> Any:
+        raise NotImplementedError
+
+    def _replay(self, decks: list[list[int]]) -> Any:
+        """The hand replayed with every card known (``decks``: each round's cards in
+        order); an illegal move blames its author."""
+        raise NotImplementedError
