@@ -37,10 +37,8 @@ MAY_IMPORT = {
 }
 SPECIFIC_GAMES = ("p2pcards.games.nines", "p2pcards.games.neuf", "p2pcards.games.view")
 
-STILL_NAMING_NINES = {
-    # The lobby still parses the rules of the challenge as Nines rules.
-    "p2pcards.net.session",
-}
+STILL_NAMING_NINES: set[str] = set()
+"""Modules of the generic layers still naming a game (none left)."""
 ADAPTERS = "p2pcards.protocol.adapters"
 """The game adapters: the one place of the protocol layer that knows each game."""
 

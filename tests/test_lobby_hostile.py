@@ -700,7 +700,9 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
         assert isinstance(hello, Hello)
         game, nh = os.urandom(16), os.urandom(32)
         await link.send(
-            encode_lobby(Challenge(game=game, key=impostor.public_key, nonce=nh, rules=RULES, players=2))
+            encode_lobby(
+                Challenge(game=game, key=impostor.public_key, nonce=nh, play="nines", rules=RULES, players=2)
+            )
         )
         await receive(link)  # the joiner's auth: useless without the code
         sig = impostor.sign(link_message(game, hello.nonce, impostor.public_key, hello.key))

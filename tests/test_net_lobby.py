@@ -7,6 +7,7 @@ not started) for as long as it needs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from collections.abc import AsyncIterator
@@ -683,3 +684,46 @@ async def test_a_flood_of_connections_is_refused_as_busy() -> None:
             seated = await seat_in_lobby(nursery, port, ui, "ann")
             assert lobby.names() == ["host", "ann"]
             seated.scope.cancel()
+
+
+async def test_a_table_of_a_game_the_protocol_cannot_play_is_refused_before_anyone_joins(
+    tmp_path: Path,
+) -> None:
+    from p2pcards.errors import UsageError
+    from p2pcards.games.base import game
+    from p2pcards.net.node import host_game
+
+    with pytest.raises(UsageError, match="the protocol does not play 'neuf' yet; it plays nines"):
+        await host_game(
+            config(tmp_path, "host"), players=3, rules=game("neuf").parse_rules(()), code=CODE, game="neuf"
+        )
+
+
+async def test_the_challenge_names_the_game_and_a_joiner_refuses_one_it_cannot_play() -> None:
+    impostor = Identity.generate()
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    port = listeners[0].socket.getsockname()[1]
+
+    async def host(stream: trio.abc.Stream) -> None:
+        link = Link(stream)
+        await link.receive()  # hello
+        from p2pcards.protocol.lobby import Challenge
+
+        challenge = Challenge(
+            game=os.urandom(16),
+            key=impostor.public_key,
+            nonce=os.urandom(32),
+            play="belote",
+            rules=(),
+            players=2,
+        )
+        await link.send(encode_lobby(challenge))
+        with contextlib.suppress(LinkClosed):
+            await link.receive()  # its auth, then it gives up
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, host, listeners)
+        with pytest.raises((JoinRefused, PeerUnreachable)) as refused:
+            await join(port, "ann")
+        nursery.cancel_scope.cancel()
+    assert "belote" in str(refused.value) or "cannot play" in str(refused.value)

@@ -17,7 +17,8 @@ from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import HostLobby, LobbyUI, SessionInfo, Timeouts, form_mesh, join_table
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.table import Table
+from p2pcards.protocol.table import TableCore as Table
+from p2pcards.protocol.table import table_class
 from p2pcards.protocol.transcript import encode_file, save
 
 LINGER = 3.0
@@ -75,9 +76,11 @@ async def host_game(
     rules: Any,
     code: str,
     game_id: bytes | None = None,
+    game: str = "nines",
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> Outcome:
-    """Host a table of ``players`` seats; ``task_status.started`` gets the port."""
+    """Host a table of ``players`` seats of ``game``; ``task_status.started`` gets the port."""
+    table_class(game)  # a game the protocol cannot play is refused before anyone joins
     game_id = game_id if game_id is not None else os.urandom(16)
     lobby = HostLobby(
         identity=cfg.identity,
@@ -88,6 +91,7 @@ async def host_game(
         game_id=game_id,
         ui=cfg.ui,
         timeouts=cfg.timeouts,
+        game=game,
     )
     listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
     port = listeners[0].socket.getsockname()[1]
@@ -132,7 +136,7 @@ async def join_game(cfg: NodeConfig, *, host: str, port: int, code: str) -> Outc
 
 async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
     roster = [Player(name=s.name, key=s.key) for s in info.roster]
-    table = Table(
+    table = table_class(info.game)(
         game_id=info.game_id,
         roster=roster,
         rules=info.rules,

@@ -25,8 +25,8 @@ from typing import Any
 import trio
 
 from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
-from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, UsageError
+from p2pcards.games.base import game as game_named
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.protocol.admission import (
     EVICT_AFTER,
@@ -88,10 +88,12 @@ class SessionInfo:
     """Everything the match needs from the lobby: the roster and the links."""
 
     game_id: bytes
-    rules: NinesRules
+    rules: Any
     roster: tuple[Seat, ...]
     seat: int
     links: dict[int, Link] = field(default_factory=dict)
+    game: str = "nines"
+    """The game the table plays (the name in its join records)."""
 
 
 class LobbyUI:
@@ -176,7 +178,7 @@ class HostLobby:
         *,
         identity: Identity,
         name: str,
-        rules: NinesRules,
+        rules: Any,
         players: int,
         code: str,
         game_id: bytes,
@@ -185,8 +187,10 @@ class HostLobby:
         max_pending: int = MAX_CONNECTIONS,
         per_address: int = PER_ADDRESS,
         evict_after: float = EVICT_AFTER,
+        game: str = "nines",
     ) -> None:
         self.identity = identity
+        self.game = game
         self.rules = rules
         self.players = players
         self.code = code
@@ -302,6 +306,7 @@ class HostLobby:
             game=self.game_id,
             key=self.identity.public_key,
             nonce=nonce,
+            play=self.game,
             rules=tuple(sorted(self.rules.to_dict().items())),
             players=self.players,
         )
@@ -338,7 +343,9 @@ class HostLobby:
                     continue  # a joiner left just after the table filled
                 for guest in started.connections:
                     guest.watch.cancel()
-                info = SessionInfo(game_id=self.game_id, rules=self.rules, roster=started.roster, seat=0)
+                info = SessionInfo(
+                    game_id=self.game_id, rules=self.rules, roster=started.roster, seat=0, game=self.game
+                )
                 frame = encode_lobby(Start(roster=started.roster))
                 for i, guest in enumerate(started.connections, start=1):
                     guest.link.limit_frames(MAX_FRAME)
@@ -457,6 +464,10 @@ async def _join(
     except LinkClosed as e:
         raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
     ch: Challenge = await _expect(link, t.handshake, Challenge)
+    try:  # before the code is spent on a table this node cannot play
+        rules = game_named(ch.play).rules_from_dict(dict(ch.rules))
+    except UsageError as e:
+        raise JoinRefused("version", f"the host plays a game this version cannot play: {e}") from None
     key = await trio.to_thread.run_sync(code_key, code, ch.game)
     proof = join_proof(key, ch.game, identity.public_key, nj, ch.nonce)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
@@ -468,7 +479,6 @@ async def _join(
         raise JoinRefused(
             "impostor", "the host could not prove it knows the code: not the table you were invited to"
         )
-    rules = NinesRules.from_dict(dict(ch.rules))
     ui.info(f"seated at the table ({ch.players} players); waiting for the others")
     while True:
         msg = await _expect(link, t.lobby, LobbyUpdate, Start)
@@ -482,7 +492,9 @@ async def _join(
         if len({s.key for s in roster}) != len(roster) or not all(is_valid_public_key(s.key) for s in roster):
             raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
-        return SessionInfo(game_id=ch.game, rules=rules, roster=roster, seat=mine[0], links={0: link})
+        return SessionInfo(
+            game_id=ch.game, rules=rules, roster=roster, seat=mine[0], links={0: link}, game=ch.play
+        )
 
 
 # ---------------------------------------------------------------------------

@@ -151,12 +151,15 @@ class Challenge(Body):
         "game": _bin(16),
         "key": _bin(32),
         "nonce": _bin(32),
+        "play": _text(40),
         "rules": _rules,
         "players": _uint(MAX_SEATS),
     }
     game: bytes
     key: bytes
     nonce: bytes
+    play: str
+    """The game the table plays (``nines``), as its join records will name it."""
     rules: tuple[tuple[str, bool | int | str | None], ...]
     players: int
 
