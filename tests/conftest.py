@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
+from hypothesis import settings
 
 from p2pcards.games.nines import HandState
+
+# Property tests draw the same examples on every run, so that the suite (and the
+# continuous integration that gates every change) gives the same verdict twice;
+# HYPOTHESIS_PROFILE=explore draws fresh ones, as does `-m fuzz` at a larger budget.
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def _freeze(value: object) -> object:
