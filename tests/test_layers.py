@@ -37,8 +37,6 @@ MAY_IMPORT = {
 }
 SPECIFIC_GAMES = ("p2pcards.games.nines", "p2pcards.games.neuf", "p2pcards.games.view")
 
-STILL_NAMING_NINES: set[str] = set()
-"""Modules of the generic layers still naming a game (none left)."""
 ADAPTERS = "p2pcards.protocol.adapters"
 """The game adapters: the one place of the protocol layer that knows each game."""
 
@@ -105,7 +103,6 @@ def test_generic_layers_name_no_game() -> None:
             t == g or t.startswith(g + ".") for t in found for g in SPECIFIC_GAMES
         ):
             naming.add(module)
-    # Every other module is generic now, and these are the ones left to split.
-    assert naming <= STILL_NAMING_NINES, sorted(naming - STILL_NAMING_NINES)
+    assert not naming, sorted(naming)
     assert "p2pcards.protocol.table" not in naming and "p2pcards.protocol.audit" not in naming
     assert "p2pcards.net.runner" not in naming and "p2pcards.net.node" not in naming

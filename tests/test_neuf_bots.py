@@ -8,18 +8,19 @@ from fractions import Fraction
 
 import pytest
 
+from p2pcards.bots import BOT_NAMES, make_bot
 from p2pcards.bots.neuf import (
-    NEUF_BOT_NAMES,
     NeufHeuristicBot,
     NeufRandomBot,
     NeufStrategy,
     average_estimate,
     estimate_tricks,
-    make_neuf_bot,
 )
 from p2pcards.cards import Card, deck, parse_card, parse_cards
 from p2pcards.errors import UsageError
+from p2pcards.games.base import MatchLoop, RandomShuffler
 from p2pcards.games.neuf import (
+    GAME,
     Action,
     Decline,
     Exchange,
@@ -31,7 +32,6 @@ from p2pcards.games.neuf import (
     Phase,
     PlayCard,
     Trick,
-    cut_highest,
 )
 
 RULE_SETS = [NeufRules(), NeufRules(exchange="blind"), NeufRules(trumps=("H", "D", "S", "C", None), start=4)]
@@ -46,33 +46,17 @@ def cs(text: str) -> list[Card]:
     return list(parse_cards(text.split()))
 
 
-def first_dealer(rng: random.Random) -> int:
-    """The cut: one card each, the highest deals, the tied cut again."""
-    seats = [0, 1, 2]
-    while True:
-        pack = list(deck())
-        rng.shuffle(pack)
-        seats = cut_highest({s: pack[i] for i, s in enumerate(seats)})
-        if len(seats) == 1:
-            return seats[0]
-
-
 def play_match(rules: NeufRules, bots: Sequence[NeufStrategy], seed: int) -> Match:
-    """One whole full-information match; every choice is checked to be one of the legal actions."""
+    """One whole full-information match on the shared match loop; every choice is
+    checked to be one of the legal actions."""
     deal_rng, bot_rng = random.Random(f"{seed}:deal"), random.Random(f"{seed}:bots")
-    m = Match(rules=rules, dealer=first_dealer(deal_rng))
-    while not m.over:
-        pack = list(deck())
-        deal_rng.shuffle(pack)
-        h = m.start_hand(pack)
-        while h.phase is not Phase.OVER:
-            seat = h.turn
-            legal = h.legal_actions()
-            action = bots[seat].choose(NeufView(h, seat, tuple(m.totals)), legal, bot_rng)
-            assert action in legal
-            h.apply(action)
-        m.close_hand()
-    return m
+
+    def choose(seat: int, view: NeufView, legal: Sequence[Action]) -> Action:
+        action = bots[seat].choose(view, legal, bot_rng)
+        assert action in legal
+        return action
+
+    return MatchLoop(GAME, rules, 3, RandomShuffler(1, deal_rng), choose).run()  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("rules", RULE_SETS)
@@ -83,16 +67,16 @@ def test_bots_always_choose_a_legal_action(rules: NeufRules) -> None:
             ("heuristic", "random", "heuristic"),
             ("heuristic",) * 3,
         ):
-            m = play_match(rules, [make_neuf_bot(n) for n in names], seed)
+            m = play_match(rules, [make_bot(n, "neuf") for n in names], seed)
             assert m.over and m.winners
 
 
 def test_bot_names() -> None:
-    assert set(NEUF_BOT_NAMES) == {"random", "heuristic"}
-    assert isinstance(make_neuf_bot("random"), NeufRandomBot)
-    assert isinstance(make_neuf_bot("heuristic"), NeufHeuristicBot)
+    assert set(BOT_NAMES) == {"random", "heuristic"}
+    assert isinstance(make_bot("random", "neuf"), NeufRandomBot)
+    assert isinstance(make_bot("heuristic", "neuf"), NeufHeuristicBot)
     with pytest.raises(UsageError):
-        make_neuf_bot("oracle")
+        make_bot("oracle", "neuf")
 
 
 # ---------------------------------------------------------------------------

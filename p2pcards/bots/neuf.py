@@ -32,7 +32,6 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, Card
-from p2pcards.errors import UsageError
 from p2pcards.games.neuf import (
     PLAYERS,
     POWER,
@@ -341,15 +340,3 @@ def _beats(card: Card, best: Card, led: str | None, trump: Trump) -> bool:
     if s == b:
         return POWER[card] > POWER[best]
     return s == trump
-
-
-NEUF_BOT_NAMES = ("heuristic", "random")
-
-
-def make_neuf_bot(name: str) -> NeufStrategy:
-    """The Le Neuf strategy called ``name`` (see :data:`NEUF_BOT_NAMES`)."""
-    if name == "heuristic":
-        return NeufHeuristicBot()
-    if name == "random":
-        return NeufRandomBot()
-    raise UsageError(f"unknown bot {name!r}; choose from {', '.join(NEUF_BOT_NAMES)}")

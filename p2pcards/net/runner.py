@@ -93,12 +93,16 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
             table.blame(stuck[0], f"stopped reading: a frame waited {timeout:g} s to be delivered")
 
 
+async def _to_every_peer(links: dict[int, Link], frame: bytes, timeout: float) -> None:
+    """Send a notice to every peer, giving up on one that takes no frame in ``timeout``."""
+    for link in links.values():
+        with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+            await link.send(frame)
+
+
 async def _announce(links: dict[int, Link], reason: str, step: int) -> None:
     """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
-    frame = Abort(reason, step).to_frame()
-    for link in links.values():
-        with trio.move_on_after(1), contextlib.suppress(LinkClosed):
-            await link.send(frame)
+    await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
 
 
 async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
@@ -109,10 +113,7 @@ async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
         await trio.sleep(WAIT_NOTICE)
         if not table.my_turn:
             continue  # the main task nudges the others while it waits for them
-        frame = table.need_frame()
-        for link in links.values():
-            with trio.move_on_after(WAIT_NOTICE), contextlib.suppress(LinkClosed):
-                await link.send(frame)
+        await _to_every_peer(links, table.need_frame(), WAIT_NOTICE)
 
 
 async def run_table(

@@ -84,7 +84,7 @@ class AuditReport:
         if t is None or t.match is None:
             return {
                 "format": FORMAT,
-                "game": GAME_NAME,
+                "game": GAME_NAME if t is None else t.GAME,
                 "rules": None if t is None else t.rules.to_dict(),
                 "players": [{"seat": i, "name": n, "key": k} for i, (n, k) in enumerate(self.players)],
                 "verdict": self.verdict(),

@@ -79,7 +79,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from p2pcards.protocol.messages import Reveal
-from p2pcards.protocol.table import GAME_NAME, Table
+from p2pcards.protocol.table import TableCore
 
 DOMAIN = b"p2pcards/v1/table-fingerprint\x00"
 GROUPS = 3
@@ -166,7 +166,7 @@ class TableFingerprint:
         return cls(hashlib.sha256(data).digest())
 
     @classmethod
-    def of_table(cls, table: Table) -> TableFingerprint | None:
+    def of_table(cls, table: TableCore) -> TableFingerprint | None:
         """The fingerprint of a seat's (or an audit's) table, once the cut is done; None before."""
         steps = table.transcript.steps
         if not table.cut_rounds or len(steps) <= CUT_REVEAL_STEP:
@@ -182,7 +182,7 @@ class TableFingerprint:
             secrets.append(body.secret)
         return cls.compute(
             game_id=table.game_id,
-            game=GAME_NAME,
+            game=table.GAME,
             rules=table.rules.to_dict(),  # type: ignore[arg-type]
             keys=[p.key for p in table.roster],
             secrets=secrets,

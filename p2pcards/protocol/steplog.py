@@ -182,7 +182,7 @@ class StepLog:
                 self._equivocation(held, rec)
             self.fail(rec.record.seat, f"record for step {rec.record.step} after the match ended", rec=rec)
         if self.status == "disputed":
-            self._receive_evidence(None, Evidence((rec,)), audit=True)
+            self._receive_evidence(None, Evidence((rec,)))
             return
         self._accept_record(rec, sender=None, direct=False)
         self._advance()
@@ -382,7 +382,7 @@ class StepLog:
             proof=(rec,),
         )
 
-    def _receive_evidence(self, sender: int | None, ev: Evidence, *, audit: bool = False) -> None:
+    def _receive_evidence(self, sender: int | None, ev: Evidence) -> None:
         """Forwarded records. Each must be validly signed by a seat of this table
         (else the forwarder is blamed). A frame that brings nothing new - no
         equivocation, no record this node lacked - is a fault of its forwarder
@@ -413,7 +413,7 @@ class StepLog:
                 new = True
                 continue
             new = self._accept_record(rec, sender=sender, direct=False) or new
-        if audit or new or sender is None:
+        if new or sender is None:  # None: read from a file, where nobody forwards
             return
         self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
         if self._idle_evidence[sender] > IDLE_EVIDENCE + self._needs_sent:

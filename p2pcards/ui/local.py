@@ -12,14 +12,15 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from p2pcards.bots import make_bot
 from p2pcards.cards import Card
 from p2pcards.errors import IllegalAction, UsageError
 from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler
+from p2pcards.games.base import game as game_named
 from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import GAME as NINES
 from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules
@@ -138,8 +139,8 @@ class PlayOptions:
     players: int = 4
     bot: str = "heuristic"
     seed: int | None = None
-    rules: NinesRules | NeufRules = field(default_factory=NinesRules)
-    """The rules of ``game``: Nines' by default, Le Neuf's with ``game="neuf"``."""
+    rules: NinesRules | NeufRules | None = None
+    """The rules of ``game``; None for the game's defaults (see :attr:`game_rules`)."""
     record: Path | None = None
     watch: bool = False
     name: str | None = None
@@ -148,6 +149,11 @@ class PlayOptions:
     transcript: Path | None = None
     game: str = "nines"
     """``nines``, or ``neuf`` for Le Neuf (3 players, always offline for now)."""
+
+    @property
+    def game_rules(self) -> Any:
+        """The rules in force: those given, or the game's defaults."""
+        return self.rules if self.rules is not None else game_named(self.game).parse_rules(())
 
 
 @dataclass(slots=True)
@@ -158,6 +164,18 @@ class Played:
     cut_rounds: list[list[tuple[int, Card]]]
     transcript: Path | None = None
     problem: str | None = None
+
+
+def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: int, partial: bool) -> int:
+    """Write a game's JSON record and say so; the exit status (1 if it could not be written)."""
+    tr = console.tr
+    try:
+        path.write_text(dumps_record(doc), encoding="utf-8")
+    except OSError as e:
+        console.say(tr("record_failed", path=path, error=e.strerror or e))
+        return 1
+    console.say(tr("record_partial", path=path, n=hands) if partial else tr("record_written", path=path))
+    return 0
 
 
 class _Quit(Exception):
@@ -176,9 +194,9 @@ def _run_offline(
     """The match in this process, shuffled by a seeded generator (no protocol)."""
     sources: list[MoveSource] = [make_bot(opts.bot) for _ in range(opts.players)]
     game = LocalGame(
-        rules=opts.rules,
+        rules=opts.game_rules,
         sources=sources,
-        shuffler=LocalShuffler(opts.rules, random.Random(f"p2pcards-shuffle:{seed}")),
+        shuffler=LocalShuffler(opts.game_rules, random.Random(f"p2pcards-shuffle:{seed}")),
         rng=random.Random(f"p2pcards-bots:{seed}"),
         table=table,
         observer=display,
@@ -241,7 +259,7 @@ def _run_networked(
     try:
         outcome = trio.run(
             lambda: play_on_loopback(
-                rules=opts.rules,
+                rules=opts.game_rules,
                 names=names,
                 deciders=deciders,
                 on_progress=watcher,
@@ -301,11 +319,11 @@ def play_local(
     human = None if opts.watch else (opts.name or tr("you"))
     names = seat_names(opts.players, human)
     me = None if opts.watch else 0
-    table = TableContext(names, me=me, action_cards=opts.rules.action_cards)
+    table = TableContext(names, me=me, action_cards=opts.game_rules.action_cards)
     console = Console(tr=tr, style=style, read=read, write=write, echo=echo)
     display = ConsoleDisplay(console, table, watch=opts.watch, pause_between_hands=opts.offline)
     make_bot(opts.bot)  # an unknown bot is an error before anything is shown
-    display.intro(opts.rules, opts.bot)
+    display.intro(opts.game_rules, opts.bot)
     run = _run_offline if opts.offline else _run_networked
     quit_early = False
     try:
@@ -317,16 +335,7 @@ def play_local(
     status = 0
     if opts.record is not None and game.match is not None:
         doc = build_record(game.match, names, game.cut_rounds)
-        try:
-            opts.record.write_text(dumps_record(doc), encoding="utf-8")
-        except OSError as e:
-            console.say(tr("record_failed", path=opts.record, error=e.strerror or e))
-            status = 1
-        else:
-            if quit_early:
-                console.say(tr("record_partial", path=opts.record, n=len(game.match.results)))
-            else:
-                console.say(tr("record_written", path=opts.record))
+        status = save_record(console, opts.record, doc, hands=len(game.match.results), partial=quit_early)
     if game.transcript is not None:
         console.say(tr("transcript_saved", path=game.transcript))
     if game.problem is not None:

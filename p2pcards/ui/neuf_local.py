@@ -21,9 +21,9 @@ from p2pcards.errors import IllegalAction, UsageError
 from p2pcards.games.base import MatchLoop, RandomShuffler
 from p2pcards.games.neuf import GAME as NEUF
 from p2pcards.games.neuf import PLAYERS, Action, NeufRules, NeufView
-from p2pcards.games.nines import NinesRules
-from p2pcards.record import build_game_record, dumps_record
+from p2pcards.record import build_game_record
 from p2pcards.ui.i18n import Translator
+from p2pcards.ui.local import save_record
 from p2pcards.ui.neuf_display import NeufDisplay
 from p2pcards.ui.neuf_prompt import NeufConsole, NeufHuman
 from p2pcards.ui.neuf_render import NeufTable, neuf_help
@@ -34,13 +34,12 @@ if TYPE_CHECKING:
     from p2pcards.ui.local import PlayOptions
 
 
-def neuf_rules(rules: object) -> NeufRules:
-    """The Le Neuf rules of a session; Nines' defaults (no ``--rule`` given) mean Le Neuf's defaults."""
-    if isinstance(rules, NeufRules):
-        return rules
-    if rules == NinesRules():
-        return NeufRules()
-    raise UsageError("these are rule options of Nines, not of Le Neuf")
+def neuf_rules(opts: PlayOptions) -> NeufRules:
+    """The Le Neuf rules of a session (its defaults when none are given)."""
+    rules = opts.game_rules
+    if not isinstance(rules, NeufRules):
+        raise UsageError("these are rule options of Nines, not of Le Neuf")
+    return rules
 
 
 def play_neuf(
@@ -58,7 +57,7 @@ def play_neuf(
         raise UsageError(f"Le Neuf is for exactly {PLAYERS} players, not {opts.players}")
     if opts.transcript is not None:
         raise UsageError("Le Neuf is played offline for now: there is no transcript to save")
-    rules = neuf_rules(opts.rules)
+    rules = neuf_rules(opts)
     bots = [make_bot(opts.bot, NEUF.name) for _ in range(PLAYERS)]  # an unknown bot fails here
     tr = Translator(opts.lang)
     style = Style.detect() if style is None else style
@@ -108,15 +107,6 @@ def play_neuf(
     status = 0
     if opts.record is not None and loop.match is not None:
         doc = build_game_record(NEUF.name, loop.match, names, loop.cut_rounds)
-        try:
-            opts.record.write_text(dumps_record(doc), encoding="utf-8")
-        except OSError as e:
-            console.say(tr("record_failed", path=opts.record, error=e.strerror or e))
-            status = 1
-        else:
-            if quit_early:
-                console.say(tr("record_partial", path=opts.record, n=len(loop.match.results)))
-            else:
-                console.say(tr("record_written", path=opts.record))
+        status = save_record(console, opts.record, doc, hands=len(loop.match.results), partial=quit_early)
     console.say(tr("seed", seed=seed))
     return status
