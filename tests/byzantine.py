@@ -955,6 +955,12 @@ class HypothesisAdversary(Adversary):
             if elems == "mixed":
                 deck[0] = draw(st.sampled_from(ELEMENTS), label="element")
             return cls(round=draw(st.sampled_from(ROUNDS), label="round"), deck=tuple(deck))
+        if cls in (m.Relock, m.Unlock):
+            n = draw(st.sampled_from((13, 12, 1, 104)), label="points")
+            points = list(encoding.encode_deck(range(n)))
+            if draw(st.booleans(), label="mixed points"):
+                points[0] = draw(st.sampled_from(ELEMENTS), label="element")
+            return cls(layer=draw(st.sampled_from(ROUNDS), label="layer"), points=tuple(points))
         if cls is m.Keys:
             shares = draw(
                 st.lists(

@@ -22,11 +22,16 @@ from p2pcards.crypto.poker import (
     lock_pass,
     open_card,
     open_point,
+    relock_key,
+    relock_pass,
     shuffle_pass,
     shuffle_permutation,
     shuffle_scalar,
+    unlock_pass,
     verify_lock_pass,
+    verify_relock_pass,
     verify_shuffle_pass,
+    verify_unlock_pass,
 )
 
 S = bytes(range(32))
@@ -406,3 +411,39 @@ def test_check_deck(shuffled: tuple[bytes, ...]) -> None:
         check_deck((*shuffled[:-1], b"\xff" * 32), len(shuffled))
     with pytest.raises(InvalidElement):
         check_deck((*shuffled[:-1], shuffled[0][:31]), len(shuffled))
+
+
+# --- relock layers: opening positions to one seat only -------------------------------
+
+
+def _locked_card(card: int, keys: list[int]) -> bytes:
+    point = encode_deck([card])[0]
+    for k in keys:
+        point = mul(k, point)
+    return point
+
+
+def test_a_relock_and_unlock_open_a_card_to_the_relocker_only() -> None:
+    holder_key, public_key = 12345, 67890
+    looker = b"\x07" * 32
+    point = _locked_card(17, [holder_key, public_key])
+    relocked = relock_pass(looker, 0, [point])
+    unlocked = unlock_pass([holder_key], relocked)
+    # The looker removes its fresh key and the public one: the card.
+    assert open_card(unlocked[0], [relock_key(looker, 0, 0), public_key]) == 17
+    # Without the looker's fresh key the public keys open nothing.
+    assert open_card(unlocked[0], [public_key]) != 17
+    assert verify_relock_pass(looker, 0, [point], relocked)
+    assert verify_unlock_pass([holder_key], relocked, unlocked)
+
+
+def test_a_wrong_relock_or_unlock_pass_does_not_verify() -> None:
+    looker = b"\x09" * 32
+    points = [_locked_card(c, [999]) for c in (1, 2, 3)]
+    relocked = relock_pass(looker, 2, points)
+    assert not verify_relock_pass(looker, 3, points, relocked)  # another layer's keys
+    assert not verify_relock_pass(b"\x0a" * 32, 2, points, relocked)
+    assert not verify_relock_pass(looker, 2, points, relocked[:2])
+    unlocked = unlock_pass([999, 999, 999], relocked)
+    assert not verify_unlock_pass([999, 999, 998], relocked, unlocked)
+    assert not verify_unlock_pass([999, 999, 999], relocked, unlocked[::-1])

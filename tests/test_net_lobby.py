@@ -693,9 +693,9 @@ async def test_a_table_of_a_game_the_protocol_cannot_play_is_refused_before_anyo
     from p2pcards.games.base import game
     from p2pcards.net.node import host_game
 
-    with pytest.raises(UsageError, match="the protocol does not play 'neuf' yet; it plays nines"):
+    with pytest.raises(UsageError, match="the protocol does not play 'belote' yet; it plays neuf, nines"):
         await host_game(
-            config(tmp_path, "host"), players=3, rules=game("neuf").parse_rules(()), code=CODE, game="neuf"
+            config(tmp_path, "host"), players=3, rules=game("neuf").parse_rules(()), code=CODE, game="belote"
         )
 
 

@@ -119,3 +119,50 @@ def open_point(point: bytes, keys: Iterable[int]) -> bytes:
 def open_card(point: bytes, keys: Iterable[int]) -> int | None:
     """The card index under ``point`` once ``keys`` are removed, or None if that is no card."""
     return decode_card(open_point(point, keys))
+
+
+# ---------------------------------------------------------------------------
+# Relock layers: opening positions to one seat only.
+#
+# Keys published in records are public, so they open a position to everyone
+# who lacks no other key. To open positions to seat B alone when other seats
+# still hold unpublished locks on them, B first adds a fresh lock of its own
+# (a relock pass), then each of those seats removes its lock from B's relocked
+# points (an unlock pass). What is left is locked by B's fresh key and by keys
+# everyone knows: only B can open it, and the observers learn nothing.
+
+RELOCK_LABEL = "relock"
+
+
+def relock_key(secret: bytes, layer: int, index: int) -> int:
+    """The seat's fresh lock key for item ``index`` of relock layer ``layer``."""
+    return derive_scalar(secret, RELOCK_LABEL, layer, index)
+
+
+def relock_pass(secret: bytes, layer: int, points: Sequence[bytes]) -> tuple[bytes, ...]:
+    """``out[j] = r[j] · points[j]``: lock every point again with a fresh key."""
+    return tuple(mul(relock_key(secret, layer, j), x) for j, x in enumerate(points))
+
+
+def unlock_pass(keys: Sequence[int], points: Sequence[bytes]) -> tuple[bytes, ...]:
+    """``out[j] = k[j]⁻¹ · points[j]``: remove one's own lock ``k[j]`` from every point."""
+    return tuple(mul(inverse(k), x) for k, x in zip(keys, points, strict=True))
+
+
+def verify_relock_pass(
+    secret: bytes, layer: int, points_in: Sequence[bytes], points_out: Sequence[bytes]
+) -> bool:
+    """True if ``points_out`` is exactly ``relock_pass(secret, layer, points_in)``."""
+    if len(points_out) != len(points_in):
+        return False
+    return all(
+        mul(relock_key(secret, layer, j), x) == out
+        for j, (x, out) in enumerate(zip(points_in, points_out, strict=True))
+    )
+
+
+def verify_unlock_pass(keys: Sequence[int], points_in: Sequence[bytes], points_out: Sequence[bytes]) -> bool:
+    """True if ``points_out`` is exactly ``unlock_pass(keys, points_in)``."""
+    if len(points_out) != len(points_in):
+        return False
+    return all(mul(inverse(k), x) == out for k, x, out in zip(keys, points_in, points_out, strict=True))

@@ -95,6 +95,11 @@ class NeufRules:
         if type(self.start) is not int or self.start < 1:
             raise RuleOptionError(f"start must be a whole number of at least 1, not {self.start!r}")
 
+    @property
+    def deck_size(self) -> int:
+        """One 52-card deck."""
+        return CARDS_PER_DECK
+
     def trump_of(self, number: int) -> Trump:
         """The trump of hand ``number`` (from 1)."""
         return self.trumps[(number - 1) % len(self.trumps)]

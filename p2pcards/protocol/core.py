@@ -97,6 +97,8 @@ class TableCore:
 
     GAME = ""
     """The game's name, as the join record states it."""
+    DECISIONS: tuple[str, ...] = ("turn",)
+    """The step kinds whose record is a seat's decision (see :meth:`act`)."""
 
     def __init__(
         self,
@@ -253,7 +255,7 @@ class TableCore:
         """True when the table waits for a decision of this seat (see :meth:`act`)."""
         return (
             self.status == "running"
-            and self.spec.kind == "turn"
+            and self.spec.kind in self.DECISIONS
             and self.seat in self.spec.authors
             and self.seat not in self.log.current
             and self.failure is None

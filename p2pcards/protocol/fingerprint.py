@@ -87,7 +87,7 @@ DIGITS = 4
 CUT_REVEAL_STEP = 2
 """The step whose records carry the cut secrets (after ``join`` and ``cut-commit``)."""
 
-RuleValue = bool | int | str | None
+RuleValue = bool | int | str | None | Sequence[bool | int | str | None]
 
 
 def _short(data: bytes, what: str) -> bytes:
@@ -110,7 +110,11 @@ def _rule_value(value: RuleValue) -> bytes:
         if len(data) > 0xFFFF:
             raise ValueError("a rule's text is longer than 65535 bytes")
         return b"\x04" + len(data).to_bytes(2, "big") + data
-    raise TypeError(f"a rule value is nil, a boolean, an integer or text, not {type(value).__name__}")
+    if isinstance(value, list | tuple):
+        if len(value) > 255:
+            raise ValueError("a rule's list is longer than 255 items")
+        return b"\x05" + bytes([len(value)]) + b"".join(_rule_value(v) for v in value)  # type: ignore[arg-type]
+    raise TypeError(f"a rule value is nil, a boolean, an integer, text or a list, not {type(value).__name__}")
 
 
 def fingerprint_input(

@@ -49,6 +49,15 @@ def _uint(limit: int) -> Check:
     return check
 
 
+def _int(low: int, high: int) -> Check:
+    def check(v: Any, where: str) -> int:
+        if type(v) is not int or not low <= v <= high:
+            raise SchemaError(f"{where} must be an integer in {low}..{high}")
+        return v
+
+    return check
+
+
 def _bin(size: int) -> Check:
     def check(v: Any, where: str) -> bytes:
         if type(v) is not bytes or len(v) != size:
@@ -124,13 +133,24 @@ def _tuple(*items: Check, build: Callable[..., Any]) -> Check:
     return check
 
 
-def _rule_value(v: Any, where: str) -> bool | int | str | None:
-    if v is None or type(v) in (bool, int) or (type(v) is str and len(v) <= MAX_TEXT):
+MAX_RULE_LIST = 16
+
+RuleValue = bool | int | str | None | tuple[bool | int | str | None, ...]
+
+
+def _rule_scalar(v: Any) -> bool:
+    return v is None or type(v) in (bool, int) or (type(v) is str and len(v) <= MAX_TEXT)
+
+
+def _rule_value(v: Any, where: str) -> RuleValue:
+    if _rule_scalar(v):
         return v  # type: ignore[no-any-return]
-    raise SchemaError(f"{where} must be a boolean, an integer, text or nil")
+    if type(v) is list and len(v) <= MAX_RULE_LIST and all(_rule_scalar(x) for x in v):
+        return tuple(v)
+    raise SchemaError(f"{where} must be a boolean, an integer, text, nil, or a short list of those")
 
 
-def _rules(v: Any, where: str) -> tuple[tuple[str, bool | int | str | None], ...]:
+def _rules(v: Any, where: str) -> tuple[tuple[str, RuleValue], ...]:
     if type(v) is not dict or len(v) > 32:
         raise SchemaError(f"{where} must be a map of at most 32 options")
     if not all(type(k) is str and len(k) <= 40 for k in v):
@@ -214,7 +234,7 @@ class Body:
 def _to_wire(v: Any, name: str) -> Any:
     if isinstance(v, tuple):
         if name == "rules":
-            return dict(v)
+            return {k: list(x) if isinstance(x, tuple) else x for k, x in v}
         return [_to_wire(x, name) for x in v]
     if hasattr(v, "to_wire"):
         return v.to_wire()
@@ -234,7 +254,7 @@ class Join(Body):
     }
     version: int
     game: str
-    rules: tuple[tuple[str, bool | int | str | None], ...]
+    rules: tuple[tuple[str, RuleValue], ...]
     roster: tuple[Player, ...]
 
 
@@ -346,8 +366,58 @@ class AcceptSkip(Body):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class _LayerPass(Body):
+    """A seat's pass over the points of relock layer ``layer`` (see the card ledger)."""
+
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "layer": _uint(MAX_ROUNDS),
+        "points": _array(_bin(32), MAX_DECK, 1),
+    }
+    layer: int
+    points: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Relock(_LayerPass):
+    """The seat that will look locks the positions again with fresh keys of its own."""
+
+    TYPE: ClassVar[str] = "relock"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unlock(_LayerPass):
+    """A seat removes its pending lock from the relocked points, for the looker alone."""
+
+    TYPE: ClassVar[str] = "unlock"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LookAtPile(Body):
+    """Ask to see a face-down pile privately (Le Neuf: the dummy)."""
+
+    TYPE: ClassVar[str] = "look"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TakePile(Body):
+    """Swap one's hand with a face-down pile (Le Neuf: take the dummy)."""
+
+    TYPE: ClassVar[str] = "exchange"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeavePile(Body):
+    """Keep one's hand and leave the pile where it lies (Le Neuf: decline the dummy)."""
+
+    TYPE: ClassVar[str] = "decline"
+    SCHEMA: ClassVar[dict[str, Check]] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Dispute(Body):
-    """The drawer's card did not open: every seat must now reveal its hand secret."""
+    """A card of the sender's did not open: every seat must now reveal its hand secret."""
 
     TYPE: ClassVar[str] = "dispute"
     SCHEMA: ClassVar[dict[str, Check]] = {"reason": _text(MAX_TEXT)}
@@ -360,7 +430,7 @@ class Result(Body):
 
     TYPE: ClassVar[str] = "result"
     SCHEMA: ClassVar[dict[str, Check]] = {
-        "totals": _array(_uint(1 << 30), MAX_SEATS, 2),
+        "totals": _array(_int(-(1 << 30), 1 << 30), MAX_SEATS, 2),
         "winners": _array(_uint(MAX_SEATS - 1), MAX_SEATS, 1),
     }
     totals: tuple[int, ...]
@@ -382,6 +452,11 @@ BODY_TYPES: dict[str, type[Body]] = {
         KeepCard,
         PassTurn,
         AcceptSkip,
+        Relock,
+        Unlock,
+        LookAtPile,
+        TakePile,
+        LeavePile,
         Dispute,
         Result,
     )

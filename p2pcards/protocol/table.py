@@ -9,10 +9,11 @@ lists the games it can play.
 from __future__ import annotations
 
 from p2pcards.errors import UsageError
+from p2pcards.protocol.adapters.neuf import NeufTable
 from p2pcards.protocol.adapters.nines import GAME_NAME, NinesTable
 from p2pcards.protocol.core import StepSpec, TableCore
 
-TABLES: dict[str, type[TableCore]] = {NinesTable.GAME: NinesTable}
+TABLES: dict[str, type[TableCore]] = {NinesTable.GAME: NinesTable, NeufTable.GAME: NeufTable}
 """Every game the protocol plays, by the name in its join record."""
 
 Table = NinesTable
