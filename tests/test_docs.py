@@ -179,3 +179,30 @@ def test_the_example_record_is_valid_and_replays() -> None:
     validate_record(doc)
     match = replay(doc)
     assert match is not None and match.winners == (0,) and match.totals == [0, 25]
+
+
+@pytest.mark.parametrize("game_name", ["nines", "neuf"])
+def test_every_step_kind_and_record_type_is_in_the_protocol(game_name: str) -> None:
+    """protocol.md names every step kind a table can reach and every record type."""
+    from p2pcards.protocol.messages import BODY_TYPES
+    from p2pcards.protocol.table import table_class
+
+    text = (ROOT / "protocol.md").read_text(encoding="utf-8")
+    cls = table_class(game_name)
+    kinds = set(cls.STEPS)
+    assert {"join", "commit", "shuffle", "lock", "reveal", "result", "deal", "turn"} <= kinds
+    missing = [k for k in kinds if f"| {k}" not in text and f"`{k}` step" not in text]
+    assert not missing, f"step kinds of {game_name} missing from protocol.md: {missing}"
+    undocumented = [t for t in BODY_TYPES if f"| `{t}` |" not in text]
+    assert not undocumented, undocumented
+
+
+def test_a_table_refuses_a_step_kind_it_does_not_have() -> None:
+    from p2pcards.errors import LocalProtocolError
+    from p2pcards.protocol.table import table_class
+
+    nines = table_class("nines")
+    assert "relock" not in nines.STEPS and "draw-keys" in nines.STEPS
+    table = nines.__new__(nines)
+    with pytest.raises(LocalProtocolError, match="no step kind 'relock'"):
+        table._next("relock", (0,))

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import kdf
 from p2pcards.crypto.identity import Identity, is_valid_public_key
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.games.base import cut_for_deal
+from p2pcards.games.base import game as game_named
 from p2pcards.protocol.events import CutDone, Event, HandEnded, MatchOver
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
@@ -89,6 +91,20 @@ class HandCrypto:
         return self.ledger.rounds
 
 
+class SeededCut:
+    """The cut's cards, from a seed the revealed cut secrets fix: round ``k`` gives the
+    contenders, in seat order, the first cards of ``derive_permutation(seed, "cut", 52, k)``."""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed = seed
+        self.rounds = 0
+
+    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
+        order = kdf.derive_permutation(self.seed, "cut", 52, self.rounds)
+        self.rounds += 1
+        return [(s, ALL_CARDS[order[i]]) for i, s in enumerate(seats)]
+
+
 class TableCore:
     """One seat's replica (``seat`` and ``identity`` set) or an observer (``seat=None``),
     for any game: a game's table subclasses it and fills in the hooks below
@@ -99,6 +115,26 @@ class TableCore:
     """The game's name, as the join record states it."""
     DECISIONS: tuple[str, ...] = ("turn",)
     """The step kinds whose record is a seat's decision (see :meth:`act`)."""
+    SHARED_STEPS: ClassVar[dict[str, str]] = {
+        "join": "_on_join",
+        "cut-commit": "_on_cut_commit",
+        "cut-reveal": "_on_cut_reveal",
+        "commit": "_on_commit",
+        "shuffle": "_on_shuffle",
+        "lock": "_on_lock",
+        "reveal": "_on_reveal",
+        "result": "_on_result",
+    }
+    """Every game's step kinds, each with the method that applies a completed step."""
+    GAME_STEPS: ClassVar[dict[str, str]] = {}
+    """The game's own step kinds (an adapter fills this in)."""
+    STEPS: ClassVar[dict[str, Callable[..., None]]] = {}
+    """All step kinds of this table and their handlers (built from the two above)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kinds = {**cls.SHARED_STEPS, **cls.GAME_STEPS}
+        cls.STEPS = {kind: getattr(cls, name) for kind, name in kinds.items()}
 
     def __init__(
         self,
@@ -127,6 +163,7 @@ class TableCore:
         self.rules = rules
         self.seat = seat
         self.n = len(roster)
+        self._game = game_named(self.GAME)  # the engine: its match, cut rule, dealer rotation
         self._identity = identity
         self._entropy = entropy
         self.log = StepLog(self, game_id=game_id, roster=self.roster, seat=seat, identity=identity)
@@ -357,6 +394,8 @@ class TableCore:
     def _next(
         self, kind: str, authors: Sequence[int], *allowed: type[Body], rnd: int = 0, seat: int = -1
     ) -> None:
+        if kind not in self.STEPS:
+            raise LocalProtocolError(f"no step kind {kind!r} in {type(self).__name__}.STEPS")
         self.spec = StepSpec(kind, tuple(authors), tuple(allowed), rnd, seat)
         self.log.expect(kind, authors, allowed)
 
@@ -365,8 +404,7 @@ class TableCore:
     def step_complete(self, records: dict[int, SignedRecord]) -> None:
         spec, step = self.spec, self.step - 1
         bodies = {s: r.record.body for s, r in records.items()}
-        handler = getattr(self, "_on_" + spec.kind.replace("-", "_"))
-        handler(spec, bodies, step)
+        self.STEPS[spec.kind](self, spec, bodies, step)
 
     def step_began(self) -> None:
         self._author_auto()
@@ -396,16 +434,10 @@ class TableCore:
         seed = hashlib.sha256(
             b"p2pcards/v1/cut-seed\x00" + b"".join(secrets[s] for s in range(self.n))
         ).digest()
-        contenders = list(range(self.n))
-        while True:  # each round of the cut deals from a freshly shuffled deck
-            order = kdf.derive_permutation(seed, "cut", 52, len(self.cut_rounds))
-            shown = {s: ALL_CARDS[order[i]] for i, s in enumerate(contenders)}
-            self.cut_rounds.append(sorted(shown.items()))
-            contenders = self._cut_keeps(shown)
-            if len(contenders) == 1:
-                break
-        self.match = self._new_match(contenders[0])
-        self._events.append(CutDone(tuple(self.cut_rounds), contenders[0]))
+        # The same cut as every local game's, from a deck only the revealed secrets fix.
+        self.cut_rounds, dealer = cut_for_deal(self._game, SeededCut(seed), self.n)
+        self.match = self._game.new_match(self.rules, self.n, dealer)
+        self._events.append(CutDone(tuple(self.cut_rounds), dealer))
         self._begin_hand()
 
     def _begin_hand(self) -> None:
@@ -509,13 +541,6 @@ class TableCore:
         self._events.append(MatchOver(self.match))
 
     # ------------------------------------------------------------ the game's hooks
-
-    def _cut_keeps(self, shown: dict[int, Card]) -> list[int]:
-        """After one round of the cut, the seats still in (one: the first dealer)."""
-        raise NotImplementedError
-
-    def _new_match(self, dealer: int) -> Any:
-        raise NotImplementedError
 
     def _new_hand(self, number: int, secret: bytes | None, ledger: CardLedger) -> HandCrypto:
         return HandCrypto(number=number, secret=secret, ledger=ledger)

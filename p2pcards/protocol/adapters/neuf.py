@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import group
 from p2pcards.errors import IllegalAction, LocalProtocolError
 from p2pcards.games import neuf
-from p2pcards.games.neuf import Match, NeufView, Phase, cut_highest
+from p2pcards.games.neuf import Match, NeufView, Phase
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos
@@ -85,6 +86,14 @@ class NeufTable(TableCore):
 
     GAME = GAME_NAME
     DECISIONS = ("exchange", "turn")
+    GAME_STEPS: ClassVar[dict[str, str]] = {
+        "deal": "_on_deal",
+        "exchange": "_on_exchange",
+        "open-keys": "_on_open_keys",
+        "relock": "_on_relock",
+        "unlock": "_on_unlock",
+        "turn": "_on_turn",
+    }
     hand: NeufHand | None  # type: ignore[assignment]
     match: Match | None  # type: ignore[assignment]
 
@@ -95,12 +104,6 @@ class NeufTable(TableCore):
         super().__init__(**kwargs)  # type: ignore[arg-type]
 
     # -- the hooks of TableCore ----------------------------------------------------
-
-    def _cut_keeps(self, shown: dict[int, Card]) -> list[int]:
-        return cut_highest(shown)
-
-    def _new_match(self, dealer: int) -> Match:
-        return Match(rules=self.rules, dealer=dealer)
 
     def _new_hand(self, number: int, secret: bytes | None, ledger: CardLedger) -> NeufHand:
         return NeufHand(number=number, secret=secret, ledger=ledger)

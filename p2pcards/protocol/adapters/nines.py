@@ -19,12 +19,13 @@ card did not open) or a public card that does not open jumps to ``reveal``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import group, poker
 from p2pcards.errors import IllegalAction, LocalProtocolError
 from p2pcards.games import nines
-from p2pcards.games.nines import Match, Phase, cut_lowest, hand_size
+from p2pcards.games.nines import Match, Phase, hand_size
 from p2pcards.games.view import SeatView
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted, Moved
@@ -63,16 +64,15 @@ class NinesTable(TableCore):
     """One seat's replica of a match of Nines."""
 
     GAME = GAME_NAME
+    GAME_STEPS: ClassVar[dict[str, str]] = {
+        "deal": "_on_deal",
+        "turn": "_on_turn",
+        "draw-keys": "_on_draw_keys",
+    }
     hand: NinesHand | None  # type: ignore[assignment]
     match: Match | None  # type: ignore[assignment]
 
     # -- the hooks of TableCore ----------------------------------------------------
-
-    def _cut_keeps(self, shown: dict[int, Card]) -> list[int]:
-        return cut_lowest(shown)
-
-    def _new_match(self, dealer: int) -> Match:
-        return Match(rules=self.rules, players=self.n, dealer=dealer)
 
     def _new_hand(self, number: int, secret: bytes | None, ledger: CardLedger) -> NinesHand:
         return NinesHand(number=number, secret=secret, ledger=ledger)
