@@ -275,6 +275,27 @@ class TableCore:
         """Send this seat's join record (call once, before anything else)."""
         self._author_auto()
 
+    def restore(self, records: Sequence[SignedRecord]) -> None:
+        """Bring this fresh table (same identity and entropy as a node that crashed)
+        back to where that node was, from its journal's records; instead of
+        :meth:`start`. Its own records are used as they are when their step comes
+        (never signed again); the others are accepted as from a file. Frames for
+        records it had sent are not sent again: a peer that lacks one asks for it."""
+        self.log.restore_own(records)
+        self.start()
+        for rec in records:
+            if rec.record.seat != self.seat:
+                self.receive_record(rec)
+        self.log.drain_journal()  # already durable
+
+    def drain_journal(self) -> list[SignedRecord]:
+        """Records to make durable before sending anything (see StepLog.drain_journal)."""
+        return self.log.drain_journal()
+
+    def link_reset(self, peer: int) -> list[bytes]:
+        """``peer`` is on a new link: the frames to send it first (see StepLog.link_reset)."""
+        return self.log.link_reset(peer)
+
     def act(self, action: Any) -> None:
         """This seat's decision at its turn (an engine action of this seat)."""
         if self.failure is not None:
@@ -318,6 +339,9 @@ class TableCore:
     def _author_auto(self) -> None:
         """Write this seat's record for the new step when it needs no decision."""
         if self.seat is None or self.seat not in self.spec.authors or self.status != "running":
+            return
+        if self.log.has_restored():  # the record this node wrote before it crashed
+            self.log.author(None)
             return
         h = self.hand
         if (

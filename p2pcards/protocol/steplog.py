@@ -106,6 +106,8 @@ class StepLog:
         self._forked: dict[int, int] = {}  # peer -> step whose records we sent it, its digest differing
         self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
         self._needs_sent = 0
+        self._journal: list[SignedRecord] = []  # records to make durable, in order
+        self._restored: dict[int, SignedRecord] = {}  # own records from a journal, by step
 
     @property
     def step(self) -> int:
@@ -241,9 +243,55 @@ class StepLog:
                 out.append(r)
         return out
 
-    def author(self, body: Body) -> None:
-        """Sign and send this seat's record of the current step."""
+    def drain_journal(self) -> list[SignedRecord]:
+        """Records this node signed or accepted since the last call, in order: the I/O
+        layer makes them durable before it sends anything the table produced."""
+        out, self._journal = self._journal, []
+        return out
+
+    def restore_own(self, records: Sequence[SignedRecord]) -> None:
+        """Own records from a journal: each is used, as it is, when its step comes."""
+        self._restored = {r.record.step: r for r in records if r.record.seat == self.seat}
+
+    def has_restored(self) -> bool:
+        return self.step in self._restored
+
+    def link_reset(self, peer: int) -> list[bytes]:
+        """``peer`` is on a new link (it reconnected, or one of us restarted from its
+        journal). Records in flight on the old link may be lost, so the order of
+        records on a link starts again, what we gave ``peer`` on its ``need`` is
+        forgotten, and this returns the frames to send first on the new link: this
+        seat's own records of every step ``peer`` may lack (from the step of the
+        latest record of ``peer`` this node holds), in step order, as they were,
+        but for those not sent yet, which follow them with the other new frames."""
+        self._answered.pop(peer, None)
+        self._forked.pop(peer, None)
+        self._idle_evidence.pop(peer, None)
+        self._direct_last[peer] = -1
+        if self.seat is None:
+            return []
+        theirs = [r.record.step for st in self.transcript.steps for r in st if r.record.seat == peer]
+        theirs += [r.record.step for r in self.current.values() if r.record.seat == peer]
+        theirs += list(self._inbox[peer])
+        since = max(theirs, default=0)
+        mine = [r for st in self.transcript.steps[since:] for r in st if r.record.seat == self.seat]
+        own_now = self.current.get(self.seat)
+        if own_now is not None:
+            mine.append(own_now)
+        mine += [r for step, r in sorted(self._restored.items()) if step >= since]
+        unsent = set(self._outbox)  # these go to every peer anyway, after the others
+        return [f for f in (r.to_frame() for r in mine) if f not in unsent]
+
+    def author(self, body: Body | None) -> None:
+        """Sign and send this seat's record of the current step. A record restored from
+        the journal for this step is used instead, unchanged, and not sent again: peers
+        that lack it ask for it."""
         assert self.seat is not None and self._identity is not None
+        restored = self._restored.pop(self.step, None)
+        if restored is not None:
+            self.current[self.seat] = restored
+            return
+        assert body is not None
         rec = Record(
             game_id=self.game_id,
             step=self.step,
@@ -254,6 +302,7 @@ class StepLog:
         raw = rec.to_bytes()
         signed = SignedRecord(raw, self._identity.sign(SIGN_PREFIX + raw), rec)
         self.current[self.seat] = signed
+        self._journal.append(signed)
         self._outbox.append(signed.to_frame())
 
     def fail(
@@ -356,6 +405,7 @@ class StepLog:
         if sender is not None and len(queue) >= MAX_QUEUED:
             self.fail(author, "sent too many records ahead of the game", rec=rec, proof=(rec,))
         queue[step] = rec
+        self._journal.append(rec)
         return True
 
     def _equivocation(self, first: SignedRecord, second: SignedRecord) -> NoReturn:
