@@ -301,6 +301,13 @@ def _network_options(f):  # type: ignore[no-untyped-def]
             show_default=True,
             help="Seconds for any other step (shuffles, key reveals).",
         ),
+        click.option(
+            "--grace",
+            type=click.FloatRange(1),
+            default=120,
+            show_default=True,
+            help="Seconds a player whose connection broke has to come back before the match stops.",
+        ),
         click.option("--lang", default=None, envvar="P2PCARDS_LANG", help="Language: en, fr or it."),
     ]
     for option in reversed(options):
@@ -309,7 +316,8 @@ def _network_options(f):  # type: ignore[no-untyped-def]
 
 
 def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: str | None, lang: str | None,
-              turn_timeout: float, step_timeout: float, bind: str, port: int) -> None:  # fmt: skip
+              turn_timeout: float, step_timeout: float, grace: float, bind: str,
+              port: int) -> None:  # fmt: skip
     """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""
     import getpass
     import random
@@ -350,7 +358,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             name=name,
             decide=decide,
             ui=ui,
-            timeouts=Timeouts(turn=turn_timeout, step=step_timeout),
+            timeouts=Timeouts(turn=turn_timeout, step=step_timeout, grace=grace),
             transcript=Path(transcript) if transcript else None,
             bind=bind,
             port=port,

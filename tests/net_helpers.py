@@ -21,6 +21,7 @@ import trio.testing
 from p2pcards.bots import make_bot
 from p2pcards.crypto.identity import Identity
 from p2pcards.games.nines import Action, NinesRules
+from p2pcards.net import tls
 from p2pcards.net.link import Link
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.runner import Decider
@@ -30,7 +31,7 @@ from p2pcards.protocol.table import Table
 LOCALHOST = "127.0.0.1"
 CODE = "7-amber-lantern"
 
-FAST = Timeouts(handshake=10.0, mesh=20.0, turn=20.0, step=20.0, lobby=60.0)
+FAST = Timeouts(handshake=10.0, mesh=20.0, turn=20.0, step=20.0, lobby=60.0, grace=3.0)
 """Real-socket tests: generous for a loaded machine, short enough that a hang shows."""
 
 
@@ -198,6 +199,47 @@ async def read_until_closed(stream: trio.abc.Stream, limit: float = 5.0) -> byte
             if not chunk:
                 return data
             data += chunk
+
+
+# ---------------------------------------------------------------------------
+# TLS, as every p2pcards connection speaks it
+
+
+async def tls_connect(host: str, port: int, **kwargs: object) -> trio.SSLStream[trio.abc.Stream]:
+    """A TLS connection to a p2pcards node, handshake done (its key is not checked: the
+    test speaks lobby frames to it by hand)."""
+    stream = tls.client(await trio.open_tcp_stream(host, port, **kwargs))  # type: ignore[arg-type]
+    await tls.handshake(stream)
+    return stream
+
+
+async def tls_serve(stream: trio.abc.Stream, identity: Identity) -> trio.SSLStream[trio.abc.Stream]:
+    """The server end of an accepted connection, presenting ``identity``'s key (a fake host or seat)."""
+    secured = tls.server(stream, tls.server_context(identity))
+    await tls.handshake(secured)
+    return secured
+
+
+async def knock(port: int, data: bytes, *, secure: bool = True, limit: float = 15) -> bytes:
+    """Send ``data`` (then EOF) to the host on a fresh connection, inside TLS unless ``secure``
+    is false; what the host answered before closing (decrypted if inside TLS)."""
+    stream: trio.abc.Stream = (
+        await tls_connect(LOCALHOST, port) if secure else await trio.open_tcp_stream(LOCALHOST, port)
+    )
+    reply = b""
+    async with trio.open_nursery() as nursery:
+
+        async def send() -> None:
+            try:
+                await stream.send_all(data)
+                await tls.send_eof(stream)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+
+        nursery.start_soon(send)
+        reply = await read_until_closed(stream, limit=limit)
+    await stream.aclose()
+    return reply
 
 
 # ---------------------------------------------------------------------------

@@ -22,11 +22,12 @@ import msgpack
 import pytest
 import trio
 import trio.testing
-from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, WrappedStream, read_until_closed
+from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, WrappedStream, knock, tls_connect, tls_serve
 
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
+from p2pcards.net import tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import HostLobby, SessionInfo, Timeouts, address_group, form_mesh, join_table
 from p2pcards.protocol.lobby import (
@@ -138,7 +139,7 @@ async def answer(link: Link, me: Identity, challenge: Challenge, proof: bytes | 
 async def guess_once(port: int, source: str) -> str:
     """One wrong-code attempt from ``source`` (a random proof: no scrypt); how the host answered."""
     me = Identity.generate()
-    link = Link(await trio.open_tcp_stream(LOCALHOST, port, local_address=source))
+    link = Link(await tls_connect(LOCALHOST, port, local_address=source))
     try:
         reply = await say_hello(link, me)
         if isinstance(reply, Challenge):
@@ -152,7 +153,7 @@ async def guess_once(port: int, source: str) -> str:
 
 async def squat_once(port: int, source: str) -> str:
     """Hello, then silence until the host lets go; how the host answered."""
-    link = Link(await trio.open_tcp_stream(LOCALHOST, port, local_address=source))
+    link = Link(await tls_connect(LOCALHOST, port, local_address=source))
     try:
         reply = await say_hello(link, Identity.generate())
         if isinstance(reply, Refused):
@@ -253,10 +254,13 @@ class FromAddress(WrappedStream):
 
 
 async def dial(nursery: trio.Nursery, lobby: HostLobby, address: str) -> Link:
-    """A connection to ``lobby`` from ``address``; the host handles it in ``nursery``."""
+    """A connection to ``lobby`` from ``address``, TLS handshake done; the host handles it in
+    ``nursery``."""
     client, server = trio.testing.memory_stream_pair()
     nursery.start_soon(lobby.handle, FromAddress(server, address))
-    return Link(client)
+    secured = tls.client(client)
+    await tls.handshake(secured)
+    return Link(secured)
 
 
 async def seat_by_hand(nursery: trio.Nursery, lobby: HostLobby, address: str, name: str) -> Body:
@@ -484,24 +488,6 @@ def big_hello() -> bytes:
     return pack({"v": 1, "kind": "hello", "body": body})
 
 
-async def knock(port: int, data: bytes) -> bytes:
-    """Send ``data`` (then EOF) on a fresh connection; what the host answered before closing."""
-    stream = await trio.open_tcp_stream(LOCALHOST, port)
-    async with trio.open_nursery() as nursery:
-
-        async def send() -> None:
-            try:
-                await stream.send_all(data)
-                await stream.send_eof()
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
-
-        nursery.start_soon(send)
-        reply = await read_until_closed(stream, limit=15)
-    await stream.aclose()
-    return reply
-
-
 async def test_a_hello_over_the_lobby_bound_is_refused_and_the_host_keeps_serving() -> None:
     assert BIG > MAX_LOBBY_FRAME
     lobby, ui = make_lobby(2)
@@ -522,7 +508,7 @@ async def test_a_hello_over_the_lobby_bound_is_refused_and_the_host_keeps_servin
 
 async def test_a_joiner_reads_the_host_with_the_lobby_bound() -> None:
     async def fat_host(stream: trio.abc.Stream) -> None:
-        link = Link(stream)
+        link = Link(await tls_serve(stream, Identity.generate()))
         await link.receive()  # the hello
         fat = {
             "game": bytes(16),
@@ -605,6 +591,8 @@ async def test_mesh_links_take_the_games_frames_once_authenticated() -> None:
 async def test_a_join_proof_relayed_for_another_key_is_a_wrong_code() -> None:
     # Mallory sits between Ann and the host: she passes Ann's nonce and Ann's proof on
     # under her own key (with her own, valid, signature). The proof covers Ann's key.
+    # (Ann's TLS ends at Mallory, so Mallory puts her own key in the challenge she passes
+    # on: with the host's, Ann would stop at once; see test_tls.py.)
     lobby, _ = make_lobby(3)
     mallory = Identity.generate()
     host_said: list[Body] = []
@@ -612,8 +600,8 @@ async def test_a_join_proof_relayed_for_another_key_is_a_wrong_code() -> None:
     async with serving(lobby) as host_port, trio.open_nursery() as nursery:
 
         async def relay(stream: trio.abc.Stream) -> None:
-            ann = Link(stream)
-            host = Link(await trio.open_tcp_stream(LOCALHOST, host_port))
+            ann = Link(await tls_serve(stream, mallory))
+            host = Link(await tls_connect(LOCALHOST, host_port))
             hello = await receive(ann)
             assert isinstance(hello, Hello)
             await host.send(
@@ -621,7 +609,7 @@ async def test_a_join_proof_relayed_for_another_key_is_a_wrong_code() -> None:
             )
             challenge = await receive(host)
             assert isinstance(challenge, Challenge)
-            await ann.send(encode_lobby(challenge))
+            await ann.send(encode_lobby(replace(challenge, key=mallory.public_key)))
             auth = await receive(ann)
             assert isinstance(auth, Auth)
             host_said.append(await answer(host, mallory, challenge, auth.proof))
@@ -655,7 +643,7 @@ async def test_a_stranger_with_a_key_of_its_own_cannot_take_a_seat_on_the_mesh()
                 seat1_done.set()
 
             async def intrude() -> None:
-                link = Link(await trio.open_tcp_stream(LOCALHOST, infos[1].roster[1].port))
+                link = Link(await tls_connect(LOCALHOST, infos[1].roster[1].port))
                 try:
                     theirs = await receive(link)
                     assert isinstance(theirs, LinkHello)
@@ -695,7 +683,7 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
     impostor = Identity.generate()
 
     async def fake_host(stream: trio.abc.Stream) -> None:
-        link = Link(stream)
+        link = Link(await tls_serve(stream, impostor))
         hello = await receive(link)
         assert isinstance(hello, Hello)
         game, nh = os.urandom(16), os.urandom(32)

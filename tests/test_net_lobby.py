@@ -29,8 +29,11 @@ from net_helpers import (
     closed_port,
     config,
     join_seat,
+    knock,
     read_until_closed,
     start_host,
+    tls_connect,
+    tls_serve,
 )
 
 from p2pcards.crypto.identity import Identity
@@ -39,7 +42,7 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome, join_game
 from p2pcards.net.runner import run_table
-from p2pcards.net.session import HostLobby, SessionInfo, Timeouts, form_mesh, join_table
+from p2pcards.net.session import PLAIN_REFUSAL, HostLobby, SessionInfo, Timeouts, form_mesh, join_table
 from p2pcards.protocol.lobby import (
     Hello,
     LinkAuth,
@@ -281,7 +284,7 @@ def hello_frame(version: object) -> bytes:
 @pytest.mark.parametrize("version", [2, "1"])
 async def test_a_hello_of_another_protocol_version_is_refused_by_version(version: object) -> None:
     async with lobby_server(3) as (_, port, _ui):
-        stream = await trio.open_tcp_stream(LOCALHOST, port)
+        stream = await tls_connect(LOCALHOST, port)
         await stream.send_all(hello_frame(version))
         reply = decode_lobby(await read_until_closed(stream))
         assert isinstance(reply, Refused)
@@ -292,9 +295,34 @@ async def test_a_hello_of_another_protocol_version_is_refused_by_version(version
         assert (await refusal(port, "eve", code="2-no-such")).reason == "wrong-code"
 
 
+async def test_an_older_joiner_in_the_clear_is_told_the_versions_differ_in_the_clear() -> None:
+    async with lobby_server(3) as (lobby, port, ui):
+        reply = decode_lobby(await knock(port, hello_frame(1), secure=False))
+        assert isinstance(reply, Refused)
+        assert (reply.reason, reply.message) == ("version", PLAIN_REFUSAL)
+        assert lobby.refused["version"] == 1
+        assert any("without encryption (an older version)" in i for i in ui.infos)
+        assert (await refusal(port, "eve", code="2-no-such")).reason == "wrong-code"
+
+
+async def test_a_host_of_an_older_version_in_the_clear_is_a_version_refusal() -> None:
+    async def old_host(stream: trio.abc.Stream) -> None:
+        await stream.receive_some(65536)  # a TLS hello is no lobby frame for it
+        await stream.send_all(encode_lobby(Refused(reason="protocol", message="a lobby frame must be a map")))
+        await stream.aclose()
+
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, old_host, listeners)
+        refused = await refusal(port, "ann")
+        nursery.cancel_scope.cancel()
+    assert refused.reason == "version" and "does not encrypt its links" in str(refused)
+
+
 async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None:
     async def fake_host(stream: trio.abc.Stream) -> None:
-        link = Link(stream)
+        link = Link(await tls_serve(stream, Identity.generate()))
         decode_lobby_object(await link.receive())  # the hello
         await link.send(pack({"v": 2, "kind": "challenge", "body": {}}))
         await trio.sleep_forever()
@@ -401,7 +429,7 @@ async def test_a_stranger_claiming_a_seat_on_the_mesh_is_refused(tmp_path: Path)
             )
             assert info.seat == 2
             seat1 = info.roster[1]
-            stranger = Link(await trio.open_tcp_stream(seat1.host, seat1.port))
+            stranger = Link(await tls_connect(seat1.host, seat1.port))
             theirs = decode_lobby_object(await stranger.receive())
             assert isinstance(theirs, LinkHello) and theirs.seat == 1
             await stranger.send(
@@ -446,13 +474,13 @@ async def test_a_seated_player_cannot_relay_another_seats_link_signature() -> No
         async with trio.open_nursery() as nursery:
             nursery.start_soon(form_mesh, victim, ids[1], listeners[1], RecordingUI(), FAST)
             nursery.start_soon(form_mesh, signer, ids[2], listeners[2], RecordingUI(), FAST)
-            to_victim = Link(await trio.open_tcp_stream(LOCALHOST, ports[1]))
+            to_victim = Link(await tls_connect(LOCALHOST, ports[1]))
             await to_victim.send(
                 encode_lobby(LinkHello(game=game, seat=2, key=ids[2].public_key, nonce=os.urandom(32)))
             )
             victim_hello = decode_lobby_object(await to_victim.receive())
             assert isinstance(victim_hello, LinkHello)
-            to_signer = Link(await trio.open_tcp_stream(LOCALHOST, ports[2]))
+            to_signer = Link(await tls_connect(LOCALHOST, ports[2]))
             await to_signer.send(
                 encode_lobby(LinkHello(game=game, seat=3, key=ids[3].public_key, nonce=victim_hello.nonce))
             )
@@ -494,25 +522,6 @@ def oversized_pieces() -> bytes:
     return b"\xdc" + (200).to_bytes(2, "big") + (b"\xc5" + (2000).to_bytes(2, "big") + b"y" * 2000) * 200
 
 
-async def knock(port: int, garbage: bytes) -> bytes:
-    """Send ``garbage`` (then EOF) on a fresh connection; what the host answered."""
-    stream = await trio.open_tcp_stream(LOCALHOST, port)
-    reply = b""
-    async with trio.open_nursery() as nursery:
-
-        async def send() -> None:
-            try:
-                await stream.send_all(garbage)
-                await stream.send_eof()
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
-
-        nursery.start_soon(send)
-        reply = await read_until_closed(stream, limit=15)
-    await stream.aclose()
-    return reply
-
-
 def protocol_refusal(reply: bytes) -> Refused:
     msg = decode_lobby(reply)
     assert isinstance(msg, Refused) and msg.reason == "protocol", msg
@@ -529,7 +538,12 @@ async def test_garbage_is_refused_and_the_host_keeps_running(tmp_path: Path) -> 
                 nursery, config(tmp_path, "h", ui=host_ui), players=2, rules=ONE_HAND, outcomes=outcomes
             )
             silent = await trio.open_tcp_stream(LOCALHOST, port)  # connects, never speaks
-            # Answered with a refusal, always:
+            # Garbage instead of TLS: closed without a word (a lobby frame in the clear is
+            # an older version, answered in the clear: see above).
+            for garbage in (nested(5000), random.Random(7).randbytes(3000), b"GET / HTTP/1.0\r\n\r\n"):
+                assert await knock(port, garbage, secure=False) == b""
+            assert sum("not a p2pcards TLS connection" in i for i in host_ui.infos) == 3
+            # Garbage inside TLS: answered with a refusal, always:
             assert "nested too deeply" in protocol_refusal(await knock(port, nested(5000))).message
             assert "must be a map" in protocol_refusal(await knock(port, msgpack.packb(42))).message
             assert "expected hello" in protocol_refusal(await knock(port, welcome)).message
@@ -541,7 +555,7 @@ async def test_garbage_is_refused_and_the_host_keeps_running(tmp_path: Path) -> 
                 assert not reply or "more than" in protocol_refusal(reply).message
             reply = await knock(port, random.Random(7).randbytes(3000))
             assert not reply or protocol_refusal(reply)
-            assert sum("refused a connection" in i for i in host_ui.infos) >= 4
+            assert sum("refused a connection" in i for i in host_ui.infos) >= 7
             # A real joiner still gets in, and the match is played to its end.
             await join_seat(nursery, port, config(tmp_path, "j", seed=1), 1, outcomes, host_ui)
             await silent.aclose()
@@ -585,6 +599,15 @@ async def test_the_code_never_travels(tmp_path: Path, monkeypatch: pytest.Monkey
         return tap
 
     monkeypatch.setattr(trio, "open_tcp_stream", tapped)
+    # Inside TLS: every frame any node sends, as it is before encryption.
+    frames: list[bytes] = []
+    real_send = Link.send
+
+    async def recording_send(self: Link, frame: bytes) -> None:
+        frames.append(bytes(frame))
+        await real_send(self, frame)
+
+    monkeypatch.setattr(Link, "send", recording_send)
     outcomes: dict[int, Outcome] = {}
     host_ui = RecordingUI()
     with trio.fail_after(30):
@@ -600,12 +623,14 @@ async def test_the_code_never_travels(tmp_path: Path, monkeypatch: pytest.Monkey
     assert len(taps) == 3  # two joiners to the host, and seat 2 to seat 1
     game_id = outcomes[0].table.game_id  # type: ignore[union-attr]
     secrets = [CODE.encode(), CODE.upper().encode(), b"amber-lantern", code_key(CODE, game_id)]
+    plaintext = b"".join(frames)
+    assert b"hello" in plaintext and b"link-auth" in plaintext  # the handshakes were seen
+    for wire in plaintext, *(bytes(tap.sent) for tap in taps), *(bytes(tap.received) for tap in taps):
+        assert len(wire) > 1000
+        for secret in secrets:
+            assert secret not in wire
     for tap in taps:
-        assert b"hello" in tap.sent or b"link" in tap.sent  # the tap saw the handshake
-        for wire in (bytes(tap.sent), bytes(tap.received)):
-            assert len(wire) > 1000
-            for secret in secrets:
-                assert secret not in wire
+        assert tap.sent[:1] == tap.received[:1] == b"\x16"  # TLS on the wire
 
 
 async def test_a_joiner_that_cannot_link_hangs_up_at_once(tmp_path: Path) -> None:
@@ -664,7 +689,8 @@ async def test_a_joiner_that_cannot_link_hangs_up_at_once(tmp_path: Path) -> Non
     assert str(failure[0]).endswith("(Connection refused)")
     host = outcomes[0]
     assert host.status == "failed" and host.blamed == (2,)
-    assert "connection lost" in (host.problem or "")
+    assert "stopped instead of sending its record for step 0" in (host.problem or "")
+    assert "could not link with every seat" in (host.problem or "")
 
 
 async def test_a_flood_of_connections_is_refused_as_busy() -> None:
@@ -705,7 +731,7 @@ async def test_the_challenge_names_the_game_and_a_joiner_refuses_one_it_cannot_p
     port = listeners[0].socket.getsockname()[1]
 
     async def host(stream: trio.abc.Stream) -> None:
-        link = Link(stream)
+        link = Link(await tls_serve(stream, impostor))
         await link.receive()  # hello
         from p2pcards.protocol.lobby import Challenge
 

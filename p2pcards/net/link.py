@@ -1,4 +1,5 @@
-"""One TCP connection to a peer: bounded framing on read, one lock on write.
+"""One connection to a peer (TLS over TCP, see ``p2pcards.net.tls``): bounded framing on
+read, one lock on write.
 
 Frames are concatenated msgpack objects. Each link owns one bounded
 :class:`~p2pcards.protocol.wire.StreamDecoder`; after any decoding error the
@@ -9,6 +10,7 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 
 from __future__ import annotations
 
+import ssl
 from collections import deque
 from typing import Any
 
@@ -26,6 +28,14 @@ class LinkClosed(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+def _why(e: BaseException) -> str:
+    """A few words on why a stream broke ("TLS: decryption failed or bad record mac")."""
+    cause = e.__cause__
+    if isinstance(cause, ssl.SSLError):
+        return "TLS: " + (cause.reason or type(cause).__name__).lower().replace("_", " ")
+    return str(e) or type(e).__name__
 
 
 class Link:
@@ -67,7 +77,7 @@ class Link:
             try:
                 await self.stream.send_all(frame)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                raise LinkClosed(f"connection lost while sending ({e or type(e).__name__})") from None
+                raise LinkClosed(f"connection lost while sending ({_why(e)})") from None
             self.send_broken = False
             self.bytes_sent += len(frame)
             self.frames_sent += 1
@@ -80,7 +90,7 @@ class Link:
             try:
                 data = await self.stream.receive_some(READ_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                raise LinkClosed(f"connection lost ({e or type(e).__name__})") from None
+                raise LinkClosed(f"connection lost ({_why(e)})") from None
             if not data:
                 raise LinkClosed("connection lost (the peer hung up)")
             self.bytes_received += len(data)

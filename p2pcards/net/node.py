@@ -12,14 +12,34 @@ from typing import Any
 import trio
 
 from p2pcards.crypto.identity import Identity
-from p2pcards.net import storage
+from p2pcards.errors import UsageError
+from p2pcards.games.base import game as game_named
+from p2pcards.net import storage, tls
 from p2pcards.net.runner import Decider, RunResult, run_table
-from p2pcards.net.session import HostLobby, LobbyUI, SessionInfo, Timeouts, form_mesh, join_table
+from p2pcards.net.session import (
+    HostLobby,
+    LobbyUI,
+    Relinks,
+    SessionInfo,
+    Timeouts,
+    _accept_loop,
+    form_mesh,
+    join_table,
+)
 from p2pcards.protocol.fingerprint import TableFingerprint
+from p2pcards.protocol.journal import (
+    JournalContents,
+    JournalHeader,
+    encode_header,
+    encode_record,
+    read_journal,
+)
+from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.table import table_class
 from p2pcards.protocol.transcript import encode_file, save
+from p2pcards.protocol.wire import Abort, SignedRecord
 
 LINGER = 3.0
 """Seconds to keep links open after the match so that peers finish on their own."""
@@ -67,6 +87,8 @@ class NodeConfig:
     entropy: bytes | None = None
     """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
     keep_transcript: bool = True
+    journal: bool = True
+    """Keep a write-ahead journal in the data directory, so that a crash can be resumed."""
 
 
 async def host_game(
@@ -100,8 +122,9 @@ async def host_game(
         cfg.ui.invitation(code, port)
         task_status.started(port)
         info = await lobby.start()
+        lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
         try:
-            outcome = await _play(cfg, info)
+            outcome = await _play(cfg, info, relinks, port)
         finally:
             nursery.cancel_scope.cancel()
     return outcome
@@ -124,27 +147,142 @@ async def join_game(cfg: NodeConfig, *, host: str, port: int, code: str) -> Outc
         )
         try:
             await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
-        except BaseException:
-            for link in info.links.values():  # the host (and the others) learn at once
-                await link.aclose()
+        except BaseException as e:
+            # The host (and the others) learn at once, and why: it is not a broken link.
+            why = f"{cfg.name} could not link with every seat: {e}" if isinstance(e, Exception) else "left"
+            with trio.CancelScope(shield=True):
+                for link in info.links.values():
+                    with trio.move_on_after(1), contextlib.suppress(Exception):
+                        await link.send(Abort(why, 0).to_frame())
+                    await link.aclose()
             raise
+        relinks = Relinks(info, cfg.identity, cfg.timeouts)
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:  # higher seats dial this one again if their link breaks
+                nursery.start_soon(_accept_loop, listener, relinks.accept, nursery)
+            try:
+                return await _play(cfg, info, relinks, listen_port)
+            finally:
+                nursery.cancel_scope.cancel()
     finally:
         for listener in listeners:
             await listener.aclose()
-    return await _play(cfg, info)
 
 
-async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
+def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float], None]:
+    """Tell the user when a peer's connection breaks, comes back, or stays away."""
+
+    def notice(peer: int, what: str, seconds: float) -> None:
+        who = f"{info.roster[peer].name} (seat {peer})"
+        if what == "lost":
+            left = int(seconds)
+            cfg.ui.info(f"{who} lost connection: reconnecting ({left // 60}:{left % 60:02d} left)")
+        elif what == "back":
+            cfg.ui.info(f"{who} is back after {seconds:.0f} s")
+        else:
+            cfg.ui.info(f"{who} did not come back within {seconds:.0f} s")
+
+    return notice
+
+
+def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> JournalHeader:
+    return JournalHeader(
+        game=info.game,
+        game_id=info.game_id,
+        rules=info.rules.to_dict(),
+        roster=tuple(Player(name=s.name, key=s.key) for s in info.roster),
+        seat=info.seat,
+        entropy=entropy,
+        session={
+            "seats": [[s.host, s.port] for s in info.roster],
+            "host_address": None if info.host_address is None else list(info.host_address),
+            "listen_port": listen_port,
+        },
+    )
+
+
+async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
+    """Bring this seat back into the match its journal at ``path`` records (after a crash).
+
+    The table is rebuilt from the journal; the seat listens on the port it had,
+    dials the peers it dials, and takes back the others as they dial in.
+    """
+    try:
+        contents = read_journal(path.read_bytes())
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    h = contents.header
+    if h.roster[h.seat].key != cfg.identity.public_key:
+        raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
+    try:
+        addresses = [(str(a), int(b)) for a, b in h.session["seats"]]
+        host_address = h.session["host_address"]
+        listen_port = int(h.session["listen_port"])
+        rules = game_named(h.game).rules_from_dict(h.rules)
+    except (KeyError, TypeError, ValueError) as e:
+        raise UsageError(f"{path} is damaged: {e}") from None
+    seats = zip(h.roster, addresses, strict=True)
+    roster = tuple(Seat(name=p.name, key=p.key, host=a, port=port) for p, (a, port) in seats)
+    info = SessionInfo(
+        game_id=h.game_id,
+        rules=rules,
+        roster=roster,
+        seat=h.seat,
+        game=h.game,
+        host_address=None if host_address is None else (str(host_address[0]), int(host_address[1])),
+    )
+    relinks = Relinks(info, cfg.identity, cfg.timeouts)
+    listeners = await trio.open_tcp_listeners(listen_port, host=cfg.bind)
+    try:
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:
+                nursery.start_soon(_accept_loop, listener, relinks.accept_any, nursery)
+            try:
+                return await _play(
+                    cfg, info, relinks, listen_port, restore=contents, entropy=h.entropy
+                )
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        for listener in listeners:
+            await listener.aclose()
+
+
+async def _play(
+    cfg: NodeConfig,
+    info: SessionInfo,
+    relinks: Relinks | None = None,
+    listen_port: int = 0,
+    *,
+    restore: JournalContents | None = None,
+    entropy: bytes | None = None,
+) -> Outcome:
     roster = [Player(name=s.name, key=s.key) for s in info.roster]
+    if entropy is None:
+        entropy = cfg.entropy if cfg.entropy is not None else os.urandom(32)
     table = table_class(info.game)(
         game_id=info.game_id,
         roster=roster,
         rules=info.rules,
         seat=info.seat,
         identity=cfg.identity,
-        entropy=cfg.entropy if cfg.entropy is not None else os.urandom(32),
+        entropy=entropy,
     )
+    journal_file: storage.JournalFile | None = None
+    if cfg.journal:
+        jpath = storage.journal_path(info.game_id, info.seat, cfg.data_dir)
+        if restore is None:
+            journal_file = storage.JournalFile(jpath)
+            journal_file.write(encode_header(_journal_header(info, entropy, listen_port)))
+        else:
+            journal_file = storage.JournalFile(jpath, truncate_at=restore.sound)
+
+    def journal(records: list[SignedRecord]) -> None:
+        if journal_file is not None:
+            journal_file.write(b"".join(encode_record(r) for r in records))
+
     result = RunResult(status="aborted", problem="interrupted")
+    ended = left = False
     try:
         result = await run_table(
             table,
@@ -153,7 +291,16 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
             timeouts=cfg.timeouts,
             on_progress=_show_fingerprint(cfg),
             on_wait=cfg.on_wait,
+            relinker=relinks,
+            grace=cfg.timeouts.grace,
+            on_link=link_notice(cfg, info),
+            restore=None if restore is None else restore.records,
+            journal=journal,
         )
+        ended = True
+    except KeyboardInterrupt:
+        left = True  # the player left (the others were told): nothing to resume
+        raise
     finally:
         path: Path | None = cfg.transcript or storage.transcript_path(info.game_id, info.seat, cfg.data_dir)
         status = result.status if result.problem is None else f"{result.status}: {result.problem}"
@@ -166,6 +313,10 @@ async def _play(cfg: NodeConfig, info: SessionInfo) -> Outcome:
                 except OSError as e:
                     cfg.ui.info(f"could not save the transcript to {path}: {e}")
                     path = None
+            if journal_file is not None:
+                # A match that ended (or that this player left) needs no journal; one
+                # interrupted otherwise keeps it, to be resumed.
+                journal_file.close(remove=ended or left)
             await _linger(info, LINGER if result.status != "aborted" else 0.2)
     return Outcome(
         status=result.status,
@@ -212,10 +363,8 @@ async def _linger(info: SessionInfo, seconds: float) -> None:
 
     links = list(info.links.values())
     for link in links:
-        stream = link.stream
-        if hasattr(stream, "send_eof"):
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await stream.send_eof()
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await tls.send_eof(link.stream)  # under TLS: a TCP half-close, read as the end of stream
     with trio.move_on_after(seconds):
         async with trio.open_nursery() as nursery:
             for link in links:

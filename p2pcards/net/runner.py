@@ -7,15 +7,23 @@ turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
 silent peer is named, and the match ends with the transcript kept. A peer that
 hangs up is named once the table needs a record from it (see ``_play``), and
 one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
+
+A link that breaks is not a fault by itself. With a ``relinker`` (the session
+layer's way to dial a peer again, or to wait for it to dial in) the runner
+gets a new link to that peer within ``grace`` seconds, tells the table (whose
+:meth:`link_reset` gives the records to resend first), and goes on; the step
+timeouts wait for a peer that is away until its grace runs out. Only a peer
+that stays away longer is named, as a hang-up is today, and a node that lost
+every link at once blames nobody: its own connection is the likeliest cause.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import trio
 
@@ -23,7 +31,41 @@ from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
-from p2pcards.protocol.wire import Abort, WireError, decode_frame_object, quote_claim
+from p2pcards.protocol.wire import Abort, SignedRecord, WireError, decode_frame_object, quote_claim
+
+
+class Relinker(Protocol):
+    """How a seat gets a new link to a peer whose connection broke."""
+
+    async def relink(self, peer: int) -> Link:
+        """A new authenticated link to ``peer`` (raise LinkClosed or OSError to try again)."""
+        ...
+
+
+LinkNotice = Callable[[int, str, float], None]
+"""``on_link(peer, what, seconds)``: ``"lost"`` (reconnecting, seconds left),
+``"back"`` (seconds away), or ``"gone"`` (it did not come back in time)."""
+
+GRACE = 120.0
+"""Seconds a peer whose link broke has to come back before it is named."""
+
+RETRY = 1.0
+"""Seconds between two attempts to relink a peer."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewLink:
+    """A peer's new link, from a relink task to the main task."""
+
+    link: Link
+
+
+@dataclass(frozen=True, slots=True)
+class StayedAway:
+    """A peer did not come back within its grace period."""
+
+    reason: str
+
 
 Decider = Callable[[Table], Awaitable[Any]]
 """Returns this seat's next action, one of ``table.legal_actions()`` (called only
@@ -63,9 +105,28 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
                 obj = await link.receive()
                 frame = decode_frame_object(obj)
             except (LinkClosed, WireError) as e:
-                await out.send((peer, e))
+                await out.send((peer, (link, e)))
                 return
-            await out.send((peer, frame))
+            await out.send((peer, (link, frame)))
+
+
+async def _relink(
+    peer: int, relinker: Relinker, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]
+) -> None:
+    """Get a new link to ``peer`` before ``deadline``, or report that it stayed away."""
+    async with out:
+        last = "it did not come back"
+        with trio.move_on_at(deadline):
+            while True:
+                try:
+                    link = await relinker.relink(peer)
+                except (LinkClosed, OSError, WireError) as e:
+                    last = str(e) or type(e).__name__
+                    await trio.sleep(RETRY)
+                    continue
+                await out.send((peer, (None, NewLink(link))))
+                return
+        await out.send((peer, (None, StayedAway(last))))
 
 
 async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> None:
@@ -75,7 +136,8 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
     buffers are full) is blamed: otherwise the send would block this seat, and with
     it every timeout, forever.
     """
-    out = [(frame, links.items()) for frame in table.drain()]
+    now = list(links.items())  # links may be replaced while this sends
+    out = [(frame, now) for frame in table.drain()]
     for peer, frames in table.drain_replies().items():
         if peer in links:
             out.extend((frame, [(peer, links[peer])]) for frame in frames)
@@ -95,7 +157,7 @@ async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> Non
 
 async def _to_every_peer(links: dict[int, Link], frame: bytes, timeout: float) -> None:
     """Send a notice to every peer, giving up on one that takes no frame in ``timeout``."""
-    for link in links.values():
+    for link in list(links.values()):
         with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
             await link.send(frame)
 
@@ -116,6 +178,33 @@ async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
         await _to_every_peer(links, table.need_frame(), WAIT_NOTICE)
 
 
+@dataclass(slots=True)
+class _Mesh:
+    """The links of this seat as they change: the current link of each peer, the
+    peers away (with the time their grace ends), and how to get a peer back."""
+
+    links: dict[int, Link]
+    nursery: trio.Nursery
+    send: trio.MemorySendChannel[tuple[int, Any]]
+    relinker: Relinker | None
+    grace: float
+    on_link: LinkNotice
+    away: dict[int, float] = field(default_factory=dict)
+    lost_at: dict[int, float] = field(default_factory=dict)
+
+    def start_reader(self, peer: int, link: Link) -> None:
+        self.nursery.start_soon(_reader, peer, link, self.send.clone())
+
+    def link_lost(self, peer: int, now: float) -> None:
+        """Start getting ``peer`` back (its grace runs from now)."""
+        assert self.relinker is not None
+        self.links.pop(peer, None)
+        self.away[peer] = now + self.grace
+        self.lost_at[peer] = now
+        self.on_link(peer, "lost", self.grace)
+        self.nursery.start_soon(_relink, peer, self.relinker, self.away[peer], self.send.clone())
+
+
 async def run_table(
     table: Table,
     links: dict[int, Link],
@@ -124,40 +213,77 @@ async def run_table(
     timeouts: Timeouts,
     on_progress: Callable[[Table], None] = lambda t: None,
     on_wait: Callable[[Table, float], None] = lambda t, waited: None,
+    relinker: Relinker | None = None,
+    grace: float = GRACE,
+    on_link: LinkNotice = lambda peer, what, seconds: None,
+    restore: Sequence[SignedRecord] | None = None,
+    journal: Callable[[list[SignedRecord]], None] = lambda records: None,
 ) -> RunResult:
-    """Play the match on ``table``; returns how it ended (never raises for peers' faults)."""
+    """Play the match on ``table``; returns how it ended (never raises for peers' faults).
+
+    ``restore``: the journalled records of a seat that comes back after a crash
+    (the table is restored from them instead of started, and every link is new).
+    ``journal``: makes records durable; called before any frame is sent.
+    """
     send, receive = trio.open_memory_channel[tuple[int, Any]](64)
     result = RunResult(status="running")
+    links = dict(links)
     async with trio.open_nursery() as nursery:
+        mesh = _Mesh(links, nursery, send, relinker, grace, on_link)
         for peer, link in links.items():
-            nursery.start_soon(_reader, peer, link, send.clone())
-        send.close()
+            mesh.start_reader(peer, link)
+        if restore is not None and relinker is not None:  # back from a crash: every peer is away
+            for peer in range(table.n):
+                if peer != table.seat and peer not in links:
+                    mesh.link_lost(peer, trio.current_time())
         nursery.start_soon(_heartbeat, table, links)
         try:
-            await _play(table, links, decide, receive, timeouts, on_progress, on_wait, result)
+            await _play(
+                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal
+            )
         except KeyboardInterrupt:
             if table.seat is not None:  # Ctrl-C: this player leaves; say so before hanging up
                 with trio.CancelScope(shield=True):
                     await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)
             raise
         finally:
+            send.close()
             nursery.cancel_scope.cancel()
     return result
 
 
+async def _flush(
+    table: Table, links: dict[int, Link], timeout: float, journal: Callable[[list[SignedRecord]], None]
+) -> None:
+    """Make the table's new records durable, then send its frames (write-ahead)."""
+    records = table.drain_journal()
+    if records:
+        journal(records)
+    await _send_all(table, links, timeout)
+
+
 async def _play(
     table: Table,
-    links: dict[int, Link],
+    mesh: _Mesh,
     decide: Decider,
     receive: trio.MemoryReceiveChannel[tuple[int, Any]],
     timeouts: Timeouts,
     on_progress: Callable[[Table], None],
     on_wait: Callable[[Table, float], None],
     result: RunResult,
+    restore: Sequence[SignedRecord] | None,
+    journal: Callable[[list[SignedRecord]], None],
 ) -> None:
-    table.start()
-    await _send_all(table, links, timeouts.step)
-    step, deadline, notice, started = -1, 0.0, 0.0, 0.0
+    links = mesh.links
+    if restore is None:
+        table.start()
+    else:
+        with contextlib.suppress(RemoteProtocolError):
+            table.restore(restore)
+        for peer, link in links.items():  # every link of a restarted node is new
+            await _resend(table, peer, link, timeouts.step)
+    await _flush(table, links, timeouts.step, journal)
+    step, deadline, notice, started, wait = -1, 0.0, 0.0, 0.0, 0.0
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     stop_deadline = math.inf
@@ -168,7 +294,13 @@ async def _play(
         gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
         if gone and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
-                table.blame(gone[0], closed[gone[0]])
+                if not links:  # every link is down: this node cannot tell who is at fault
+                    table.stop(
+                        f"lost every connection at step {table.step} and none came back in time: "
+                        "this node's own connection may be down"
+                    )
+                else:
+                    table.blame(gone[0], closed[gone[0]])
         if table.status == "over":
             result.status = "over"
             on_progress(table)
@@ -181,7 +313,7 @@ async def _play(
             elif table.failure.peer not in result.blamed:
                 result.blamed = (table.failure.peer,)
             on_progress(table)
-            await _send_all(table, links, timeouts.step)  # the proof, so that others can check it
+            await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
             peer = table.failure.peer
             who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
             await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
@@ -196,10 +328,13 @@ async def _play(
             continue
         if table.step != step:
             step = table.step
-            wait = timeouts.turn if table.spec.kind == "turn" else timeouts.step
+            wait = timeouts.turn if table.spec.kind in table.DECISIONS else timeouts.step
             started = trio.current_time()
             deadline = started + wait
             notice = started + WAIT_NOTICE
+        # A peer that is away has until its grace ends before its silence counts.
+        waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
+        wait_until = max([deadline, *waiting_away])
         on_progress(table)
         if table.my_turn:
             try:
@@ -214,11 +349,11 @@ async def _play(
                 continue  # recorded in table.failure
             except LocalProtocolError as e:
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
-            await _send_all(table, links, timeouts.step)
+            await _flush(table, links, timeouts.step, journal)
             continue
         try:
-            with trio.move_on_at(min(deadline, notice, stop_deadline)) as scope:
-                peer, item = await receive.receive()
+            with trio.move_on_at(min(wait_until, notice, stop_deadline)) as scope:
+                peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
             if table.stopped:
                 stop_deadline = trio.current_time()
@@ -231,29 +366,62 @@ async def _play(
         now = trio.current_time()
         if scope.cancelled_caught and now >= stop_deadline:
             continue
-        if scope.cancelled_caught and now < deadline:
+        if scope.cancelled_caught and now < wait_until:
             on_wait(table, now - started)
             table.nudge()  # ask for what we may lack; also tells the others we are alive
-            await _send_all(table, links, timeouts.step)
+            await _flush(table, links, timeouts.step, journal)
             notice = now + WAIT_NOTICE
             continue
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
             _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result)
             continue
+        if isinstance(item, NewLink):
+            if peer in mesh.away and table.status in ("running", "disputed"):
+                away_for = now - mesh.lost_at.pop(peer, now)
+                del mesh.away[peer]
+                links[peer] = item.link
+                mesh.start_reader(peer, item.link)
+                await _resend(table, peer, item.link, timeouts.step)
+                mesh.on_link(peer, "back", away_for)
+                deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
+            else:
+                with contextlib.suppress(Exception):
+                    await item.link.stream.aclose()
+            continue
+        if isinstance(item, StayedAway):
+            if peer in mesh.away:
+                del mesh.away[peer]
+                why = f"lost connection and did not come back within {mesh.grace:g} s ({item.reason})"
+                closed[peer] = why
+                mesh.on_link(peer, "gone", mesh.grace)
+            continue
+        if source is not links.get(peer):
+            continue  # from a link that has been replaced since
         if not isinstance(item, LinkClosed):
             heard = now
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
-                closed[peer] = item.reason
+                if mesh.relinker is not None and table.status in ("running", "disputed"):
+                    mesh.link_lost(peer, now)
+                else:
+                    closed[peer] = item.reason
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:
                 if isinstance(item, Abort):
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
-        await _send_all(table, links, timeouts.step)
+        await _flush(table, links, timeouts.step, journal)
+
+
+async def _resend(table: Table, peer: int, link: Link, timeout: float) -> None:
+    """A new link to ``peer``: first the records it may lack, then where we stand."""
+    frames = [*table.link_reset(peer), table.need_frame()]
+    with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+        for frame in frames:
+            await link.send(frame)
 
 
 def _time_out(table: Table, waited: float, deaf: bool, result: RunResult) -> None:

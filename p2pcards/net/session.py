@@ -5,9 +5,16 @@ tells everyone where the others listen. Then each seat dials every lower seat
 (the host excepted, already linked), and every link is authenticated with
 Ed25519 signatures bound to the game id (see ``p2pcards.protocol.lobby``).
 
+Every connection is TLS 1.3 (``p2pcards.net.tls``) before its first lobby frame.
+The side that dials pins the key of the side it reached: a mesh link's dialler
+refuses any key but the roster key of the seat it dialled, and a joiner refuses
+a host whose certificate key is not the key of its challenge (which the host's
+code proof then authenticates). So the signatures and proofs that follow travel
+inside a channel that ends at the pinned key.
+
 The host's door is open to anyone, so whatever a stranger can make it hold is
 bounded before the stranger has proven the code: lobby frames of at most
-``MAX_LOBBY_FRAME`` bytes, one handshake deadline for hello and auth together,
+``MAX_LOBBY_FRAME`` bytes, one handshake deadline for TLS, hello and auth together,
 a few connections at once per source address and a few dozen in all, and a
 wrong code that costs its address a growing wait (not the host a held place).
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import ssl
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +35,9 @@ import trio
 from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
 from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, UsageError
 from p2pcards.games.base import game as game_named
+from p2pcards.net import tls
 from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.tls import TLSError
 from p2pcards.protocol.admission import (
     EVICT_AFTER,
     MAX_CONNECTIONS,
@@ -74,13 +84,15 @@ class Timeouts:
     """Seconds to wait, by kind of wait (a human's turn is long, a key reveal short)."""
 
     handshake: float = 10.0
-    """From connecting to proving the code (hello and auth), or to authenticating a mesh link."""
+    """From connecting to proving the code (TLS, hello and auth), or to authenticating a mesh link."""
     mesh: float = 30.0
     turn: float = 600.0
     step: float = 60.0
     lobby: float = 3600.0
     busy: float = 30.0
     """How long a joiner keeps trying again when the host answers that it is busy."""
+    grace: float = 120.0
+    """How long a seat whose connection broke has to come back before it is named."""
 
 
 @dataclass(slots=True)
@@ -94,6 +106,8 @@ class SessionInfo:
     links: dict[int, Link] = field(default_factory=dict)
     game: str = "nines"
     """The game the table plays (the name in its join records)."""
+    host_address: tuple[str, int] | None = None
+    """Where a joiner reached the host (to dial it again); None at the host."""
 
 
 class LobbyUI:
@@ -144,6 +158,9 @@ def _lobby_link(stream: trio.abc.Stream, peer: str) -> Link:
 # ---------------------------------------------------------------------------
 # Host
 
+PLAIN_REFUSAL = "protocol version mismatch: this host encrypts every link (TLS 1.3); update p2pcards"
+"""What a joiner of an older p2pcards, which speaks in the clear, is told in the clear."""
+
 
 @dataclass(eq=False, slots=True)
 class _Guest:
@@ -151,6 +168,8 @@ class _Guest:
     scopes that end its waits."""
 
     link: Link
+    stream: trio.SSLStream[trio.abc.Stream]
+    """The link's TLS stream (over the TCP stream)."""
     door: trio.CancelScope = field(default_factory=trio.CancelScope)
     """Cancelled when its place at the door goes to a newcomer."""
     watch: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -159,6 +178,8 @@ class _Guest:
     """What it is told when its place went to a newcomer."""
     welcomed: bool = False
     """It was told its seat: from then on only ``_stay`` (or the start) decides about it."""
+    relink: LinkHello | None = None
+    """A seated joiner dialling again during the match (its link hello)."""
 
 
 class HostLobby:
@@ -201,6 +222,8 @@ class HostLobby:
         self.per_address = per_address
         self.evict_after = evict_after
         self.code_key = code_key(code, game_id)
+        self.tls = tls.server_context(identity)
+        """Presents the host's key to every connection (TLS 1.3)."""
         self.host_seat = Seat(name=name, key=identity.public_key, host="", port=0)
         self.admission: Admission[_Guest] = Admission(
             game_id=game_id,
@@ -214,6 +237,8 @@ class HostLobby:
         """Refusals sent so far, by reason."""
         # Serializes what joiners are told (welcome, then lobby updates in order, then start).
         self._lock = trio.Lock()
+        self.relinks: Relinks | None = None
+        """Set once the match runs: a seat that dials the host again is handed to it."""
 
     def names(self) -> list[str]:
         """Who is seated, host first."""
@@ -244,16 +269,20 @@ class HostLobby:
     async def handle(self, stream: trio.abc.Stream) -> None:
         """One incoming connection: a joiner, a stranger, or garbage."""
         peer = _peer_host(stream)
-        guest = _Guest(_lobby_link(stream, peer))
+        secured = tls.server(stream, self.tls)
+        guest = _Guest(_lobby_link(secured, peer), secured)
         door = self.admission.connected(guest, peer, trio.current_time(), os.urandom(32))
-        if isinstance(door, Refuse):  # nothing is read from it
-            await self._refuse(guest.link, door)
+        if isinstance(door, Refuse):  # no lobby frame is read from it, only its TLS handshake
+            await self._refuse(guest.link, door)  # (which the refusal needs), within 2 s
             return
         if isinstance(door, Evict):
             door.connection.evicted = door.refusal
             door.connection.door.cancel()
         try:
             await self._check(guest)
+        except TLSError as e:
+            await self._turn_away(guest, peer, e)
+            return
         except WireError as e:
             await self._refuse(guest.link, self.admission.unreadable(guest, e))
             return
@@ -266,6 +295,8 @@ class HostLobby:
                 self.admission.gone(guest)
         if guest.welcomed:
             await self._stay(guest)
+        elif guest.relink is not None and self.relinks is not None:
+            await self.relinks.take(guest.link, guest.relink)
 
     async def _check(self, guest: _Guest) -> None:
         """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
@@ -275,7 +306,12 @@ class HostLobby:
         """
         link = guest.link
         with guest.door, trio.fail_after(self.timeouts.handshake):
-            answer = self.admission.hello(guest, decode_lobby_object(await link.receive()))
+            await tls.handshake(guest.stream)
+            first = decode_lobby_object(await link.receive())
+            if isinstance(first, LinkHello) and self.relinks is not None:
+                guest.relink = first  # a seat of the match dialling again, not a joiner
+                return
+            answer = self.admission.hello(guest, first)
             if isinstance(answer, SendChallenge):
                 await link.send(encode_lobby(self._challenge(answer.nonce)))
                 auth = decode_lobby_object(await link.receive())
@@ -300,6 +336,25 @@ class HostLobby:
             await self._broadcast_lobby()
             if self.admission.full:
                 self.full.set()
+
+    async def _turn_away(self, guest: _Guest, peer: str, error: TLSError) -> None:
+        """A connection whose TLS handshake failed: nothing can be said to it inside TLS.
+
+        An older p2pcards that speaks in the clear is told in the clear that the
+        versions differ; anything else is closed, and noted unless it just hung up."""
+        self.admission.gone(guest)
+        if error.kind != "closed":
+            self.ui.info(f"refused a connection from {peer or '?'}: {error}")
+        if error.kind == "plain":
+            self.refused[str(Reason.VERSION)] += 1
+            refusal = Refused(reason=str(Reason.VERSION), message=PLAIN_REFUSAL)
+            transport = guest.stream.transport_stream
+            with (
+                trio.move_on_after(2),
+                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+            ):
+                await transport.send_all(encode_lobby(refusal))
+        await guest.link.aclose()
 
     def _challenge(self, nonce: bytes) -> Challenge:
         return Challenge(
@@ -387,7 +442,7 @@ async def join_table(
     wait = FIRST_RETRY
     while True:
         try:
-            return await _join_once(
+            info = await _join_once(
                 host=host,
                 port=port,
                 code=code,
@@ -397,6 +452,8 @@ async def join_table(
                 ui=ui,
                 timeouts=timeouts,
             )
+            info.host_address = (host, port)
+            return info
         except JoinRefused as e:
             left = give_up - trio.current_time()
             if e.reason != "busy" or timeouts.busy <= 0:
@@ -425,14 +482,43 @@ async def _join_once(
             stream = await trio.open_tcp_stream(host, port)
     except (OSError, trio.TooSlowError) as e:
         raise PeerUnreachable(f"cannot reach the host at {host}:{port} ({_reason(e)})") from None
-    link = _lobby_link(stream, f"{host}:{port}")
+    link = _lobby_link(tls.client(stream), f"{host}:{port}")
     try:
+        server_key = await _host_tls(link, timeouts.handshake)
         return await _join(
-            link, code=code, identity=identity, name=name, listen_port=listen_port, ui=ui, t=timeouts
+            link,
+            server_key=server_key,
+            code=code,
+            identity=identity,
+            name=name,
+            listen_port=listen_port,
+            ui=ui,
+            t=timeouts,
         )
     except BaseException:
         await link.aclose()
         raise
+
+
+async def _host_tls(link: Link, timeout: float) -> bytes:
+    """The TLS handshake with the host; the key its certificate holds (checked at the challenge)."""
+    stream: Any = link.stream
+    try:
+        with trio.fail_after(timeout):
+            await tls.handshake(stream)
+        return tls.peer_key(stream)
+    except TLSError as e:
+        if e.kind == "plain":
+            raise JoinRefused(
+                "version", "protocol version mismatch: the host does not encrypt its links (older p2pcards)"
+            ) from None
+        raise PeerUnreachable(f"no encrypted connection with the host at {link.peer}: {e}") from None
+    except trio.TooSlowError:
+        raise PeerUnreachable(f"the host at {link.peer} did not complete the TLS handshake") from None
+
+
+MIDDLE = "the host's encryption key does not match its signed key: someone may be in the middle"
+"""Why a joiner gives up when the host's TLS certificate holds another key than its challenge."""
 
 
 async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
@@ -456,7 +542,15 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
 
 
 async def _join(
-    link: Link, *, code: str, identity: Identity, name: str, listen_port: int, ui: LobbyUI, t: Timeouts
+    link: Link,
+    *,
+    server_key: bytes,
+    code: str,
+    identity: Identity,
+    name: str,
+    listen_port: int,
+    ui: LobbyUI,
+    t: Timeouts,
 ) -> SessionInfo:
     nj = os.urandom(32)
     try:
@@ -464,6 +558,10 @@ async def _join(
     except LinkClosed as e:
         raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
     ch: Challenge = await _expect(link, t.handshake, Challenge)
+    # The challenge's key is the one the host proves with the code below: TLS must end
+    # at that key, or someone relays this conversation (before the proof is spent on it).
+    if ch.key != server_key:
+        raise JoinRefused("impostor", MIDDLE)
     try:  # before the code is spent on a table this node cannot play
         rules = game_named(ch.play).rules_from_dict(dict(ch.rules))
     except UsageError as e:
@@ -502,22 +600,41 @@ async def _join(
 
 
 async def _link_handshake(
-    link: Link, info: SessionInfo, identity: Identity, expect: Callable[[int], bool], t: float
+    link: Link,
+    info: SessionInfo,
+    identity: Identity,
+    expect: Callable[[int], bool],
+    t: float,
+    *,
+    pin: int | None = None,
+    hello: LinkHello | None = None,
 ) -> int:
-    """Exchange link hellos and signatures, all within ``t`` seconds; return the authenticated seat.
+    """TLS, then link hellos and signatures, all within ``t`` seconds; return the authenticated seat.
 
+    ``pin``: the seat this node dialled, whose roster key the TLS server must hold.
+    ``hello``: the other end's link hello, when it was read already (TLS done).
     Until then the link takes lobby frames only; afterwards the game's.
     """
     nonce = os.urandom(32)
+    stream: Any = link.stream
     with trio.fail_after(t):
+        if hello is None:
+            await tls.handshake(stream)
+        if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
+            raise TLSError(
+                f"its encryption key is not the roster key of seat {pin}: someone may be in the middle",
+                kind="key",
+            )
         await link.send(
             encode_lobby(LinkHello(game=info.game_id, seat=info.seat, key=identity.public_key, nonce=nonce))
         )
-        hello = decode_lobby_object(await link.receive())
+        if hello is None:
+            hello = decode_lobby_object(await link.receive())
         if not isinstance(hello, LinkHello) or hello.game != info.game_id:
             raise WireError("not a link hello for this game")
         peer = hello.seat
-        if not 0 < peer < len(info.roster) or not expect(peer) or info.roster[peer].key != hello.key:
+        ok = 0 <= peer < len(info.roster) and peer != info.seat and expect(peer)
+        if not ok or info.roster[peer].key != hello.key:
             raise WireError(f"claims seat {peer}, which it may not take")
         await link.send(
             encode_lobby(
@@ -548,16 +665,21 @@ async def form_mesh(
     if not need:
         return
     done = trio.Event()
+    # Only a seat that higher seats dial needs its key in a server context (and on disk, briefly).
+    server = tls.server_context(identity) if any(s > info.seat for s in need) else None
 
     def may_dial_us(s: int) -> bool:
         return s > info.seat and s not in info.links
 
     async def accept(stream: trio.abc.Stream) -> None:
-        link = _lobby_link(stream, _peer_host(stream))
+        if server is None:  # nobody may dial this seat
+            await stream.aclose()
+            return
+        link = _lobby_link(tls.server(stream, server), _peer_host(stream))
         try:
             peer = await _link_handshake(link, info, identity, may_dial_us, timeouts.handshake)
-        except (WireError, LinkClosed, trio.TooSlowError) as e:
-            ui.info(f"refused a link from {link.peer}: {e}")
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            ui.info(f"refused a link from {link.peer}: {e or 'no answer in time'}")
             await link.aclose()
             return
         info.links[peer] = link
@@ -582,12 +704,15 @@ async def form_mesh(
             raise PeerUnreachable(
                 f"cannot reach {seat.name} (seat {peer}) at {seat.host}:{seat.port} ({_reason(e)})"
             ) from None
-        link = _lobby_link(stream, f"{seat.host}:{seat.port}")
+        link = _lobby_link(tls.client(stream), f"{seat.host}:{seat.port}")
         try:
-            got = await _link_handshake(link, info, identity, lambda s: s == peer, timeouts.handshake)
-        except (WireError, LinkClosed, trio.TooSlowError) as e:
+            got = await _link_handshake(
+                link, info, identity, lambda s: s == peer, timeouts.handshake, pin=peer
+            )
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             await link.aclose()
-            raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {e}") from None
+            why = e or "no answer in time"
+            raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {why}") from None
         info.links[got] = link
         if need <= set(info.links):
             done.set()
@@ -619,3 +744,103 @@ async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery:
     while True:
         stream = await listener.accept()
         nursery.start_soon(handler, stream)
+
+
+# ---------------------------------------------------------------------------
+# Reconnecting during a match
+
+
+class Relinks:
+    """This seat's side of reconnection during a match (``runner.Relinker``).
+
+    The seat that dialled a link dials it again: a joiner dials the host at the
+    address it joined, and a seat dials the lower seats at their roster
+    addresses. The other end takes the new connection on its listener (the
+    host's lobby port, a joiner's mesh port) and hands it over here. Each new
+    link is authenticated exactly like the first one: TLS with the dialled
+    seat's key pinned, then the link hellos and signatures.
+    """
+
+    def __init__(self, info: SessionInfo, identity: Identity, timeouts: Timeouts) -> None:
+        self.info = info
+        self.identity = identity
+        self.timeouts = timeouts
+        self._server: ssl.SSLContext | None = None
+        self._channels = {
+            p: trio.open_memory_channel[Link](1) for p in range(len(info.roster)) if p != info.seat
+        }
+
+    def dials(self, peer: int) -> bool:
+        return peer < self.info.seat
+
+    def _address(self, peer: int) -> tuple[str, int]:
+        if peer == 0:
+            if self.info.host_address is None:
+                raise LinkClosed("the host's address is not known")
+            return self.info.host_address
+        seat = self.info.roster[peer]
+        return seat.host, seat.port
+
+    async def relink(self, peer: int) -> Link:
+        """A new authenticated link to ``peer``: dialled, or taken when it dials in."""
+        if not self.dials(peer):
+            return await self._channels[peer][1].receive()
+        host, port = self._address(peer)
+        try:
+            with trio.fail_after(self.timeouts.handshake):
+                stream = await trio.open_tcp_stream(host, port)
+        except trio.TooSlowError:
+            raise LinkClosed(f"no answer from {host}:{port}") from None
+        link = _lobby_link(tls.client(stream), f"{host}:{port}")
+        try:
+            await _link_handshake(
+                link, self.info, self.identity, lambda s: s == peer, self.timeouts.handshake, pin=peer
+            )
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            await link.aclose()
+            raise LinkClosed(f"the new link failed: {e or 'no answer in time'}") from None
+        return link
+
+    def server_context(self) -> ssl.SSLContext:
+        if self._server is None:
+            self._server = tls.server_context(self.identity)
+        return self._server
+
+    async def accept(self, stream: trio.abc.Stream) -> None:
+        """A connection to this seat's listener during the match: a seat dialling again."""
+        link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
+        await self.take(link)
+
+    async def accept_any(self, stream: trio.abc.Stream) -> None:
+        """A connection to a seat that came back after a crash: a seat dialling again is
+        taken back; anyone else (a late joiner) is told the game has started."""
+        link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
+        try:
+            with trio.fail_after(self.timeouts.handshake):
+                await tls.handshake(link.stream)  # type: ignore[arg-type]
+                first = decode_lobby_object(await link.receive())
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError):
+            await link.aclose()
+            return
+        if isinstance(first, LinkHello):
+            await self.take(link, first)
+        else:
+            await _refuse(link, refuse(Reason.STARTED))
+
+    async def take(self, link: Link, hello: LinkHello | None = None) -> None:
+        """Authenticate a seat that dials in again and hand its link to the match.
+        Returns once the link is closed (a listener's handler owns its stream)."""
+        try:
+            peer = await _link_handshake(
+                link, self.info, self.identity, lambda s: s > self.info.seat, self.timeouts.handshake,
+                hello=hello,
+            )  # fmt: skip
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError):
+            await link.aclose()
+            return
+        send, receive = self._channels[peer]
+        with contextlib.suppress(trio.WouldBlock):
+            stale = receive.receive_nowait()  # an earlier attempt nobody took: this one is newer
+            await stale.aclose()
+        send.send_nowait(link)
+        await trio.sleep_forever()  # the match owns the link; this ends with the match

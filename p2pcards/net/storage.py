@@ -6,6 +6,7 @@ else ``~/.local/share/p2pcards``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -58,3 +59,56 @@ def remember_name(name: str, directory: Path | None = None) -> None:
 def transcript_path(game_id: bytes, seat: int, directory: Path | None = None) -> Path:
     """The default file for this node's transcript of a game (named after the game and seat)."""
     return (directory or data_dir()) / "transcripts" / f"nines-{game_id.hex()[:12]}-s{seat}.p2pt"
+
+
+def journal_dir(directory: Path | None = None) -> Path:
+    return (directory or data_dir()) / "journals"
+
+
+def journal_path(game_id: bytes, seat: int, directory: Path | None = None) -> Path:
+    """The write-ahead journal of this node's seat in a game (kept only while the game runs)."""
+    return journal_dir(directory) / f"{game_id.hex()}-s{seat}.journal"
+
+
+class JournalFile:
+    """An append-only journal file: each write is made durable (fsync) before it returns.
+
+    The file holds the seat's secret entropy: it is created with mode 0600 in a
+    0700 directory, and removed once the game has ended and its transcript is saved.
+    """
+
+    def __init__(self, path: Path, *, truncate_at: int | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if truncate_at is None:
+            flags |= os.O_TRUNC
+        self.path = path
+        self._fd = os.open(path, flags, 0o600)
+        if truncate_at is not None:
+            os.ftruncate(self._fd, truncate_at)  # a torn tail is dropped before anything is added
+        self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        try:
+            fd = os.open(self.path.parent, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        os.fsync(self._fd)
+
+    def close(self, *, remove: bool = False) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if remove:
+            with contextlib.suppress(OSError):
+                self.path.unlink()

@@ -20,6 +20,11 @@ a signature over ``link_message(game, peer nonce, own key, peer key)``; each end
 signature with the roster key of the seat the peer claims. Nobody can take a
 seat without its private key.
 
+All of it travels inside TLS 1.3 (``p2pcards.net.tls``): the dialler pins the key
+of the side it reached. J requires the host's certificate key to be the key of the
+``challenge`` (which the host's proof then authenticates) before it sends ``auth``;
+a mesh dialler requires the roster key of the seat it dialled before it sends ``link``.
+
 Every message here is a lobby frame of at most ``MAX_LOBBY_FRAME`` bytes: a
 connection is read with that bound until the match starts on it (``start`` for
 the host's links, the checked ``link-auth`` for mesh links), so a stranger who

@@ -1,0 +1,178 @@
+"""Links that break mid-match and come back, in virtual time (``autojump_clock``).
+
+Seats run ``run_table`` over in-memory links. A switchboard plays the session
+layer's relinker: the lower seat of a pair dials again, the higher one waits
+for it. A link is cut by closing both of its ends; the match must go on when
+the link is back, and only a seat that stays away past the grace is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import trio
+import trio.testing
+from net_helpers import bot, memory_links
+from protocol_helpers import SHORT_RULES, make_tables
+
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file
+
+TIMEOUTS = Timeouts(turn=120.0, step=30.0)
+GRACE = 60.0
+
+
+class Switchboard:
+    """New in-memory links on demand, while a pair is allowed to reconnect."""
+
+    def __init__(self) -> None:
+        self.inbox: dict[tuple[int, int], trio.MemorySendChannel[Link]] = {}
+        self.outbox: dict[tuple[int, int], trio.MemoryReceiveChannel[Link]] = {}
+        self.blocked: set[int] = set()  # seats whose connection is down for good
+        self.relinks = 0
+        self.latest: dict[tuple[int, int], tuple[Link, Link]] = {}
+
+    def channel(self, dialer: int, acceptor: int) -> None:
+        send, receive = trio.open_memory_channel[Link](4)
+        self.inbox[(dialer, acceptor)] = send
+        self.outbox[(dialer, acceptor)] = receive
+
+    def for_seat(self, seat: int) -> Callable[[int], object]:
+        board = self
+
+        class Relinker:
+            async def relink(self, peer: int) -> Link:
+                if seat in board.blocked or peer in board.blocked:
+                    await trio.sleep(1)
+                    raise LinkClosed("unreachable")
+                if seat < peer:  # the lower seat dials
+                    mine, theirs = trio.testing.memory_stream_pair()
+                    ends = Link(mine, peer=f"seat {peer}"), Link(theirs, peer=f"seat {seat}")
+                    board.latest[(seat, peer)] = ends
+                    board.relinks += 1
+                    await board.inbox[(seat, peer)].send(ends[1])
+                    return ends[0]
+                return await board.outbox[(peer, seat)].receive()
+
+        return Relinker()  # type: ignore[return-value]
+
+
+async def run_with_cuts(
+    n: int,
+    cuts: Callable[[dict[int, Table], dict[int, dict[int, Link]], Switchboard], object],
+    *,
+    grace: float = GRACE,
+) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
+    tables = make_tables(n, SHORT_RULES, seed=3)
+    links = memory_links(n)
+    board = Switchboard()
+    for a in range(n):
+        for b in range(a + 1, n):
+            board.channel(a, b)
+    results: dict[int, RunResult] = {}
+    notices: dict[int, list[tuple[int, str]]] = {s: [] for s in tables}
+    current: dict[int, dict[int, Link]] = {s: dict(links[s]) for s in tables}
+
+    async def seat(s: int) -> None:
+        def on_link(peer: int, what: str, seconds: float) -> None:
+            notices[s].append((peer, what))
+
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            bot(s),
+            timeouts=TIMEOUTS,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=grace,
+            on_link=on_link,
+        )
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            await cuts(tables, current, board)  # type: ignore[misc]
+    return tables, results, notices, board
+
+
+async def cut(link_a: Link, link_b: Link) -> None:
+    """Break one connection: both ends see it fail."""
+    await link_a.stream.aclose()
+    await link_b.stream.aclose()
+
+
+async def until_step(tables: dict[int, Table], step: int) -> None:
+    while min(t.step for t in tables.values()) < step and all(t.status == "running" for t in tables.values()):
+        await trio.lowlevel.checkpoint()  # no virtual time: honest steps take none
+
+
+def assert_valid_and_same(tables: dict[int, Table]) -> None:
+    chains = {tuple(r.raw for r in t.transcript.records()) for t in tables.values()}
+    assert len(chains) == 1
+    for s, t in tables.items():
+        report = audit_bytes(encode_file(t.transcript.records(), saved_by=s, status=t.status))
+        assert report.valid, report.problems
+
+
+async def test_a_broken_link_comes_back_and_the_match_goes_on(autojump_clock: trio.testing.MockClock) -> None:
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        for k, step in enumerate((12, 40, 80)):
+            await until_step(tables, step)
+            if any(t.status != "running" for t in tables.values()):
+                return
+            await cut(links[0][1], links[1][0])
+            while board.relinks < k + 1:
+                await trio.sleep(0.01)
+            links[0][1], links[1][0] = board.latest[(0, 1)]
+
+    tables, results, notices, board = await run_with_cuts(3, cuts)
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(tables, "over"), results
+    assert board.relinks >= 1
+    assert (1, "lost") in notices[0] and (1, "back") in notices[0]
+    assert (0, "lost") in notices[1] and (0, "back") in notices[1]
+    assert notices[2] == []  # seat 2's links never broke
+    assert_valid_and_same(tables)
+
+
+async def test_every_link_of_a_seat_breaks_and_comes_back(autojump_clock: trio.testing.MockClock) -> None:
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked.add(2)  # seat 2's connection is down for 30 s
+        for peer in (0, 1):
+            await cut(links[2][peer], links[peer][2])
+        await trio.sleep(30)
+        board.blocked.discard(2)
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts)
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(tables, "over"), results
+    assert {p for p, what in notices[2] if what == "back"} == {0, 1}
+    assert_valid_and_same(tables)
+
+
+async def test_a_seat_that_stays_away_is_named_after_the_grace(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    t0 = trio.current_time()
+    cut_at: list[float] = []
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked.add(2)  # seat 2 never comes back
+        cut_at.append(trio.current_time() - t0)
+        for peer in (0, 1):
+            await cut(links[2][peer], links[peer][2])
+
+    _, results, notices, _ = await run_with_cuts(3, cuts)
+    assert cut_at and cut_at[0] < GRACE
+    for s in (0, 1):
+        r = results[s]
+        assert r.status == "failed" and r.blamed == (2,), r
+        assert "did not come back within 60 s" in (r.problem or "")
+        assert (2, "gone") in notices[s]
+    # Seat 2 lost every link at once: it names nobody.
+    assert results[2].status == "failed" and results[2].blamed == (), results[2]
+    assert "own connection" in (results[2].problem or "")

@@ -1,0 +1,158 @@
+"""Reconnection over real loopback sockets: a relay between a joiner and the host
+breaks every connection it carries mid-match; the joiner dials the host again
+(TLS, pinned key, link signatures), both sides resend what the other may lack,
+and the match ends as if nothing had happened."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import trio
+from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, start_host
+
+from p2pcards.games.nines import NinesRules
+from p2pcards.net.node import Outcome, join_game
+from p2pcards.protocol.audit import audit_file
+from p2pcards.protocol.transcript import load
+
+
+@contextlib.contextmanager
+def report(outcomes: dict[int, Outcome], ui: RecordingUI):  # type: ignore[no-untyped-def]
+    """On a failure, show what each node knew (pytest prints it with the failure)."""
+    try:
+        yield
+    except BaseException:
+        print({s: (o.status, o.problem) for s, o in outcomes.items()}, ui.infos)
+        raise
+
+
+class Relay:
+    """A TCP relay to ``target`` that can break every connection it carries."""
+
+    def __init__(self, target: int, break_after: int) -> None:
+        self.target = target
+        self.break_after = break_after  # bytes carried before it breaks everything, once
+        self.carried = 0
+        self.broke = False
+        self.streams: list[trio.abc.Stream] = []
+        self.connections = 0
+        self.port = 0
+
+    async def serve(self, nursery: trio.Nursery) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+        self.port = listeners[0].socket.getsockname()[1]
+        nursery.start_soon(trio.serve_listeners, self.handle, listeners)
+
+    async def handle(self, client: trio.SocketStream) -> None:
+        server = await trio.open_tcp_stream(LOCALHOST, self.target)
+        self.connections += 1
+        self.streams += [client, server]
+
+        async def pump(a: trio.abc.Stream, b: trio.abc.Stream) -> None:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                while data := await a.receive_some(65536):
+                    await b.send_all(data)
+                    self.carried += len(data)
+                    if not self.broke and self.carried >= self.break_after:
+                        self.broke = True
+                        await self.break_all()
+            with contextlib.suppress(Exception):
+                await b.aclose()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pump, client, server)
+            nursery.start_soon(pump, server, client)
+
+    async def break_all(self) -> None:
+        for s in self.streams:
+            with contextlib.suppress(Exception):
+                await s.aclose()
+        self.streams.clear()
+
+
+async def test_a_joiner_whose_connection_breaks_dials_again_and_the_match_ends(tmp_path: Path) -> None:
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    with trio.fail_after(90), report(outcomes, host_ui):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=1, ui=host_ui)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
+            relay = Relay(port, break_after=15_000)  # in the middle of the first hand
+            await relay.serve(nursery)
+            await join_seat(nursery, port, config(tmp_path, "near", seed=2), 1, outcomes, host_ui)
+            far = config(tmp_path, "far", seed=3, ui=far_ui)
+
+            async def join_far() -> None:
+                outcomes[2] = await join_game(far, host=LOCALHOST, port=relay.port, code=CODE)
+
+            nursery.start_soon(join_far)
+            while len(outcomes) < 3:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    assert relay.broke, "the match ended before the relay broke the link"
+    assert relay.connections >= 2  # the joiner dialled the host again through the relay
+    for seat, o in outcomes.items():
+        assert o.status == "over", (seat, o.problem, host_ui.infos, far_ui.infos)
+    assert any("far (seat 2) lost connection: reconnecting" in i for i in host_ui.infos), host_ui.infos
+    assert any("far (seat 2) is back" in i for i in host_ui.infos), host_ui.infos
+    assert any("h (seat 0) is back" in i for i in far_ui.infos), far_ui.infos
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the three transcripts differ"
+    for label in ("h", "near", "far"):
+        assert audit_file(tmp_path / f"{label}.p2pt").valid
+
+
+async def test_a_joiner_that_crashes_resumes_from_its_journal(tmp_path: Path) -> None:
+    """Seat 2's node dies in the middle of a hand (its task is cancelled: no goodbye, its
+    connections drop); a new node for the same player resumes from the journal in its
+    data directory, and the match ends with three identical transcripts."""
+    from dataclasses import replace
+
+    from net_helpers import FAST
+
+    from p2pcards.net import storage
+    from p2pcards.net.node import resume_game
+
+    timeouts = replace(FAST, grace=20.0)
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    crash = trio.CancelScope()
+    crashed_at: list[int] = []
+    with trio.fail_after(90), report(outcomes, host_ui):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=1, ui=host_ui, timeouts=timeouts)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
+            near = config(tmp_path, "near", seed=2, timeouts=timeouts)
+            await join_seat(nursery, port, near, 1, outcomes, host_ui)
+
+            def progress(table: object) -> None:
+                step = table.step  # type: ignore[attr-defined]
+                if not crashed_at and step >= 30:
+                    crashed_at.append(step)
+                    crash.cancel()
+
+            far = config(tmp_path, "far", seed=3, timeouts=timeouts, on_progress=progress)
+            await join_seat(nursery, port, far, 2, outcomes, host_ui, scope=crash)
+            while not crash.cancelled_caught:
+                await trio.sleep(0.01)
+            assert 2 not in outcomes
+            journals = list(storage.journal_dir(far.data_dir).glob("*.journal"))
+            assert len(journals) == 1  # kept: the node died without ending
+            again = replace(far, on_progress=lambda t: None)  # the same player, a new process
+
+            async def resume() -> None:
+                outcomes[2] = await resume_game(again, journals[0])
+
+            nursery.start_soon(resume)
+            while len(outcomes) < 3:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    for seat, o in outcomes.items():
+        assert o.status == "over", (seat, o.problem)
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the three transcripts differ"
+    for label in ("h", "near", "far"):
+        assert audit_file(tmp_path / f"{label}.p2pt").valid
+    assert not list(storage.journal_dir(far.data_dir).glob("*.journal"))  # removed at the end
+    assert any("far (seat 2) is back" in i for i in host_ui.infos)
