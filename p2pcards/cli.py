@@ -472,14 +472,69 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
 @_network_options
 def join(address: str, code: str, port: int, **opts) -> None:  # type: ignore[no-untyped-def]
     """Join the table at ADDRESS (HOST:PORT) with its invitation code."""
-    from p2pcards.net.node import join_game
+    from p2pcards.net.node import join_game, resume_game, unfinished_games
 
     host_name, host_port = _parse_address(address)
+    # The same command again after a crash: back into the game this node had not finished.
+    earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
+    if earlier:
+        click.echo(f"Resuming your unfinished game at {address} ({', '.join(earlier[0].names)}).")
+
+        async def resume(config):  # type: ignore[no-untyped-def]
+            return await resume_game(config, earlier[0].path)
+
+        _run_node("join", resume, port=0, **opts)
+        return
 
     async def run(config):  # type: ignore[no-untyped-def]
         return await join_game(config, host=host_name, port=host_port, code=code)
 
     _run_node("join", run, port=port, **opts)
+
+
+@main.command()
+@click.argument("which", required=False)
+@click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
+@_network_options
+def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[no-untyped-def]
+    """Go back into a game this computer had not finished (after a crash or a closed terminal).
+
+    Every node keeps a journal of its game until the game ends. With no WHICH,
+    the only unfinished game is resumed (or they are listed, if there are
+    several); WHICH is a number from the list or a journal file. The others
+    wait for a player who lost its connection (see --grace).
+    """
+    import datetime
+    from pathlib import Path
+
+    from p2pcards.net.node import resume_game, unfinished_games
+
+    games = unfinished_games()
+    if which is not None and not which.isdigit():
+        path = Path(which)
+    else:
+        if not games:
+            click.echo("No unfinished game on this computer.")
+            return
+        if list_only or (which is None and len(games) > 1):
+            for i, u in enumerate(games, start=1):
+                when = datetime.datetime.fromtimestamp(u.modified).strftime("%Y-%m-%d %H:%M")
+                at = f" at {u.host_address[0]}:{u.host_address[1]}" if u.host_address else " (you host)"
+                click.echo(f"{i}. {when}  {u.game}{at}: {', '.join(u.names)} (you: seat {u.seat})")
+            if not list_only:
+                click.echo("Resume one with: p2pcards resume NUMBER")
+            return
+        index = int(which) if which is not None else 1
+        if not 1 <= index <= len(games):
+            raise click.BadParameter(f"choose a number from 1 to {len(games)}", param_hint="WHICH")
+        path = games[index - 1].path
+
+    async def run(config):  # type: ignore[no-untyped-def]
+        return await resume_game(config, path)
+
+    _run_node("resume", run, port=0, **opts)
+
+
 
 
 if __name__ == "__main__":

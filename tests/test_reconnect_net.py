@@ -156,3 +156,55 @@ async def test_a_joiner_that_crashes_resumes_from_its_journal(tmp_path: Path) ->
         assert audit_file(tmp_path / f"{label}.p2pt").valid
     assert not list(storage.journal_dir(far.data_dir).glob("*.journal"))  # removed at the end
     assert any("far (seat 2) is back" in i for i in host_ui.infos)
+
+
+async def test_a_host_that_crashes_resumes_and_the_joiners_dial_it_again(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from net_helpers import FAST
+
+    from p2pcards.net import storage
+    from p2pcards.net.node import host_game, resume_game
+
+    timeouts = replace(FAST, grace=20.0)
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    crash = trio.CancelScope()
+    crashed_at: list[int] = []
+
+    def progress(table: object) -> None:
+        if not crashed_at and table.step >= 30:  # type: ignore[attr-defined]
+            crashed_at.append(table.step)  # type: ignore[attr-defined]
+            crash.cancel()
+
+    host = config(tmp_path, "h", seed=1, ui=host_ui, timeouts=timeouts, on_progress=progress)
+    with trio.fail_after(90), report(outcomes, host_ui):
+        async with trio.open_nursery() as nursery:
+
+            async def hosting(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+                with crash:
+                    outcomes[0] = await host_game(
+                        host, players=3, rules=NinesRules(target=40), code=CODE, task_status=task_status
+                    )
+
+            port = await nursery.start(hosting)
+            for seat, label in ((1, "near"), (2, "far")):
+                cfg = config(tmp_path, label, seed=seat + 1, timeouts=timeouts)
+                await join_seat(nursery, port, cfg, seat, outcomes, host_ui)
+            while not crash.cancelled_caught:
+                await trio.sleep(0.01)
+            journals = list(storage.journal_dir(host.data_dir).glob("*.journal"))
+            assert len(journals) == 1 and 0 not in outcomes
+
+            async def resume() -> None:
+                outcomes[0] = await resume_game(replace(host, on_progress=lambda t: None), journals[0])
+
+            nursery.start_soon(resume)
+            while len(outcomes) < 3:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    for seat, o in outcomes.items():
+        assert o.status == "over", (seat, o.problem)
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the three transcripts differ"
+    assert all(audit_file(tmp_path / f"{label}.p2pt").valid for label in ("h", "near", "far"))

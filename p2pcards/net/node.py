@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from p2pcards.crypto.identity import Identity
-from p2pcards.errors import UsageError
+from p2pcards.errors import TranscriptError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import storage, tls
 from p2pcards.net.runner import Decider, RunResult, run_table
@@ -371,3 +371,40 @@ async def _linger(info: SessionInfo, seconds: float) -> None:
                 nursery.start_soon(drain, link)
     for link in links:
         await link.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Unfinished:
+    """A game this node's journal says it has not finished (see ``p2pcards resume``)."""
+
+    path: Path
+    game: str
+    seat: int
+    names: tuple[str, ...]
+    host_address: tuple[str, int] | None
+    records: int
+    modified: float
+
+
+def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
+    """Every readable journal in the data directory, most recent first."""
+    out = []
+    for path in storage.journal_dir(directory).glob("*.journal"):
+        try:
+            contents = read_journal(path.read_bytes())
+            host = contents.header.session.get("host_address")
+            address = None if host is None else (str(host[0]), int(host[1]))
+            out.append(
+                Unfinished(
+                    path=path,
+                    game=contents.header.game,
+                    seat=contents.header.seat,
+                    names=tuple(p.name for p in contents.header.roster),
+                    host_address=address,
+                    records=len(contents.records),
+                    modified=path.stat().st_mtime,
+                )
+            )
+        except (OSError, TranscriptError, TypeError, ValueError, IndexError):
+            continue  # not ours to judge here; `resume FILE` says what is wrong with it
+    return sorted(out, key=lambda u: -u.modified)

@@ -1,0 +1,60 @@
+"""A player's process is killed (SIGKILL) mid-match and the same ``join`` command,
+run again, brings that seat back into the match from its journal: real processes
+on loopback TCP, as a player would do it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from e2e_helpers import LOCAL, processes, run_cli, start_host
+
+from p2pcards.net.words import new_code
+from p2pcards.protocol.transcript import load
+
+pytestmark = pytest.mark.slow
+
+TIMEOUTS = ["--turn-timeout", "20", "--step-timeout", "20", "--grace", "60"]
+
+
+def test_a_killed_joiner_comes_back_with_the_same_command(tmp_path: Path) -> None:
+    code = new_code()
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs,
+            ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "target=60",
+             "--transcript", str(files[0]), *TIMEOUTS],
+            home=tmp_path / "home0",
+        )  # fmt: skip
+
+        def join(name: str, i: int, label: str):  # type: ignore[no-untyped-def]
+            args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--bot", "random", "--name", name,
+                    "--transcript", str(files[i]), *TIMEOUTS]  # fmt: skip
+            return procs.spawn(label, args, home=tmp_path / f"home{i}", P2PCARDS_CODE=code)
+
+        jo = join("Jo", 1, "jo")
+        kim = join("Kim", 2, "kim")
+        assert host.wait_for("Hand 1", timeout=30), host.tail()
+        assert kim.popen.poll() is None, "the match ended too soon"
+        kim.popen.kill()  # no goodbye: its journal stays in its data directory
+        kim.popen.wait(5)
+        journals = list((tmp_path / "home2" / "journals").glob("*.journal"))
+        assert len(journals) == 1
+        listed = run_cli(["resume", "--list"], home=tmp_path / "home2")
+        assert all(n in listed.stdout for n in ("Hal", "Jo", "Kim")), listed.stdout
+        assert "nines at 127.0.0.1:" in listed.stdout and "(you: seat " in listed.stdout, listed.stdout
+        again = join("Kim", 2, "kim-again")  # the very same command
+        statuses = [p.finish(timeout=120) for p in (host, jo, again)]
+        outputs = [p.output() for p in (host, jo, again)]
+    assert statuses == [0, 0, 0], outputs
+    assert "Resuming your unfinished game" in outputs[2]
+    assert re.search(r"Kim \(seat \d\) lost connection: reconnecting", outputs[0]), outputs[0]
+    assert re.search(r"Kim \(seat \d\) is back", outputs[0]), outputs[0]
+    records = {load(f).records for f in files}
+    assert len(records) == 1, "the three transcripts differ"
+    for f in files:
+        audited = run_cli(["audit", str(f)], home=tmp_path / "auditor")
+        assert audited.returncode == 0 and audited.stdout.startswith("VALID"), audited.stdout
+    assert not list((tmp_path / "home2" / "journals").glob("*.journal"))  # removed at the end
