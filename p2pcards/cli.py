@@ -47,7 +47,7 @@ _PLAY_RULES_HELP = (
     type=click.Choice(["nines", "neuf"]),
     default="nines",
     show_default=True,
-    help="The game: nines, or neuf for Le Neuf (3 players, played offline for now).",
+    help="The game: nines, or neuf for Le Neuf (3 players, trick-taking with a dummy).",
 )
 @click.option(
     "-n",
@@ -69,13 +69,12 @@ _PLAY_RULES_HELP = (
     "--transcript",
     type=click.Path(dir_okay=False, writable=True),
     default=None,
-    help="Save the signed transcript here (default: a file in the data directory). Nines only.",
+    help="Save the signed transcript here (default: a file in the data directory); not with --offline.",
 )
 @click.option(
     "--offline",
     is_flag=True,
-    help="Play in this process with the rules engine only (no network, no crypto, no transcript); "
-    "Le Neuf is always played so for now.",
+    help="Play in this process with the rules engine only (no network, no crypto, no transcript).",
 )
 @click.option("-w", "--watch", is_flag=True, help="Bots only: watch a whole match, move by move.")
 @click.option("--name", default=None, help="Your name at the table (default: you).")
@@ -100,10 +99,9 @@ def play(
 ) -> None:
     """Play Nines or Le Neuf in this terminal against bots (or watch bots play).
 
-    Nines: every bot is a separate node on loopback TCP and the whole protocol
-    runs (mental-poker shuffle, signed transcript), exactly as across the
-    internet. Le Neuf (--game neuf) is played in this process with the rules
-    engine alone, as --offline does for Nines.
+    Every bot is a separate node on loopback TCP and the whole protocol runs
+    (mental-poker shuffle, signed transcript), exactly as across the internet;
+    --offline plays in this process with the rules engine alone.
     """
     import sys
     from pathlib import Path
@@ -116,17 +114,13 @@ def play(
     spec = game(game_name)
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
-    if game_name == "neuf":
-        if players != spec.min_players:
-            raise click.BadParameter(
-                f"{spec.title} is for exactly {spec.min_players} players, not {players}",
-                param_hint="'-n' / '--players'",
-            )
-        if transcript is not None:
-            raise click.BadParameter(
-                f"{spec.title} is played offline for now: there is no transcript to save",
-                param_hint="'--transcript'",
-            )
+    if game_name == "neuf" and players != spec.min_players:
+        raise click.BadParameter(
+            f"{spec.title} is for exactly {spec.min_players} players, not {players}",
+            param_hint="'-n' / '--players'",
+        )
+    if offline and transcript is not None:
+        raise click.BadParameter("an --offline game has no transcript to save", param_hint="'--transcript'")
     try:
         if lang is not None and lang.lower() not in LANGS:
             raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
@@ -401,29 +395,56 @@ def _parse_address(address: str) -> tuple[str, int]:
 
 @main.command()
 @click.option(
-    "-n", "--players", type=click.IntRange(2, 6), default=4, show_default=True, help="Seats at the table."
+    "--game",
+    "game_name",
+    type=click.Choice(["nines", "neuf"]),
+    default="nines",
+    show_default=True,
+    help="The game: nines (2 to 6 players) or neuf for Le Neuf (3 players).",
+)
+@click.option(
+    "-n",
+    "--players",
+    type=int,
+    default=None,
+    help="Seats at the table: 2 to 6 for Nines (default 4); Le Neuf is for 3.",
 )
 @click.option(
     "-p", "--port", type=click.IntRange(0, 65535), default=7777, show_default=True, help="Port to listen on."
 )
 @click.option(
-    "-r", "--rule", "rules", multiple=True, metavar="RULE", help="Rule option, repeatable (see play)."
+    "-r",
+    "--rule",
+    "rules",
+    multiple=True,
+    metavar="RULE",
+    help="Rule option of the game, repeatable (see play).",
 )
 @click.option(
     "--code", envvar="P2PCARDS_CODE", default=None, help="Use this invitation code instead of a new one."
 )
 @_network_options
-def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **opts) -> None:  # type: ignore[no-untyped-def]
-    """Host a table: print an invitation, wait for the others, play."""
+def host(
+    game_name: str, players: int | None, port: int, rules: tuple[str, ...], code: str | None, **opts
+) -> None:  # type: ignore[no-untyped-def]
+    """Host a table of Nines or Le Neuf: print an invitation, wait for the others, play.
+
+    The others join with the command printed; the game and its rules come
+    from the host.
+    """
     import socket
 
     from p2pcards.errors import UsageError
-    from p2pcards.games.nines import NinesRules
+    from p2pcards.games.base import check_players, game
     from p2pcards.net.node import host_game
     from p2pcards.net.words import new_code
 
+    spec = game(game_name)
+    if players is None:
+        players = 4 if spec.max_players >= 4 else spec.max_players
     try:
-        table_rules = NinesRules.parse(rules)
+        check_players(spec, players)
+        table_rules = spec.parse_rules(rules)
     except UsageError as e:
         raise click.ClickException(str(e)) from None
     invite = code or new_code()
@@ -440,7 +461,7 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
             where = others.pop(0) if others else "ADDRESS"
         else:
             where = bind
-        click.echo(f"Hosting Nines for {players} players on port {port}.")
+        click.echo(f"Hosting {spec.title} for {players} players on port {port}.")
         click.echo(f"Invitation code: {code}")
         click.echo("The others join with:")
         click.echo(f"  p2pcards join {where}:{port} --code {code}")
@@ -452,7 +473,7 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
 
     async def run(config):  # type: ignore[no-untyped-def]
         config.ui.on_invitation = invitation
-        return await host_game(config, players=players, rules=table_rules, code=invite)
+        return await host_game(config, players=players, rules=table_rules, code=invite, game=spec.name)
 
     _run_node("host", run, port=port, **opts)
 
@@ -469,9 +490,18 @@ def host(players: int, port: int, rules: tuple[str, ...], code: str | None, **op
     default=0,
     help="Port to listen on for the other seats (default: any).",
 )
+@click.option(
+    "--no-listen",
+    is_flag=True,
+    help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
+)
 @_network_options
-def join(address: str, code: str, port: int, **opts) -> None:  # type: ignore[no-untyped-def]
-    """Join the table at ADDRESS (HOST:PORT) with its invitation code."""
+def join(address: str, code: str, port: int, no_listen: bool, **opts) -> None:  # type: ignore[no-untyped-def]
+    """Join the table at ADDRESS (HOST:PORT) with its invitation code.
+
+    The host chooses the game (Nines or Le Neuf) and its rules; this node
+    learns them when it joins.
+    """
     from p2pcards.net.node import join_game, resume_game, unfinished_games
 
     host_name, host_port = _parse_address(address)
@@ -487,7 +517,7 @@ def join(address: str, code: str, port: int, **opts) -> None:  # type: ignore[no
         return
 
     async def run(config):  # type: ignore[no-untyped-def]
-        return await join_game(config, host=host_name, port=host_port, code=code)
+        return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
 
     _run_node("join", run, port=port, **opts)
 
@@ -533,8 +563,6 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, **opts)
-
-
 
 
 if __name__ == "__main__":

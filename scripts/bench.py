@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import os
 import random
 import statistics
@@ -19,12 +20,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+import trio
+import trio.testing
 
 from p2pcards.bots import make_bot
 from p2pcards.bots.random_bot import RandomBot
@@ -837,6 +842,305 @@ def neuf_rows(quick: bool) -> list[Row]:
 
 
 # ---------------------------------------------------------------------------
+# Latency: a hand is a chain of steps, each one network trip after the last
+
+
+MATCH_STEPS = ("join", "cut-commit", "cut-reveal", "result")
+"""Step kinds played once per match, not per hand."""
+HAND_STEPS = (
+    "commit",
+    "shuffle",
+    "lock",
+    "deal",
+    "exchange",
+    "open-keys",
+    "relock",
+    "unlock",
+    "turn",
+    "draw-keys",
+    "reveal",
+)
+"""Step kinds of a hand (of either game), in the order they are listed."""
+DELAYS = (0.1, 0.3)
+"""One-way delays projected and emulated, in seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: str
+    authors: tuple[int, ...]
+
+
+def transcript_steps(table: TableCore) -> list[Step]:
+    """Every step of ``table``'s transcript with its kind and authors, replayed by an
+    observer table (no seat) record by record."""
+    observer = type(table)(game_id=table.game_id, roster=table.roster, rules=table.rules, seat=None)
+    steps = []
+    for records in table.transcript.steps:
+        kind = observer.spec.kind
+        for rec in records:
+            observer.receive_record(rec)
+        steps.append(Step(kind, tuple(rec.record.seat for rec in records)))
+    return steps
+
+
+def trips_done(steps: list[Step], n: int) -> list[int]:
+    """For each step, the one-way trips until the last seat has it complete, with every
+    trip as long and no CPU time: a seat writes its record of a step as soon as the step
+    before is complete at that seat, and a record reaches each other seat one trip later
+    (its author has it at once). So a seat that writes two steps in a row (a Le Neuf trick
+    won by its last card, then the lead) costs no trip: this is the critical path, at most
+    one trip per step."""
+    done = [0] * n
+    out = []
+    for step in steps:
+        done = [max(done[a] + (a != j) for a in step.authors) for j in range(n)]
+        out.append(max(done))
+    return out
+
+
+def hand_span(steps: list[Step], trips: list[int]) -> tuple[int, int]:
+    """(steps, trips) of the hands of a match: from the first ``commit`` through the last
+    ``reveal`` (the hands follow one another with nothing in between)."""
+    kinds = [s.kind for s in steps]
+    first = kinds.index("commit")
+    last = len(kinds) - 1 - kinds[::-1].index("reveal")
+    return last - first + 1, trips[last] - trips[first - 1]
+
+
+@dataclass(slots=True)
+class StepCounts:
+    """Steps of every kind over some matches, with the CPU time they took."""
+
+    players: int
+    kinds: Counter[str] = field(default_factory=Counter)
+    hands: int = 0
+    matches: int = 0
+    hand_steps: int = 0
+    hand_trips: int = 0
+    elapsed: float = 0.0
+
+    def add(self, run: MatchRun) -> None:
+        steps = transcript_steps(run.tables[0])
+        span, trips = hand_span(steps, trips_done(steps, self.players))
+        self.kinds.update(s.kind for s in steps)
+        self.hands += run.hands
+        self.matches += 1
+        self.hand_steps += span
+        self.hand_trips += trips
+        self.elapsed += run.elapsed
+
+    def per_hand(self, kind: str) -> float:
+        return self.kinds[kind] / self.hands
+
+
+def count_steps(players: int, rules: Any, seeds: Iterable[int], game_name: str) -> StepCounts:
+    """Random-bot matches in memory, one per seed, their steps counted from seat 0's transcript."""
+    counts = StepCounts(players)
+    table_cls: type[TableCore] = NeufTable if game_name == "neuf" else Table
+    for seed in seeds:
+        bots = {s: make_bot("random", game_name) for s in range(players)}
+        counts.add(run_local_match(players, rules, seed, table_cls=table_cls, bots=bots))
+    if counts.hand_steps != sum(counts.kinds[k] for k in HAND_STEPS):
+        raise RuntimeError(f"steps of unknown kinds: {counts.kinds}")
+    return counts
+
+
+class DelayedStream(trio.abc.HalfCloseableStream):
+    """Delivers every chunk sent ``delay`` seconds after it was sent, in order (one
+    direction of a link with a constant one-way delay); receiving is unchanged.
+
+    ``send_all`` only queues the chunk, so a seat sending to several peers reaches
+    them all after one delay; :meth:`pump` (a background task) delivers the queue."""
+
+    def __init__(self, inner: trio.abc.Stream, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+        self._queue, self._due = trio.open_memory_channel[tuple[float, bytes]](math.inf)
+
+    async def pump(self) -> None:
+        async for due, data in self._due:
+            await trio.sleep_until(due)
+            await self.inner.send_all(data)
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self._queue.send_nowait((trio.current_time() + self.delay, bytes(data)))
+        await trio.lowlevel.checkpoint()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def send_eof(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        self._queue.close()
+        await self.inner.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class DelayedRun:
+    hand_s: float
+    """Virtual seconds from the last seat entering the hand's commit step to the last seat
+    completing its reveal."""
+    match_s: float
+    """Virtual seconds of the whole match (join, cut and result steps included)."""
+    steps: list[Step]
+    wall_s: float
+
+
+async def _delayed_match(
+    players: int, rules: Any, table_cls: type[TableCore], delay: float, seed: int
+) -> DelayedRun:
+    """Every seat runs ``run_table`` over in-memory links that delay each frame by ``delay``."""
+    from p2pcards.net.link import Link
+    from p2pcards.net.runner import run_table
+    from p2pcards.net.session import Timeouts
+
+    tables = make_tables(players, rules, seed, table_cls)
+    streams: list[DelayedStream] = []
+    links: dict[int, dict[int, Link]] = {s: {} for s in tables}
+    for a in tables:
+        for b in range(a + 1, players):
+            end_a, end_b = trio.testing.memory_stream_pair()
+            for me, peer, end in ((a, b, end_a), (b, a, end_b)):
+                stream = DelayedStream(end, delay)
+                streams.append(stream)
+                links[me][peer] = Link(stream, peer=f"seat {peer}")
+    entered: dict[int, list[tuple[int, float]]] = {s: [] for s in tables}
+    game_name = table_cls.GAME
+    start = trio.current_time()
+
+    def seat_task(s: int) -> Callable[[], Any]:
+        bot, rng = make_bot("random", game_name), random.Random(1000 * seed + s)
+
+        async def decide(table: Any) -> Any:
+            return bot.choose(table.view(), table.legal_actions(), rng)
+
+        def progress(table: Any) -> None:
+            if not entered[s] or entered[s][-1][0] != table.step:
+                entered[s].append((table.step, trio.current_time() - start))
+
+        async def run() -> None:
+            table: Any = tables[s]
+            result = await run_table(table, links[s], decide, timeouts=Timeouts(), on_progress=progress)
+            if result.status != "over":
+                raise RuntimeError(f"seat {s} ended {result.status}: {result.problem}")
+
+        return run
+
+    real_start = time.perf_counter()
+    async with trio.open_nursery() as pumps:
+        for stream in streams:
+            pumps.start_soon(stream.pump)
+        async with trio.open_nursery() as seats:
+            for s in tables:
+                seats.start_soon(seat_task(s))
+        match_s = trio.current_time() - start
+        pumps.cancel_scope.cancel()
+
+    steps = transcript_steps(tables[0])
+    kinds = [st.kind for st in steps]
+    first, after = kinds.index("commit"), len(kinds) - 1 - kinds[::-1].index("reveal") + 1
+
+    def last_seat_at(step: int) -> float:
+        return max(next(t for k, t in entered[s] if k >= step) for s in tables)
+
+    return DelayedRun(
+        hand_s=last_seat_at(after) - last_seat_at(first),
+        match_s=match_s,
+        steps=steps,
+        wall_s=time.perf_counter() - real_start,
+    )
+
+
+def run_delayed(players: int, rules: Any, table_cls: type[TableCore], delay: float, seed: int) -> DelayedRun:
+    """:func:`_delayed_match` in virtual time: delays cost no real time, CPU costs no virtual time."""
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    return trio.run(_delayed_match, players, rules, table_cls, delay, seed, clock=clock)
+
+
+def _ms(seconds: float) -> str:
+    return f"{1000 * seconds:.0f} ms"
+
+
+@group("latency", "steps per hand (one-way trips in a row), wait at 100 and 300 ms, checked in virtual time")
+def latency_rows(quick: bool) -> list[Row]:
+    # (label, players, rules, game, seeds, what the matches are)
+    nines_rules, nines_seeds = (NinesRules(hands=2), (1,)) if quick else (NinesRules(), (1, 2, 3))
+    neuf_rules, neuf_seeds = (NeufRules(start=2), (1,)) if quick else (NeufRules(), (1, 2))
+    nines_match = "2-hand matches" if quick else "matches to 100"
+    neuf_match = "matches from 2" if quick else "matches from 9"
+    cases: list[tuple[str, int, Any, str, tuple[int, ...], str]] = [
+        *((f"Nines, {p} players", p, nines_rules, "nines", nines_seeds, nines_match) for p in (2, 4, 6)),
+        ("Le Neuf, 3 players", neuf.PLAYERS, neuf_rules, "neuf", neuf_seeds, neuf_match),
+    ]
+    area = "latency"
+    rows: list[Row] = []
+    for label, players, rules, game_name, seeds, match in cases:
+        c = count_steps(players, rules, seeds, game_name)
+        steps = c.hand_steps / c.hands
+        trips = c.hand_trips / c.hands
+        split = ", ".join(f"{k} {c.per_hand(k):.1f}".removesuffix(".0") for k in HAND_STEPS if c.kinds[k])
+        matches = plural(c.matches, "match", "matches")
+        cpu = c.elapsed / c.hands
+        rows += [
+            Row(
+                area=area,
+                measure=f"{label}: steps per hand",
+                value=f"{steps:.1f}",
+                notes=f"{split}; {plural(c.hands, 'hand', 'hands')} in {matches} ({match}, random bots, seed"
+                f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}); "
+                f"plus {len(MATCH_STEPS)} per match ({', '.join(MATCH_STEPS)})",
+            ),
+            Row(
+                area=area,
+                measure=f"{label}: projected wait per hand at " + " / ".join(_ms(d) for d in DELAYS),
+                value=" / ".join(f"{steps * d:.1f} s" for d in DELAYS),
+                notes=f"steps x one-way delay; critical path {trips:.1f} trips per hand "
+                f"({' / '.join(f'{trips * d:.1f} s' for d in DELAYS)})"
+                + (
+                    ": a step costs no trip of its own when its one author had the step before complete "
+                    "a trip ahead of the last seat (in Le Neuf: the lead after a trick won by the last card)"
+                    if f"{trips:.1f}" != f"{steps:.1f}"
+                    else ""
+                ),
+            ),
+            Row(
+                area=area,
+                measure=f"{label}: CPU per hand",
+                value=_ms(cpu),
+                notes=f"all {players} nodes in one process on one core ({_ms(cpu / players)} per node); "
+                f"the wait at {_ms(DELAYS[0])} is {steps * DELAYS[0] / cpu:.0f}x this",
+            ),
+        ]
+    emulated: list[tuple[str, int, Any, type[TableCore]]] = [
+        ("Nines, 4 players", 4, NinesRules(hands=1), Table),
+        ("Nines, 6 players", 6, NinesRules(hands=1), Table),
+        ("Le Neuf, 3 players", neuf.PLAYERS, NeufRules(start=1), NeufTable),
+    ]
+    for label, players, rules, table_cls in emulated:
+        for delay in DELAYS:
+            run = run_delayed(players, rules, table_cls, delay, seed=1)
+            steps, trips = hand_span(run.steps, trips_done(run.steps, players))
+            rows.append(
+                Row(
+                    area=area,
+                    measure=f"{label}, one hand at {_ms(delay)} one-way: virtual time",
+                    value=f"{run.hand_s:.2f} s",
+                    notes=f"projected {steps} steps x {_ms(delay)} = {steps * delay:.2f} s, critical path "
+                    f"{trips} trips = {trips * delay:.2f} s; whole match {run.match_s:.2f} s "
+                    f"({len(run.steps)} steps); run_table per seat over in-memory links delaying every "
+                    f"frame, MockClock (CPU takes no virtual time), {run.wall_s:.2f} s of real time",
+                )
+            )
+    return rows
+
+
+# ---------------------------------------------------------------------------
 # Network: one process per node over loopback TCP
 
 
@@ -1027,6 +1331,7 @@ async def _flood(concurrency: int, attempts: int, sources: list[str], players: i
     the rest send a hello and then nothing until the host lets go."""
     import trio
 
+    from p2pcards.net import tls
     from p2pcards.net.link import Link, LinkClosed
     from p2pcards.net.session import HostLobby, LobbyUI, Timeouts, join_table
     from p2pcards.protocol.lobby import (
@@ -1062,12 +1367,16 @@ async def _flood(concurrency: int, attempts: int, sources: list[str], players: i
     async def stranger(port: int, k: int) -> str:
         me = Identity.generate()
         try:
-            link = Link(
-                await trio.open_tcp_stream("127.0.0.1", port, local_address=sources[k % len(sources)])
-            )
+            tcp = await trio.open_tcp_stream("127.0.0.1", port, local_address=sources[k % len(sources)])
         except OSError:
             return "could not connect"
+        secured = tls.client(tcp)  # every connection to a host is TLS, strangers' too
+        link = Link(secured)
         try:
+            try:
+                await tls.handshake(secured)
+            except tls.TLSError:
+                return "refused during the TLS handshake"
             await link.send(encode_lobby(Hello(name="x", key=me.public_key, nonce=os.urandom(32), port=1)))
             reply = decode_lobby_object(await link.receive())
             if isinstance(reply, Challenge) and k % 2 == 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -446,6 +447,11 @@ def test_two_nines_typed_together_choose_the_double_play() -> None:
 needs_exe = pytest.mark.skipif(not EXE.exists(), reason="the p2pcards command is not installed in this venv")
 
 
+def _home() -> dict[str, str]:
+    """The test's own data directory (see conftest): the command saves its transcript there."""
+    return {"P2PCARDS_HOME": os.environ["P2PCARDS_HOME"]}
+
+
 @needs_exe
 def test_subprocess_watch_match_with_piped_stdin() -> None:
     proc = subprocess.run(
@@ -455,7 +461,7 @@ def test_subprocess_watch_match_with_piped_stdin() -> None:
         text=True,
         encoding="utf-8",
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8", **_home()},
     )
     assert proc.returncode == 0, proc.stderr
     assert "Final scores" in proc.stdout and proc.stderr == ""
@@ -471,7 +477,7 @@ def test_subprocess_human_game_with_piped_stdin() -> None:
         text=True,
         encoding="utf-8",
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8", **_home()},
     )
     assert proc.returncode == 0, proc.stderr
     assert "Your move > 7x\n7x is not a card" in proc.stdout
@@ -484,7 +490,7 @@ def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
     child = pexpect.spawn(
         str(EXE),
         ["play", "--bot", "random", "--seed", "3", *EN],
-        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8"},
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8", **_home()},
         encoding="utf-8",
         timeout=20,
         dimensions=(40, 80),

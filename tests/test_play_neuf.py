@@ -1,7 +1,12 @@
 """`p2pcards play --game neuf`: Le Neuf against bots in the terminal, and its JSON record.
 
-Piped-input games go through click's CliRunner or ``play_local`` with a
-scripted reader; one test drives the installed command in a pseudo-terminal.
+By default every seat is a node on loopback TCP running the whole protocol
+(as across the internet); ``--offline`` plays with the rules engine alone in
+this process. Both show the same table through the same display, and several
+tests below run in both modes. Piped-input games go through click's CliRunner
+or ``play_local`` with a scripted reader; one test drives the installed command
+in a pseudo-terminal (offline; the networked terminal sessions, the audit of
+their transcripts and ``host``/``join`` are in ``test_neuf_network.py``).
 The record is checked field by field (``validate_neuf_record``) and replayed
 through a fresh engine (``replay_neuf``): rebuilding every deck from it and
 replaying every exchange and every card must reach the same tricks, scores,
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -34,7 +40,9 @@ from p2pcards.games.neuf import (
     PlayCard,
     dealer_from_cut,
 )
+from p2pcards.protocol.audit import audit_file
 from p2pcards.ui.local import PlayOptions, play_local
+from p2pcards.ui.neuf_render import hand_text
 from p2pcards.ui.render import WIDTH, Style, visible_len
 
 EN = ["--lang", "en"]
@@ -177,16 +185,18 @@ def replay_neuf(doc: dict[str, Any]) -> Match:
 # Watching bots
 
 
-def test_a_watched_match_plays_to_the_end_and_its_record_replays(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [[], ["--offline"]], ids=["network", "offline"])
+def test_a_watched_match_plays_to_the_end_and_its_record_replays(tmp_path: Path, mode: list[str]) -> None:
     rec = tmp_path / "neuf.json"
-    result = run(["--watch", "--seed", "4", "--record", str(rec), *EN])
+    result = run(["--watch", "--seed", "4", "--record", str(rec), *mode, *EN])
     assert result.exit_code == 0
     out = result.output
     doc = json.loads(rec.read_text(encoding="utf-8"))
     validate_neuf_record(doc)
     match = replay_neuf(doc)
     assert match.over and min(match.totals) <= 0
-    assert out.startswith("Le Neuf is played offline for now: no network, no transcript.\n")
+    assert out.startswith("Le Neuf: Alice, Bob and Carol (heuristic bots).\n")
+    assert ("Signed transcript" in out) == (not mode)
     assert "Final scores" in out and "Record written to" in out
     assert totals_row(out) == doc["result"]["totals"]
     winners = " and ".join(doc["players"][s]["name"] for s in doc["result"]["winners"])
@@ -198,11 +208,29 @@ def test_a_watched_match_plays_to_the_end_and_its_record_replays(tmp_path: Path)
             winner = doc["players"][t["winner"]]["name"]
             assert f"Trick {n}: {doc['players'][t['leader']]['name']} led" in out
             assert f" - {winner} wins" in out
-    # A spectator sees the dummy at the deal and every exchange turn in words.
+    # A spectator sees the dummy at the deal and every exchange decision in words; offline
+    # (every card known) the hands again after exchanges that moved them. Over the network it
+    # watches through Alice's node, which sees only Alice's cards until the end of the hand.
     took = sum(any(e["took"] for e in h["exchanges"]) for h in doc["hands"])
-    assert out.count("   The dummy  ") == len(doc["hands"]) + took  # and again after exchanges that moved it
-    assert out.count("After the exchanges:") == took
-    assert out.count("looked at the dummy and") == 3 * len(doc["hands"])  # heuristic bots always look
+    hands = len(doc["hands"])
+    assert out.count("   The dummy  ") == hands + (took if mode else 0)
+    assert out.count("After the exchanges:") == (took if mode else 0)
+    assert out.count("   Bob        13 cards") == (0 if mode else hands)
+    looks = re.findall(r"^   (Alice|Bob|Carol) looked at the dummy$", out, re.M)
+    assert len(looks) == 3 * hands  # heuristic bots always look
+    decisions = [w for _, w in re.findall(r"^   (Alice|Bob|Carol) (took|left) the dummy$", out, re.M)]
+    assert decisions == ["took" if e["took"] else "left" for h in doc["hands"] for e in h["exchanges"]]
+    # After every hand: each hand as played (verified by every node, over the network), and the dummy.
+    verified = "The hands as played, every card revealed and checked by every node:"
+    assert out.count(verified if not mode else "The hands as played:") == hands
+    names = [p["name"] for p in doc["players"]]
+    unicode = Style(unicode=True)
+    for h in doc["hands"]:
+        for seat, name in enumerate(names):
+            played = parse_cards([p["card"] for t in h["tricks"] for p in t["plays"] if p["seat"] == seat])
+            line = f"   {name:<5}  {hand_text(played, h['trump'], unicode)}"
+            assert re.search(rf"^{re.escape(line)}(  \(took the dummy\))?$", out, re.M), line
+    assert out.count("The dummy held ") == hands
 
 
 def test_a_tampered_record_does_not_replay(tmp_path: Path) -> None:
@@ -275,23 +303,33 @@ def test_a_whole_piped_match_in_each_language(
     assert "Traceback" not in out
     for w in words:
         assert w in out, w
-    offline = {
-        "en": "Le Neuf is played offline",
-        "fr": "Le Neuf se joue hors ligne",
-        "it": "Per ora Le Neuf si gioca offline",
+    welcome = {"en": "Le Neuf: you against", "fr": "Le Neuf : vous contre", "it": "Le Neuf: tu contro"}
+    assert out.startswith(welcome[lang])
+    looked = {
+        "en": "You looked at the dummy",
+        "fr": "Vous avez regardé le mort",
+        "it": "Hai guardato il morto",
     }
-    assert out.startswith(offline[lang])
+    left = {"en": "You left the dummy", "fr": "Vous avez laissé le mort", "it": "Hai lasciato il morto"}
+    assert re.search(rf"^   {looked[lang]}\n", out, re.M) and re.search(rf"^   {left[lang]}\n", out, re.M)
+    verified = {
+        "en": "The hands as played, every card revealed and checked by every node:",
+        "fr": "Les mains jouées, chaque carte révélée et vérifiée par chaque nœud :",
+        "it": "Le mani giocate, ogni carta rivelata e verificata da ogni nodo:",
+    }
     doc = json.loads(rec.read_text(encoding="utf-8"))
     validate_neuf_record(doc)
     replay_neuf(doc)
     assert doc["result"]["finished"] is True
     assert totals_row(out) == doc["result"]["totals"]
     assert doc["players"][0]["name"] == {"en": "you", "fr": "vous", "it": "tu"}[lang]
+    assert out.count(verified[lang]) == len(doc["hands"])
 
 
-def test_every_piped_input_is_answered_and_quit_leaves_cleanly() -> None:
+@pytest.mark.parametrize("mode", [[], ["--offline"]], ids=["network", "offline"])
+def test_every_piped_input_is_answered_and_quit_leaves_cleanly(mode: list[str]) -> None:
     inputs = ["maybe", "QS", "help", "y", "score", "x", "n", "7x", "99", "y", "", "1", "quit"]
-    result = run(["--seed", "3", *EN], input="\n".join(inputs) + "\n")
+    result = run(["--seed", "3", *mode, *EN], input="\n".join(inputs) + "\n")
     assert result.exit_code == 0
     out = result.output
     assert "Please answer y or n (or type help)." in out
@@ -301,7 +339,9 @@ def test_every_piped_input_is_answered_and_quit_leaves_cleanly() -> None:
     assert "There is no move 99 - type a number 1-" in out
     assert "y is not possible now - type a number 1-" in out
     assert "'' is not a card" in out
-    assert "Game abandoned." in out.rstrip().splitlines()[-2:]
+    # Then the seed; over the network, first where the transcript (of the hands so far) is.
+    assert out.rstrip().splitlines()[-2 if mode else -4] == "Game abandoned."
+    assert ("Signed transcript" in out) == (not mode)
     lines = out.splitlines()
     asked = [i for i, line in enumerate(lines) if " > " in line]
     assert [lines[i].split(" > ", 1)[1] for i in asked] == inputs  # each input echoed after its prompt
@@ -422,9 +462,10 @@ def test_the_exchange_prompts_show_the_dummy_only_after_a_look() -> None:
     new_hand = next(line for line in lines[i + 2 :] if line.startswith("   Your hand  "))
     assert sorted(new_hand.split()[2:]) == sorted(lines[i].split()[2:])
     text = "\n".join(out)
-    assert "You looked at the dummy and took it" in text
-    assert "You left the dummy without looking" in text
-    assert re.search(r"^   (Alice|Bob) looked at the dummy and (took|left) it$", text, re.M)
+    # Each decision is said as it is taken, the look first: mine and the bots' alike.
+    assert "   You looked at the dummy\n   The dummy  " in text and "   You took the dummy\n" in text
+    assert "   You left the dummy without looking\n" in text
+    assert re.search(r"^   (Alice|Bob) looked at the dummy\n   \1 (took|left) the dummy$", text, re.M)
 
 
 def test_a_player_who_never_looks_never_sees_the_dummy_nor_what_the_others_saw() -> None:
@@ -439,7 +480,7 @@ def test_a_player_who_never_looks_never_sees_the_dummy_nor_what_the_others_saw()
     assert play_local(opts, read=read, write=out.append, style=Style()) == 0
     text = "\n".join(out)
     assert "Final scores" in text
-    assert re.search(r"^   (Alice|Bob) looked at the dummy and (took|left) it$", text, re.M)
+    assert re.search(r"^   (Alice|Bob) looked at the dummy\n   \1 (took|left) the dummy$", text, re.M)
     # The dummy's cards appear only once a hand is over (the 13 cards nobody played), never before.
     assert "The dummy  " not in text and "Out of play in the dummy" not in text
     assert "(you saw them in the dummy)" not in text
@@ -525,7 +566,7 @@ def test_the_table_shows_the_hand_trump_tricks_and_totals() -> None:
     [
         (["--players", "4"], "Le Neuf is for exactly 3 players, not 4"),
         (["-n", "2"], "Le Neuf is for exactly 3 players, not 2"),
-        (["--transcript", "t.p2pt"], "Le Neuf is played offline for now"),
+        (["--offline", "--transcript", "t.p2pt"], "an --offline game has no transcript to save"),
     ],
 )
 def test_usage_errors_exit_2_with_the_usage(args: list[str], message: str) -> None:
@@ -557,12 +598,18 @@ def test_bad_options_give_a_one_line_error(args: list[str], message: str) -> Non
     assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
 
 
-def test_offline_is_said_once_and_only_when_not_asked_for() -> None:
-    plain = run(["--watch", "--seed", "1", *EN]).output
-    assert plain.count("Le Neuf is played offline for now: no network, no transcript.") == 1
+def test_the_network_keeps_a_signed_transcript_that_audits_and_offline_keeps_none(tmp_path: Path) -> None:
+    transcript = tmp_path / "neuf.p2pt"
+    net = run(["--watch", "--seed", "1", "--transcript", str(transcript), *EN]).output
+    assert f"Signed transcript (check it with p2pcards audit FILE):\n  {transcript}\n" in net
+    report = audit_file(transcript)
+    assert report.valid and report.table is not None and report.table.GAME == "neuf"
+    assert report.summary().startswith("VALID: a finished game of Le Neuf, 3 players, ")
+    assert totals_row(net) == list(report.table.match.totals)
     offline = run(["--watch", "--seed", "1", "--offline", *EN]).output
-    assert "played offline for now" not in offline
-    assert plain.split("\n", 1)[1] == offline
+    assert "transcript" not in offline and "offline" not in offline and "offline" not in net
+    # The same seed, the same match.
+    assert offline == run(["--watch", "--seed", "1", "--offline", *EN]).output
 
 
 def test_play_help_lists_the_le_neuf_options() -> None:
@@ -596,18 +643,24 @@ needs_exe = pytest.mark.skipif(not EXE.exists(), reason="the p2pcards command is
 
 
 @needs_exe
-def test_terminal_session_looks_refuses_a_card_it_does_not_hold_and_ends_on_ctrl_d() -> None:
+def test_offline_terminal_session_looks_refuses_a_card_it_does_not_hold_and_ends_on_ctrl_d() -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
         str(EXE),
-        ["play", "--game", "neuf", "--seed", "3", *EN],
-        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8"},
+        ["play", "--game", "neuf", "--offline", "--seed", "3", *EN],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "TERM": "xterm",
+            "NO_COLOR": "1",
+            "LANG": "C.UTF-8",
+            "P2PCARDS_HOME": os.environ["P2PCARDS_HOME"],
+        },
         encoding="utf-8",
         timeout=20,
         dimensions=(50, 80),
     )
     try:
-        child.expect("Le Neuf is played offline for now")
+        child.expect("Le Neuf: you against Alice and Bob")
         child.expect(r"Look at the dummy\? \(y/n\) > ")
         child.sendline("y")
         child.expect(r"The dummy  (.*)\r\n")

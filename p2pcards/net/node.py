@@ -130,10 +130,16 @@ async def host_game(
     return outcome
 
 
-async def join_game(cfg: NodeConfig, *, host: str, port: int, code: str) -> Outcome:
-    """Join the table at ``host:port`` with invitation ``code`` and play it."""
-    listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
-    listen_port = listeners[0].socket.getsockname()[1]
+async def join_game(
+    cfg: NodeConfig, *, host: str, port: int, code: str, no_listen: bool = False
+) -> Outcome:
+    """Join the table at ``host:port`` with invitation ``code`` and play it.
+
+    ``no_listen``: accept no connection (behind a router that cannot forward):
+    the seats that would dial this one reach it through the host instead.
+    """
+    listeners = [] if no_listen else await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
+    listen_port = listeners[0].socket.getsockname()[1] if listeners else 0
     try:
         info = await join_table(
             host=host,
@@ -197,6 +203,7 @@ def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> Jour
             "seats": [[s.host, s.port] for s in info.roster],
             "host_address": None if info.host_address is None else list(info.host_address),
             "listen_port": listen_port,
+            "relayed": sorted(info.relayed),
         },
     )
 
@@ -230,9 +237,10 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         seat=h.seat,
         game=h.game,
         host_address=None if host_address is None else (str(host_address[0]), int(host_address[1])),
+        relayed={int(p) for p in h.session.get("relayed", [])},
     )
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
-    listeners = await trio.open_tcp_listeners(listen_port, host=cfg.bind)
+    listeners = [] if listen_port == 0 else await trio.open_tcp_listeners(listen_port, host=cfg.bind)
     try:
         async with trio.open_nursery() as nursery:
             for listener in listeners:
@@ -296,13 +304,16 @@ async def _play(
             on_link=link_notice(cfg, info),
             restore=None if restore is None else restore.records,
             journal=journal,
+            relayed=sorted(info.relayed),
         )
         ended = True
     except KeyboardInterrupt:
         left = True  # the player left (the others were told): nothing to resume
         raise
     finally:
-        path: Path | None = cfg.transcript or storage.transcript_path(info.game_id, info.seat, cfg.data_dir)
+        path: Path | None = cfg.transcript or storage.transcript_path(
+            info.game_id, info.seat, cfg.data_dir, game=info.game
+        )
         status = result.status if result.problem is None else f"{result.status}: {result.problem}"
         with trio.CancelScope(shield=True):
             if not cfg.keep_transcript:

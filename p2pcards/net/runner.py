@@ -31,7 +31,15 @@ from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.table import Table
-from p2pcards.protocol.wire import Abort, SignedRecord, WireError, decode_frame_object, quote_claim
+from p2pcards.protocol.wire import (
+    Abort,
+    Need,
+    Relay,
+    SignedRecord,
+    WireError,
+    decode_frame_object,
+    quote_claim,
+)
 
 
 class Relinker(Protocol):
@@ -178,6 +186,24 @@ async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
         await _to_every_peer(links, table.need_frame(), WAIT_NOTICE)
 
 
+class RelayedLink:
+    """A peer this seat has no link with: its frames go through the host (seat 0),
+    wrapped in ``relay`` frames. Records are signed end to end, so the host can
+    delay or drop them, not forge them."""
+
+    def __init__(self, me: int, peer: int, links: dict[int, Any]) -> None:
+        self.me, self.peer, self.links = me, peer, links
+        self.bytes_sent = self.frames_sent = 0
+
+    async def send(self, frame: bytes) -> None:
+        host = self.links.get(0)
+        if host is None or isinstance(host, RelayedLink):
+            raise LinkClosed("the host, which carries this seat's frames, is away")
+        await host.send(Relay(self.me, self.peer, frame).to_frame())
+        self.bytes_sent += len(frame)
+        self.frames_sent += 1
+
+
 @dataclass(slots=True)
 class _Mesh:
     """The links of this seat as they change: the current link of each peer, the
@@ -218,12 +244,14 @@ async def run_table(
     on_link: LinkNotice = lambda peer, what, seconds: None,
     restore: Sequence[SignedRecord] | None = None,
     journal: Callable[[list[SignedRecord]], None] = lambda records: None,
+    relayed: Sequence[int] = (),
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
 
     ``restore``: the journalled records of a seat that comes back after a crash
     (the table is restored from them instead of started, and every link is new).
     ``journal``: makes records durable; called before any frame is sent.
+    ``relayed``: peers this seat has no link with, reached through the host.
     """
     send, receive = trio.open_memory_channel[tuple[int, Any]](64)
     result = RunResult(status="running")
@@ -232,6 +260,8 @@ async def run_table(
         mesh = _Mesh(links, nursery, send, relinker, grace, on_link)
         for peer, link in links.items():
             mesh.start_reader(peer, link)
+        for peer in relayed:
+            links[peer] = RelayedLink(table.seat if table.seat is not None else 0, peer, links)
         if restore is not None and relinker is not None:  # back from a crash: every peer is away
             for peer in range(table.n):
                 if peer != table.seat and peer not in links:
@@ -287,6 +317,7 @@ async def _play(
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     stop_deadline = math.inf
+    carried = False  # relayed frames went through this node
     while True:
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
@@ -294,7 +325,8 @@ async def _play(
         gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
         if gone and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
-                if not links:  # every link is down: this node cannot tell who is at fault
+                if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
+                    # every link is down: this node cannot tell who is at fault
                     table.stop(
                         f"lost every connection at step {table.step} and none came back in time: "
                         "this node's own connection may be down"
@@ -304,6 +336,8 @@ async def _play(
         if table.status == "over":
             result.status = "over"
             on_progress(table)
+            if carried:  # the others may still need this node to finish: pass on and answer a while
+                await _serve_after(table, links, receive, timeouts.step)
             return
         if table.failure is not None:
             result.status = "failed"
@@ -398,6 +432,13 @@ async def _play(
             continue
         if source is not links.get(peer):
             continue  # from a link that has been replaced since
+        if isinstance(item, Relay):
+            heard = now
+            carried = True
+            if await _carry(table, links, peer, item, timeouts.step):  # an abort, relayed
+                stop_deadline = min(stop_deadline, now + ABORT_GRACE)
+            await _flush(table, links, timeouts.step, journal)
+            continue
         if not isinstance(item, LinkClosed):
             heard = now
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
@@ -414,6 +455,62 @@ async def _play(
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal)
+
+
+QUIET = 1.0
+"""Seconds without a frame after which a finished relay stops serving the others."""
+
+
+async def _serve_after(
+    table: Table, links: dict[int, Any], receive: trio.MemoryReceiveChannel[tuple[int, Any]], limit: float
+) -> None:
+    """The match is over here: go on carrying relay frames and answering ``need``
+    frames until the others are quiet (or ``limit`` seconds), so that seats that
+    reach each other only through this node finish too."""
+    with trio.move_on_after(limit):
+        while True:
+            with trio.move_on_after(QUIET) as quiet:
+                peer, (source, item) = await receive.receive()
+            if quiet.cancelled_caught:
+                return
+            if source is not links.get(peer) or isinstance(item, LinkClosed | WireError):
+                continue
+            if isinstance(item, Relay):
+                await _carry(table, links, peer, item, limit)
+            elif isinstance(item, Need):
+                with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
+                    table.receive_frame(peer, item)
+            await _send_all(table, links, limit)
+
+
+async def _carry(table: Table, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
+    """A relay frame: the host passes it on; the seat it is for reads what it carries.
+    True if that was an ``abort`` (a claim of its origin's, never a fault of it)."""
+    with contextlib.suppress(RemoteProtocolError):
+        if table.seat == 0:
+            target = links.get(relay.target)
+            if relay.origin != peer:
+                table.blame(peer, f"sent a relay frame in the name of seat {relay.origin}")
+            elif target is None or isinstance(target, RelayedLink):
+                return False  # that seat is away: it asks for what it lacks when it is back
+            with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+                await target.send(relay.to_frame())
+            return False
+        if peer != 0:
+            table.blame(peer, "sent a relay frame, which only the host carries")
+        elif relay.target != table.seat:
+            table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
+        elif not isinstance(links.get(relay.origin), RelayedLink):
+            table.blame(0, f"relayed a frame from seat {relay.origin}, which has its own link with this seat")
+        else:
+            try:
+                inner = relay.inner()
+            except WireError as e:
+                table.blame(0, f"relayed a malformed frame: {e}")
+                return False
+            table.receive_relayed(0, relay.origin, inner)
+            return isinstance(inner, Abort)
+    return False
 
 
 async def _resend(table: Table, peer: int, link: Link, timeout: float) -> None:

@@ -108,6 +108,8 @@ class SessionInfo:
     """The game the table plays (the name in its join records)."""
     host_address: tuple[str, int] | None = None
     """Where a joiner reached the host (to dial it again); None at the host."""
+    relayed: set[int] = field(default_factory=set)
+    """Seats this one has no link with: their frames go through the host."""
 
 
 class LobbyUI:
@@ -659,9 +661,19 @@ async def form_mesh(
     ui: LobbyUI,
     timeouts: Timeouts,
 ) -> None:
-    """Link this seat with every other: dial lower seats, accept higher ones."""
+    """Link this seat with every other: dial lower seats, accept higher ones.
+
+    A seat that announced port 0 (``--no-listen``) cannot be dialled, and a seat
+    that cannot be reached (a home router, a firewall) is given up on: with
+    either, the two seats reach each other through the host (``info.relayed``).
+    """
     n = len(info.roster)
     need = {s for s in range(1, n) if s != info.seat} - set(info.links)
+    for s in sorted(need):
+        lower = min(s, info.seat)
+        if info.roster[lower].port == 0:  # the seat that would be dialled does not listen
+            info.relayed.add(s)
+    need -= info.relayed
     if not need:
         return
     done = trio.Event()
@@ -695,15 +707,22 @@ async def form_mesh(
             failures.append(e)  # raised as such below, not inside an exception group
             done.set()
 
+    def through_host(peer: int, why: str) -> None:
+        seat = info.roster[peer]
+        ui.info(f"cannot reach {seat.name} (seat {peer}) directly ({why}): its messages go through the host")
+        info.relayed.add(peer)
+        need.discard(peer)
+        if need <= set(info.links):
+            done.set()
+
     async def _dial(peer: int) -> None:
         seat = info.roster[peer]
         try:
             with trio.fail_after(timeouts.handshake):
                 stream = await trio.open_tcp_stream(seat.host, seat.port)
         except (OSError, trio.TooSlowError) as e:
-            raise PeerUnreachable(
-                f"cannot reach {seat.name} (seat {peer}) at {seat.host}:{seat.port} ({_reason(e)})"
-            ) from None
+            through_host(peer, f"{seat.host}:{seat.port}: {_reason(e)}")
+            return
         link = _lobby_link(tls.client(stream), f"{seat.host}:{seat.port}")
         try:
             got = await _link_handshake(
@@ -717,20 +736,17 @@ async def form_mesh(
         if need <= set(info.links):
             done.set()
 
-    try:
-        with trio.fail_after(timeouts.mesh):
-            async with trio.open_nursery() as nursery:
-                for listener in listeners:
-                    nursery.start_soon(_accept_loop, listener, accept, nursery)
-                for peer in sorted(need):
-                    if peer < info.seat:
-                        nursery.start_soon(dial, peer)
-                await done.wait()
-                nursery.cancel_scope.cancel()
-    except trio.TooSlowError:
-        missing = sorted(need - set(info.links))
-        names = ", ".join(f"{info.roster[s].name} (seat {s})" for s in missing)
-        raise PeerUnreachable(f"could not link with {names}") from None
+    with trio.move_on_after(timeouts.mesh):
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:
+                nursery.start_soon(_accept_loop, listener, accept, nursery)
+            for peer in sorted(need):
+                if peer < info.seat:
+                    nursery.start_soon(dial, peer)
+            await done.wait()
+            nursery.cancel_scope.cancel()
+    for peer in sorted(need - set(info.links)):  # never dialled in: it could not reach this seat
+        through_host(peer, f"no link from it in {timeouts.mesh:g} s")
     if failures:
         raise failures[0]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
 
 from p2pcards.crypto.identity import Identity
@@ -56,9 +57,11 @@ def remember_name(name: str, directory: Path | None = None) -> None:
     os.replace(tmp, path)
 
 
-def transcript_path(game_id: bytes, seat: int, directory: Path | None = None) -> Path:
-    """The default file for this node's transcript of a game (named after the game and seat)."""
-    return (directory or data_dir()) / "transcripts" / f"nines-{game_id.hex()[:12]}-s{seat}.p2pt"
+def transcript_path(game_id: bytes, seat: int, directory: Path | None = None, *, game: str = "nines") -> Path:
+    """The default file for this node's transcript of a game: the game's name, the date
+    the game started here, its id and the seat (``neuf-2026-11-30-0123456789ab-s2.p2pt``)."""
+    day = time.strftime("%Y-%m-%d")
+    return (directory or data_dir()) / "transcripts" / f"{game}-{day}-{game_id.hex()[:12]}-s{seat}.p2pt"
 
 
 def journal_dir(directory: Path | None = None) -> Path:

@@ -35,7 +35,7 @@ from p2pcards.protocol.wire import (
     parse_record,
     unpack_untrusted,
 )
-from p2pcards.record import FORMAT, build_record
+from p2pcards.record import FORMAT, build_game_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ class AuditReport:
                 "hands": [],
                 "result": {"winners": [], "totals": [], "finished": False},
             }
-        return build_record(t.match, self.players, t.cut_rounds, self.verdict())
+        return build_game_record(t.GAME, t.match, self.players, t.cut_rounds, self.verdict())
 
     def summary(self) -> str:
         """A short human verdict."""
@@ -104,13 +104,14 @@ class AuditReport:
             m = t.match
             winners = ", ".join(names[s] for s in m.winners or ())
             hands = f"{len(m.results)} hand{'s' if len(m.results) != 1 else ''}"
-            lines.append(f"VALID: a finished game of Nines, {len(names)} players, {hands}.")
+            lines.append(f"VALID: a finished game of {game(t.GAME).title}, {len(names)} players, {hands}.")
             lines.append("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
             lines.append(f"Winner{'s' if len(m.winners or ()) > 1 else ''}: {winners}")
             lines.append(f"Every one of the {self.records} records is signed, chained and verified.")
         else:
+            of = f" in a game of {game(t.GAME).title}" if t is not None else ""
             lines.append(
-                f"INVALID: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} found."
+                f"INVALID: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} found{of}."
             )
             k = self.hands_verified
             lines.append(

@@ -243,6 +243,10 @@ class TableCore:
         """Like :meth:`receive` for a frame already decoded by a stream decoder."""
         self.log.receive_frame(peer, frame)
 
+    def receive_relayed(self, relay: int, origin: int, frame: Frame) -> None:
+        """A frame of ``origin``'s carried by ``relay`` (see StepLog.receive_relayed)."""
+        self.log.receive_relayed(relay, origin, frame)
+
     def receive_record(self, rec: SignedRecord) -> None:
         """Feed a record read from a transcript file (the audit)."""
         self.log.receive_record(rec)

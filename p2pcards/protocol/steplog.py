@@ -36,6 +36,7 @@ from p2pcards.protocol.wire import (
     Frame,
     Need,
     Record,
+    Relay,
     SignedRecord,
     WireError,
     decode_frame,
@@ -158,12 +159,39 @@ class StepLog:
             raise self.failure
         if self.status not in ("running", "disputed"):
             return
+        if isinstance(frame, Relay):
+            self.fail(peer, "sent a relay frame, which only the host carries, and only to the seat it names")
         if isinstance(frame, Evidence):
             self._receive_evidence(peer, frame)
         elif isinstance(frame, Abort):
             self._receive_abort(peer, frame)
         else:
             self._accept_record(frame, sender=peer, direct=True)
+        self._advance()
+
+    def receive_relayed(self, relay: int, origin: int, frame: Frame) -> None:
+        """A frame ``origin`` wrote for this seat, carried by ``relay`` (the host) because
+        the two have no link. Records count as forwarded ones (a bad signature blames
+        the relay, the order of a link does not apply); a ``need`` is answered to
+        ``origin`` (through the relay); an ``abort`` is noted as ``origin``'s claim
+        but never blames it, since the relay could have made it up."""
+        if not 0 <= origin < self.n or origin in (self.seat, relay):
+            self.fail(relay, f"relayed a frame from seat {origin}, which it cannot carry to this seat")
+        if isinstance(frame, Need) and self.failure is None:
+            self._receive_need(origin, frame)
+            return
+        if self.failure is not None:
+            raise self.failure
+        if self.status not in ("running", "disputed"):
+            return
+        if isinstance(frame, Relay):
+            self.fail(relay, "relayed a relay frame")
+        if isinstance(frame, Evidence):
+            self._receive_evidence(relay, frame)
+        elif isinstance(frame, Abort):
+            self.stopped.setdefault(origin, (frame.step, frame.reason))
+        else:
+            self._accept_record(frame, sender=relay, direct=False)
         self._advance()
 
     def receive_record(self, rec: SignedRecord) -> None:

@@ -245,7 +245,33 @@ def quote_claim(text: str) -> str:
     return repr(text[:160])
 
 
-Frame = SignedRecord | Evidence | Abort | Need
+@dataclass(frozen=True, slots=True)
+class Relay:
+    """A frame the host carries between two seats that have no link of their own:
+    ``origin`` wrote ``frame`` (a whole frame, as bytes) for ``target``.
+
+    Records inside are signed end to end, so the host can delay or drop them but
+    not forge or alter them; what is not signed (a ``need``, an ``abort``) is
+    taken as the host says it, and never used to blame ``origin``.
+    """
+
+    origin: int
+    target: int
+    frame: bytes
+
+    def to_frame(self) -> bytes:
+        obj = {"v": PROTOCOL_VERSION, "kind": "relay", "from": self.origin, "to": self.target}
+        return pack({**obj, "frame": self.frame})
+
+    def inner(self) -> SignedRecord | Evidence | Abort | Need:
+        """The carried frame (WireError if it is not one, or is itself a relay)."""
+        obj = unpack_untrusted(self.frame, MAX_FRAME)
+        if type(obj) is dict and obj.get("kind") == "relay":
+            raise WireError("a relayed frame cannot be a relay frame")
+        return decode_frame_object(obj)  # type: ignore[return-value]
+
+
+Frame = SignedRecord | Evidence | Abort | Need | Relay
 
 
 def decode_frame(data: bytes) -> Frame:
@@ -294,6 +320,15 @@ def decode_frame_object(obj: Any) -> Frame:
         if type(last) is not bytes or len(last) != 32:
             raise WireError("the last digest of a need frame is 32 bytes")
         return Need(_step(obj["step"], "need"), tuple(sorted(set(have))), last)
+    if kind == "relay":
+        if set(obj) != {"v", "kind", "from", "to", "frame"}:
+            raise WireError("a relay frame has exactly the keys v, kind, from, to, frame")
+        origin, target, frame = obj["from"], obj["to"], obj["frame"]
+        if any(type(x) is not int or not 0 <= x < 6 for x in (origin, target)) or origin == target:
+            raise WireError("a relay frame names two different seats 0..5")
+        if type(frame) is not bytes:
+            raise WireError("a relay frame carries a frame as bytes")
+        return Relay(origin, target, frame)
     raise WireError(f"unknown frame kind {show(kind)}")
 
 

@@ -44,14 +44,16 @@ class ConsoleDisplay:
     def _me(self) -> int | None:
         return self.table.me
 
-    def intro(self, rules: NinesRules, bot: str) -> None:
+    def intro(self, rules: NinesRules, bot: str | None) -> None:
+        """Who plays (against ``bot`` bots; nothing when None), the goal, the variants."""
         tr, names = self.console.tr, self.table.names
-        bots = tr("bots", name=bot)
-        if self._me is None:
-            self.console.say(tr("welcome_watch", names=tr.join(list(names)), bots=bots))
-        else:
-            others = [n for s, n in enumerate(names) if s != self._me]
-            self.console.say(tr("welcome", you=names[self._me], others=tr.join(others), bots=bots))
+        if bot is not None:
+            bots = tr("bots", name=bot)
+            if self._me is None:
+                self.console.say(tr("welcome_watch", names=tr.join(list(names)), bots=bots))
+            else:
+                others = [n for s, n in enumerate(names) if s != self._me]
+                self.console.say(tr("welcome", you=names[self._me], others=tr.join(others), bots=bots))
         goal = tr("goal_hands", hands=rules.hands) if rules.hands else tr("goal_target", target=rules.target)
         self.console.say(goal)
         variants = [k.replace("_", "-") for k, v in rules.to_dict().items() if v is True]
@@ -59,7 +61,7 @@ class ConsoleDisplay:
             variants.append(f"tie={rules.tie}")
         if variants:
             self.console.say(tr("variants", names=", ".join(variants)))
-        if self._me is not None:
+        if self._me is not None and not self.watch:
             self.console.say(tr("hint"))
 
     def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:

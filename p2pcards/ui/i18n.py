@@ -569,7 +569,6 @@ _IT: dict[str, str] = {
 # player would: atout, pli, entamer, fournir, le mort (the dummy).
 
 _EN_NEUF: dict[str, str] = {
-    "neuf_offline": "Le Neuf is played offline for now: no network, no transcript.",
     "neuf_welcome": "Le Neuf: {you} against {others} ({bots}).",
     "neuf_welcome_watch": "Le Neuf: {names} ({bots}).",
     "neuf_goal": (
@@ -607,6 +606,8 @@ _EN_NEUF: dict[str, str] = {
     "neuf_prompt_take": "Take the dummy? (y/n)",
     "neuf_prompt_take_blind": "Take the dummy without looking? (y/n)",
     "neuf_err_not_yet": "{text}: no card is played before the dummy is settled - answer y or n",
+    "neuf_log_look": "{who} looked at the dummy",
+    "neuf_log_look_you": "You looked at the dummy",
     "neuf_log_look_take": "{who} looked at the dummy and took it",
     "neuf_log_look_take_you": "You looked at the dummy and took it",
     "neuf_log_look_leave": "{who} looked at the dummy and left it",
@@ -638,6 +639,9 @@ _EN_NEUF: dict[str, str] = {
     "neuf_suit1_C": "club",
     "neuf_hand_over": "Hand {n} is over: every card is played, none is left in any hand.",
     "neuf_dummy_held": "The dummy held {cards} (out of play).",
+    "neuf_dummy_dealt": "As dealt, the dummy held {cards}.",
+    "neuf_hands_played": "The hands as played:",
+    "neuf_hands_verified": "The hands as played, every card revealed and checked by every node:",
     "neuf_col_trumps": "Trumps",
     "neuf_row_start": "Start",
     "neuf_note_scores": "Each hand: points added (tricks taken). Totals count down to 0.",
@@ -681,7 +685,6 @@ _EN_NEUF: dict[str, str] = {
 }
 
 _FR_NEUF: dict[str, str] = {
-    "neuf_offline": "Le Neuf se joue hors ligne pour l'instant : pas de réseau, pas de transcription.",
     "neuf_welcome": "Le Neuf : {you} contre {others} ({bots}).",
     "neuf_welcome_watch": "Le Neuf : {names} ({bots}).",
     "neuf_goal": (
@@ -719,6 +722,8 @@ _FR_NEUF: dict[str, str] = {
     "neuf_prompt_take": "Prendre le mort ? (o/n)",
     "neuf_prompt_take_blind": "Prendre le mort sans le regarder ? (o/n)",
     "neuf_err_not_yet": "{text} : aucune carte ne se joue avant d'avoir réglé le mort - répondez o ou n",
+    "neuf_log_look": "{who} a regardé le mort",
+    "neuf_log_look_you": "Vous avez regardé le mort",
     "neuf_log_look_take": "{who} a regardé le mort et l'a pris",
     "neuf_log_look_take_you": "Vous avez regardé le mort et l'avez pris",
     "neuf_log_look_leave": "{who} a regardé le mort et l'a laissé",
@@ -750,6 +755,9 @@ _FR_NEUF: dict[str, str] = {
     "neuf_suit1_C": "trèfle",
     "neuf_hand_over": "La manche {n} est finie : toutes les cartes sont jouées, aucune main n'en garde.",
     "neuf_dummy_held": "Le mort contenait {cards} (hors jeu).",
+    "neuf_dummy_dealt": "À la donne, le mort contenait {cards}.",
+    "neuf_hands_played": "Les mains jouées :",
+    "neuf_hands_verified": "Les mains jouées, chaque carte révélée et vérifiée par chaque nœud :",
     "neuf_col_trumps": "Atout",
     "neuf_row_start": "Départ",
     "neuf_note_scores": "Par manche : points ajoutés (plis faits). Les totaux descendent vers 0.",
@@ -796,7 +804,6 @@ _FR_NEUF: dict[str, str] = {
 }
 
 _IT_NEUF: dict[str, str] = {
-    "neuf_offline": "Per ora Le Neuf si gioca offline: niente rete, niente trascrizione.",
     "neuf_welcome": "Le Neuf: {you} contro {others} ({bots}).",
     "neuf_welcome_watch": "Le Neuf: {names} ({bots}).",
     "neuf_goal": (
@@ -834,6 +841,8 @@ _IT_NEUF: dict[str, str] = {
     "neuf_prompt_take": "Prendi il morto? (s/n)",
     "neuf_prompt_take_blind": "Prendi il morto senza guardarlo? (s/n)",
     "neuf_err_not_yet": "{text}: non si gioca nessuna carta prima di decidere sul morto - rispondi s o n",
+    "neuf_log_look": "{who} ha guardato il morto",
+    "neuf_log_look_you": "Hai guardato il morto",
     "neuf_log_look_take": "{who} ha guardato il morto e l'ha preso",
     "neuf_log_look_take_you": "Hai guardato il morto e l'hai preso",
     "neuf_log_look_leave": "{who} ha guardato il morto e l'ha lasciato",
@@ -865,6 +874,9 @@ _IT_NEUF: dict[str, str] = {
     "neuf_suit1_C": "fiori",
     "neuf_hand_over": "La mano {n} è finita: tutte le carte sono state giocate, nessuno ne ha più in mano.",
     "neuf_dummy_held": "Il morto conteneva {cards} (fuori gioco).",
+    "neuf_dummy_dealt": "Alla distribuzione il morto conteneva {cards}.",
+    "neuf_hands_played": "Le mani giocate:",
+    "neuf_hands_verified": "Le mani giocate, ogni carta rivelata e verificata da ogni nodo:",
     "neuf_col_trumps": "Atout",
     "neuf_row_start": "Inizio",
     "neuf_note_scores": "Per mano: punti aggiunti (prese fatte). I totali scendono verso 0.",

@@ -18,18 +18,19 @@ from typing import Any, Protocol
 
 from p2pcards.bots import make_bot
 from p2pcards.cards import Card
-from p2pcards.errors import IllegalAction, UsageError
-from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler
+from p2pcards.errors import UsageError
+from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler, check_players
 from p2pcards.games.base import game as game_named
 from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import GAME as NINES
 from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules
 from p2pcards.games.view import SeatView
-from p2pcards.record import build_record, dumps_record
+from p2pcards.record import build_game_record, dumps_record
 from p2pcards.ui.display import ConsoleDisplay
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
 from p2pcards.ui.render import Style, TableContext
+from p2pcards.ui.screen import NinesScreen, Screen, make_screen, probe
 
 BOT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
 
@@ -47,16 +48,6 @@ class LocalShuffler(RandomShuffler):
 
     def __init__(self, rules: NinesRules, rng: random.Random) -> None:
         super().__init__(2 if rules.double_nines else 1, rng)
-
-
-def probe(hand: HandState, action: Action) -> IllegalAction | None:
-    """The engine's verdict on ``action`` without playing it (tried on a copy)."""
-    trial = hand.copy()
-    try:
-        trial.apply(action)
-    except IllegalAction as e:
-        return e
-    return None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -148,7 +139,7 @@ class PlayOptions:
     offline: bool = False
     transcript: Path | None = None
     game: str = "nines"
-    """``nines``, or ``neuf`` for Le Neuf (3 players, always offline for now)."""
+    """``nines``, or ``neuf`` for Le Neuf (3 players)."""
 
     @property
     def game_rules(self) -> Any:
@@ -214,19 +205,14 @@ def _run_offline(
 
 
 def _run_networked(
-    opts: PlayOptions,
-    seed: int,
-    names: list[str],
-    console: Console,
-    display: ConsoleDisplay,
-    table: TableContext,
+    opts: PlayOptions, seed: int, names: list[str], console: Console, screen: Screen
 ) -> Played:
-    """Every seat a node on loopback TCP; the display follows seat 0's own replica."""
+    """Every seat a node on loopback TCP; the screen follows seat 0's own replica."""
     import hashlib
 
     import trio
 
-    from p2pcards.protocol.table import Table
+    from p2pcards.protocol.table import TableCore
     from p2pcards.ui.netgame import (
         HumanDecider,
         TableWatcher,
@@ -235,25 +221,26 @@ def _run_networked(
         play_on_loopback,
     )
 
-    watcher = TableWatcher(display, table)
+    me = None if opts.watch else 0
+    watcher = TableWatcher(screen)
     deciders = [
         bot_decider(opts.bot, random.Random(f"p2pcards-bots:{seed}:{s}")) for s in range(opts.players)
     ]
-    if table.me is not None:
-        human = HumanDecider(console=console, context=table, release=watcher.release)
+    if me is not None:
+        human = HumanDecider(screen=screen, release=watcher.release)
         watcher.on_hand_end = human.hand_ended
         watcher.hold_after_hand = True
-        deciders[table.me] = human
+        deciders[me] = human
     # A fixed seed fixes every seat's secrets, hence the shuffles: the same game again.
     entropies = [hashlib.sha256(f"p2pcards-demo:{seed}:{s}".encode()).digest() for s in range(opts.players)]
 
-    def waiting(t: Table, waited: float) -> None:
+    def waiting(t: TableCore, waited: float) -> None:
         who = [names[s] for s in t.waiting_for]
         console.say(console.tr("waiting_for", names=console.tr.join(who), seconds=int(waited)))
 
     def score_text() -> str:
         match = watcher.table.match if watcher.table is not None else None
-        return display.scores(match) if match is not None else console.tr("row_total")
+        return screen.scores(match) if match is not None else console.tr("row_total")
 
     console.score_text = score_text
     try:
@@ -267,6 +254,7 @@ def _run_networked(
                 entropies=entropies,
                 transcript=opts.transcript,
                 game_id=hashlib.sha256(f"p2pcards-demo-game:{seed}".encode()).digest()[:16],
+                game=opts.game,
             )
         )
     except KeyboardInterrupt:
@@ -303,38 +291,52 @@ def play_local(
     """Play one match in the terminal; returns the exit status (0 also after a quit).
 
     By default every seat is a separate node on loopback TCP running the full
-    protocol (mental-poker shuffle, signed transcript); ``offline`` plays the
-    same match in this process with the rules engine alone. Le Neuf
-    (``game="neuf"``) is played by :func:`p2pcards.ui.neuf_local.play_neuf`.
+    protocol (mental-poker shuffle, signed transcript), for Nines and Le Neuf
+    alike; ``offline`` plays the same match in this process with the rules
+    engine alone (Le Neuf's: :func:`p2pcards.ui.neuf_local.play_neuf`).
     """
-    if opts.game == "neuf":
+    spec = game_named(opts.game)
+    if opts.offline and opts.game == "neuf":
         from p2pcards.ui.neuf_local import play_neuf
 
         return play_neuf(opts, read=read, write=write, echo=echo, style=style)
-    if not 2 <= opts.players <= 6:
-        raise UsageError(f"Nines is for 2 to 6 players, not {opts.players}")
+    check_players(spec, opts.players)
     tr = Translator(opts.lang)
     style = Style.detect() if style is None else style
     seed = opts.seed if opts.seed is not None else secrets.randbelow(1_000_000)
     human = None if opts.watch else (opts.name or tr("you"))
     names = seat_names(opts.players, human)
     me = None if opts.watch else 0
-    table = TableContext(names, me=me, action_cards=opts.game_rules.action_cards)
     console = Console(tr=tr, style=style, read=read, write=write, echo=echo)
-    display = ConsoleDisplay(console, table, watch=opts.watch, pause_between_hands=opts.offline)
-    make_bot(opts.bot)  # an unknown bot is an error before anything is shown
-    display.intro(opts.game_rules, opts.bot)
-    run = _run_offline if opts.offline else _run_networked
+    make_bot(opts.bot, spec.name)  # an unknown bot is an error before anything is shown
+    rules = opts.game_rules
+    if type(rules) is not type(spec.parse_rules(())):
+        raise UsageError(f"these rule options are not those of {spec.title}")
+    screen = make_screen(
+        spec.name,
+        console,
+        names,
+        me=me,
+        rules=rules,
+        watch=opts.watch,
+        pause_between_hands=opts.offline,
+        verified=not opts.offline,
+    )
+    screen.intro(opts.bot)
     quit_early = False
     try:
-        game = run(opts, seed, names, console, display, table)
+        if opts.offline:
+            assert isinstance(screen, NinesScreen)
+            game = _run_offline(opts, seed, names, console, screen.display, screen.context)
+        else:
+            game = _run_networked(opts, seed, names, console, screen)
     except _Quit as q:
         game = q.game
         quit_early = True
         console.say(tr("quit"))
     status = 0
     if opts.record is not None and game.match is not None:
-        doc = build_record(game.match, names, game.cut_rounds)
+        doc = build_game_record(spec.name, game.match, names, game.cut_rounds)
         status = save_record(console, opts.record, doc, hands=len(game.match.results), partial=quit_early)
     if game.transcript is not None:
         console.say(tr("transcript_saved", path=game.transcript))

@@ -1,10 +1,12 @@
 """The terminal side of a networked match: show one seat's table, ask its player.
 
 :class:`TableWatcher` turns the progress of a seat's protocol table into the
-display's events (cut, deal, moves, end of hand, end of match), so the local
-demo, ``host`` and ``join`` show exactly the same table view. The deciders
-give a seat's moves: a bot strategy, or the human at the keyboard (asked in a
-worker thread so that the network keeps running while they think).
+calls of the game's :class:`~p2pcards.ui.screen.Screen` (cut, deal, moves, end
+of hand, end of match), so the local demo, ``host`` and ``join`` show exactly
+the same table view, for every game: the screen is picked by the game's name
+in the table's join record (a joiner learns it from the host). The deciders
+give a seat's moves: a bot strategy of that game, or the human at the keyboard
+(asked in a worker thread so that the network keeps running while they think).
 """
 
 from __future__ import annotations
@@ -14,25 +16,24 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
-from p2pcards.games.nines import Action, NinesRules
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.runner import Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.events import CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
-from p2pcards.protocol.table import Table
+from p2pcards.protocol.table import TableCore
 from p2pcards.safetext import clean
-from p2pcards.ui.display import ConsoleDisplay
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.local import Observer, probe
-from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
-from p2pcards.ui.render import NAME_LIMIT, TableContext, table_names
+from p2pcards.ui.prompt import Console, QuitGame
+from p2pcards.ui.render import NAME_LIMIT, table_names
+from p2pcards.ui.screen import Screen, make_screen, probe
 
 TEXT_LIMIT = 400
 """Longest notice shown from the network (a peer's reason for stopping is at most 300 characters)."""
@@ -40,15 +41,14 @@ TEXT_LIMIT = 400
 
 @dataclass(slots=True)
 class TableWatcher:
-    """Feeds a display from the events of one seat's table (``Table.next_event``)."""
+    """Feeds a game's screen from the events of one seat's table (``TableCore.next_event``)."""
 
-    observer: Observer
-    context: TableContext
+    screen: Screen
     hands_ended: int = 0
     on_hand_end: Callable[[], None] = field(default=lambda: None)
     hold_after_hand: bool = False
     """For a player: after a hand's scores, hold what follows until :meth:`release`."""
-    table: Table | None = None
+    table: TableCore | None = None
     """The table last seen (for the score table on demand)."""
     _held: list[Callable[[], None]] | None = None
 
@@ -64,45 +64,44 @@ class TableWatcher:
         else:
             show()
 
-    def __call__(self, table: Table) -> None:
+    def __call__(self, table: TableCore) -> None:
         self.table = table
         while (event := table.next_event()) is not None:
             self._event(event)
 
     def _event(self, event: Event) -> None:
+        screen = self.screen
         if isinstance(event, CutDone):
-            self.observer.cut(event.rounds, event.dealer)
+            screen.cut(event.rounds, event.dealer)
         elif isinstance(event, HandStarted):
-
-            def start(e: HandStarted = event) -> None:
-                self.context.new_hand(dealer=e.hand.dealer, hand_number=e.number, playoff=e.playoff)
-                self.observer.hand_start(e.hand)
-
-            self._show(start)
+            self._show(lambda e=event: screen.hand_start(e))  # type: ignore[misc]
         elif isinstance(event, Moved):
-
-            def move(action: Action = event.action) -> None:
-                self.context.record(action)
-                self.observer.move(action)
-
-            self._show(move)
+            self._show(lambda a=event.action: screen.move(a))  # type: ignore[misc]
         elif isinstance(event, HandEnded):
             self.release()
-            self.observer.hand_end(event.hand, event.result, event.match)
+            screen.hand_end(event.hand, event.result, event.match)
             self.hands_ended += 1
             self.on_hand_end()
             if self.hold_after_hand and not event.match.over:
                 self._held = []
         elif isinstance(event, MatchOver):
             self.release()
-            self.observer.match_end(event.match)
+            screen.match_end(event.match)
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
-    """A bot strategy deciding from the seat's view only."""
-    bot = make_bot(name)
+    """A bot strategy deciding from the seat's view only, for whichever game the table plays.
 
-    async def decide(table: Table) -> Action:
+    An unknown strategy is refused at once; the game's own strategy of that
+    name is made at the first decision (a joiner learns the game from the host).
+    """
+    make_bot(name)
+    bots: dict[str, Any] = {}
+
+    async def decide(table: TableCore) -> Any:
+        bot = bots.get(table.GAME)
+        if bot is None:
+            bot = bots[table.GAME] = make_bot(name, table.GAME)
         view = table.view()
         assert view is not None
         return bot.choose(view, table.legal_actions(), rng)
@@ -114,8 +113,7 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
 class HumanDecider:
     """The keyboard: asks in a worker thread; pauses first when a hand has ended."""
 
-    console: Console
-    context: TableContext
+    screen: Screen
     pause_pending: bool = False
     rng: random.Random = field(default_factory=random.Random)
     release: Callable[[], None] = field(default=lambda: None)
@@ -124,23 +122,22 @@ class HumanDecider:
     def hand_ended(self) -> None:
         self.pause_pending = True
 
-    async def __call__(self, table: Table) -> Action:
+    async def __call__(self, table: TableCore) -> Any:
         view = table.view()
         assert view is not None
         legal = table.legal_actions()
+        console = self.screen.console
 
-        def explain(action: Action) -> object:
+        def explain(action: Any) -> object:
             hand = table.match.hand if table.match is not None else None
             return None if hand is None else probe(hand, action)
 
-        human = HumanPlayer(console=self.console, table=self.context, explain=explain)  # type: ignore[arg-type]
-
-        def ask() -> Action:
+        def ask() -> Any:
             if self.pause_pending:
                 self.pause_pending = False
-                self.console.ask(self.console.tr("prompt_continue"))
+                console.ask(console.tr("prompt_continue"))
                 self.release()
-            return human.choose(view, legal, self.rng)
+            return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
 
         try:
             return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
@@ -167,18 +164,19 @@ class _SeatingLobby(QuietLobby):
 
 async def play_on_loopback(
     *,
-    rules: NinesRules,
+    rules: Any,
     names: Sequence[str],
     deciders: Sequence[Decider],
-    on_progress: Callable[[Table], None],
-    on_wait: Callable[[Table, float], None] = lambda t, w: None,
+    on_progress: Callable[[TableCore], None],
+    on_wait: Callable[[TableCore, float], None] = lambda t, w: None,
     entropies: Sequence[bytes | None] | None = None,
     transcript: Path | None = None,
     data_dir: Path | None = None,
     timeouts: Timeouts | None = None,
     game_id: bytes | None = None,
+    game: str = "nines",
 ) -> Outcome:
-    """Seat 0 hosts on 127.0.0.1 and every other seat joins it as a separate node.
+    """Seat 0 hosts a table of ``game`` on 127.0.0.1 and every other seat joins it as a separate node.
 
     Each node has its own identity, secrets, table and TCP links, exactly as
     across the internet; only seat 0's progress is shown. Returns seat 0's outcome.
@@ -214,6 +212,7 @@ async def play_on_loopback(
                 rules=rules,
                 code=code,
                 game_id=game_id,
+                game=game,
                 task_status=task_status,
             )
             nursery.cancel_scope.cancel()  # seat 0 is done: stop any node still lingering
@@ -234,8 +233,9 @@ class NetworkUI(LobbyUI):
     """The terminal of a player (or bot owner) at ``host`` or ``join``.
 
     The table view appears once the roster is known; until then the lobby
-    shows who has joined. ``human`` is None for a bot seat: the moves are then
-    printed as they happen, as in ``play --watch``.
+    shows who has joined. The game's screen is chosen then, by the game the
+    table plays. ``human`` is False for a bot seat: the moves are then printed
+    as they happen, as in ``play --watch``.
     """
 
     def __init__(self, console: Console, *, human: bool, rules_intro: bool = True) -> None:
@@ -243,7 +243,7 @@ class NetworkUI(LobbyUI):
         self.human = human
         self.watcher: TableWatcher | None = None
         self.decider: HumanDecider | None = None
-        self.display: ConsoleDisplay | None = None
+        self.screen: Screen | None = None
         self._last_names: tuple[str, ...] = ()
         self.names: tuple[str, ...] = ()
         """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
@@ -265,7 +265,7 @@ class NetworkUI(LobbyUI):
         # Lobby notices quote joiners' names and hosts' refusals: one clean line each.
         self.console.say(f"  {clean(text, TEXT_LIMIT)}")
 
-    def table_ready(self, fingerprint: TableFingerprint, table: Table) -> None:
+    def table_ready(self, fingerprint: TableFingerprint, table: TableCore) -> None:
         """Show the table fingerprint, and ask the players to compare it (see README)."""
         if self.watcher is None:
             self._attach(table)
@@ -273,29 +273,36 @@ class NetworkUI(LobbyUI):
         self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
         self.console.say("  " + tr("fingerprint_compare"))
 
-    def _attach(self, table: Table) -> None:
+    def _attach(self, table: TableCore) -> None:
         names = list(table_names(table.roster))
         self.names = tuple(names)
-        context = TableContext(names, me=table.seat, action_cards=table.rules.action_cards)
-        display = ConsoleDisplay(self.console, context, watch=not self.human, pause_between_hands=False)
-        self.display = display
-        self.watcher = TableWatcher(display, context)
+        screen = make_screen(
+            table.GAME,
+            self.console,
+            names,
+            me=table.seat,
+            rules=table.rules,
+            watch=not self.human,
+            pause_between_hands=False,
+            match=lambda: table.match,
+            verified=True,
+        )
+        self.screen = screen
+        self.watcher = TableWatcher(screen)
         if self.human:
-            self.decider = HumanDecider(console=self.console, context=context, release=self.watcher.release)
+            self.decider = HumanDecider(screen=screen, release=self.watcher.release)
             self.watcher.on_hand_end = self.decider.hand_ended
             self.watcher.hold_after_hand = True
-        self.console.score_text = lambda: (
-            display.scores(table.match) if table.match else self.console.tr("row_total")
-        )
         self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
+        screen.intro(None)  # the host chose the rules: say which are in force
 
-    def progress(self, table: Table) -> None:
+    def progress(self, table: TableCore) -> None:
         if self.watcher is None:
             self._attach(table)
         assert self.watcher is not None
         self.watcher(table)
 
-    def waiting(self, table: Table, waited: float) -> None:
+    def waiting(self, table: TableCore, waited: float) -> None:
         names = self.names or table_names(table.roster)
         who = [names[s] for s in table.waiting_for]
         if who:
@@ -303,7 +310,7 @@ class NetworkUI(LobbyUI):
                 self.console.tr("waiting_for", names=self.console.tr.join(who), seconds=int(waited))
             )
 
-    async def decide(self, table: Table) -> Action:
+    async def decide(self, table: TableCore) -> Any:
         if self.decider is None:
             self._attach(table)
         assert self.decider is not None

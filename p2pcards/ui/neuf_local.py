@@ -1,12 +1,12 @@
-"""``p2pcards play --game neuf``: a match of Le Neuf in this terminal, one human (or nobody) against bots.
+"""``p2pcards play --game neuf --offline``: Le Neuf in this process, one human (or nobody) against bots.
 
 The match runs on the shared match loop (:class:`~p2pcards.games.base.MatchLoop`)
-with the Le Neuf engine alone, in this process: a seeded shuffler, the bots
-of :mod:`p2pcards.bots.neuf`, the human's prompts
-(:mod:`p2pcards.ui.neuf_prompt`) and the display
-(:mod:`p2pcards.ui.neuf_display`). There is no networked Le Neuf yet, so
-there is no transcript either; ``--record`` writes the full-information
-record (:func:`p2pcards.record.build_game_record`).
+with the Le Neuf engine alone: a seeded shuffler, the bots of
+:mod:`p2pcards.bots.neuf`, the human's prompts (:mod:`p2pcards.ui.neuf_prompt`)
+and the display (:mod:`p2pcards.ui.neuf_display`), the same as over the
+network (:func:`p2pcards.ui.local.play_local` without ``offline``). There is
+no transcript offline; ``--record`` writes the full-information record
+(:func:`p2pcards.record.build_game_record`).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def play_neuf(
     if opts.players != PLAYERS:
         raise UsageError(f"Le Neuf is for exactly {PLAYERS} players, not {opts.players}")
     if opts.transcript is not None:
-        raise UsageError("Le Neuf is played offline for now: there is no transcript to save")
+        raise UsageError("an offline game has no transcript to save")
     rules = neuf_rules(opts)
     bots = [make_bot(opts.bot, NEUF.name) for _ in range(PLAYERS)]  # an unknown bot fails here
     tr = Translator(opts.lang)
@@ -70,8 +70,6 @@ def play_neuf(
         tr=tr, style=style, read=read, write=write, echo=echo, help_text=lambda: neuf_help(rules, tr, style)
     )
     display = NeufDisplay(console, table, rules, watch=opts.watch)
-    if not opts.offline:
-        console.say(tr("neuf_offline"))
     display.intro(opts.bot)
 
     rng = random.Random(f"p2pcards-bots:{seed}")

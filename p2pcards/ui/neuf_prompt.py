@@ -26,37 +26,14 @@ from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.neuf import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.neuf_render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
-from p2pcards.ui.prompt import Attempt, Console, Problem, QuitGame
+from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
 
 
-@dataclass(slots=True)
 class NeufConsole(Console):
-    """A :class:`~p2pcards.ui.prompt.Console` whose ``help`` is the help of Le Neuf."""
+    """A :class:`~p2pcards.ui.prompt.Console` for Le Neuf (its ``help_text`` is the help of Le Neuf)."""
 
-    help_text: Callable[[], str] | None = None
-
-    def ask(self, prompt: str) -> str:
-        """One answer that is not a command; ``help`` and ``score`` are served in place."""
-        while True:
-            try:
-                line = self.read(f"{prompt} > ")
-            except (EOFError, KeyboardInterrupt):
-                self.write("")  # end the prompt's line
-                raise QuitGame from None
-            if self.echo:
-                self.write(line)
-            text = line.strip()
-            cmd = COMMAND_WORDS.get(text.lower())
-            if cmd == "quit":
-                raise QuitGame
-            if cmd == "help":
-                self.write(self.help_text() if self.help_text else self.tr("help"))
-                continue
-            if cmd == "score":
-                self.write(self.score_text() if self.score_text else self.tr("row_total"))
-                continue
-            return text
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------------------

@@ -54,6 +54,8 @@ class Console:
     write: Callable[[str], None] = print
     echo: bool = False
     score_text: Callable[[], str] | None = None
+    help_text: Callable[[], str] | None = None
+    """What ``help`` shows: the rules of the game being played (Nines' help by default)."""
 
     def say(self, text: str) -> None:
         self.write(wrap(text))
@@ -73,7 +75,7 @@ class Console:
             if cmd == "quit":
                 raise QuitGame
             if cmd == "help":
-                self.write(self.tr("help"))
+                self.write(self.help_text() if self.help_text else self.tr("help"))
                 continue
             if cmd == "score":
                 self.write(self.score_text() if self.score_text else self.tr("row_total"))

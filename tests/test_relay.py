@@ -1,0 +1,154 @@
+"""Seats with no link between them talk through the host (``relay`` frames), in virtual time.
+
+Only the host's address must be reachable: joiners that cannot accept
+connections reach each other through the host. Records are signed end to end,
+so a relay can delay or drop them but not forge or alter them: a record it
+alters blames the relay, never the record's author.
+"""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+from net_helpers import bot
+from protocol_helpers import SHORT_RULES, make_tables
+
+from p2pcards.net.link import Link
+from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file
+from p2pcards.protocol.wire import Abort, Relay, SignedRecord, WireError, decode_frame
+
+TIMEOUTS = Timeouts(turn=60.0, step=30.0)
+
+
+def star_links(n: int) -> dict[int, dict[int, Link]]:
+    """Links between the host and each joiner only: joiners have none between them."""
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    for j in range(1, n):
+        a, b = trio.testing.memory_stream_pair()
+        links[0][j] = Link(a, peer=f"seat {j}")
+        links[j][0] = Link(b, peer="seat 0")
+    return links
+
+
+async def run_star(
+    n: int, meddle: object = None
+) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, dict[int, Link]]]:
+    tables = make_tables(n, SHORT_RULES, seed=5)
+    links = star_links(n)
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        relayed = [p for p in range(1, n) if p != s] if s != 0 else []
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed)
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            if meddle is not None:
+                await meddle(tables, links)  # type: ignore[operator]
+    return tables, results, links
+
+
+async def test_joiners_without_links_between_them_finish_through_the_host(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    tables, results, links = await run_star(4)
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(range(4), "over"), results
+    chains = {tuple(r.raw for r in t.transcript.records()) for t in tables.values()}
+    assert len(chains) == 1
+    for s, t in tables.items():
+        assert audit_bytes(encode_file(t.transcript.records(), saved_by=s, status="over")).valid
+    # Every joiner's records reached the other joiners through the host.
+    assert links[0][1].frames_sent > links[1][0].frames_sent
+
+
+async def test_a_relay_that_alters_a_record_is_blamed_not_its_author(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        while tables[2].step < 3:
+            await trio.lowlevel.checkpoint()
+        join = tables[1].transcript.steps[0][1]  # seat 1's signed join record, with another name
+        altered = SignedRecord(join.raw.replace(b"p2", b"p9"), join.sig, join.record)
+        await links[0][2].send(Relay(1, 2, altered.to_frame()).to_frame())
+
+    _, results, _ = await run_star(3, meddle)
+    assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
+    assert "signature" in (results[2].problem or "")
+
+
+async def test_a_relayed_abort_is_a_claim_not_a_fault(autojump_clock: trio.testing.MockClock) -> None:
+    """The host makes up an abort in seat 1's name: seat 2 does not blame seat 1 for it."""
+
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        while tables[2].step < 5:
+            await trio.lowlevel.checkpoint()
+        forged = Abort("I give up", tables[2].step).to_frame()
+        await links[0][2].send(Relay(1, 2, forged).to_frame())
+
+    _, results, _ = await run_star(3, meddle)
+    assert 1 not in results[2].blamed, results[2]
+
+
+def test_a_relay_frame_is_checked_like_any_frame() -> None:
+    inner = Abort("x", 1).to_frame()
+    relay = decode_frame(Relay(1, 2, inner).to_frame())
+    assert isinstance(relay, Relay) and relay.inner() == Abort("x", 1)
+    nested = Relay(1, 2, Relay(1, 2, inner).to_frame())
+    for bad in (nested,):
+        try:
+            bad.inner()
+        except WireError as e:
+            assert "relay" in str(e)
+        else:
+            raise AssertionError("a nested relay was accepted")
+    for obj in (Relay(1, 1, inner), Relay(6, 2, inner)):
+        try:
+            decode_frame(obj.to_frame())
+        except WireError:
+            continue
+        raise AssertionError(f"{obj} was accepted")
+
+
+async def test_two_of_four_seats_that_accept_no_connection_play_through_the_host(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Real loopback sockets: seats 1 and 2 join with ``no_listen``, so every pair of
+    joiners is relayed by the host (1-2, 1-3 and 2-3: the lower seat of each pair would
+    be dialled, and 1 and 2 accept nothing); the match ends with identical transcripts."""
+    from net_helpers import CODE, LOCALHOST, RecordingUI, config, start_host
+
+    from p2pcards.games.nines import NinesRules
+    from p2pcards.net.node import Outcome, join_game
+    from p2pcards.protocol.audit import audit_file
+    from p2pcards.protocol.transcript import load
+
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    uis = {s: RecordingUI() for s in (1, 2, 3)}
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "s0", seed=0, ui=host_ui)
+            port = await start_host(nursery, host, players=4, rules=NinesRules(target=40), outcomes=outcomes)
+            for seat in (1, 2, 3):
+                cfg = config(tmp_path, f"s{seat}", seed=seat, ui=uis[seat])
+
+                async def join(cfg=cfg, seat=seat) -> None:  # type: ignore[no-untyped-def]
+                    outcomes[seat] = await join_game(
+                        cfg, host=LOCALHOST, port=port, code=CODE, no_listen=seat in (1, 2)
+                    )
+
+                nursery.start_soon(join)
+                await host_ui.wait_for(lambda ui, seat=seat: bool(ui.lobbies) and len(ui.lobbies[-1]) > seat)
+            while len(outcomes) < 4:
+                await trio.sleep(0.05)
+    for seat, o in outcomes.items():
+        assert o.status == "over", (seat, o.problem, uis.get(seat))
+    records = {load(tmp_path / f"s{s}.p2pt").records for s in range(4)}
+    assert len(records) == 1
+    assert all(audit_file(tmp_path / f"s{s}.p2pt").valid for s in range(4))
+    # Seat 3 knew up front that seats 1 and 2 accept nothing: it did not even try them.
+    assert not any("cannot reach" in i for i in uis[3].infos), uis[3].infos
