@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from pathlib import Path
+
 import click
 
 MESSAGE_LIMIT = 500
@@ -384,13 +388,71 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
+DEFAULT_PORT = 7777
+"""The host's port when an address names none (``host``'s default port)."""
+
+
 def _parse_address(address: str) -> tuple[str, int]:
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or not host or not 0 < int(port) < 65536:
+    """HOST:PORT, [IPv6]:PORT, or a host alone (then port 7777, ``host``'s default)."""
+    a = address.strip()
+    host, port = a, str(DEFAULT_PORT)
+    if a.startswith("["):
+        close = a.find("]")
+        host, rest = (a[1:close], a[close + 1 :]) if close > 0 else ("", "")
+        if rest:
+            port = rest[1:] if rest.startswith(":") else ""
+    elif a.count(":") == 1:
+        host, port = a.split(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(
-            f"{address!r} is not HOST:PORT with a port from 1 to 65535 (for example 203.0.113.5:7777)"
+            f"{address!r} is not HOST or HOST:PORT with a port from 1 to 65535 (for example 203.0.113.5:7777)"
         )
-    return host.strip("[]"), int(port)
+    return host, int(port)
+
+
+def _ask_code(code: str | None) -> str:
+    """The invitation code, asked for (without echo) when it was not given."""
+    if code:
+        return code
+    if not sys.stdin.isatty():
+        raise click.UsageError("no invitation code: give --code CODE, or set P2PCARDS_CODE")
+    click.echo("The host's invitation code (or give --code, or set P2PCARDS_CODE).")
+    return str(click.prompt("Invitation code", hide_input=True)).strip()
+
+
+def _local_addresses() -> list[str]:
+    """This machine's IPv4 addresses, the one its default route uses first (no packet is sent)."""
+    import socket
+
+    found: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET: connecting a UDP socket only picks a route
+        found.append(probe.getsockname()[0])
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            if info[4][0] not in found:
+                found.append(str(info[4][0]))
+    return [a for a in found if a != "0.0.0.0"]
+
+
+def _is_private(address: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address).is_private
+    except ValueError:
+        return False
+
+
+def _command_name() -> str:
+    """How to run this p2pcards again: ``p2pcards`` if that is on the PATH, else its path."""
+    import shutil
+
+    me = Path(sys.argv[0]).resolve()
+    found = shutil.which("p2pcards")
+    if found is not None and Path(found).resolve() == me:
+        return "p2pcards"
+    return str(me) if me.name == "p2pcards" else "p2pcards"
 
 
 @main.command()
@@ -432,7 +494,6 @@ def host(
     The others join with the command printed; the game and its rules come
     from the host.
     """
-    import socket
 
     from p2pcards.errors import UsageError
     from p2pcards.games.base import check_players, game
@@ -453,22 +514,22 @@ def host(
     def invitation(code: str, port: int) -> None:
         others: list[str] = []
         if bind in ("0.0.0.0", "::", ""):
-            try:
-                found = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
-            except OSError:
-                found = set()
-            others = sorted(a for a in found if not a.startswith("127."))
+            found = _local_addresses()
+            others = [a for a in found if not a.startswith("127.")]
             where = others.pop(0) if others else "ADDRESS"
         else:
             where = bind
         click.echo(f"Hosting {spec.title} for {players} players on port {port}.")
         click.echo(f"Invitation code: {code}")
         click.echo("The others join with:")
-        click.echo(f"  p2pcards join {where}:{port} --code {code}")
+        click.echo(f"  {_command_name()} join {where}:{port} --code {code}")
         if where == "ADDRESS":
             click.echo("(ADDRESS: this machine's address on a network the others can reach)")
         elif others:
             click.echo(f"(or another address of this machine: {', '.join(others)})")
+        if where != "ADDRESS" and _is_private(where):
+            click.echo("(that address works on this network; from the internet, forward TCP port")
+            click.echo(f" {port} of your router to this machine and give the others your public address)")
         click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
 
     async def run(config):  # type: ignore[no-untyped-def]
@@ -481,7 +542,10 @@ def host(
 @main.command()
 @click.argument("address")
 @click.option(
-    "--code", envvar="P2PCARDS_CODE", required=True, help="The invitation code (or set P2PCARDS_CODE)."
+    "--code",
+    envvar="P2PCARDS_CODE",
+    default=None,
+    help="The invitation code (or set P2PCARDS_CODE; asked for if missing).",
 )
 @click.option(
     "-p",
@@ -496,7 +560,7 @@ def host(
     help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
 )
 @_network_options
-def join(address: str, code: str, port: int, no_listen: bool, **opts) -> None:  # type: ignore[no-untyped-def]
+def join(address: str, code: str | None, port: int, no_listen: bool, **opts) -> None:  # type: ignore[no-untyped-def]
     """Join the table at ADDRESS (HOST:PORT) with its invitation code.
 
     The host chooses the game (Nines or Le Neuf) and its rules; this node
@@ -515,6 +579,7 @@ def join(address: str, code: str, port: int, no_listen: bool, **opts) -> None:  
 
         _run_node("join", resume, port=0, **opts)
         return
+    code = _ask_code(code)
 
     async def run(config):  # type: ignore[no-untyped-def]
         return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from e2e_helpers import (
+    CLI,
     ENGLISH,
     FRENCH,
     LOCAL,
@@ -40,6 +41,7 @@ from e2e_helpers import (
     start_host,
 )
 from e2e_helpers import audit_json as audit
+from net_helpers import closed_port
 
 from p2pcards.net.words import new_code
 from p2pcards.protocol.transcript import load
@@ -450,14 +452,43 @@ def test_join_an_unreachable_host(tmp_path: Path) -> None:
     assert f"cannot reach the host at {LOCAL}:{closed}" in one_error_line(proc)
 
 
-@pytest.mark.parametrize("address", ["nonsense", "127.0.0.1", ":7777", "127.0.0.1:port"])
+@pytest.mark.parametrize("address", [":7777", "127.0.0.1:port", "127.0.0.1:0", "[::1", "host:70000"])
 def test_join_a_malformed_address_is_a_usage_error(tmp_path: Path, address: str) -> None:
     proc = run_cli(["join", address, "--bot", "random"], home=tmp_path, P2PCARDS_CODE="1-any-code")
     no_traceback(proc.stdout, proc.stderr)
     assert proc.returncode == 2
     assert "Usage: p2pcards join" in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1 and "is not HOST:PORT" in errors[0], proc.stderr
+    assert len(errors) == 1 and "is not HOST or HOST:PORT" in errors[0], proc.stderr
+
+
+def test_join_an_address_without_a_port_dials_port_7777(tmp_path: Path) -> None:
+    proc = run_cli(["join", "127.0.0.1", "--bot", "random"], home=tmp_path, P2PCARDS_CODE="1-any-code")
+    no_traceback(proc.stdout, proc.stderr)
+    assert proc.returncode == 1
+    assert "the host at 127.0.0.1:7777" in one_error_line(proc)
+
+
+def test_join_asks_for_a_missing_code_without_echoing_it(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    with closed_port() as closed:
+        child = pexpect.spawn(
+            str(CLI),
+            ["join", f"{LOCAL}:{closed}", "--bot", "random"],
+            env=node_env(tmp_path),
+            encoding="utf-8",
+            timeout=20,
+        )
+        try:
+            child.expect("P2PCARDS_CODE")
+            child.expect("Invitation code: ")
+            child.sendline("7-secret-walrus")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+    assert "7-secret-walrus" not in child.before  # not echoed
+    assert f"cannot reach the host at {LOCAL}:{closed}" in child.before
+    assert child.exitstatus == 1
 
 
 def test_join_a_port_out_of_range_is_a_usage_error(tmp_path: Path) -> None:

@@ -681,3 +681,37 @@ def test_offline_terminal_session_looks_refuses_a_card_it_does_not_hold_and_ends
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+@needs_exe
+@pytest.mark.parametrize("when", ["at the prompt", "while the bots play"])
+def test_ctrl_c_in_a_networked_game_leaves_cleanly(when: str) -> None:
+    """Ctrl-C ends ``play`` with one line and exit 0, never a traceback, whether the
+    player was being asked or the bots were playing (the interrupt then reaches trio)."""
+    pexpect = pytest.importorskip("pexpect")
+    args = ["play", "--game", "neuf", "--seed", "5", *EN]
+    if when == "while the bots play":
+        args.append("--watch")
+    child = pexpect.spawn(
+        str(EXE),
+        args,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "TERM": "xterm",
+            "NO_COLOR": "1",
+            "LANG": "C.UTF-8",
+            "P2PCARDS_HOME": os.environ["P2PCARDS_HOME"],
+        },
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 100),
+    )
+    try:
+        child.expect("Hand 1" if when == "while the bots play" else r"\(y/n\) >")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert "Traceback" not in child.before and "ExceptionGroup" not in child.before, child.before
+    assert "Game abandoned." in child.before
+    assert child.exitstatus == 0

@@ -257,7 +257,9 @@ def _run_networked(
                 game=opts.game,
             )
         )
-    except KeyboardInterrupt:
+    except BaseException as e:  # Ctrl-C arrives wrapped in trio's exception groups
+        if not _interrupted(e):
+            raise
         t = watcher.table
         raise _Quit(Played(t.match if t else None, list(t.cut_rounds) if t else [])) from None
     t = outcome.table
@@ -270,6 +272,13 @@ def _run_networked(
     if outcome.status == "aborted":
         raise _Quit(played)
     return played
+
+
+def _interrupted(error: BaseException) -> bool:
+    """True if ``error`` is a KeyboardInterrupt, or a (nested) exception group holding one."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_interrupted(e) for e in error.exceptions)
+    return isinstance(error, KeyboardInterrupt)
 
 
 def seat_names(players: int, human: str | None) -> list[str]:
