@@ -26,6 +26,12 @@ def _check_name(name: str) -> str:
     return name
 
 
+NODE_EXIT_CODES = (
+    "Exit status: 0 the match ended, or you left it; 1 it stopped for another reason "
+    "(the others named, or a timeout); 2 a mistake on the command line; 130 interrupted (Ctrl-C)."
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
 def main() -> None:
@@ -227,10 +233,12 @@ def simulate(
     "--json", "as_json", is_flag=True, help="Print the full-information record (docs/record.md) as JSON."
 )
 def audit(file: str, as_json: bool) -> None:
-    """Verify a finished game's signed transcript offline.
+    """Verify a game's signed transcript offline, and say what was checked.
 
-    Exit status: 0 valid, 1 a problem was found (each names the seat at fault
-    and the record), 2 the file cannot be read.
+    Exit status: 0 valid (a finished game, every record verified); 1 invalid
+    (a problem was found: each names the seat at fault and the record) or
+    incomplete (the game or the file stops before the end, and no fault is
+    proven); 2 the file cannot be read or is not a p2pcards transcript.
     """
     import sys
 
@@ -247,9 +255,11 @@ def audit(file: str, as_json: bool) -> None:
     if as_json:
         click.echo(_json_for_terminal(report.to_record()))
     else:
-        # Names and problems come from the players' records: one clean line each.
+        # Names and problems come from the players' records: one clean line each
+        # (keeping the summary's own indentation).
         for line in report.summary().split("\n"):
-            click.echo(clean(line, 4 * MESSAGE_LIMIT))
+            indent = line[: len(line) - len(line.lstrip(" "))]
+            click.echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
         fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
         if fingerprint is not None:
             click.echo(f"Table fingerprint: {fingerprint} (the players compared it at the table)")
@@ -378,7 +388,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None
         raise
     ui.finished(outcome)
-    sys.exit(0 if outcome.status == "over" else 1)
+    sys.exit(0 if outcome.status in ("over", "aborted") else 1)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -455,7 +465,7 @@ def _command_name() -> str:
     return str(me) if me.name == "p2pcards" else "p2pcards"
 
 
-@main.command()
+@main.command(epilog=NODE_EXIT_CODES)
 @click.option(
     "--game",
     "game_name",
@@ -539,7 +549,7 @@ def host(
     _run_node("host", run, port=port, **opts)
 
 
-@main.command()
+@main.command(epilog=NODE_EXIT_CODES)
 @click.argument("address")
 @click.option(
     "--code",
@@ -587,7 +597,7 @@ def join(address: str, code: str | None, port: int, no_listen: bool, **opts) -> 
     _run_node("join", run, port=port, **opts)
 
 
-@main.command()
+@main.command(epilog=NODE_EXIT_CODES)
 @click.argument("which", required=False)
 @click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
 @_network_options
@@ -628,6 +638,60 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, **opts)
+
+
+# --- history ----------------------------------------------------------------
+# (owned by the history work; see p2pcards/history.py)
+
+
+@main.command()
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=True, dir_okay=True))
+@click.option(
+    "--verify/--no-verify",
+    default=True,
+    show_default=True,
+    help="Audit every file in full (--no-verify only reads the join and result records).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Show at most this many games, the newest.")  # fmt: skip
+def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
+    """List the games saved on this computer, newest first.
+
+    One line per transcript: date, game, players (yours marked), result, and
+    whether the transcript verifies. PATH lists another data directory or
+    folder of transcripts.
+    """
+    from p2pcards import history as hist
+    from p2pcards.net import storage
+    from p2pcards.safetext import clean
+
+    folder = hist.transcripts_folder(Path(path)) if path else storage.data_dir() / "transcripts"
+    found = hist.find(folder)
+    shown, older = found[:limit], len(found) - min(len(found), limit)
+    if not shown:
+        if as_json:
+            click.echo("[]")
+        else:
+            click.echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
+        return
+    if verify and len(shown) > 3 and not as_json:
+        click.echo(f"Verifying {len(shown)} games (a full audit of each; --no-verify skips it)...", err=True)
+    if verify and len(shown) > 3:
+        with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
+            for entry in bar:
+                hist.read(entry, verify=True)
+    else:
+        for entry in shown:
+            hist.read(entry, verify=verify)
+    if as_json:
+        click.echo(_json_for_terminal([e.to_dict() for e in shown]))
+        return
+    for line in hist.listing(shown):
+        click.echo(line)
+    if older:
+        more = f"{older} older game{'s' if older > 1 else ''}"
+        click.echo(f"({more} not shown: see more with -n {limit + older})")
 
 
 if __name__ == "__main__":

@@ -204,6 +204,8 @@ class Screens:
     scores_after: str
     final_scores: str
     refusals: tuple[str, ...]
+    confirm_leave: str = ""
+    stay: str = ""
 
 
 ENGLISH = Screens(
@@ -218,6 +220,8 @@ ENGLISH = Screens(
     scores_after="Scores after hand",
     final_scores="Final scores",
     refusals=("There is no move", "Not allowed", "Please answer y or n"),
+    confirm_leave=r"Leave the match\? It ends for everyone at the table\. \(y/n\) > ",
+    stay="You stay at the table.",
 )
 
 FRENCH = Screens(
@@ -232,6 +236,8 @@ FRENCH = Screens(
     scores_after="Scores après la manche",
     final_scores="Scores finaux",
     refusals=("Il n'y a pas de coup", "Interdit", "Répondez o ou n"),
+    confirm_leave=r"Quitter la partie \? Elle s'arrête pour toute la table\. \(o/n\) > ",
+    stay="Vous restez à la table.",
 )
 
 MOVE, SUIT, DRAWN, NEXT_HAND, ENDED = range(5)
@@ -281,7 +287,14 @@ class HumanSeat:
             screen: str = self.child.before  # type: ignore[attr-defined]
             seen_scores = seen_scores or s.scores_after in screen or s.final_scores in screen
             if self.quit_word is not None and seen_scores:
+                # Leaving asks first: a "no" keeps the player at the table, a "yes" leaves.
                 self.child.sendline(self.quit_word)  # type: ignore[attr-defined]
+                self.child.expect(s.confirm_leave, timeout=timeout)  # type: ignore[attr-defined]
+                self.child.sendline(s.no)  # type: ignore[attr-defined]
+                self.child.expect(re.escape(s.stay), timeout=timeout)  # type: ignore[attr-defined]
+                self.child.sendline(self.quit_word)  # type: ignore[attr-defined]
+                self.child.expect(s.confirm_leave, timeout=timeout)  # type: ignore[attr-defined]
+                self.child.sendline(s.yes)  # type: ignore[attr-defined]
                 self.quit_sent = True
                 self.child.expect(pexpect.EOF, timeout=timeout)  # type: ignore[attr-defined]
                 return

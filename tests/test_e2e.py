@@ -269,7 +269,9 @@ def test_french_human_seat_quits_and_the_others_stop_naming_her_seat(french_quit
     assert "n'importe n'est pas une carte" in run.seat.replies["n'importe"]
     for refusal in FRENCH.refusals:
         assert refusal not in screen
-    assert run.status == 1  # left before the end: not a finished match, not a crash
+    assert run.status == 0  # she chose to leave (and confirmed): not a failure, not a crash
+    assert "Quitter la partie ?" in screen and "Vous restez à la table." in screen  # asked, twice
+    assert "Classement après 1 manche(s), à l'arrêt : " in screen  # the standings when she left
     assert str(run.human_file) in screen  # where her transcript is, said in French
     status, record = audit(run.human_file, home=run.human_file.parent / "auditor")
     ann = seat_of(record, "Ann")
@@ -278,6 +280,7 @@ def test_french_human_seat_quits_and_the_others_stop_naming_her_seat(french_quit
         # She left at her turn instead of playing: the others name her, with what she said.
         line = stopped_line(out)
         assert f"Ann (seat {ann})" in line and "'Ann left the match'" in line, out
+        assert "Standings after 1 hand(s), when it stopped: " in out, out
     # Every transcript stops at Ann's turn: the audit says so and blames her seat.
     for path in [run.human_file, *run.other_files]:
         status, record = audit(path, home=path.parent / "auditor")
@@ -366,7 +369,8 @@ def test_killed_peer_ends_the_match_for_the_others_who_keep_their_transcripts(ki
         assert problems[0]["seat"] is None, problems
         waits.append(awaited(problems[0]["what"]))
         proc = run_cli(["audit", str(path)], home=run.home / "auditor")
-        assert proc.returncode == 1 and proc.stdout.startswith("INVALID: "), proc.stdout
+        assert proc.returncode == 1 and proc.stdout.startswith("INCOMPLETE: "), proc.stdout
+        assert "Kim (seat" in proc.stdout or "waiting for a record from" in proc.stdout, proc.stdout
     # The first survivor to stop can only have seen Kim's connection drop. (The other one
     # then sees two closed links; which one it blames is not decided here: see the report.)
     assert any(f"Kim (seat {kim}): lost connection" in stopped_line(out) for _, _, out in run.survivors)

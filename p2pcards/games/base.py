@@ -81,6 +81,10 @@ class Game(Protocol):
         """Rule options from a record's ``rules`` map (type-checked)."""
         ...
 
+    def describe_rules(self, rules: Any) -> list[str]:
+        """Every rule option in words, one sentence each (for people reading an audit)."""
+        ...
+
     def deck_copies(self, rules: Any) -> int:
         """How many 52-card decks a hand is dealt from."""
         ...

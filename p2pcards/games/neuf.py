@@ -1005,6 +1005,25 @@ class NeufGame:
     def parse_rules(self, specs: Iterable[str]) -> NeufRules:
         return NeufRules.parse(specs)
 
+    def describe_rules(self, rules: NeufRules) -> list[str]:
+        """Every option in words, one sentence each (the audit's checklist)."""
+        suits = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", None: "no trump"}
+        rotation = ", ".join(suits[t] for t in rules.trumps)
+        if len(rules.trumps) == 1:
+            trumps = f"Trumps: {rotation} in every hand."
+        else:
+            trumps = f"Trumps change each hand: {rotation}, then again."
+        if rules.exchange == "open":
+            exchange = "open (a player may look at the dummy before choosing)"
+        else:
+            exchange = "blind (nobody looks at the dummy)"
+        return [
+            f"Rules: everyone starts at {rules.start} and counts down; the game ends "
+            "when a total reaches 0; the lowest total wins.",
+            trumps,
+            f"Exchanges with the dummy: {exchange}.",
+        ]
+
     def rules_from_dict(self, data: Mapping[str, object]) -> NeufRules:
         return NeufRules.from_dict(data)
 

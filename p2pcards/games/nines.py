@@ -1035,6 +1035,29 @@ class NinesGame:
     def rules_from_dict(self, data: Mapping[str, object]) -> NinesRules:
         return NinesRules.from_dict(data)
 
+    def describe_rules(self, rules: NinesRules) -> list[str]:
+        """Every option in words, one sentence each (the audit's checklist)."""
+        if rules.hands is not None:
+            end = f"exactly {rules.hands} hand{'s' if rules.hands != 1 else ''} are played"
+        else:
+            end = f"the game ends when a total reaches {rules.target} points"
+        tie = "tied lowest totals share the win"
+        if rules.tie != "share":
+            tie = "a tie is played off with one more hand"
+        variants = {
+            "draw_until_playable": "draw until playable",
+            "action_cards": "action cards (J skips, Q reverses, A: next draws two)",
+            "double_nines": "double nines (two decks; two 9s change suit and skip)",
+            "stacking_nines": "stacking nines (a 9 cancels a double-9 skip)",
+            "hard_nines": "hard nines (a 9 left in hand costs 25)",
+            "no_nine_out": "no nine out (a 9 may not be the last card)",
+        }
+        on = [words for name, words in variants.items() if getattr(rules, name)]
+        return [
+            f"Rules: {end}; the lowest total wins; {tie}.",
+            "Variants on: " + ("; ".join(on) if on else "none (the main rules)") + ".",
+        ]
+
     def deck_copies(self, rules: NinesRules) -> int:
         return 2 if rules.double_nines else 1
 

@@ -11,7 +11,10 @@ blame and the index of the record that shows it.
 
 from __future__ import annotations
 
+import contextlib
+import textwrap
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ from p2pcards.protocol.wire import (
     unpack_untrusted,
 )
 from p2pcards.record import FORMAT, build_game_record
+from p2pcards.safetext import clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,16 +62,40 @@ class AuditReport:
     records: int = 0
     internal_error: bool = False
     """True if a record made the audit itself fail (a bug to fix, reported as a problem)."""
+    unfinished: list[Problem] = field(default_factory=list)
+    """The problems that only say the file stops early (the game, or the file, is
+    cut short): when they are all there is, the verdict is INCOMPLETE, not INVALID."""
+    cut: bool = False
+    """The file itself is cut short: only its first ``records`` records are complete."""
+    saved_by: int | None = None
+    """The seat the file says saved it (not signed)."""
+    status: str = ""
+    """The saver's note on how the game ended (not signed: its word only)."""
+    saved_on: str | None = None
+    """The file's modification date, when audited from a file (not signed)."""
 
     @property
     def valid(self) -> bool:
         return not self.problems
 
     @property
+    def incomplete(self) -> bool:
+        """The file stops before the end, and everything in it verifies: no fault is proven."""
+        return bool(self.problems) and all(p in self.unfinished for p in self.problems)
+
+    @property
     def hands_verified(self) -> int:
         """Hands whose every shuffle, key and move was checked with all secrets revealed."""
         m = self.table.match if self.table is not None else None
         return len(m.results) if m is not None else 0
+
+    @property
+    def shuffles_verified(self) -> int:
+        """Shuffle rounds (every seat's shuffle, then every seat's lock) re-derived from
+        the secrets revealed at the end of the hands verified to their end."""
+        if self.table is None:
+            return 0
+        return sum(len(h.rounds) for h in self.table.hands_crypto[: self.hands_verified])
 
     @property
     def players(self) -> list[tuple[str, str]]:
@@ -95,39 +123,175 @@ class AuditReport:
         return build_game_record(t.GAME, t.match, self.players, t.cut_rounds, self.verdict())
 
     def summary(self) -> str:
-        """A short human verdict."""
-        lines = []
-        t = self.table
-        names = [n for n, _ in self.players]
+        """A short human verdict: what was checked, in words a non-expert can follow."""
         if self.valid:
-            assert t is not None and t.match is not None
-            m = t.match
-            winners = ", ".join(names[s] for s in m.winners or ())
-            hands = f"{len(m.results)} hand{'s' if len(m.results) != 1 else ''}"
-            lines.append(f"VALID: a finished game of {game(t.GAME).title}, {len(names)} players, {hands}.")
-            lines.append("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
-            lines.append(f"Winner{'s' if len(m.winners or ()) > 1 else ''}: {winners}")
-            lines.append(f"Every one of the {self.records} records is signed, chained and verified.")
+            return "\n".join(self._valid_lines())
+        if self.incomplete:
+            return "\n".join(self._incomplete_lines())
+        return "\n".join(self._invalid_lines())
+
+    # -- the three verdicts
+
+    def _names(self) -> list[str]:
+        return [clean(n, 40) for n, _ in self.players]
+
+    def _who(self, seat: int) -> str:
+        names = self._names()
+        return f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) else f"seat {seat}"
+
+    def _valid_lines(self) -> list[str]:
+        t = self.table
+        assert t is not None and t.match is not None
+        m = t.match
+        names = self._names()
+        winners = m.winners or ()
+        k = len(m.results)
+        hands = f"{k} hand{'s' if k != 1 else ''}"
+        lines = [f"VALID: a finished game of {game(t.GAME).title}, {len(names)} players, {hands}."]
+        lines += _wrap("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
+        lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
+        lines += self._about_lines()
+        lines += ["", "What the audit checked:"]
+        lines += self._shuffle_lines(k)
+        lines.append("\u2713 every move legal, including the rules that depend on hidden cards")
+        lines.append("\u2713 scores recomputed hand by hand: the totals above, signed by all")
+        lines += _wrap(
+            f"\u2713 winner{'s' if len(winners) > 1 else ''} recomputed: " + _and([names[s] for s in winners])
+        )
+        lines.append(f"\u2713 every one of the {self.records} records is signed, chained and verified.")
+        return lines
+
+    def _incomplete_lines(self) -> list[str]:
+        t = self.table
+        title = game(t.GAME).title if t is not None else "cards"
+        n = len(self.players)
+        lines = [
+            f"INCOMPLETE: a game of {title}, {n} players, in a file cut short."
+            if self.cut
+            else f"INCOMPLETE: an unfinished game of {title}, {n} players; no fault is proven."
+        ]
+        k = self.hands_verified
+        m = t.match if t is not None else None
+        over = m is not None and m.over
+        if over:
+            lines.append(f"All {k} hand{'s were' if k != 1 else ' was'} played and verified to the end.")
+        elif k:
+            lines.append(
+                f"{_hands(k)} verified to {'their' if k > 1 else 'its'} end; it stops in hand {k + 1}."
+            )
+        elif t is not None and t.hand is not None:
+            lines.append("No hand was verified to its end; it stops in hand 1.")
         else:
-            of = f" in a game of {game(t.GAME).title}" if t is not None else ""
-            lines.append(
-                f"INVALID: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} found{of}."
+            lines.append("No hand was verified: it stops before the first hand was dealt.")
+        if self.cut:
+            last = self.records - 1
+            lines.append(f"The file is cut short after record {last}; everything before it verifies.")
+            lines.append("No fault is proven.")
+        elif t is not None and t.status == "running":
+            waiting = [self._who(s) for s in t.waiting_for]
+            lines += _wrap(
+                f"It ends at step {t.step} ({t.spec.kind}), waiting for a record from " + _and(waiting) + "."
             )
-            k = self.hands_verified
-            lines.append(
-                f"Hand{'s 1-' + str(k) if k > 1 else ' 1'} verified before the first problem."
-                if k
-                else "No hand was verified to its end."
+            lines.append("(Whoever stopped may have had a reason this file cannot show.)")
+        elif over:
+            lines.append("It ends before every player signed the result.")
+        if m is not None and k:
+            lines += _wrap(
+                ("Totals: " if over else f"Totals after hand {k}: ")
+                + ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names()))
             )
-            for p in self.problems:
-                who = "nobody in particular" if p.seat is None else f"seat {p.seat}"
-                if p.seat is not None and p.seat < len(names):
-                    who += f" ({names[p.seat]}, key {fingerprint(bytes.fromhex(self.players[p.seat][1]))})"
-                where = [] if p.record is None else [f"record {p.record}"]
-                if p.hand is not None:
-                    where.append(f"hand {p.hand}")
-                lines.append(f"- {', '.join(where) or 'file'}: {p.what} - blame {who}")
-        return "\n".join(lines)
+        lines += self._about_lines()
+        lines += ["", "What the audit checked:"]
+        lines += self._shuffle_lines(k)
+        if k:
+            lines.append(
+                f"\u2713 every move of {'the' if k > 1 else 'that'} hand{'s' if k > 1 else ''} "
+                "legal, even those depending on hidden cards"
+            )
+        lines.append(
+            f"\u2713 every one of the {self.records} records is signed and chained; none shows a fault."
+        )
+        return lines
+
+    def _invalid_lines(self) -> list[str]:
+        t = self.table
+        names = self._names()
+        lines = []
+        of = f" in a game of {game(t.GAME).title}" if t is not None else ""
+        lines.append(
+            f"INVALID: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} found{of}."
+        )
+        k = self.hands_verified
+        lines.append(
+            f"Hand{'s 1-' + str(k) if k > 1 else ' 1'} verified before the first problem."
+            if k
+            else "No hand was verified to its end."
+        )
+        for p in self.problems:
+            who = "nobody in particular" if p.seat is None else f"seat {p.seat}"
+            if p.seat is not None and p.seat < len(names):
+                key = fingerprint(bytes.fromhex(self.players[p.seat][1]))
+                who = f"{names[p.seat]} (seat {p.seat}, key {key})"
+            where = [] if p.record is None else [f"record {p.record}"]
+            if p.hand is not None:
+                where.append(f"hand {p.hand}")
+            lines += _wrap(f"- {', '.join(where) or 'file'}: {p.what} - blame {who}")
+        return lines
+
+    # -- shared parts
+
+    def _about_lines(self) -> list[str]:
+        """The players, the rules in force, and the file's date and saver."""
+        t = self.table
+        lines = []
+        if self.players:
+            lines.append("Players (with the start of each key's fingerprint):")
+            for seat, (name, (_, key)) in enumerate(zip(self._names(), self.players, strict=True)):
+                lines.append(f"  seat {seat}: {name}, key {fingerprint(bytes.fromhex(key))[:9]}")
+        if t is not None:
+            lines += rules_in_words(t.GAME, t.rules)
+        saved = []
+        if self.saved_on is not None:
+            saved.append(f"on {self.saved_on}")
+        if self.saved_by is not None:
+            saved.append(f"by {self._who(self.saved_by)}")
+        if saved:
+            lines += _wrap(f"File saved {' '.join(saved)} - the file's own word, not signed.")
+        if self.status and not self.valid:
+            lines += _wrap(f'Its note on how the game ended: "{clean(self.status, 200)}"')
+        return lines
+
+    def _shuffle_lines(self, hands: int) -> list[str]:
+        if not hands:
+            return []
+        n = self.shuffles_verified
+        return _wrap(
+            f"\u2713 {n} shuffle{'s' if n != 1 else ''} re-derived from the secrets revealed "
+            "at the end of each hand"
+        )
+
+
+def rules_in_words(game_name: str, rules: Any) -> list[str]:
+    """The rules in force, every option, in words (the game says them: see ``Game``)."""
+    return [line for sentence in game(game_name).describe_rules(rules) for line in _wrap(sentence)]
+
+
+WIDTH = 79
+"""Every line of the summary fits in 80 columns."""
+
+
+def _wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False) or [""]
+
+
+def _and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items) or "nobody"
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _hands(k: int) -> str:
+    return "Hand 1 was" if k == 1 else f"Hands 1-{k} were"
 
 
 def audit_bytes(data: bytes) -> AuditReport:
@@ -141,8 +305,19 @@ def audit_bytes(data: bytes) -> AuditReport:
     whose signature does not verify.
     """
     tf = decode_file(data)
-    report = AuditReport(records=len(tf.records))
-    if not tf.checksum_ok:
+    report = AuditReport(records=len(tf.records), cut=tf.cut, saved_by=tf.saved_by, status=tf.status)
+    if tf.cut:
+        # Not a fault of anyone's: the records before the cut are audited as they are.
+        cut = Problem(
+            None,
+            None,
+            len(tf.records),
+            f"the file is cut short after record {len(tf.records) - 1}: the rest, "
+            "and the file's checksum, are missing",
+        )
+        report.problems.append(cut)
+        report.unfinished.append(cut)
+    elif not tf.checksum_ok:
         report.problems.append(Problem(None, None, None, "file checksum mismatch: the file was altered"))
     records: list[tuple[int, SignedRecord]] = []
     unreadable: list[tuple[int, object, object, str]] = []
@@ -206,14 +381,14 @@ def audit_bytes(data: bytes) -> AuditReport:
         who = ", ".join(str(s) for s in table.waiting_for)
         # Nobody is blamed: a seat may have stopped because of another's fault that
         # this file cannot show; the text says whose records are missing.
-        report.problems.append(
-            Problem(
-                _hand(table),
-                None,
-                None,
-                f"the transcript ends before the match did (step {table.step} waits for seat {who})",
-            )
+        ends = Problem(
+            _hand(table),
+            None,
+            None,
+            f"the transcript ends before the match did (step {table.step} waits for seat {who})",
         )
+        report.problems.append(ends)
+        report.unfinished.append(ends)
     return report
 
 
@@ -275,4 +450,7 @@ def audit_file(path: str | Path) -> AuditReport:
         data = Path(path).read_bytes()
     except OSError as e:
         raise TranscriptError(f"cannot read {path}: {e.strerror or e}") from None
-    return audit_bytes(data)
+    report = audit_bytes(data)
+    with contextlib.suppress(OSError, ValueError, OverflowError):
+        report.saved_on = datetime.fromtimestamp(Path(path).stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    return report

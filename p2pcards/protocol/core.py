@@ -34,10 +34,10 @@ from typing import Any, ClassVar, NoReturn
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import kdf
 from p2pcards.crypto.identity import Identity, is_valid_public_key
-from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolError
 from p2pcards.games.base import cut_for_deal
 from p2pcards.games.base import game as game_named
-from p2pcards.protocol.events import CutDone, Event, HandEnded, MatchOver
+from p2pcards.protocol.events import CutDone, Event, HandEnded, MatchOver, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
     Body,
@@ -567,6 +567,26 @@ class TableCore:
         self.spec = StepSpec("over", (), ())
         self.log.finish()
         self._events.append(MatchOver(self.match))
+
+    def _engine_apply(self, action: Any, seat: int | None, step: int) -> None:
+        """Apply a move of the record at ``step`` to this replica's hand: a move the
+        rules refuse blames ``seat``; the move is kept for the full replay, and the
+        engine's event for it goes to the consumers."""
+        assert self.match is not None and self.match.hand is not None and self.hand is not None
+        hand = self.match.hand
+        before = len(hand.events)
+        try:
+            hand.apply(action)
+        except IllegalAction as e:
+            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+        self.hand.actions.append((self._for_replay(action), step))
+        if len(hand.events) > before:
+            self._events.append(Moved(hand.events[-1]))
+
+    def _for_replay(self, action: Any) -> Any:
+        """The move as the full-information replay takes it (a game may drop what only
+        this seat saw)."""
+        return action
 
     # ------------------------------------------------------------ the game's hooks
 

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import msgpack
 
 from p2pcards.errors import TranscriptError
 from p2pcards.protocol.messages import show
-from p2pcards.protocol.wire import SignedRecord, WireError, pack, unpack_untrusted
+from p2pcards.protocol.wire import MAX_MAP, SignedRecord, WireError, pack, unpack_limits
 
 GENESIS = bytes(32)
 FORMAT = "p2pcards-transcript"
@@ -126,22 +129,94 @@ class TranscriptFile:
     saved_by: int | None
     status: str
     checksum_ok: bool
+    cut: bool = False
+    """The file ends inside the transcript (cut short): ``records`` are the complete
+    ones before the cut, and there is no checksum to check."""
+
+
+class _Cut(Exception):
+    """The bytes end before the msgpack value being read does."""
 
 
 def decode_file(data: bytes) -> TranscriptFile:
-    """Read the file structure; a file that is not a transcript is a :class:`TranscriptError`."""
+    """Read the file structure; a file that is not a transcript is a :class:`TranscriptError`.
+
+    The file is read as a stream, value by value, with the bounds of every other
+    read of untrusted bytes (:func:`~p2pcards.protocol.wire.unpack_limits`). A
+    transcript cut short (a copy that stopped, a full disk) keeps its complete
+    records: the result says ``cut`` and holds the records before the cut.
+    """
+    if not data:
+        raise TranscriptError("not a p2pcards transcript: the file is empty")
+    if len(data) > MAX_FILE:
+        raise TranscriptError(f"not a p2pcards transcript: {len(data)} bytes exceeds the limit of {MAX_FILE}")
+    unpacker = msgpack.Unpacker(**unpack_limits(MAX_FILE, MAX_FILE_RECORDS))
+    unpacker.feed(data)
+
+    def read(how: Callable[[], Any]) -> Any:
+        try:
+            return how()
+        except msgpack.OutOfData:
+            raise _Cut from None
+        except WireError as e:
+            raise TranscriptError(f"not a p2pcards transcript: {e}") from None
+        except (ValueError, msgpack.UnpackException, RecursionError) as e:
+            # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
+            raise TranscriptError(
+                f"not a p2pcards transcript: undecodable msgpack ({type(e).__name__}: {e})"
+            ) from None
+
     try:
-        obj = unpack_untrusted(data, MAX_FILE, max_array=MAX_FILE_RECORDS)
-    except WireError as e:
-        raise TranscriptError(f"not a p2pcards transcript: {e}") from None
-    if type(obj) is not dict or obj.get("format") != FORMAT:
+        size = read(unpacker.read_map_header)
+    except (_Cut, TranscriptError):
+        raise TranscriptError("not a p2pcards transcript (no format marker)") from None
+    if size > MAX_MAP:
         raise TranscriptError("not a p2pcards transcript (no format marker)")
+    obj: dict[str, Any] = {}
+    recs: list[Any] = []
+    cut = False
+    try:
+        for _ in range(size):
+            key = read(unpacker.unpack)
+            if type(key) is not str:
+                raise TranscriptError("not a p2pcards transcript (no format marker)")
+            if key in obj:
+                raise TranscriptError(f"not a p2pcards transcript (the key {show(key)} appears twice)")
+            if key != "records":
+                obj[key] = read(unpacker.unpack)
+                continue
+            obj[key] = recs
+            try:
+                count = read(unpacker.read_array_header)
+            except TranscriptError:
+                if obj.get("format") != FORMAT:
+                    raise TranscriptError("not a p2pcards transcript (no format marker)") from None
+                raise TranscriptError("transcript records must be a list") from None
+            if count > MAX_FILE_RECORDS:
+                raise TranscriptError(f"not a p2pcards transcript: over {MAX_FILE_RECORDS} records")
+            for _ in range(count):
+                recs.append(read(unpacker.unpack))
+    except _Cut:
+        cut = True
+    if obj.get("format") != FORMAT:
+        raise TranscriptError(
+            "not a p2pcards transcript (no format marker)"
+            if not cut or "format" in obj
+            else "not a p2pcards transcript: it ends before its format marker (truncated)"
+        )
     version = obj.get("version")
+    if "version" not in obj and cut:
+        raise TranscriptError("the transcript file is cut short before its first record (truncated)")
     if type(version) is not int or version != FORMAT_VERSION:
         raise TranscriptError(f"unsupported transcript version {show(version)}")
-    recs = obj.get("records")
-    if type(recs) is not list:
+    if "records" not in obj and not cut:
         raise TranscriptError("transcript records must be a list")
+    if cut and not recs:
+        raise TranscriptError("the transcript file is cut short before its first record (truncated)")
+    if not cut and unpacker.tell() != len(data):
+        raise TranscriptError(
+            f"{len(data) - unpacker.tell()} trailing bytes after the transcript: the file was altered"
+        )
     pairs = []
     for item in recs:
         pairs.append((item[0], item[1]) if type(item) is list and len(item) == 2 else (None, None))
@@ -151,7 +226,8 @@ def decode_file(data: bytes) -> TranscriptFile:
         tuple(pairs),
         saved_by if type(saved_by) is int else None,
         status if type(status) is str else "",
-        obj.get("checksum") == _checksum(fields) and set(obj) == _FILE_KEYS,
+        not cut and obj.get("checksum") == _checksum(fields) and set(obj) == _FILE_KEYS,
+        cut,
     )
 
 

@@ -30,7 +30,7 @@ from p2pcards.protocol.events import CutDone, Event, HandEnded, HandStarted, Mat
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.table import TableCore
 from p2pcards.safetext import clean
-from p2pcards.ui.i18n import Translator
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.prompt import Console, QuitGame
 from p2pcards.ui.render import NAME_LIMIT, table_names
 from p2pcards.ui.screen import Screen, make_screen, probe
@@ -118,9 +118,25 @@ class HumanDecider:
     rng: random.Random = field(default_factory=random.Random)
     release: Callable[[], None] = field(default=lambda: None)
     """Shows what the display held back while the player read the scores."""
+    confirm_quit: bool = False
+    """Ask before leaving: at a table of people, leaving ends the match for everyone."""
 
     def hand_ended(self) -> None:
         self.pause_pending = True
+
+    def _really_leave(self) -> bool:
+        """Ask once more; anything but yes keeps the player at the table."""
+        console = self.screen.console
+        try:
+            line = console.read(f"{console.tr('net_confirm_leave')} > ")
+        except (EOFError, KeyboardInterrupt):
+            return True
+        if console.echo:
+            console.write(line)
+        if COMMAND_WORDS.get(line.strip().lower()) == "yes":
+            return True
+        console.say(console.tr("net_stay"))
+        return False
 
     async def __call__(self, table: TableCore) -> Any:
         view = table.view()
@@ -133,11 +149,16 @@ class HumanDecider:
             return None if hand is None else probe(hand, action)
 
         def ask() -> Any:
-            if self.pause_pending:
-                self.pause_pending = False
-                console.ask(console.tr("prompt_continue"))
-                self.release()
-            return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
+            while True:
+                try:
+                    if self.pause_pending:
+                        console.ask(console.tr("prompt_continue"))
+                        self.pause_pending = False
+                        self.release()
+                    return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
+                except QuitGame:
+                    if not self.confirm_quit or self._really_leave():
+                        raise
 
         try:
             return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
@@ -290,7 +311,7 @@ class NetworkUI(LobbyUI):
         self.screen = screen
         self.watcher = TableWatcher(screen)
         if self.human:
-            self.decider = HumanDecider(screen=screen, release=self.watcher.release)
+            self.decider = HumanDecider(screen=screen, release=self.watcher.release, confirm_quit=True)
             self.watcher.on_hand_end = self.decider.hand_ended
             self.watcher.hold_after_hand = True
         self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
@@ -344,6 +365,10 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         lines = [tr("net_stopped_blame", who=who, why=why)]
     else:
         lines = [tr("net_stopped", why=why)]
+    match = outcome.table.match if outcome.table is not None else None
+    if outcome.status != "over" and match is not None and match.results:
+        scores = ", ".join(f"{names[s]} {t}" for s, t in enumerate(match.totals) if s < len(names))
+        lines.append(tr("net_standings", hands=len(match.results), scores=scores))
     if outcome.transcript is not None:
         lines.append(tr("transcript_saved", path=outcome.transcript))
     return lines

@@ -39,7 +39,7 @@ from p2pcards.errors import IllegalAction, LocalProtocolError
 from p2pcards.games import neuf
 from p2pcards.games.neuf import Match, NeufView, Phase
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
-from p2pcards.protocol.events import HandStarted, Moved
+from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos
 from p2pcards.protocol.messages import (
     Body,
@@ -204,19 +204,11 @@ class NeufTable(TableCore):
         else:
             self._next("turn", (hand.turn,), PlayCards, Dispute)
 
-    def _engine_apply(self, action: neuf.Action, seat: int | None, step: int) -> None:
-        assert self.match is not None and self.match.hand is not None and self.hand is not None
-        before = len(self.match.hand.events)
-        try:
-            self.match.hand.apply(action)
-        except IllegalAction as e:
-            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+    def _for_replay(self, action: neuf.Action) -> neuf.Action:
         # The full replay gets the move without what this seat alone saw.
         if isinstance(action, neuf.Look | neuf.Exchange):
-            action = type(action)(seat=action.seat)
-        self.hand.actions.append((action, step))
-        if len(self.match.hand.events) > before:
-            self._events.append(Moved(self.match.hand.events[-1]))
+            return type(action)(seat=action.seat)
+        return action
 
     def _dry_run(self, action: neuf.Action, seat: int, step: int) -> None:
         """Check a move now, although it is applied once its positions are open."""

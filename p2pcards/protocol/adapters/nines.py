@@ -28,7 +28,7 @@ from p2pcards.games import nines
 from p2pcards.games.nines import Match, Phase, hand_size
 from p2pcards.games.view import SeatView
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
-from p2pcards.protocol.events import HandStarted, Moved
+from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos
 from p2pcards.protocol.messages import (
     AcceptSkip,
@@ -234,17 +234,6 @@ class NinesTable(TableCore):
             AcceptSkip,
             Dispute,
         )
-
-    def _engine_apply(self, action: nines.Action, seat: int | None, step: int) -> None:
-        assert self.match is not None and self.match.hand is not None and self.hand is not None
-        before = len(self.match.hand.events)
-        try:
-            self.match.hand.apply(action)
-        except IllegalAction as e:
-            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
-        self.hand.actions.append((action, step))
-        if len(self.match.hand.events) > before:
-            self._events.append(Moved(self.match.hand.events[-1]))
 
     def _on_turn(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand

@@ -1,0 +1,284 @@
+"""The games this computer played: one line per saved transcript, newest first.
+
+``p2pcards history`` reads the transcripts a node saves in the data directory
+(see :mod:`p2pcards.net.storage`). With ``verify`` each file goes through the
+full offline audit (:mod:`p2pcards.protocol.audit`); without, only its signed
+join record and result records are read, and nothing is checked.
+
+Every name comes from a peer: the text lines show them cleaned
+(:func:`p2pcards.safetext.label_names`); :meth:`GameEntry.to_dict` keeps them as
+signed, for a JSON reader.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p2pcards.crypto.identity import fingerprint
+from p2pcards.safetext import clean, label_names
+
+FILE_NAME = re.compile(r"(?:nines|neuf)-(\d{4}-\d{2}-\d{2})-[0-9a-f]{12}-s\d+\.p2pt")
+"""The name :func:`p2pcards.net.storage.transcript_path` gives a transcript (the date is the game's)."""
+
+WIDTH = 99
+"""Longest line of the listing."""
+
+NOT_A_TRANSCRIPT = "not a p2pcards transcript"
+
+MARKS = {
+    "verified": "✓ verified",
+    "invalid": "✗ invalid",
+    "incomplete": "… incomplete",
+    "unchecked": "· not verified",
+    None: "",
+}
+
+
+@dataclass(slots=True)
+class GameEntry:
+    """What the listing says of one file of the transcripts folder."""
+
+    path: Path
+    date: str
+    mtime: float
+    game: str | None = None
+    """``nines`` or ``neuf`` from the signed join record; None if the file is not a transcript."""
+    names: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    saved_by: int | None = None
+    finished: bool = False
+    winners: list[int] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    hand: int | None = None
+    """Hands played (finished), or the hand the transcript stops in."""
+    check: str | None = None
+    """``verified``, ``invalid``, ``incomplete`` (audited), ``unchecked`` (not audited),
+    or None (not a transcript)."""
+    blamed: int | None = None
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def title(self) -> str:
+        if self.game is None:
+            return "?"
+        from p2pcards.games.base import game
+
+        try:
+            return game(self.game).title
+        except Exception:
+            return clean(self.game, 12)
+
+    def shown_names(self) -> list[str]:
+        """The names cleaned for a terminal, look-alikes told apart by their key fingerprint."""
+        tags = [_tag(k) for k in self.keys]
+        return label_names(self.names, tags, limit=16, width=12) if self.names else []
+
+    def result(self) -> str:
+        names = self.shown_names()
+
+        def name(seat: int) -> str:
+            return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+        if self.game is None:
+            return NOT_A_TRANSCRIPT
+        if self.blamed is not None:
+            return f"failed: {name(self.blamed)}"
+        if self.finished:
+            won = " & ".join(name(s) for s in self.winners)
+            return f"{won} won, {'/'.join(str(t) for t in self.totals)}"
+        if self.hand:
+            return f"unfinished at hand {self.hand}"
+        return "unfinished before the first hand"
+
+    def players(self) -> str:
+        names = self.shown_names()
+        return ", ".join(f"{n} (you)" if s == self.saved_by else n for s, n in enumerate(names))
+
+    def line(self, players_width: int = 0) -> str:
+        """One line of the listing, at most :data:`WIDTH` columns."""
+        mark = MARKS[self.check]
+        if self.game is None:
+            return _fit(f"{self.date}  {'?':<7}  {clean(self.path.name, 60)}: {NOT_A_TRANSCRIPT}")
+        players = _cut(self.players(), players_width or 40)
+        head = f"{self.date}  {self.title:<7}  {players:<{players_width}}  "
+        room = WIDTH - len(head) - len(mark) - 2
+        return _fit(f"{head}{_cut(self.result(), max(room, 12)):<{max(room, 12)}}  {mark}".rstrip())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys)."""
+        return {
+            "file": str(self.path),
+            "date": self.date,
+            "transcript": self.game is not None,
+            "game": self.game,
+            "title": self.title if self.game is not None else None,
+            "players": [
+                {"seat": s, "name": n, "key": k, "you": s == self.saved_by}
+                for s, (n, k) in enumerate(zip(self.names, self.keys, strict=True))
+            ],
+            "saved_by": self.saved_by,
+            "finished": self.finished,
+            "winners": list(self.winners),
+            "totals": list(self.totals),
+            "hand": self.hand,
+            "verified": self.check,
+            "blamed": self.blamed,
+            "result": self.result(),
+            "problems": list(self.problems),
+            "error": self.error,
+        }
+
+
+def _tag(key_hex: str) -> str:
+    try:
+        return fingerprint(bytes.fromhex(key_hex)).replace("-", "")
+    except ValueError:
+        return "?"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip(" ,") + "…"
+
+
+def _fit(line: str) -> str:
+    return _cut(line, WIDTH)
+
+
+def transcripts_folder(path: Path) -> Path:
+    """The folder to list for ``path``: a data directory's ``transcripts``, or ``path`` itself."""
+    sub = path / "transcripts"
+    return sub if sub.is_dir() else path
+
+
+def find(folder: Path) -> list[GameEntry]:
+    """Every file of ``folder`` (or ``folder`` itself, a file), newest first, nothing read yet."""
+    if folder.is_file():
+        files = [folder]
+    else:
+        try:
+            files = [p for p in folder.iterdir() if p.is_file()]
+        except OSError:
+            return []
+    entries = []
+    for p in files:
+        try:
+            mtime = p.stat().st_mtime
+        except OSError:
+            mtime = 0.0
+        m = FILE_NAME.fullmatch(p.name)
+        date = m.group(1) if m else datetime.date.fromtimestamp(mtime).isoformat()
+        entries.append(GameEntry(path=p, date=date, mtime=mtime))
+    entries.sort(key=lambda e: (e.date, e.mtime, e.path.name), reverse=True)
+    return entries
+
+
+def read(entry: GameEntry, *, verify: bool = True) -> GameEntry:
+    """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript")."""
+    from p2pcards.protocol.transcript import MAX_FILE
+
+    try:
+        if entry.path.stat().st_size > MAX_FILE:
+            raise ValueError("the file is too large")
+        data = entry.path.read_bytes()
+        if verify:
+            _audit(entry, data)
+        else:
+            _glance(entry, data)
+    except Exception as e:  # a foreign or broken file is a line of the listing, never a crash
+        entry.game, entry.check = None, None
+        entry.names, entry.keys = [], []
+        entry.error = clean(str(e) or type(e).__name__, 200)
+    return entry
+
+
+def _roster(entry: GameEntry, join: Any, saved_by: int | None) -> None:
+    entry.game = join.game
+    entry.names = [p.name for p in join.roster]
+    entry.keys = [p.key.hex() for p in join.roster]
+    entry.saved_by = saved_by if saved_by is not None and 0 <= saved_by < len(join.roster) else None
+
+
+def _audit(entry: GameEntry, data: bytes) -> None:
+    from p2pcards.protocol.audit import audit_bytes
+    from p2pcards.protocol.transcript import decode_file
+
+    tf = decode_file(data)
+    report = audit_bytes(data)
+    table = report.table
+    if table is None:
+        # No table: the first record is not a signed join record. Read what it claims.
+        _glance(entry, data)
+        entry.check = "invalid"
+    else:
+        entry.game = table.GAME
+        entry.names = [n for n, _ in report.players]
+        entry.keys = [k for _, k in report.players]
+        entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < table.n else None
+        m = table.match
+        if m is not None and m.winners is not None:
+            entry.finished = True
+            entry.winners = list(m.winners)
+            entry.totals = list(m.totals)
+            entry.hand = len(m.results)
+        else:
+            entry.finished = False
+            entry.hand = table.hand.number if table.hand is not None else 0
+        if report.valid:
+            entry.check = "verified"
+        elif report.incomplete and not report.internal_error:
+            entry.check = "incomplete"  # the file stops before the end; nothing in it is wrong
+        else:
+            entry.check = "invalid"
+    entry.problems = [p.to_dict() for p in report.problems]
+    blamed = [p.seat for p in report.problems if p.seat is not None]
+    entry.blamed = blamed[0] if blamed else None
+
+
+def _glance(entry: GameEntry, data: bytes) -> None:
+    """Read the join and result records, check nothing (``--no-verify``)."""
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.messages import Commit, Join, Result
+    from p2pcards.protocol.transcript import decode_file
+    from p2pcards.protocol.wire import WireError, parse_record
+
+    tf = decode_file(data)
+    join = None
+    results: dict[int, Any] = {}
+    commit_steps: set[int] = set()
+    for raw, sig in tf.records:
+        try:
+            rec = parse_record(raw, sig).record
+        except WireError:
+            continue
+        if join is None and isinstance(rec.body, Join):
+            join = rec.body
+        elif isinstance(rec.body, Result):
+            results.setdefault(rec.seat, rec.body)
+        elif isinstance(rec.body, Commit):
+            commit_steps.add(rec.step)
+    if join is None:
+        raise TranscriptError("the transcript holds no join record")
+    _roster(entry, join, tf.saved_by)
+    n = len(join.roster)
+    hands = max(len(commit_steps) - 1, 0)  # one commit step for the cut, then one per hand
+    result = results.get(tf.saved_by if tf.saved_by is not None else -1) or next(iter(results.values()), None)
+    if result is not None and len(result.totals) == n and all(0 <= w < n for w in result.winners):
+        entry.finished = True
+        entry.winners = list(result.winners)
+        entry.totals = list(result.totals)
+    entry.hand = hands
+    entry.check = "unchecked"
+
+
+def listing(entries: Iterable[GameEntry]) -> list[str]:
+    """The lines of the listing, the players' column as wide as its widest entry (up to 40)."""
+    entries = list(entries)
+    width = max((len(e.players()) for e in entries if e.game is not None), default=0)
+    width = min(width, 40)
+    return [e.line(width) for e in entries]

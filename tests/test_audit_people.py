@@ -1,0 +1,286 @@
+"""The audit as people read it: a checklist for a valid game, INCOMPLETE for a game
+or a file that stops early (naming who the table waited for), and a plain
+"not a p2pcards transcript" for any other file, never a traceback.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from protocol_helpers import (
+    entropy_for,
+    game_id_for,
+    identity_for,
+    make_roster,
+    make_tables,
+    record_map,
+    records_file,
+    run_match,
+    sign_map,
+    transcript_bytes,
+)
+
+from p2pcards.bots import make_bot
+from p2pcards.cli import main
+from p2pcards.crypto.identity import fingerprint
+from p2pcards.errors import TranscriptError
+from p2pcards.games.neuf import NeufRules
+from p2pcards.games.nines import NinesRules
+from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.table import TableCore
+from p2pcards.protocol.wire import SignedRecord
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+NINES_RULES = NinesRules(target=30, action_cards=True, hard_nines=True)
+NEUF_RULES = NeufRules(start=3, exchange="blind", trumps=("H", "D", None))
+
+
+@cache
+def nines_tables(seed: int = 3) -> dict[int, TableCore]:
+    tables = make_tables(4, NINES_RULES, seed)
+    net = run_match(tables, seed)  # type: ignore[arg-type]
+    assert not net.failures and all(t.status == "over" for t in tables.values())
+    return tables  # type: ignore[return-value]
+
+
+@cache
+def neuf_tables(seed: int = 2) -> dict[int, TableCore]:
+    roster = make_roster(3, seed)
+    tables = {
+        s: NeufTable(
+            game_id=game_id_for(seed),
+            roster=roster,
+            rules=NEUF_RULES,
+            seat=s,
+            identity=identity_for(s, seed),
+            entropy=entropy_for(s, seed),
+        )
+        for s in range(3)
+    }
+    net = LocalNetwork(tables, rng=random.Random(seed))
+    play_bots(net, {s: make_bot("random", "neuf") for s in tables}, random.Random(seed))
+    assert not net.failures and all(t.status == "over" for t in tables.values())
+    return tables  # type: ignore[return-value]
+
+
+def audit_cli(path: Path) -> Result:
+    result = CliRunner().invoke(main, ["audit", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output
+    return result
+
+
+def lines_fit(text: str) -> None:
+    for line in text.splitlines():
+        assert len(line) < 80, line
+
+
+def check_players(out: str, tables: dict[int, TableCore]) -> None:
+    assert "Players (with the start of each key's fingerprint):" in out
+    for seat, player in enumerate(tables[0].roster):
+        assert re.search(rf"^  seat {seat}: {player.name}, key {fingerprint(player.key)[:9]}$", out, re.M), (
+            out
+        )
+
+
+# ---------------------------------------------------------------------------
+# A valid game: the checklist
+
+
+def test_a_finished_game_of_nines_reads_as_a_checklist(tmp_path: Path) -> None:
+    tables = nines_tables()
+    path = tmp_path / "nines.p2pt"
+    path.write_bytes(transcript_bytes(tables[0]))  # type: ignore[arg-type]
+    result = audit_cli(path)
+    assert result.exit_code == 0, result.output
+    out, lines = result.output, result.output.splitlines()
+    match = tables[0].match
+    hands = len(match.results)
+    assert lines[0] == f"VALID: a finished game of Nines, 4 players, {hands} hand{'s' if hands > 1 else ''}."
+    assert lines[1] == "Totals: " + ", ".join(f"p{s} {match.totals[s]}" for s in range(4))
+    assert lines[2].startswith("Winner")
+    check_players(out, tables)
+    assert "Rules: the game ends when a total reaches 30 points; the lowest total wins;" in out
+    flat = " ".join(out.split())  # long lines wrap
+    assert re.search(r"Variants on: action cards \(J skips[^;]*; hard nines \([^;]*\)\. ", flat), out
+    assert re.search(r"File saved on \d{4}-\d\d-\d\d \d\d:\d\d by p0 \(seat 0\)", flat), out
+    shuffles = sum(len(h.rounds) for h in tables[0].hands_crypto)
+    assert shuffles >= hands
+    assert f"\u2713 {shuffles} shuffles re-derived from the secrets revealed at the end of each hand" in out
+    assert "\u2713 every move legal, including the rules that depend on hidden cards" in out
+    assert "\u2713 scores recomputed hand by hand" in out
+    winners = " and ".join(f"p{s}" for s in match.winners)
+    assert re.search(rf"^\u2713 winners? recomputed: {winners}$", out, re.M), out
+    n = len(tables[0].transcript.records())
+    assert f"\u2713 every one of the {n} records is signed, chained and verified." in out
+    assert re.fullmatch(
+        r"Table fingerprint: \d{4} \d{4} \d{4} \(the players compared it at the table\)", lines[-1]
+    )
+    assert "INCOMPLETE" not in out and "INVALID" not in out
+    lines_fit(out)
+
+
+def test_a_finished_game_of_le_neuf_reads_as_a_checklist(tmp_path: Path) -> None:
+    tables = neuf_tables()
+    path = tmp_path / "neuf.p2pt"
+    path.write_bytes(transcript_bytes(tables[1]))  # type: ignore[arg-type]
+    result = audit_cli(path)
+    assert result.exit_code == 0, result.output
+    out, lines = result.output, result.output.splitlines()
+    hands = len(tables[1].match.results)
+    assert re.fullmatch(rf"VALID: a finished game of Le Neuf, 3 players, {hands} hands?\.", lines[0])
+    check_players(out, tables)
+    assert "Rules: everyone starts at 3 and counts down;" in out
+    assert "Trumps change each hand: hearts, diamonds, no trump, then again." in out
+    assert "Exchanges with the dummy: blind (nobody looks at the dummy)." in out
+    assert "by p1 (seat 1)" in out
+    shuffles = sum(len(h.rounds) for h in tables[1].hands_crypto)
+    assert re.search(rf"^\u2713 {shuffles} shuffles? re-derived from the secrets", out, re.M), out
+    assert "\u2713 every move legal, including the rules that depend on hidden cards" in out
+    lines_fit(out)
+
+
+# ---------------------------------------------------------------------------
+# A game that stops early: INCOMPLETE, with the names of those the table waited for
+
+
+def cut_in_hand_two(tables: dict[int, TableCore]) -> int:
+    """How many records to keep so that the file stops in the middle of hand 2."""
+    records = tables[0].transcript.records()
+    for k in range(len(records) // 2, len(records)):
+        report = audit_bytes(records_file(records[:k]))
+        if report.hands_verified == 1 and report.table.hand.number == 2 and report.table.spec.kind == "turn":
+            return k
+    raise AssertionError("the match has no second hand")
+
+
+def test_an_unfinished_game_is_incomplete_and_names_who_it_waited_for(tmp_path: Path) -> None:
+    tables = nines_tables()
+    assert len(tables[0].match.results) > 1
+    records = tables[0].transcript.records()
+    k = cut_in_hand_two(tables)
+    note = "aborted: p2 (seat 2): lost connection\x1b]0;pwned\x07\nVALID: fake"
+    path = tmp_path / "stopped.p2pt"
+    path.write_bytes(records_file(records[:k], saved_by=1, status=note))
+    report = audit_bytes(path.read_bytes())
+    assert report.incomplete and not report.valid
+    waiting = report.table.waiting_for
+    result = audit_cli(path)
+    assert result.exit_code == 1, result.output
+    out = result.output
+    assert out.startswith("INCOMPLETE: an unfinished game of Nines, 4 players; no fault is proven.\n")
+    assert "INVALID" not in out and "blame" not in out
+    assert "Hand 1 was verified to its end; it stops in hand 2." in out
+    who = " and ".join(f"p{s} (seat {s})" for s in waiting)
+    assert f"waiting for a record from {who}." in " ".join(out.split()), out
+    # The saver's note is quoted, on its own line, stripped of terminal controls.
+    assert 'Its note on how the game ended: "aborted: p2 (seat 2): lost connection' in out
+    assert "\x1b" not in out and "\x07" not in out and "pwned" not in out
+    assert not any(line.startswith("VALID") for line in out.splitlines())
+    assert f"\u2713 every one of the {k} records is signed and chained; none shows a fault." in out
+    check_players(out, tables)
+    lines_fit(out)
+
+
+def test_a_proven_fault_stays_invalid_and_names_the_seat(tmp_path: Path) -> None:
+    tables = nines_tables()
+    records = tables[0].transcript.records()
+    i = len(records) // 3
+    obj = record_map(records[i].raw)
+    obj["prev"] = bytes(32)  # a record its author signed on another history
+    seat = obj["seat"]
+    forged = sign_map(obj, seat, seed=3)
+    path = tmp_path / "fault.p2pt"
+    path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :]]))  # type: ignore[list-item]
+    result = audit_cli(path)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("INVALID: ")
+    assert f"blame p{seat} (seat {seat}" in " ".join(result.output.split())
+    lines_fit(result.output)
+
+
+# ---------------------------------------------------------------------------
+# Files that are not transcripts, and transcripts cut short
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        README.read_bytes(),
+        random.Random(3).randbytes(5000),
+        b"",
+        b'{"format": "p2pcards-transcript"}\n',
+        b"\x93\x01\x02\x03trailing",
+    ],
+    ids=["readme", "garbage", "empty", "json", "msgpack"],
+)
+def test_a_file_that_is_not_a_transcript_says_so(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "file"
+    path.write_bytes(content)
+    result = audit_cli(path)
+    assert result.exit_code == 2, result.output
+    assert "not a p2pcards transcript" in result.output
+    assert "trailing bytes after the msgpack" not in result.output and "msgpack" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def complete_records(data: bytes, records: list[SignedRecord], keep: int) -> int:
+    """How many records lie entirely in the first ``keep`` bytes of ``data``."""
+    return sum(1 for r in records if data.find(r.sig) + len(r.sig) <= keep)
+
+
+def test_a_transcript_cut_anywhere_verifies_what_it_holds() -> None:
+    tables = nines_tables()
+    data = transcript_bytes(tables[0])  # type: ignore[arg-type]
+    records = tables[0].transcript.records()
+    rng = random.Random(5)
+    offsets = sorted(
+        {1, 30, 100, len(data) - 1000, len(data) - 40, len(data) - 1}
+        | {rng.randrange(1, len(data)) for _ in range(40)}
+    )
+    for keep in offsets:
+        expected = complete_records(data, records, keep)
+        try:
+            report = audit_bytes(data[:keep])
+        except TranscriptError as e:
+            assert expected == 0, (keep, str(e))
+            assert "truncated" in str(e) or "not a p2pcards transcript" in str(e)
+            continue
+        assert report.cut and report.records == expected, keep
+        assert report.incomplete, (keep, report.problems)
+        assert all(p.seat is None for p in report.problems)
+        text = report.summary()
+        assert text.startswith("INCOMPLETE: ")
+        assert f"The file is cut short after record {expected - 1}; everything before it verifies." in text
+        lines_fit(text)
+
+
+@pytest.mark.parametrize("missing", [1, 40, 1000, 5000])
+def test_the_cli_on_a_cut_transcript(tmp_path: Path, missing: int) -> None:
+    tables = nines_tables()
+    data = transcript_bytes(tables[0])  # type: ignore[arg-type]
+    path = tmp_path / "cut.p2pt"
+    path.write_bytes(data[:-missing])
+    result = audit_cli(path)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("INCOMPLETE: a game of Nines, 4 players, in a file cut short")
+    assert "The file is cut short after record " in result.output
+    assert "INVALID" not in result.output
+    lines_fit(result.output)
+
+
+def test_the_cli_on_a_transcript_cut_before_its_first_record(tmp_path: Path) -> None:
+    data = transcript_bytes(nines_tables()[0])  # type: ignore[arg-type]
+    for keep in (5, 90):
+        path = tmp_path / f"cut{keep}.p2pt"
+        path.write_bytes(data[:keep])
+        result = audit_cli(path)
+        assert result.exit_code == 2, result.output
+        assert "Error: " in result.output and "msgpack" not in result.output

@@ -1,0 +1,210 @@
+"""``p2pcards history``: the saved games of this computer, newest first, each checked.
+
+Real transcripts (Nines and Le Neuf, finished, cut short, with a cheat, with a
+hostile name) are written into a temporary data directory beside files that
+are not transcripts at all.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from protocol_helpers import (
+    SHORT_RULES,
+    RawRecord,
+    honest_transcript,
+    make_tables,
+    raw_records_file,
+    rechain,
+    record_map,
+    run_match,
+    sign_map,
+    transcript_bytes,
+)
+from test_neuf_protocol import build, run
+
+from p2pcards.cli import main
+from p2pcards.history import WIDTH, GameEntry
+from p2pcards.protocol.transcript import decode_file
+
+NINES = "nines-2026-11-28-aaaaaaaaaaaa-s1.p2pt"
+NEUF = "neuf-2026-11-30-bbbbbbbbbbbb-s0.p2pt"
+CUT_SHORT = "nines-2026-11-29-cccccccccccc-s0.p2pt"
+TRUNCATED = "nines-2026-11-26-dddddddddddd-s0.p2pt"
+GARBAGE = "notes.txt"  # dated 2026-11-27 by its modification time
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\nevil wins!"
+
+
+def _records(data: bytes) -> list[RawRecord]:
+    return [RawRecord(raw, sig) for raw, sig in decode_file(data).records]  # type: ignore[arg-type]
+
+
+def _renamed(data: bytes, seat: int, name: str) -> bytes:
+    """The transcript with ``seat``'s name changed in every join record, all re-signed."""
+    out = []
+    for r in _records(data):
+        obj = record_map(r.raw)
+        if obj["type"] == "join":
+            obj["body"]["roster"][seat][0] = name
+            r = sign_map(obj, obj["seat"])
+        out.append(r)
+    return raw_records_file(rechain(out, -1))
+
+
+def _cheated(data: bytes) -> bytes:
+    """Seat 1 commits to another hand secret than the one it reveals (re-signed, rechained)."""
+    recs = _records(data)
+    k = next(i for i, r in enumerate(recs[9:], 9) if record_map(r.raw)["type"] == "commit"
+             and record_map(r.raw)["seat"] == 1)  # fmt: skip
+    obj = record_map(recs[k].raw)
+    obj["body"]["commit"] = bytes(32)
+    recs[k] = sign_map(obj, 1)
+    return raw_records_file(rechain(recs, k))
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("home")
+    folder = root / "transcripts"
+    folder.mkdir()
+    tables = make_tables(3, SHORT_RULES, seed=1)
+    run_match(tables, seed=1)
+    assert {t.status for t in tables.values()} == {"over"}
+    (folder / NINES).write_bytes(transcript_bytes(tables[1]))
+    neuf = build(2)
+    run(neuf, 2)
+    neuf_data = transcript_bytes(neuf[0])
+    (folder / NEUF).write_bytes(neuf_data)
+    honest = honest_transcript(3)
+    (folder / CUT_SHORT).write_bytes(raw_records_file(_records(honest)[:20], status="running"))
+    (folder / TRUNCATED).write_bytes(neuf_data[: len(neuf_data) // 2])
+    (folder / GARBAGE).write_text("not a game\n")
+    day = datetime.datetime(2026, 11, 27, 12).timestamp()
+    os.utime(folder / GARBAGE, (day, day))
+    return root
+
+
+def _history(*args: str, home: Path | None = None) -> tuple[int, str, str]:
+    env = {"P2PCARDS_HOME": str(home)} if home is not None else {}
+    result = CliRunner().invoke(main, ["history", *args], env=env, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_listing_is_newest_first_with_every_field(home: Path) -> None:
+    code, out, err = _history(home=home)
+    assert code == 0
+    lines = out.splitlines()
+    assert [line[:10] for line in lines] == [
+        "2026-11-30", "2026-11-29", "2026-11-28", "2026-11-27", "2026-11-26"
+    ]  # fmt: skip
+    neuf, short, nines, garbage, truncated = lines
+    assert "Le Neuf" in neuf and "p0 (you), p1, p2" in neuf and " won, " in neuf
+    assert neuf.endswith("✓ verified")
+    assert "Nines" in nines and "p0, p1 (you), p2" in nines and nines.endswith("✓ verified")
+    assert "unfinished at hand 1" in short and short.endswith("… incomplete")
+    assert "notes.txt: not a p2pcards transcript" in garbage
+    # A file cut short: its complete records may still be read (then it is not finished).
+    assert f"{TRUNCATED}: not a p2pcards transcript" in truncated or truncated.endswith("incomplete")
+    assert all(len(line) < 100 for line in lines)
+    assert "Verifying 5 games" in err  # a full audit of each, said so
+
+
+def test_json_is_a_list_of_objects(home: Path) -> None:
+    code, out, _ = _history("--json", home=home)
+    assert code == 0
+    games = json.loads(out)
+    assert isinstance(games, list) and len(games) == 5
+    neuf = games[0]
+    assert neuf["game"] == "neuf" and neuf["title"] == "Le Neuf" and neuf["date"] == "2026-11-30"
+    assert neuf["verified"] == "verified" and neuf["finished"] is True
+    assert [p["name"] for p in neuf["players"]] == ["p0", "p1", "p2"]
+    assert [p["you"] for p in neuf["players"]] == [True, False, False]
+    assert len(neuf["totals"]) == 3 and neuf["winners"]
+    assert games[1]["verified"] == "incomplete" and games[1]["hand"] == 1 and not games[1]["finished"]
+    assert games[2]["saved_by"] == 1
+    assert games[3]["transcript"] is False and games[3]["game"] is None
+    assert games[3]["result"] == "not a p2pcards transcript"
+
+
+def test_no_verify_only_reads_the_join_and_result_records(home: Path) -> None:
+    code, out, err = _history("--no-verify", home=home)
+    assert code == 0 and "Verifying" not in err
+    lines = out.splitlines()
+    assert len(lines) == 5
+    assert all("verified" not in line or line.endswith("· not verified") for line in lines)
+    assert "p0, p1 (you), p2" in lines[2] and " won, " in lines[2]
+    assert "unfinished at hand 1" in lines[1]
+    games = json.loads(_history("--no-verify", "--json", home=home)[1])
+    assert [g["verified"] for g in games][:4] == ["unchecked", "unchecked", "unchecked", None]
+    verified = json.loads(_history("--json", home=home)[1])
+    assert games[0]["totals"] == verified[0]["totals"] and games[0]["winners"] == verified[0]["winners"]
+
+
+def test_limit_shows_the_newest_and_says_how_many_are_left(home: Path) -> None:
+    code, out, _ = _history("-n", "2", home=home)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3
+    assert lines[0].startswith("2026-11-30") and lines[1].startswith("2026-11-29")
+    assert "3 older games not shown" in lines[2] and "-n 5" in lines[2]
+    assert len(json.loads(_history("--limit", "1", "--json", home=home)[1])) == 1
+
+
+def test_a_path_argument_lists_another_directory(home: Path, tmp_path: Path) -> None:
+    code, out, _ = _history(str(home), "--no-verify", home=tmp_path)
+    assert code == 0 and len(out.splitlines()) == 5
+    code, out, _ = _history(str(home / "transcripts"), "-n", "1", home=tmp_path)
+    assert code == 0 and out.startswith("2026-11-30")
+
+
+def test_no_saved_game_is_one_friendly_line(tmp_path: Path) -> None:
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0
+    assert out == f"No saved game yet: games are saved in {tmp_path / 'transcripts'}\n"
+    assert _history("--json", home=tmp_path)[1] == "[]\n"
+
+
+def test_a_cheat_names_the_seat_the_audit_blames(tmp_path: Path) -> None:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(_cheated(honest_transcript(3)))
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0
+    assert "failed: p1" in out and out.rstrip().endswith("✗ invalid")
+    (game,) = json.loads(_history("--json", home=tmp_path)[1])
+    assert game["blamed"] == 1 and game["verified"] == "invalid" and game["problems"]
+
+
+def test_hostile_names_reach_no_terminal(tmp_path: Path) -> None:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    honest = honest_transcript(3)
+    # Allowed by the schema, yet messy on screen: a pile of accents and wide spaces.
+    messy = "Eve" + "\u0301" * 12 + "\u2003\u2003x"
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(_renamed(honest, 2, messy))
+    # Refused by the schema: escapes that would retitle the window and clear the screen.
+    (folder / "nines-2026-12-01-ffffffffffff-s0.p2pt").write_bytes(_renamed(honest, 1, ESCAPES))
+    for args in ((), ("--no-verify",)):
+        code, out, _ = _history(*args, home=tmp_path)
+        assert code == 0
+        lines = out.splitlines()
+        assert len(lines) == 2
+        assert "Eve" + "\u0301" * 4 + " x" in lines[0] and "\u0301" * 5 not in lines[0]
+        assert "not a p2pcards transcript" in lines[1]
+        assert not any(c in out for c in "\x1b\x07\r\u2003") and "evil wins" not in out
+    code, out, _ = _history("--json", home=tmp_path)
+    assert json.loads(out)[0]["players"][2]["name"] == messy  # as signed, for a JSON reader
+
+
+def test_a_line_never_obeys_a_name_nor_overflows() -> None:
+    entry = GameEntry(path=Path("x.p2pt"), date="2026-12-03", mtime=0.0, game="nines", check="verified")
+    entry.names = [ESCAPES, "b" * 32, "c" * 32, "d" * 32, "e" * 32, "f" * 32]
+    entry.keys = [bytes([i]).hex() * 32 for i in range(6)]
+    entry.saved_by, entry.finished, entry.winners, entry.totals = 0, True, [1, 2], [1, 2, 3, 4, 5, 6]
+    line = entry.line(40)
+    assert len(line) <= WIDTH and line.endswith("✓ verified")
+    assert not any(c in line for c in "\x1b\x07\n") and "]0;" not in line
