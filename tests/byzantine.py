@@ -51,6 +51,7 @@ from p2pcards.protocol.wire import (
     Evidence,
     Need,
     Record,
+    Relay,
     SignedRecord,
     decode_frame,
     pack,
@@ -1088,7 +1089,8 @@ class HypothesisAdversary(Adversary):
 
     def craft_frame(self, run: ByzantineRun, seat: int, receiver: int) -> bytes:
         kind = self.draw(
-            st.sampled_from(("record", "evidence", "need", "abort", "garbage")), label="crafted frame"
+            st.sampled_from(("record", "evidence", "need", "abort", "relay", "garbage")),
+            label="crafted frame",
         )
         if kind == "record":
             return self.craft_record(run, seat, receiver).to_frame()
@@ -1098,6 +1100,10 @@ class HypothesisAdversary(Adversary):
             return self.craft_need(run, seat, receiver)
         if kind == "abort":
             return self.craft_abort(run, seat, receiver)
+        if kind == "relay":  # a frame "carried" for another seat: only a host carries, and not this way
+            others = sorted(set(range(run.scenario.n)) - {receiver})
+            origin = self.draw(st.sampled_from(others), label="origin")
+            return Relay(origin, receiver, self.craft_record(run, seat, receiver).to_frame()).to_frame()
         return self.draw(
             st.sampled_from((b"", b"\xc1", pack({"v": 1, "kind": "record"}), pack([1, 2, 3]))),
             label="garbage",

@@ -745,3 +745,56 @@ async def test_the_challenge_names_the_game_and_a_joiner_refuses_one_it_cannot_p
             await join(port, "ann")
         nursery.cancel_scope.cancel()
     assert "belote" in str(refused.value) or "cannot play" in str(refused.value)
+
+
+async def test_every_seat_plays_by_the_hosts_clock(tmp_path: Path) -> None:
+    """The host's turn, step and grace times travel in its challenge: joiners that set
+    others play by the host's, so that every seat times out at the same moment."""
+    class ClockUI(RecordingUI):
+        def __init__(self) -> None:
+            super().__init__()
+            self.clocks: list[tuple[int, int, int]] = []
+
+        def table_clock(self, timeouts: Timeouts) -> None:
+            self.clocks.append(timeouts.clock())
+
+    outcomes: dict[int, Outcome] = {}
+    host_ui, joiner_ui = ClockUI(), ClockUI()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            host_clock = replace(FAST, turn=17.0, step=13.0, grace=11.0)
+            host = config(tmp_path, "h", ui=host_ui, timeouts=host_clock)
+            port = await start_host(nursery, host, players=2, rules=ONE_HAND, outcomes=outcomes)
+            own_clock = replace(FAST, turn=99.0, step=98.0, grace=97.0)
+            joiner = config(tmp_path, "j", ui=joiner_ui, timeouts=own_clock)
+            outcomes[1] = await join_game(joiner, host=LOCALHOST, port=port, code=CODE)
+            while 0 not in outcomes:
+                await trio.sleep(0.05)
+    assert host_ui.clocks == [(17, 13, 11)]
+    assert joiner_ui.clocks == [(17, 13, 11)]  # not its own 99, 98, 97
+    assert outcomes[0].status == outcomes[1].status == "over"
+
+
+def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
+    from p2pcards.protocol.lobby import Challenge, decode_lobby, encode_lobby
+
+    ch = Challenge(
+        game=bytes(16), key=bytes(32), nonce=bytes(32), play="nines", rules=(), players=2, clock=(30, 20, 10)
+    )
+    assert decode_lobby(encode_lobby(ch)) == ch
+    for bad in ([30, 20], [30, 20, -1], [30, 20, 86_401], [30, 20, "10"]):
+        with pytest.raises(WireError):
+            decode_lobby(encode_lobby(replace_clock(ch, bad)))  # type: ignore[arg-type]
+
+
+def replace_clock(ch: object, clock: list[object]) -> object:
+    """A challenge object whose clock is anything (built as a map, not checked)."""
+    from p2pcards.protocol.lobby import Challenge
+
+    class Raw(Challenge):
+        def to_wire(self) -> dict[str, object]:
+            out = super().to_wire()
+            out["clock"] = clock
+            return out
+
+    return Raw(**{f: getattr(ch, f) for f in ("game", "key", "nonce", "play", "rules", "players")})

@@ -388,7 +388,9 @@ class NeufSeat:
         assert w.not_yes_no in self.replies["maybe"], self.replies["maybe"]
         assert w.help_title in self.replies["help"]
         reply = self.replies["7x"]
-        assert w.not_card.format(text="7x") in reply and " 1" in reply.split(w.not_card.format(text="7x"))[1]
+        # "type 1 or a card like 4D" with one legal card, "a number from 1 to N ..." with more.
+        assert w.not_card.format(text="7x") in reply
+        assert re.search(r"\b1\b", reply.split(w.not_card.format(text="7x"))[1]), reply
         card = self.replies["absent-card"]
         shown = card[:-1] + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[card[-1]]
         flat = " ".join(self.replies["absent"].split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,8 @@ async def host_game(
         cfg.ui.invitation(code, port)
         task_status.started(port)
         info = await lobby.start()
+        info.clock = cfg.timeouts.clock()
+        cfg.ui.table_clock(cfg.timeouts)
         lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
         try:
             outcome = await _play(cfg, info, relinks, port)
@@ -162,6 +164,9 @@ async def join_game(
                         await link.send(Abort(why, 0).to_frame())
                     await link.aclose()
             raise
+        if info.clock is not None:  # every seat plays by the host's clock
+            cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+        cfg.ui.table_clock(cfg.timeouts)
         relinks = Relinks(info, cfg.identity, cfg.timeouts)
         async with trio.open_nursery() as nursery:
             for listener in listeners:  # higher seats dial this one again if their link breaks
@@ -204,6 +209,7 @@ def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> Jour
             "host_address": None if info.host_address is None else list(info.host_address),
             "listen_port": listen_port,
             "relayed": sorted(info.relayed),
+            "clock": list(info.clock) if info.clock is not None else None,
         },
     )
 
@@ -239,6 +245,10 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         host_address=None if host_address is None else (str(host_address[0]), int(host_address[1])),
         relayed={int(p) for p in h.session.get("relayed", [])},
     )
+    clock = h.session.get("clock")
+    if clock is not None:
+        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock([int(x) for x in clock]))
+    cfg.ui.table_clock(cfg.timeouts)
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
     listeners = [] if listen_port == 0 else await trio.open_tcp_listeners(listen_port, host=cfg.bind)
     try:

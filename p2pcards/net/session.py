@@ -27,7 +27,7 @@ import random
 import ssl
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
@@ -94,6 +94,15 @@ class Timeouts:
     grace: float = 120.0
     """How long a seat whose connection broke has to come back before it is named."""
 
+    def clock(self) -> tuple[int, int, int]:
+        """The table's clock a host announces: turn, step and grace, in whole seconds."""
+        return (max(1, round(self.turn)), max(1, round(self.step)), max(1, round(self.grace)))
+
+    def with_clock(self, clock: Sequence[int]) -> Timeouts:
+        """These timeouts with the table's clock (the host's) for turns, steps and grace."""
+        turn, step, grace = clock
+        return replace(self, turn=float(turn), step=float(step), grace=float(grace))
+
 
 @dataclass(slots=True)
 class SessionInfo:
@@ -110,10 +119,15 @@ class SessionInfo:
     """Where a joiner reached the host (to dial it again); None at the host."""
     relayed: set[int] = field(default_factory=set)
     """Seats this one has no link with: their frames go through the host."""
+    clock: tuple[int, ...] | None = None
+    """The table's clock as the host announced it (turn, step, grace); None at the host."""
 
 
 class LobbyUI:
     """What the lobby tells the person at this node (override to print)."""
+
+    def table_clock(self, timeouts: Timeouts) -> None:
+        """The clock the table plays by (the host's), once it is known."""
 
     def invitation(self, code: str, port: int) -> None: ...
 
@@ -366,6 +380,7 @@ class HostLobby:
             play=self.game,
             rules=tuple(sorted(self.rules.to_dict().items())),
             players=self.players,
+            clock=self.timeouts.clock(),
         )
 
     async def _stay(self, guest: _Guest) -> None:
@@ -593,7 +608,13 @@ async def _join(
             raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
         return SessionInfo(
-            game_id=ch.game, rules=rules, roster=roster, seat=mine[0], links={0: link}, game=ch.play
+            game_id=ch.game,
+            rules=rules,
+            roster=roster,
+            seat=mine[0],
+            links={0: link},
+            game=ch.play,
+            clock=tuple(ch.clock),
         )
 
 

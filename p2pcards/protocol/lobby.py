@@ -149,6 +149,10 @@ class Hello(Body):
     port: int
 
 
+MAX_CLOCK = 86_400
+"""The longest wait of the table's clock: a day."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Challenge(Body):
     TYPE: ClassVar[str] = "challenge"
@@ -159,6 +163,7 @@ class Challenge(Body):
         "play": _text(40),
         "rules": _rules,
         "players": _uint(MAX_SEATS),
+        "clock": _array(_uint(MAX_CLOCK), 3, 3),
     }
     game: bytes
     key: bytes
@@ -167,6 +172,9 @@ class Challenge(Body):
     """The game the table plays (``nines``), as its join records will name it."""
     rules: tuple[tuple[str, bool | int | str | None], ...]
     players: int
+    clock: tuple[int, ...] = (600, 60, 120)
+    """The table's clock, in whole seconds: a turn, any other step, and the grace
+    of a seat whose connection broke. Every seat plays by the host's."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

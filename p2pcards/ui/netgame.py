@@ -267,6 +267,8 @@ class NetworkUI(LobbyUI):
         self.screen: Screen | None = None
         self._last_names: tuple[str, ...] = ()
         self.names: tuple[str, ...] = ()
+        self.clock: Any = None
+        """The table's clock (``Timeouts``), once the session knows it."""
         """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.on_invitation: Callable[[str, int], None] = lambda code, port: None
         """How the command prints the invitation (it knows the address to give out)."""
@@ -323,13 +325,24 @@ class NetworkUI(LobbyUI):
         assert self.watcher is not None
         self.watcher(table)
 
+    def table_clock(self, timeouts: Any) -> None:
+        self.clock = timeouts
+
     def waiting(self, table: TableCore, waited: float) -> None:
         names = self.names or table_names(table.roster)
         who = [names[s] for s in table.waiting_for]
-        if who:
+        if not who:
+            return
+        if self.clock is None:
             self.console.say(
                 self.console.tr("waiting_for", names=self.console.tr.join(who), seconds=int(waited))
             )
+            return
+        # The table's clock (the host's, the same at every seat): how long is left.
+        limit = self.clock.turn if table.spec.kind in table.DECISIONS else self.clock.step
+        left = max(0, int(limit - waited))
+        clock = f"{left // 60}:{left % 60:02d}"
+        self.console.say(self.console.tr("waiting_left", names=self.console.tr.join(who), left=clock))
 
     async def decide(self, table: TableCore) -> Any:
         if self.decider is None:
