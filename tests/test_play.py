@@ -526,3 +526,26 @@ def test_the_next_hand_is_shown_only_after_the_player_has_read_the_scores() -> N
     pause = next(i for i, line in enumerate(lines) if line.startswith("Press Enter for the next hand"))
     second = next(i for i, line in enumerate(lines) if line.startswith("── Hand 2"))
     assert scores < pause < second
+
+
+def test_a_person_alone_with_bots_has_all_day_for_a_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bots wait for the one person at the table: a player who steps away for ten
+    minutes does not lose the match to a timeout (other steps keep their time)."""
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main as cli_main
+    from p2pcards.net.session import Timeouts
+    from p2pcards.ui import netgame
+
+    seen: dict[str, object] = {}
+
+    async def fake_table(**kwargs: object) -> object:
+        seen.update(kwargs)
+        raise KeyboardInterrupt  # leave at once: the settings are what this test looks at
+
+    monkeypatch.setattr(netgame, "play_on_loopback", fake_table)
+    result = CliRunner().invoke(cli_main, ["play", "--seed", "1", "--lang", "en"], input="")
+    timeouts = seen["timeouts"]
+    assert isinstance(timeouts, Timeouts)
+    assert timeouts.turn >= 24 * 3600 and timeouts.step == Timeouts().step
+    assert "Game abandoned." in result.output

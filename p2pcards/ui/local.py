@@ -212,6 +212,7 @@ def _run_networked(
 
     import trio
 
+    from p2pcards.net.session import Timeouts
     from p2pcards.protocol.table import TableCore
     from p2pcards.ui.netgame import (
         HumanDecider,
@@ -255,6 +256,7 @@ def _run_networked(
                 transcript=opts.transcript,
                 game_id=hashlib.sha256(f"p2pcards-demo-game:{seed}".encode()).digest()[:16],
                 game=opts.game,
+                timeouts=Timeouts(turn=ALONE_WITH_BOTS),
             )
         )
     except BaseException as e:  # Ctrl-C arrives wrapped in trio's exception groups
@@ -272,6 +274,10 @@ def _run_networked(
     if outcome.status == "aborted":
         raise _Quit(played)
     return played
+
+
+ALONE_WITH_BOTS = 86_400.0
+"""Seconds for a turn when the only person at the table plays against bots: they wait."""
 
 
 def _interrupted(error: BaseException) -> bool:
