@@ -600,7 +600,7 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_hear_that_it_left(tmp_p
         # Kim says she leaves; if Ctrl-C cut one of her sends short, that link only sees
         # her hang up. Either way Kim, and nobody else, is named.
         line = stopped_line(out)
-        assert "Kim left the match" in line or ("Kim (seat" in line and "connection lost" in line), out
+        assert "Kim left the match" in line or ("Kim (seat" in line and "lost connection" in line), out
         assert "because of Hal" not in line and "because of Jo" not in line, out
 
 

@@ -263,3 +263,54 @@ async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_cras
     assert r0.status == "failed" and r0.blamed == (1,)
     assert "stopped instead of sending its record" in (r0.problem or "")
     assert "'p1 left the match'" in (r0.problem or "")
+
+
+async def test_a_player_whose_time_runs_out_is_told_at_once(autojump_clock: trio.testing.MockClock) -> None:
+    """The prompt of a seat whose turn time ran out is closed right after the others name
+    it, with the true reason, instead of waiting for an answer to a dead match."""
+    tables = make_tables(3, SHORT_RULES, seed=2)
+    links = memory_links(3)
+    deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
+    results, ended = await run_seats(tables, links, deciders)
+    assert results[1].status == "failed" and results[1].blamed == ()
+    assert "your time to play ran out" in (results[1].problem or "")
+    assert TIMEOUTS.turn <= ended[1] <= TIMEOUTS.turn + SLACK + 2
+    for s in (0, 2):
+        assert results[s].blamed == (1,) and "timed out" in (results[s].problem or "")
+
+
+async def test_a_player_deciding_is_warned_at_60_and_10_seconds_left(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    import threading
+    from types import SimpleNamespace
+
+    from p2pcards.ui.netgame import HumanDecider
+
+    said: list[tuple[float, str]] = []
+    answered = threading.Event()
+    t0 = trio.current_time()
+
+    class Console:
+        def tr(self, key: str, **values: object) -> str:
+            return f"{key} {values}"
+
+        def say(self, text: str) -> None:
+            if not text:
+                return  # the line break before a warning
+            said.append((trio.current_time() - t0, text))
+            if len(said) == 2:
+                answered.set()  # the player answers after the second warning
+
+    class Screen:
+        console = Console()
+
+        def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+            answered.wait(10)
+            return legal[0]
+
+    decider = HumanDecider(screen=Screen(), turn_time=lambda: 100.0)  # type: ignore[arg-type]
+    table = SimpleNamespace(view=lambda: object(), legal_actions=lambda: ["play"], match=None)
+    assert await decider(table) == "play"  # type: ignore[arg-type]
+    assert [round(at) for at, _ in said] == [40, 90]
+    assert "'left': 60" in said[0][1] and "'left': 10" in said[1][1]

@@ -372,11 +372,18 @@ async def _play(
         on_progress(table)
         if table.my_turn:
             try:
-                action = await decide(table)
+                # The table's clock runs for this seat too (a moment after the others' ends,
+                # so that theirs is the verdict: they name this seat).
+                with trio.move_on_at(deadline + OWN_TURN_SLACK) as turn:
+                    action = await decide(table)
             except QuitMatch:
                 result.status = "aborted"
                 await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)  # type: ignore[index]
                 return
+            if turn.cancelled_caught:
+                # Said at once and truly: the others name this seat for the time it took.
+                table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
+                continue
             try:
                 table.act(action)
             except RemoteProtocolError:
@@ -456,6 +463,9 @@ async def _play(
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal)
 
+
+OWN_TURN_SLACK = 2.0
+"""Seconds this seat's own prompt outlives the table's turn time (see ``_play``)."""
 
 QUIET = 1.0
 """Seconds without a frame after which a finished relay stops serving the others."""

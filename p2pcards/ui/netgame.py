@@ -109,6 +109,10 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
     return decide
 
 
+TURN_WARNINGS = (60, 10)
+"""Seconds left on the table's clock at which a player deciding is warned."""
+
+
 @dataclass(slots=True)
 class HumanDecider:
     """The keyboard: asks in a worker thread; pauses first when a hand has ended."""
@@ -120,6 +124,8 @@ class HumanDecider:
     """Shows what the display held back while the player read the scores."""
     confirm_quit: bool = False
     """Ask before leaving: at a table of people, leaving ends the match for everyone."""
+    turn_time: Callable[[], float | None] = field(default=lambda: None)
+    """Seconds a turn may take on the table's clock (None: no warning)."""
 
     def hand_ended(self) -> None:
         self.pause_pending = True
@@ -160,10 +166,28 @@ class HumanDecider:
                     if not self.confirm_quit or self._really_leave():
                         raise
 
-        try:
-            return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
-        except QuitGame:
-            raise QuitMatch() from None
+        async def warn(total: float) -> None:
+            start = trio.current_time()
+            for left in TURN_WARNINGS:
+                if total > left + 5:  # not at the very start of a short turn
+                    await trio.sleep_until(start + total - left)
+                    console.say("")  # end the prompt's line first
+                    console.say(console.tr("turn_warning", left=left))
+
+        action: Any = None
+        leaving = False
+        async with trio.open_nursery() as nursery:  # (nothing is raised inside it: no group)
+            total = self.turn_time()
+            if total is not None:
+                nursery.start_soon(warn, total)
+            try:
+                action = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+            except QuitGame:
+                leaving = True
+            nursery.cancel_scope.cancel()
+        if leaving:
+            raise QuitMatch()
+        return action
 
 
 class QuietLobby(LobbyUI):
@@ -313,7 +337,12 @@ class NetworkUI(LobbyUI):
         self.screen = screen
         self.watcher = TableWatcher(screen)
         if self.human:
-            self.decider = HumanDecider(screen=screen, release=self.watcher.release, confirm_quit=True)
+            self.decider = HumanDecider(
+                screen=screen,
+                release=self.watcher.release,
+                confirm_quit=True,
+                turn_time=lambda: self.clock.turn if self.clock is not None else None,
+            )
             self.watcher.on_hand_end = self.decider.hand_ended
             self.watcher.hold_after_hand = True
         self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
