@@ -694,5 +694,37 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
         click.echo(f"({more} not shown: see more with -n {limit + older})")
 
 
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--step", is_flag=True, help="Wait for Enter after each hand (in a terminal).")
+def replay(file: str, step: bool) -> None:
+    """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
+
+    The transcript is audited first: only what verifies is shown. Exit status:
+    0 shown, 1 the transcript is invalid (nothing is shown), 2 it cannot be read.
+    """
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.audit import audit_file
+    from p2pcards.replay import replay as replay_blocks
+    from p2pcards.safetext import clean
+
+    try:
+        report = audit_file(file)
+    except TranscriptError as e:
+        click.echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        sys.exit(2)
+    if not report.valid and not report.incomplete:
+        click.echo(report.summary().split("\n")[0], err=True)
+        click.echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
+        sys.exit(1)
+    blocks = list(replay_blocks(report.to_record()))
+    for i, block in enumerate(blocks):
+        for line in block:
+            click.echo(line)
+        click.echo("")
+        if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
+            click.prompt("Press Enter for the next hand", default="", show_default=False)
+
+
 if __name__ == "__main__":
     main()

@@ -22,7 +22,8 @@ LAYERS = {
     "crypto": ("p2pcards.crypto",),
     "protocol": ("p2pcards.protocol",),
     "net": ("p2pcards.net",),
-    "interface": ("p2pcards.ui", "p2pcards.cli", "p2pcards.sim", "p2pcards.history", "p2pcards.__main__"),
+    "interface": ("p2pcards.ui", "p2pcards.cli", "p2pcards.sim", "p2pcards.history", "p2pcards.replay",
+                  "p2pcards.__main__"),
     "package": ("p2pcards",),
 }
 ORDER = ["rules", "bots", "crypto", "protocol", "net", "interface"]
