@@ -739,21 +739,13 @@ async def form_mesh(
     async def _dial(peer: int) -> None:
         seat = info.roster[peer]
         try:
-            with trio.fail_after(timeouts.handshake):
-                stream = await trio.open_tcp_stream(seat.host, seat.port)
+            link = await _dial_seat(info, identity, peer, (seat.host, seat.port), timeouts.handshake)
         except (OSError, trio.TooSlowError) as e:
             through_host(peer, f"{seat.host}:{seat.port}: {_reason(e)}")
             return
-        link = _lobby_link(tls.client(stream), f"{seat.host}:{seat.port}")
-        try:
-            got = await _link_handshake(
-                link, info, identity, lambda s: s == peer, timeouts.handshake, pin=peer
-            )
-        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
-            await link.aclose()
-            why = e or "no answer in time"
-            raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {why}") from None
-        info.links[got] = link
+        except LinkClosed as e:
+            raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {e.reason}") from None
+        info.links[peer] = link
         if need <= set(info.links):
             done.set()
 
@@ -770,6 +762,24 @@ async def form_mesh(
         through_host(peer, f"no link from it in {timeouts.mesh:g} s")
     if failures:
         raise failures[0]
+
+
+async def _dial_seat(
+    info: SessionInfo, identity: Identity, peer: int, address: tuple[str, int], t: float
+) -> Link:
+    """Dial seat ``peer`` at ``address`` and authenticate the link: TLS pinned to its roster
+    key, then the link hellos and signatures. OSError or trio.TooSlowError if it cannot be
+    reached; LinkClosed (the connection closed) if the handshake fails."""
+    host, port = address
+    with trio.fail_after(t):
+        stream = await trio.open_tcp_stream(host, port)
+    link = _lobby_link(tls.client(stream), f"{host}:{port}")
+    try:
+        await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
+    except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+        await link.aclose()
+        raise LinkClosed(str(e) or "no answer in time") from None
+    return link
 
 
 Handler = Callable[[trio.abc.Stream], Awaitable[None]]
@@ -822,21 +832,13 @@ class Relinks:
         """A new authenticated link to ``peer``: dialled, or taken when it dials in."""
         if not self.dials(peer):
             return await self._channels[peer][1].receive()
-        host, port = self._address(peer)
+        address = self._address(peer)
         try:
-            with trio.fail_after(self.timeouts.handshake):
-                stream = await trio.open_tcp_stream(host, port)
+            return await _dial_seat(self.info, self.identity, peer, address, self.timeouts.handshake)
         except trio.TooSlowError:
-            raise LinkClosed(f"no answer from {host}:{port}") from None
-        link = _lobby_link(tls.client(stream), f"{host}:{port}")
-        try:
-            await _link_handshake(
-                link, self.info, self.identity, lambda s: s == peer, self.timeouts.handshake, pin=peer
-            )
-        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
-            await link.aclose()
-            raise LinkClosed(f"the new link failed: {e or 'no answer in time'}") from None
-        return link
+            raise LinkClosed(f"no answer from {address[0]}:{address[1]}") from None
+        except LinkClosed as e:
+            raise LinkClosed(f"the new link failed: {e.reason}") from None
 
     def server_context(self) -> ssl.SSLContext:
         if self._server is None:

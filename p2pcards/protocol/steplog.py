@@ -152,22 +152,7 @@ class StepLog:
         """Like :meth:`receive` for a frame already decoded by a stream decoder."""
         if not 0 <= peer < self.n or peer == self.seat:
             raise LocalProtocolError(f"no peer {peer}")
-        if isinstance(frame, Need) and self.failure is None:
-            self._receive_need(peer, frame)  # a finished seat still helps the others finish
-            return
-        if self.failure is not None:
-            raise self.failure
-        if self.status not in ("running", "disputed"):
-            return
-        if isinstance(frame, Relay):
-            self.fail(peer, "sent a relay frame, which only the host carries, and only to the seat it names")
-        if isinstance(frame, Evidence):
-            self._receive_evidence(peer, frame)
-        elif isinstance(frame, Abort):
-            self._receive_abort(peer, frame)
-        else:
-            self._accept_record(frame, sender=peer, direct=True)
-        self._advance()
+        self._take(peer, frame)
 
     def receive_relayed(self, relay: int, origin: int, frame: Frame) -> None:
         """A frame ``origin`` wrote for this seat, carried by ``relay`` (the host) because
@@ -177,21 +162,30 @@ class StepLog:
         but never blames it, since the relay could have made it up."""
         if not 0 <= origin < self.n or origin in (self.seat, relay):
             self.fail(relay, f"relayed a frame from seat {origin}, which it cannot carry to this seat")
+        self._take(relay, frame, origin=origin)
+
+    def _take(self, sender: int, frame: Frame, *, origin: int | None = None) -> None:
+        """One frame from ``sender``'s link: its own (``origin`` None) or carried for ``origin``."""
         if isinstance(frame, Need) and self.failure is None:
-            self._receive_need(origin, frame)
+            # Answered even once finished: a finished seat still helps the others finish.
+            self._receive_need(sender if origin is None else origin, frame)
             return
         if self.failure is not None:
             raise self.failure
         if self.status not in ("running", "disputed"):
             return
         if isinstance(frame, Relay):
-            self.fail(relay, "relayed a relay frame")
+            why = "a relay frame, which only the host carries, and only to the seat it names"
+            self.fail(sender, ("sent " if origin is None else "relayed ") + why)
         if isinstance(frame, Evidence):
-            self._receive_evidence(relay, frame)
+            self._receive_evidence(sender, frame)
         elif isinstance(frame, Abort):
-            self.stopped.setdefault(origin, (frame.step, frame.reason))
+            if origin is None:
+                self._receive_abort(sender, frame)
+            else:
+                self.stopped.setdefault(origin, (frame.step, frame.reason))
         else:
-            self._accept_record(frame, sender=relay, direct=False)
+            self._accept_record(frame, sender=sender, direct=origin is None)
         self._advance()
 
     def receive_record(self, rec: SignedRecord) -> None:
