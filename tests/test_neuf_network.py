@@ -163,7 +163,10 @@ async def test_three_nodes_play_le_neuf_over_tcp_and_every_transcript_audits_val
 
     # A transcript altered on disk: the audit names the game it could still read.
     data = bytearray(files[0].read_bytes())  # type: ignore[union-attr]
-    data[len(data) // 2] ^= 0x55
+    # Inside a signed record (its bytes, not the file's own structure, which would make
+    # the file unreadable rather than invalid).
+    middle = load(files[0]).records[len(load(files[0]).records) // 2][0]  # type: ignore[arg-type]
+    data[bytes(data).index(middle) + len(middle) // 2] ^= 0x55
     altered = audit_bytes(bytes(data))
     assert not altered.valid and altered.summary().startswith("INVALID: ")
     assert "in a game of Le Neuf" in altered.summary().splitlines()[0]
