@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from p2pcards.protocol.messages import MAX_CLOCK
+
 MESSAGE_LIMIT = 500
 """Longest error line shown; errors may quote what a peer sent (a refusal, a name)."""
 
@@ -236,7 +238,8 @@ def audit(file: str, as_json: bool) -> None:
     """Verify a game's signed transcript offline, and say what was checked.
 
     Exit status: 0 valid (a finished game, every record verified); 1 invalid
-    (a problem was found: each names the seat at fault and the record) or
+    (a problem was found: each names the seat at fault, or nobody, and the
+    record; damage to the file's structure is one, with its byte offset) or
     incomplete (the game or the file stops before the end, and no fault is
     proven); 2 the file cannot be read or is not a p2pcards transcript.
     """
@@ -297,21 +300,21 @@ def _network_options(f):  # type: ignore[no-untyped-def]
         ),
         click.option(
             "--turn-timeout",
-            type=click.FloatRange(1),
+            type=click.FloatRange(1, MAX_CLOCK),
             default=600,
             show_default=True,
             help="Seconds for a turn.",
         ),
         click.option(
             "--step-timeout",
-            type=click.FloatRange(1),
+            type=click.FloatRange(1, MAX_CLOCK),
             default=60,
             show_default=True,
             help="Seconds for any other step (shuffles, key reveals).",
         ),
         click.option(
             "--grace",
-            type=click.FloatRange(1),
+            type=click.FloatRange(1, MAX_CLOCK),
             default=120,
             show_default=True,
             help="Seconds a player whose connection broke has to come back before the match stops.",
@@ -373,6 +376,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             on_progress=ui.progress,
             on_wait=ui.waiting,
             on_table_ready=ui.table_ready,
+            leaving=ui.leaving,
         )
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
@@ -415,7 +419,8 @@ def _parse_address(address: str) -> tuple[str, int]:
         host, port = a.split(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(
-            f"{address!r} is not HOST or HOST:PORT with a port from 1 to 65535 (for example 203.0.113.5:7777)"
+            f"{address!r} is not HOST or HOST:PORT with a port from 1 to 65535"
+            " (for example 203.0.113.5:7777), nor an invitation code (43-robin-maple)"
         )
     return host, int(port)
 
@@ -495,18 +500,42 @@ def _command_name() -> str:
 @click.option(
     "--code", envvar="P2PCARDS_CODE", default=None, help="Use this invitation code instead of a new one."
 )
+@click.option(
+    "--no-discovery",
+    is_flag=True,
+    help="Do not answer searches on this network for the code's number (then the others need the address).",
+)
+@click.option(
+    "--discovery-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="P2PCARDS_DISCOVERY_PORT",
+    hidden=True,
+    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
+)
 @_network_options
 def host(
-    game_name: str, players: int | None, port: int, rules: tuple[str, ...], code: str | None, **opts
+    game_name: str,
+    players: int | None,
+    port: int,
+    rules: tuple[str, ...],
+    code: str | None,
+    no_discovery: bool,
+    discovery_port: int | None,
+    **opts,
 ) -> None:  # type: ignore[no-untyped-def]
     """Host a table of Nines or Le Neuf: print an invitation, wait for the others, play.
 
     The others join with the command printed; the game and its rules come
-    from the host.
+    from the host. On the same network the code alone finds this host
+    (p2pcards join 43-robin-maple): while its lobby is open, the host answers
+    searches for the code's number (never its words) on UDP port 7777.
     """
+    import functools
 
     from p2pcards.errors import UsageError
     from p2pcards.games.base import check_players, game
+    from p2pcards.net import discovery
     from p2pcards.net.node import host_game
     from p2pcards.net.words import new_code
 
@@ -532,7 +561,8 @@ def host(
         click.echo(f"Hosting {spec.title} for {players} players on port {port}.")
         click.echo(f"Invitation code: {code}")
         click.echo("The others join with:")
-        click.echo(f"  {_command_name()} join {where}:{port} --code {code}")
+        dial = f"[{where}]" if ":" in where else where  # an IPv6 address, as join reads it
+        click.echo(f"  {_command_name()} join {dial}:{port} --code {code}")
         if where == "ADDRESS":
             click.echo("(ADDRESS: this machine's address on a network the others can reach)")
         elif others:
@@ -540,17 +570,40 @@ def host(
         if where != "ADDRESS" and _is_private(where):
             click.echo("(that address works on this network; from the internet, forward TCP port")
             click.echo(f" {port} of your router to this machine and give the others your public address)")
+        if discovering:
+            click.echo(f"(on this network the code alone finds this host: {_command_name()} join {code})")
         click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
 
+    number = discovery.code_number(invite)
+    udp_port = discovery_port or discovery.DISCOVERY_PORT
+    discovering = False
+
     async def run(config):  # type: ignore[no-untyped-def]
+        nonlocal discovering
         config.ui.on_invitation = invitation
-        return await host_game(config, players=players, rules=table_rules, code=invite, game=spec.name)
+        play = functools.partial(host_game, players=players, rules=table_rules, code=invite, game=spec.name)
+        sockets = None
+        if no_discovery:
+            pass
+        elif number is None:
+            click.echo("LAN discovery is off: the code has no number in front (43-robin-maple)", err=True)
+        else:
+            try:  # the table goes on without it: the others can still join at the address
+                sockets = await discovery.open_responder(bind, udp_port)
+            except UsageError as e:
+                click.echo(f"LAN discovery is off: {e}", err=True)
+            except OSError as e:
+                click.echo(f"LAN discovery is off: UDP port {udp_port} ({e.strerror or e})", err=True)
+        if sockets is None:
+            return await play(config)
+        discovering = True
+        return await discovery.hosting(play, config, number=number, sockets=sockets)
 
     _run_node("host", run, port=port, **opts)
 
 
 @main.command(epilog=NODE_EXIT_CODES)
-@click.argument("address")
+@click.argument("address", required=False, metavar="[ADDRESS|CODE]")
 @click.option(
     "--code",
     envvar="P2PCARDS_CODE",
@@ -569,15 +622,63 @@ def host(
     is_flag=True,
     help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
 )
+@click.option(
+    "--discovery-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="P2PCARDS_DISCOVERY_PORT",
+    hidden=True,
+    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
+)
 @_network_options
-def join(address: str, code: str | None, port: int, no_listen: bool, **opts) -> None:  # type: ignore[no-untyped-def]
-    """Join the table at ADDRESS (HOST:PORT) with its invitation code.
+def join(
+    address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts
+) -> None:  # type: ignore[no-untyped-def]
+    """Join the table at ADDRESS (HOST:PORT) with its invitation code, or find it by the code alone.
+
+    p2pcards join 43-robin-maple finds the host on this network: it asks
+    (broadcast on UDP port 7777) which host has a code numbered 43, never
+    sending the words, then proves the code to the one that answers. With no
+    ADDRESS or CODE the code is asked for (or taken from P2PCARDS_CODE, which
+    keeps it out of the process list) and the host is found the same way.
 
     The host chooses the game (Nines or Le Neuf) and its rules; this node
     learns them when it joins.
     """
+    from p2pcards.net import discovery
     from p2pcards.net.node import join_game, resume_game, unfinished_games
+    from p2pcards.protocol.lobby import normalize_code
 
+    if address is not None and discovery.code_number(address) is not None:
+        if code and normalize_code(code) != normalize_code(address):
+            raise click.UsageError("two different codes: the argument, and --code or P2PCARDS_CODE")
+        address, code = None, address
+    if address is None:  # find the host on this network by the code's public number
+        code = _ask_code(code)
+        number = discovery.code_number(code)
+        if number is None:
+            raise click.UsageError(
+                "only a code like 43-robin-maple finds its host on this network: "
+                "give the host's address, p2pcards join ADDRESS"
+            )
+        udp_port = discovery_port or discovery.DISCOVERY_PORT
+        unfinished = bool(unfinished_games())
+
+        async def find_and_join(config):  # type: ignore[no-untyped-def]
+            click.echo(f"Looking for the host of code {discovery.shown(number)} on this network...")
+            try:
+                host_name, host_port = await discovery.locate(code, port=udp_port, bind=opts["bind"])
+            except discovery.NoHostAnswered as e:
+                if unfinished:  # a started game's host answers no search: `resume` goes back into it
+                    raise discovery.NoHostAnswered(
+                        f"{e} (to go back into a game this computer had not finished: p2pcards resume)"
+                    ) from None
+                raise
+            click.echo(f"Found the host at {host_name}:{host_port}.")
+            return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+
+        _run_node("join", find_and_join, port=port, **opts)
+        return
     host_name, host_port = _parse_address(address)
     # The same command again after a crash: back into the game this node had not finished.
     earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
@@ -697,11 +798,20 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--step", is_flag=True, help="Wait for Enter after each hand (in a terminal).")
-def replay(file: str, step: bool) -> None:
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the game as one self-contained web page to this file instead, to step through it.",
+)
+def replay(file: str, step: bool, html_path: str | None) -> None:
     """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
 
-    The transcript is audited first: only what verifies is shown. Exit status:
-    0 shown, 1 the transcript is invalid (nothing is shown), 2 it cannot be read.
+    The transcript is audited first: only what verifies is shown. With --html
+    the same game is written as a web page that works offline. Exit status:
+    0 shown, 1 the transcript is invalid (nothing is shown, no page is
+    written), 2 it cannot be read (or the page cannot be written).
     """
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.audit import audit_file
@@ -716,7 +826,20 @@ def replay(file: str, step: bool) -> None:
     if not report.valid and not report.incomplete:
         click.echo(report.summary().split("\n")[0], err=True)
         click.echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
+        if html_path is not None:
+            click.echo(f"No page was written to {clean(html_path, MESSAGE_LIMIT)}.", err=True)
         sys.exit(1)
+    if html_path is not None:
+        from p2pcards.replay_html import write_page
+
+        try:
+            write_page(report, html_path)
+        except OSError as e:
+            click.echo(f"Error: cannot write {clean(html_path, MESSAGE_LIMIT)}: {e.strerror or e}", err=True)
+            sys.exit(2)
+        hands = report.hands_verified
+        click.echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
+        return
     blocks = list(replay_blocks(report.to_record()))
     for i, block in enumerate(blocks):
         for line in block:

@@ -11,6 +11,7 @@ group small enough for a smoke run (its numbers are then rough).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import math
 import os
@@ -961,7 +962,12 @@ class DelayedStream(trio.abc.HalfCloseableStream):
     async def pump(self) -> None:
         async for due, data in self._due:
             await trio.sleep_until(due)
-            await self.inner.send_all(data)
+            try:
+                await self.inner.send_all(data)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return  # the other end hung up: what was in flight is lost, as on a real link
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            await self.inner.aclose()  # closed after what was sent before it, as TCP's FIN
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         self._queue.send_nowait((trio.current_time() + self.delay, bytes(data)))
@@ -977,8 +983,8 @@ class DelayedStream(trio.abc.HalfCloseableStream):
         await trio.lowlevel.checkpoint()
 
     async def aclose(self) -> None:
-        self._queue.close()
-        await self.inner.aclose()
+        self._queue.close()  # the pump delivers what is queued, then closes the stream
+        await trio.lowlevel.checkpoint()
 
 
 @dataclass(frozen=True, slots=True)
@@ -1135,6 +1141,145 @@ def latency_rows(quick: bool) -> list[Row]:
                     f"{trips} trips = {trips * delay:.2f} s; whole match {run.match_s:.2f} s "
                     f"({len(run.steps)} steps); run_table per seat over in-memory links delaying every "
                     f"frame, MockClock (CPU takes no virtual time), {run.wall_s:.2f} s of real time",
+                )
+            )
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveRun:
+    gone_s: float
+    """Virtual seconds from the leaver's last record to the remaining seats' judging it gone."""
+    continued_s: float
+    """From then to the last remaining seat completing the new table's first step."""
+    dealt_s: float
+    """From then to the last remaining seat reaching the new table's first deal."""
+    over: bool
+    wall_s: float
+
+
+async def _leave_match(players: int, delay: float, how: str, grace: float, seed: int) -> LeaveRun:
+    """Seat ``players - 1`` leaves mid-match, signed (``how == "signed"``) or by vanishing
+    (``"away"``: its links close and it never comes back); the others go on."""
+    from p2pcards.net.link import Link, LinkClosed
+    from p2pcards.net.runner import run_table
+    from p2pcards.net.session import Timeouts
+    from p2pcards.protocol.sitting import Sitting
+
+    leaver = players - 1
+    tables = {s: Sitting(t) for s, t in make_tables(players, NinesRules(target=200), seed, Table).items()}
+    streams: list[DelayedStream] = []
+    links: dict[int, dict[int, Link]] = {s: {} for s in tables}
+    for a in tables:
+        for b in range(a + 1, players):
+            end_a, end_b = trio.testing.memory_stream_pair()
+            for me, peer, end in ((a, b, end_a), (b, a, end_b)):
+                stream = DelayedStream(end, delay)
+                streams.append(stream)
+                links[me][peer] = Link(stream, peer=f"seat {peer}")
+    start = trio.current_time()
+    marks: dict[str, float] = {}
+    reached: dict[int, dict[str, float]] = {s: {} for s in tables if s != leaver}
+
+    class Nowhere:
+        async def relink(self, peer: int) -> Link:
+            await trio.sleep(1)
+            raise LinkClosed("unreachable")
+
+    def seat_task(s: int) -> Callable[[], Any]:
+        bot, rng = make_bot("random", "nines"), random.Random(1000 * seed + s)
+
+        async def decide(table: Any) -> Any:
+            return bot.choose(table.view(), table.legal_actions(), rng)
+
+        def progress(table: Any) -> None:
+            if s == leaver or len(table.tables) < 2:
+                return
+            now = trio.current_time() - start
+            reached[s].setdefault("gone", now)
+            if table.current.step >= 1:
+                reached[s].setdefault("continued", now)
+            if table.current.spec.kind == "deal":
+                reached[s].setdefault("dealt", now)
+
+        def leaving() -> bool:
+            if s == leaver and tables[s].current.step >= 30:
+                marks.setdefault("left", trio.current_time() - start)
+                return how == "signed"
+            return False
+
+        async def run() -> None:
+            result = await run_table(
+                tables[s],  # type: ignore[arg-type]
+                links[s],
+                decide,
+                timeouts=Timeouts(grace=grace),
+                on_progress=progress,
+                relinker=Nowhere(),  # type: ignore[arg-type]
+                grace=grace,
+                leaving=leaving,
+            )
+            if s == leaver:
+                for link in links[s].values():
+                    await link.aclose()
+            elif result.status != "over":
+                raise RuntimeError(f"seat {s} ended {result.status}: {result.problem}")
+
+        async def vanish() -> None:  # "away": the seat stops dead at step 30, links cut
+            with trio.CancelScope() as scope:
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(run)
+                    while tables[s].current.step < 30:
+                        await trio.sleep(0.001)
+                    marks.setdefault("left", trio.current_time() - start)
+                    scope.cancel()
+            for link in links[s].values():
+                await link.aclose()
+
+        return vanish if s == leaver and how == "away" else run
+
+    real_start = time.perf_counter()
+    async with trio.open_nursery() as pumps:
+        for stream in streams:
+            pumps.start_soon(stream.pump)
+        async with trio.open_nursery() as seats:
+            for s in tables:
+                seats.start_soon(seat_task(s))
+        pumps.cancel_scope.cancel()
+    left = marks["left"]
+
+    def last(key: str) -> float:
+        return max(r[key] for r in reached.values())
+
+    return LeaveRun(
+        gone_s=last("gone") - left,
+        continued_s=last("continued") - last("gone"),
+        dealt_s=last("dealt") - last("gone"),
+        over=all(tables[s].status == "over" for s in reached),
+        wall_s=time.perf_counter() - real_start,
+    )
+
+
+@group("leave", "a seat leaves for good: how long the others wait before they deal again, in virtual time")
+def leave_rows(quick: bool) -> list[Row]:
+    rows: list[Row] = []
+    grace = 120.0
+    for players in (3,) if quick else (3, 6):
+        remaining = players - 1
+        trips = 3 + 1 + 2 * remaining  # continue, cut-commit, cut-reveal, commit, then n shuffles + n locks
+        for how in ("signed", "away"):
+            clock = trio.testing.MockClock(autojump_threshold=0)
+            run = trio.run(_leave_match, players, DELAYS[0], how, grace, 1, clock=clock)
+            what = "signs that it leaves" if how == "signed" else f"vanishes (grace {grace:.0f} s)"
+            rows.append(
+                Row(
+                    area="leave",
+                    measure=f"Nines, {players} players, one {what}: judged gone / first step / deal again",
+                    value=f"{run.gone_s:.2f} s / {run.continued_s:.2f} s / {run.dealt_s:.2f} s",
+                    notes=f"at {_ms(DELAYS[0])} one-way; the {remaining} others "
+                    f"{'finished' if run.over else 'did NOT finish'} the match; projected from the judgment "
+                    f"to the deal: {trips} steps x {_ms(DELAYS[0])} = {trips * DELAYS[0]:.1f} s; "
+                    f"run_table per seat, MockClock, {run.wall_s:.1f} s of real time",
                 )
             )
     return rows

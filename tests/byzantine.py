@@ -1001,6 +1001,17 @@ class HypothesisAdversary(Adversary):
             totals = draw(st.lists(st.sampled_from((0, 1, 30, 1 << 30)), min_size=n, max_size=n))
             winners = draw(st.lists(st.integers(0, 5), min_size=1, max_size=2, unique=True))
             return m.Result(totals=tuple(totals), winners=tuple(winners))
+        if cls is m.Leave:
+            return m.Leave(reason=draw(st.sampled_from(TEXTS[:3]), label="reason"))
+        if cls is m.Continue:
+            return m.Continue(
+                game=draw(st.sampled_from((shadow.game_id, run.other_game_id)), label="continues"),
+                left=draw(st.integers(0, 5), label="left"),
+                reason=draw(st.sampled_from(TEXTS[:3]), label="reason"),
+                steps=draw(st.sampled_from((0, 1, shadow.step, 1 << 30)), label="steps"),
+                last=draw(st.sampled_from((bytes(32), shadow.transcript.last_digest)), label="last"),
+                hands=draw(st.sampled_from((0, 1, 1 << 20)), label="hands"),
+            )
         return cls()  # the bodies without fields
 
     def _steps(self, run: ByzantineRun, seat: int, receiver: int | None) -> list[int]:

@@ -220,7 +220,7 @@ ENGLISH = Screens(
     scores_after="Scores after hand",
     final_scores="Final scores",
     refusals=("There is no move", "Not allowed", "Please answer y or n"),
-    confirm_leave=r"Leave the match\? It ends for everyone at the table\. \(y/n\) > ",
+    confirm_leave=r"Leave the match\? The others play on without you\. \(y/n\) > ",
     stay="You stay at the table.",
 )
 
@@ -236,7 +236,7 @@ FRENCH = Screens(
     scores_after="Scores après la manche",
     final_scores="Scores finaux",
     refusals=("Il n'y a pas de coup", "Interdit", "Répondez o ou n"),
-    confirm_leave=r"Quitter la partie \? Elle s'arrête pour toute la table\. \(o/n\) > ",
+    confirm_leave=r"Quitter la partie \? Les autres continuent sans vous\. \(o/n\) > ",
     stay="Vous restez à la table.",
 )
 

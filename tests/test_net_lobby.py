@@ -398,6 +398,7 @@ async def run_seat(info: SessionInfo, identity: Identity, seed: int) -> str:
         seat=info.seat,
         identity=identity,
         entropy=os.urandom(32),
+        clock=info.clock,
     )
     result = await run_table(table, info.links, bot(seed), timeouts=FAST)
     for link in info.links.values():
@@ -680,9 +681,12 @@ async def test_a_seat_that_cannot_be_dialled_is_reached_through_the_host(tmp_pat
             nursery.cancel_scope.cancel()
     said = [i for i in second_ui.infos if "cannot reach liar (seat 1) directly" in i]
     assert said and "Connection refused" in said[0] and "through the host" in said[0], second_ui.infos
-    for seat in (0, 2):
-        o = outcomes[seat]
-        assert o.status == "failed" and o.blamed == (1,), (seat, o.problem)
+    assert outcomes[0].status == "failed" and outcomes[0].blamed == (1,), outcomes[0].problem
+    # Seat 2 names the liar too, or, when the host's notice reached it before its own
+    # clock ran out (a busy machine), reports the host's claim about it, naming nobody.
+    o = outcomes[2]
+    assert o.status == "failed", o.problem
+    assert o.blamed == (1,) or (o.blamed == () and "liar (seat 1) at fault" in (o.problem or "")), o.problem
 
 
 async def test_a_flood_of_connections_is_refused_as_busy() -> None:

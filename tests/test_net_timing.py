@@ -259,10 +259,46 @@ async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_cras
     results, _ = await run_seats(tables, links, {0: bot(0), 1: leave}, hang_up=True)  # type: ignore[dict-item]
     assert results[1].status == "aborted"
     r0 = results[0]
-    # Seat 1 owed the turn it was asked for and left instead: it stopped the match.
+    # Seat 1 signed that it leaves; one seat alone cannot go on: the match stops there.
     assert r0.status == "failed" and r0.blamed == (1,)
-    assert "stopped instead of sending its record" in (r0.problem or "")
-    assert "'p1 left the match'" in (r0.problem or "")
+    assert r0.problem == "p1 left the match (it said: 'quit')", r0.problem
+
+
+async def test_a_player_who_leaves_is_not_waited_for_and_the_others_finish(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    from p2pcards.net.runner import QuitMatch
+    from p2pcards.protocol.audit import audit_bytes
+    from p2pcards.protocol.sitting import Sitting
+    from p2pcards.protocol.transcript import encode_file
+
+    turns = 0
+
+    async def leave_at_third_turn(table: Table) -> object:
+        nonlocal turns
+        turns += 1
+        if turns == 3:
+            raise QuitMatch()
+        return await bot(1)(table)
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=6).items()}
+    links = memory_links(3)
+    t0 = trio.current_time()
+    deciders = {0: bot(0), 1: leave_at_third_turn, 2: bot(2)}
+    results, ended = await run_seats(tables, links, deciders, hang_up=True)  # type: ignore[arg-type]
+    assert results[1].status == "aborted"
+    for s in (0, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        # Nobody waited for the leaver: not one step timeout went by.
+        assert ended[s] - t0 < TIMEOUTS.step, ended
+    files = {s: encode_file(tables[s].records_to_save(), saved_by=s, status="over") for s in (0, 2)}
+    assert len({tuple(r.raw for r in tables[s].records_to_save()) for s in (0, 2)}) == 1
+    for data in files.values():
+        report = audit_bytes(data)
+        assert report.valid, report.summary()
+        text = report.summary()
+        assert "p1 left after 0 hands (signed that they leave" in text, text
+        assert [p.name for p in report.table.roster] == ["p0", "p2"]
 
 
 async def test_a_player_whose_time_runs_out_is_told_at_once(autojump_clock: trio.testing.MockClock) -> None:
@@ -314,3 +350,52 @@ async def test_a_player_deciding_is_warned_at_60_and_10_seconds_left(
     assert await decider(table) == "play"  # type: ignore[arg-type]
     assert [round(at) for at, _ in said] == [40, 90]
     assert "'left': 60" in said[0][1] and "'left': 10" in said[1][1]
+
+
+async def test_a_player_who_chooses_to_leave_between_turns_leaves_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``leaving`` (the player quit at the pause between hands): the seat signs that it
+    leaves as soon as the runner sees it, without waiting for its next turn."""
+    from p2pcards.net.runner import run_table as run
+    from p2pcards.protocol.sitting import Sitting
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=4).items()}
+    links = memory_links(3)
+    results: dict[int, RunResult] = {}
+
+    def wants_to_leave() -> bool:  # the player quit at the pause, once the match is well under way
+        return tables[2].current.step >= 30
+
+    def thinking(s: int) -> Decider:  # people who take a second a move: the match outlasts any grace
+        play = bot(s)
+
+        async def decide(table: Table) -> object:
+            await trio.sleep(1)
+            return await play(table)
+
+        return decide
+
+    async def seat(s: int) -> None:
+        results[s] = await run(
+            tables[s],  # type: ignore[arg-type]
+            links[s],
+            thinking(s),
+            timeouts=TIMEOUTS,
+            leaving=wants_to_leave if s == 2 else (lambda: False),
+        )
+        if s == 2:
+            for link in links[2].values():
+                await link.aclose()
+
+    with trio.fail_after(20 * TIMEOUTS.turn):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    assert results[2].status == "aborted"
+    for s in (0, 1):
+        assert results[s].status == "over" and tables[s].present == (0, 1), results[s]
+    assert 2 in tables[0].tables[0].departed
+    # Nobody waited for a clock to run out (the match itself took a second a move), and the
+    # leaver's parting notice, which came after its signed leave, stopped nothing.
+    assert all(r.problem is None for r in results.values() if r.status == "over")

@@ -183,16 +183,19 @@ async def test_a_host_that_crashes_resumes_and_the_joiners_dial_it_again(tmp_pat
 
             async def hosting(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
                 with crash:
+                    # To 100: a match of several hands, long enough to crash in (one to 40 could
+                    # end in a short first hand, before step 30, with some seats' random secrets).
                     outcomes[0] = await host_game(
-                        host, players=3, rules=NinesRules(target=40), code=CODE, task_status=task_status
+                        host, players=3, rules=NinesRules(target=100), code=CODE, task_status=task_status
                     )
 
             port = await nursery.start(hosting)
             for seat, label in ((1, "near"), (2, "far")):
                 cfg = config(tmp_path, label, seed=seat + 1, timeouts=timeouts)
                 await join_seat(nursery, port, cfg, seat, outcomes, host_ui)
-            while not crash.cancelled_caught:
+            while not crash.cancelled_caught and 0 not in outcomes:
                 await trio.sleep(0.01)
+            assert crash.cancelled_caught, "the match ended before the host could crash"
             journals = list(storage.journal_dir(host.data_dir).glob("*.journal"))
             assert len(journals) == 1 and 0 not in outcomes
 

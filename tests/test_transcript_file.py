@@ -1,9 +1,10 @@
 """The transcript file and the audit of damaged, edited, truncated or foreign files.
 
 One honest 3-player match is played once per module; every test audits that
-file or an altered copy. A file the audit cannot read at all raises
-``TranscriptError``; any other alteration yields an invalid report that names,
-where it can, the record and the seat to blame.
+file or an altered copy. A file that is not a transcript at all raises
+``TranscriptError``; any alteration of a transcript yields an invalid report that
+names, where it can, the record and the seat to blame (damage to the file's own
+structure is read around: see ``test_transcript_damage.py``).
 """
 
 from __future__ import annotations
@@ -139,20 +140,18 @@ def test_one_flipped_bit_is_always_caught(honest: Honest, flips: list[tuple[int,
     pos, bit = flips[k]
     damaged = bytearray(honest.data)
     damaged[pos] ^= 1 << bit
-    try:
-        report = audit_bytes(bytes(damaged))
-    except TranscriptError as e:
-        assert "transcript" in str(e)
-        return
+    report = audit_bytes(bytes(damaged))  # still a transcript: never "unreadable"
     assert not report.valid
     whats = [p.what for p in report.problems]
-    assert any("checksum" in w for w in whats), whats
+    # The checksum catches a changed value; a changed structure is located instead.
+    assert any("checksum" in w or "structure is damaged" in w for w in whats), whats
+    assert all(p.seat is None for p in report.problems), report.problems
     record = honest.locate(pos)
     if record is not None:  # inside a signed record: that very record is named
         assert record in [p.record for p in report.problems], report.problems
-    # A flip in a length makes the file end inside a value: it reads as cut short, and
-    # what precedes verifies (INCOMPLETE); any other flip is a fault (INVALID).
-    assert ("INCOMPLETE" if report.cut else "INVALID") in report.summary()
+    # A file that only reads as cut short verifies what precedes (INCOMPLETE); any
+    # other flip is a fault or damage (INVALID).
+    assert ("INCOMPLETE" if report.cut and not report.damaged else "INVALID") in report.summary()
 
 
 @pytest.mark.parametrize("which", ["raw", "sig"])
@@ -205,8 +204,16 @@ def test_json_file(honest: Honest) -> None:
 
 
 def test_file_with_trailing_bytes(honest: Honest) -> None:
-    with pytest.raises(TranscriptError, match="trailing"):
-        audit_bytes(honest.data + b"\x00")
+    """Bytes after the end are damage to the file, located; its records still verify."""
+    report = audit_bytes(honest.data + b"\x00\x01")
+    assert not report.valid and not report.incomplete
+    [problem] = report.problems
+    assert problem.seat is None and problem.record == len(honest.records) - 1
+    assert problem.what == (
+        f"the file's structure is damaged at byte offset {len(honest.data)}, after record "
+        f"{len(honest.records) - 1}: 2 bytes follow the end of the transcript"
+    )
+    assert report.hands_verified == audit_bytes(honest.data).hands_verified
 
 
 @pytest.mark.parametrize(
@@ -224,19 +231,51 @@ def test_other_msgpack_documents(obj: object) -> None:
         audit_bytes(pack(obj))
 
 
+def checksum_of(obj: dict[str, object]) -> bytes:
+    fields = [obj["format"], obj["version"], obj["saved_by"], obj["status"], obj["records"]]
+    return hashlib.sha256(b"p2pcards/v1/file\x00" + pack(fields)).digest()
+
+
 @pytest.mark.parametrize("version", [0, 2, "1", None, 1.5])
 def test_other_format_version(honest: Honest, version: object) -> None:
+    """A file written with another version (its checksum says so) is not read as this one."""
     obj = msgpack.unpackb(honest.data, raw=False)
     obj["version"] = version
+    obj["checksum"] = checksum_of(obj)
     with pytest.raises(TranscriptError, match="unsupported transcript version"):
         audit_bytes(pack(obj))
 
 
+@pytest.mark.parametrize("version", [0, 2, "1", None, 1.5])
+def test_version_altered_after_saving(honest: Honest, version: object) -> None:
+    """The checksum shows version 1 was written: the changed version is damage, located."""
+    obj = msgpack.unpackb(honest.data, raw=False)
+    obj["version"] = version
+    report = audit_bytes(pack(obj))
+    [problem] = report.problems
+    assert problem.seat is None
+    assert (
+        "the file's structure is damaged at byte offset 36, before record 0: the version reads"
+        in problem.what
+    )
+    assert report.hands_verified == audit_bytes(honest.data).hands_verified
+
+
 def test_records_must_be_a_list(honest: Honest) -> None:
     obj = msgpack.unpackb(honest.data, raw=False)
-    obj["records"] = {"0": obj["records"][0]}
+    obj["records"] = 5
     with pytest.raises(TranscriptError, match="records must be a list"):
         audit_bytes(pack(obj))
+
+
+def test_records_in_a_map_are_read_around(honest: Honest) -> None:
+    """A record still readable where the list was damaged is found, and the spot named."""
+    obj = msgpack.unpackb(honest.data, raw=False)
+    obj["records"] = {"0": obj["records"][0]}
+    report = audit_bytes(pack(obj))
+    assert report.records == 1 and report.damaged == 1
+    assert all(p.seat is None for p in report.problems)
+    assert any("structure is damaged at byte offset 67, before record 0" in p.what for p in report.problems)
 
 
 @settings(max_examples=150, deadline=None)

@@ -25,6 +25,7 @@ from p2pcards.protocol.messages import (
     AcceptSkip,
     Body,
     Commit,
+    Continue,
     DeclareSuit,
     Dispute,
     DrawCard,
@@ -32,6 +33,7 @@ from p2pcards.protocol.messages import (
     KeepCard,
     Keys,
     KeyShare,
+    Leave,
     LeavePile,
     Lock,
     LookAtPile,
@@ -77,6 +79,13 @@ SAMPLE_BODIES: list[Body] = [
         rules=tuple(sorted(NinesRules(target=150, hard_nines=True).to_dict().items())),
         roster=(Player(name="ann", key=ALICE.public_key), Player(name="bob", key=BOB.public_key)),
     ),
+    Join(
+        version=PROTOCOL_VERSION,
+        game="nines",
+        rules=tuple(sorted(NinesRules().to_dict().items())),
+        roster=(Player(name="ann", key=ALICE.public_key), Player(name="bob", key=BOB.public_key)),
+        clock=(600, 60, 120),
+    ),
     Commit(commit=bytes(range(32))),
     Reveal(secret=bytes(range(32, 64))),
     Shuffle(round=0, deck=encode_deck(range(52))),
@@ -101,6 +110,8 @@ SAMPLE_BODIES: list[Body] = [
     Dispute(reason="the drawn position does not open to a card"),
     Result(totals=(35, 26, 22), winners=(2,)),
     Result(totals=(-2, 5, 1), winners=(0,)),
+    Leave(reason="dinner is ready"),
+    Continue(game=GAME, left=2, reason="left the match", steps=71, last=PREV, hands=1),
 ]
 
 
@@ -774,6 +785,21 @@ SCHEMA_CASES: list[tuple[str, str, Any]] = [
     ("result", "winners", [0] * 7),
     ("result", "winners", [True]),
     ("result", "winners", 0),
+    ("join", "clock", [600, 60]),
+    ("join", "clock", [600, 60, 86_401]),
+    ("join", "clock", [600, 60, -1]),
+    ("join", "clock", None),
+    ("leave", "reason", "r" * 201),
+    ("leave", "reason", "\x1b[2J"),
+    ("continue", "game", bytes(15)),
+    ("continue", "left", 6),
+    ("continue", "left", -1),
+    ("continue", "reason", None),
+    ("continue", "steps", (1 << 30) + 1),
+    ("continue", "steps", "1"),
+    ("continue", "last", bytes(31)),
+    ("continue", "hands", -1),
+    ("continue", "hands", (1 << 20) + 1),
 ]
 
 
@@ -799,9 +825,14 @@ def test_missing_and_unexpected_body_fields(body_type: str) -> None:
     with pytest.raises(WireError) as info:
         parse_body(body_type, dict(good, surplus=1))
     assert "surplus" in str(info.value) and body_type in str(info.value)
+    optional = BODY_TYPES[body_type].OPTIONAL
     for field in good:
+        without = {k: v for k, v in good.items() if k != field}
+        if field in optional:  # may be left out: read as not stated
+            assert getattr(parse_body(body_type, without).record.body, field) is None
+            continue
         with pytest.raises(WireError) as info:
-            parse_body(body_type, {k: v for k, v in good.items() if k != field})
+            parse_body(body_type, without)
         assert field in str(info.value) and "missing" in str(info.value)
 
 

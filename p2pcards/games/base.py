@@ -93,6 +93,10 @@ class Game(Protocol):
         """After one round of the cut, the seats still in (one: the first dealer)."""
         ...
 
+    def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """The seats ahead on these totals: the winners of a match that ends there."""
+        ...
+
     def new_match(self, rules: Any, players: int, dealer: int) -> Any:
         """A match at its start; ``start_hand(deck)``, ``close_hand()``, ``over``, ``totals``."""
         ...

@@ -765,6 +765,8 @@ class Match:
     winners: tuple[int, ...] | None = None
     history: list[HandState] = field(default_factory=list)
     """Every finished hand, kept for the full-information record."""
+    played_before: int = 0
+    """Hands scored before this match object took over (a continued match)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, NeufRules):
@@ -781,7 +783,7 @@ class Match:
     @property
     def hand_number(self) -> int:
         """The number of the current (or next) hand, from 1."""
-        return len(self.results) + 1
+        return self.played_before + len(self.results) + 1
 
     @property
     def trump(self) -> Trump:
@@ -1001,6 +1003,11 @@ class NeufGame:
     title = "Le Neuf"
     min_players = PLAYERS
     max_players = PLAYERS
+
+    def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """The lowest total leads (the winners of a match that ends on these totals)."""
+        low = min(totals)
+        return tuple(s for s, t in enumerate(totals) if t == low)
 
     def parse_rules(self, specs: Iterable[str]) -> NeufRules:
         return NeufRules.parse(specs)

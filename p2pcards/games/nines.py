@@ -936,6 +936,9 @@ class Match:
     playoff_seats: tuple[int, ...] | None = None
     history: list[HandState] = field(default_factory=list)
     """Every finished hand, kept for the full-information record."""
+    played_before: int = 0
+    """Hands scored before this match object took over (a match continued without a
+    player who left): they count towards ``hands`` and in the hand numbers."""
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 6:
@@ -952,7 +955,7 @@ class Match:
     @property
     def hand_number(self) -> int:
         """The number of the current (or next) hand, from 1."""
-        return len(self.results) + 1
+        return self.played_before + len(self.results) + 1
 
     def start_hand(self, deck: Sequence[Card | None]) -> HandState:
         """Deal the next hand from ``deck`` (top card first; None where hidden)."""
@@ -973,7 +976,7 @@ class Match:
         if not playoff:
             self.totals = [t + p for t, p in zip(self.totals, pens, strict=True)]
         result = HandResult(
-            number=len(self.results) + 1,
+            number=self.hand_number,
             dealer=hand.dealer,
             end=hand.end or "stall",
             out=hand.out,
@@ -1000,7 +1003,7 @@ class Match:
 
     def _match_ends(self) -> bool:
         if self.rules.hands is not None:
-            return len(self.results) >= self.rules.hands
+            return self.played_before + len(self.results) >= self.rules.hands
         return max(self.totals) >= self.rules.target
 
     def _decide(self, lowest: tuple[int, ...]) -> None:
@@ -1028,6 +1031,11 @@ class NinesGame:
     title = "Nines"
     min_players = 2
     max_players = 6
+
+    def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """The lowest total leads (the winners of a match that ends on these totals)."""
+        low = min(totals)
+        return tuple(s for s, t in enumerate(totals) if t == low)
 
     def parse_rules(self, specs: Iterable[str]) -> NinesRules:
         return NinesRules.parse(specs)

@@ -36,6 +36,7 @@ from p2pcards.protocol.journal import (
 )
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.table import table_class
 from p2pcards.protocol.transcript import encode_file, save
@@ -84,6 +85,8 @@ class NodeConfig:
     on_wait: Callable[[Table, float], None] = lambda t, waited: None
     on_table_ready: Callable[[TableFingerprint, Table], None] = lambda fingerprint, t: None
     """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
+    leaving: Callable[[], bool] = lambda: False
+    """True once this seat's player chose to leave while it was not their turn."""
     entropy: bytes | None = None
     """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
     keep_transcript: bool = True
@@ -247,7 +250,8 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     )
     clock = h.session.get("clock")
     if clock is not None:
-        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock([int(x) for x in clock]))
+        info.clock = tuple(int(x) for x in clock)  # as its join record signed it
+        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
     cfg.ui.table_clock(cfg.timeouts)
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
     listeners = [] if listen_port == 0 else await trio.open_tcp_listeners(listen_port, host=cfg.bind)
@@ -278,13 +282,16 @@ async def _play(
     roster = [Player(name=s.name, key=s.key) for s in info.roster]
     if entropy is None:
         entropy = cfg.entropy if cfg.entropy is not None else os.urandom(32)
-    table = table_class(info.game)(
-        game_id=info.game_id,
-        roster=roster,
-        rules=info.rules,
-        seat=info.seat,
-        identity=cfg.identity,
-        entropy=entropy,
+    table = Sitting(
+        table_class(info.game)(
+            game_id=info.game_id,
+            roster=roster,
+            rules=info.rules,
+            seat=info.seat,
+            identity=cfg.identity,
+            entropy=entropy,
+            clock=info.clock,  # signed by every seat in its join record
+        )
     )
     journal_file: storage.JournalFile | None = None
     if cfg.journal:
@@ -315,6 +322,7 @@ async def _play(
             restore=None if restore is None else restore.records,
             journal=journal,
             relayed=sorted(info.relayed),
+            leaving=cfg.leaving,
         )
         ended = True
     except KeyboardInterrupt:

@@ -30,6 +30,7 @@ import trio
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import (
     Abort,
@@ -137,14 +138,15 @@ async def _relink(
         await out.send((peer, (None, StayedAway(last))))
 
 
-async def _send_all(table: Table, links: dict[int, Link], timeout: float) -> None:
+async def _send_all(table: Sitting, links: dict[int, Link], timeout: float) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
     it every timeout, forever.
     """
-    now = list(links.items())  # links may be replaced while this sends
+    present = set(table.present)  # a seat that left hears nothing more from this table
+    now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
     out = [(frame, now) for frame in table.drain()]
     for peer, frames in table.drain_replies().items():
         if peer in links:
@@ -175,7 +177,7 @@ async def _announce(links: dict[int, Link], reason: str, step: int) -> None:
     await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
 
 
-async def _heartbeat(table: Table, links: dict[int, Link]) -> None:
+async def _heartbeat(table: Sitting, links: dict[int, Link]) -> None:
     """While this seat's player decides, tell the others it is alive (a ``need``
     frame, which also fetches any record it lacks). Peers waiting for this seat
     then know their own connection works."""
@@ -232,7 +234,7 @@ class _Mesh:
 
 
 async def run_table(
-    table: Table,
+    table: Table | Sitting,
     links: dict[int, Link],
     decide: Decider,
     *,
@@ -245,6 +247,7 @@ async def run_table(
     restore: Sequence[SignedRecord] | None = None,
     journal: Callable[[list[SignedRecord]], None] = lambda records: None,
     relayed: Sequence[int] = (),
+    leaving: Callable[[], bool] = lambda: False,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
 
@@ -252,7 +255,15 @@ async def run_table(
     (the table is restored from them instead of started, and every link is new).
     ``journal``: makes records durable; called before any frame is sent.
     ``relayed``: peers this seat has no link with, reached through the host.
+    ``leaving``: True once this seat's player chose to leave while it was not their
+    turn (between hands, say); the seat then leaves at once (checked as frames come,
+    and at least every ``WAIT_NOTICE`` seconds).
+
+    ``table`` may be a :class:`Sitting` (the match goes on without a seat that
+    leaves); a bare table is wrapped in one.
     """
+    if not isinstance(table, Sitting):
+        table = Sitting(table)
     send, receive = trio.open_memory_channel[tuple[int, Any]](64)
     result = RunResult(status="running")
     links = dict(links)
@@ -269,11 +280,15 @@ async def run_table(
         nursery.start_soon(_heartbeat, table, links)
         try:
             await _play(
-                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal
+                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal,
+                leaving,
             )
         except KeyboardInterrupt:
-            if table.seat is not None:  # Ctrl-C: this player leaves; say so before hanging up
+            if table.seat is not None:  # Ctrl-C: this player leaves; say so (signed) before hanging up
                 with trio.CancelScope(shield=True):
+                    table.leave("interrupted")
+                    with trio.move_on_after(2):
+                        await _flush(table, links, 1, journal)
                     await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)
             raise
         finally:
@@ -283,7 +298,7 @@ async def run_table(
 
 
 async def _flush(
-    table: Table, links: dict[int, Link], timeout: float, journal: Callable[[list[SignedRecord]], None]
+    table: Sitting, links: dict[int, Link], timeout: float, journal: Callable[[list[SignedRecord]], None]
 ) -> None:
     """Make the table's new records durable, then send its frames (write-ahead)."""
     records = table.drain_journal()
@@ -293,7 +308,7 @@ async def _flush(
 
 
 async def _play(
-    table: Table,
+    table: Sitting,
     mesh: _Mesh,
     decide: Decider,
     receive: trio.MemoryReceiveChannel[tuple[int, Any]],
@@ -303,6 +318,7 @@ async def _play(
     result: RunResult,
     restore: Sequence[SignedRecord] | None,
     journal: Callable[[list[SignedRecord]], None],
+    leaving: Callable[[], bool] = lambda: False,
 ) -> None:
     links = mesh.links
     if restore is None:
@@ -313,9 +329,11 @@ async def _play(
         for peer, link in links.items():  # every link of a restarted node is new
             await _resend(table, peer, link, timeouts.step)
     await _flush(table, links, timeouts.step, journal)
-    step, deadline, notice, started, wait = -1, 0.0, 0.0, 0.0, 0.0
+    step: tuple[object, int] = (None, -1)
+    deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
+    away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
     stop_deadline = math.inf
     carried = False  # relayed frames went through this node
     while True:
@@ -331,6 +349,10 @@ async def _play(
                         f"lost every connection at step {table.step} and none came back in time: "
                         "this node's own connection may be down"
                     )
+                elif gone[0] in away_too_long:
+                    if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
+                        await _flush(table, links, timeouts.step, journal)  # this seat's first record there
+                        continue
                 else:
                     table.blame(gone[0], closed[gone[0]])
         if table.status == "over":
@@ -352,6 +374,8 @@ async def _play(
             who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
             await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
             return
+        if trio.current_time() >= stop_deadline and not table.stopped:
+            stop_deadline = math.inf  # the seat that said it stops has left the table since
         if trio.current_time() >= stop_deadline:
             # A peer stopped and this node reached no verdict of its own in the grace
             # period: its reason is only its claim.
@@ -360,8 +384,11 @@ async def _play(
                 f"{table.roster[peer].name} (seat {peer}) stopped the match; its claim: {quote_claim(why)}"
             )
             continue
-        if table.step != step:
-            step = table.step
+        if leaving() and table.seat is not None and table.status in ("running", "disputed"):
+            await _leave(table, links, timeouts, journal, result)
+            return
+        if (table.current, table.step) != step:  # a new step, or the first of a table that continues
+            step = (table.current, table.step)
             wait = timeouts.turn if table.spec.kind in table.DECISIONS else timeouts.step
             started = trio.current_time()
             deadline = started + wait
@@ -377,10 +404,9 @@ async def _play(
                 with trio.move_on_at(deadline + OWN_TURN_SLACK) as turn:
                     action = await decide(table)
             except QuitMatch:
-                result.status = "aborted"
-                await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)  # type: ignore[index]
+                await _leave(table, links, timeouts, journal, result)
                 return
-            if turn.cancelled_caught:
+            if turn.cancelled_caught:  # (a QuitMatch raised in time leaves, below)
                 # Said at once and truly: the others name this seat for the time it took.
                 table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
                 continue
@@ -435,6 +461,7 @@ async def _play(
                 del mesh.away[peer]
                 why = f"lost connection and did not come back within {mesh.grace:g} s ({item.reason})"
                 closed[peer] = why
+                away_too_long.add(peer)
                 mesh.on_link(peer, "gone", mesh.grace)
             continue
         if source is not links.get(peer):
@@ -451,17 +478,34 @@ async def _play(
         # A RemoteProtocolError is kept in table.failure and ends the loop above.
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
-                if mesh.relinker is not None and table.status in ("running", "disputed"):
+                if peer not in table.present:
+                    links.pop(peer, None)  # it left: nobody waits for it
+                elif mesh.relinker is not None and table.status in ("running", "disputed"):
                     mesh.link_lost(peer, now)
                 else:
                     closed[peer] = item.reason
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:
-                if isinstance(item, Abort):
+                if isinstance(item, Abort) and peer in table.present:
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal)
+
+
+async def _leave(
+    table: Sitting,
+    links: dict[int, Link],
+    timeouts: Timeouts,
+    journal: Callable[[list[SignedRecord]], None],
+    result: RunResult,
+) -> None:
+    """This seat's player leaves: sign it, so that the others go on without waiting."""
+    result.status = "aborted"
+    name = table.roster[table.seat].name  # type: ignore[index]
+    table.leave("quit")
+    await _flush(table, links, timeouts.step, journal)
+    await _announce(links, f"{name} left the match", table.step)
 
 
 OWN_TURN_SLACK = 2.0
@@ -472,7 +516,7 @@ QUIET = 1.0
 
 
 async def _serve_after(
-    table: Table, links: dict[int, Any], receive: trio.MemoryReceiveChannel[tuple[int, Any]], limit: float
+    table: Sitting, links: dict[int, Any], receive: trio.MemoryReceiveChannel[tuple[int, Any]], limit: float
 ) -> None:
     """The match is over here: go on carrying relay frames and answering ``need``
     frames until the others are quiet (or ``limit`` seconds), so that seats that
@@ -493,7 +537,7 @@ async def _serve_after(
             await _send_all(table, links, limit)
 
 
-async def _carry(table: Table, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
+async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
     """A relay frame: the host passes it on; the seat it is for reads what it carries.
     True if that was an ``abort`` (a claim of its origin's, never a fault of it)."""
     with contextlib.suppress(RemoteProtocolError):
@@ -523,7 +567,7 @@ async def _carry(table: Table, links: dict[int, Any], peer: int, relay: Relay, t
     return False
 
 
-async def _resend(table: Table, peer: int, link: Link, timeout: float) -> None:
+async def _resend(table: Sitting, peer: int, link: Link, timeout: float) -> None:
     """A new link to ``peer``: first the records it may lack, then where we stand."""
     frames = [*table.link_reset(peer), table.need_frame()]
     with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
@@ -531,7 +575,7 @@ async def _resend(table: Table, peer: int, link: Link, timeout: float) -> None:
             await link.send(frame)
 
 
-def _time_out(table: Table, waited: float, deaf: bool, result: RunResult) -> None:
+def _time_out(table: Sitting, waited: float, deaf: bool, result: RunResult) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell."""
     with contextlib.suppress(RemoteProtocolError):
         if table.status == "disputed":

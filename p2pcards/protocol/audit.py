@@ -27,7 +27,8 @@ from p2pcards.errors import (
     UsageError,
 )
 from p2pcards.games.base import game
-from p2pcards.protocol.messages import Join
+from p2pcards.protocol.messages import Join, Leave
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import GAME_NAME, TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import (
@@ -59,6 +60,9 @@ class Problem:
 class AuditReport:
     problems: list[Problem] = field(default_factory=list)
     table: TableCore | None = None
+    """The table the match ended on (the last one, when seats left and it continued)."""
+    sitting: Sitting | None = None
+    """Every table of the match, the first one first."""
     records: int = 0
     internal_error: bool = False
     """True if a record made the audit itself fail (a bug to fix, reported as a problem)."""
@@ -67,6 +71,9 @@ class AuditReport:
     cut short): when they are all there is, the verdict is INCOMPLETE, not INVALID."""
     cut: bool = False
     """The file itself is cut short: only its first ``records`` records are complete."""
+    damaged: int = 0
+    """Spots where the file's own structure (outside the signed records) is damaged:
+    its records were read around them."""
     saved_by: int | None = None
     """The seat the file says saved it (not signed)."""
     status: str = ""
@@ -86,16 +93,23 @@ class AuditReport:
     @property
     def hands_verified(self) -> int:
         """Hands whose every shuffle, key and move was checked with all secrets revealed."""
-        m = self.table.match if self.table is not None else None
-        return len(m.results) if m is not None else 0
+        return sum(len(t.match.results) for t in self._tables() if t.match is not None)
+
+    def _tables(self) -> list[TableCore]:
+        if self.sitting is not None:
+            return self.sitting.tables
+        return [] if self.table is None else [self.table]
 
     @property
     def shuffles_verified(self) -> int:
         """Shuffle rounds (every seat's shuffle, then every seat's lock) re-derived from
         the secrets revealed at the end of the hands verified to their end."""
-        if self.table is None:
-            return 0
-        return sum(len(h.rounds) for h in self.table.hands_crypto[: self.hands_verified])
+        return sum(
+            len(h.rounds)
+            for t in self._tables()
+            if t.match is not None
+            for h in t.hands_crypto[: len(t.match.results)]
+        )
 
     @property
     def players(self) -> list[tuple[str, str]]:
@@ -120,7 +134,29 @@ class AuditReport:
                 "hands": [],
                 "result": {"winners": [], "totals": [], "finished": False},
             }
-        return build_game_record(t.GAME, t.match, self.players, t.cut_rounds, self.verdict())
+        record = build_game_record(t.GAME, t.match, self.players, t.cut_rounds, self.verdict())
+        if t.carried is not None:
+            record["carried"] = {"hands": t.carried_hands, "totals": list(t.carried)}
+            record["left"] = self._departures()
+        return record
+
+    def _departures(self) -> list[dict[str, Any]]:
+        """The players who left, in the order they left (see ``docs/record.md``)."""
+        out = []
+        for t in self._tables()[1:]:
+            assert t.carry is not None
+            prev, left = t.carry.table, t.carry.left
+            out.append(
+                {
+                    "name": prev.roster[left].name,
+                    "key": prev.roster[left].key.hex(),
+                    "after_hands": t.carried_hands,
+                    "total": t.leaver_total,
+                    "signed": left in prev.departed,
+                    "reason": t.carry.reason,
+                }
+            )
+        return out
 
     def summary(self) -> str:
         """A short human verdict: what was checked, in words a non-expert can follow."""
@@ -150,6 +186,7 @@ class AuditReport:
         lines = [f"VALID: a finished game of {game(t.GAME).title}, {len(names)} players, {hands}."]
         lines += _wrap("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
         lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
+        lines += self._departure_lines()
         lines += self._about_lines()
         lines += ["", "What the audit checked:"]
         lines += self._shuffle_lines(k)
@@ -223,10 +260,16 @@ class AuditReport:
         )
         k = self.hands_verified
         lines.append(
-            f"Hand{'s 1-' + str(k) if k > 1 else ' 1'} verified before the first problem."
+            f"Hand{'s 1-' + str(k) if k > 1 else ' 1'} verified"
+            + (" from the records read." if self.damaged else " before the first problem.")
             if k
             else "No hand was verified to its end."
         )
+        if self.damaged:
+            lines += _wrap(
+                "The file itself is damaged outside its signed records: the records around the damage "
+                "were read and audited, and such damage blames nobody."
+            )
         for p in self.problems:
             who = "nobody in particular" if p.seat is None else f"seat {p.seat}"
             if p.seat is not None and p.seat < len(names):
@@ -250,6 +293,13 @@ class AuditReport:
                 lines.append(f"  seat {seat}: {name}, key {fingerprint(bytes.fromhex(key))[:9]}")
         if t is not None:
             lines += rules_in_words(t.GAME, t.rules)
+            clock = self._tables()[0].clock
+            if clock is not None:
+                turn, step, grace = clock
+                lines += _wrap(
+                    f"Clock, signed by every player: {_seconds(turn)} per turn, {_seconds(step)} "
+                    f"for any other step, {_seconds(grace)} to come back after a lost connection."
+                )
         saved = []
         if self.saved_on is not None:
             saved.append(f"on {self.saved_on}")
@@ -259,6 +309,24 @@ class AuditReport:
             lines += _wrap(f"File saved {' '.join(saved)} - the file's own word, not signed.")
         if self.status and not self.valid:
             lines += _wrap(f'Its note on how the game ended: "{clean(self.status, 200)}"')
+        return lines
+
+    def _departure_lines(self) -> list[str]:
+        """Who left, when, and how the match went on without them."""
+        lines = []
+        for t in self._tables()[1:]:
+            if t.carry is None or t.carried is None:
+                continue
+            prev, left = t.carry.table, t.carry.left
+            name = clean(prev.roster[left].name, 40)
+            signed = left in prev.departed
+            how = "signed that they leave" if signed else "were judged gone by the others"
+            scored = t.carried_hands
+            lines += _wrap(
+                f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
+                f"\"{clean(t.carry.reason, 200)}\"); the hand in progress was void and the others "
+                f"played on from a fresh deal; {name}'s total stays {t.leaver_total}."
+            )
         return lines
 
     def _shuffle_lines(self, hands: int) -> list[str]:
@@ -290,6 +358,14 @@ def _and(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _seconds(n: int) -> str:
+    """A duration for people: 45 s, 2 min, 1 h 30 min."""
+    if n < 120 or n % 60:
+        return f"{n} s"
+    hours, minutes = divmod(n // 60, 60)
+    return f"{hours} h {minutes} min" if hours and minutes else (f"{hours} h" if hours else f"{minutes} min")
+
+
 def _hands(k: int) -> str:
     return "Hand 1 was" if k == 1 else f"Hands 1-{k} were"
 
@@ -319,6 +395,9 @@ def audit_bytes(data: bytes) -> AuditReport:
         report.unfinished.append(cut)
     elif not tf.checksum_ok:
         report.problems.append(Problem(None, None, None, "file checksum mismatch: the file was altered"))
+    # Located but never blamed: bytes outside the signed records prove nothing about a seat.
+    report.problems.extend(Problem(None, None, d.record, d.what) for d in tf.damage)
+    report.damaged = len(tf.damage)
     records: list[tuple[int, SignedRecord]] = []
     unreadable: list[tuple[int, object, object, str]] = []
     for i, (raw, sig) in enumerate(tf.records):
@@ -339,15 +418,19 @@ def audit_bytes(data: bytes) -> AuditReport:
     if table is None:
         return report
     report.table = table
+    sitting = report.sitting = Sitting(table)
     index_of = {}
     for i, rec in records:
         index_of.setdefault(rec.raw, i)
     failed_at = None
-    last: tuple[int, int] = (-1, -1)
+    last: tuple[int, int, int] = (-1, -1, -1)
     for i, rec in records:
-        place = (rec.record.step, rec.record.seat)
         try:
-            table.receive_record(rec)
+            sitting.receive_record(rec)
+            table = report.table = sitting.current
+            place = (_segment(sitting, rec), rec.record.step, rec.record.seat)
+            if isinstance(rec.record.body, Leave):  # a side record: saved after its table's others
+                continue
             if place <= last and table.status != "disputed":
                 # Accepted as a copy or as a late record: the file was edited after it
                 # was saved (a node writes records in step order, then its proof).
@@ -392,6 +475,12 @@ def audit_bytes(data: bytes) -> AuditReport:
     return report
 
 
+def _segment(sitting: Sitting, rec: SignedRecord) -> int:
+    """Which of the match's tables ``rec`` belongs to (a continued match has several)."""
+    ids = [t.game_id for t in sitting.tables]
+    return ids.index(rec.record.game_id) if rec.record.game_id in ids else len(ids)
+
+
 def _hand(table: TableCore) -> int | None:
     return table.hand.number if table.hand is not None else None
 
@@ -418,7 +507,7 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
     try:
         cls = table_class(r.body.game)
         rules = game(r.body.game).rules_from_dict(dict(r.body.rules))
-        return cls(game_id=r.game_id, roster=roster, rules=rules, seat=None)
+        return cls(game_id=r.game_id, roster=roster, rules=rules, seat=None, clock=r.body.clock)
     except (RuleOptionError, LocalProtocolError, UsageError, ValueError) as e:
         report.problems.append(
             Problem(None, r.seat, index, f"signed a join record that names an impossible table: {e}")

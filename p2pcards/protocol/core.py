@@ -37,14 +37,16 @@ from p2pcards.crypto.identity import Identity, is_valid_public_key
 from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolError
 from p2pcards.games.base import cut_for_deal
 from p2pcards.games.base import game as game_named
-from p2pcards.protocol.events import CutDone, Event, HandEnded, MatchOver, Moved
+from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, MatchOver, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
     Body,
     Commit,
+    Continue,
     Dispute,
     Join,
     Keys,
+    Leave,
     Lock,
     Player,
     Result,
@@ -52,7 +54,7 @@ from p2pcards.protocol.messages import (
     Shuffle,
 )
 from p2pcards.protocol.steplog import StepLog
-from p2pcards.protocol.transcript import Transcript
+from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     PROTOCOL_VERSION,
     Frame,
@@ -91,6 +93,44 @@ class HandCrypto:
         return self.ledger.rounds
 
 
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """What a table that continues a match without a seat takes from the table it
+    continues (see :meth:`TableCore.continued_without`)."""
+
+    table: TableCore
+    left: int
+    """The seat of ``table`` that left."""
+    reason: str
+
+
+def continuation_id(game_id: bytes, left: int) -> bytes:
+    """The game id of the table that continues table ``game_id`` without seat ``left``:
+    every remaining seat derives the same one, and it never repeats a used id."""
+    return hashlib.sha256(b"p2pcards/v1/continue\x00" + game_id + bytes([left])).digest()[:16]
+
+
+@dataclass(slots=True)
+class Standings:
+    """A match that ends where it stands: the remaining seats are too few to play on."""
+
+    totals: list[int]
+    winners: tuple[int, ...]
+    results: list[Any] = field(default_factory=list)
+    history: list[Any] = field(default_factory=list)
+    hand: Any = None
+    dealer: int = 0
+    playoff_seats: Any = None
+
+    @property
+    def over(self) -> bool:
+        return True
+
+    @property
+    def hand_number(self) -> int:
+        return 1
+
+
 class SeededCut:
     """The cut's cards, from a seed the revealed cut secrets fix: round ``k`` gives the
     contenders, in seat order, the first cards of ``derive_permutation(seed, "cut", 52, k)``."""
@@ -117,6 +157,7 @@ class TableCore:
     """The step kinds whose record is a seat's decision (see :meth:`act`)."""
     SHARED_STEPS: ClassVar[dict[str, str]] = {
         "join": "_on_join",
+        "continue": "_on_continue",
         "cut-commit": "_on_cut_commit",
         "cut-reveal": "_on_cut_reveal",
         "commit": "_on_commit",
@@ -145,6 +186,8 @@ class TableCore:
         seat: int | None,
         identity: Identity | None = None,
         entropy: bytes | None = None,
+        carry: Carry | None = None,
+        clock: Sequence[int] | None = None,
     ) -> None:
         if len(game_id) != 16:
             raise LocalProtocolError("game id must be 16 bytes")
@@ -173,13 +216,26 @@ class TableCore:
         self.hand: Any = None
         self.hands_crypto: list[Any] = []  # every hand's, for measurements
         self._cut_commits: dict[int, bytes] = {}
+        self.carry = carry
+        self.carried: tuple[int, ...] | None = None
+        """The totals this table starts from (a continued match), by seat."""
+        self.carried_hands = 0
+        """Hands of the tables before this one whose scores count."""
+        self.leaver_total = 0
+        """The total of the seat that left, as it stays (a continued match)."""
+        self.hand_ends: list[int] = []
+        """The step at which each hand of this table was scored."""
         self._join = Join(
             version=PROTOCOL_VERSION,
             game=self.GAME,
             rules=tuple(sorted(rules.to_dict().items())),
             roster=self.roster,
+            clock=None if clock is None else tuple(clock),
         )
-        self._next("join", self._all(), Join)
+        if carry is None:
+            self._next("join", self._all(), Join)
+        else:
+            self._next("continue", self._all(), Continue)
 
     # ------------------------------------------------------------------ API
 
@@ -300,6 +356,53 @@ class TableCore:
         """``peer`` is on a new link: the frames to send it first (see StepLog.link_reset)."""
         return self.log.link_reset(peer)
 
+    @property
+    def clock(self) -> tuple[int, ...] | None:
+        """The table's clock as every seat signed it in the join records (turn, step and
+        grace, in seconds), or None for a table that did not state one."""
+        return self._join.clock
+
+    @property
+    def departed(self) -> dict[int, str]:
+        """Seats that signed that they leave the match, with their reason."""
+        return {s: r.record.body.reason for s, r in self.log.left.items()}  # type: ignore[attr-defined]
+
+    def leave(self, reason: str) -> None:
+        """This seat leaves for good: sign it (the frame goes out with :meth:`drain`),
+        so that the others continue without waiting for it. The table stops here."""
+        if self.seat is None or self.status not in ("running", "disputed"):
+            return
+        self.log.author_leave(Leave(reason=reason))
+        self.log.stop(f"{self.roster[self.seat].name} left the match")
+
+    def hands_by(self, steps: int) -> int:
+        """Hands of this table scored within its first ``steps`` steps."""
+        return sum(1 for end in self.hand_ends if end < steps)
+
+    def continued_without(self, left: int, reason: str) -> TableCore:
+        """The table on which the others continue the match without seat ``left`` (it
+        left, or stayed away too long): same game and rules, the roster without it
+        (seats renumbered in order), a fresh cut and deal, the totals of the hands
+        every remaining seat finished. This seat writes where it stood here as the
+        new table's first record; this table takes nothing more."""
+        if not 0 <= left < self.n or left == self.seat:
+            raise LocalProtocolError(f"cannot continue without seat {left}")
+        seat = None if self.seat is None else self.seat - (self.seat > left)
+        entropy = None if self._entropy is None else kdf.derive(self._entropy, "continue", left)
+        nxt = type(self)(
+            game_id=continuation_id(self.game_id, left),
+            roster=[p for s, p in enumerate(self.roster) if s != left],
+            rules=self.rules,
+            seat=seat,
+            identity=self._identity,
+            entropy=entropy,
+            carry=Carry(self, left, reason),
+            clock=self._join.clock,
+        )
+        if self.failure is None and self.status != "over":
+            self.log.stop(f"{self.roster[left].name} left; the match goes on without them")
+        return nxt
+
     def act(self, action: Any) -> None:
         """This seat's decision at its turn (an engine action of this seat)."""
         if self.failure is not None:
@@ -360,6 +463,8 @@ class TableCore:
         body: Body | None = None
         if kind == "join":
             body = self._join
+        elif kind == "continue":
+            body = self._continue_body()
         elif kind == "cut-commit":
             body = Commit(commit=kdf.commitment(self._cut_secret(), self._commit_context(0, self.seat)))
         elif kind == "cut-reveal":
@@ -448,6 +553,69 @@ class TableCore:
                 self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
         self._next("cut-commit", self._all(), Commit)
 
+    def _continue_body(self) -> Continue:
+        assert self.carry is not None
+        prev = self.carry.table
+        return Continue(
+            game=prev.game_id,
+            left=self.carry.left,
+            reason=self.carry.reason,
+            steps=prev.step,
+            last=prev.transcript.last_digest,
+            hands=prev.hands_by(prev.step),
+        )
+
+    def _on_continue(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        """Every remaining seat said where it stood on the table it continues: check
+        each claim against that table as far as this node holds it, and carry the
+        totals of the hands every one of them finished (the fewest claimed)."""
+        assert self.carry is not None
+        prev, left = self.carry.table, self.carry.left
+        old = [s for s in range(prev.n) if s != left]
+        held = [*prev.records_to_save()]
+        hands = []
+        for seat, body in bodies.items():
+            assert isinstance(body, Continue)
+            if body.game != prev.game_id or body.left != left:
+                self._fail(seat, "continues another table, or without another seat", step=step)
+            own = [
+                r.record.step
+                for r in held
+                if r.record.seat == old[seat] and not isinstance(r.record.body, Leave)
+            ]
+            if body.steps < max(own, default=0):  # its record of step t shows it completed t steps
+                self._fail(seat, f"says it completed {body.steps} steps, fewer than it signed", step=step)
+            if body.steps <= prev.step:
+                if body.last != (prev.transcript.digests[body.steps - 1] if body.steps else GENESIS):
+                    self.log.stop(
+                        f"{self.roster[seat].name} continues from another history than this node's"
+                        f" (at step {body.steps}): someone showed the two of them different records"
+                    )
+                    assert self.log.failure is not None
+                    raise self.log.failure
+                if body.hands != prev.hands_by(body.steps):
+                    self._fail(seat, f"says {body.hands} hands were scored by step {body.steps}", step=step)
+            elif body.hands < prev.hands_by(prev.step):
+                self._fail(seat, f"says {body.hands} hands were scored, fewer than this node saw", step=step)
+            hands.append(body.hands)
+        carried = min(hands)
+        if carried > 0:
+            assert prev.match is not None
+            totals = list(prev.match.results[carried - 1].totals)
+        elif prev.carried is not None:
+            totals = list(prev.carried)
+        else:
+            totals = list(self._game.new_match(self.rules, prev.n, 0).totals)
+        self.leaver_total = totals[left]
+        self.carried = tuple(totals[s] for s in old)
+        self.carried_hands = prev.carried_hands + carried
+        self._events.append(Continued(left, prev.roster[left].name, self.carry.reason, carried, self.carried))
+        if self._game.min_players <= self.n <= self._game.max_players:
+            self._next("cut-commit", self._all(), Commit)
+        else:  # too few to play on: the match ends on the carried totals
+            self.match = Standings(list(self.carried), self._game.ahead(self.carried))
+            self._next("result", self._all(), Result)
+
     def _on_cut_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         self._cut_commits = {s: b.commit for s, b in bodies.items()}  # type: ignore[attr-defined]
         self._next("cut-reveal", self._all(), Reveal)
@@ -465,6 +633,9 @@ class TableCore:
         # The same cut as every local game's, from a deck only the revealed secrets fix.
         self.cut_rounds, dealer = cut_for_deal(self._game, SeededCut(seed), self.n)
         self.match = self._game.new_match(self.rules, self.n, dealer)
+        if self.carried is not None:
+            self.match.totals = list(self.carried)
+            self.match.played_before = self.carried_hands
         self._events.append(CutDone(tuple(self.cut_rounds), dealer))
         self._begin_hand()
 
@@ -534,6 +705,7 @@ class TableCore:
         assert full_hand is not None
         self.match.hand = full_hand
         self.match.close_hand()
+        self.hand_ends.append(step)
         self._events.append(HandEnded(full_hand, self.match.results[-1], self.match))
         if self.match.over:
             self._next("result", self._all(), Result)

@@ -56,4 +56,17 @@ class MatchOver:
     match: Any
 
 
-Event = CutDone | HandStarted | Moved | HandEnded | MatchOver
+@dataclass(frozen=True, slots=True)
+class Continued:
+    """The match goes on at a new table without a seat that left: its old seat and
+    name, why, the hands of the old table that count, and the totals the new
+    table starts from (by new seat: the old seats in order, without the leaver)."""
+
+    left: int
+    name: str
+    reason: str
+    hands: int
+    totals: tuple[int, ...]
+
+
+Event = CutDone | HandStarted | Moved | HandEnded | MatchOver | Continued

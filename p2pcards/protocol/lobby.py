@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from p2pcards.protocol.messages import (
+    MAX_CLOCK,
     MAX_NAME,
     MAX_SEATS,
     Body,
@@ -147,10 +148,6 @@ class Hello(Body):
     key: bytes
     nonce: bytes
     port: int
-
-
-MAX_CLOCK = 86_400
-"""The longest wait of the table's clock: a day."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

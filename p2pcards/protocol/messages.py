@@ -20,6 +20,8 @@ MAX_SEATS = 6
 MAX_DECK = 104
 MAX_ROUNDS = 1000
 MAX_TEXT = 200
+MAX_CLOCK = 86_400
+"""The longest wait of the table's clock, in seconds: a day."""
 
 
 class SchemaError(ValueError):
@@ -223,11 +225,16 @@ class Body:
 
     TYPE: ClassVar[str]
     SCHEMA: ClassVar[dict[str, Check]]
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    """Fields a body may leave out (absent: None); written only when set."""
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):  # type: ignore[arg-type]
-            out[f.name] = _to_wire(getattr(self, f.name), f.name)
+            value = getattr(self, f.name)
+            if value is None and f.name in self.OPTIONAL:
+                continue
+            out[f.name] = _to_wire(value, f.name)
         return out
 
 
@@ -251,11 +258,16 @@ class Join(Body):
         "game": _text(40),
         "rules": _rules,
         "roster": _array(_player, MAX_SEATS, 2),
+        "clock": _array(_uint(MAX_CLOCK), 3, 3),
     }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"clock"})
     version: int
     game: str
     rules: tuple[tuple[str, RuleValue], ...]
     roster: tuple[Player, ...]
+    clock: tuple[int, ...] | None = None
+    """The table's clock, in whole seconds: a turn, any other step, and the grace to
+    come back after a lost connection (the host's, agreed by every seat)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -437,6 +449,40 @@ class Result(Body):
     winners: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(Body):
+    """A seat leaves the match for good, so that nobody waits for it (a side record:
+    written at any step, beside the seat's record of that step, once per table)."""
+
+    TYPE: ClassVar[str] = "leave"
+    SCHEMA: ClassVar[dict[str, Check]] = {"reason": _text(MAX_TEXT)}
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Continue(Body):
+    """Step 0 of a table that continues the match without a seat that left: which
+    table it continues (``game``), who left (``left``, a seat of that table) and
+    where the signer stood there: ``steps`` completed, the digest ``last`` of the
+    last one, and the ``hands`` finished by then."""
+
+    TYPE: ClassVar[str] = "continue"
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "game": _bin(16),
+        "left": _uint(MAX_SEATS - 1),
+        "reason": _text(MAX_TEXT),
+        "steps": _uint(1 << 30),
+        "last": _bin(32),
+        "hands": _uint(1 << 20),
+    }
+    game: bytes
+    left: int
+    reason: str
+    steps: int
+    last: bytes
+    hands: int
+
+
 BODY_TYPES: dict[str, type[Body]] = {
     cls.TYPE: cls
     for cls in (
@@ -459,6 +505,8 @@ BODY_TYPES: dict[str, type[Body]] = {
         LeavePile,
         Dispute,
         Result,
+        Leave,
+        Continue,
     )
 }
 
@@ -473,9 +521,9 @@ def body_from_wire(
     if type(obj) is not dict:
         raise SchemaError(f"{type_name} body must be a map")
     schema = cls.SCHEMA
-    if set(obj) != set(schema):
-        missing = sorted(set(schema) - set(obj))
-        extra = sorted(show(k) for k in set(obj) - set(schema))
+    missing = sorted(set(schema) - set(obj) - cls.OPTIONAL)
+    extra = sorted(show(k) for k in set(obj) - set(schema))
+    if missing or extra:
         raise SchemaError(f"{type_name} body fields wrong (missing {missing}, unexpected {extra})")
-    values = {name: check(obj[name], f"{type_name}.{name}") for name, check in schema.items()}
+    values = {name: check(obj[name], f"{type_name}.{name}") for name, check in schema.items() if name in obj}
     return cls(**values)

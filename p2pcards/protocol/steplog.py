@@ -26,7 +26,7 @@ from typing import NoReturn, Protocol
 
 from p2pcards.crypto.identity import Identity, verify_signature
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
-from p2pcards.protocol.messages import Body, Player
+from p2pcards.protocol.messages import Body, Leave, Player
 from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
@@ -109,6 +109,8 @@ class StepLog:
         self._needs_sent = 0
         self._journal: list[SignedRecord] = []  # records to make durable, in order
         self._restored: dict[int, SignedRecord] = {}  # own records from a journal, by step
+        self.left: dict[int, SignedRecord] = {}
+        """Each seat's signed ``leave`` record, if it left (a side record, see _accept_leave)."""
 
     @property
     def step(self) -> int:
@@ -197,6 +199,9 @@ class StepLog:
             raise self.failure
         if not 0 <= rec.record.seat < self.n:
             self.fail(None, f"record by seat {rec.record.seat}, not in the roster", rec=rec)
+        if isinstance(rec.record.body, Leave):
+            self._accept_leave(rec, None)
+            return
         if self.status == "over":
             held = self._held(rec.record.seat, rec.record.step)
             if held is not None and held.raw == rec.raw:
@@ -258,6 +263,7 @@ class StepLog:
         equivocator, a record out of place): an audit of the file reaches the same
         verdict, or names exactly the seats still awaited."""
         out = self.transcript.records() + [r for _, r in sorted(self.current.items())]
+        out += [r for _, r in sorted(self.left.items())]
         seen = {r.raw for r in out}
         for r in self.proof:
             if r.raw not in seen:
@@ -326,6 +332,36 @@ class StepLog:
         self.current[self.seat] = signed
         self._journal.append(signed)
         self._outbox.append(signed.to_frame())
+
+    def author_leave(self, body: Leave) -> None:
+        """Sign and send that this seat leaves (a side record of the current step)."""
+        assert self.seat is not None and self._identity is not None
+        rec = Record(
+            game_id=self.game_id, step=self.step, seat=self.seat, prev=self.transcript.last_digest, body=body
+        )
+        raw = rec.to_bytes()
+        signed = SignedRecord(raw, self._identity.sign(SIGN_PREFIX + raw), rec)
+        self.left[self.seat] = signed
+        self._journal.append(signed)
+        self._outbox.append(signed.to_frame())
+
+    def _accept_leave(self, rec: SignedRecord, sender: int | None) -> bool:
+        """A ``leave`` record: a side record, beside its author's record of that step
+        (so it is never equivocation with it), at most one per seat. It is passed on
+        to every peer once, so that a seat whose link with the leaver is down learns
+        it too. Returns True if it was new."""
+        seat = rec.record.seat
+        held = self.left.get(seat) if 0 <= seat < self.n else None
+        if held is not None and held.raw == rec.raw:
+            return False
+        self._check_signed(rec, sender)
+        if held is not None:
+            self._equivocation(held, rec)
+        self.left[seat] = rec
+        self._journal.append(rec)
+        if sender is not None and seat != self.seat:
+            self._outbox.append(Evidence((rec,)).to_frame())
+        return True
 
     def fail(
         self,
@@ -400,6 +436,8 @@ class StepLog:
         r = rec.record
         if direct and r.seat != sender:
             self.fail(sender, f"sent a record authored by seat {r.seat} on its own link")
+        if isinstance(r.body, Leave):
+            return self._accept_leave(rec, sender)
         held = self._held(r.seat, r.step) if 0 <= r.seat < self.n else None
         if held is not None and held.raw == rec.raw:
             if direct and self._direct_last[r.seat] >= r.step:
@@ -464,6 +502,10 @@ class StepLog:
             r = rec.record
             if not 0 <= r.seat < self.n:
                 self.fail(sender, f"forwarded a record by seat {r.seat}, which is not at this table")
+            if isinstance(r.body, Leave):  # passed on once by each peer: never idle
+                self._accept_leave(rec, sender)
+                new = True
+                continue
             held = self._held(r.seat, r.step)
             if (
                 held is None

@@ -3,15 +3,19 @@
 A spectator (``--watch``) sees each move as a line. A player sees the table
 at each of their turns (with the moves since their last turn, see
 :mod:`p2pcards.ui.prompt`); this module prints what happens between those
-turns: the deal, the end of each hand, the scores and the winners.
+turns: the deal, the end of each hand, the scores and the winners. At a
+networked table (``live``), where the others may take a while, a player also
+sees their hand when it is dealt, every move as it is made, and their hand
+again after their own draws (once they wait again), so that waiting is watching.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from p2pcards.cards import Card, hand_sort_key, penalty
-from p2pcards.games.nines import Action, Draw, HandResult, HandState, Match, NinesRules
+from p2pcards.games.nines import Action, Draw, HandResult, HandState, Match, NinesRules, Play, PlayNines
 from p2pcards.ui.prompt import Console
 from p2pcards.ui.render import (
     TableContext,
@@ -27,9 +31,13 @@ from p2pcards.ui.render import (
 
 
 class ConsoleDisplay:
-    """Shows a match on a :class:`Console`; ``watch`` prints every move as it is made."""
+    """Shows a match on a :class:`Console`; ``watch`` prints every move as it is made.
 
-    __slots__ = ("_pending", "console", "pause_between_hands", "table", "watch")
+    ``live``: a player's view of a networked table, where the moves print as they
+    come and the table at the player's turn shows only those not printed yet.
+    """
+
+    __slots__ = ("_drew", "_hand", "_pending", "console", "live", "pause_between_hands", "table", "watch")
 
     def __init__(
         self, console: Console, table: TableContext, *, watch: bool, pause_between_hands: bool = True
@@ -39,6 +47,11 @@ class ConsoleDisplay:
         self.watch = watch
         self.pause_between_hands = pause_between_hands
         self._pending: list[Action] = []
+        self.live = False
+        self._hand: list[Card] = []
+        """A live player's own cards, as far as the moves shown so far tell."""
+        self._drew = False
+        """A draw of the live player's changed their hand since it was last shown."""
 
     @property
     def _me(self) -> int | None:
@@ -94,14 +107,63 @@ class ConsoleDisplay:
                     else c.tr.cards(len(hand.hands[s]))
                 )
                 c.say(f"   {pad(short_name(t.names[s]), 10)}  {shown}")
+        elif self.live and self._me is not None and self._me in hand.seats:
+            self._hand = [x for x in hand.dealt[self._me] if x is not None]
+            self._drew = False
+            self._say_hand()
 
     def move(self, action: Action) -> None:
-        """In watch mode print each move; a draw waits for what its player does next."""
-        if not self.watch:
+        """In watch mode print each move; a draw waits for what its player does next.
+
+        A live player sees the moves not yet shown (the table's log) as they come;
+        a draw waits, as in watch mode, until the next move or :meth:`settle`.
+        """
+        if self.watch:
+            self._pending.append(action)
+            if not isinstance(action, Draw):
+                self._flush()
             return
-        self._pending.append(action)
+        if not self.live:
+            return
+        self._follow(action)
         if not isinstance(action, Draw):
-            self._flush()
+            self._show_unseen()
+
+    def settle(self) -> None:
+        """The player now waits for the others: show what is pending (a draw), and
+        their hand if a draw of theirs changed it."""
+        if not self.live or self.watch:
+            return
+        self._show_unseen()
+        if self._drew:
+            self._drew = False
+            self._say_hand()
+
+    def _show_unseen(self) -> None:
+        c, t = self.console, self.table
+        for line in describe_moves(
+            t.unseen(), names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+        ):
+            c.say(f"   {line}")
+        t.mark_seen()
+
+    def _follow(self, action: Action) -> None:
+        """Keep a live player's own cards up to date with their move."""
+        if getattr(action, "seat", None) != self._me:
+            return
+        if isinstance(action, Draw) and action.card is not None:
+            self._hand.append(action.card)
+            self._drew = True
+        elif isinstance(action, Play | PlayNines):
+            for card in action.cards if isinstance(action, PlayNines) else (action.card,):
+                with contextlib.suppress(ValueError):
+                    self._hand.remove(card)
+            self._drew = False  # the player saw the table, or the card drawn, when playing
+
+    def _say_hand(self) -> None:
+        c = self.console
+        mine = sorted(self._hand, key=hand_sort_key)
+        c.say(f"   {c.style.bold(c.tr('your_hand'))}  {c.style.cards(mine)}")
 
     def _flush(self) -> None:
         c, t = self.console, self.table

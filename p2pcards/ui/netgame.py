@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,34 +24,77 @@ import trio
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
-from p2pcards.net.runner import Decider, QuitMatch
+from p2pcards.net.runner import WAIT_NOTICE, Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
-from p2pcards.protocol.events import CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
+from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.table import TableCore
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.prompt import Console, QuitGame
-from p2pcards.ui.render import NAME_LIMIT, table_names
+from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 from p2pcards.ui.screen import Screen, make_screen, probe
 
 TEXT_LIMIT = 400
 """Longest notice shown from the network (a peer's reason for stopping is at most 300 characters)."""
 
 
+STATUS_TICK = 0.5
+"""Seconds between two redraws of a terminal's status line (its clock counts down)."""
+
+CLOCK_SHOWN = 3600.0
+"""Longer clocks (a person alone with bots has a day) are not counted down: nobody is hurried."""
+
+SLOW_STEP = WAIT_NOTICE
+"""Seconds after which the clock of a step that is not a decision (a shuffle, keys) is shown too."""
+
+STEP_WAITS = {
+    "shuffle": "shuffle",
+    "lock": "shuffle",
+    "relock": "keys",
+    "deal": "keys",
+    "draw-keys": "keys",
+    "open-keys": "keys",
+    "unlock": "keys",
+}
+"""What a player waits for at each kind of step (see :data:`~p2pcards.ui.render.STATUS_WAITS`);
+a decision is ``turn``, any other step ``step``."""
+
+
 @dataclass(slots=True)
 class TableWatcher:
-    """Feeds a game's screen from the events of one seat's table (``TableCore.next_event``)."""
+    """Feeds a game's screen from the events of one seat's table (``TableCore.next_event``),
+    and keeps its status line saying what the table waits for.
+
+    The status line counts down the table's clock (``clock``, a ``Timeouts``) for
+    the seat or seats awaited: on a terminal it is redrawn in place as the table
+    moves and every :data:`STATUS_TICK` seconds; elsewhere a waiting line is
+    printed only when a wait lasts (:meth:`waiting`, the runner's ``on_wait``).
+    """
 
     screen: Screen
     hands_ended: int = 0
     on_hand_end: Callable[[], None] = field(default=lambda: None)
+    """Called when a hand ends and the match goes on."""
     hold_after_hand: bool = False
     """For a player: after a hand's scores, hold what follows until :meth:`release`."""
     table: TableCore | None = None
     """The table last seen (for the score table on demand)."""
+    clock: Any = None
+    """The table's clock (``Timeouts``: ``turn`` and ``step`` seconds), once known."""
+    now: Callable[[], float] = time.monotonic
+    on_continued: Callable[[Any], Screen | None] = field(default=lambda table: None)
+    """The match went on at a new table without a seat that left: the screen for it
+    (its seats are renumbered), or None to keep this one."""
     _held: list[Callable[[], None]] | None = None
+    _step: int = -1
+    _since: float = 0.0
+    """When the step in progress began (by ``now``)."""
+    _ticking: bool = False
+
+    def __post_init__(self) -> None:
+        self.screen.follow_live()
 
     def release(self) -> None:
         """Show what was held back since the end of the last hand."""
@@ -68,6 +112,68 @@ class TableWatcher:
         self.table = table
         while (event := table.next_event()) is not None:
             self._event(event)
+        self._status(table)
+
+    def waiting(self, table: TableCore, waited: float) -> None:
+        """The runner's ``on_wait``: the table has waited ``waited`` seconds for this step."""
+        self.table = table
+        now = self.now()
+        self._follow_step(table, now)
+        self._since = now - waited  # the runner's own count of this step
+        text = self._status(table)
+        if text is not None:
+            self.screen.console.status.note(text, key=(table.step, tuple(table.waiting_for)), now=now)
+
+    def status_text(self, table: TableCore) -> str | None:
+        """What the table waits for, in words, with the time left on its clock; None
+        when it waits for nobody else (this seat decides, or the match is over)."""
+        table = getattr(table, "current", table)  # a Sitting: its current table's seats
+        if table.status != "running" or table.my_turn:
+            return None
+        names = self.screen.names
+        who = [names[s] for s in table.waiting_for if s != table.seat and s < len(names)]
+        if not who:
+            return None
+        kind = table.spec.kind
+        decision = kind in table.DECISIONS
+        waited = self.now() - self._since
+        left = None
+        if self.clock is not None:
+            limit = float(self.clock.turn if decision else self.clock.step)
+            if limit <= CLOCK_SHOWN and (decision or waited >= SLOW_STEP):
+                left = limit - waited
+        what = "turn" if decision else STEP_WAITS.get(kind, "step")
+        console = self.screen.console
+        return waiting_status(what, who, left, tr=console.tr, style=console.style)
+
+    def _follow_step(self, table: TableCore, now: float) -> None:
+        if table.step != self._step:
+            self._step, self._since = table.step, now
+
+    def _status(self, table: TableCore) -> str | None:
+        self._follow_step(table, self.now())
+        text = self.status_text(table)
+        if text is not None and self._held is None:
+            self.screen.settle()  # what is pending shows before the wait does
+        status = self.screen.console.status
+        status.show(text)
+        if text is not None and status.terminal and not self._ticking:
+            with contextlib.suppress(RuntimeError):  # outside trio: redrawn at each call only
+                trio.lowlevel.spawn_system_task(self._tick)
+                self._ticking = True
+        return text
+
+    async def _tick(self) -> None:
+        """Redraw the status line as its clock runs; erase it when trio stops (the match
+        ended, or Ctrl-C), before anything else is said."""
+        try:
+            while True:
+                await trio.sleep(STATUS_TICK)
+                if self.table is not None:
+                    self._status(self.table)
+        finally:
+            self.screen.console.status.clear()
+            self._ticking = False
 
     def _event(self, event: Event) -> None:
         screen = self.screen
@@ -81,12 +187,30 @@ class TableWatcher:
             self.release()
             screen.hand_end(event.hand, event.result, event.match)
             self.hands_ended += 1
-            self.on_hand_end()
-            if self.hold_after_hand and not event.match.over:
-                self._held = []
+            if not event.match.over:
+                self.on_hand_end()
+                if self.hold_after_hand:
+                    self._held = []
         elif isinstance(event, MatchOver):
             self.release()
             screen.match_end(event.match)
+        elif isinstance(event, Continued):
+            self.release()
+            new = self.on_continued(self.table)
+            if new is not None:
+                self.screen = new
+                new.follow_live()
+            console = self.screen.console
+            scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
+            console.say(
+                console.tr(
+                    "net_continued",
+                    name=clean(event.name, NAME_LIMIT),
+                    reason=clean(event.reason, TEXT_LIMIT),
+                    hands=event.hands,
+                    scores=scores,
+                )
+            )
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
@@ -115,10 +239,17 @@ TURN_WARNINGS = (60, 10)
 
 @dataclass(slots=True)
 class HumanDecider:
-    """The keyboard: asks in a worker thread; pauses first when a hand has ended."""
+    """The keyboard: asks in a worker thread, so that the network keeps running while the player thinks.
+
+    When a hand ends the player is asked at once to press Enter for the next one,
+    as in the offline game, while the table goes on (:meth:`hand_ended`); what
+    the table shows meanwhile is held until then (``release``), and a decision
+    waits for that answer first.
+    """
 
     screen: Screen
     pause_pending: bool = False
+    """Outside trio: ask for Enter at the next decision instead."""
     rng: random.Random = field(default_factory=random.Random)
     release: Callable[[], None] = field(default=lambda: None)
     """Shows what the display held back while the player read the scores."""
@@ -126,9 +257,50 @@ class HumanDecider:
     """Ask before leaving: at a table of people, leaving ends the match for everyone."""
     turn_time: Callable[[], float | None] = field(default=lambda: None)
     """Seconds a turn may take on the table's clock (None: no warning)."""
+    leaving: bool = False
+    """The player chose to leave between hands: done at their next decision."""
+    _paused: trio.Event | None = None
+    """Set once the player pressed Enter after the last hand (None: not asked)."""
+    _problem: BaseException | None = None
 
     def hand_ended(self) -> None:
-        self.pause_pending = True
+        """A hand ended and the match goes on: ask for Enter now, in a worker thread."""
+        if self._paused is not None and not self._paused.is_set():
+            return  # still asked about the hand before
+        try:
+            paused = trio.Event()
+            trio.lowlevel.spawn_system_task(self._pause, paused)
+        except RuntimeError:  # not inside trio
+            self.pause_pending = True
+            return
+        self._paused = paused
+
+    def _pause_prompt(self) -> bool:
+        """Wait for Enter; True if the player chose to leave instead."""
+        console = self.screen.console
+        while True:
+            try:
+                console.ask(console.tr("prompt_continue"))
+                return False
+            except QuitGame:
+                if not self.confirm_quit or self._really_leave():
+                    return True
+
+    async def _pause(self, paused: trio.Event) -> None:
+        try:
+            leaving = await trio.to_thread.run_sync(self._pause_prompt, abandon_on_cancel=True)
+        except Exception as e:  # raised at the next decision rather than lost here
+            self._problem = e
+            paused.set()
+            return
+        if leaving:
+            self.leaving = True
+            if self.confirm_quit:
+                console = self.screen.console
+                console.say(console.tr("net_leaving"))
+        else:
+            self.release()
+        paused.set()
 
     def _really_leave(self) -> bool:
         """Ask once more; anything but yes keeps the player at the table."""
@@ -171,8 +343,7 @@ class HumanDecider:
             for left in TURN_WARNINGS:
                 if total > left + 5:  # not at the very start of a short turn
                     await trio.sleep_until(start + total - left)
-                    console.say("")  # end the prompt's line first
-                    console.say(console.tr("turn_warning", left=left))
+                    console.say(console.tr("turn_warning", left=left))  # (the console ends a prompt's line)
 
         action: Any = None
         leaving = False
@@ -180,11 +351,22 @@ class HumanDecider:
             total = self.turn_time()
             if total is not None:
                 nursery.start_soon(warn, total)
-            try:
-                action = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
-            except QuitGame:
+            if self._paused is not None:
+                await self._paused.wait()  # the player reads the scores first
+            problem, self._problem = self._problem, None
+            if self.leaving or problem is not None:
                 leaving = True
+            else:
+                try:
+                    action = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+                except QuitGame:
+                    leaving = True
+                except trio.Cancelled:  # the turn's time ran out: that prompt gets no answer
+                    console.status.abandon()
+                    raise
             nursery.cancel_scope.cancel()
+        if problem is not None:
+            raise problem
         if leaving:
             raise QuitMatch()
         return action
@@ -225,9 +407,15 @@ async def play_on_loopback(
 
     Each node has its own identity, secrets, table and TCP links, exactly as
     across the internet; only seat 0's progress is shown. Returns seat 0's outcome.
+    A :class:`TableWatcher` as ``on_progress`` also gets the table's clock and the
+    waits, for its status line, which then says what ``on_wait`` would have said.
     """
     code = new_code()
     timeouts = timeouts or Timeouts()
+    if isinstance(on_progress, TableWatcher):
+        if on_progress.clock is None:
+            on_progress.clock = timeouts
+        on_wait = on_progress.waiting
     entropies = entropies or [None] * len(names)
     outcomes: dict[int, Outcome] = {}
 
@@ -291,9 +479,9 @@ class NetworkUI(LobbyUI):
         self.screen: Screen | None = None
         self._last_names: tuple[str, ...] = ()
         self.names: tuple[str, ...] = ()
+        """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.clock: Any = None
         """The table's clock (``Timeouts``), once the session knows it."""
-        """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.on_invitation: Callable[[str, int], None] = lambda code, port: None
         """How the command prints the invitation (it knows the address to give out)."""
 
@@ -320,22 +508,30 @@ class NetworkUI(LobbyUI):
         self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
         self.console.say("  " + tr("fingerprint_compare"))
 
-    def _attach(self, table: TableCore) -> None:
-        names = list(table_names(table.roster))
-        self.names = tuple(names)
+    def _screen_for(self, table: Any) -> Screen:
+        """The game's screen for the table in play (a continued match's: its own seats)."""
+        current = getattr(table, "current", table)
         screen = make_screen(
-            table.GAME,
+            current.GAME,
             self.console,
-            names,
-            me=table.seat,
-            rules=table.rules,
+            list(table_names(current.roster)),
+            me=current.seat,
+            rules=current.rules,
             watch=not self.human,
             pause_between_hands=False,
             match=lambda: table.match,
             verified=True,
         )
         self.screen = screen
-        self.watcher = TableWatcher(screen)
+        if self.decider is not None:
+            self.decider.screen = screen
+        return screen
+
+    def _attach(self, table: TableCore) -> None:
+        names = list(table_names(table.roster))
+        self.names = tuple(names)
+        screen = self._screen_for(table)
+        self.watcher = TableWatcher(screen, clock=self.clock, on_continued=self._screen_for)
         if self.human:
             self.decider = HumanDecider(
                 screen=screen,
@@ -354,24 +550,21 @@ class NetworkUI(LobbyUI):
         assert self.watcher is not None
         self.watcher(table)
 
+    def leaving(self) -> bool:
+        """The player chose to leave while it was not their turn (the runner asks)."""
+        return self.decider is not None and self.decider.leaving
+
     def table_clock(self, timeouts: Any) -> None:
         self.clock = timeouts
+        if self.watcher is not None:
+            self.watcher.clock = timeouts
 
     def waiting(self, table: TableCore, waited: float) -> None:
-        names = self.names or table_names(table.roster)
-        who = [names[s] for s in table.waiting_for]
-        if not who:
-            return
-        if self.clock is None:
-            self.console.say(
-                self.console.tr("waiting_for", names=self.console.tr.join(who), seconds=int(waited))
-            )
-            return
-        # The table's clock (the host's, the same at every seat): how long is left.
-        limit = self.clock.turn if table.spec.kind in table.DECISIONS else self.clock.step
-        left = max(0, int(limit - waited))
-        clock = f"{left // 60}:{left % 60:02d}"
-        self.console.say(self.console.tr("waiting_left", names=self.console.tr.join(who), left=clock))
+        """The table has waited a while: the status line says for whom, and how long is left."""
+        if self.watcher is None:
+            self._attach(table)
+        assert self.watcher is not None
+        self.watcher.waiting(table, waited)
 
     async def decide(self, table: TableCore) -> Any:
         if self.decider is None:
@@ -395,8 +588,10 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     """
     if outcome.table is not None:
         names = list(table_names(outcome.table.roster))
+        # A match that went on without a seat scores the seats of its last table.
+        playing = list(table_names(getattr(outcome.table, "current", outcome.table).roster))
     else:
-        names = [clean(n, NAME_LIMIT) or "?" for n in outcome.names]
+        names = playing = [clean(n, NAME_LIMIT) or "?" for n in outcome.names]
     why = clean(outcome.problem or "", TEXT_LIMIT)
     if outcome.status == "over":
         lines = [tr("net_over")]
@@ -409,8 +604,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         lines = [tr("net_stopped", why=why)]
     match = outcome.table.match if outcome.table is not None else None
     if outcome.status != "over" and match is not None and match.results:
-        scores = ", ".join(f"{names[s]} {t}" for s, t in enumerate(match.totals) if s < len(names))
-        lines.append(tr("net_standings", hands=len(match.results), scores=scores))
+        scores = ", ".join(f"{playing[s]} {t}" for s, t in enumerate(match.totals) if s < len(playing))
+        hands = getattr(match, "played_before", 0) + len(match.results)
+        lines.append(tr("net_standings", hands=hands, scores=scores))
     if outcome.transcript is not None:
         lines.append(tr("transcript_saved", path=outcome.transcript))
     return lines

@@ -8,7 +8,9 @@ trick as it completes, and the hands after the exchanges. A player sees the
 table at each of its turns (:mod:`p2pcards.ui.neuf_prompt`); this module prints
 what happens between those turns: the deal, each exchange decision as it is
 taken (``Bob looked at the dummy``, ``Bob took the dummy``), the end of each
-hand with every hand as played, the scores and the winners. It never prints a
+hand with every hand as played, the scores and the winners. At a networked
+table (``live``) a player also sees their hand when it is dealt and after they
+take the dummy, and each trick as it is won. It never prints a
 card that the player at this terminal has not seen: another seat's look and
 the hands that moved through the dummy stay hidden until the hand is over.
 
@@ -56,6 +58,8 @@ class NeufDisplay:
 
     ``verified``: the hands shown at the end of each hand were checked by every
     node with every card revealed (a networked match), and the display says so.
+    ``live``: a player's view of a networked table, where tricks print as they
+    are won and the table at the player's turn shows only those not printed yet.
     """
 
     __slots__ = (
@@ -66,6 +70,7 @@ class NeufDisplay:
         "_trick",
         "_trump",
         "console",
+        "live",
         "pause_between_hands",
         "rules",
         "table",
@@ -89,6 +94,7 @@ class NeufDisplay:
         self.watch = watch
         self.pause_between_hands = pause_between_hands
         self.verified = verified
+        self.live = False
         self._trump: str | None = None
         self._holdings: list[list[Card | None]] = []
         """The three hands then the dummy, as far as this display knows them (None: unseen)."""
@@ -141,6 +147,7 @@ class NeufDisplay:
         if self.watch:
             self._show_hands()
         c.say(exchange_intro(hand.dealer, names=t.names, me=self._me, tr=c.tr))
+        self._say_hand()
 
     def move(self, action: Action) -> None:
         """Each exchange decision as it is taken; in watch mode also each trick when complete."""
@@ -162,6 +169,8 @@ class NeufDisplay:
                 )
                 if action.cards is not None:
                     self._holdings[action.seat] = list(action.cards)
+                if action.seat == self._me:
+                    self._say_hand()
             # A spectator sees the hands again if they moved, as far as it knows them: all of
             # them offline, its own over the network when its seat took the dummy.
             done = t.shown_exchanges == len(t.names)
@@ -174,7 +183,9 @@ class NeufDisplay:
                 return
             plays, self._current = self._current, []
             self._trick += 1
-            if self.watch:
+            if self.live and not self.watch:
+                t.shown_tricks = max(t.shown_tricks, self._trick)
+            if self.watch or self.live:
                 winner = trick_winner(plays, self._trump)
                 line = describe_trick(
                     self._trick, plays, winner, names=t.names, me=self._me, tr=c.tr, style=c.style
@@ -249,6 +260,19 @@ class NeufDisplay:
             key = "neuf_log_take" if isinstance(action, Exchange) else "neuf_log_leave"
         tr = self.console.tr
         return tr(key + "_you") if seat == self._me else tr(key, who=self.table.names[seat])
+
+    def settle(self) -> None:
+        """The player now waits for the others: nothing is pending here (every move prints at once)."""
+
+    def _say_hand(self) -> None:
+        """A live player's own hand, as this display knows it (dealt, or taken from the dummy)."""
+        me = self._me
+        if not self.live or self.watch or me is None or me >= len(self._holdings) - 1:
+            return
+        cards = self._holdings[me]
+        if None not in cards:
+            c = self.console
+            c.say(cards_line(c.tr("your_hand"), cards, self._trump, c.style))  # type: ignore[arg-type]
 
     def _all_known(self) -> bool:
         return all(None not in cards for cards in self._holdings)

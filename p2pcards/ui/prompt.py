@@ -8,14 +8,24 @@ forbids it, and the player is asked again.
 
 ``help``, ``score`` and ``quit`` work at every prompt; the end of the input
 (a pipe that ran dry, Ctrl-D) is a quit, never a crash.
+
+The :class:`Console` also owns the terminal's bottom line: a networked table
+says there what it waits for (:class:`StatusLine`), rewritten in place and
+erased before any other output, so that waiting never scrolls the screen.
 """
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import shutil
+import sys
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
+
+import click
 
 from p2pcards.cards import SUITS, Card, hand_sort_key, parse_card
 from p2pcards.errors import CardParseError, IllegalAction
@@ -32,11 +42,197 @@ from p2pcards.games.nines import (
 )
 from p2pcards.games.view import SeatView
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
-from p2pcards.ui.render import Style, TableContext, describe_moves, render_options, render_table, wrap
+from p2pcards.ui.render import (
+    Style,
+    TableContext,
+    describe_moves,
+    render_options,
+    render_table,
+    visible_len,
+    wrap,
+)
 
 
 class QuitGame(Exception):
     """The player typed quit, or the input ended: leave the game cleanly."""
+
+
+PIPE_EVERY = 30.0
+"""Seconds between two waiting lines about the same wait when the output is not a terminal."""
+
+
+class StatusLine:
+    """The one line at the bottom of a terminal that says what the table waits for.
+
+    On a terminal (``live`` writes there without a line break) the line is
+    rewritten in place, a carriage return and the new text over the old, and
+    it is erased before anything else is written, so it never garbles a move,
+    a notice or a prompt; it stays hidden while a prompt waits for an answer.
+    Elsewhere (a pipe, a file, a test) nothing is drawn: :meth:`note` prints
+    a plain line instead, only when what is awaited changes or once every
+    :data:`PIPE_EVERY` seconds, so a log does not fill up with waiting lines.
+
+    The console routes every read and write through here (:meth:`wrap_read`,
+    :meth:`wrap_write`), from the network's thread and the keyboard's alike.
+    """
+
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        live: Callable[[str], None] | None,
+        *,
+        ansi: bool = True,
+        width: Callable[[], int] | None = None,
+    ) -> None:
+        self._write = write
+        self.live = live
+        self._ansi = ansi
+        self._width = width or _terminal_width
+        self._lock = threading.RLock()
+        self._drawn: str | None = None
+        """The status text on the screen now (None: the line is clean)."""
+        self._prompt: str | None = None
+        """The prompt of a read in progress (shown again after output that interrupts it)."""
+        self._reads = 0
+        self._on_prompt_line = False
+        """A prompt is on the last line, the cursor after it: output starts a new line first."""
+        self._noted: tuple[Hashable, float] | None = None
+
+    @property
+    def terminal(self) -> bool:
+        """True when the line can be rewritten in place."""
+        return self.live is not None
+
+    # -- the status itself ----------------------------------------------------
+
+    def show(self, text: str | None) -> None:
+        """On a terminal: draw ``text`` in place of the line shown (None erases it)."""
+        if self.live is None:
+            return
+        with self._lock:
+            if text is None or self._prompt is not None:
+                self._erase()
+                return
+            shown = _fit(text, self._width())
+            if shown == self._drawn:
+                return
+            if self._on_prompt_line:  # a prompt nobody answers any more: keep it, start below
+                self._write("")
+                self._on_prompt_line = False
+            if self._ansi:
+                self.live("\r\x1b[K" + shown)
+            else:  # a dumb terminal: blank out what the old text had more
+                extra = max(0, visible_len(self._drawn or "") - visible_len(shown))
+                self.live("\r" + shown + " " * extra)
+            self._drawn = shown
+
+    def note(self, text: str, *, key: Hashable, now: float) -> None:
+        """Not on a terminal: print ``text`` if ``key`` (what is awaited) changed, or
+        if :data:`PIPE_EVERY` seconds passed since the last line about it."""
+        if self.live is not None:
+            return
+        with self._lock:
+            if self._noted is not None and self._noted[0] == key and now - self._noted[1] < PIPE_EVERY:
+                return
+            self._noted = (key, now)
+        self.line(text)
+
+    def clear(self) -> None:
+        """Erase the status (what was awaited has arrived)."""
+        with self._lock:
+            self._erase()
+
+    def _erase(self) -> None:
+        if self._drawn is None or self.live is None:
+            self._drawn = None
+            return
+        if self._ansi:
+            self.live("\r\x1b[K")
+        else:
+            self.live("\r" + " " * visible_len(self._drawn) + "\r")
+        self._drawn = None
+
+    # -- everything else that is written or read -------------------------------
+
+    def line(self, text: str) -> None:
+        """Write ``text`` as lines of their own: the status is erased first, a prompt
+        waiting for its answer gets its line ended first and is shown again after."""
+        with self._lock:
+            self._erase()
+            if self._on_prompt_line:
+                self._write("")
+                self._on_prompt_line = False
+            self._write(text)
+            if self._prompt is not None and self.live is not None:
+                self.live(self._prompt)
+                self._on_prompt_line = True
+
+    def wrap_write(self, write: Callable[[str], None]) -> Callable[[str], None]:
+        """``write`` (one line) going through :meth:`line`."""
+        self._write = write
+        return self.line
+
+    def wrap_read(self, read: Callable[[str], str]) -> Callable[[str], str]:
+        """``read`` (``input``-like) with the status erased while its prompt is up."""
+
+        def reading(prompt: str) -> str:
+            with self._lock:
+                self._erase()
+                if self._on_prompt_line:
+                    self._write("")
+                self._reads += 1
+                ticket = self._reads
+                self._prompt = prompt
+                self._on_prompt_line = True  # ``read`` writes the prompt itself
+            try:
+                return read(prompt)
+            finally:
+                with self._lock:
+                    if ticket == self._reads:  # not abandoned, not followed by another read
+                        self._prompt = None
+                        self._on_prompt_line = False
+
+        return reading
+
+    def abandon(self) -> None:
+        """The read in progress will get no answer that counts (the turn is over):
+        do not show its prompt again; the next output still starts a new line."""
+        with self._lock:
+            self._reads += 1
+            self._prompt = None
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` on one row of ``width`` columns (a status line must never wrap)."""
+    text = " ".join(text.split())
+    if visible_len(text) < width:
+        return text
+    return text[: max(1, width - 4)] + "..."
+
+
+def _terminal_width() -> int:
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _detect(text: str) -> None:
+    """Placeholder for ``Console.live``: find out whether ``write`` prints to a terminal."""
+    raise AssertionError("replaced when the console is made")
+
+
+def terminal_writer(write: Callable[[str], None]) -> Callable[[str], None] | None:
+    """How to write to standard output without a line break, if ``write`` prints there
+    (``print`` or ``click.echo``) and standard output is a terminal; None otherwise."""
+    if write is not print and write is not click.echo:
+        return None
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return None
+    if write is print:
+        return lambda text: print(text, end="", flush=True)
+    return lambda text: click.echo(text, nl=False)
 
 
 @dataclass(slots=True)
@@ -45,7 +241,8 @@ class Console:
 
     ``read`` is ``input``-like (raises EOFError at the end of input); ``echo``
     repeats what was read when the input is not a terminal, so a transcript of
-    piped input reads like a session.
+    piped input reads like a session. Both go through the :class:`StatusLine`
+    (``status``), which keeps the waiting line out of the way of everything else.
     """
 
     tr: Translator
@@ -56,6 +253,17 @@ class Console:
     score_text: Callable[[], str] | None = None
     help_text: Callable[[], str] | None = None
     """What ``help`` shows: the rules of the game being played (Nines' help by default)."""
+    live: Callable[[str], None] | None = _detect
+    """Writes to the terminal without a line break, for the status line; None when the
+    output is not a terminal. By default: found out from ``write`` and standard output."""
+    status: StatusLine = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.live is _detect:
+            self.live = terminal_writer(self.write)
+        self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
+        self.write = self.status.wrap_write(self.write)
+        self.read = self.status.wrap_read(self.read)
 
     def say(self, text: str) -> None:
         self.write(wrap(text))

@@ -8,6 +8,7 @@ reads input or decides anything.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -343,6 +344,31 @@ def hand_heading(
     deals = tr("deals_you") if dealer == me else tr("deals", name=names[dealer])
     dot = style.sep
     return rule_line(f"{head}{dot}{deals}{dot}{tr('up_card', card=style.card(up_card))}", style)
+
+
+def clock_text(seconds: float) -> str:
+    """``0:42``, ``9:05``, ``1:00:00``: time left on the table's clock, whole seconds rounded up."""
+    total = max(0, math.ceil(seconds - 1e-9))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+STATUS_WAITS = ("turn", "shuffle", "keys", "step")
+"""What a waiting player can be waiting for: a decision, a shuffle, keys, any other step."""
+
+
+def waiting_status(
+    what: str, names: Sequence[str], left: float | None, *, tr: Translator, style: Style
+) -> str:
+    """The status line of a player who waits: ``Alice to play — 0:42 left``,
+    ``Waiting for keys from Bob…``; ``left`` is the time left on the table's clock
+    (None when it is not worth counting down). ``what`` is one of :data:`STATUS_WAITS`."""
+    text = tr(f"status_{what}", names=tr.join(list(names)))
+    if left is None:
+        return text + style.ellipsis
+    dash = " — " if style.unicode else " - "
+    return text + dash + tr("status_left", left=clock_text(left))
 
 
 def render_options(labels: Sequence[str]) -> str:

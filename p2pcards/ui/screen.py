@@ -44,7 +44,14 @@ class Screen(Protocol):
     def intro(self, bot: str | None) -> None:
         """The goal and the rules in force, after who plays against which bots (``bot``, if given)."""
 
+    def follow_live(self) -> None:
+        """A networked table: show a player the moves as they come, not only at their turn
+        (the others may take a while), and their own hand when it is dealt or changes."""
+
     def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None: ...
+
+    def settle(self) -> None:
+        """The player now waits for the others: show anything still pending (a live table)."""
 
     def hand_start(self, event: HandStarted) -> None: ...
 
@@ -84,6 +91,12 @@ class NinesScreen:
 
     def intro(self, bot: str | None) -> None:
         self.display.intro(self.rules, bot)
+
+    def follow_live(self) -> None:
+        self.display.live = True
+
+    def settle(self) -> None:
+        self.display.settle()
 
     def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
         self.display.cut(rounds, dealer)
@@ -140,6 +153,12 @@ class NeufScreen:
 
     def intro(self, bot: str | None) -> None:
         self.display.intro(bot)
+
+    def follow_live(self) -> None:
+        self.display.live = True
+
+    def settle(self) -> None:
+        self.display.settle()
 
     def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
         self.display.cut(rounds, dealer)

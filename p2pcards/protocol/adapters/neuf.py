@@ -99,7 +99,8 @@ class NeufTable(TableCore):
 
     def __init__(self, **kwargs: object) -> None:
         roster = kwargs.get("roster")
-        if roster is not None and len(roster) != neuf.PLAYERS:  # type: ignore[arg-type]
+        # A table that continues without a seat that left may have fewer: it only signs the result.
+        if roster is not None and len(roster) != neuf.PLAYERS and kwargs.get("carry") is None:  # type: ignore[arg-type]
             raise LocalProtocolError(f"Le Neuf is for {neuf.PLAYERS} players")
         super().__init__(**kwargs)  # type: ignore[arg-type]
 
@@ -189,7 +190,7 @@ class NeufTable(TableCore):
                 for pos, card in h.known.items():
                     deck[pos[1]] = card
         hand = self.match.start_hand(deck)
-        self._events.append(HandStarted(hand, len(self.match.results) + 1, False))
+        self._events.append(HandStarted(hand, self.match.hand_number, False))
         self._next_step()
 
     # -- choosing the next step ----------------------------------------------------------

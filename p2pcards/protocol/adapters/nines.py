@@ -206,7 +206,7 @@ class NinesTable(TableCore):
                 h.dispute = (self.seat, "dealt the same card twice")
         hand = self.match.start_hand(deck)
         self._events.append(
-            HandStarted(hand, len(self.match.results) + 1, self.match.playoff_seats is not None)
+            HandStarted(hand, self.match.hand_number, self.match.playoff_seats is not None)
         )
         self._next_turn()
 

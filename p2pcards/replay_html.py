@@ -1,0 +1,847 @@
+"""A verified game as one web page: ``p2pcards replay FILE --html OUT.html``.
+
+A terminal replay scrolls past; a page can be mailed, archived next to the
+transcript and opened years later on any computer, so it holds everything
+itself: inline CSS and script, no font, image or script fetched from anywhere.
+It shows the same thing as the terminal replay (the record of
+``docs/record.md``, only after the audit verified the transcript) and lets the
+reader step through it: the table at every move with every hand face up, a
+chart of the totals after each hand, and the audit's checklist.
+
+Everything in the page that comes from the transcript is text written by the
+players (names above all), so it is never trusted as markup: it is escaped
+where Python writes HTML, embedded as JSON with ``<``, ``>`` and ``&`` written
+as ``\\u003c`` escapes (no name can close the ``<script>`` element), and the
+script puts it in the page with ``textContent`` only.
+
+The positions (each seat's cards after each move) are computed here from the
+record, not in the page's script, so that they can be checked in Python and
+the script stays a viewer.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from p2pcards.crypto.identity import fingerprint
+from p2pcards.protocol.audit import AuditReport, rules_in_words
+from p2pcards.protocol.fingerprint import TableFingerprint
+from p2pcards.replay import NAME_LIMIT, SUIT_SYMBOLS, card_text
+from p2pcards.safetext import label_names
+
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+"""One line colour per seat of the score chart (six seats at most, two to spare)."""
+TITLES = {"nines": "Nines", "neuf": "Le Neuf"}
+
+
+def escape(text: object) -> str:
+    """``text`` as HTML text or attribute value: markup in a player's name stays text."""
+    return html.escape(str(text), quote=True)
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON that is safe inside a ``<script>`` element.
+
+    ``<``, ``>`` and ``&`` (and the two line separators old parsers treat as
+    line breaks) only occur inside JSON strings, where their ``\\u`` escapes mean
+    the same: so no string can end the element (``</script>``) or open a comment.
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, code)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def player_names(record: Mapping[str, Any]) -> list[str]:
+    """The names as shown: cleaned like the terminal's, and look-alikes told apart by key."""
+    players = record.get("players", [])
+    names = [str(p.get("name", "?")) for p in players]
+    tags = [_tag(str(p.get("key", ""))) for p in players]
+    return label_names(names, tags, limit=NAME_LIMIT, width=NAME_LIMIT)
+
+
+def _tag(key_hex: str) -> str:
+    try:
+        return fingerprint(bytes.fromhex(key_hex)).replace("-", "") if key_hex else "?"
+    except ValueError:
+        return "?"
+
+
+def _name(names: Sequence[str], seat: Any) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+
+
+def _suit(suit: Any) -> str:
+    return SUIT_SYMBOLS.get(suit, "no trump") if suit is not None else "no trump"
+
+
+def _remove(cards: list[str], card: str) -> None:
+    """Take ``card`` out of a hand (a double deck's two copies are alike: either will do)."""
+    if card in cards:
+        cards.remove(card)
+
+
+def _by_seat(values: Sequence[Any], names: Sequence[str]) -> str:
+    return ", ".join(f"{_name(names, s)} {v}" for s, v in enumerate(values))
+
+
+# ---------------------------------------------------------------------------
+# Positions: the table after each move of a hand
+
+
+def nines_positions(
+    hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The table of a hand of Nines before its first move, then after each event.
+
+    Each position holds every seat's cards, the top of the discard pile, the
+    suit to follow, the stock (size and next card) and one sentence saying the
+    move. A drawn card that was kept leaves no event (``docs/record.md``): the
+    sentence of the draw says so, by the same rule a reader of the record uses.
+    """
+    hands = [list(cards) for cards in hand.get("dealt", [])]
+    stock = list(hand.get("stock", []))
+    up = str(hand.get("up_card", ""))
+    top, suit, pile = up, (None if up[:-1] == "9" else up[-1:]), 1
+    dealer = _name(names, hand.get("dealer"))
+    playing = [names[s] for s, cards in enumerate(hands) if cards and s < len(names)]
+    each = max((len(c) for c in hands), default=0)
+    text = f"{dealer} deals {each} cards each; the up card is {card_text(up)}"
+    if hand.get("playoff"):
+        text = f"Playoff: {', '.join(playing)} play again for the win. " + text
+    if suit is None:
+        text += ": a 9, so the dealer names the suit"
+    events = list(hand.get("events", []))
+    keeps_rule = not rules.get("draw_until_playable", False)
+
+    def snap(text: str, seat: Any, drawn: str | None = None) -> dict[str, Any]:
+        return {
+            "hands": [list(c) for c in hands],
+            "drawn": drawn,
+            "top": top,
+            "suit": suit,
+            "stock": len(stock),
+            "next": stock[0] if stock else None,
+            "pile": pile,
+            "seat": seat,
+            "text": text,
+        }
+
+    out = [snap(text + ".", None)]
+    for i, e in enumerate(events):
+        kind, seat = e.get("type"), e.get("seat")
+        who = _name(names, seat)
+        seat_hand = hands[seat] if isinstance(seat, int) and 0 <= seat < len(hands) else []
+        if kind == "declare":
+            suit = e.get("suit")
+            text = f"{who} names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)}) as the suit to follow"
+        elif kind == "play" and "cards" in e:
+            cards = [str(c) for c in e["cards"]]
+            for c in cards:
+                _remove(seat_hand, c)
+            top, suit, pile = cards[-1], e.get("suit"), pile + len(cards)
+            shown = " and ".join(card_text(c) for c in cards)
+            text = f"{who} plays {shown} together and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
+        elif kind == "play":
+            card = str(e.get("card"))
+            _remove(seat_hand, card)
+            top, pile = card, pile + 1
+            suit = e.get("suit", card[-1:])
+            text = f"{who} plays {card_text(card)}"
+            if "suit" in e:
+                text += f" and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
+        elif kind == "draw":
+            card = str(e.get("card"))
+            if stock:
+                stock.pop(0)
+            seat_hand.append(card)
+            text = f"{who} draws {card_text(card)}"
+            if e.get("forced"):
+                text += " (forced by an Ace)"
+            elif keeps_rule:
+                after = events[i + 1] if i + 1 < len(events) else {}
+                played = after.get("type") == "play" and after.get("seat") == seat
+                text += " and plays it" if played and after.get("card") == card else " and keeps it"
+        elif kind == "recycle":
+            stock = [str(c) for c in e.get("stock", [])]
+            pile = 1
+            text = f"The stock is empty: the discards under {card_text(top)} become the new stock"
+            text += f" ({len(stock)} cards)"
+        elif kind == "pass":
+            text = f"{who} has nothing to draw and passes"
+        else:
+            text = ", ".join(f"{k} {v}" for k, v in e.items())
+        drawn = str(e.get("card")) if kind == "draw" else None
+        out.append(snap(text + ".", seat if isinstance(seat, int) else None, drawn))
+    return out
+
+
+def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+    """The table of a hand of Le Neuf after the deal, each exchange turn and each card played.
+
+    A seat that takes the dummy swaps its whole hand with the cards lying in
+    the dummy's place (``docs/record.md``); the trick on the table stays shown,
+    with its winner, until the next card is led.
+    """
+    hands = [list(cards) for cards in hand.get("dealt", [])]
+    dummy = list(hand.get("dummy", []))
+    won = [0] * len(hands)
+    trick: list[list[Any]] = []
+    dealer = _name(names, hand.get("dealer"))
+    trump = hand.get("trump")
+    text = f"{dealer} deals {len(dummy)} cards to each player and to the dummy; " + (
+        f"trumps are {SUIT_NAMES.get(trump, trump)} ({_suit(trump)})" if trump else "no trump"
+    )
+
+    def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
+        return {
+            "hands": [list(c) for c in hands],
+            "dummy": list(dummy),
+            "trick": [list(p) for p in trick],
+            "trick_no": number,
+            "winner": winner,
+            "won": list(won),
+            "seat": seat,
+            "text": text,
+        }
+
+    out = [snap(text + ".", None, 0)]
+    for e in hand.get("exchanges", []):
+        seat = e.get("seat")
+        who = _name(names, seat)
+        looked, took = bool(e.get("looked")), bool(e.get("took"))
+        if took and isinstance(seat, int) and 0 <= seat < len(hands):
+            hands[seat], dummy = dummy, hands[seat]
+        if looked:
+            text = f"{who} looks at the dummy and " + ("takes it" if took else "keeps the hand")
+        else:
+            text = f"{who} takes the dummy without looking" if took else f"{who} keeps the hand, unseen dummy"
+        out.append(snap(text + ".", seat, 0))
+    for number, t in enumerate(hand.get("tricks", []), start=1):
+        trick = []
+        plays = list(t.get("plays", []))
+        for i, p in enumerate(plays):
+            seat, card = p.get("seat"), str(p.get("card"))
+            if isinstance(seat, int) and 0 <= seat < len(hands):
+                _remove(hands[seat], card)
+            trick.append([seat, card])
+            who = _name(names, seat)
+            text = f"Trick {number}: {who} {'leads' if i == 0 else 'plays'} {card_text(card)}"
+            winner = None
+            if i == len(plays) - 1:
+                winner = t.get("winner")
+                if isinstance(winner, int) and 0 <= winner < len(won):
+                    won[winner] += 1
+                text += f"; {_name(names, winner)} wins the trick"
+            out.append(snap(text + ".", seat, number, winner))
+    return out
+
+
+def hand_result(game: str, hand: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """How a hand ended, in a few sentences (shown after its last move)."""
+    lines = []
+    if game == "neuf":
+        lines.append("Tricks won: " + _by_seat(hand.get("won", []), names) + ".")
+        lines.append("Scores (4 − tricks won): " + _by_seat(hand.get("scores", []), names) + ".")
+    else:
+        if hand.get("end") == "out":
+            lines.append(f"{_name(names, hand.get('out'))} went out.")
+        elif hand.get("end") == "stall":
+            lines.append("The hand stalled: a full round with no card played.")
+        lines.append("Penalties: " + _by_seat(hand.get("penalties", []), names) + ".")
+        if hand.get("playoff"):
+            lines.append("A playoff decides the winner only: the totals do not change.")
+    lines.append("Totals: " + _by_seat(hand.get("totals", []), names) + ".")
+    return lines
+
+
+def start_totals(record: Mapping[str, Any]) -> list[int]:
+    """Every seat's total before the first hand (Le Neuf counts down from ``start``)."""
+    n = len(record.get("players", []))
+    rules = record.get("rules") or {}
+    start = rules.get("start", 0) if record.get("game") == "neuf" else 0
+    return [start if isinstance(start, int) else 0] * n
+
+
+def score_series(record: Mapping[str, Any]) -> list[list[int]]:
+    """Each seat's total at the start, then after each hand: the lines of the chart."""
+    series = [[t] for t in start_totals(record)]
+    for hand in record.get("hands", []):
+        for seat, total in enumerate(hand.get("totals", [])):
+            if seat < len(series):
+                series[seat].append(total)
+    return series
+
+
+def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """What the page's script shows: each hand with its positions, by seat."""
+    game = str(record.get("game"))
+    rules = record.get("rules") or {}
+    totals = start_totals(record)
+    hands = []
+    for hand in record.get("hands", []):
+        positions = neuf_positions(hand, names) if game == "neuf" else nines_positions(hand, names, rules)
+        hands.append(
+            {
+                "number": hand.get("number"),
+                "dealer": hand.get("dealer"),
+                "playoff": bool(hand.get("playoff", False)),
+                "trump": hand.get("trump"),
+                "before": list(totals),
+                "after": list(hand.get("totals", [])),
+                "positions": positions,
+                "result": hand_result(game, hand, names),
+            }
+        )
+        totals = list(hand.get("totals", totals))
+    return {"game": game, "names": list(names), "hands": hands}
+
+
+# ---------------------------------------------------------------------------
+# The score chart
+
+
+def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int | None = None) -> str:
+    """The totals after each hand as an inline SVG line chart, one line per seat.
+
+    ``goal`` draws the line that ends the game (Nines' target, Le Neuf's 0).
+    Each line carries its values in ``data-totals`` so that the chart can be
+    checked against the record without reading pixels.
+    """
+    width, height, left, right, top, bottom = 640, 260, 44, 16, 14, 30
+    points = max((len(s) for s in series), default=1)
+    values = [v for s in series for v in s] + ([goal] if goal is not None else [])
+    low, high = min(values, default=0), max(values, default=1)
+    if high == low:
+        high = low + 1
+    span_x = max(points - 1, 1)
+
+    def x(i: int) -> float:
+        return round(left + (width - left - right) * i / span_x, 1)
+
+    def y(v: float) -> float:
+        return round(top + (height - top - bottom) * (high - v) / (high - low), 1)
+
+    axis_y = height - bottom
+    parts = [
+        f'<svg id="chart" viewBox="0 0 {width} {height}" role="img" aria-labelledby="chart-title">',
+        '<title id="chart-title">Totals after each hand</title>',
+        f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>',
+        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>',
+    ]
+    for v in sorted({low, high, *([goal] if goal is not None else [])}):
+        parts.append(f'<text class="tick" x="{left - 6}" y="{y(v) + 4}" text-anchor="end">{v}</text>')
+    if goal is not None:
+        parts.append(
+            f'<line class="goal" x1="{left}" y1="{y(goal)}" x2="{width - right}" y2="{y(goal)}">'
+            f"<title>the game ends at {goal}</title></line>"
+        )
+    step = max(1, (points - 1) // 12)
+    for i in range(0, points, step):
+        label = "start" if i == 0 else str(i)
+        parts.append(f'<text class="tick" x="{x(i)}" y="{height - 10}" text-anchor="middle">{label}</text>')
+    parts.append(f'<line id="chart-marker" x1="{x(0)}" y1="{top}" x2="{x(0)}" y2="{height - bottom}"/>')
+    for seat, values_of_seat in enumerate(series):
+        color = COLORS[seat % len(COLORS)]
+        name = escape(_name(names, seat))
+        coords = " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values_of_seat))
+        data = ",".join(str(v) for v in values_of_seat)
+        parts.append(
+            f'<g class="series" data-seat="{seat}" data-totals="{data}">'
+            f'<polyline fill="none" stroke="{color}" stroke-width="2.5" points="{coords}"/>'
+        )
+        for i, v in enumerate(values_of_seat):
+            when = "at the start" if i == 0 else f"after hand {i}"
+            parts.append(
+                f'<circle cx="{x(i)}" cy="{y(v)}" r="3.5" fill="{color}">'
+                f"<title>{name}: {v} {when}</title></circle>"
+            )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def totals_table(series: Sequence[Sequence[int]], names: Sequence[str]) -> str:
+    """The chart's numbers as a table: the totals after each hand, by seat."""
+    rows = ['<table id="totals"><thead><tr><th>After hand</th>']
+    rows += [f'<th data-seat="{s}">{escape(_name(names, s))}</th>' for s in range(len(series))]
+    rows.append("</tr></thead><tbody>")
+    for i in range(max((len(s) for s in series), default=0)):
+        label = "start" if i == 0 else str(i)
+        cells = "".join(
+            f'<td data-seat="{s}">{escape(v[i])}</td>' for s, v in enumerate(series) if i < len(v)
+        )
+        rows.append(f'<tr data-hand="{i}"><th>{label}</th>{cells}</tr>')
+    rows.append("</tbody></table>")
+    return "".join(rows)
+
+
+# ---------------------------------------------------------------------------
+# The audit's checklist
+
+
+def audit_sections(report: AuditReport) -> tuple[str, list[str], list[str]]:
+    """The audit's summary split as the page shows it: the verdict, its notes, what was checked.
+
+    The players, the rules and the file's date are shown from the report
+    itself; these three parts are the audit's own words (``p2pcards audit``).
+    """
+    lines: list[str] = []
+    for line in report.summary().split("\n"):
+        if line.startswith("    ") and lines:
+            lines[-1] += " " + line.strip()  # a wrapped line continues the one before
+        else:
+            lines.append(line)
+    headline, rest = lines[0], lines[1:]
+    notes: list[str] = []
+    for line in rest:
+        if line.startswith(("Players (", "Rules", "What the audit checked:")) or not line.strip():
+            break
+        notes.append(line)
+    checks: list[str] = []
+    if "What the audit checked:" in rest:
+        checks = [line for line in rest[rest.index("What the audit checked:") + 1 :] if line.strip()]
+    return headline, notes, checks
+
+
+def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
+    """The verification section: players and keys, table fingerprint, date, rules, each check."""
+    headline, notes, checks = audit_sections(report)
+    ok = "valid" if report.valid else "incomplete"
+    out = [f'<p id="verdict" class="verdict {ok}">{escape(headline)}</p>']
+    out += [f'<p class="note">{escape(line)}</p>' for line in notes]
+    out.append('<table id="players"><thead><tr><th>Seat</th><th>Player</th>')
+    out.append("<th>Key fingerprint</th></tr></thead><tbody>")
+    for seat, (_, key) in enumerate(report.players):
+        try:
+            fp = fingerprint(bytes.fromhex(key))
+        except ValueError:
+            fp = "?"
+        swatch = f'<span class="swatch" style="background:{COLORS[seat % len(COLORS)]}"></span>'
+        out.append(
+            f'<tr data-seat="{seat}"><td>{seat}</td><td>{swatch}{escape(_name(names, seat))}</td>'
+            f'<td class="mono">{escape(fp)}</td></tr>'
+        )
+    out.append("</tbody></table><dl>")
+    table_fp = TableFingerprint.of_table(report.table) if report.table is not None else None
+    if table_fp is not None:
+        out.append(
+            f'<dt>Table fingerprint</dt><dd><span id="table-fingerprint" class="mono">{escape(table_fp)}'
+            "</span> (the players compared it at the table)</dd>"
+        )
+    saved = []
+    if report.saved_on is not None:
+        saved.append(f"on {report.saved_on}")
+    if report.saved_by is not None:
+        saved.append(f"by {_name(names, report.saved_by)}")
+    if saved:
+        out.append(
+            f'<dt>Date</dt><dd id="saved">File saved {escape(" ".join(saved))}: '
+            "the file's own word, not signed.</dd>"
+        )
+    if report.table is not None:
+        rules = rules_in_words(report.table.GAME, report.table.rules)
+        joined: list[str] = []
+        for line in rules:
+            if line.startswith("    ") and joined:
+                joined[-1] += " " + line.strip()
+            else:
+                joined.append(line)
+        out.append('<dt>Rules</dt><dd><ul id="rules">')
+        out += [f"<li>{escape(line)}</li>" for line in joined]
+        out.append("</ul></dd>")
+    out.append('</dl><ul id="checks">')
+    for line in checks:
+        mark, _, text = line.partition(" ")
+        if mark == "\u2713":
+            out.append(
+                f'<li class="check"><span class="tick" aria-hidden="true">\u2713</span>{escape(text)}</li>'
+            )
+        else:
+            out.append(f"<li>{escape(line)}</li>")
+    out.append("</ul>")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# The page
+
+
+def render_page(report: AuditReport) -> str:
+    """The whole page of a transcript the audit found valid (or incomplete with no fault)."""
+    if not report.valid and not report.incomplete:
+        raise ValueError("only a transcript that verifies is shown")
+    record = report.to_record()
+    names = player_names(record)
+    game = str(record.get("game"))
+    title = TITLES.get(game, game)
+    rules = record.get("rules") or {}
+    goal = 0 if game == "neuf" else rules.get("target") if isinstance(rules.get("target"), int) else None
+    series = score_series(record)
+    result = record.get("result", {})
+    winners = [_name(names, s) for s in result.get("winners", [])]
+    if result.get("finished"):
+        outcome = f"Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}. "
+        outcome += f"Final totals: {_by_seat(result.get('totals', []), names)}."
+    else:
+        outcome = "The game did not finish: only the hands verified to their end are shown."
+    legend = "".join(
+        f'<li><span class="swatch" style="background:{COLORS[s % len(COLORS)]}"></span>{escape(n)}</li>'
+        for s, n in enumerate(names)
+    )
+    heading = f"{title}: {', '.join(names)}"
+    return PAGE.format(
+        title=escape(heading),
+        heading=escape(heading),
+        outcome=escape(outcome),
+        chart=chart_svg(series, names, goal if isinstance(goal, int) else None),
+        legend=legend,
+        totals=totals_table(series, names),
+        checklist=checklist_html(report, names),
+        css=CSS,
+        data=script_json(game_data(record, names)),
+        script=SCRIPT,
+    )
+
+
+def write_page(report: AuditReport, path: str | Path) -> None:
+    """Write the page to ``path`` whole or not at all (a temporary file renamed over it)."""
+    text = render_page(report)
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".replay-", suffix=".html", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; \
+script-src 'unsafe-inline'; img-src data:">
+<title>{title}</title>
+<style>{css}</style>
+</head>
+<body>
+<header>
+<h1>{heading}</h1>
+<p id="outcome">{outcome}</p>
+</header>
+<main>
+<section id="table-section" aria-labelledby="hand-title">
+<h2 id="hand-title">The table</h2>
+<nav id="controls" aria-label="Step through the game">
+<button type="button" id="prev-hand" title="Previous hand (Page Up)">&#x25C0;&#x25C0; Hand</button>
+<button type="button" id="prev-move" title="Previous move (Left arrow)">&#x25C0; Move</button>
+<span id="where" aria-live="polite"></span>
+<button type="button" id="next-move" title="Next move (Right arrow)">Move &#x25B6;</button>
+<button type="button" id="next-hand" title="Next hand (Page Down)">Hand &#x25B6;&#x25B6;</button>
+</nav>
+<p class="keys">Keys: &larr; &rarr; move by move, Page Up / Page Down hand by hand, Home / End the deal /
+the last move of the hand. The address (<code>#hand=2&amp;move=3</code>) always points at what is shown.</p>
+<p id="move-line" aria-live="polite"></p>
+<div id="board">
+<div id="center"></div>
+<div id="seats"></div>
+</div>
+<div id="hand-result" hidden></div>
+<details id="moves-box" open><summary>Every move of this hand</summary>
+<ol id="moves" start="0"></ol></details>
+</section>
+<section id="scores" aria-labelledby="scores-title">
+<h2 id="scores-title">Scores</h2>
+{chart}
+<ul class="legend">{legend}</ul>
+{totals}
+</section>
+<section id="audit" aria-labelledby="audit-title">
+<h2 id="audit-title">Verification</h2>
+{checklist}
+</section>
+</main>
+<noscript><p>The table needs JavaScript; the scores and the verification above do not.</p></noscript>
+<script type="application/json" id="game-data">{data}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
+
+CSS = """
+:root { color-scheme: light; --felt: #0f5132; --ink: #1b1b1b; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: var(--ink); background: #f4f1ea; }
+header, main { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
+header { padding-top: 12px; }
+h1 { font-size: 1.5em; margin: .3em 0; }
+h2 { font-size: 1.15em; margin: 1em 0 .4em; }
+section { background: #fff; border-radius: 10px; padding: 8px 16px 14px; margin: 12px 0;
+  box-shadow: 0 1px 3px rgba(0,0,0,.15); }
+#controls { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+#controls button { font: inherit; padding: 4px 10px; border-radius: 6px; border: 1px solid #888;
+  background: #fafafa; cursor: pointer; }
+#controls button:disabled { opacity: .4; cursor: default; }
+#where { font-weight: 600; min-width: 14em; text-align: center; }
+.keys { color: #555; font-size: .85em; margin: .3em 0; }
+#move-line { font-size: 1.1em; font-weight: 600; min-height: 1.5em; margin: .4em 0; }
+#board { background: var(--felt); border-radius: 12px; padding: 10px; color: #fff; }
+#center { display: flex; gap: 24px; align-items: flex-start; flex-wrap: wrap; padding: 6px 8px 10px;
+  border-bottom: 1px solid rgba(255,255,255,.25); margin-bottom: 6px; }
+#center .label { font-size: .8em; text-transform: uppercase; letter-spacing: .05em; opacity: .8; }
+.seat { display: flex; align-items: center; gap: 10px; padding: 5px 8px; border-radius: 8px; }
+.seat.acting { background: rgba(255,255,255,.16); outline: 2px solid #ffd54f; }
+.seat .who { width: 12em; flex: none; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.seat .who .name { font-weight: 600; }
+.seat .badge { font-size: .75em; background: #ffd54f; color: #333; border-radius: 4px; padding: 0 4px;
+  margin-left: 4px; }
+.seat .info { font-size: .8em; opacity: .85; display: block; }
+.cards { display: flex; flex-wrap: wrap; gap: 3px; min-height: 2.3em; }
+.card { display: inline-block; min-width: 2.3em; padding: 4px 4px; border-radius: 5px; background: #fff;
+  color: #111; border: 1px solid #999; text-align: center; font-weight: 600; font-size: 1.02em; }
+.card.red { color: #c62828; }
+.card.played { outline: 3px solid #ffd54f; }
+.trick-play { display: inline-flex; flex-direction: column; align-items: center; margin-right: 6px;
+  font-size: .8em; }
+.trick-play.winner .card { outline: 3px solid #4fc3f7; }
+#hand-result { background: #fff8e1; border: 1px solid #e0c060; border-radius: 8px; padding: 6px 12px;
+  margin-top: 8px; }
+#hand-result p { margin: .2em 0; }
+#moves { position: relative; max-height: 16em; overflow: auto; margin: .3em 0; padding-left: 2.6em;
+  font-size: .92em; }
+#moves li { cursor: pointer; }
+#moves li.current { background: #ffe082; font-weight: 600; }
+#chart { width: 100%; max-width: 720px; height: auto; display: block; }
+#chart .axis { stroke: #444; stroke-width: 1; }
+#chart .goal { stroke: #b00; stroke-dasharray: 6 4; stroke-width: 1.2; }
+#chart .tick { font-size: 11px; fill: #444; }
+#chart-marker { stroke: #999; stroke-dasharray: 3 3; }
+.legend { list-style: none; display: flex; gap: 16px; padding: 0; flex-wrap: wrap; }
+.swatch { display: inline-block; width: .9em; height: .9em; border-radius: 2px; margin-right: 5px;
+  vertical-align: -1px; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid #ccc; padding: 2px 10px; text-align: right; }
+#players td, #players th { text-align: left; }
+.mono { font-family: ui-monospace, monospace; }
+.verdict { font-weight: 700; font-size: 1.1em; }
+.verdict.valid { color: #1b5e20; }
+.verdict.incomplete { color: #8d6e00; }
+#checks { list-style: none; padding-left: .2em; }
+#checks .tick { color: #1b5e20; font-weight: 700; margin-right: .5em; }
+dt { font-weight: 600; margin-top: .5em; }
+dd { margin-left: 1.2em; }
+#rules { margin: 0; padding-left: 1.2em; }
+"""
+
+SCRIPT = r"""
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("game-data").textContent);
+  var SUITS = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
+  var SUIT_NAMES = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
+  var hands = data.hands, names = data.names;
+  var state = {hand: 0, move: 0};
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function cardText(c) {
+    var s = c.charAt(c.length - 1);
+    return SUITS[s] ? c.slice(0, -1) + SUITS[s] : c;
+  }
+  function card(c, extra) {
+    var s = c.charAt(c.length - 1);
+    var node = el("span", "card" + (s === "H" || s === "D" ? " red" : "") + (extra ? " " + extra : ""),
+                  cardText(c));
+    node.setAttribute("data-card", c);
+    return node;
+  }
+  function cardRow(cards, highlight) {
+    var row = el("div", "cards");
+    cards.forEach(function (c) { row.appendChild(card(c, c === highlight ? "played" : "")); });
+    return row;
+  }
+  function plural(count, word) {
+    return count + " " + word + (count === 1 ? "" : "s");
+  }
+  function nameOf(seat) {
+    return (seat !== null && seat >= 0 && seat < names.length) ? names[seat] : "seat " + seat;
+  }
+  function block(label, content, id) {
+    var box = el("div", "block");
+    if (id) box.id = id;
+    box.appendChild(el("div", "label", label));
+    if (typeof content === "string") box.appendChild(el("div", "value", content));
+    else box.appendChild(content);
+    return box;
+  }
+
+  function clamp(h, m) {
+    if (!hands.length) return {hand: 0, move: 0};
+    h = Math.max(0, Math.min(hands.length - 1, h | 0));
+    var last = hands[h].positions.length - 1;
+    m = m === "end" ? last : Math.max(0, Math.min(last, m | 0));
+    return {hand: h, move: m};
+  }
+
+  function renderCenter(hand, pos, center) {
+    if (data.game === "neuf") {
+      center.appendChild(block("Trump", hand.trump ? SUIT_NAMES[hand.trump] + " " + SUITS[hand.trump]
+                                                  : "no trump", "trump"));
+      var trick = el("div", "trick");
+      trick.id = "trick";
+      pos.trick.forEach(function (p) {
+        var play = el("span", "trick-play" + (pos.winner === p[0] ? " winner" : ""));
+        play.setAttribute("data-seat", p[0]);
+        play.appendChild(card(p[1]));
+        play.appendChild(el("span", "by", nameOf(p[0])));
+        trick.appendChild(play);
+      });
+      if (!pos.trick.length) trick.appendChild(el("span", "value", "\u2014"));
+      center.appendChild(block(pos.trick_no ? "Trick " + pos.trick_no + " of 13" : "Trick", trick));
+      var dummy = cardRow(pos.dummy);
+      dummy.id = "dummy";
+      center.appendChild(block("Dummy (" + pos.dummy.length + " cards)", dummy));
+    } else {
+      var pile = el("div", "cards");
+      pile.id = "pile";
+      pile.appendChild(card(pos.top));
+      center.appendChild(block("Discard pile (" + pos.pile + ")", pile));
+      var suit = el("div", "value", pos.suit ? SUIT_NAMES[pos.suit] + " " + SUITS[pos.suit] : "to be named");
+      suit.id = "suit";
+      suit.setAttribute("data-suit", pos.suit || "");
+      center.appendChild(block("Suit to follow", suit));
+      var stock = el("div", "value", pos.stock + " cards" + (pos.next ? ", next " + cardText(pos.next) : ""));
+      stock.id = "stock";
+      stock.setAttribute("data-count", pos.stock);
+      center.appendChild(block("Stock", stock));
+    }
+  }
+
+  function render() {
+    var center = document.getElementById("center"), seats = document.getElementById("seats");
+    var moves = document.getElementById("moves"), result = document.getElementById("hand-result");
+    var where = document.getElementById("where"), line = document.getElementById("move-line");
+    center.textContent = ""; seats.textContent = ""; moves.textContent = ""; result.textContent = "";
+    if (!hands.length) {
+      where.textContent = "No hand to show";
+      line.textContent = "No hand was verified to its end.";
+      document.getElementById("board").hidden = true;
+      document.getElementById("moves-box").hidden = true;
+      ["prev-hand", "prev-move", "next-move", "next-hand"].forEach(function (id) {
+        document.getElementById(id).disabled = true;
+      });
+      return;
+    }
+    var hand = hands[state.hand], pos = hand.positions[state.move], last = hand.positions.length - 1;
+    var title = document.getElementById("hand-title");
+    title.textContent = "Hand " + hand.number + (hand.playoff ? " (playoff)" : "") + " \u00b7 " +
+      nameOf(hand.dealer) + " deals";
+    where.textContent = "Hand " + (state.hand + 1) + " of " + hands.length + " \u00b7 " +
+      (state.move === 0 ? "the deal" : "move " + state.move + " of " + last);
+    var position = document.getElementById("table-section");
+    position.setAttribute("data-hand", state.hand + 1);
+    position.setAttribute("data-move", state.move);
+    line.textContent = pos.text;
+    renderCenter(hand, pos, center);
+    pos.hands.forEach(function (cards, seat) {
+      var row = el("div", "seat" + (pos.seat === seat ? " acting" : ""));
+      row.setAttribute("data-seat", seat);
+      var who = el("div", "who");
+      who.appendChild(el("span", "name", names[seat]));
+      if (hand.dealer === seat) who.appendChild(el("span", "badge", "dealer"));
+      var info = plural(cards.length, "card") + " \u00b7 " +
+        (data.game === "neuf" ? plural(pos.won[seat], "trick") + " \u00b7 " : "") +
+        "total " + hand.before[seat];
+      who.appendChild(el("span", "info", info));
+      row.appendChild(who);
+      row.appendChild(cardRow(cards, pos.seat === seat ? pos.drawn : null));
+      seats.appendChild(row);
+    });
+    hand.positions.forEach(function (p, i) {
+      var item = el("li", i === state.move ? "current" : "", p.text);
+      item.setAttribute("data-move", i);
+      if (i === state.move) item.setAttribute("aria-current", "step");
+      item.addEventListener("click", function () { go(state.hand, i); });
+      moves.appendChild(item);
+    });
+    var current = moves.querySelector("li.current");
+    if (current) moves.scrollTop = Math.max(0, current.offsetTop - moves.clientHeight / 2);
+    result.hidden = state.move !== last;
+    if (state.move === last) {
+      hand.result.forEach(function (text) { result.appendChild(el("p", "", text)); });
+    }
+    document.getElementById("prev-hand").disabled = state.hand === 0;
+    document.getElementById("next-hand").disabled = state.hand === hands.length - 1;
+    document.getElementById("prev-move").disabled = state.hand === 0 && state.move === 0;
+    document.getElementById("next-move").disabled = state.hand === hands.length - 1 && state.move === last;
+    var marker = document.getElementById("chart-marker");
+    var points = document.querySelectorAll("#chart .series[data-seat='0'] circle");
+    var at = points[state.move === last ? state.hand + 1 : state.hand];
+    if (marker && at) {
+      marker.setAttribute("x1", at.getAttribute("cx"));
+      marker.setAttribute("x2", at.getAttribute("cx"));
+    }
+    var rows = document.querySelectorAll("#totals tbody tr");
+    rows.forEach(function (r) {
+      r.className = r.getAttribute("data-hand") === String(state.hand + 1) ? "current" : "";
+    });
+  }
+
+  function go(h, m) {
+    var next = clamp(h, m);
+    state.hand = next.hand; state.move = next.move;
+    render();
+    var hash = "#hand=" + (state.hand + 1) + "&move=" + state.move;
+    if (location.hash !== hash) {
+      try { history.replaceState(null, "", hash); } catch (e) { /* a page opened from a file */ }
+    }
+  }
+  function step(delta) {
+    if (!hands.length) return;
+    var last = hands[state.hand].positions.length - 1;
+    if (delta > 0 && state.move === last && state.hand < hands.length - 1) go(state.hand + 1, 0);
+    else if (delta < 0 && state.move === 0 && state.hand > 0) go(state.hand - 1, "end");
+    else go(state.hand, state.move + delta);
+  }
+  function fromHash() {
+    var hand = /(?:^|[#&])hand=(\d+)/.exec(location.hash);
+    var move = /(?:^|[#&])move=(\d+|end)/.exec(location.hash);
+    go(hand ? parseInt(hand[1], 10) - 1 : 0, move ? (move[1] === "end" ? "end" : parseInt(move[1], 10)) : 0);
+  }
+
+  document.getElementById("prev-move").addEventListener("click", function () { step(-1); });
+  document.getElementById("next-move").addEventListener("click", function () { step(1); });
+  document.getElementById("prev-hand").addEventListener("click", function () { go(state.hand - 1, 0); });
+  document.getElementById("next-hand").addEventListener("click", function () { go(state.hand + 1, 0); });
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    var keys = {
+      ArrowRight: function () { step(1); },
+      ArrowLeft: function () { step(-1); },
+      PageDown: function () { go(state.hand + 1, 0); },
+      PageUp: function () { go(state.hand - 1, 0); },
+      Home: function () { go(state.hand, 0); },
+      End: function () { go(state.hand, "end"); }
+    };
+    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+  });
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+})();
+"""

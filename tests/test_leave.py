@@ -1,0 +1,459 @@
+"""A seat that leaves for good: the others go on without it (protocol.md section 12).
+
+Tables are wrapped in :class:`Sitting` and linked in memory. A seat leaves by
+signing a ``leave`` record, or is judged gone by every other node (what the
+network layer does when its grace runs out: ``Sitting.drop``). The others
+continue on a new table from a fresh deal with the totals of the hands every
+one of them finished; every file audits valid and says who left.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster, make_tables
+
+from p2pcards.bots.neuf import NeufRandomBot
+from p2pcards.bots.random_bot import RandomBot
+from p2pcards.games.neuf import NeufRules
+from p2pcards.games.nines import NinesRules
+from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.core import continuation_id
+from p2pcards.protocol.events import Continued
+from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.messages import Continue
+from p2pcards.protocol.sitting import Sitting
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file
+
+
+def sittings(
+    n: int, rules: NinesRules = SHORT_RULES, seed: int = 0, **classes: type[Table]
+) -> dict[int, Sitting]:
+    tables = make_tables(n, rules, seed, table_classes={int(k[1:]): c for k, c in classes.items()})
+    return {s: Sitting(t) for s, t in tables.items()}
+
+
+def play_until(
+    net: LocalNetwork, rng: random.Random, done: Callable[[], bool], bots: dict | None = None
+) -> None:
+    """Bots play until ``done()`` (checked after every move) or nothing moves."""
+    bots = bots or {s: RandomBot() for s in net.tables}
+    for _ in range(100_000):
+        if done():
+            return
+        moved = False
+        for seat, t in net.tables.items():
+            if seat in net.failures or not t.my_turn:
+                continue
+            t.act(bots[seat].choose(t.view(), t.legal_actions(), rng))
+            net.pump()
+            moved = True
+            if done():
+                return
+        if not moved and not net.settle():
+            return
+
+
+def without(net: LocalNetwork, gone: int, seed: int = 1) -> LocalNetwork:
+    """The network of the seats that remain (nothing reaches or leaves ``gone`` any more)."""
+    return LocalNetwork({s: t for s, t in net.tables.items() if s != gone}, rng=random.Random(seed))
+
+
+def file_of(sitting: Sitting, seat: int) -> bytes:
+    return encode_file(sitting.records_to_save(), saved_by=seat, status=sitting.status)
+
+
+def assert_finished_alike(tables: dict[int, Sitting]) -> list[str]:
+    """Every table is over, holds the same records, and its file audits valid."""
+    states = {s: (t.status, t.failure) for s, t in tables.items()}
+    assert all(t.status == "over" for t in tables.values()), states
+    assert len({tuple(r.raw for r in t.records_to_save()) for t in tables.values()}) == 1
+    out = []
+    for seat, t in tables.items():
+        report = audit_bytes(file_of(t, seat))
+        assert report.valid and not report.internal_error, report.summary()
+        out.append(" ".join(report.summary().split()))
+    return out
+
+
+def totals_after(table: Table, hands: int, leaver: int) -> tuple[int, ...]:
+    """What the first table's totals were after ``hands`` hands, without ``leaver``."""
+    totals = [0] * table.n if hands == 0 else list(table.match.results[hands - 1].totals)
+    return tuple(t for s, t in enumerate(totals) if s != leaver)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    n=st.integers(3, 5),
+    leaver=st.integers(0, 4),
+    at_step=st.integers(0, 140),
+    signed=st.booleans(),
+    seed=st.integers(0, 3),
+)
+def test_the_others_finish_without_a_seat_that_leaves_at_any_step(
+    n: int, leaver: int, at_step: int, signed: bool, seed: int
+) -> None:
+    leaver %= n
+    tables = sittings(n, NinesRules(target=60), seed)
+    net = LocalNetwork(tables, rng=random.Random(seed))
+    net.start()
+    rng = random.Random(seed)
+    play_until(net, rng, lambda: tables[leaver].step >= at_step or tables[leaver].status != "running")
+    if tables[leaver].status != "running":
+        return  # the match ended first
+    first = tables[0].tables[0]
+    scored = len(first.match.results) if first.match is not None else 0
+    rest = without(net, leaver, seed)
+    if signed:
+        tables[leaver].leave("dinner is ready")
+        for frame in tables[leaver].drain():  # its leave reaches the others (then it hangs up)
+            for s in rest.tables:
+                rest.tables[s].receive(leaver, frame)
+    else:
+        for t in rest.tables.values():
+            assert t.drop(leaver, "lost connection and did not come back within 120 s")
+    rest.pump()
+    for t in rest.tables.values():
+        assert t.present == tuple(s for s in range(n) if s != leaver)
+        cont = t.tables[1]
+        assert cont.carried_hands == scored
+        assert cont.carried == totals_after(first, scored, leaver)
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    name = f"p{leaver}"
+    for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
+        assert f"{name} left after {scored} hand" in text, text
+        how = 'signed that they leave: "dinner is ready"' if signed else "judged gone by the others"
+        assert how in text, text
+    # The leaver's own file stops where it left, and blames nobody.
+    if signed:
+        report = audit_bytes(file_of(tables[leaver], leaver))
+        assert report.incomplete and all(p.seat is None for p in report.problems), report.summary()
+
+
+def test_the_events_say_who_left_and_what_the_totals_are() -> None:
+    tables = sittings(4, NinesRules(target=100), seed=2)
+    net = LocalNetwork(tables, rng=random.Random(2))
+    net.start()
+    rng = random.Random(2)
+    play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [])
+    while tables[0].next_event() is not None:
+        pass
+    tables[2].leave("bye")
+    rest = without(net, 2)
+    for frame in tables[2].drain():
+        for s in rest.tables:
+            rest.tables[s].receive(2, frame)
+    rest.pump()
+    events = []
+    while (e := tables[0].next_event()) is not None:
+        events.append(e)
+    continued = [e for e in events if isinstance(e, Continued)]
+    assert len(continued) == 1
+    e = continued[0]
+    first = tables[0].tables[0]
+    assert (e.left, e.name, e.reason, e.hands) == (2, "p2", "bye", 1)
+    assert e.totals == totals_after(first, 1, 2)
+    assert [p.name for p in tables[0].current.roster] == ["p0", "p1", "p3"]
+    # The continued match numbers its hands after the one scored before.
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    assert tables[0].current.match.results[0].number == 2
+
+
+def test_two_seats_leave_one_after_the_other() -> None:
+    tables = sittings(4, NinesRules(target=80), seed=5)
+    net = LocalNetwork(tables, rng=random.Random(5))
+    net.start()
+    rng = random.Random(5)
+    play_until(net, rng, lambda: tables[1].step >= 30)
+    rest = without(net, 1)
+    for t in rest.tables.values():
+        assert t.drop(1, "lost connection")
+    rest.pump()
+    play_until(rest, rng, lambda: tables[3].current.step >= 25)
+    assert tables[3].current.status == "running"
+    tables[3].leave("off to bed")
+    last = without(rest, 3)
+    for frame in tables[3].drain():
+        for s in last.tables:
+            last.tables[s].receive(3, frame)
+    last.pump()
+    assert tables[0].present == (0, 2) and len(tables[0].tables) == 3
+    play_bots(last, {s: RandomBot() for s in last.tables}, rng, start=False)
+    for text in assert_finished_alike(last.tables):  # type: ignore[arg-type]
+        assert "p1 left after" in text and "p3 left after" in text, text
+
+
+def test_le_neuf_with_two_seats_left_ends_on_the_standings() -> None:
+    roster = make_roster(3, 7)
+    tables = {
+        s: Sitting(
+            NeufTable(
+                game_id=game_id_for(7),
+                roster=roster,
+                rules=NeufRules(),
+                seat=s,
+                identity=identity_for(s, 7),
+                entropy=entropy_for(s, 7),
+            )
+        )
+        for s in range(3)
+    }
+    net = LocalNetwork(tables, rng=random.Random(7))
+    net.start()
+    rng = random.Random(7)
+    bots = {s: NeufRandomBot() for s in tables}
+    play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [], bots)
+    first = tables[0].tables[0]
+    assert len(first.match.results) == 1
+    rest = without(net, 1)
+    for t in rest.tables.values():
+        assert t.drop(1, "lost connection")
+    rest.pump()
+    totals = totals_after(first, 1, 1)
+    for t in rest.tables.values():
+        assert t.status == "over"
+        assert tuple(t.current.match.totals) == totals
+        low = min(totals)
+        assert t.current.match.winners == tuple(s for s, v in enumerate(totals) if v == low)
+    for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
+        assert "p1 left after 1 hand" in text, text
+
+
+# -- claims that do not hold ------------------------------------------------------
+
+
+class Understates(Table):
+    """Claims one hand fewer than it finished (to void a hand it lost)."""
+
+    def _continue_body(self) -> Continue:
+        b = super()._continue_body()
+        return replace(b, hands=b.hands - 1)
+
+
+class HidesSteps(Table):
+    """Claims to have completed fewer steps than its own records show."""
+
+    def _continue_body(self) -> Continue:
+        b = super()._continue_body()
+        return replace(b, steps=3, hands=0)
+
+
+class NamesAnother(Table):
+    """Says another seat left."""
+
+    def _continue_body(self) -> Continue:
+        b = super()._continue_body()
+        return replace(b, left=(b.left + 1) % 4)
+
+
+@pytest.mark.parametrize(
+    ("liar", "problem"),
+    [
+        (Understates, "hands were scored by step"),
+        (HidesSteps, "fewer than it signed"),
+        (NamesAnother, "without another seat"),
+    ],
+)
+def test_a_false_continue_record_blames_its_author(liar: type[Table], problem: str) -> None:
+    tables = sittings(4, NinesRules(target=100), 3, s0=liar)
+    net = LocalNetwork(tables, rng=random.Random(3))
+    net.start()
+    rng = random.Random(3)
+    play_until(net, rng, lambda: tables[1].tables[0].hand_ends != [] and tables[1].step > 40)
+    rest = without(net, 2)
+    for t in rest.tables.values():
+        assert t.drop(2, "lost connection")
+    rest.pump()
+    for s in (1, 3):
+        f = tables[s].failure
+        assert f is not None and f.peer == 0 and problem in f.problem, f
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="failed"))
+        assert [p.seat for p in report.problems if p.seat is not None] == [0], report.summary()
+
+
+def test_a_continue_from_another_history_stops_blaming_nobody() -> None:
+    class OtherHistory(Table):
+        def _continue_body(self) -> Continue:
+            b = super()._continue_body()
+            return replace(b, last=bytes(32))
+
+    tables = sittings(4, NinesRules(target=100), 4, s3=OtherHistory)
+    net = LocalNetwork(tables, rng=random.Random(4))
+    net.start()
+    play_until(net, random.Random(4), lambda: tables[0].step >= 20)
+    rest = without(net, 1)
+    for t in rest.tables.values():
+        t.drop(1, "lost connection")
+    rest.pump()
+    for s in (0, 2):
+        f = tables[s].failure
+        assert f is not None and f.peer is None and "another history" in f.problem, f
+
+
+# -- nobody is pushed out on one seat's word ------------------------------------------
+
+
+def test_one_seat_cannot_push_another_out() -> None:
+    tables = sittings(4, NinesRules(target=100), 6)
+    net = LocalNetwork(tables, rng=random.Random(6))
+    net.start()
+    rng = random.Random(6)
+    play_until(net, rng, lambda: tables[0].step >= 25)
+    tables[0].continue_without(1, "I say p1 is gone")
+    net.pump()
+    net.settle()
+    # Nobody followed seat 0: the others are still on the first table, seat 1 too.
+    for s in (1, 2, 3):
+        assert tables[s].status == "running" and len(tables[s].tables) == 1, (s, tables[s].failure)
+        assert tables[s].failure is None
+    # They hold seat 0's new records aside, unused, and wait for it on the first table.
+    assert any(0 in tables[s].waiting_for for s in (1, 2, 3)), {s: tables[s].waiting_for for s in tables}
+    # Seat 0's new table waits for the others, who never sign it.
+    assert set(tables[0].waiting_for) == {2, 3}
+    assert tables[0].current.game_id == continuation_id(tables[0].tables[0].game_id, 1)
+
+
+def test_a_seat_that_every_other_judged_gone_stops_blaming_nobody() -> None:
+    tables = sittings(4, NinesRules(target=100), 8)
+    net = LocalNetwork(tables, rng=random.Random(8))
+    net.start()
+    play_until(net, random.Random(8), lambda: tables[0].step >= 25 and not tables[1].my_turn)
+    for s in (0, 2, 3):  # they all judged seat 1 gone (its link was down), and it is back
+        tables[s].drop(1, "lost connection and did not come back within 120 s")
+    net.pump()
+    f = tables[1].failure
+    assert f is not None and f.peer is None and "every one of them judged it gone" in f.problem, f
+    # Only two of them would not have been enough: see test_one_seat_cannot_push_another_out.
+
+
+# -- a crash on the new table ---------------------------------------------------------
+
+
+def test_a_seat_that_crashes_on_the_new_table_comes_back_from_its_journal() -> None:
+    tables = sittings(4, NinesRules(target=60), 9)
+    journals: dict[int, list] = {s: [] for s in tables}
+    net = LocalNetwork(tables, rng=random.Random(9))
+    net.start()
+    rng = random.Random(9)
+    play_until(net, rng, lambda: tables[0].step >= 30)
+    rest = without(net, 3)
+    for t in rest.tables.values():
+        t.drop(3, "lost connection")
+    rest.pump()
+    play_until(rest, rng, lambda: tables[1].current.step >= 15)
+    for s, t in tables.items():
+        journals[s] += t.drain_journal()
+    # Seat 1 crashes: a fresh node with the same identity and entropy, from its journal.
+    fresh = Sitting(make_tables(4, NinesRules(target=60), 9)[1])
+    fresh.restore(journals[1])
+    assert fresh.present == (0, 1, 2) and fresh.current.game_id == tables[1].current.game_id
+    again = LocalNetwork({0: tables[0], 1: fresh, 2: tables[2]}, rng=random.Random(10))
+    for s in (0, 2):
+        for frame in tables[s].link_reset(1):
+            fresh.receive(s, frame)
+        for frame in fresh.link_reset(s):
+            tables[s].receive(1, frame)
+    again.settle()
+    play_bots(again, {s: RandomBot() for s in again.tables}, rng, start=False)
+    assert_finished_alike({0: tables[0], 1: fresh, 2: tables[2]})
+
+
+# -- the table's clock is in every seat's signed join record ---------------------------
+
+
+def test_the_clock_is_signed_in_the_join_records_and_a_seat_stating_another_is_blamed() -> None:
+    roster = make_roster(3, 11)
+
+    def table(seat: int, clock: tuple[int, int, int]) -> Table:
+        return Table(
+            game_id=game_id_for(11),
+            roster=roster,
+            rules=SHORT_RULES,
+            seat=seat,
+            identity=identity_for(seat, 11),
+            entropy=entropy_for(seat, 11),
+            clock=clock,
+        )
+
+    agreed = {s: Sitting(table(s, (600, 60, 120))) for s in range(3)}
+    net = LocalNetwork(agreed, rng=random.Random(11))
+    play_bots(net, {s: RandomBot() for s in agreed}, random.Random(11))
+    assert all(t.clock == (600, 60, 120) for t in agreed.values())
+    summary = " ".join(audit_bytes(file_of(agreed[0], 0)).summary().split())
+    said = "Clock, signed by every player: 10 min per turn, 60 s for any other step, 2 min to come back"
+    assert said in summary, summary
+    # A seat told another clock (a host showing different tables) signs another join record.
+    other = {s: table(s, (30, 60, 120) if s == 1 else (600, 60, 120)) for s in range(3)}
+    net = LocalNetwork(other, rng=random.Random(11))
+    net.start()
+    for s in (0, 2):
+        f = other[s].failure
+        assert f is not None and f.peer == 1 and "disagrees on the table" in f.problem, f
+
+
+def test_a_leave_signed_behind_the_others_is_read_where_it_is_saved() -> None:
+    """The leaver had not yet seen the last steps the others completed: its ``leave``
+    (a side record of its own step) is saved after those steps, and the audit takes it
+    there rather than calling the file edited."""
+    from p2pcards.protocol.messages import Leave
+    from p2pcards.protocol.wire import SignedRecord, decode_frame
+
+    tables = sittings(3, NinesRules(target=60), 12)
+    net = LocalNetwork(tables, rng=random.Random(12))
+    net.start()
+    rng = random.Random(12)
+    play_until(net, rng, lambda: tables[2].step >= 15)
+    early = tables[2].drain_journal()  # seat 2 as it stood at step 15
+    behind = tables[2].step
+    play_until(net, rng, lambda: tables[0].step >= behind + 8)
+    # Seat 2 (its view still at that step: its last frames never reached it) leaves.
+    lagging = Sitting(make_tables(3, NinesRules(target=60), 12)[2])
+    lagging.restore(early)
+    assert lagging.step == behind
+    lagging.leave("bye")
+    frames = [decode_frame(f) for f in lagging.drain()]
+    leave = [f for f in frames if isinstance(f, SignedRecord) and isinstance(f.record.body, Leave)]
+    assert len(leave) == 1 and leave[0].record.step == behind
+    rest = without(net, 2)
+    for s in (0, 1):
+        tables[s].receive_frame(2, leave[0])
+    rest.pump()
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
+        assert 'signed that they leave: "bye"' in text, text
+
+
+def test_the_json_record_of_a_continued_match_carries_the_totals_and_names_who_left() -> None:
+    tables = sittings(4, NinesRules(target=100), 2)
+    net = LocalNetwork(tables, rng=random.Random(2))
+    net.start()
+    rng = random.Random(2)
+    play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [])
+    first = tables[0].tables[0]
+    rest = without(net, 1)
+    for t in rest.tables.values():
+        t.drop(1, "lost connection")
+    rest.pump()
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    record = audit_bytes(file_of(tables[0], 0)).to_record()
+    assert record["verdict"]["valid"]
+    assert [p["name"] for p in record["players"]] == ["p0", "p2", "p3"]
+    assert record["carried"] == {"hands": 1, "totals": list(totals_after(first, 1, 1))}
+    (left,) = record["left"]
+    assert (left["name"], left["after_hands"], left["signed"]) == ("p1", 1, False)
+    assert left["total"] == first.match.results[0].totals[1]
+    assert left["key"] == first.roster[1].key.hex()
+    # The hands played on are numbered after the one scored before, and their totals
+    # run on from the carried ones.
+    hands = record["hands"]
+    assert hands[0]["number"] == 2
+    penalties = [sum(h["penalties"][s] for h in hands) for s in range(3)]
+    carried = record["carried"]["totals"]
+    assert [c + p for c, p in zip(carried, penalties, strict=True)] == record["result"]["totals"]

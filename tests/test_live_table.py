@@ -1,0 +1,529 @@
+"""A live table for a player who waits: one status line, the moves as they come, the hand.
+
+The status line says what the table waits for and counts down the table's
+clock. On a terminal it is rewritten in place (``\\r`` and a clear) and erased
+before anything else is written; elsewhere a waiting line is printed only when
+what is awaited changes, or every 30 s. The unit tests drive the times
+explicitly (a clock they set, or trio's virtual clock); the last tests run the
+real command at a pseudo-terminal, against bots and between two people.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections import deque
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from e2e_helpers import ENGLISH, LOCAL, HumanSeat, close_human, free_port, spawn_human
+from net_helpers import bot, close_all, memory_links
+from protocol_helpers import SHORT_RULES, make_tables
+
+from p2pcards.games.nines import NinesRules
+from p2pcards.net.runner import run_table
+from p2pcards.net.session import Timeouts
+from p2pcards.net.words import new_code
+from p2pcards.protocol.table import Table
+from p2pcards.ui.i18n import Translator
+from p2pcards.ui.netgame import HumanDecider, TableWatcher
+from p2pcards.ui.prompt import PIPE_EVERY, Console
+from p2pcards.ui.render import Style, table_names, waiting_status
+from p2pcards.ui.screen import make_screen
+
+CLEAR = "\r\x1b[K"
+CLOCK = Timeouts(turn=60.0, step=30.0)
+NAMES = ("Ann", "Bob", "Cy")
+
+
+class Recorder:
+    """What a console wrote, in order: lines (with their line break) and raw terminal text."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.chunks.append(text + "\n")
+
+    def raw(self, text: str) -> None:
+        self.chunks.append(text)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
+def screen_lines(raw: str) -> list[str]:
+    """What a terminal shows after ``raw``: a carriage return goes back to the start of
+    the line, ``ESC[K`` clears to its end, other escape sequences change nothing."""
+    lines: list[str] = []
+    row: list[str] = []
+    col = 0
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\x1b":
+            found = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]").match(raw, i)
+            seq = found.group(0) if found else ch
+            if seq == "\x1b[K":
+                del row[col:]
+            i += len(seq)
+            continue
+        if ch == "\r":
+            col = 0
+        elif ch == "\n":
+            lines.append("".join(row).rstrip())
+            row, col = [], 0
+        else:
+            if col < len(row):
+                row[col] = ch
+            else:
+                row.append(ch)
+            col += 1
+        i += 1
+    lines.append("".join(row).rstrip())
+    return lines
+
+
+def draws(raw: str) -> list[str]:
+    """The status texts drawn, in order (text after a clear that no line break ends)."""
+    return [t for t in re.findall(r"\r\x1b\[K([^\r\n]*)(?=\r|\Z)", raw) if t]
+
+
+class FakeTable:
+    """Just what the watcher reads of a table: the step, its kind, whom it waits for."""
+
+    DECISIONS = ("turn", "exchange")
+
+    def __init__(self, *, step: int = 7, kind: str = "turn", waiting: tuple[int, ...] = (1,)) -> None:
+        self.step, self.kind, self.waiting_for = step, kind, waiting
+        self.seat = 0
+        self.status = "running"
+        self.match = None
+        self.events: deque[Any] = deque()
+
+    @property
+    def spec(self) -> SimpleNamespace:
+        return SimpleNamespace(kind=self.kind)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.kind in self.DECISIONS and self.seat in self.waiting_for
+
+    def next_event(self) -> Any:
+        return self.events.popleft() if self.events else None
+
+
+def watched(console: Console, clock: Any = CLOCK) -> tuple[TableWatcher, list[float]]:
+    """A Nines screen for Ann (seat 0) and its watcher, on a clock the test sets (``now[0]``)."""
+    screen = make_screen(
+        "nines", console, NAMES, me=0, rules=NinesRules(), watch=False, pause_between_hands=False
+    )
+    now = [0.0]
+    return TableWatcher(screen, clock=clock, now=lambda: now[0]), now
+
+
+def terminal(lang: str = "en", read: Any = input) -> tuple[Console, Recorder]:
+    rec = Recorder()
+    console = Console(tr=Translator(lang), style=Style(unicode=True), read=read, write=rec.line, live=rec.raw)
+    return console, rec
+
+
+# ---------------------------------------------------------------------------
+# 1. The status line, with the times driven by the test
+
+
+def test_on_a_terminal_the_status_counts_down_in_place_and_is_erased_before_any_output() -> None:
+    console, rec = terminal()
+    watcher, now = watched(console)
+    table = FakeTable()
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = 0.4
+    watcher(table)  # type: ignore[arg-type]  (the same second: nothing redrawn)
+    now[0] = 1.2
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = 5.0
+    watcher.waiting(table, 5.0)  # type: ignore[arg-type]
+    console.say("   Bob played 7♥")
+    table.step, table.kind, table.waiting_for = 8, "shuffle", (2,)
+    now[0] = 6.0
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = 12.0
+    watcher(table)  # type: ignore[arg-type]  (a step that drags: its clock shows too)
+    table.step, table.kind, table.waiting_for = 9, "turn", (0,)
+    watcher(table)  # type: ignore[arg-type]  (Ann's turn: nothing to wait for)
+    console.say("your table")
+
+    raw = rec.text
+    assert draws(raw) == [
+        "Bob to play — 1:00 left",
+        "Bob to play — 0:59 left",
+        "Bob to play — 0:55 left",
+        "Waiting for Cy to shuffle…",
+        "Waiting for Cy to shuffle — 0:24 left",
+    ]
+    # Every draw overwrites the one before; anything else is written on a clean line.
+    assert CLEAR + "   Bob played 7♥\n" in raw and CLEAR + "your table\n" in raw
+    assert not re.search(r"(left|…)\n", raw), raw  # a status never ends a line
+    # What stays on the screen: the two real lines, no waiting line at all.
+    assert [line for line in screen_lines(raw) if line] == ["   Bob played 7♥", "your table"]
+
+
+def test_without_a_terminal_a_wait_gets_a_line_when_it_changes_or_every_30_seconds() -> None:
+    out: list[str] = []
+    console = Console(tr=Translator("en"), style=Style(unicode=True), write=out.append, live=None)
+    watcher, now = watched(console)
+    table = FakeTable()
+    watcher(table)  # type: ignore[arg-type]
+    assert out == []  # the table moving on is no reason to print
+    for waited in range(5, 61, 5):  # the runner's notices, every 5 s of one long wait
+        now[0] = float(waited)
+        watcher.waiting(table, float(waited))  # type: ignore[arg-type]
+    assert out == ["Bob to play — 0:55 left", "Bob to play — 0:25 left"]
+    assert PIPE_EVERY == 30
+    table.step, table.waiting_for = 8, (2,)  # another wait: said at its first notice
+    now[0] = 70.0
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = 75.0
+    watcher.waiting(table, 5.0)  # type: ignore[arg-type]
+    assert out[2:] == ["Cy to play — 0:55 left"]
+    assert not any("\r" in line or "\x1b" in line for line in out)
+
+
+@pytest.mark.parametrize(
+    ("lang", "kind", "waited", "expected"),
+    [
+        ("en", "turn", 0.0, "Bob to play — 1:00 left"),
+        ("en", "draw-keys", 1.0, "Waiting for keys from Bob…"),
+        ("en", "draw-keys", 7.0, "Waiting for keys from Bob — 0:23 left"),
+        ("en", "cut-commit", 1.0, "Waiting for Bob…"),
+        ("fr", "turn", 18.0, "À Bob de jouer — encore 0:42"),
+        ("fr", "lock", 0.0, "En attente du mélange de Bob…"),
+        ("it", "turn", 0.0, "Tocca a Bob — ancora 1:00"),
+        ("it", "unlock", 2.0, "In attesa delle chiavi di Bob…"),
+    ],
+)
+def test_the_status_says_what_is_awaited_in_each_language(
+    lang: str, kind: str, waited: float, expected: str
+) -> None:
+    console, rec = terminal(lang)
+    watcher, now = watched(console)
+    table = FakeTable(kind=kind)
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = waited
+    watcher(table)  # type: ignore[arg-type]
+    assert draws(rec.text)[-1] == expected
+
+
+def test_a_day_long_clock_is_not_counted_down_and_a_long_status_never_wraps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    console, rec = terminal()
+    watcher, _ = watched(console, clock=Timeouts(turn=86_400.0))
+    table = FakeTable(waiting=(1, 2))
+    watcher(table)  # type: ignore[arg-type]
+    assert draws(rec.text) == ["Bob and Cy to play…"]
+    monkeypatch.setenv("COLUMNS", "20")
+    table.step, table.kind = 8, "draw-keys"
+    watcher(table)  # type: ignore[arg-type]
+    assert draws(rec.text)[-1] == "Waiting for keys..."  # one row of 20 columns, less one
+    assert waiting_status("keys", ["Bob"], None, tr=Translator("en"), style=Style()) == (
+        "Waiting for keys from Bob..."
+    )
+
+
+# ---------------------------------------------------------------------------
+# 2. The player's own prompts: warnings, a turn that ran out, the pause between hands
+
+
+class PromptScreen:
+    """A screen whose ``ask`` reads one answer at the console, as a move prompt does."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.names = NAMES
+
+    def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+        self.console.ask("Your move")
+        return legal[0]
+
+
+TABLE = SimpleNamespace(view=lambda: object(), legal_actions=lambda: ["play"], match=None)
+
+
+async def test_a_turn_warning_ends_the_prompt_line_and_shows_the_prompt_again(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    prompted, answered = threading.Event(), threading.Event()
+
+    def read(prompt: str) -> str:
+        rec.raw(prompt)  # as input() does
+        prompted.set()
+        answered.wait(10)
+        return "1"
+
+    console, rec = terminal(read=read)
+    decider = HumanDecider(screen=PromptScreen(console), turn_time=lambda: 100.0)  # type: ignore[arg-type]
+    console.status.show("Bob to play — 0:42 left")  # left over from the wait before this turn
+    chosen: list[str] = []
+
+    async def turn() -> None:
+        chosen.append(await decider(TABLE))  # type: ignore[arg-type]
+
+    async with trio.open_nursery() as nursery:  # (the threads' waits are bounded: no hang)
+        nursery.start_soon(turn)
+        await trio.to_thread.run_sync(prompted.wait, 10)
+        mock_clock.jump(40)  # 60 s left of 100
+        await trio.testing.wait_all_tasks_blocked()
+        mock_clock.jump(50)  # 10 s left
+        await trio.testing.wait_all_tasks_blocked()
+        answered.set()
+    assert chosen == ["play"]
+    assert rec.text == (
+        "\r\x1b[KBob to play — 0:42 left"
+        "\r\x1b[KYour move > \n"
+        "60 s left for your move on the table's clock.\n"
+        "Your move > \n"
+        "10 s left for your move on the table's clock.\n"
+        "Your move > "
+    )
+
+
+async def test_a_prompt_whose_time_ran_out_is_not_shown_again(autojump_clock: trio.testing.MockClock) -> None:
+    released = threading.Event()
+    prompted = threading.Event()
+
+    def read(prompt: str) -> str:
+        rec.raw(prompt)
+        prompted.set()
+        released.wait(10)
+        return ""
+
+    console, rec = terminal(read=read)
+    decider = HumanDecider(screen=PromptScreen(console))  # type: ignore[arg-type]
+    scope = trio.CancelScope()  # the runner's clock for this seat's turn, once the prompt is up
+
+    async def turn() -> None:
+        with scope:
+            await decider(TABLE)  # type: ignore[arg-type]
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(turn)
+            await trio.to_thread.run_sync(prompted.wait, 10)
+            scope.deadline = trio.current_time() + 30
+        assert scope.cancelled_caught
+        console.status.show("the table has stopped")  # nothing is drawn over a dead prompt
+        console.say("The match stopped: your time to play ran out (30 s)")
+    finally:
+        released.set()
+    assert rec.text == (
+        "Your move > \n"
+        "\r\x1b[Kthe table has stopped"
+        "\r\x1b[KThe match stopped: your time to play ran out (30 s)\n"
+    )
+
+
+async def test_the_pause_after_a_hand_is_asked_at_once_and_holds_the_next_hand_until_enter() -> None:
+    asked: list[str] = []
+    shown: list[str] = []
+    enter = threading.Event()
+    early: list[str] = []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt)
+        if prompt.startswith("Press Enter"):
+            enter.wait(10)
+        elif not enter.is_set():
+            early.append(prompt)  # a move asked while the player still reads the scores
+        return ""
+
+    console, _ = terminal(read=read)
+    decider = HumanDecider(screen=PromptScreen(console), release=lambda: shown.append("next hand"))  # type: ignore[arg-type]
+    decider.hand_ended()  # in trio: the prompt comes now, not at the next turn
+    with trio.fail_after(10):
+        while not asked:
+            await trio.sleep(0.01)
+        assert asked == ["Press Enter for the next hand. > "] and shown == []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(decider, TABLE)
+            await trio.testing.wait_all_tasks_blocked()
+            assert shown == []  # nothing of the next hand before Enter
+            enter.set()
+    assert asked == ["Press Enter for the next hand. > ", "Your move > "]
+    assert shown == ["next hand"] and early == []
+
+
+async def test_leaving_at_the_pause_is_said_and_seen_by_the_runner() -> None:
+    from p2pcards.net.runner import QuitMatch
+
+    answers = iter(["quit", "y"])
+    out: list[str] = []
+    console = Console(tr=Translator("en"), style=Style(), read=lambda p: next(answers), write=out.append)
+    decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    decider.hand_ended()
+    with trio.fail_after(10), pytest.raises(QuitMatch):
+        await decider(TABLE)  # type: ignore[arg-type]
+    said = " ".join(" ".join(out).split())
+    assert "You leave the table; the others play on without you (at a table of two, the match ends)." in said
+    assert decider.leaving  # the runner sees it at once (run_table's ``leaving``), not at the next turn
+
+
+# ---------------------------------------------------------------------------
+# 3. A real table, in virtual time: a slow player, the others waiting
+
+
+def slow_once(seconds: float, seed: int) -> Any:
+    """A bot that thinks ``seconds`` at its first turn (a person), then plays at once."""
+    decide = bot(seed)
+    first = [True]
+
+    async def slow(table: Table) -> Any:
+        if first[0]:
+            first[0] = False
+            await trio.sleep(seconds)
+        return await decide(table)
+
+    return slow
+
+
+async def watch_a_slow_match(console: Console) -> Table:
+    """Three seats over memory links; seat 1 thinks 40 s once; seat 0's watcher shows the table."""
+    tables = make_tables(3, SHORT_RULES, seed=11)
+    links = memory_links(3)
+    names = table_names(tables[0].roster)
+    screen = make_screen(
+        "nines",
+        console,
+        names,
+        me=0,
+        rules=SHORT_RULES,
+        watch=False,
+        pause_between_hands=False,
+        verified=True,
+    )
+    watcher = TableWatcher(screen, clock=CLOCK, now=trio.current_time)
+    deciders = {0: bot(0), 1: slow_once(40.0, 1), 2: bot(2)}
+
+    async def seat(s: int) -> None:
+        shown: dict[str, Any] = {"on_progress": watcher, "on_wait": watcher.waiting} if s == 0 else {}
+        await run_table(tables[s], links[s], deciders[s], timeouts=CLOCK, **shown)
+
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    await close_all(links)
+    assert tables[0].status == "over"
+    return tables[0]
+
+
+async def test_a_terminal_watching_a_slow_player_sees_one_line_counting_down(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    console, rec = terminal()
+    await watch_a_slow_match(console)
+    raw = rec.text
+    ticks = [t for t in draws(raw) if t.startswith("p1 to play — ")]
+    seconds = [int(m) * 60 + int(s) for m, s in (re.findall(r"(\d+):(\d\d) left", t)[0] for t in ticks)]
+    # The slow turn: one line counting down second by second, from the full minute.
+    run = seconds[seconds.index(60) :][:41]
+    assert run == list(range(60, 19, -1)), seconds
+    lines = screen_lines(raw)
+    assert not [line for line in lines if " to play" in line or "Waiting" in line]
+    # Ann (seat 0) sees her hand as each hand is dealt, then the others' moves as they come.
+    heads = [i for i, line in enumerate(lines) if line.startswith("── Hand ") and " Up card " in line]
+    assert heads and all(lines[i + 1].startswith("   Your hand  ") for i in heads)
+    assert any(line.startswith("   p1 played ") for line in lines)
+
+
+async def test_a_log_of_the_same_wait_has_two_lines_not_eight(autojump_clock: trio.testing.MockClock) -> None:
+    out: list[str] = []
+    console = Console(tr=Translator("en"), style=Style(unicode=True), write=out.append, live=None)
+    await watch_a_slow_match(console)
+    waits = [line for line in out if "to play" in line or "Waiting" in line]
+    assert waits == ["p1 to play — 0:55 left", "p1 to play — 0:25 left"]
+
+
+# ---------------------------------------------------------------------------
+# 4. The real command at a terminal
+
+pexpect = pytest.importorskip("pexpect")
+STATUS = re.compile(r"( to play…| to play — \d+:\d\d left|Waiting for [^\r\n]*)")
+
+
+def test_a_player_at_a_terminal_sees_waits_in_place_the_hand_and_the_pause_in_order(tmp_path: Path) -> None:
+    log = tmp_path / "play.screen"
+    args = ["play", "--players", "3", "--seed", "5", "--bot", "random", "--rule", "hands=2", "--lang", "en"]
+    child = spawn_human(args, home=tmp_path / "home", log=log, TERM="xterm")
+    try:
+        seat = HumanSeat(child=child, screens=ENGLISH, rng=random.Random(3))
+        seat.play(timeout=20)
+    finally:
+        status = close_human(child)
+    assert status == 0
+    raw = log.read_bytes().decode("utf-8")
+    assert "Traceback" not in raw
+    shown = draws(raw)
+    assert any(t.endswith(" to play…") for t in shown) and any(t.startswith("Waiting for") for t in shown)
+    # Updated in place: a status replaced by the next one on the same line.
+    assert re.search(r"\r\x1b\[K[^\r\n]+\r\x1b\[K[^\r\n]+", raw)
+    assert not re.search(STATUS.pattern + r"\r?\n", raw), "a waiting line was left on the screen"
+    lines = screen_lines(raw.replace("\r\n", "\n"))
+    assert not [line for line in lines if STATUS.search(line)]
+    heads = [i for i, line in enumerate(lines) if line.startswith("── Hand ") and " Up card " in line]
+    assert len(heads) == 2 and all(lines[i + 1].startswith("   Your hand  ") for i in heads)
+    # The pause comes after the scores and before anything of the next hand.
+    scores = next(i for i, line in enumerate(lines) if line.startswith("── Scores after hand 1"))
+    pause = next(i for i, line in enumerate(lines) if line.startswith("Press Enter for the next hand"))
+    second = heads[1]
+    assert scores < pause < second
+    assert seat.answered.get(3) == 1
+
+
+def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_path: Path) -> None:
+    port, code = free_port(), new_code()
+    host = spawn_human(
+        ["host", "-n", "2", "--name", "Ann", "--port", str(port), "--bind", LOCAL, "--code", code,
+         "--turn-timeout", "90"],
+        home=tmp_path / "ann", log=tmp_path / "ann.screen", TERM="xterm",
+    )  # fmt: skip
+    joiner = None
+    try:
+        host.expect("Invitation code", timeout=15)
+        joiner = spawn_human(
+            ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Bob"],
+            home=tmp_path / "bob", log=tmp_path / "bob.screen", TERM="xterm", P2PCARDS_CODE=code,
+        )  # fmt: skip
+        asked = [ENGLISH.move, ENGLISH.suit, r"(Ann|Bob) to play — (\d+:\d\d) left"]
+        k = host.expect(asked, timeout=20)
+        deciding, waiting, who = (host, joiner, "Ann") if k < 2 else (joiner, host, "Bob")
+        if k == 2:
+            deciding.expect(asked[:2], timeout=20)
+        tick = re.compile(rf"{who} to play — (\d+):(\d\d) left")
+        waiting.expect(tick, timeout=20)
+        seen = [int(waiting.match.group(1)) * 60 + int(waiting.match.group(2))]
+        while len(seen) < 3:
+            waiting.expect(tick, timeout=5)
+            assert waiting.before == CLEAR, repr(waiting.before)  # rewritten in place, nothing between
+            seen.append(int(waiting.match.group(1)) * 60 + int(waiting.match.group(2)))
+        assert seen == sorted(seen, reverse=True) and len(set(seen)) == 3 and seen[0] <= 90
+        deciding.sendline("quit")
+        deciding.expect(ENGLISH.confirm_leave, timeout=10)
+        deciding.sendline("y")
+        waiting.expect("The match stopped", timeout=20)
+        for child in (deciding, waiting):
+            child.expect(pexpect.EOF, timeout=20)
+    finally:
+        close_human(host)
+        if joiner is not None:
+            close_human(joiner)
+    screen = (tmp_path / ("bob.screen" if who == "Ann" else "ann.screen")).read_bytes().decode("utf-8")
+    lines = screen_lines(screen.replace("\r\n", "\n"))
+    assert not [line for line in lines if STATUS.search(line)], lines[-10:]
+    assert any(line.startswith("The match stopped") for line in lines)
