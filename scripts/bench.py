@@ -987,6 +987,23 @@ class DelayedStream(trio.abc.HalfCloseableStream):
         await trio.lowlevel.checkpoint()
 
 
+def delayed_links(players: int, delay: float) -> tuple[list[DelayedStream], dict[int, dict[int, Any]]]:
+    """A full mesh of in-memory links delaying every frame by ``delay``: the streams (each
+    needs its :meth:`DelayedStream.pump` running) and every seat's links by peer."""
+    from p2pcards.net.link import Link
+
+    streams: list[DelayedStream] = []
+    links: dict[int, dict[int, Any]] = {s: {} for s in range(players)}
+    for a in range(players):
+        for b in range(a + 1, players):
+            end_a, end_b = trio.testing.memory_stream_pair()
+            for me, peer, end in ((a, b, end_a), (b, a, end_b)):
+                stream = DelayedStream(end, delay)
+                streams.append(stream)
+                links[me][peer] = Link(stream, peer=f"seat {peer}")
+    return streams, links
+
+
 @dataclass(frozen=True, slots=True)
 class DelayedRun:
     hand_s: float
@@ -1002,20 +1019,11 @@ async def _delayed_match(
     players: int, rules: Any, table_cls: type[TableCore], delay: float, seed: int
 ) -> DelayedRun:
     """Every seat runs ``run_table`` over in-memory links that delay each frame by ``delay``."""
-    from p2pcards.net.link import Link
     from p2pcards.net.runner import run_table
     from p2pcards.net.session import Timeouts
 
     tables = make_tables(players, rules, seed, table_cls)
-    streams: list[DelayedStream] = []
-    links: dict[int, dict[int, Link]] = {s: {} for s in tables}
-    for a in tables:
-        for b in range(a + 1, players):
-            end_a, end_b = trio.testing.memory_stream_pair()
-            for me, peer, end in ((a, b, end_a), (b, a, end_b)):
-                stream = DelayedStream(end, delay)
-                streams.append(stream)
-                links[me][peer] = Link(stream, peer=f"seat {peer}")
+    streams, links = delayed_links(players, delay)
     entered: dict[int, list[tuple[int, float]]] = {s: [] for s in tables}
     game_name = table_cls.GAME
     start = trio.current_time()
@@ -1168,15 +1176,7 @@ async def _leave_match(players: int, delay: float, how: str, grace: float, seed:
 
     leaver = players - 1
     tables = {s: Sitting(t) for s, t in make_tables(players, NinesRules(target=200), seed, Table).items()}
-    streams: list[DelayedStream] = []
-    links: dict[int, dict[int, Link]] = {s: {} for s in tables}
-    for a in tables:
-        for b in range(a + 1, players):
-            end_a, end_b = trio.testing.memory_stream_pair()
-            for me, peer, end in ((a, b, end_a), (b, a, end_b)):
-                stream = DelayedStream(end, delay)
-                streams.append(stream)
-                links[me][peer] = Link(stream, peer=f"seat {peer}")
+    streams, links = delayed_links(players, delay)
     start = trio.current_time()
     marks: dict[str, float] = {}
     reached: dict[int, dict[str, float]] = {s: {} for s in tables if s != leaver}

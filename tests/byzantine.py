@@ -1006,7 +1006,7 @@ class HypothesisAdversary(Adversary):
         if cls is m.Continue:
             return m.Continue(
                 game=draw(st.sampled_from((shadow.game_id, run.other_game_id)), label="continues"),
-                left=draw(st.integers(0, 5), label="left"),
+                left=tuple(draw(st.sets(st.integers(0, 5), min_size=1, max_size=4).map(sorted))),
                 reason=draw(st.sampled_from(TEXTS[:3]), label="reason"),
                 steps=draw(st.sampled_from((0, 1, shadow.step, 1 << 30)), label="steps"),
                 last=draw(st.sampled_from((bytes(32), shadow.transcript.last_digest)), label="last"),

@@ -588,11 +588,17 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_go_on_without_it(tmp_pa
     for name, status, out in others:
         no_traceback(out)
         assert status == 0, f"{name}\n{out}"
-        # Kim signed that she leaves: nobody waited for her grace to run out.
-        assert continued_line(out).startswith("Kim left the match (interrupted)"), out
+        # Kim signs that she leaves, and the others go on at once. (If Ctrl-C cut one of
+        # her sends short, that TLS link is broken and its peer only sees her hang up: it
+        # goes on once her grace has run out, having judged her gone.)
+        line = continued_line(out)
+        signed = line.startswith("Kim left the match (interrupted)")
+        assert signed or line.startswith("Kim left the match (lost connection"), out
         proc = run_cli(["audit", str(files[0 if name == "Hal" else 1])], home=tmp_path / "auditor")
         assert proc.returncode == 0, proc.stdout
-        assert 'signed that they leave: "interrupted"' in " ".join(proc.stdout.split()), proc.stdout
+        text = " ".join(proc.stdout.split())
+        how = 'signed that they leave: "interrupted"' if signed else "were judged gone by the others"
+        assert how in text, text
 
 
 # ---------------------------------------------------------------------------

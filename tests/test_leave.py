@@ -66,6 +66,25 @@ def without(net: LocalNetwork, gone: int, seed: int = 1) -> LocalNetwork:
     return LocalNetwork({s: t for s, t in net.tables.items() if s != gone}, rng=random.Random(seed))
 
 
+def started(tables: dict[int, Sitting], seed: int) -> tuple[LocalNetwork, random.Random]:
+    """The tables linked in memory, every seat's join record sent; the bots' randomness."""
+    net = LocalNetwork(tables, rng=random.Random(seed))  # type: ignore[arg-type]
+    net.start()
+    return net, random.Random(seed)
+
+
+def leaves(net: LocalNetwork, seat: int, reason: str) -> LocalNetwork:
+    """``seat`` signs that it leaves, its record reaches the others, and it hangs up:
+    the network of those that remain, with what followed delivered."""
+    rest = without(net, seat)
+    net.tables[seat].leave(reason)
+    for frame in net.tables[seat].drain():
+        for table in rest.tables.values():
+            table.receive(seat, frame)
+    rest.pump()
+    return rest
+
+
 def file_of(sitting: Sitting, seat: int) -> bytes:
     return encode_file(sitting.records_to_save(), saved_by=seat, status=sitting.status)
 
@@ -139,18 +158,11 @@ def test_the_others_finish_without_a_seat_that_leaves_at_any_step(
 
 def test_the_events_say_who_left_and_what_the_totals_are() -> None:
     tables = sittings(4, NinesRules(target=100), seed=2)
-    net = LocalNetwork(tables, rng=random.Random(2))
-    net.start()
-    rng = random.Random(2)
+    net, rng = started(tables, 2)
     play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [])
     while tables[0].next_event() is not None:
         pass
-    tables[2].leave("bye")
-    rest = without(net, 2)
-    for frame in tables[2].drain():
-        for s in rest.tables:
-            rest.tables[s].receive(2, frame)
-    rest.pump()
+    rest = leaves(net, 2, "bye")
     events = []
     while (e := tables[0].next_event()) is not None:
         events.append(e)
@@ -158,7 +170,7 @@ def test_the_events_say_who_left_and_what_the_totals_are() -> None:
     assert len(continued) == 1
     e = continued[0]
     first = tables[0].tables[0]
-    assert (e.left, e.name, e.reason, e.hands) == (2, "p2", "bye", 1)
+    assert (e.left, e.names, e.reason, e.hands) == ((2,), ("p2",), "bye", 1)
     assert e.totals == totals_after(first, 1, 2)
     assert [p.name for p in tables[0].current.roster] == ["p0", "p1", "p3"]
     # The continued match numbers its hands after the one scored before.
@@ -168,9 +180,7 @@ def test_the_events_say_who_left_and_what_the_totals_are() -> None:
 
 def test_two_seats_leave_one_after_the_other() -> None:
     tables = sittings(4, NinesRules(target=80), seed=5)
-    net = LocalNetwork(tables, rng=random.Random(5))
-    net.start()
-    rng = random.Random(5)
+    net, rng = started(tables, 5)
     play_until(net, rng, lambda: tables[1].step >= 30)
     rest = without(net, 1)
     for t in rest.tables.values():
@@ -178,12 +188,7 @@ def test_two_seats_leave_one_after_the_other() -> None:
     rest.pump()
     play_until(rest, rng, lambda: tables[3].current.step >= 25)
     assert tables[3].current.status == "running"
-    tables[3].leave("off to bed")
-    last = without(rest, 3)
-    for frame in tables[3].drain():
-        for s in last.tables:
-            last.tables[s].receive(3, frame)
-    last.pump()
+    last = leaves(rest, 3, "off to bed")
     assert tables[0].present == (0, 2) and len(tables[0].tables) == 3
     play_bots(last, {s: RandomBot() for s in last.tables}, rng, start=False)
     for text in assert_finished_alike(last.tables):  # type: ignore[arg-type]
@@ -250,7 +255,7 @@ class NamesAnother(Table):
 
     def _continue_body(self) -> Continue:
         b = super()._continue_body()
-        return replace(b, left=(b.left + 1) % 4)
+        return replace(b, left=tuple((s + 1) % 4 for s in b.left))
 
 
 @pytest.mark.parametrize(
@@ -317,7 +322,7 @@ def test_one_seat_cannot_push_another_out() -> None:
     assert any(0 in tables[s].waiting_for for s in (1, 2, 3)), {s: tables[s].waiting_for for s in tables}
     # Seat 0's new table waits for the others, who never sign it.
     assert set(tables[0].waiting_for) == {2, 3}
-    assert tables[0].current.game_id == continuation_id(tables[0].tables[0].game_id, 1)
+    assert tables[0].current.game_id == continuation_id(tables[0].tables[0].game_id, (1,))
 
 
 def test_a_seat_that_every_other_judged_gone_stops_blaming_nobody() -> None:
@@ -457,3 +462,26 @@ def test_the_json_record_of_a_continued_match_carries_the_totals_and_names_who_l
     penalties = [sum(h["penalties"][s] for h in hands) for s in range(3)]
     carried = record["carried"]["totals"]
     assert [c + p for c, p in zip(carried, penalties, strict=True)] == record["result"]["totals"]
+
+
+def test_two_seats_gone_at_once_judged_in_either_order_lead_to_one_table() -> None:
+    """Seat 0 judges seat 2 gone first, seat 1 judges seat 3 first: each amends its new
+    table when it judges the other gone, and both meet at the table without 2 and 3."""
+    tables = sittings(4, NinesRules(target=60), 13)
+    net = LocalNetwork(tables, rng=random.Random(13))
+    net.start()
+    rng = random.Random(13)
+    play_until(net, rng, lambda: tables[0].step >= 25)
+    rest = LocalNetwork({s: tables[s] for s in (0, 1)}, rng=random.Random(14))
+    assert tables[0].drop(2, "lost connection") and tables[1].drop(3, "lost connection")
+    rest.pump()  # each holds the other's first record, of a table it has not chosen
+    assert len(tables[0].tables) == len(tables[1].tables) == 2
+    assert tables[0].current.game_id != tables[1].current.game_id
+    assert tables[0].drop(3, "lost connection") and tables[1].drop(2, "lost connection")
+    rest.pump()
+    for s in (0, 1):
+        assert tables[s].present == (0, 1) and len(tables[s].tables) == 2, tables[s].tables
+        assert tables[s].current.carry is not None and tables[s].current.carry.left == (2, 3)
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
+        assert "p2 left after" in text and "p3 left after" in text, text

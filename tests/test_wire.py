@@ -111,7 +111,7 @@ SAMPLE_BODIES: list[Body] = [
     Result(totals=(35, 26, 22), winners=(2,)),
     Result(totals=(-2, 5, 1), winners=(0,)),
     Leave(reason="dinner is ready"),
-    Continue(game=GAME, left=2, reason="left the match", steps=71, last=PREV, hands=1),
+    Continue(game=GAME, left=(2,), reason="left the match", steps=71, last=PREV, hands=1),
 ]
 
 
@@ -792,8 +792,10 @@ SCHEMA_CASES: list[tuple[str, str, Any]] = [
     ("leave", "reason", "r" * 201),
     ("leave", "reason", "\x1b[2J"),
     ("continue", "game", bytes(15)),
-    ("continue", "left", 6),
-    ("continue", "left", -1),
+    ("continue", "left", [6]),
+    ("continue", "left", []),
+    ("continue", "left", [0, 1, 2, 3, 4]),
+    ("continue", "left", 2),
     ("continue", "reason", None),
     ("continue", "steps", (1 << 30) + 1),
     ("continue", "steps", "1"),

@@ -119,12 +119,16 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
             await out.send((peer, (link, frame)))
 
 
+STAYED_AWAY = "it did not come back"
+"""Why a peer counts as gone when no attempt to relink it failed with an error of its own."""
+
+
 async def _relink(
     peer: int, relinker: Relinker, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]
 ) -> None:
     """Get a new link to ``peer`` before ``deadline``, or report that it stayed away."""
     async with out:
-        last = "it did not come back"
+        last = STAYED_AWAY
         with trio.move_on_at(deadline):
             while True:
                 try:
@@ -459,7 +463,9 @@ async def _play(
         if isinstance(item, StayedAway):
             if peer in mesh.away:
                 del mesh.away[peer]
-                why = f"lost connection and did not come back within {mesh.grace:g} s ({item.reason})"
+                why = f"lost connection and did not come back within {mesh.grace:g} s"
+                if item.reason != STAYED_AWAY:
+                    why += f" ({item.reason})"  # the last attempt's error, when there was one
                 closed[peer] = why
                 away_too_long.add(peer)
                 mesh.on_link(peer, "gone", mesh.grace)

@@ -145,17 +145,18 @@ class AuditReport:
         out = []
         for t in self._tables()[1:]:
             assert t.carry is not None
-            prev, left = t.carry.table, t.carry.left
-            out.append(
+            prev = t.carry.table
+            out += [
                 {
-                    "name": prev.roster[left].name,
-                    "key": prev.roster[left].key.hex(),
+                    "name": prev.roster[s].name,
+                    "key": prev.roster[s].key.hex(),
                     "after_hands": t.carried_hands,
-                    "total": t.leaver_total,
-                    "signed": left in prev.departed,
-                    "reason": t.carry.reason,
+                    "total": t.leaver_totals[s],
+                    "signed": s in prev.departed,
+                    "reason": prev.departed.get(s, t.carry.reason),
                 }
-            )
+                for s in t.carry.left
+            ]
         return out
 
     def summary(self) -> str:
@@ -317,16 +318,18 @@ class AuditReport:
         for t in self._tables()[1:]:
             if t.carry is None or t.carried is None:
                 continue
-            prev, left = t.carry.table, t.carry.left
-            name = clean(prev.roster[left].name, 40)
-            signed = left in prev.departed
-            how = "signed that they leave" if signed else "were judged gone by the others"
-            scored = t.carried_hands
-            lines += _wrap(
-                f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
-                f"\"{clean(t.carry.reason, 200)}\"); the hand in progress was void and the others "
-                f"played on from a fresh deal; {name}'s total stays {t.leaver_total}."
-            )
+            prev = t.carry.table
+            for left in t.carry.left:
+                name = clean(prev.roster[left].name, 40)
+                signed = left in prev.departed
+                how = "signed that they leave" if signed else "were judged gone by the others"
+                why = prev.departed.get(left, t.carry.reason)
+                scored = t.carried_hands
+                lines += _wrap(
+                    f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
+                    f"\"{clean(why, 200)}\"); the hand in progress was void and the others "
+                    f"played on from a fresh deal; {name}'s total stays {t.leaver_totals[left]}."
+                )
         return lines
 
     def _shuffle_lines(self, hands: int) -> list[str]:

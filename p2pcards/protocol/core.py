@@ -99,15 +99,16 @@ class Carry:
     continues (see :meth:`TableCore.continued_without`)."""
 
     table: TableCore
-    left: int
-    """The seat of ``table`` that left."""
+    left: tuple[int, ...]
+    """The seats of ``table`` that left, in increasing order."""
     reason: str
 
 
-def continuation_id(game_id: bytes, left: int) -> bytes:
-    """The game id of the table that continues table ``game_id`` without seat ``left``:
-    every remaining seat derives the same one, and it never repeats a used id."""
-    return hashlib.sha256(b"p2pcards/v1/continue\x00" + game_id + bytes([left])).digest()[:16]
+def continuation_id(game_id: bytes, left: Sequence[int]) -> bytes:
+    """The game id of the table that continues table ``game_id`` without the seats
+    ``left``: every remaining seat derives the same one whatever order it judged them
+    gone in, and it never repeats a used id."""
+    return hashlib.sha256(b"p2pcards/v1/continue\x00" + game_id + bytes(sorted(set(left)))).digest()[:16]
 
 
 @dataclass(slots=True)
@@ -221,8 +222,8 @@ class TableCore:
         """The totals this table starts from (a continued match), by seat."""
         self.carried_hands = 0
         """Hands of the tables before this one whose scores count."""
-        self.leaver_total = 0
-        """The total of the seat that left, as it stays (a continued match)."""
+        self.leaver_totals: dict[int, int] = {}
+        """The totals of the seats that left (seats of the table continued), as they stay."""
         self.hand_ends: list[int] = []
         """The step at which each hand of this table was scored."""
         self._join = Join(
@@ -379,28 +380,30 @@ class TableCore:
         """Hands of this table scored within its first ``steps`` steps."""
         return sum(1 for end in self.hand_ends if end < steps)
 
-    def continued_without(self, left: int, reason: str) -> TableCore:
-        """The table on which the others continue the match without seat ``left`` (it
-        left, or stayed away too long): same game and rules, the roster without it
-        (seats renumbered in order), a fresh cut and deal, the totals of the hands
-        every remaining seat finished. This seat writes where it stood here as the
-        new table's first record; this table takes nothing more."""
-        if not 0 <= left < self.n or left == self.seat:
-            raise LocalProtocolError(f"cannot continue without seat {left}")
-        seat = None if self.seat is None else self.seat - (self.seat > left)
-        entropy = None if self._entropy is None else kdf.derive(self._entropy, "continue", left)
+    def continued_without(self, left: Sequence[int], reason: str) -> TableCore:
+        """The table on which the others continue the match without the seats ``left``
+        (they left, or stayed away too long): same game and rules, the roster without
+        them (seats renumbered in order), a fresh cut and deal, the totals of the
+        hands every remaining seat finished. This seat writes where it stood here as
+        the new table's first record; this table takes nothing more."""
+        gone = tuple(sorted(set(left)))
+        if not gone or any(not 0 <= s < self.n or s == self.seat for s in gone) or self.n - len(gone) < 2:
+            raise LocalProtocolError(f"cannot continue without seats {gone}")
+        seat = None if self.seat is None else self.seat - sum(1 for s in gone if s < self.seat)
+        entropy = None if self._entropy is None else kdf.derive(self._entropy, "continue", *gone)
         nxt = type(self)(
-            game_id=continuation_id(self.game_id, left),
-            roster=[p for s, p in enumerate(self.roster) if s != left],
+            game_id=continuation_id(self.game_id, gone),
+            roster=[p for s, p in enumerate(self.roster) if s not in gone],
             rules=self.rules,
             seat=seat,
             identity=self._identity,
             entropy=entropy,
-            carry=Carry(self, left, reason),
+            carry=Carry(self, gone, reason),
             clock=self._join.clock,
         )
         if self.failure is None and self.status != "over":
-            self.log.stop(f"{self.roster[left].name} left; the match goes on without them")
+            names = ", ".join(self.roster[s].name for s in gone)
+            self.log.stop(f"the match goes on without {names}")
         return nxt
 
     def act(self, action: Any) -> None:
@@ -571,12 +574,12 @@ class TableCore:
         totals of the hands every one of them finished (the fewest claimed)."""
         assert self.carry is not None
         prev, left = self.carry.table, self.carry.left
-        old = [s for s in range(prev.n) if s != left]
+        old = [s for s in range(prev.n) if s not in left]
         held = [*prev.records_to_save()]
         hands = []
         for seat, body in bodies.items():
             assert isinstance(body, Continue)
-            if body.game != prev.game_id or body.left != left:
+            if body.game != prev.game_id or body.left != left:  # (left: increasing, as Carry has it)
                 self._fail(seat, "continues another table, or without another seat", step=step)
             own = [
                 r.record.step
@@ -606,10 +609,11 @@ class TableCore:
             totals = list(prev.carried)
         else:
             totals = list(self._game.new_match(self.rules, prev.n, 0).totals)
-        self.leaver_total = totals[left]
+        self.leaver_totals = {s: totals[s] for s in left}
         self.carried = tuple(totals[s] for s in old)
         self.carried_hands = prev.carried_hands + carried
-        self._events.append(Continued(left, prev.roster[left].name, self.carry.reason, carried, self.carried))
+        names = tuple(prev.roster[s].name for s in left)
+        self._events.append(Continued(left, names, self.carry.reason, carried, self.carried))
         if self._game.min_players <= self.n <= self._game.max_players:
             self._next("cut-commit", self._all(), Commit)
         else:  # too few to play on: the match ends on the carried totals

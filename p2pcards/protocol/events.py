@@ -58,12 +58,12 @@ class MatchOver:
 
 @dataclass(frozen=True, slots=True)
 class Continued:
-    """The match goes on at a new table without a seat that left: its old seat and
-    name, why, the hands of the old table that count, and the totals the new
-    table starts from (by new seat: the old seats in order, without the leaver)."""
+    """The match goes on at a new table without seats that left: their old seats and
+    names, why, the hands of the old table that count, and the totals the new
+    table starts from (by new seat: the old seats in order, without the leavers)."""
 
-    left: int
-    name: str
+    left: tuple[int, ...]
+    names: tuple[str, ...]
     reason: str
     hands: int
     totals: tuple[int, ...]

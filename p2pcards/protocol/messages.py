@@ -461,22 +461,22 @@ class Leave(Body):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Continue(Body):
-    """Step 0 of a table that continues the match without a seat that left: which
-    table it continues (``game``), who left (``left``, a seat of that table) and
-    where the signer stood there: ``steps`` completed, the digest ``last`` of the
-    last one, and the ``hands`` finished by then."""
+    """Step 0 of a table that continues the match without seats that left: which
+    table it continues (``game``), who left (``left``, seats of that table, in
+    increasing order) and where the signer stood there: ``steps`` completed, the
+    digest ``last`` of the last one, and the ``hands`` finished by then."""
 
     TYPE: ClassVar[str] = "continue"
     SCHEMA: ClassVar[dict[str, Check]] = {
         "game": _bin(16),
-        "left": _uint(MAX_SEATS - 1),
+        "left": _array(_uint(MAX_SEATS - 1), MAX_SEATS - 2, 1),
         "reason": _text(MAX_TEXT),
         "steps": _uint(1 << 30),
         "last": _bin(32),
         "hands": _uint(1 << 20),
     }
     game: bytes
-    left: int
+    left: tuple[int, ...]
     reason: str
     steps: int
     last: bytes

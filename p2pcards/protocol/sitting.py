@@ -1,26 +1,31 @@
 """One seat's whole match, across the tables it takes when seats leave.
 
 A match starts on one table. When a seat leaves for good (it signed a
-``leave`` record, or this node judged it gone: it stayed away past its grace,
-or let its turn run out) and at least two seats remain, the others continue
-on a new table without it (:meth:`TableCore.continued_without`): fresh ids and
-keys, the roster without the leaver, a fresh cut and deal, the totals carried.
-:class:`Sitting` is what the network layer talks to across those tables: it
-keeps the seat numbers of the first table on its side (peers, links, blame)
-and translates them to the current table's, routes each record to the table
-its game id names, and holds records of a continuation this node has not
-decided on yet. Like the tables, it is sans-IO.
+``leave`` record, or this node judged it gone: it stayed away past its grace)
+and at least two seats remain, the others continue on a new table without it
+(:meth:`TableCore.continued_without`): fresh ids and keys, the roster without
+the leaver, a fresh cut and deal, the totals carried. :class:`Sitting` is what
+the network layer talks to across those tables: it keeps the seat numbers of
+the first table on its side (peers, links, blame) and translates them to the
+current table's, routes each record to the table its game id names, and holds
+records of a continuation this node has not decided on yet. Like the tables,
+it is sans-IO.
 
 Each node decides by its own judgment who is gone; a continuation proposed by
 another seat is never followed on its word alone (otherwise one seat could
-push out another that is merely thinking). Seats that judge differently end
-up waiting for each other, and the ordinary timeouts settle it.
+push out another that is merely thinking). A new table is named by the set of
+seats gone, not by the order they were judged gone in: a node that judges a
+second seat gone before the new table's first step is complete amends its
+continuation to leave both out, so nodes that saw two departures in another
+order still meet at one table. Seats that judge differently otherwise end up
+waiting for each other, and the ordinary timeouts settle it.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
 from p2pcards.crypto.identity import verify_signature
@@ -40,7 +45,7 @@ from p2pcards.protocol.wire import (
 )
 
 MIN_TO_CONTINUE = 2
-"""Seats that must remain for the match to go on without one that left."""
+"""Seats that must remain for the match to go on without those that left."""
 
 
 class Sitting:
@@ -52,18 +57,27 @@ class Sitting:
 
     def __init__(self, table: TableCore) -> None:
         self.tables: list[TableCore] = [table]
-        self.current = table
-        self._old: list[int] = list(range(table.n))
-        """The first table's seat of each seat of the current table."""
+        self._maps: list[list[int]] = [list(range(table.n))]
+        """For each table, the first table's seat of each of its seats."""
         self._ahead: dict[bytes, list[SignedRecord]] = {}
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
         self._journal: list[SignedRecord] = []
         self._failure: tuple[RemoteProtocolError, RemoteProtocolError] | None = None
         self._without_me: dict[bytes, set[int]] = {}  # table -> seats that went on without this one
+        self._ids: dict[bytes, dict[bytes, tuple[int, ...]]] = {}  # table id -> continuation id -> seats
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.current, name)
+
+    @property
+    def current(self) -> TableCore:
+        return self.tables[-1]
+
+    @property
+    def _old(self) -> list[int]:
+        """The first table's seat of each seat of the current table."""
+        return self._maps[-1]
 
     # -- the first table's seat numbers -----------------------------------------
 
@@ -110,6 +124,35 @@ class Sitting:
     def _index(self, seat: int) -> int | None:
         return self._old.index(seat) if seat in self._old else None
 
+    # -- the tables that may come next --------------------------------------------
+
+    def _bases(self) -> list[int]:
+        """The tables a next one may continue (by index): the current one, and the one
+        before it while the current one's first step is not complete (it may be amended)."""
+        t = self.current
+        amendable = len(self.tables) > 1 and t.step == 0 and t.status in ("running", "disputed")
+        return [len(self.tables) - 1, len(self.tables) - 2] if amendable else [len(self.tables) - 1]
+
+    def _continuations(self, base: TableCore) -> dict[bytes, tuple[int, ...]]:
+        """Every table that may continue ``base``: its id, and the seats of ``base`` it leaves out."""
+        ids = self._ids.get(base.game_id)
+        if ids is None:
+            ids = {
+                continuation_id(base.game_id, gone): gone
+                for k in range(1, base.n - MIN_TO_CONTINUE + 1)
+                for gone in combinations(range(base.n), k)
+            }
+            self._ids[base.game_id] = ids
+        return ids
+
+    def _next_table(self, gid: bytes) -> tuple[int, tuple[int, ...]] | None:
+        """(base table index, seats left out) if ``gid`` names a table that may come next."""
+        for b in self._bases():
+            gone = self._continuations(self.tables[b]).get(gid)
+            if gone is not None:
+                return b, gone
+        return None
+
     # -- input -------------------------------------------------------------------
 
     def start(self) -> None:
@@ -147,14 +190,15 @@ class Sitting:
 
     def receive_record(self, rec: SignedRecord) -> None:
         """A record read from a file (the audit, an observer): the first record of a
-        continuation moves the observer to it; the records prove what it checks."""
-        t = self.current
-        if t.seat is None and rec.record.game_id != t.game_id and len(self._old) - 1 >= MIN_TO_CONTINUE:
-            body = rec.record.body
-            left = next((s for s in range(t.n) if rec.record.game_id == continuation_id(t.game_id, s)), None)
-            if left is not None:  # its step 0 then checks every claim, this one's too
-                self.continue_without(self._old[left], body.reason if isinstance(body, Continue) else "")
+        continuation moves the observer to it; its first step then checks every
+        claim, this record's too."""
         gid = rec.record.game_id
+        if self.current.seat is None and gid != self.current.game_id:
+            found = self._next_table(gid)
+            if found is not None:
+                base, gone = found
+                body = rec.record.body
+                self._continue(base, gone, body.reason if isinstance(body, Continue) else "")
         if gid != self.current.game_id and any(t.game_id == gid for t in self.tables):
             return  # a record of a table the match has left
         self.current.receive_record(rec)
@@ -177,27 +221,27 @@ class Sitting:
             return True
         if any(t.game_id == gid for t in self.tables):
             return False
-        me = self.current.seat
-        if me is not None and gid == continuation_id(self.current.game_id, me):
-            self._pushed_out(rec)
-            return False
-        for s in range(self.current.n):
-            if s != self.current.seat and gid == continuation_id(self.current.game_id, s):
-                held = self._ahead.setdefault(gid, [])
-                if len(held) < MAX_QUEUED:
-                    held.append(rec)
-                return False
-        return True  # another game's: the table blames whoever sent it
+        found = self._next_table(gid)
+        if found is None:
+            return True  # another game's: the table blames whoever sent it
+        base, gone = found
+        me = self.tables[base].seat
+        if me is not None and me in gone:
+            self._pushed_out(rec, base, gone)
+        else:
+            held = self._ahead.setdefault(gid, [])
+            if len(held) < MAX_QUEUED:
+                held.append(rec)
+        return False
 
-    def _pushed_out(self, rec: SignedRecord) -> None:
-        """A record of the table that continues without this seat. Once every other
+    def _pushed_out(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> None:
+        """A record of a table that continues without this seat. Once every other
         seat has signed its ``continue`` there, they all judged this seat gone (its
         link or its clock may be to blame: nobody is named); one seat's word alone
         changes nothing."""
-        t = self.current
-        assert t.seat is not None
+        t = self.tables[base]
         body, author = rec.record.body, rec.record.seat
-        others = [p for s, p in enumerate(t.roster) if s != t.seat]
+        others = [p for s, p in enumerate(t.roster) if s not in gone]
         if (
             not isinstance(body, Continue)
             or body.game != t.game_id
@@ -205,10 +249,11 @@ class Sitting:
             or not verify_signature(others[author].key, rec.sig, SIGN_PREFIX + rec.raw)
         ):
             return
-        signed = self._without_me.setdefault(t.game_id, set())
+        signed = self._without_me.setdefault(rec.record.game_id, set())
         signed.add(author)
-        if len(signed) == len(others) and t.failure is None and t.status in ("running", "disputed"):
-            t.stop("the others went on without this seat: every one of them judged it gone")
+        c = self.current
+        if len(signed) == len(others) and c.failure is None and c.status in ("running", "disputed"):
+            c.stop("the others went on without this seat: every one of them judged it gone")
 
     def _follow_leaves(self) -> None:
         """A seat signed that it leaves: go on without it."""
@@ -223,7 +268,7 @@ class Sitting:
             return
 
     def drop(self, seat: int, problem: str) -> bool:
-        """``seat`` is gone (it left, or stayed silent too long): continue without it
+        """``seat`` is gone (it left, or stayed away too long): continue without it
         if enough seats remain (True), otherwise blame it as a silent seat is
         blamed (raises RemoteProtocolError)."""
         index = self._index(seat)
@@ -242,17 +287,35 @@ class Sitting:
         return True
 
     def continue_without(self, seat: int, reason: str) -> None:
-        """Move to the table that continues the match without ``seat`` (first table's number)."""
-        index = self._old.index(seat)
-        old = self.current
-        nxt = old.continued_without(index, reason)
-        self._outbox += old.drain()
-        self._journal += old.drain_journal()
-        while (event := old.next_event()) is not None:
-            self._events.append(event)
+        """Move to the table that continues the match without ``seat`` (first table's
+        number). While the current table is itself a new one whose first step is not
+        complete, the seats it leaves out are left out too (its first step cannot
+        complete without ``seat`` either): one table without all of them."""
+        bases = self._bases()
+        base = bases[-1]
+        gone = {self._maps[base].index(seat)}
+        if base != bases[0]:
+            carry = self.current.carry
+            assert carry is not None
+            gone |= set(carry.left)
+            reason = carry.reason
+        self._continue(base, tuple(sorted(gone)), reason)
+
+    def _continue(self, base: int, gone: tuple[int, ...], reason: str) -> None:
+        """Go on at the table that continues ``self.tables[base]`` without ``gone``."""
+        for old in self.tables[base:]:
+            if old.failure is None and old.status in ("running", "disputed"):
+                old.stop("the match goes on at another table")
+            self._outbox += old.drain()
+            self._journal += old.drain_journal()
+            while (event := old.next_event()) is not None:
+                self._events.append(event)
+        prior = self.tables[base]
+        nxt = prior.continued_without(gone, reason)
+        mapping = [o for i, o in enumerate(self._maps[base]) if i not in gone]
+        del self.tables[base + 1 :], self._maps[base + 1 :]  # a first step left incomplete: replaced
         self.tables.append(nxt)
-        self.current = nxt
-        del self._old[index]
+        self._maps.append(mapping)
         held = self._ahead.pop(nxt.game_id, [])
         self._ahead.clear()
         if nxt.seat is not None:
@@ -274,33 +337,40 @@ class Sitting:
             self.current.blame(index, problem)
 
     def restore(self, records: Sequence[SignedRecord]) -> None:
-        """Back from a crash: the first table from its records, then each continuation
-        this seat had signed into, from its own ``continue`` record."""
+        """Back from a crash: the first table from its records, then each table this
+        seat had signed into (its own ``continue`` record there; of two that continue
+        one table, the later it wrote in)."""
         groups: dict[bytes, list[SignedRecord]] = {}
         for rec in records:
             groups.setdefault(rec.record.game_id, []).append(rec)
+        latest = {rec.record.game_id: i for i, rec in enumerate(records)}
         self.current.restore(groups.pop(self.current.game_id, []))
-        while groups:
-            mine = next(
-                (
-                    r
-                    for r in groups.get(_continuation_of(self.current, groups), [])
-                    if r.record.seat == self.current.seat and isinstance(r.record.body, Continue)
-                ),
-                None,
-            )
-            if mine is None:
+        while True:
+            signed = []  # (when, id, base, gone, own continue record) of the tables this seat signed into
+            for gid, recs in groups.items():
+                found = self._next_table(gid)
+                if found is None:
+                    continue
+                base, gone = found
+                seat = _seat_without(self.tables[base].seat, gone)
+                own = [r for r in recs if r.record.seat == seat and isinstance(r.record.body, Continue)]
+                if own:
+                    signed.append((latest[gid], gid, base, gone, own[0]))
+            if not signed:
                 break
-            body = mine.record.body
-            assert isinstance(body, Continue)
-            old = self.current
-            nxt = old.continued_without(body.left, body.reason)
-            while (event := old.next_event()) is not None:
+            _, gid, base, gone, own = max(signed, key=lambda x: x[0])
+            for _, other, *_rest in signed:
+                if other != gid:
+                    groups.pop(other)  # a table it signed into, then amended
+            prior = self.tables[base]
+            nxt = prior.continued_without(gone, own.record.body.reason)  # type: ignore[attr-defined]
+            while (event := prior.next_event()) is not None:
                 self._events.append(event)
+            mapping = [o for i, o in enumerate(self._maps[base]) if i not in gone]
+            del self.tables[base + 1 :], self._maps[base + 1 :]
             self.tables.append(nxt)
-            self.current = nxt
-            del self._old[body.left]
-            nxt.restore(groups.pop(nxt.game_id))
+            self._maps.append(mapping)
+            nxt.restore(groups.pop(gid))
         for gid, recs in groups.items():
             self._ahead[gid] = recs[:MAX_QUEUED]
 
@@ -331,10 +401,6 @@ class Sitting:
         return [r for t in self.tables for r in t.records_to_save()]
 
 
-def _continuation_of(table: TableCore, groups: dict[bytes, list[SignedRecord]]) -> bytes:
-    """The id among ``groups`` of a table that continues ``table`` (or b"")."""
-    for s in range(table.n):
-        gid = continuation_id(table.game_id, s)
-        if gid in groups:
-            return gid
-    return b""
+def _seat_without(seat: int | None, gone: Sequence[int]) -> int | None:
+    """``seat``'s number at the table that continues its own without the seats ``gone``."""
+    return None if seat is None else seat - sum(1 for s in gone if s < seat)

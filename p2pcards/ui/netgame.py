@@ -205,7 +205,7 @@ class TableWatcher:
             console.say(
                 console.tr(
                     "net_continued",
-                    name=clean(event.name, NAME_LIMIT),
+                    name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
                     reason=clean(event.reason, TEXT_LIMIT),
                     hands=event.hands,
                     scores=scores,
