@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import sys
 from pathlib import Path
 
@@ -28,6 +30,16 @@ def _check_name(name: str) -> str:
     return name
 
 
+def _usable_name(name: str) -> str:
+    """``--name`` checked as the table will check it: a bad one is a usage error (exit 2)."""
+    from p2pcards.errors import UsageError
+
+    try:
+        return _check_name(name)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'--name'") from None
+
+
 NODE_EXIT_CODES = (
     "Exit status: 0 the match ended, or you left it; 1 it stopped for another reason "
     "(the others named, or a timeout); 2 a mistake on the command line; 130 interrupted (Ctrl-C)."
@@ -38,21 +50,67 @@ NODE_EXIT_CODES = (
 @click.version_option(package_name="p2pcards")
 def main() -> None:
     """Peer-to-peer card games with no server and no trusted dealer."""
+    _fallback_streams()
+
+
+def _fallback_streams() -> None:
+    """On a terminal that is not UTF-8 nothing may crash: what the output's encoding lacks
+    is written as its ASCII look-alike (``♠`` as ``S``), what the input cannot decode as ``?``."""
+    from p2pcards.ui.render import FALLBACK_ERRORS
+
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=FALLBACK_ERRORS)
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        with contextlib.suppress(ValueError, OSError):
+            sys.stdin.reconfigure(errors="replace")
+
+
+def _echo(text: str = "", *, err: bool = False) -> None:
+    """``click.echo`` of text the stream can print: on an ASCII terminal ``✓`` is ``+``, and
+    so on (click writes UTF-8 to a stream it finds ASCII, which such a terminal garbles)."""
+    from p2pcards.ui.render import encodable
+
+    stream = sys.stderr if err else sys.stdout
+    click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
 
 
 # --- play -------------------------------------------------------------------
 # (owned by the local-game work; see p2pcards/ui/)
 
 
-_PLAY_RULES_HELP = (
-    "Rule option, repeatable. Nines: target=150, hands=5, tie=playoff, draw-until-playable, "
-    "action-cards, double-nines, stacking-nines, hard-nines, no-nine-out. Le Neuf: "
-    "trumps=hearts-first (or spades-first, or letters such as HDSCN, N for no trump), "
-    "exchange=blind (also blind-exchange), start=N (every total at the start, default 9)."
-)
+_PLAY_RULES_HELP = "A rule option of the game, repeatable: see the lists below."
+
+_PLAY_RULES_EPILOG = """\b
+Rule options of Nines (-r RULE, repeatable):
+  target=N             the match ends when a total reaches N (default 100)
+  hands=N              play exactly N hands instead
+  tie=playoff          players tied for the lowest total play one more hand
+                       (default: tie=share, they share the win)
+  draw-until-playable  with nothing to play, draw until you can play
+  action-cards         J skips the next player, Q reverses, A: the next
+                       player draws two and loses the turn
+  double-nines         two decks; two 9s played together change the suit and
+                       skip the next player
+  stacking-nines       a 9 cancels the skip of two 9s (needs double-nines)
+  hard-nines           a 9 left in hand costs 25 instead of 15
+  no-nine-out          a 9 may not be your last card
+
+\b
+Rule options of Le Neuf (--game neuf):
+  trumps=hearts-first  the trumps of hand 1, 2, 3... (default:
+                       spades-first), or letters such as HDSCN (N: no trump)
+  exchange=blind       the dummy is taken or left unseen (also
+                       blind-exchange; default: exchange=open)
+  start=N              every total at the start (default 9)
+"""
+
+DEFAULT_DELAY = 0.6
+"""Seconds between two moves of a watched match on a terminal: about a move a breath."""
 
 
-@main.command()
+@main.command(epilog=_PLAY_RULES_EPILOG)
 @click.option(
     "--game",
     "game_name",
@@ -89,6 +147,13 @@ _PLAY_RULES_HELP = (
     help="Play in this process with the rules engine only (no network, no crypto, no transcript).",
 )
 @click.option("-w", "--watch", is_flag=True, help="Bots only: watch a whole match, move by move.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0, 60),
+    default=None,
+    metavar="SECONDS",
+    help=f"With --watch: seconds between two moves (default {DEFAULT_DELAY} on a terminal, else 0).",
+)
 @click.option("--name", default=None, help="Your name at the table (default: you).")
 @click.option(
     "--lang",
@@ -106,6 +171,7 @@ def play(
     transcript: str | None,
     offline: bool,
     watch: bool,
+    delay: float | None,
     name: str | None,
     lang: str | None,
 ) -> None:
@@ -118,41 +184,55 @@ def play(
     import sys
     from pathlib import Path
 
+    from p2pcards.bots import BOT_NAMES
     from p2pcards.errors import UsageError
-    from p2pcards.games.base import game
+    from p2pcards.games.base import check_players, game
     from p2pcards.ui.i18n import LANGS, detect_lang
     from p2pcards.ui.local import PlayOptions, play_local
 
+    # A mistake on the command line is a usage error (exit 2, with the usage), as click's own.
     spec = game(game_name)
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
-    if game_name == "neuf" and players != spec.min_players:
-        raise click.BadParameter(
-            f"{spec.title} is for exactly {spec.min_players} players, not {players}",
-            param_hint="'-n' / '--players'",
-        )
+    try:
+        check_players(spec, players)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
+    if bot not in BOT_NAMES:
+        raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
+                                 param_hint="'-b' / '--bot'")  # fmt: skip
+    try:
+        table_rules = spec.parse_rules(rules)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
     if offline and transcript is not None:
         raise click.BadParameter("an --offline game has no transcript to save", param_hint="'--transcript'")
+    if delay is not None and not watch:
+        raise click.BadParameter("paces a watched match: use it with --watch", param_hint="'--delay'")
+    if lang is not None and lang.lower() not in LANGS:
+        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
+                                 param_hint="'--lang'")  # fmt: skip
+    if name is not None:
+        name = _usable_name(name)
+    if delay is None:  # a person at a terminal follows the match; a pipe or a test need not wait
+        delay = DEFAULT_DELAY if watch and sys.stdout.isatty() else 0.0
+    opts = PlayOptions(
+        game=spec.name,
+        players=players,
+        bot=bot,
+        seed=seed,
+        rules=table_rules,
+        record=Path(record) if record else None,
+        transcript=Path(transcript) if transcript else None,
+        offline=offline,
+        watch=watch,
+        delay=delay,
+        name=name,
+        lang=lang.lower() if lang else detect_lang(),
+    )
     try:
-        if lang is not None and lang.lower() not in LANGS:
-            raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
-        if name is not None:
-            name = _check_name(name)
-        opts = PlayOptions(
-            game=spec.name,
-            players=players,
-            bot=bot,
-            seed=seed,
-            rules=spec.parse_rules(rules),
-            record=Path(record) if record else None,
-            transcript=Path(transcript) if transcript else None,
-            offline=offline,
-            watch=watch,
-            name=name,
-            lang=lang.lower() if lang else detect_lang(),
-        )
         status = play_local(opts, write=click.echo, echo=not sys.stdin.isatty())
-    except UsageError as e:
+    except UsageError as e:  # (the command line was checked above: this comes from the table)
         raise click.ClickException(str(e)) from None
     if status:
         sys.exit(status)
@@ -253,20 +333,33 @@ def audit(file: str, as_json: bool) -> None:
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        click.echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
         sys.exit(2)
     if as_json:
-        click.echo(_json_for_terminal(report.to_record()))
+        _echo_json(report.to_record())
     else:
         # Names and problems come from the players' records: one clean line each
         # (keeping the summary's own indentation).
         for line in report.summary().split("\n"):
             indent = line[: len(line) - len(line.lstrip(" "))]
-            click.echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
+            _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
         fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
         if fingerprint is not None:
-            click.echo(f"Table fingerprint: {fingerprint} (the players compared it at the table)")
+            _echo(f"Table fingerprint: {fingerprint} (the players compared it at the table)")
     sys.exit(0 if report.valid else 1)
+
+
+def _echo_json(document: object) -> None:
+    """Print ``document`` as JSON (:func:`_json_for_terminal`); where the output's encoding lacks
+    a character, every non-ASCII one is a ``\\uXXXX`` escape: the same document, never a crash."""
+    import json
+
+    text = _json_for_terminal(document)
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(document, indent=2)
+    click.echo(text)
 
 
 def _json_for_terminal(document: object) -> str:
@@ -337,8 +430,8 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
 
     import trio
 
-    from p2pcards.bots import make_bot
-    from p2pcards.errors import P2PCardsError, UsageError
+    from p2pcards.bots import BOT_NAMES
+    from p2pcards.errors import P2PCardsError
     from p2pcards.net import storage
     from p2pcards.net.node import NodeConfig
     from p2pcards.net.session import Timeouts
@@ -348,11 +441,16 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     from p2pcards.ui.prompt import Console
     from p2pcards.ui.render import Style
 
+    # Mistakes on the command line are usage errors (exit 2, with the usage), as click's own.
+    if lang is not None and lang.lower() not in LANGS:
+        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
+                                 param_hint="'--lang'")  # fmt: skip
+    if bot is not None and bot not in BOT_NAMES:
+        raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
+                                 param_hint="'-b' / '--bot'")  # fmt: skip
+    if name is not None:
+        name = _usable_name(name)
     try:
-        if lang is not None and lang.lower() not in LANGS:
-            raise UsageError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
-        if bot is not None:
-            make_bot(bot)
         tr = Translator(lang.lower() if lang else detect_lang())
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
@@ -368,6 +466,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             identity=identity,
             name=name,
             decide=decide,
+            bot=bot is not None,
             ui=ui,
             timeouts=Timeouts(turn=turn_timeout, step=step_timeout, grace=grace),
             transcript=Path(transcript) if transcript else None,
@@ -388,11 +487,26 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         if ours is not None:  # may quote a peer: a host's refusal, a seat's name
             raise click.ClickException(clean(str(ours), MESSAGE_LIMIT)) from None
         system = next((x for x in leaves if isinstance(x, OSError)), None)
+        if system is not None and system.errno == errno.EADDRINUSE:
+            raise click.ClickException(_port_taken(kind, port)) from None
         if system is not None:
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None
         raise
     ui.finished(outcome)
     sys.exit(0 if outcome.status in ("over", "aborted") else 1)
+
+
+def _port_taken(kind: str, port: int) -> str:
+    """What to do when the port to listen on is taken (rather than "Address already in use")."""
+    if port:
+        return (
+            f"{kind}: port {port} is already in use (another program, or another p2pcards, listens "
+            f"there): choose another one with --port, e.g. --port {port + 1 if port < 65535 else 7777}"
+        )
+    return (
+        f"{kind}: the port this game listened on is already in use (another program, or another "
+        "p2pcards, listens there): stop that one, then resume again"
+    )
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -544,9 +658,12 @@ def host(
         players = 4 if spec.max_players >= 4 else spec.max_players
     try:
         check_players(spec, players)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
+    try:
         table_rules = spec.parse_rules(rules)
     except UsageError as e:
-        raise click.ClickException(str(e)) from None
+        raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
     invite = code or new_code()
     bind = opts["bind"]
 
@@ -772,12 +889,12 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
     shown, older = found[:limit], len(found) - min(len(found), limit)
     if not shown:
         if as_json:
-            click.echo("[]")
+            _echo("[]")
         else:
-            click.echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
+            _echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
         return
     if verify and len(shown) > 3 and not as_json:
-        click.echo(f"Verifying {len(shown)} games (a full audit of each; --no-verify skips it)...", err=True)
+        _echo(f"Verifying {len(shown)} games (a full audit of each; --no-verify skips it)...", err=True)
     if verify and len(shown) > 3:
         with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
             for entry in bar:
@@ -786,13 +903,13 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
         for entry in shown:
             hist.read(entry, verify=verify)
     if as_json:
-        click.echo(_json_for_terminal([e.to_dict() for e in shown]))
+        _echo_json([e.to_dict() for e in shown])
         return
     for line in hist.listing(shown):
-        click.echo(line)
+        _echo(line)
     if older:
         more = f"{older} older game{'s' if older > 1 else ''}"
-        click.echo(f"({more} not shown: see more with -n {limit + older})")
+        _echo(f"({more} not shown: see more with -n {limit + older})")
 
 
 @main.command()
@@ -821,13 +938,13 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        click.echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
         sys.exit(2)
     if not report.valid and not report.incomplete:
-        click.echo(report.summary().split("\n")[0], err=True)
-        click.echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
+        _echo(report.summary().split("\n")[0], err=True)
+        _echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
         if html_path is not None:
-            click.echo(f"No page was written to {clean(html_path, MESSAGE_LIMIT)}.", err=True)
+            _echo(f"No page was written to {clean(html_path, MESSAGE_LIMIT)}.", err=True)
         sys.exit(1)
     if html_path is not None:
         from p2pcards.replay_html import write_page
@@ -835,16 +952,16 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
         try:
             write_page(report, html_path)
         except OSError as e:
-            click.echo(f"Error: cannot write {clean(html_path, MESSAGE_LIMIT)}: {e.strerror or e}", err=True)
+            _echo(f"Error: cannot write {clean(html_path, MESSAGE_LIMIT)}: {e.strerror or e}", err=True)
             sys.exit(2)
         hands = report.hands_verified
-        click.echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
+        _echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
         return
     blocks = list(replay_blocks(report.to_record()))
     for i, block in enumerate(blocks):
         for line in block:
-            click.echo(line)
-        click.echo("")
+            _echo(line)
+        _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
             click.prompt("Press Enter for the next hand", default="", show_default=False)
 

@@ -536,7 +536,7 @@ def test_audit_unreadable_and_altered_files(tmp_path: Path) -> None:
 
 def test_scripts_play_watch_runs_a_match(tmp_path: Path) -> None:
     venv = REPO / ".venv"
-    stamp = venv / ".installed-from"
+    stamp = venv / ".installed-runtime"  # what scripts/play checks (scripts/_venv.sh)
     wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
     if not stamp.exists() or stamp.read_text().strip() != wanted or not (venv / "bin" / "p2pcards").exists():
         pytest.skip(".venv is missing or older than pyproject.toml: scripts/play would reinstall it")

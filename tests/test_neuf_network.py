@@ -536,25 +536,33 @@ def test_a_french_host_plays_le_neuf_with_two_bot_joiners(tmp_path: Path) -> Non
 # 4. Usage
 
 
+PLAYERS_ERROR = "Error: Invalid value for '-n' / '--players':"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--players", "4"], "Error: Le Neuf is for exactly 3 players, not 4"),
-        (["-n", "2"], "Error: Le Neuf is for exactly 3 players, not 2"),
-        (["--rule", "hard-nines"], "Error: unknown rule 'hard-nines'; known rules: trumps, exchange, start"),
+        (["--players", "4"], f"{PLAYERS_ERROR} Le Neuf is for exactly 3 players, not 4"),
+        (["-n", "2"], f"{PLAYERS_ERROR} Le Neuf is for exactly 3 players, not 2"),
+        (
+            ["--rule", "hard-nines"],
+            "Error: Invalid value for '-r' / '--rule': unknown rule 'hard-nines'; "
+            "known rules: trumps, exchange, start",
+        ),
     ],
 )
-def test_host_refuses_a_le_neuf_table_it_cannot_seat_in_one_line(args: list[str], message: str) -> None:
+def test_host_refuses_a_le_neuf_table_it_cannot_seat_as_a_usage_error(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["host", "--game", "neuf", "--port", "0", *args])
-    assert result.exit_code == 1
-    assert result.output.strip().splitlines() == [message]
+    assert result.exit_code == 2  # a mistake on the command line, with click's usage line
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith("Usage: ") and lines[-1] == message, lines
 
 
 def test_host_refuses_a_wrong_number_of_players_before_listening(tmp_path: Path) -> None:
     """The real command: refused at once, nothing listens, no data directory is made."""
     proc = run_cli(["host", "--game", "neuf", "--players", "4", "--port", "0"], home=tmp_path / "home")
-    assert proc.returncode == 1
-    assert proc.stderr.strip() == "Error: Le Neuf is for exactly 3 players, not 4" and proc.stdout == ""
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("Le Neuf is for exactly 3 players, not 4") and proc.stdout == ""
     assert not (tmp_path / "home").exists()
 
 
@@ -571,5 +579,5 @@ def test_the_help_texts_say_le_neuf_is_played_over_the_network() -> None:
 
 def test_a_nines_host_still_defaults_to_four_seats_and_says_nines() -> None:
     result = CliRunner().invoke(main, ["host", "--players", "7", "--port", "0"])
-    assert result.exit_code == 1
-    assert result.output.strip() == "Error: Nines is for 2 to 6 players, not 7"
+    assert result.exit_code == 2
+    assert result.output.strip().endswith(f"{PLAYERS_ERROR} Nines is for 2 to 6 players, not 7")

@@ -591,11 +591,11 @@ def test_an_unknown_game_is_a_usage_error() -> None:
         (["--lang", "de"], "unknown language"),
     ],
 )
-def test_bad_options_give_a_one_line_error(args: list[str], message: str) -> None:
+def test_bad_options_are_usage_errors(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["play", "--game", "neuf", *args], input="")
-    assert result.exit_code == 1
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+    assert result.exit_code == 2
+    assert result.output.startswith("Usage: ") and "Error: Invalid value for '" in result.output
+    assert message in result.output
 
 
 def test_the_network_keeps_a_signed_transcript_that_audits_and_offline_keeps_none(tmp_path: Path) -> None:

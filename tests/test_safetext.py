@@ -208,9 +208,11 @@ def test_the_host_refuses_a_hello_with_such_a_name(name: str) -> None:
 
 @pytest.mark.parametrize("name", [TITLE + "Eve", "Eve\nHal"])
 def test_the_command_refuses_such_a_name_of_its_own(name: str) -> None:
-    result = CliRunner().invoke(main, ["play", "--offline", "--name", name])
-    assert result.exit_code == 1
-    assert "a name cannot contain control" in result.output and "\x1b" not in result.output
+    for command in (["play", "--offline"], ["host", "--port", "0"], ["join", "127.0.0.1", "--code", "4-a-b"]):
+        result = CliRunner().invoke(main, [*command, "--name", name])
+        assert result.exit_code == 2, (command, result.output)  # a usage error, with click's usage line
+        assert result.output.startswith("Usage: ")
+        assert "a name cannot contain control" in result.output and "\x1b" not in result.output
 
 
 # ---------------------------------------------------------------------------

@@ -76,6 +76,9 @@ class NodeConfig:
     name: str
     decide: Decider
     ui: LobbyUI
+    bot: bool = False
+    """A bot plays this seat (``--bot``): the lobby says so, and a table of one person
+    and bots gives that person a day a turn (``session.final_clock``)."""
     timeouts: Timeouts = field(default_factory=Timeouts)
     transcript: Path | None = None
     data_dir: Path | None = None
@@ -117,6 +120,7 @@ async def host_game(
         ui=cfg.ui,
         timeouts=cfg.timeouts,
         game=game,
+        bot=cfg.bot,
     )
     listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
     port = listeners[0].socket.getsockname()[1]
@@ -125,7 +129,10 @@ async def host_game(
         cfg.ui.invitation(code, port)
         task_status.started(port)
         info = await lobby.start()
-        info.clock = cfg.timeouts.clock()
+        if info.clock is None:
+            info.clock = cfg.timeouts.clock()
+        elif info.clock != cfg.timeouts.clock():  # the final clock is patient: play by it too
+            cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
         cfg.ui.table_clock(cfg.timeouts)
         lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
         try:
@@ -155,6 +162,7 @@ async def join_game(
             listen_port=listen_port,
             ui=cfg.ui,
             timeouts=cfg.timeouts,
+            bot=cfg.bot,
         )
         try:
             await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)

@@ -75,7 +75,7 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.lobby import (
     Link as LinkHello,
 )
-from p2pcards.protocol.messages import Body, show
+from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
 
@@ -120,7 +120,20 @@ class SessionInfo:
     relayed: set[int] = field(default_factory=set)
     """Seats this one has no link with: their frames go through the host."""
     clock: tuple[int, ...] | None = None
-    """The table's clock as the host announced it (turn, step, grace); None at the host."""
+    """The table's final clock (turn, step, grace), as the host fixed it at the start."""
+
+
+def final_clock(clock: Sequence[int], people: int) -> tuple[int, ...]:
+    """The clock a full table plays by: the host's, except that with exactly one person
+    seated (the others bots) nobody but bots waits on that person, so a turn may take
+    ``MAX_CLOCK`` (a day, as in a local game against bots). Bots alone keep the host's
+    clock: nobody is hurried, and a stuck bot is named in good time."""
+    turn, step, grace = clock
+    return (MAX_CLOCK if people == 1 else turn, step, grace)
+
+
+PATIENT = "only one person plays at this table: the bots wait for them (up to a day a turn)"
+"""What each seat is told when the table's clock became ``final_clock``'s patient one."""
 
 
 class LobbyUI:
@@ -196,6 +209,8 @@ class _Guest:
     """It was told its seat: from then on only ``_stay`` (or the start) decides about it."""
     relink: LinkHello | None = None
     """A seated joiner dialling again during the match (its link hello)."""
+    bot: bool = False
+    """Its hello said a bot plays its seat (taken on its word: it only sets the clock)."""
 
 
 class HostLobby:
@@ -225,8 +240,11 @@ class HostLobby:
         per_address: int = PER_ADDRESS,
         evict_after: float = EVICT_AFTER,
         game: str = "nines",
+        bot: bool = False,
     ) -> None:
         self.identity = identity
+        self.bot = bot
+        """A bot plays the host's own seat (with the joiners' hellos, it sets the final clock)."""
         self.game = game
         self.rules = rules
         self.players = players
@@ -324,6 +342,8 @@ class HostLobby:
         with guest.door, trio.fail_after(self.timeouts.handshake):
             await tls.handshake(guest.stream)
             first = decode_lobby_object(await link.receive())
+            if isinstance(first, Hello):
+                guest.bot = first.bot is True
             if isinstance(first, LinkHello) and self.relinks is not None:
                 guest.relink = first  # a seat of the match dialling again, not a joiner
                 return
@@ -415,10 +435,21 @@ class HostLobby:
                     continue  # a joiner left just after the table filled
                 for guest in started.connections:
                     guest.watch.cancel()
+                announced = self.timeouts.clock()
+                people = (not self.bot) + sum(not guest.bot for guest in started.connections)
+                clock = final_clock(announced, people)
                 info = SessionInfo(
-                    game_id=self.game_id, rules=self.rules, roster=started.roster, seat=0, game=self.game
+                    game_id=self.game_id,
+                    rules=self.rules,
+                    roster=started.roster,
+                    seat=0,
+                    game=self.game,
+                    clock=clock,
                 )
-                frame = encode_lobby(Start(roster=started.roster))
+                changed = clock != announced  # only then is it sent: older joiners take the start as it was
+                frame = encode_lobby(Start(roster=started.roster, clock=clock if changed else None))
+                if changed:
+                    self.ui.info(PATIENT)
                 for i, guest in enumerate(started.connections, start=1):
                     guest.link.limit_frames(MAX_FRAME)
                     await guest.link.send(frame)
@@ -447,13 +478,14 @@ async def join_table(
     listen_port: int,
     ui: LobbyUI,
     timeouts: Timeouts,
+    bot: bool = False,
 ) -> SessionInfo:
     """Dial the host, prove the invitation, wait in the lobby until the game starts.
 
     A host that answers ``busy`` (too many strangers at its door, or a wrong code
     from this address a moment ago) is tried again, with growing waits, for up to
     ``timeouts.busy`` seconds: a flood at the host delays a joiner, it does not
-    turn it away.
+    turn it away. ``bot``: a bot plays this seat (the hello says so; see ``final_clock``).
     """
     give_up = trio.current_time() + timeouts.busy
     wait = FIRST_RETRY
@@ -468,6 +500,7 @@ async def join_table(
                 listen_port=listen_port,
                 ui=ui,
                 timeouts=timeouts,
+                bot=bot,
             )
             info.host_address = (host, port)
             return info
@@ -493,6 +526,7 @@ async def _join_once(
     listen_port: int,
     ui: LobbyUI,
     timeouts: Timeouts,
+    bot: bool = False,
 ) -> SessionInfo:
     try:
         with trio.fail_after(timeouts.handshake):
@@ -511,6 +545,7 @@ async def _join_once(
             listen_port=listen_port,
             ui=ui,
             t=timeouts,
+            bot=bot,
         )
     except BaseException:
         await link.aclose()
@@ -568,10 +603,13 @@ async def _join(
     listen_port: int,
     ui: LobbyUI,
     t: Timeouts,
+    bot: bool = False,
 ) -> SessionInfo:
     nj = os.urandom(32)
+    # ``bot`` is written only when true, so that a person's hello is the one older hosts know.
+    hello = Hello(name=name, key=identity.public_key, nonce=nj, port=listen_port, bot=True if bot else None)
     try:
-        await link.send(encode_lobby(Hello(name=name, key=identity.public_key, nonce=nj, port=listen_port)))
+        await link.send(encode_lobby(hello))
     except LinkClosed as e:
         raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
     ch: Challenge = await _expect(link, t.handshake, Challenge)
@@ -607,6 +645,9 @@ async def _join(
         if len({s.key for s in roster}) != len(roster) or not all(is_valid_public_key(s.key) for s in roster):
             raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
+        clock = tuple(ch.clock if msg.clock is None else msg.clock)  # the host's final word
+        if clock[0] >= MAX_CLOCK > ch.clock[0]:
+            ui.info(PATIENT)
         return SessionInfo(
             game_id=ch.game,
             rules=rules,
@@ -614,7 +655,7 @@ async def _join(
             seat=mine[0],
             links={0: link},
             game=ch.play,
-            clock=tuple(ch.clock),
+            clock=clock,
         )
 
 

@@ -2,7 +2,8 @@
 
 Joining (joiner J dials the host H):
 
-1. J -> H ``hello``: name, J's public key, a fresh nonce ``nj``, J's listening port.
+1. J -> H ``hello``: name, J's public key, a fresh nonce ``nj``, J's listening port,
+   and (optional) ``bot``: whether a bot plays J's seat.
 2. H -> J ``challenge``: game id, H's public key, a fresh nonce ``nh``, rules, table size.
 3. J -> H ``auth``: ``proof = HMAC(code_key, "p2pcards/v1/join" 0 game || J.key || nj || nh)``
    and J's signature over ``link_message(game, nh, J.key, H.key)``. The code itself never
@@ -12,7 +13,9 @@ Joining (joiner J dials the host H):
 4. H -> J ``welcome`` (J's seat, H's own proof and signature, so J knows it reached
    the real host) or ``refused`` (a reason code and a sentence).
 5. While the table fills, H sends ``lobby`` updates; when it is full, ``start`` with
-   the roster (names, keys, addresses) to every joiner.
+   the roster (names, keys, addresses) to every joiner, and the table's final clock
+   if it differs from the challenge's: when at most one seat is a person's, the
+   bots wait for that person (``MAX_CLOCK`` a turn).
 
 Mesh links: every seat then dials every lower seat except the host (already
 linked). Both ends send ``link`` (game, seat, key, nonce) and then ``link-auth``,
@@ -126,6 +129,12 @@ class Seat:
         return [self.name, self.key, self.host, self.port]
 
 
+def _bool(v: Any, where: str) -> bool:
+    if type(v) is not bool:
+        raise SchemaError(f"{where} must be true or false")
+    return v
+
+
 _seat = _tuple(
     _text(MAX_NAME),
     _bin(32),
@@ -143,11 +152,16 @@ class Hello(Body):
         "key": _bin(32),
         "nonce": _bin(32),
         "port": _uint(65535),
+        "bot": _bool,
     }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot"})
     name: str
     key: bytes
     nonce: bytes
     port: int
+    bot: bool | None = None
+    """True if a bot plays the joiner's seat (absent: a person). Unverifiable, and only
+    decides the table's patience: at a table of one person, the bots wait a day a turn."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -213,8 +227,15 @@ class LobbyUpdate(Body):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Start(Body):
     TYPE: ClassVar[str] = "start"
-    SCHEMA: ClassVar[dict[str, Check]] = {"roster": _array(_seat, MAX_SEATS, 2)}
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "roster": _array(_seat, MAX_SEATS, 2),
+        "clock": _array(_uint(MAX_CLOCK), 3, 3),
+    }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"clock"})
     roster: tuple[Seat, ...]
+    clock: tuple[int, ...] | None = None
+    """The table's final clock when it differs from the challenge's (absent: the challenge's):
+    a table with at most one person gives each turn ``MAX_CLOCK``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,18 +15,31 @@ import contextlib
 from collections.abc import Sequence
 
 from p2pcards.cards import Card, hand_sort_key, penalty
-from p2pcards.games.nines import Action, Draw, HandResult, HandState, Match, NinesRules, Play, PlayNines
-from p2pcards.ui.prompt import Console
+from p2pcards.games.nines import (
+    Action,
+    Draw,
+    HandResult,
+    HandState,
+    Match,
+    NinesRules,
+    Phase,
+    Play,
+    PlayNines,
+)
+from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, pace
 from p2pcards.ui.render import (
     TableContext,
+    bots_words,
     describe_end,
     describe_moves,
     describe_winners,
     hand_heading,
+    object_names,
     pad,
     render_cut,
     render_scores,
     short_name,
+    variant_lines,
 )
 
 
@@ -37,7 +50,18 @@ class ConsoleDisplay:
     come and the table at the player's turn shows only those not printed yet.
     """
 
-    __slots__ = ("_drew", "_hand", "_pending", "console", "live", "pause_between_hands", "table", "watch")
+    __slots__ = (
+        "_deal",
+        "_drew",
+        "_hand",
+        "_pending",
+        "console",
+        "delay",
+        "live",
+        "pause_between_hands",
+        "table",
+        "watch",
+    )
 
     def __init__(
         self, console: Console, table: TableContext, *, watch: bool, pause_between_hands: bool = True
@@ -45,6 +69,8 @@ class ConsoleDisplay:
         self.console = console
         self.table = table
         self.watch = watch
+        self.delay = SPECTATOR_DELAY.get() if watch else 0.0
+        """Seconds a spectator waits after each move (``--delay``), offline."""
         self.pause_between_hands = pause_between_hands
         self._pending: list[Action] = []
         self.live = False
@@ -52,6 +78,8 @@ class ConsoleDisplay:
         """A live player's own cards, as far as the moves shown so far tell."""
         self._drew = False
         """A draw of the live player's changed their hand since it was last shown."""
+        self._deal: HandState | None = None
+        """The hand being played (the table's own, which moves on): whose turn it is."""
 
     @property
     def _me(self) -> int | None:
@@ -61,7 +89,7 @@ class ConsoleDisplay:
         """Who plays (against ``bot`` bots; nothing when None), the goal, the variants."""
         tr, names = self.console.tr, self.table.names
         if bot is not None:
-            bots = tr("bots", name=bot)
+            bots = bots_words(bot, tr)
             if self._me is None:
                 self.console.say(tr("welcome_watch", names=tr.join(list(names)), bots=bots))
             else:
@@ -69,11 +97,11 @@ class ConsoleDisplay:
                 self.console.say(tr("welcome", you=names[self._me], others=tr.join(others), bots=bots))
         goal = tr("goal_hands", hands=rules.hands) if rules.hands else tr("goal_target", target=rules.target)
         self.console.say(goal)
-        variants = [k.replace("_", "-") for k, v in rules.to_dict().items() if v is True]
-        if rules.tie != "share":
-            variants.append(f"tie={rules.tie}")
-        if variants:
-            self.console.say(tr("variants", names=", ".join(variants)))
+        variants = variant_lines(rules, tr)
+        if variants:  # each with what it does: the names alone tell a newcomer nothing
+            self.console.say(tr("variants_title"))
+            for line in variants:
+                self.console.say(f"  {line}")
         if self._me is not None and not self.watch:
             self.console.say(tr("hint"))
 
@@ -84,6 +112,7 @@ class ConsoleDisplay:
 
     def hand_start(self, hand: HandState) -> None:
         c, t = self.console, self.table
+        self._deal = hand
         c.say("")
         c.say(
             hand_heading(
@@ -122,6 +151,7 @@ class ConsoleDisplay:
             self._pending.append(action)
             if not isinstance(action, Draw):
                 self._flush()
+            pace(self.delay)
             return
         if not self.live:
             return
@@ -130,22 +160,49 @@ class ConsoleDisplay:
             self._show_unseen()
 
     def settle(self) -> None:
-        """The player now waits for the others: show what is pending (a draw), and
-        their hand if a draw of theirs changed it."""
+        """The player now waits for the others: show what is pending, and their hand if
+        a draw of theirs changed it.
+
+        A draw that its player has yet to follow up (keep the card, play it, draw
+        again) stays pending: the move that ends the turn tells it in the same
+        words as offline and in watch mode (``You drew K♦ and kept it``)."""
         if not self.live or self.watch:
             return
-        self._show_unseen()
+        if self._show_unseen(hold_draws=True):
+            return
         if self._drew:
             self._drew = False
             self._say_hand()
 
-    def _show_unseen(self) -> None:
+    def _show_unseen(self, *, hold_draws: bool = False) -> int:
+        """Say the moves not shown yet; with ``hold_draws``, all but a trailing draw
+        whose turn goes on (its player decides what to do with the card). Returns how
+        many moves are still pending."""
         c, t = self.console, self.table
+        unseen = t.unseen()
+        shown = len(unseen)
+        if hold_draws:
+            while shown and self._drawing(unseen[shown - 1]):
+                shown -= 1
         for line in describe_moves(
-            t.unseen(), names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+            unseen[:shown],
+            names=t.names,
+            me=self._me,
+            tr=c.tr,
+            style=c.style,
+            action_cards=t.action_cards,
+            turn_over=hold_draws,
         ):
             c.say(f"   {line}")
-        t.mark_seen()
+        t.mark_seen(shown)
+        return len(unseen) - shown
+
+    def _drawing(self, action: Action) -> bool:
+        """``action`` is a draw whose player is still deciding what to do with the card."""
+        hand = self._deal
+        if not isinstance(action, Draw) or action.forced or hand is None:
+            return False
+        return hand.turn == action.seat and hand.phase in (Phase.DRAWN, Phase.RECYCLE)
 
     def _follow(self, action: Action) -> None:
         """Keep a live player's own cards up to date with their move."""
@@ -165,10 +222,16 @@ class ConsoleDisplay:
         mine = sorted(self._hand, key=hand_sort_key)
         c.say(f"   {c.style.bold(c.tr('your_hand'))}  {c.style.cards(mine)}")
 
-    def _flush(self) -> None:
+    def _flush(self, *, turn_over: bool = False) -> None:
         c, t = self.console, self.table
         for line in describe_moves(
-            self._pending, names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+            self._pending,
+            names=t.names,
+            me=self._me,
+            tr=c.tr,
+            style=c.style,
+            action_cards=t.action_cards,
+            turn_over=turn_over,
         ):
             c.say(f"   {line}")
         self._pending = []
@@ -176,10 +239,16 @@ class ConsoleDisplay:
     def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None:
         c, t = self.console, self.table
         if self.watch:
-            self._flush()
+            self._flush(turn_over=True)
         else:
             for line in describe_moves(
-                t.unseen(), names=t.names, me=self._me, tr=c.tr, style=c.style, action_cards=t.action_cards
+                t.unseen(),
+                names=t.names,
+                me=self._me,
+                tr=c.tr,
+                style=c.style,
+                action_cards=t.action_cards,
+                turn_over=True,  # the hand is over: a draw at its end was kept
             ):
                 c.say(f"   {line}")
             t.mark_seen()
@@ -194,7 +263,8 @@ class ConsoleDisplay:
         title = c.tr("final_scores") if match.over else c.tr("scores_after", n=result.number)
         c.say(self.scores(match, title))
         if match.playoff_seats is not None and not match.over:
-            c.say(c.tr("playoff_needed", names=c.tr.join([t.names[s] for s in match.playoff_seats])))
+            tied = object_names(match.playoff_seats, t.names, self._me, c.tr)
+            c.say(c.tr("playoff_needed", names=c.tr.join(tied)))
         if match.over:
             return
         if not self.watch and self.pause_between_hands:

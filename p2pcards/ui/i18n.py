@@ -124,7 +124,6 @@ _EN: dict[str, str] = {
     "welcome_watch": "Nines: {names} ({bots}).",
     "goal_target": "Lowest total wins; the match ends when a total reaches {target}.",
     "goal_hands": "Lowest total wins after {hands} hands.",
-    "variants": "Variants: {names}.",
     "hint": "Type help at any prompt for help, score for the scores, quit to leave.",
     "cut_title": "Cut for the first deal (lowest card deals, Ace low):",
     "cut_tie": "Tie for lowest between {names}: they cut again.",
@@ -259,21 +258,37 @@ _EN: dict[str, str] = {
         "If they differ, someone is in the middle: leave the game."
     ),
     "and": "and",
-    "help": (
-        "How to play Nines\n"
-        "  Play a card of the active suit or of the top card's rank; a 9 is wild and\n"
-        "  names the next suit. With no card to play you draw one card and may play\n"
-        "  it if it fits. First out scores 0; the others pay their cards\n"
-        "  (A=1, 2-10 face value, J Q K=10, 9=15). Lowest total wins.\n"
-        "What to type\n"
-        "  a number from the list      1\n"
-        "  a card                      7h  10S  TH  9♠   (for a 9 add a suit: 9s h)\n"
-        "  a suit, when asked          h  ♥  hearts  cœur  cuori\n"
-        "  draw (d), keep (k), pass    when the list offers them\n"
-        "  score                       the score table\n"
-        "  help                        this text\n"
-        "  quit                        leave the game"
+    "help_title": "How to play Nines",
+    "help_rules": (
+        "Play a card of the active suit or of the top card's rank; a 9 is wild and names the next "
+        "suit. With no card to play you draw one card and may play it if it fits. First out scores "
+        "0; the others pay their cards (A=1, 2-10 face value, J Q K=10, 9={nine}). Lowest total wins."
     ),
+    "help_variants": "Variants in force",
+    "help_keys": "What to type",
+    "help_rows": (
+        "a number from the list\t1\n"
+        "a card\t7h  10S  TH  9♠   (for a 9 add a suit: 9s h)\n"
+        "a suit, when asked\th  ♥  hearts  cœur  cuori\n"
+        "draw (d), keep (k), pass\twhen the list offers them\n"
+        "score\tthe score table\n"
+        "help\tthis text\n"
+        "quit\tleave the game"
+    ),
+    "help_cards": "",
+    "you_obj": "you",
+    "bots_heuristic": "heuristic bots",
+    "bots_random": "random bots",
+    "variants_title": "Variants:",
+    "variant_draw_until_playable": "with nothing to play, draw until you get a card you can play, "
+    "and play it",
+    "variant_action_cards": "a Jack skips the next player, a Queen reverses the direction, an Ace makes "
+    "the next player draw two and lose the turn",
+    "variant_double_nines": "two decks; two 9s played together change the suit and skip the next player",
+    "variant_stacking_nines": "a player about to be skipped by two 9s may cancel the skip with a 9",
+    "variant_hard_nines": "a 9 left in hand costs 25 instead of 15",
+    "variant_no_nine_out": "a 9 may not be your last card",
+    "variant_tie_playoff": "players tied for the lowest total play one more hand to decide",
 }
 
 _FR: dict[str, str] = {
@@ -284,7 +299,6 @@ _FR: dict[str, str] = {
     "welcome_watch": "Nines : {names} ({bots}).",
     "goal_target": "Le plus petit total gagne ; la partie s'arrête quand un total atteint {target}.",
     "goal_hands": "Le plus petit total gagne après {hands} manches.",
-    "variants": "Variantes : {names}.",
     "hint": "Tapez aide pour l'aide, score pour les scores, quitter pour partir.",
     "cut_title": "Tirage pour la première donne (la plus basse donne, l'as est bas) :",
     "cut_tie": "Égalité pour la plus basse entre {names} : nouveau tirage.",
@@ -420,23 +434,39 @@ _FR: dict[str, str] = {
         "les mêmes chiffres. S'ils diffèrent, quelqu'un s'est glissé au milieu : quittez la partie."
     ),
     "and": "et",
-    "help": (
-        "Comment jouer à Nines\n"
-        "  Jouez une carte de la couleur annoncée ou de la valeur de la carte du\n"
-        "  dessus ; un 9 est un joker et choisit la couleur suivante. Sans carte\n"
-        "  jouable, piochez une carte et jouez-la si elle convient. Le premier à\n"
-        "  finir marque 0 ; les autres paient leurs cartes (A=1, 2-10 leur valeur,\n"
-        "  J Q K = valet, dame, roi = 10, 9=15). Le plus petit total gagne.\n"
-        "Que taper\n"
-        "  un numéro de la liste       1\n"
-        "  une carte                   7h  10S  TH  9♠   (un 9 et sa couleur : 9s h)\n"
-        "  une couleur, si demandée    h  ♥  cœur  coeur  trèfle\n"
-        "  pioche (d), garder (k), passer   quand la liste les propose\n"
-        "  score                       le tableau des scores\n"
-        "  aide                        ce texte\n"
-        "  quitter                     quitter la partie\n"
-        "  Cartes : A 2-10 J Q K puis S (pique) H (cœur) D (carreau) C (trèfle)."
+    "help_title": "Comment jouer à Nines",
+    "help_rules": (
+        "Jouez une carte de la couleur annoncée ou de la valeur de la carte du dessus ; un 9 est un "
+        "joker et choisit la couleur suivante. Sans carte jouable, piochez une carte et jouez-la si "
+        "elle convient. Le premier à finir marque 0 ; les autres paient leurs cartes (A=1, 2-10 leur "
+        "valeur, J Q K = valet, dame, roi = 10, 9={nine}). Le plus petit total gagne."
     ),
+    "help_variants": "Variantes en vigueur",
+    "help_keys": "Que taper",
+    "help_rows": (
+        "un numéro de la liste\t1\n"
+        "une carte\t7h  10S  TH  9♠   (un 9 et sa couleur : 9s h)\n"
+        "une couleur, si demandée\th  ♥  cœur  coeur  trèfle\n"
+        "pioche (d), garde (k), passe\tquand la liste les propose\n"
+        "score\tle tableau des scores\n"
+        "aide\tce texte\n"
+        "quitter\tquitter la partie"
+    ),
+    "help_cards": "Cartes : A 2-10 J Q K puis S (pique) H (cœur) D (carreau) C (trèfle).",
+    "you_obj": "vous",
+    "bots_heuristic": "bots heuristiques",
+    "bots_random": "bots au hasard",
+    "variants_title": "Variantes :",
+    "variant_draw_until_playable": "sans carte jouable, on pioche jusqu'à obtenir une carte jouable, "
+    "et on la joue",
+    "variant_action_cards": "un valet fait sauter le joueur suivant, une dame inverse le sens, un as "
+    "fait piocher deux cartes au joueur suivant, qui passe son tour",
+    "variant_double_nines": "deux jeux ; deux 9 joués ensemble changent la couleur et font sauter le "
+    "joueur suivant",
+    "variant_stacking_nines": "un joueur qui va sauter son tour à cause de deux 9 peut l'annuler avec un 9",
+    "variant_hard_nines": "un 9 resté en main coûte 25 au lieu de 15",
+    "variant_no_nine_out": "un 9 ne peut pas être votre dernière carte",
+    "variant_tie_playoff": "les joueurs à égalité pour le plus petit total jouent une manche de plus",
 }
 
 _IT: dict[str, str] = {
@@ -447,7 +477,6 @@ _IT: dict[str, str] = {
     "welcome_watch": "Nines: {names} ({bots}).",
     "goal_target": "Vince il totale più basso; la partita finisce quando un totale arriva a {target}.",
     "goal_hands": "Vince il totale più basso dopo {hands} mani.",
-    "variants": "Varianti: {names}.",
     "hint": "Scrivi aiuto per l'aiuto, punti per i punteggi, esci per uscire.",
     "cut_title": "Taglio per il primo mazziere (la carta più bassa fa le carte, l'asso è basso):",
     "cut_tie": "Parità per la più bassa tra {names}: tagliano di nuovo.",
@@ -583,23 +612,39 @@ _IT: dict[str, str] = {
         "cifre. Se sono diverse, qualcuno si è messo in mezzo: lascia la partita."
     ),
     "and": "e",
-    "help": (
-        "Come si gioca a Nines\n"
-        "  Gioca una carta del seme richiesto o dello stesso valore della carta in cima;\n"
-        "  un 9 è un jolly e sceglie il seme successivo. Se non puoi giocare, peschi una\n"
-        "  carta e puoi giocarla se va bene. Chi chiude per primo segna 0; gli altri\n"
-        "  pagano le carte rimaste (A=1, 2-10 il loro valore, J Q K=10, 9=15).\n"
-        "  Vince il totale più basso.\n"
-        "Cosa scrivere\n"
-        "  un numero della lista       1\n"
-        "  una carta                   7h  10S  TH  9♠   (un 9 e il suo seme: 9s h)\n"
-        "  un seme, quando richiesto   h  ♥  cuori  picche  fiori\n"
-        "  pesca (d), tieni (k), passa quando la lista li propone\n"
-        "  punti                       la tabella dei punteggi\n"
-        "  aiuto                       questo testo\n"
-        "  esci                        lascia la partita\n"
-        "  Carte: A 2-10 J Q K poi il seme S (picche) H (cuori) D (quadri) C (fiori)."
+    "help_title": "Come si gioca a Nines",
+    "help_rules": (
+        "Gioca una carta del seme richiesto o dello stesso valore della carta in cima; un 9 è un "
+        "jolly e sceglie il seme successivo. Se non puoi giocare, peschi una carta e puoi giocarla "
+        "se va bene. Chi chiude per primo segna 0; gli altri pagano le carte rimaste (A=1, 2-10 il "
+        "loro valore, J Q K=10, 9={nine}). Vince il totale più basso."
     ),
+    "help_variants": "Varianti in vigore",
+    "help_keys": "Cosa scrivere",
+    "help_rows": (
+        "un numero della lista\t1\n"
+        "una carta\t7h  10S  TH  9♠   (un 9 e il suo seme: 9s h)\n"
+        "un seme, quando richiesto\th  ♥  cuori  picche  fiori\n"
+        "pesca (d), tieni (k), passa\tquando la lista li propone\n"
+        "punti\tla tabella dei punteggi\n"
+        "aiuto\tquesto testo\n"
+        "esci\tlascia la partita"
+    ),
+    "help_cards": "Carte: A 2-10 J Q K poi il seme S (picche) H (cuori) D (quadri) C (fiori).",
+    "you_obj": "te",
+    "bots_heuristic": "bot euristici",
+    "bots_random": "bot casuali",
+    "variants_title": "Varianti:",
+    "variant_draw_until_playable": "se non puoi giocare, peschi finché non trovi una carta giocabile, "
+    "e la giochi",
+    "variant_action_cards": "il fante fa saltare il turno al giocatore successivo, la donna inverte il "
+    "senso di gioco, l'asso fa pescare due carte al giocatore successivo, che salta il turno",
+    "variant_double_nines": "due mazzi; due 9 giocati insieme cambiano il seme e fanno saltare il turno "
+    "al giocatore successivo",
+    "variant_stacking_nines": "chi sta per saltare il turno per due 9 può annullare il salto con un 9",
+    "variant_hard_nines": "un 9 rimasto in mano costa 25 invece di 15",
+    "variant_no_nine_out": "un 9 non può essere la tua ultima carta",
+    "variant_tie_playoff": "i giocatori a pari merito per il totale più basso giocano un'altra mano",
 }
 
 # ---------------------------------------------------------------------------
@@ -636,6 +681,7 @@ _EN_NEUF: dict[str, str] = {
     "neuf_took_mark_you": "took the dummy",
     "neuf_dummy_down": "The dummy lies face down, as it was dealt.",
     "neuf_dummy_gave": "In the dummy's place lies the hand {who} gave up.",
+    "neuf_dummy_gave_you": "In the dummy's place lies the hand you gave up.",
     "neuf_the_dummy": "The dummy",
     "neuf_after_exchanges": "After the exchanges:",
     "neuf_known": "{who} holds {cards} (you saw them in the dummy)",
@@ -752,6 +798,7 @@ _FR_NEUF: dict[str, str] = {
     "neuf_took_mark_you": "vous avez pris le mort",
     "neuf_dummy_down": "Le mort est face cachée, tel qu'il a été donné.",
     "neuf_dummy_gave": "À la place du mort se trouve la main que {who} a laissée.",
+    "neuf_dummy_gave_you": "À la place du mort se trouve la main que vous avez laissée.",
     "neuf_the_dummy": "Le mort",
     "neuf_after_exchanges": "Après les échanges :",
     "neuf_known": "{who} a {cards} (vous les avez vues dans le mort)",
@@ -871,6 +918,7 @@ _IT_NEUF: dict[str, str] = {
     "neuf_took_mark_you": "hai preso il morto",
     "neuf_dummy_down": "Il morto è coperto, come è stato distribuito.",
     "neuf_dummy_gave": "Al posto del morto c'è la mano lasciata da {who}.",
+    "neuf_dummy_gave_you": "Al posto del morto c'è la mano lasciata da te.",
     "neuf_the_dummy": "Il morto",
     "neuf_after_exchanges": "Dopo gli scambi:",
     "neuf_known": "{who} ha {cards} (le hai viste nel morto)",

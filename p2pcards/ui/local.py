@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from p2pcards.bots import make_bot
 from p2pcards.cards import Card
@@ -28,9 +28,12 @@ from p2pcards.games.view import SeatView
 from p2pcards.record import build_game_record, dumps_record
 from p2pcards.ui.display import ConsoleDisplay
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.prompt import Console, HumanPlayer, QuitGame
+from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, HumanPlayer, QuitGame
 from p2pcards.ui.render import Style, TableContext
 from p2pcards.ui.screen import NinesScreen, Screen, make_screen, probe
+
+if TYPE_CHECKING:
+    from p2pcards.net.runner import Decider
 
 BOT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
 
@@ -140,6 +143,8 @@ class PlayOptions:
     transcript: Path | None = None
     game: str = "nines"
     """``nines``, or ``neuf`` for Le Neuf (3 players)."""
+    delay: float = 0.0
+    """With ``watch``: seconds between two moves, so that a person can follow the match."""
 
     @property
     def game_rules(self) -> Any:
@@ -227,6 +232,8 @@ def _run_networked(
     deciders = [
         bot_decider(opts.bot, random.Random(f"p2pcards-bots:{seed}:{s}")) for s in range(opts.players)
     ]
+    if opts.watch and opts.delay > 0:
+        deciders = [paced(d, opts.delay) for d in deciders]
     if me is not None:
         human = HumanDecider(screen=screen, release=watcher.release)
         watcher.on_hand_end = human.hand_ended
@@ -276,6 +283,21 @@ def _run_networked(
     return played
 
 
+def paced(decide: Decider, seconds: float) -> Decider:
+    """A bot seat that takes ``seconds`` over each move, so that a spectator can follow.
+
+    The wait is a trio.sleep in the seat's own node: every node's network goes on
+    meanwhile (a sleep in the display, which runs in trio's loop, would stall them all).
+    """
+    import trio
+
+    async def slowly(table: Any) -> Any:
+        await trio.sleep(seconds)
+        return await decide(table)
+
+    return slowly
+
+
 ALONE_WITH_BOTS = 86_400.0
 """Seconds for a turn when the only person at the table plays against bots: they wait."""
 
@@ -309,7 +331,23 @@ def play_local(
     protocol (mental-poker shuffle, signed transcript), for Nines and Le Neuf
     alike; ``offline`` plays the same match in this process with the rules
     engine alone (Le Neuf's: :func:`p2pcards.ui.neuf_local.play_neuf`).
+    A spectator's ``delay`` paces an offline match in its display, a networked one in its bots.
     """
+    pacing = SPECTATOR_DELAY.set(opts.delay if opts.watch and opts.offline else 0.0)
+    try:
+        return _play(opts, read=read, write=write, echo=echo, style=style)
+    finally:
+        SPECTATOR_DELAY.reset(pacing)
+
+
+def _play(
+    opts: PlayOptions,
+    *,
+    read: Callable[[str], str],
+    write: Callable[[str], None],
+    echo: bool,
+    style: Style | None,
+) -> int:
     spec = game_named(opts.game)
     if opts.offline and opts.game == "neuf":
         from p2pcards.ui.neuf_local import play_neuf

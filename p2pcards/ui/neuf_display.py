@@ -49,8 +49,8 @@ from p2pcards.ui.neuf_render import (
     render_neuf_scores,
     rotation_words,
 )
-from p2pcards.ui.prompt import Console
-from p2pcards.ui.render import describe_winners, pad, short_name
+from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, pace
+from p2pcards.ui.render import bots_words, describe_winners, pad, short_name
 
 
 class NeufDisplay:
@@ -70,6 +70,7 @@ class NeufDisplay:
         "_trick",
         "_trump",
         "console",
+        "delay",
         "live",
         "pause_between_hands",
         "rules",
@@ -94,6 +95,8 @@ class NeufDisplay:
         self.watch = watch
         self.pause_between_hands = pause_between_hands
         self.verified = verified
+        self.delay = SPECTATOR_DELAY.get() if watch else 0.0
+        """Seconds a spectator waits after each move (``--delay``), offline."""
         self.live = False
         self._trump: str | None = None
         self._holdings: list[list[Card | None]] = []
@@ -111,7 +114,7 @@ class NeufDisplay:
         """Who plays (against ``bot`` bots; nothing when None), the goal and the rules in force."""
         c, tr, names = self.console, self.console.tr, self.table.names
         if bot is not None:
-            bots = tr("bots", name=bot)
+            bots = bots_words(bot, tr)
             if self._me is None:
                 c.say(tr("neuf_welcome_watch", names=tr.join(list(names)), bots=bots))
             else:
@@ -150,7 +153,13 @@ class NeufDisplay:
         self._say_hand()
 
     def move(self, action: Action) -> None:
-        """Each exchange decision as it is taken; in watch mode also each trick when complete."""
+        """Each exchange decision as it is taken; in watch mode also each trick when complete,
+        and then a pause after every move (``--delay``), so that a spectator can follow."""
+        self._move(action)
+        if self.watch:
+            pace(self.delay)
+
+    def _move(self, action: Action) -> None:
         c, t = self.console, self.table
         if isinstance(action, Look | Exchange | Decline):
             c.say("   " + self._exchange_line(action))

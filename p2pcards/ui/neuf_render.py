@@ -1,4 +1,4 @@
-"""Le Neuf as text for an 80-column terminal: the table, tricks and exchanges in words, scores, help.
+"""Le Neuf as text for the terminal: the table, tricks and exchanges in words, scores, help.
 
 Like :mod:`p2pcards.ui.render` for Nines, everything here is a pure function
 of what one seat may see (a :class:`~p2pcards.games.neuf.NeufView`, the public
@@ -13,7 +13,6 @@ from the Ace down, with a wider gap between suits.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable, Sequence
 
 from p2pcards.cards import SUIT_OF, Card
@@ -29,7 +28,7 @@ from p2pcards.games.neuf import (
     next_seat,
 )
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.render import NAME_WIDTH, WIDTH, Style, pad, rule_line, short_name
+from p2pcards.ui.render import NAME_WIDTH, Style, fill, line_width, object_names, pad, rule_line, short_name
 
 SUIT_ORDER = "SHCD"
 """Suits in alternating colours; a hand starts at its trump and goes round this order."""
@@ -203,7 +202,7 @@ def render_neuf_cut(
     for k, shown in enumerate(rounds):
         lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
         if k + 1 < len(rounds):
-            tied = [names[s] for s, _ in rounds[k + 1]]
+            tied = object_names([s for s, _ in rounds[k + 1]], names, me, tr)
             lines.append("   " + tr("neuf_cut_tie", names=tr.join(tied)))
     lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
     return "\n".join(lines)
@@ -284,7 +283,9 @@ def render_neuf_table(
     if exchanging:
         gave = [e.seat for e in view.exchanges if e.took]
         if gave:
-            lines.append("   " + tr("neuf_dummy_gave", who=who(gave[-1], names, me, tr)))
+            taker = gave[-1]
+            gone = tr("neuf_dummy_gave_you") if taker == me else tr("neuf_dummy_gave", who=names[taker])
+            lines.append("   " + gone)
         else:
             lines.append("   " + tr("neuf_dummy_down"))
     return "\n".join(lines)
@@ -342,7 +343,8 @@ def neuf_help(rules: NeufRules, tr: Translator, style: Style) -> str:
         tr(play),
         tr("neuf_help_score", start=rules.start),
     ]
-    body = [textwrap.fill(p, WIDTH, initial_indent="  ", subsequent_indent="  ") for p in paragraphs]
+    width = line_width()
+    body = ["\n".join(fill(p, width)) for p in paragraphs]
     return "\n".join([tr("neuf_help_title"), *body, tr("neuf_help_keys")])
 
 

@@ -21,7 +21,9 @@ import random
 import shutil
 import sys
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +48,8 @@ from p2pcards.ui.render import (
     Style,
     TableContext,
     describe_moves,
+    encodable,
+    nines_help,
     render_options,
     render_table,
     visible_len,
@@ -214,6 +218,42 @@ def _terminal_width() -> int:
     return max(20, shutil.get_terminal_size((80, 24)).columns)
 
 
+SPECTATOR_DELAY: ContextVar[float] = ContextVar("spectator_delay", default=0.0)
+"""Seconds a spectator's display waits after each move (``play --watch --delay``). Set for
+one match by :func:`p2pcards.ui.local.play_local` around an offline match, whose loop
+builds its display itself; a networked match paces its bots instead (see :func:`pace`)."""
+
+
+def pace(seconds: float) -> None:
+    """Wait ``seconds`` between two moves shown to a spectator, so that a match can be followed.
+
+    Never inside trio's event loop: a networked table runs there, and a sleep would stall
+    every node's network with it (a networked match is paced by its bots, with trio.sleep).
+    """
+    if seconds <= 0:
+        return
+    trio = sys.modules.get("trio")  # (an offline match need not load it)
+    if trio is not None:
+        try:
+            trio.lowlevel.current_trio_token()
+            return
+        except RuntimeError:  # not inside trio: this thread may sleep
+            pass
+    time.sleep(seconds)
+
+
+DETECT = "detect"
+"""Console ``encoding`` by default: that of standard output if ``write`` prints there."""
+
+
+def output_encoding(write: Callable[[str], None]) -> str | None:
+    """The encoding of standard output if ``write`` prints there (``print``, ``click.echo``);
+    None otherwise (a test's list, a file of its own: no limit)."""
+    if write is not print and write is not click.echo:
+        return None
+    return getattr(sys.stdout, "encoding", None) or "ascii"
+
+
 def _detect(text: str) -> None:
     """Placeholder for ``Console.live``: find out whether ``write`` prints to a terminal."""
     raise AssertionError("replaced when the console is made")
@@ -256,14 +296,30 @@ class Console:
     live: Callable[[str], None] | None = _detect
     """Writes to the terminal without a line break, for the status line; None when the
     output is not a terminal. By default: found out from ``write`` and standard output."""
+    encoding: str | None = DETECT
+    """What the output can print: every text is written in it, falling back to ASCII for
+    what it lacks (``9♠`` as ``9S``, ``é`` as ``e``) rather than failing; None: anything.
+    By default (:data:`DETECT`): standard output's, when ``write`` prints there."""
     status: StatusLine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.live is _detect:
             self.live = terminal_writer(self.write)
+        if self.encoding == DETECT:
+            self.encoding = output_encoding(self.write)
+        if self.encoding is not None:
+            self._fit_encoding(self.encoding)
         self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
+
+    def _fit_encoding(self, encoding: str) -> None:
+        """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
+        write, live, read = self.write, self.live, self.read
+        self.write = lambda text: write(encodable(text, encoding))
+        if live is not None:
+            self.live = lambda text: live(encodable(text, encoding))
+        self.read = lambda prompt: read(encodable(prompt, encoding))
 
     def say(self, text: str) -> None:
         self.write(wrap(text))
@@ -282,11 +338,11 @@ class Console:
             cmd = COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
                 raise QuitGame
-            if cmd == "help":
-                self.write(self.help_text() if self.help_text else self.tr("help"))
+            if cmd == "help":  # (said: folded to the terminal's width)
+                self.say(self.help_text() if self.help_text else nines_help(None, self.tr))
                 continue
             if cmd == "score":
-                self.write(self.score_text() if self.score_text else self.tr("row_total"))
+                self.say(self.score_text() if self.score_text else self.tr("row_total"))
                 continue
             return text
 
@@ -652,7 +708,13 @@ class HumanPlayer:
         t = self.table
         con = self.console
         moves = describe_moves(
-            t.unseen(), names=t.names, me=view.seat, tr=con.tr, style=con.style, action_cards=t.action_cards
+            t.unseen(),
+            names=t.names,
+            me=view.seat,
+            tr=con.tr,
+            style=con.style,
+            action_cards=t.action_cards,
+            turn_over=True,  # it is this player's turn: a draw before it was kept
         )
         t.mark_seen()
         con.say("")

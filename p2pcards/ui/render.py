@@ -1,4 +1,4 @@
-"""Turn game state into text for an 80-column terminal: the table, moves in words, scores.
+"""Turn game state into text for the terminal: the table, moves in words, scores.
 
 Everything here is a pure function of what one seat may see (a
 :class:`~p2pcards.games.view.SeatView`, the public move log, the hand results),
@@ -8,10 +8,14 @@ reads input or decides anything.
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import re
+import shutil
 import sys
+import textwrap
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TextIO
@@ -25,6 +29,7 @@ from p2pcards.games.nines import (
     Draw,
     HandResult,
     Keep,
+    NinesRules,
     Pass,
     Play,
     PlayNines,
@@ -35,12 +40,92 @@ from p2pcards.safetext import label_names
 from p2pcards.ui.i18n import Translator
 
 WIDTH = 78
-"""Lines stay within 80 columns, with a margin for terminals that wrap at 80."""
+"""Lines stay within 80 columns, with a margin for terminals that wrap at 80: the width
+used when the output is not a terminal (see :func:`line_width`)."""
+MIN_WIDTH = 40
+MAX_WIDTH = 100
+"""Bounds of :func:`line_width`: narrower, nothing fits; wider, lines get hard to read."""
 MAX_MOVES = 8
 """The table shows at most this many recent moves (the older ones scrolled by above)."""
 NAME_WIDTH = 10
 NAME_LIMIT = 32
 """Longest name shown (the protocol's limit); the table's columns cut names to NAME_WIDTH."""
+
+
+def line_width() -> int:
+    """Columns for a full line (rules, wrapped text): the terminal's width less a margin,
+    within :data:`MIN_WIDTH`..:data:`MAX_WIDTH`, so a header never wraps onto two lines;
+    :data:`WIDTH` when the output is not a terminal (``COLUMNS`` is obeyed, as usual)."""
+    columns = shutil.get_terminal_size((WIDTH + 2, 24)).columns
+    return max(MIN_WIDTH, min(MAX_WIDTH, columns - 2))
+
+
+# ---------------------------------------------------------------------------
+# Text a terminal's encoding cannot print
+
+ASCII_FALLBACKS: dict[str, str] = {
+    "♠": "S",
+    "♥": "H",
+    "♦": "D",
+    "♣": "C",
+    "♤": "S",
+    "♡": "H",
+    "♢": "D",
+    "♧": "C",
+    "…": "...",
+    "─": "-",
+    "—": "-",
+    "–": "-",
+    "·": "-",
+    "▶": ">",
+    "✓": "+",
+    "✗": "x",
+    "×": "x",
+    "→": "->",
+    "œ": "oe",
+    "Œ": "OE",
+    "æ": "ae",
+    "ß": "ss",
+    "’": "'",
+    "‘": "'",
+    "“": '"',
+    "”": '"',
+    "«": '"',
+    "»": '"',
+    "\u00a0": " ",
+}
+"""ASCII stand-ins for the characters the interface uses (suits as their letters)."""
+
+FALLBACK_ERRORS = "p2pcards-ascii"
+"""The codec error handler that writes :data:`ASCII_FALLBACKS` (or a letter without its
+accent, else ``?``) for what an encoding lacks, instead of raising UnicodeEncodeError."""
+
+
+def _ascii_for(ch: str) -> str:
+    if ch in ASCII_FALLBACKS:
+        return ASCII_FALLBACKS[ch]
+    bare = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+    return bare if bare and bare.isascii() else "?"
+
+
+def _fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(_ascii_for(ch) for ch in error.object[error.start : error.end]), error.end
+
+
+codecs.register_error(FALLBACK_ERRORS, _fallback)
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """``text`` as a stream in ``encoding`` can print it: ``9♠`` is ``9S``, ``cœur`` is
+    ``coeur``, ``é`` is ``e`` on an ASCII terminal (None, or an unknown encoding: unchanged)."""
+    if encoding is None:
+        return text
+    try:
+        return text.encode(encoding, FALLBACK_ERRORS).decode(encoding)
+    except (LookupError, UnicodeError):
+        return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,8 +193,10 @@ def visible_len(text: str) -> int:
 _WORDS = re.compile(r"\[[^\]]*\]|\S+")
 
 
-def wrap(text: str, width: int = WIDTH + 1) -> str:
-    """Fold lines wider than ``width`` at spaces, indenting continuations under the text."""
+def wrap(text: str, width: int | None = None) -> str:
+    """Fold lines wider than ``width`` (by default the terminal's, :func:`line_width` + 1)
+    at spaces, indenting continuations under the text."""
+    width = line_width() + 1 if width is None else width
     out: list[str] = []
     for line in text.split("\n"):
         if visible_len(line) <= width:
@@ -158,11 +245,13 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
-def rule_line(title: str, style: Style) -> str:
-    """``── Hand 2 · Carol deals ───────``, exactly :data:`WIDTH` wide."""
+def rule_line(title: str, style: Style, width: int | None = None) -> str:
+    """``── Hand 2 · Carol deals ───────``, exactly ``width`` wide (by default the terminal's,
+    :func:`line_width`), unless the title itself is wider."""
+    width = line_width() if width is None else width
     bar = "─" if style.unicode else "-"
     head = f"{bar * 2} {title} "
-    return style.bold(head + bar * max(3, WIDTH - visible_len(head)))
+    return style.bold(head + bar * max(1, width - visible_len(head)))
 
 
 # ---------------------------------------------------------------------------
@@ -177,8 +266,14 @@ def describe_moves(
     tr: Translator,
     style: Style,
     action_cards: bool = False,
+    turn_over: bool = False,
 ) -> list[str]:
     """One sentence per move. A draw and the keep that ends that turn make one sentence.
+
+    A networked table's log has no keep (keeping changes nothing anybody sees): a
+    draw followed by another seat's move was kept, and so was a draw at the end of
+    the log when ``turn_over`` says that its turn has ended. Either way the words
+    are those of the offline game (``Bob drew a card and kept it``).
 
     Cards drawn by other seats are never shown, even if the log holds them.
     """
@@ -219,6 +314,9 @@ def describe_moves(
             kept = isinstance(nxt, Keep) and nxt.seat == a.seat
             if kept:
                 i += 1
+            elif not a.forced:
+                after = next((b for b in log[i + 1 :] if getattr(b, "seat", None) is not None), None)
+                kept = turn_over if after is None else after.seat != a.seat
             out.append(_describe_draws(run, kept, me=me, names=names, tr=tr, style=style))
         elif isinstance(a, Keep):
             pass  # always follows its draw, handled there
@@ -248,6 +346,18 @@ def _describe_draws(
     if mine and shown:
         return tr("log_draw_you", card=shown)
     return tr("log_draws", who=names[seat], n=len(run))
+
+
+def bots_words(bot: str, tr: Translator) -> str:
+    """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
+    key = f"bots_{bot}"
+    return tr(key) if tr.has(key) else tr("bots", name=bot)
+
+
+def object_names(seats: Sequence[int], names: Sequence[str], me: int | None, tr: Translator) -> list[str]:
+    """The names of ``seats`` after a preposition (``between you and Carol``): the player at
+    this terminal, when called by the word for "you", takes its object form (Italian ``te``)."""
+    return [tr("you_obj") if s == me and names[s] == tr("you") else names[s] for s in seats]
 
 
 def _say(tr: Translator, key: str, seat: int, me: int | None, names: Sequence[str], **values: object) -> str:
@@ -375,7 +485,7 @@ def render_options(labels: Sequence[str]) -> str:
     """Numbered choices, laid out in columns when they are short."""
     cells = [f"{i}) {label}" for i, label in enumerate(labels, 1)]
     widest = max(visible_len(c) for c in cells)
-    per_line = max(1, (WIDTH - 3) // (widest + 3)) if widest <= 24 else 1
+    per_line = max(1, (line_width() - 3) // (widest + 3)) if widest <= 24 else 1
     lines = []
     for k in range(0, len(cells), per_line):
         row = cells[k : k + per_line]
@@ -418,7 +528,7 @@ def render_scores(
         end = tr("stall_short") if r.end != "out" else ""
         row = pad(label, first) + "".join(cells)
         if end:
-            row += "  " + style.dim(_shorten(end, WIDTH - visible_len(row) - 2))
+            row += "  " + style.dim(_shorten(end, line_width() - visible_len(row) - 2))
         lines.append(row)
     lines.append(style.bold(pad(tr("row_total"), first) + "".join(f"{t:>{col}}" for t in totals)))
     notes = [tr("note_out")] if any_out else []
@@ -458,7 +568,7 @@ def render_cut(
     for k, shown in enumerate(rounds):
         lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
         if k + 1 < len(rounds):
-            tied = [names[s] for s, _ in rounds[k + 1]]
+            tied = object_names([s for s, _ in rounds[k + 1]], names, me, tr)
             lines.append("   " + tr("cut_tie", names=tr.join(tied)))
     lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
     return "\n".join(lines)
@@ -499,5 +609,68 @@ class TableContext:
     def unseen(self) -> list[Action]:
         return self.log[self._seen :]
 
-    def mark_seen(self) -> None:
-        self._seen = len(self.log)
+    def mark_seen(self, upto: int | None = None) -> None:
+        """The moves up to ``upto`` (all by default) were shown."""
+        self._seen = len(self.log) if upto is None else self._seen + upto
+
+
+# ---------------------------------------------------------------------------
+# Help and the variants in words
+
+
+VARIANTS = (
+    "draw_until_playable",
+    "action_cards",
+    "double_nines",
+    "stacking_nines",
+    "hard_nines",
+    "no_nine_out",
+)
+"""The yes/no options of Nines, in the order they are told."""
+
+
+def variant_lines(rules: NinesRules, tr: Translator) -> list[str]:
+    """Each variant in force with what it does: ``hard-nines: a 9 left in hand costs 25``."""
+    on = [name for name in VARIANTS if getattr(rules, name)]
+    lines = [f"{name.replace('_', '-')}: {tr('variant_' + name)}" for name in on]
+    if rules.tie != "share":
+        lines.append(f"tie={rules.tie}: {tr('variant_tie_playoff')}")
+    return lines
+
+
+_GLUED = re.compile(r" ([;:!?»])")
+
+
+def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = None) -> list[str]:
+    """``text`` folded to ``width`` columns, indented; French punctuation that follows a
+    space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
+    glued = _GLUED.sub("\u00a0\\1", text)
+    later = indent if subsequent is None else subsequent
+    lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
+def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = None) -> str:
+    """What ``help`` shows at a Nines prompt: the rules in brief for the options in force (the
+    cost of a 9, the variants), then what to type, laid out for the terminal's width."""
+    rules = NinesRules() if rules is None else rules
+    width = line_width() if width is None else width
+    lines = [tr("help_title")]
+    lines += fill(tr("help_rules", nine=rules.nine_penalty), width)
+    variants = variant_lines(rules, tr)
+    if variants:
+        lines.append(tr("help_variants"))
+        for v in variants:
+            lines += fill(v, width, "  ", "    ")
+    lines.append(tr("help_keys"))
+    rows = [row.split("\t", 1) for row in tr("help_rows").split("\n")]
+    label = min(max(len(left) for left, _ in rows) + 2, width // 2)
+    for left, right in rows:
+        if len(left) + 2 > label:  # a label too long for the column: the meaning goes below
+            lines.append(f"  {left}")
+            left = ""
+        lines += fill(right, width, "  " + left.ljust(label), " " * (2 + label))
+    cards = tr("help_cards")
+    if cards:
+        lines += fill(cards, width)
+    return "\n".join(lines)

@@ -24,7 +24,7 @@ from p2pcards.ui.neuf_display import NeufDisplay
 from p2pcards.ui.neuf_prompt import NeufHuman
 from p2pcards.ui.neuf_render import NeufTable, neuf_help
 from p2pcards.ui.prompt import Console, HumanPlayer
-from p2pcards.ui.render import TableContext
+from p2pcards.ui.render import TableContext, nines_help
 
 Explain = Callable[[Any], IllegalAction | None]
 """The engine's verdict on an action (None if it is legal): how a refusal names its rule."""
@@ -88,6 +88,7 @@ class NinesScreen:
         self.display = ConsoleDisplay(
             console, self.context, watch=watch, pause_between_hands=pause_between_hands
         )
+        console.help_text = lambda: nines_help(rules, console.tr)  # the rules in force: a 9 may cost 25
 
     def intro(self, bot: str | None) -> None:
         self.display.intro(self.rules, bot)
