@@ -148,6 +148,7 @@ def test_the_others_finish_without_a_seat_that_leaves_at_any_step(
     name = f"p{leaver}"
     for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
         assert f"{name} left after {scored} hand" in text, text
+        assert f"of Nines, {n} players ({n - 1} finished it), " in text, text
         how = 'signed that they leave: "dinner is ready"' if signed else "judged gone by the others"
         assert how in text, text
     # The leaver's own file stops where it left, and blames nobody.
@@ -485,3 +486,5 @@ def test_two_seats_gone_at_once_judged_in_either_order_lead_to_one_table() -> No
     play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
     for text in assert_finished_alike(rest.tables):  # type: ignore[arg-type]
         assert "p2 left after" in text and "p3 left after" in text, text
+        hands = sum(len(t.match.results) for t in tables[0].tables if t.match is not None)
+        assert f"4 players (2 finished it), {hands} hand" in text, text

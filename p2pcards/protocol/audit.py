@@ -182,9 +182,11 @@ class AuditReport:
         m = t.match
         names = self._names()
         winners = m.winners or ()
-        k = len(m.results)
+        k = self.hands_verified  # every table's, when players left and the others went on
         hands = f"{k} hand{'s' if k != 1 else ''}"
-        lines = [f"VALID: a finished game of {game(t.GAME).title}, {len(names)} players, {hands}."]
+        seated = self._tables()[0].n
+        players = f"{seated} players" + (f" ({len(names)} finished it)" if seated > len(names) else "")
+        lines = [f"VALID: a finished game of {game(t.GAME).title}, {players}, {hands}."]
         lines += _wrap("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
         lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
         lines += self._departure_lines()
