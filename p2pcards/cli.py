@@ -379,6 +379,17 @@ def _json_for_terminal(document: object) -> str:
 # --- host and join ----------------------------------------------------------
 
 
+_DISCOVERY_PORT = click.option(
+    "--discovery-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="P2PCARDS_DISCOVERY_PORT",
+    hidden=True,
+    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
+)
+"""Hidden: host and join must agree on it (tests run their own)."""
+
+
 def _network_options(f):  # type: ignore[no-untyped-def]
     """Options shared by ``host`` and ``join``."""
     options = [
@@ -619,14 +630,7 @@ def _command_name() -> str:
     is_flag=True,
     help="Do not answer searches on this network for the code's number (then the others need the address).",
 )
-@click.option(
-    "--discovery-port",
-    type=click.IntRange(1, 65535),
-    default=None,
-    envvar="P2PCARDS_DISCOVERY_PORT",
-    hidden=True,
-    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
-)
+@_DISCOVERY_PORT
 @_network_options
 def host(
     game_name: str,
@@ -739,14 +743,7 @@ def host(
     is_flag=True,
     help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
 )
-@click.option(
-    "--discovery-port",
-    type=click.IntRange(1, 65535),
-    default=None,
-    envvar="P2PCARDS_DISCOVERY_PORT",
-    hidden=True,
-    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
-)
+@_DISCOVERY_PORT
 @_network_options
 def join(
     address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts

@@ -1004,6 +1004,17 @@ def delayed_links(players: int, delay: float) -> tuple[list[DelayedStream], dict
     return streams, links
 
 
+async def run_seats(streams: list[DelayedStream], seats: list[Callable[[], Any]]) -> None:
+    """Run every seat's task to its end while the delayed links deliver."""
+    async with trio.open_nursery() as pumps:
+        for stream in streams:
+            pumps.start_soon(stream.pump)
+        async with trio.open_nursery() as nursery:
+            for seat in seats:
+                nursery.start_soon(seat)
+        pumps.cancel_scope.cancel()
+
+
 @dataclass(frozen=True, slots=True)
 class DelayedRun:
     hand_s: float
@@ -1047,14 +1058,8 @@ async def _delayed_match(
         return run
 
     real_start = time.perf_counter()
-    async with trio.open_nursery() as pumps:
-        for stream in streams:
-            pumps.start_soon(stream.pump)
-        async with trio.open_nursery() as seats:
-            for s in tables:
-                seats.start_soon(seat_task(s))
-        match_s = trio.current_time() - start
-        pumps.cancel_scope.cancel()
+    await run_seats(streams, [seat_task(s) for s in tables])
+    match_s = trio.current_time() - start
 
     steps = transcript_steps(tables[0])
     kinds = [st.kind for st in steps]
@@ -1239,13 +1244,7 @@ async def _leave_match(players: int, delay: float, how: str, grace: float, seed:
         return vanish if s == leaver and how == "away" else run
 
     real_start = time.perf_counter()
-    async with trio.open_nursery() as pumps:
-        for stream in streams:
-            pumps.start_soon(stream.pump)
-        async with trio.open_nursery() as seats:
-            for s in tables:
-                seats.start_soon(seat_task(s))
-        pumps.cancel_scope.cancel()
+    await run_seats(streams, [seat_task(s) for s in tables])
     left = marks["left"]
 
     def last(key: str) -> float:
