@@ -289,11 +289,8 @@ async def run_table(
             )
         except KeyboardInterrupt:
             if table.seat is not None:  # Ctrl-C: this player leaves; say so (signed) before hanging up
-                with trio.CancelScope(shield=True):
-                    table.leave("interrupted")
-                    with trio.move_on_after(2):
-                        await _flush(table, links, 1, journal)
-                    await _announce(links, f"{table.roster[table.seat].name} left the match", table.step)
+                with trio.CancelScope(shield=True), trio.move_on_after(3):
+                    await _leave(table, links, 1, journal, result, "interrupted")
             raise
         finally:
             send.close()
@@ -389,7 +386,7 @@ async def _play(
             )
             continue
         if leaving() and table.seat is not None and table.status in ("running", "disputed"):
-            await _leave(table, links, timeouts, journal, result)
+            await _leave(table, links, timeouts.step, journal, result)
             return
         if (table.current, table.step) != step:  # a new step, or the first of a table that continues
             step = (table.current, table.step)
@@ -408,7 +405,7 @@ async def _play(
                 with trio.move_on_at(deadline + OWN_TURN_SLACK) as turn:
                     action = await decide(table)
             except QuitMatch:
-                await _leave(table, links, timeouts, journal, result)
+                await _leave(table, links, timeouts.step, journal, result)
                 return
             if turn.cancelled_caught:  # (a QuitMatch raised in time leaves, below)
                 # Said at once and truly: the others name this seat for the time it took.
@@ -502,15 +499,16 @@ async def _play(
 async def _leave(
     table: Sitting,
     links: dict[int, Link],
-    timeouts: Timeouts,
+    timeout: float,
     journal: Callable[[list[SignedRecord]], None],
     result: RunResult,
+    reason: str = "quit",
 ) -> None:
     """This seat's player leaves: sign it, so that the others go on without waiting."""
     result.status = "aborted"
     name = table.roster[table.seat].name  # type: ignore[index]
-    table.leave("quit")
-    await _flush(table, links, timeouts.step, journal)
+    table.leave(reason)
+    await _flush(table, links, timeout, journal)
     await _announce(links, f"{name} left the match", table.step)
 
 

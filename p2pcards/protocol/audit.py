@@ -144,7 +144,8 @@ class AuditReport:
         """The players who left, in the order they left (see ``docs/record.md``)."""
         out = []
         for t in self._tables()[1:]:
-            assert t.carry is not None
+            if t.carry is None or t.carried is None:
+                continue  # its first step did not complete: nothing was carried yet
             prev = t.carry.table
             out += [
                 {
@@ -317,21 +318,15 @@ class AuditReport:
     def _departure_lines(self) -> list[str]:
         """Who left, when, and how the match went on without them."""
         lines = []
-        for t in self._tables()[1:]:
-            if t.carry is None or t.carried is None:
-                continue
-            prev = t.carry.table
-            for left in t.carry.left:
-                name = clean(prev.roster[left].name, 40)
-                signed = left in prev.departed
-                how = "signed that they leave" if signed else "were judged gone by the others"
-                why = prev.departed.get(left, t.carry.reason)
-                scored = t.carried_hands
-                lines += _wrap(
-                    f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
-                    f"\"{clean(why, 200)}\"); the hand in progress was void and the others "
-                    f"played on from a fresh deal; {name}'s total stays {t.leaver_totals[left]}."
-                )
+        for d in self._departures():
+            name = clean(d["name"], 40)
+            how = "signed that they leave" if d["signed"] else "were judged gone by the others"
+            scored = d["after_hands"]
+            lines += _wrap(
+                f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
+                f"\"{clean(d['reason'], 200)}\"); the hand in progress was void and the others "
+                f"played on from a fresh deal; {name}'s total stays {d['total']}."
+            )
         return lines
 
     def _shuffle_lines(self, hands: int) -> list[str]:

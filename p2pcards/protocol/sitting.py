@@ -264,7 +264,8 @@ class Sitting:
             if len(self._old) - 1 < MIN_TO_CONTINUE:  # nobody to go on with: the match stops here
                 name = self.current.roster[seat].name
                 self.current.blame(seat, f"{name} left the match (it said: {quote_claim(reason)})")
-            self.drop(self._old[seat], reason)
+            else:
+                self.continue_without(self._old[seat], reason)
             return
 
     def drop(self, seat: int, problem: str) -> bool:
@@ -310,12 +311,7 @@ class Sitting:
             self._journal += old.drain_journal()
             while (event := old.next_event()) is not None:
                 self._events.append(event)
-        prior = self.tables[base]
-        nxt = prior.continued_without(gone, reason)
-        mapping = [o for i, o in enumerate(self._maps[base]) if i not in gone]
-        del self.tables[base + 1 :], self._maps[base + 1 :]  # a first step left incomplete: replaced
-        self.tables.append(nxt)
-        self._maps.append(mapping)
+        nxt = self._switch(base, gone, reason)
         held = self._ahead.pop(nxt.game_id, [])
         self._ahead.clear()
         if nxt.seat is not None:
@@ -326,6 +322,16 @@ class Sitting:
                     nxt.receive_record(rec)
                 except RemoteProtocolError:
                     break
+
+    def _switch(self, base: int, gone: tuple[int, ...], reason: str) -> TableCore:
+        """Make the table that continues ``self.tables[base]`` without ``gone`` the current
+        one (replacing any after ``base``: a new table whose first step was left incomplete)."""
+        nxt = self.tables[base].continued_without(gone, reason)
+        mapping = [o for i, o in enumerate(self._maps[base]) if i not in gone]
+        del self.tables[base + 1 :], self._maps[base + 1 :]
+        self.tables.append(nxt)
+        self._maps.append(mapping)
+        return nxt
 
     def leave(self, reason: str) -> None:
         """This seat leaves the match for good (it signs so)."""
@@ -362,15 +368,9 @@ class Sitting:
             for _, other, *_rest in signed:
                 if other != gid:
                     groups.pop(other)  # a table it signed into, then amended
-            prior = self.tables[base]
-            nxt = prior.continued_without(gone, own.record.body.reason)  # type: ignore[attr-defined]
-            while (event := prior.next_event()) is not None:
+            while (event := self.tables[base].next_event()) is not None:
                 self._events.append(event)
-            mapping = [o for i, o in enumerate(self._maps[base]) if i not in gone]
-            del self.tables[base + 1 :], self._maps[base + 1 :]
-            self.tables.append(nxt)
-            self._maps.append(mapping)
-            nxt.restore(groups.pop(gid))
+            self._switch(base, gone, own.record.body.reason).restore(groups.pop(gid))  # type: ignore[attr-defined]
         for gid, recs in groups.items():
             self._ahead[gid] = recs[:MAX_QUEUED]
 

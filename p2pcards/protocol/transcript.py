@@ -634,9 +634,9 @@ class _Recovery:
         self.fields[key], self.value_at[key], self.spans[key] = value, end, after - end
         return after
 
-    def _lost(self, pos: int, *, cut: bool = False) -> int | None:
-        """Nothing readable at ``pos``: go on from the next record or field name."""
-        self.at = pos
+    def _skip(self, pos: int, *, cut: bool, lost: str = "") -> tuple[int, bool] | None:
+        """Unreadable bytes at ``pos``: note them, and find the next record or field name
+        ((where, is it a record), or None when there is none: the file is cut, or lost)."""
         found = self._resync(pos + 1)
         if found is None:
             if cut:
@@ -644,8 +644,16 @@ class _Recovery:
             else:
                 self._hurt(pos, f"the rest of the file ({_bytes(self.n - pos)}) cannot be read")
             return None
+        self._hurt(pos, f"{_bytes(found[0] - pos)} cannot be read and are skipped{lost}")
+        return found
+
+    def _lost(self, pos: int, *, cut: bool = False) -> int | None:
+        """Nothing readable at ``pos``: go on from the next record or field name."""
+        self.at = pos
+        found = self._skip(pos, cut=cut)
+        if found is None:
+            return None
         at, is_record = found
-        self._hurt(pos, f"{_bytes(at - pos)} cannot be read and are skipped")
         if is_record:
             self.fields["records"] = True
             return self._records(at, counted=False)
@@ -734,16 +742,10 @@ class _Recovery:
                 continue
             if self.data[pos] in _STR_HEADERS:
                 break  # the next field: the records end here
-            found = self._resync(pos + 1)
+            found = self._skip(pos, cut=cut, lost=" (a record may be lost)")
             if found is None:
-                if cut:
-                    self.cut = True
-                else:
-                    self._hurt(pos, f"the rest of the file ({_bytes(self.n - pos)}) cannot be read")
                 return None
-            at, is_record = found
-            self._hurt(pos, f"{_bytes(at - pos)} cannot be read and are skipped (a record may be lost)")
-            pos = at
+            pos, is_record = found
             if not is_record:
                 break
         if count is not None and len(self.spots) == spots and count != len(self.recs):

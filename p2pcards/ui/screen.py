@@ -66,7 +66,32 @@ class Screen(Protocol):
     def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any: ...
 
 
-class NinesScreen:
+class _ShownOnDisplay:
+    """What every game's screen hands to its display as it is (the rest is the game's)."""
+
+    __slots__ = ()
+    display: Any
+
+    def follow_live(self) -> None:
+        self.display.live = True
+
+    def settle(self) -> None:
+        self.display.settle()
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
+        self.display.cut(rounds, dealer)
+
+    def hand_end(self, hand: Any, result: Any, match: Any) -> None:
+        self.display.hand_end(hand, result, match)
+
+    def match_end(self, match: Any) -> None:
+        self.display.match_end(match)
+
+    def scores(self, match: Any) -> str:
+        return str(self.display.scores(match))
+
+
+class NinesScreen(_ShownOnDisplay):
     """Nines: the table context (the moves a player has not seen), the display, the menu of moves."""
 
     __slots__ = ("console", "context", "display", "names", "rules")
@@ -93,15 +118,6 @@ class NinesScreen:
     def intro(self, bot: str | None) -> None:
         self.display.intro(self.rules, bot)
 
-    def follow_live(self) -> None:
-        self.display.live = True
-
-    def settle(self) -> None:
-        self.display.settle()
-
-    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
-        self.display.cut(rounds, dealer)
-
     def hand_start(self, event: HandStarted) -> None:
         self.context.new_hand(dealer=event.hand.dealer, hand_number=event.number, playoff=event.playoff)
         self.display.hand_start(event.hand)
@@ -110,20 +126,11 @@ class NinesScreen:
         self.context.record(action)
         self.display.move(action)
 
-    def hand_end(self, hand: Any, result: Any, match: Any) -> None:
-        self.display.hand_end(hand, result, match)
-
-    def match_end(self, match: Any) -> None:
-        self.display.match_end(match)
-
-    def scores(self, match: Any) -> str:
-        return self.display.scores(match)
-
     def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any:
         return HumanPlayer(console=self.console, table=self.context, explain=explain).choose(view, legal, rng)
 
 
-class NeufScreen:
+class NeufScreen(_ShownOnDisplay):
     """Le Neuf: what the player has been shown of the hand, the display, the dummy and card prompts."""
 
     __slots__ = ("console", "display", "names", "table")
@@ -155,29 +162,11 @@ class NeufScreen:
     def intro(self, bot: str | None) -> None:
         self.display.intro(bot)
 
-    def follow_live(self) -> None:
-        self.display.live = True
-
-    def settle(self) -> None:
-        self.display.settle()
-
-    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
-        self.display.cut(rounds, dealer)
-
     def hand_start(self, event: HandStarted) -> None:
         self.display.hand_start(event.hand)
 
     def move(self, action: Any) -> None:
         self.display.move(action)
-
-    def hand_end(self, hand: Any, result: Any, match: Any) -> None:
-        self.display.hand_end(hand, result, match)
-
-    def match_end(self, match: Any) -> None:
-        self.display.match_end(match)
-
-    def scores(self, match: Any) -> str:
-        return self.display.scores(match)
 
     def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any:
         return NeufHuman(console=self.console, table=self.table, explain=explain).choose(view, legal, rng)  # type: ignore[arg-type]
