@@ -243,7 +243,7 @@ def _audit(entry: GameEntry, data: bytes) -> None:
 def _glance(entry: GameEntry, data: bytes) -> None:
     """Read the join and result records, check nothing (``--no-verify``)."""
     from p2pcards.errors import TranscriptError
-    from p2pcards.protocol.messages import Commit, Join, Result
+    from p2pcards.protocol.messages import Commit, Join, Result, Reveal
     from p2pcards.protocol.transcript import decode_file
     from p2pcards.protocol.wire import WireError, parse_record
 
@@ -251,6 +251,7 @@ def _glance(entry: GameEntry, data: bytes) -> None:
     join = None
     results: dict[int, Any] = {}
     commit_steps: set[int] = set()
+    carried_steps: set[int] = set()  # reveal steps whose records commit to the next hand
     for raw, sig in tf.records:
         try:
             rec = parse_record(raw, sig).record
@@ -262,12 +263,16 @@ def _glance(entry: GameEntry, data: bytes) -> None:
             results.setdefault(rec.seat, rec.body)
         elif isinstance(rec.body, Commit):
             commit_steps.add(rec.step)
+        elif isinstance(rec.body, Reveal) and rec.body.next is not None:
+            carried_steps.add(rec.step)
     if join is None:
         raise TranscriptError("the transcript holds no join record")
     _roster(entry, join, tf.saved_by)
     n = len(join.roster)
-    hands = max(len(commit_steps) - 1, 0)  # one commit step for the cut, then one per hand
     result = results.get(tf.saved_by if tf.saved_by is not None else -1) or next(iter(results.values()), None)
+    # A hand begins with its commitments: a commit step (the first is the cut's), or a
+    # reveal step whose records carry them (the last one's begin nothing once the match is over).
+    hands = max(len(commit_steps) - 1, 0) + len(carried_steps) - (1 if result and carried_steps else 0)
     if result is not None and len(result.totals) == n and all(0 <= w < n for w in result.winners):
         entry.finished = True
         entry.winners = list(result.winners)

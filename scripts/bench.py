@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import math
 import os
@@ -45,7 +46,7 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.protocol.adapters.neuf import NeufTable
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
-from p2pcards.protocol.messages import Keys, Player
+from p2pcards.protocol.messages import Keys, Lock, Player, Reveal
 from p2pcards.protocol.table import Table, TableCore
 from p2pcards.protocol.transcript import decode_file, encode_file
 from p2pcards.protocol.wire import parse_record
@@ -302,6 +303,21 @@ def crypto_rows(quick: bool) -> list[Row]:
 
 def _derive(label: str, seed: int, seat: int = 0) -> bytes:
     return hashlib.sha256(f"p2pcards-bench/{label}/{seed}/{seat}".encode()).digest()
+
+
+def steps_apart(table_cls: type[TableCore]) -> type[TableCore]:
+    """``table_cls`` as nodes played before reveals carried the next hand's commitment and
+    locks the deal keys: each hand has its ``commit`` and ``deal`` steps again."""
+
+    class StepsApart(table_cls):  # type: ignore[valid-type,misc]
+        def _author(self, body: Any) -> None:
+            if isinstance(body, Reveal):
+                body = dataclasses.replace(body, next=None)
+            elif isinstance(body, Lock):
+                body = dataclasses.replace(body, keys=None)
+            super()._author(body)
+
+    return StepsApart
 
 
 def make_tables(
@@ -901,10 +917,10 @@ def trips_done(steps: list[Step], n: int) -> list[int]:
 
 
 def hand_span(steps: list[Step], trips: list[int]) -> tuple[int, int]:
-    """(steps, trips) of the hands of a match: from the first ``commit`` through the last
-    ``reveal`` (the hands follow one another with nothing in between)."""
+    """(steps, trips) of the hands of a match: from the step after the cut's reveal through
+    the last ``reveal`` (the hands follow one another with nothing in between)."""
     kinds = [s.kind for s in steps]
-    first = kinds.index("commit")
+    first = kinds.index("cut-reveal") + 1
     last = len(kinds) - 1 - kinds[::-1].index("reveal")
     return last - first + 1, trips[last] - trips[first - 1]
 
@@ -1018,8 +1034,8 @@ async def run_seats(streams: list[DelayedStream], seats: list[Callable[[], Any]]
 @dataclass(frozen=True, slots=True)
 class DelayedRun:
     hand_s: float
-    """Virtual seconds from the last seat entering the hand's commit step to the last seat
-    completing its reveal."""
+    """Virtual seconds from the last seat completing the cut's reveal (the hand's first
+    step begins) to the last seat completing the hand's reveal."""
     match_s: float
     """Virtual seconds of the whole match (join, cut and result steps included)."""
     steps: list[Step]
@@ -1063,7 +1079,7 @@ async def _delayed_match(
 
     steps = transcript_steps(tables[0])
     kinds = [st.kind for st in steps]
-    first, after = kinds.index("commit"), len(kinds) - 1 - kinds[::-1].index("reveal") + 1
+    first, after = kinds.index("cut-reveal") + 1, len(kinds) - 1 - kinds[::-1].index("reveal") + 1
 
     def last_seat_at(step: int) -> float:
         return max(next(t for k, t in entered[s] if k >= step) for s in tables)
@@ -1156,6 +1172,23 @@ def latency_rows(quick: bool) -> list[Row]:
                     f"frame, MockClock (CPU takes no virtual time), {run.wall_s:.2f} s of real time",
                 )
             )
+            if delay != DELAYS[0]:
+                continue
+            # The same hand (same seed, same moves) by seats that send the commitments and the
+            # deal keys in steps of their own, as before: what carrying them saves.
+            apart = run_delayed(players, rules, steps_apart(table_cls), delay, seed=1)
+            apart_steps, _ = hand_span(apart.steps, trips_done(apart.steps, players))
+            saved = apart.hand_s - run.hand_s
+            rows.append(
+                Row(
+                    area=area,
+                    measure=f"{label}, the same hand with commit and deal steps apart: virtual time",
+                    value=f"{apart.hand_s:.2f} s",
+                    notes=f"{apart_steps} steps; carrying the commitments in the reveal and the deal keys "
+                    f"in the locks saves {apart_steps - steps} steps, {saved:.2f} s a hand "
+                    f"({100 * saved / apart.hand_s:.1f}%) and {apart.match_s - run.match_s:.2f} s a match",
+                )
+            )
     return rows
 
 
@@ -1204,7 +1237,7 @@ async def _leave_match(players: int, delay: float, how: str, grace: float, seed:
             reached[s].setdefault("gone", now)
             if table.current.step >= 1:
                 reached[s].setdefault("continued", now)
-            if table.current.spec.kind == "deal":
+            if table.current.match is not None and table.current.match.hand is not None:
                 reached[s].setdefault("dealt", now)
 
         def leaving() -> bool:
@@ -1265,7 +1298,7 @@ def leave_rows(quick: bool) -> list[Row]:
     grace = 120.0
     for players in (3,) if quick else (3, 6):
         remaining = players - 1
-        trips = 3 + 1 + 2 * remaining  # continue, cut-commit, cut-reveal, commit, then n shuffles + n locks
+        trips = 3 + 2 * remaining  # continue, cut-commit, cut-reveal, then n shuffles + n locks
         for how in ("signed", "away"):
             clock = trio.testing.MockClock(autojump_threshold=0)
             run = trio.run(_leave_match, players, DELAYS[0], how, grace, 1, clock=clock)

@@ -24,6 +24,7 @@ Use: ``run = ByzantineRun(scenario, adversary); run.play(); check_invariants(run
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import random
 import traceback
@@ -855,7 +856,15 @@ class HypothesisAdversary(Adversary):
         if isinstance(body, m.Commit):
             return m.Commit(commit=other_secret("commit", r.step, salt))
         if isinstance(body, m.Reveal):
-            return m.Reveal(secret=other_secret("secret", r.step, salt))
+            which = draw(st.sampled_from(("secret", "next", "no next")), label="reveal mutation")
+            if which == "secret":
+                return m.Reveal(secret=other_secret("secret", r.step, salt), next=body.next)
+            if which == "next":  # a commitment to another secret for the next hand
+                return m.Reveal(secret=body.secret, next=other_secret("next", r.step, salt))
+            return m.Reveal(secret=body.secret)  # as an earlier version writes it
+        if isinstance(body, m.Lock) and draw(st.booleans(), label="mutate the lock's keys"):
+            keys = self.mutate_keys(body.keys or (), r.step, salt)
+            return m.Lock(round=body.round, deck=body.deck, keys=keys)
         if isinstance(body, m.Shuffle | m.Lock):
             deck = list(body.deck)
             how = draw(st.sampled_from(("swap", "element", "size", "round")), label="deck mutation")
@@ -869,30 +878,10 @@ class HypothesisAdversary(Adversary):
                 size = draw(st.sampled_from((len(deck) - 1, len(deck) + 1, 1, 104)), label="deck size")
                 deck = (deck * 3)[: max(size, 1)]
             else:
-                return type(body)(round=draw(st.sampled_from(ROUNDS), label="round"), deck=tuple(deck))
-            return type(body)(round=body.round, deck=tuple(deck))
+                return dataclasses.replace(body, round=draw(st.sampled_from(ROUNDS), label="round"))
+            return dataclasses.replace(body, deck=tuple(deck))
         if isinstance(body, m.Keys):
-            keys = list(body.keys)
-            how = draw(st.sampled_from(("key", "pos", "drop", "add")), label="keys mutation")
-            if not keys or how == "add":
-                keys.append(
-                    m.KeyShare(
-                        round=draw(st.sampled_from(ROUNDS), label="round"),
-                        pos=draw(st.sampled_from(POSITIONS), label="pos"),
-                        key=valid_scalar(r.step, salt),
-                    )
-                )
-            elif how == "key":
-                i = draw(st.integers(0, len(keys) - 1), label="key at")
-                k = draw(st.sampled_from((valid_scalar(r.step, salt), *SCALARS)), label="key")
-                keys[i] = m.KeyShare(round=keys[i].round, pos=keys[i].pos, key=k)
-            elif how == "pos":
-                i = draw(st.integers(0, len(keys) - 1), label="key at")
-                p = draw(st.sampled_from(POSITIONS), label="pos")
-                keys[i] = m.KeyShare(round=keys[i].round, pos=p, key=keys[i].key)
-            else:
-                keys.pop(draw(st.integers(0, len(keys) - 1), label="drop key"))
-            return m.Keys(keys=tuple(keys))
+            return m.Keys(keys=self.mutate_keys(body.keys, r.step, salt))
         if isinstance(body, m.PlayCards):
             cards = list(body.cards)
             i = draw(st.integers(0, len(cards) - 1), label="shown at")
@@ -934,6 +923,31 @@ class HypothesisAdversary(Adversary):
             return m.Join(version=2, game=body.game, rules=body.rules, roster=body.roster)
         return self.craft_body(run, seat)
 
+    def mutate_keys(self, shares: tuple[m.KeyShare, ...], step: int, salt: int) -> tuple[m.KeyShare, ...]:
+        """Published keys with one key, position or share changed, added or dropped."""
+        draw = self.draw
+        keys = list(shares)
+        how = draw(st.sampled_from(("key", "pos", "drop", "add")), label="keys mutation")
+        if not keys or how == "add":
+            keys.append(
+                m.KeyShare(
+                    round=draw(st.sampled_from(ROUNDS), label="round"),
+                    pos=draw(st.sampled_from(POSITIONS), label="pos"),
+                    key=valid_scalar(step, salt),
+                )
+            )
+        elif how == "key":
+            i = draw(st.integers(0, len(keys) - 1), label="key at")
+            k = draw(st.sampled_from((valid_scalar(step, salt), *SCALARS)), label="key")
+            keys[i] = m.KeyShare(round=keys[i].round, pos=keys[i].pos, key=k)
+        elif how == "pos":
+            i = draw(st.integers(0, len(keys) - 1), label="key at")
+            p = draw(st.sampled_from(POSITIONS), label="pos")
+            keys[i] = m.KeyShare(round=keys[i].round, pos=p, key=keys[i].key)
+        else:
+            keys.pop(draw(st.integers(0, len(keys) - 1), label="drop key"))
+        return tuple(keys)
+
     def craft_body(self, run: ByzantineRun, seat: int) -> m.Body:
         """A body of any type with fields from the value pools."""
         draw = self.draw
@@ -948,14 +962,18 @@ class HypothesisAdversary(Adversary):
         if cls is m.Commit:
             return m.Commit(commit=draw(st.sampled_from((bytes(32), other_secret("c", seat)))))
         if cls is m.Reveal:
-            return m.Reveal(secret=draw(st.sampled_from((bytes(32), other_secret("s", seat)))))
+            secret = draw(st.sampled_from((bytes(32), other_secret("s", seat))))
+            return m.Reveal(secret=secret, next=draw(st.sampled_from((None, other_secret("n", seat)))))
         if cls in (m.Shuffle, m.Lock):
             n = draw(st.sampled_from((size, size - 1, size + 1, 1, 104)), label="deck size")
             elems = draw(st.sampled_from(("valid", "mixed")), label="deck elements")
             deck = list(encoding.encode_deck(range(min(n, 104))))[: max(n, 1)]
             if elems == "mixed":
                 deck[0] = draw(st.sampled_from(ELEMENTS), label="element")
-            return cls(round=draw(st.sampled_from(ROUNDS), label="round"), deck=tuple(deck))
+            rnd = draw(st.sampled_from(ROUNDS), label="round")
+            if cls is m.Lock and draw(st.booleans(), label="lock keys"):
+                return m.Lock(round=rnd, deck=tuple(deck), keys=self.mutate_keys((), 0, 0))
+            return cls(round=rnd, deck=tuple(deck))
         if cls in (m.Relock, m.Unlock):
             n = draw(st.sampled_from((13, 12, 1, 104)), label="points")
             points = list(encoding.encode_deck(range(n)))

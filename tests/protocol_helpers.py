@@ -7,6 +7,7 @@ so a test that fails replays exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import random
@@ -17,7 +18,7 @@ from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto.identity import Identity
 from p2pcards.games.nines import NinesRules
 from p2pcards.protocol.loopback import LocalNetwork, Tamper, play_bots
-from p2pcards.protocol.messages import Player
+from p2pcards.protocol.messages import Body, Lock, Player, Reveal
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SignedRecord
@@ -47,6 +48,19 @@ def game_id_for(seed: int = 0) -> bytes:
 def make_roster(n: int, seed: int = 0) -> tuple[Player, ...]:
     """Players ``p0``..``p{n-1}`` with the keys of :func:`identity_for`."""
     return tuple(Player(name=f"p{s}", key=identity_for(s, seed).public_key) for s in range(n))
+
+
+class EarlierTable(Table):
+    """A seat as nodes wrote before reveals carried the next hand's commitment and locks
+    the deal keys: its records leave both out, so each hand has a ``commit`` step and a
+    ``deal`` step (protocol.md section 5), as the transcripts of that time show."""
+
+    def _author(self, body: Body) -> None:
+        if isinstance(body, Reveal):
+            body = dataclasses.replace(body, next=None)
+        elif isinstance(body, Lock):
+            body = dataclasses.replace(body, keys=None)
+        super()._author(body)
 
 
 def make_tables(

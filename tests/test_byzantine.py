@@ -35,7 +35,7 @@ from byzantine import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import make_tables
+from protocol_helpers import EarlierTable, make_tables
 
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.protocol import messages as m
@@ -196,8 +196,9 @@ def test_f4_three_honest_evidence_frames_in_one_step() -> None:
     """F4 (fixed: seat 1 blamed seat 0). Seat 0 (honest) sends seat 1 three evidence
     frames that reach it when it holds their records already: its answer to seat 1's need
     (slow link), its dispute notice (seat 2 skipped step 9 on its link to seat 0) and its
-    proof (seat 2's step 9 came after step 10)."""
-    tables = make_tables(3, RULES["one-hand"], seed=0)
+    proof (seat 2's step 9 came after step 10). The seats write a commit and a deal step
+    (as earlier versions did), so that step 10 has every seat as author."""
+    tables = make_tables(3, RULES["one-hand"], seed=0, table_classes=dict.fromkeys(range(3), EarlierTable))
     late: dict[int, bytes] = {}
 
     def seat_2(sender: int, receiver: int, frame: bytes) -> bytes | None:

@@ -19,7 +19,7 @@ from protocol_helpers import SHORT_RULES, make_tables, records_file, run_match
 from p2pcards.crypto import kdf
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.messages import Body, Commit, Dispute, Keys, KeyShare, Result, Reveal
+from p2pcards.protocol.messages import Body, Dispute, Keys, KeyShare, Result, Reveal
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import MAX_FRAME, FrameDecoder, StreamDecoder, WireError
 
@@ -67,11 +67,9 @@ class CommitsToAnotherSecret(Table):
     another: every pass and key verifies against the revealed secret, only the
     commitment does not."""
 
-    def _author(self, body: Body) -> None:
-        if isinstance(body, Commit) and self.spec.kind == "commit" and self.hand is not None:
-            ctx = commit_context(self.game_id, self.hand.number, self.seat)  # type: ignore[arg-type]
-            body = Commit(commit=kdf.commitment(hashlib.sha256(b"another secret").digest(), ctx))
-        super()._author(body)
+    def _next_commitment(self, number: int) -> bytes:  # sent in the reveal before the hand
+        ctx = commit_context(self.game_id, number, self.seat)  # type: ignore[arg-type]
+        return kdf.commitment(hashlib.sha256(b"another secret").digest(), ctx)
 
 
 # Guards table.py _verify_hand: "hand secret does not match its commitment".
@@ -194,8 +192,8 @@ def test_a_false_dispute_at_a_draw_keys_step_blames_the_disputer_not_the_drawer(
 
 class KeyOfTheGroupOrder(Table):
     """Publishes the group order n itself (not a scalar: 1..n-1) as one of its keys, at a
-    position where a key is due: the up card or a card dealt to another seat at the deal,
-    or the drawn card at the first draw-keys step."""
+    position where a key is due: the up card or a card dealt to another seat in its deal
+    keys (sent with its lock of round 0), or the drawn card at the first draw-keys step."""
 
     where = "up"
     value = ORDER
@@ -203,7 +201,7 @@ class KeyOfTheGroupOrder(Table):
     def _keys_body(self, positions):  # type: ignore[no-untyped-def]
         body = super()._keys_body(positions)
         kind = self.spec.kind
-        if kind == "deal" and self.where in ("up", "dealt"):
+        if kind in ("deal", "lock") and self.where in ("up", "dealt"):  # the deal keys travel with the lock
             holdings, up, _ = self._deal_layout()
             target = up if self.where == "up" else holdings[(self.seat + 1) % self.n][0]  # type: ignore[operator]
         elif kind == "draw-keys" and self.where == "draw":

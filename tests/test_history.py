@@ -57,12 +57,13 @@ def _renamed(data: bytes, seat: int, name: str) -> bytes:
 
 
 def _cheated(data: bytes) -> bytes:
-    """Seat 1 commits to another hand secret than the one it reveals (re-signed, rechained)."""
+    """Seat 1 commits to another hand secret than the one it reveals (re-signed, rechained):
+    its commitment for hand 1 travels in its cut reveal."""
     recs = _records(data)
-    k = next(i for i, r in enumerate(recs[9:], 9) if record_map(r.raw)["type"] == "commit"
+    k = next(i for i, r in enumerate(recs) if record_map(r.raw)["type"] == "reveal"
              and record_map(r.raw)["seat"] == 1)  # fmt: skip
     obj = record_map(recs[k].raw)
-    obj["body"]["commit"] = bytes(32)
+    obj["body"]["next"] = bytes(32)
     recs[k] = sign_map(obj, 1)
     return raw_records_file(rechain(recs, k))
 

@@ -37,6 +37,7 @@ from p2pcards.protocol.messages import (
 )
 from p2pcards.protocol.table import table_class
 from p2pcards.protocol.transcript import encode_file
+from p2pcards.protocol.wire import SIGN_PREFIX, Record, SignedRecord
 
 SHORT = NeufRules(start=3)
 
@@ -184,7 +185,7 @@ def test_a_look_at_the_untouched_dummy_is_opened_by_the_others_keys() -> None:
     kinds = step_kinds(tables[0])
     # Hand 1: the dealer looks first (open-keys by two seats), then the other two look at a
     # dummy only the dealer could open: each needs a relock and one unlock.
-    first_hand = kinds[kinds.index("deal") : kinds.index("reveal")]
+    first_hand = kinds[kinds.index("exchange") : kinds.index("reveal")]
     assert first_hand.count("open-keys") == 1
     assert first_hand.count("relock") == 2
     assert first_hand.count("unlock") == 2
@@ -195,7 +196,7 @@ def test_a_blind_take_is_opened_to_the_taker() -> None:
     net = run(tables, 5, {s: Scripted(look=False, take=True) for s in range(3)})
     assert_honest_end(tables, net)
     kinds = step_kinds(tables[0])
-    first_hand = kinds[kinds.index("deal") : kinds.index("reveal")]
+    first_hand = kinds[kinds.index("exchange") : kinds.index("reveal")]
     # The dealer takes the untouched dummy (open-keys); the next two take a hand that its
     # former holder alone could open (relock, unlock).
     assert first_hand.count("open-keys") == 1
@@ -324,7 +325,15 @@ def test_a_record_out_of_turn_is_blamed() -> None:
     net.start()
     dealer = tables[0].match.dealer  # type: ignore[union-attr]
     intruder = neuf.next_seat(dealer)
-    tables[intruder].log.author(TakePile())
+    # Signed with the intruder's key for the step all stand at, sent to the others only.
+    at = tables[intruder]
+    prev = at.transcript.last_digest
+    rec = Record(game_id=at.game_id, step=at.step, seat=intruder, prev=prev, body=TakePile())
+    raw = rec.to_bytes()
+    frame = SignedRecord(raw, identity_for(intruder).sign(SIGN_PREFIX + raw), rec).to_frame()
+    for s in tables:
+        if s != intruder:
+            tables[s].receive(intruder, frame)
     net.pump()
     play_bots(net, {s: make_bot("random", "neuf") for s in tables}, random.Random(0), start=False)
     for s in tables:

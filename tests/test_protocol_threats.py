@@ -200,11 +200,11 @@ def test_other_card_after_drawing_is_caught() -> None:
 
 
 class WrongKeyTable(Table):
-    """Publishes a wrong lock key for the up card at the deal."""
+    """Publishes a wrong lock key for the up card in its deal keys (sent with its lock)."""
 
     def _keys_body(self, positions):  # type: ignore[no-untyped-def]
         body = super()._keys_body(positions)
-        if self.spec.kind == "deal":
+        if self.spec.kind in ("deal", "lock"):
             up = self._deal_layout()[1]
             body = Keys(
                 keys=tuple(
@@ -227,7 +227,7 @@ class WrongDealtKeyTable(Table):
 
     def _keys_body(self, positions):  # type: ignore[no-untyped-def]
         body = super()._keys_body(positions)
-        if self.spec.kind == "deal":
+        if self.spec.kind in ("deal", "lock"):
             target = self._deal_layout()[0][0][0]
             body = Keys(
                 keys=tuple(
@@ -385,8 +385,9 @@ def test_equivocation_is_caught_by_every_honest_node() -> None:
             return frame
         return resign(frame, ids[CHEAT], body=body)
 
-    # Seat 1's 4th frame is its shuffle pass of round 0 (join, cut commit, cut reveal, commit, shuffle).
-    net = run(build(4), tamper=nth_frame_tamper(4, two_faces))
+    # Seat 1's frame 3 (from 0) is its shuffle pass of round 0 (join, cut commit, cut reveal
+    # with hand 1's commitment, shuffle).
+    net = run(build(4), tamper=nth_frame_tamper(3, two_faces))
     for s in (0, 2, 3):
         err = net.failures.get(s) or net.tables[s].failure
         assert err is not None, f"seat {s} missed the equivocation"

@@ -10,12 +10,17 @@ and the first one that breaks a rule blames its author. Where the cards are
 is the card ledger's (:mod:`p2pcards.protocol.ledger`).
 
 The steps every game shares: ``join`` (all) -> ``cut-commit`` (all) ->
-``cut-reveal`` (all) -> per hand: ``commit`` (all) -> ``shuffle`` x n (seat
-order) -> ``lock`` x n -> the game's own steps (a game adapter, see
+``cut-reveal`` (all, each with its commitment for hand 1) -> per hand:
+``shuffle`` x n (seat order) -> ``lock`` x n (in round 0 each with its
+author's deal keys) -> the game's own steps (a game adapter, see
 :mod:`p2pcards.protocol.adapters`), which may add shuffle rounds and end the
-hand with ``reveal`` (all reveal the hand secret; every pass and key is
-verified and the game replays the hand with every card known) -> next hand
-or ``result`` (all sign the outcome).
+hand with ``reveal`` (all reveal the hand secret and commit to the next;
+every pass and key is verified and the game replays the hand with every card
+known) -> next hand or ``result`` (all sign the outcome). A seat that sends
+no commitment in a reveal, or no deal keys with a lock (as earlier versions
+did), brings back a ``commit`` step before the shuffles or a ``deal`` step
+after the locks: every record still has one step to go in, one trip fewer
+when it travels with another.
 
 The table never touches sockets or clocks and draws no randomness: secrets are
 derived from the ``entropy`` passed in. Outgoing frames are collected and
@@ -87,6 +92,8 @@ class HandCrypto:
     actions: list[tuple[Any, int]] = field(default_factory=list)  # with their step
     dispute: tuple[int | None, str] | None = None
     """(seat to blame if every key and pass verifies, what went wrong)."""
+    keyed: set[int] = field(default_factory=set)
+    """Seats whose lock pass of round 0 carried their deal keys."""
 
     @property
     def rounds(self) -> list[Round]:
@@ -471,7 +478,7 @@ class TableCore:
         elif kind == "cut-commit":
             body = Commit(commit=kdf.commitment(self._cut_secret(), self._commit_context(0, self.seat)))
         elif kind == "cut-reveal":
-            body = Reveal(secret=self._cut_secret())
+            body = Reveal(secret=self._cut_secret(), next=self._next_commitment(1))
         elif kind == "commit":
             assert h is not None and h.secret is not None
             body = Commit(commit=kdf.commitment(h.secret, self._commit_context(h.number, self.seat)))
@@ -481,7 +488,7 @@ class TableCore:
             body = self._lock_body()
         elif kind == "reveal":
             assert h is not None and h.secret is not None
-            body = Reveal(secret=h.secret)
+            body = Reveal(secret=h.secret, next=self._next_commitment(h.number + 1))
         elif kind == "result":
             assert self.match is not None and self.match.winners is not None
             body = Result(totals=tuple(self.match.totals), winners=self.match.winners)
@@ -497,9 +504,11 @@ class TableCore:
         return Shuffle(round=rnd, deck=self.hand.ledger.my_pass("shuffle", rnd))
 
     def _lock_body(self) -> Body:
-        assert self.hand is not None
+        assert self.hand is not None and self.seat is not None
         rnd = self.spec.round
-        return Lock(round=rnd, deck=self.hand.ledger.my_pass("lock", rnd))
+        deal = self._deal_positions(self.seat) if rnd == 0 else None
+        keys = None if deal is None else self._keys_body(deal).keys  # type: ignore[attr-defined]
+        return Lock(round=rnd, deck=self.hand.ledger.my_pass("lock", rnd), keys=keys)
 
     def _keys_body(self, positions: Sequence[Pos]) -> Body:
         assert self.hand is not None
@@ -521,6 +530,17 @@ class TableCore:
     def _cut_secret(self) -> bytes:
         assert self._entropy is not None
         return kdf.derive(self._entropy, "cut-secret")
+
+    def _hand_secret(self, number: int) -> bytes | None:
+        return None if self._entropy is None else kdf.derive(self._entropy, "hand-secret", number)
+
+    def _next_commitment(self, number: int) -> bytes:
+        """This seat's commitment to the secret of hand ``number``, sent with the reveal
+        before it: the commitments are fixed before any pass of that hand, as a commit
+        step would fix them, one trip sooner."""
+        secret = self._hand_secret(number)
+        assert secret is not None and self.seat is not None
+        return kdf.commitment(secret, self._commit_context(number, self.seat))
 
     def _commit_context(self, hand_number: int, seat: int) -> bytes:
         return self.game_id + hand_number.to_bytes(4, "big") + bytes([seat])
@@ -641,15 +661,23 @@ class TableCore:
             self.match.totals = list(self.carried)
             self.match.played_before = self.carried_hands
         self._events.append(CutDone(tuple(self.cut_rounds), dealer))
-        self._begin_hand()
+        self._begin_hand(bodies)
 
-    def _begin_hand(self) -> None:
+    def _begin_hand(self, reveals: dict[int, Body]) -> None:
+        """The next hand begins after a reveal step (the cut's, or the last hand's):
+        when every reveal carried a commitment for it, those are its commitments and
+        its first shuffle follows; otherwise (a seat that does not send them) a
+        ``commit`` step collects them."""
         number = 1 if self.hand is None else self.hand.number + 1
-        secret = None if self._entropy is None else kdf.derive(self._entropy, "hand-secret", number)
+        secret = self._hand_secret(number)
         ledger = CardLedger(self.n, self.rules.deck_size, self.seat, secret)
         self.hand = self._new_hand(number, secret, ledger)
         self.hands_crypto.append(self.hand)
-        self._next("commit", self._all(), Commit)
+        carried = {seat: body.next for seat, body in reveals.items()}  # type: ignore[attr-defined]
+        if any(c is None for c in carried.values()):
+            self._next("commit", self._all(), Commit)
+        else:
+            self._on_commit(self.spec, {s: Commit(commit=c) for s, c in carried.items()}, self.step - 1)
 
     def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
@@ -677,11 +705,29 @@ class TableCore:
     def _on_lock(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         assert self.hand is not None
         seat = spec.seat
-        self._check_pass(seat, bodies[seat], spec, step)  # type: ignore[arg-type]
+        body = bodies[seat]
+        assert isinstance(body, Lock)
+        self._check_pass(seat, body, spec, step)
+        if body.keys is not None:
+            expected = self._deal_positions(seat) if spec.round == 0 else None
+            if expected is None:
+                self._fail(seat, "lock pass carries keys where no deal follows", step=step)
+            self._store_keys(seat, Keys(keys=body.keys), expected, step)
+            self.hand.keyed.add(seat)
         if seat + 1 < self.n:
             self._next("lock", (seat + 1,), Lock, rnd=spec.round, seat=seat + 1)
         else:
             self._deck_ready(spec.round)
+
+    def _deal(self) -> None:
+        """Round 0 is locked: the seats whose lock pass carried no deal keys write them
+        in a ``deal`` step; when every lock pass carried them the hand is dealt now."""
+        assert self.hand is not None
+        missing = tuple(s for s in self._all() if s not in self.hand.keyed)
+        if missing:
+            self._next("deal", missing, Keys)
+        else:
+            self.STEPS["deal"](self, self.spec, {}, self.step - 1)
 
     def _store_keys(self, seat: int, body: Keys, expected: Sequence[Pos], step: int) -> None:
         assert self.hand is not None
@@ -714,7 +760,7 @@ class TableCore:
         if self.match.over:
             self._next("result", self._all(), Result)
         else:
-            self._begin_hand()
+            self._begin_hand(bodies)
 
     def _verify_hand(self, secrets: dict[int, bytes], step: int) -> Any:
         """Check every commitment, pass and key against the revealed secrets, then
@@ -772,6 +818,12 @@ class TableCore:
     def _deck_ready(self, rnd: int) -> None:
         """Every seat has shuffled and locked round ``rnd``: choose the next step."""
         raise NotImplementedError
+
+    def _deal_positions(self, seat: int) -> list[Pos] | None:
+        """Round-0 positions whose keys ``seat`` publishes to deal the hand (None: the
+        game has no ``deal`` step); known once the hand begins, so they travel with
+        the seat's lock pass."""
+        return None
 
     def _game_body(self, kind: str) -> Body | None:
         """This seat's record for a step kind of the game that needs no decision."""

@@ -281,11 +281,14 @@ class Commit(Body):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reveal(Body):
-    """The secret behind a commitment (cut, end of hand, or a dispute)."""
+    """The secret behind a commitment (cut, end of hand, or a dispute), and the
+    commitment to the next hand's secret, so that no separate step waits for it."""
 
     TYPE: ClassVar[str] = "reveal"
-    SCHEMA: ClassVar[dict[str, Check]] = {"secret": _bin(32)}
+    SCHEMA: ClassVar[dict[str, Check]] = {"secret": _bin(32), "next": _bin(32)}
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next"})
     secret: bytes
+    next: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -309,9 +312,14 @@ class Shuffle(_DeckPass):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lock(_DeckPass):
-    """The sender's lock pass: swap its shuffle layer for one lock key per position."""
+    """The sender's lock pass: swap its shuffle layer for one lock key per position;
+    in the first round of a hand, also the sender's deal keys, so that no separate
+    step waits for them."""
 
     TYPE: ClassVar[str] = "lock"
+    SCHEMA: ClassVar[dict[str, Check]] = {**_DeckPass.SCHEMA, "keys": _array(_key_share, MAX_DECK)}
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"keys"})
+    keys: tuple[KeyShare, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

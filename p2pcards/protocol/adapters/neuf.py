@@ -6,8 +6,9 @@ This adapter adds what is Le Neuf:
 
 * The deal: deck position ``k`` goes to the ``k mod 4``-th of (left of the
   dealer, the third player, the dealer, the dummy), like the engine's deal.
-  In the ``deal`` step every seat publishes its keys for the two other seats'
-  positions; nobody publishes a key of the dummy, so it stays locked by all.
+  Every seat publishes its keys for the two other seats' positions with its
+  lock (or in a ``deal`` step, a seat that does not); nobody publishes a key
+  of the dummy, so it stays locked by all.
 * An exchange turn (``exchange`` step, one author) holds ``look``,
   ``exchange`` (take the dummy) or ``decline``. A look, and a take by a seat
   that has not looked, opens the dummy's positions to that seat alone: if the
@@ -21,8 +22,8 @@ This adapter adds what is Le Neuf:
   refuses a play it can prove wrong (a suit the seat has shown it lacks), and
   the full replay at the end of the hand reports every revoke.
 
-Step sequence of a hand: ``commit`` -> ``shuffle`` x 3 -> ``lock`` x 3 ->
-``deal`` -> three exchange turns, each with its opening steps -> 39 ``turn``
+Step sequence of a hand: ``shuffle`` x 3 -> ``lock`` x 3 (the deal keys with
+them) -> three exchange turns, each with its opening steps -> 39 ``turn``
 steps -> ``reveal``. A ``dispute`` (a seat's card did not open) jumps to
 ``reveal``, where every key and pass is checked.
 """
@@ -112,7 +113,7 @@ class NeufTable(TableCore):
     def _deck_ready(self, rnd: int) -> None:
         if rnd != 0:
             raise LocalProtocolError("Le Neuf deals from one shuffle round")
-        self._next("deal", self._all(), Keys)
+        self._deal()
 
     def _game_body(self, kind: str) -> Body | None:
         h = self.hand

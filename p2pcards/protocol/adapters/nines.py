@@ -9,10 +9,13 @@ recycle of the discards as a new shuffle round; how a move maps to a record
 body; and the full-information replay that checks the hidden-card rules at
 the end of the hand.
 
-Step sequence of a hand: ``commit`` (all) -> ``shuffle`` x n -> ``lock`` x n ->
-``deal`` (all publish keys) -> turns (one author each) with ``draw-keys`` (all
-but the drawer) after each draw and ``shuffle``/``lock`` rounds when a draw
-finds the stock empty -> ``reveal``. A ``dispute`` record (a seat's private
+Step sequence of a hand: ``shuffle`` x n -> ``lock`` x n (each lock of round 0
+carries its author's deal keys, so the hand is dealt when the last completes)
+-> turns (one author each) with ``draw-keys`` (all but the drawer) after each
+draw and ``shuffle``/``lock`` rounds when a draw finds the stock empty ->
+``reveal`` (whose records carry the commitments of the next hand). Seats that
+leave the commitments or the deal keys out add a ``commit`` step before the
+shuffles or a ``deal`` step after the locks. A ``dispute`` record (a seat's private
 card did not open) or a public card that does not open jumps to ``reveal``.
 """
 
@@ -79,7 +82,7 @@ class NinesTable(TableCore):
 
     def _deck_ready(self, rnd: int) -> None:
         if rnd == 0:
-            self._next("deal", self._all(), Keys)
+            self._deal()
         else:
             self._recycled(rnd)
 

@@ -1,0 +1,222 @@
+"""No record waits for a step of its own when an earlier record can carry it
+(protocol.md section 5, "Why those steps can go").
+
+A hand's commitments travel in the reveal before it (the cut's, or the last
+hand's) and each seat's deal keys in its lock of round 0, so a hand is its
+shuffles and locks, then play: two steps, two network trips, fewer than a
+hand with ``commit`` and ``deal`` steps. Seats that leave them out (earlier
+versions) still play, with those steps back, and their transcripts audit.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from protocol_helpers import (
+    EarlierTable,
+    entropy_for,
+    game_id_for,
+    identity_for,
+    make_roster,
+    make_tables,
+    run_match,
+    transcript_bytes,
+)
+
+from p2pcards.bots import make_bot
+from p2pcards.crypto import group
+from p2pcards.errors import RemoteProtocolError
+from p2pcards.games.neuf import NeufRules
+from p2pcards.games.nines import NinesRules
+from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.messages import Body, Keys, KeyShare, Lock
+from p2pcards.protocol.table import Table, TableCore
+
+CHEAT = 1
+
+
+def steps_of(table: TableCore) -> list[tuple[str, tuple[int, ...]]]:
+    """(kind, authors) of every step of ``table``'s transcript, as an observer replays it."""
+    observer = type(table)(game_id=table.game_id, roster=table.roster, rules=table.rules, seat=None)
+    out = []
+    for records in table.transcript.steps:
+        kind = observer.spec.kind
+        out.append((kind, tuple(rec.record.seat for rec in records)))
+        try:
+            for rec in records:
+                observer.receive_record(rec)
+        except RemoteProtocolError:
+            break  # the step that showed a fault is the last one
+    return out
+
+
+def assert_finished_alike(tables: dict[int, TableCore], net: LocalNetwork) -> None:
+    assert not net.failures, net.failures
+    assert {t.status for t in tables.values()} == {"over"}
+    assert len({tuple(r.raw for r in t.transcript.records()) for t in tables.values()}) == 1
+    for t in tables.values():
+        report = audit_bytes(transcript_bytes(t))  # type: ignore[arg-type]
+        assert report.valid, report.problems
+
+
+def hands_of(kinds: list[str]) -> list[list[str]]:
+    """The step kinds of each hand: from after the cut's reveal, or a hand's, to the next reveal."""
+    hands, current = [], None
+    for kind in kinds:
+        if kind in ("cut-reveal", "reveal"):
+            if current is not None and kind == "reveal":
+                hands.append(current)
+            current = []
+        elif current is not None and kind != "result":
+            current.append(kind)
+    return hands
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
+def test_a_hand_of_nines_is_its_shuffles_and_locks_then_play(players: int, seed: int) -> None:
+    tables = make_tables(players, NinesRules(hands=2), seed)
+    net = run_match(tables, seed)
+    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    kinds = [k for k, _ in steps_of(tables[0])]
+    assert "commit" not in kinds and "deal" not in kinds
+    assert kinds[:3] == ["join", "cut-commit", "cut-reveal"]
+    hands = hands_of(kinds)
+    assert len(hands) == 2
+    for hand in hands:
+        # The first pass follows the reveal; the first move follows the last lock.
+        assert hand[: 2 * players] == ["shuffle"] * players + ["lock"] * players
+        assert hand[2 * players] == "turn"
+    # The first move of the match is step 3 + 2n: join, cut commit, cut reveal, 2n passes.
+    assert kinds.index("turn") == 3 + 2 * players
+
+
+def test_a_hand_of_le_neuf_is_its_shuffles_and_locks_then_the_exchanges() -> None:
+    roster = make_roster(3, 7)
+    tables = {
+        s: NeufTable(
+            game_id=game_id_for(7),
+            roster=roster,
+            rules=NeufRules(start=2),
+            seat=s,
+            identity=identity_for(s, 7),
+            entropy=entropy_for(s, 7),
+        )
+        for s in range(3)
+    }
+    net = LocalNetwork(tables, rng=random.Random(7))  # type: ignore[arg-type]
+    play_bots(net, {s: make_bot("random", "neuf") for s in tables}, random.Random(7))
+    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    kinds = [k for k, _ in steps_of(tables[0])]
+    assert "commit" not in kinds and "deal" not in kinds
+    hands = hands_of(kinds)
+    assert tables[0].match is not None and len(hands) == len(tables[0].match.results) > 0
+    for hand in hands:
+        assert hand[:7] == ["shuffle"] * 3 + ["lock"] * 3 + ["exchange"]
+
+
+@pytest.mark.parametrize("earlier", [(0, 1, 2), (2,), (0,)], ids=["all", "the-last", "the-first"])
+def test_seats_that_leave_them_out_bring_back_the_commit_and_deal_steps(earlier: tuple[int, ...]) -> None:
+    tables = make_tables(3, NinesRules(hands=2), 5, table_classes=dict.fromkeys(earlier, EarlierTable))
+    net = run_match(tables, 5)
+    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    steps = steps_of(tables[0])
+    commits = [authors for kind, authors in steps if kind == "commit"]
+    deals = [authors for kind, authors in steps if kind == "deal"]
+    # One of each per hand: every seat commits again, only the seats without keys in their lock deal.
+    assert commits == [(0, 1, 2)] * 2
+    assert deals == [earlier] * 2
+
+
+# -- a seat that abuses what a lock may carry ----------------------------------------------
+
+
+def audit_blame(table: Table) -> tuple[int | None, str]:
+    """Whom the audit of ``table``'s file blames first, and for what."""
+    report = audit_bytes(transcript_bytes(table))
+    assert not report.valid
+    return report.problems[0].seat, report.problems[0].what
+
+
+class KeysForOtherPositions(Table):
+    """Its lock of round 0 carries its deal keys but one: it keeps the up card's key."""
+
+    def _lock_body(self) -> Body:
+        body = super()._lock_body()
+        assert isinstance(body, Lock)
+        if body.keys is None:
+            return body
+        return Lock(round=body.round, deck=body.deck, keys=body.keys[:-1])
+
+
+def test_deal_keys_for_other_positions_in_a_lock_are_blamed_at_that_lock() -> None:
+    tables = make_tables(3, NinesRules(hands=1), 2, table_classes={CHEAT: KeysForOtherPositions})
+    net = run_match(tables, 2)
+    for s in (0, 2):
+        err = net.failures.get(s) or tables[s].failure
+        assert err is not None and err.peer == CHEAT and "wrong positions" in err.problem, err
+        # Blamed when its lock step (3 + n + seat) completes, before any card is opened.
+        assert len(tables[s].transcript.steps) == 3 + 3 + CHEAT + 1
+        assert tables[s].match is not None and tables[s].match.hand is None
+        assert audit_blame(tables[s])[0] == CHEAT
+
+
+class KeysInEveryLock(Table):
+    """Adds keys to its lock of every round, recycles too (only round 0 may carry them)."""
+
+    def _lock_body(self) -> Body:
+        body = super()._lock_body()
+        assert isinstance(body, Lock)
+        if body.keys is not None:
+            return body
+        return Lock(round=body.round, deck=body.deck, keys=(KeyShare(round=body.round, pos=0, key=5),))
+
+
+def test_keys_in_the_lock_of_a_recycle_are_blamed() -> None:
+    # Seed 16 recycles the stock within its one hand (as the audit mutation tests use it).
+    rules = NinesRules(hands=1, draw_until_playable=True, action_cards=True)
+    tables = make_tables(3, rules, 16, table_classes={CHEAT: KeysInEveryLock})
+    net = run_match(tables, 16)
+    for s in (0, 2):
+        err = net.failures.get(s) or tables[s].failure
+        assert err is not None and err.peer == CHEAT, err
+        assert "carries keys where no deal follows" in err.problem, err
+        kind, authors = steps_of(tables[s])[-1]
+        assert kind == "lock" and authors == (CHEAT,)
+        seat, what = audit_blame(tables[s])
+        assert seat == CHEAT and "no deal follows" in what, what
+
+
+class WrongDealKeyForTheNextSeat(Table):
+    """Its deal keys (in its lock) hold a wrong key for the next seat's first card: only
+    that seat sees its card fail to open; the reveal names the lock's author."""
+
+    def _keys_body(self, positions):  # type: ignore[no-untyped-def]
+        body = super()._keys_body(positions)
+        if self.spec.kind != "lock":
+            return body
+        target = self._deal_layout()[0][(CHEAT + 1) % self.n][0]
+        return Keys(
+            keys=tuple(
+                KeyShare(round=k.round, pos=k.pos, key=k.key * 3 % group.ORDER)
+                if (k.round, k.pos) == target
+                else k
+                for k in body.keys
+            )
+        )
+
+
+def test_a_wrong_key_carried_in_a_lock_is_blamed_on_its_author_at_the_reveal() -> None:
+    tables = make_tables(3, NinesRules(hands=1), 4, table_classes={CHEAT: WrongDealKeyForTheNextSeat})
+    net = run_match(tables, 4)
+    for s in (0, 2):
+        err = net.failures.get(s) or tables[s].failure
+        assert err is not None and err.peer == CHEAT and "wrong key" in err.problem, err
+        kinds = [k for k, _ in steps_of(tables[s])]
+        assert kinds[-1] == "reveal"  # the victim disputed, everything was revealed
+        assert audit_blame(tables[s])[0] == CHEAT
