@@ -463,6 +463,15 @@ def test_the_json_record_of_a_continued_match_carries_the_totals_and_names_who_l
     penalties = [sum(h["penalties"][s] for h in hands) for s in range(3)]
     carried = record["carried"]["totals"]
     assert [c + p for c, p in zip(carried, penalties, strict=True)] == record["result"]["totals"]
+    # The first table's record: its four players and the one hand that counted, whose
+    # totals are the ones carried (those of p0, p2 and p3) and the one p1 keeps.
+    (before,) = record["earlier"]
+    assert [p["name"] for p in before["players"]] == ["p0", "p1", "p2", "p3"]
+    assert "carried" not in before and "verdict" not in before
+    assert [h["number"] for h in before["hands"]] == [1]
+    scored = before["hands"][0]["totals"]
+    assert [scored[s] for s in (0, 2, 3)] == carried and scored[1] == left["total"]
+    assert before["cut"] and before["result"]["finished"] is False
 
 
 def test_two_seats_gone_at_once_judged_in_either_order_lead_to_one_table() -> None:

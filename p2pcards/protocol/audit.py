@@ -12,6 +12,7 @@ blame and the index of the record that shows it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -134,10 +135,31 @@ class AuditReport:
                 "hands": [],
                 "result": {"winners": [], "totals": [], "finished": False},
             }
-        record = build_game_record(t.GAME, t.match, self.players, t.cut_rounds, self.verdict())
+        record = self._table_record(t, self.verdict())
+        if t.carried is not None:
+            record["left"] = self._departures()
+            tables = self._tables()
+            record["earlier"] = [
+                self._table_record(e, None, counted=after.carried_hands - e.carried_hands)
+                for e, after in itertools.pairwise(tables)
+                if e.match is not None and after.carried is not None
+            ]
+        return record
+
+    @staticmethod
+    def _table_record(
+        t: TableCore, verdict: dict[str, Any] | None, counted: int | None = None
+    ) -> dict[str, Any]:
+        """The record of one table of the match: the last one with the verdict; an earlier
+        one (``verdict`` None) with the ``counted`` hands the match went on from."""
+        assert t.match is not None
+        players = [(p.name, p.key.hex()) for p in t.roster]
+        record = build_game_record(t.GAME, t.match, players, t.cut_rounds, verdict)
         if t.carried is not None:
             record["carried"] = {"hands": t.carried_hands, "totals": list(t.carried)}
-            record["left"] = self._departures()
+        if verdict is None:
+            del record["verdict"], record["format"]
+            record["hands"] = record["hands"][:counted]
         return record
 
     def _departures(self) -> list[dict[str, Any]]:
