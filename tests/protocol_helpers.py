@@ -51,13 +51,14 @@ def make_roster(n: int, seed: int = 0) -> tuple[Player, ...]:
 
 
 class EarlierTable(Table):
-    """A seat as nodes wrote before reveals carried the next hand's commitment and locks
-    the deal keys: its records leave both out, so each hand has a ``commit`` step and a
-    ``deal`` step (protocol.md section 5), as the transcripts of that time show."""
+    """A seat as nodes wrote before reveals carried the next hand's commitment (and seat
+    0's first shuffle) and locks the deal keys: its records leave them out, so each hand
+    has a ``commit`` step, seat 0's shuffle step and a ``deal`` step (protocol.md
+    section 5), as the transcripts of that time show."""
 
     def _author(self, body: Body) -> None:
         if isinstance(body, Reveal):
-            body = dataclasses.replace(body, next=None)
+            body = dataclasses.replace(body, next=None, shuffle=None)
         elif isinstance(body, Lock):
             body = dataclasses.replace(body, keys=None)
         super()._author(body)

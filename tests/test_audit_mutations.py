@@ -4,10 +4,12 @@ An honest 3-seat match is played; one of its records is decoded, one field is
 set to a valid, boundary or absurd value, and the record is packed again and
 signed with the key of the seat it names, so its signature is valid. The file
 is rebuilt with a correct checksum and audited. The honest tables write what
-the reference writes (``next`` in every reveal, the deal keys in every lock
-of round 0: no ``commit`` step after the cut, no ``deal`` step); one source is
-played by tables that leave both out, as an earlier version did, so that the
-``commit`` and ``deal`` steps are still edited too. Whatever the edit:
+the reference writes (``next`` in every reveal, seat 0's first shuffle pass of
+the next hand in its reveals, the deal keys in every lock of round 0: no
+``commit`` step after the cut, no shuffle step of seat 0 in round 0, no
+``deal`` step); one source is played by tables that leave all three out, as an
+earlier version did, so that the ``commit`` steps, seat 0's first ``shuffle``
+steps and the ``deal`` steps are still edited too. Whatever the edit:
 
 * ``audit_bytes`` never raises (and never reports an internal error);
 * the report is invalid (but for the ``unused`` edits below with the chain
@@ -22,8 +24,10 @@ Whom protocol.md blames (``Effect`` below says which case an edit is):
 
 ``now``      The record is wrong on its own or for its step (schema, wrong round,
              deck, positions, key range, keys in a lock where no deal follows,
-             illegal move, result, secret that does not match its
-             commitment...): its signer, at its index (7.1).
+             a first shuffle pass in the reveal of a seat other than seat 0,
+             seat 0's carried first pass of the wrong size or with an invalid
+             or repeated element, illegal move, result, secret that does not
+             match its commitment...): its signer, at its index (7.1).
 ``later``    The record is acceptable when its step completes (a valid deck, a key
              in range, another declared suit, a shown card that does not open,
              another commitment in a reveal's ``next``: "resolved at reveal").
@@ -67,20 +71,33 @@ reveal are reached too:
              is not a reveal, blames its author (a type its step does not allow,
              section 4 rule 5).
 ``pass``     A dishonest but valid deck in a shuffle or lock pass that is not the
-             last lock: the author at its pass, or the author of the next pass,
+             last lock, or in seat 0's first pass carried in its reveal (checked
+             at the next hand's reveal): the author at its pass (for a carried
+             pass, the reveal that carried it), or the author of the next pass,
              whose published input is now the edited deck (section 6.5 checks
              seat by seat, and both passes are provably inconsistent).
 
 Edits that change which steps come (section 5, "Numbering"; rechained or not):
 
-``unused``   A ``next`` that nothing reads: the match ends after that reveal, or
-             another record of its step carries none (the commit step comes
-             anyway). As signed: ``later``. With the chain rebuilt: another
-             honest history, and the report must be VALID.
+``unused``   A ``next``, or seat 0's ``shuffle``, that nothing reads: the match
+             ends after that reveal, or a record of its step carries no ``next``
+             (the commit step comes anyway, and seat 0 shuffles in a step of its
+             own). An unused ``shuffle`` is read by the schema alone (1 to 104
+             bin(32)): invalid or repeated elements, or too few, are unused too.
+             As signed: ``later``. With the chain rebuilt: another honest
+             history, and the report must be VALID.
 ``recommit`` A ``next`` left out of a reveal whose other records all carry one,
-             a hand following: the next step is a ``commit`` step, and the
-             file's record of it, seat 0's first shuffle of the hand, blames
-             seat 0 (its chain is broken, or its type is not allowed there).
+             a hand following: the next step is a ``commit`` step (seat 0's
+             carried pass, even a broken one, is then unused), and the file's
+             record of it, the hand's first shuffle (seat 1's, seat 0's having
+             come with its reveal), blames its author (its chain is broken, or
+             its type is not allowed there).
+``unshuffled`` Seat 0's first pass left out of its reveal whose step carried every
+             ``next``, a hand following: seat 0's shuffle step of round 0 is due
+             (section 5, Numbering). The file's record of that step number is
+             seat 1's shuffle, which waits for a step that never completes
+             (section 4, rules 3 and 5), and seat 0's next record is of a later
+             step: the file ends, nobody (as signed or with the chain rebuilt).
 ``unkeyed``  The deal keys left out of a lock of round 0 whose other locks carry
              theirs: a ``deal`` step of that seat alone follows the last lock.
              As signed, a lock that is not the last: ``later``. Otherwise the
@@ -105,7 +122,7 @@ import copy
 import functools
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -113,6 +130,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from protocol_helpers import (
     SHORT_RULES,
+    EarlierTable,
     RawRecord,
     honest_transcript,
     identity_for,
@@ -127,8 +145,6 @@ from protocol_helpers import (
 
 from p2pcards.games.nines import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
-from p2pcards.protocol.messages import Body, Lock, Reveal
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import decode_file
 
 N_SEATS = 3
@@ -198,7 +214,7 @@ class Source:
     name: str
     rules: NinesRules
     seed: int
-    old: bool = False  # played by tables that leave ``next`` and lock keys out
+    old: bool = False  # played by tables that leave ``next``, ``shuffle`` and lock keys out
 
 
 MAIN = Source("main", SHORT_RULES, 35)
@@ -212,27 +228,17 @@ STACKING = Source(
 )
 """One hand of the 104-card variant with an accept-skip record."""
 OLD = Source("old", SHORT_RULES, 35, old=True)
-"""MAIN's match played by tables that write neither ``next`` nor lock keys, as an
-earlier version did (103 records: a commit step per hand, a deal step per hand)."""
+"""MAIN's match played by tables that write no ``next``, no first pass in a reveal and
+no lock keys, as an earlier version did (``EarlierTable``; 103 records: a commit step,
+seat 0's first shuffle step and a deal step per hand)."""
 SOURCES = (MAIN, RECYCLES, STACKING, OLD)
-
-
-class TableWithoutShortcuts(Table):
-    """A seat of an earlier version: no ``next`` in its reveals, no keys in its locks."""
-
-    def _author(self, body: Body) -> None:
-        if isinstance(body, Reveal):
-            body = replace(body, next=None)
-        elif isinstance(body, Lock):
-            body = replace(body, keys=None)
-        super()._author(body)
 
 
 def source_transcript(source: Source) -> bytes:
     if not source.old:
         return honest_transcript(N_SEATS, source.rules, source.seed)
     tables = make_tables(
-        N_SEATS, source.rules, source.seed, table_classes=dict.fromkeys(range(N_SEATS), TableWithoutShortcuts)
+        N_SEATS, source.rules, source.seed, table_classes=dict.fromkeys(range(N_SEATS), EarlierTable)
     )
     net = run_match(tables, source.seed)
     assert not net.failures and all(t.status == "over" for t in tables.values()), net.failures
@@ -274,6 +280,13 @@ class Tx:
         self.reveal = {
             (self.hand[i], self.seat[i]): i for i in range(len(self.maps)) if self.type[i] == "reveal"
         }
+        # Seat 0's shuffle of round 0 of a hand, carried in its reveal before that hand:
+        # taken as its pass when every reveal of the step carried ``next`` and a hand
+        # follows (section 5, Numbering); there is then no shuffle step of seat 0.
+        self.carried: dict[int, int] = {}  # hand -> the reveal record whose ``shuffle`` is taken
+        for t, first in self.first.items():
+            if kind[t] == "reveal" and self.takes_first_pass(t):
+                self.carried[self.hand[first] + 1] = self.index[(t, 0)]
         # Deck passes: (hand, round) -> indices of the shuffle and lock records, in order.
         self.passes: dict[tuple[int, int], list[int]] = {}
         for i, m in enumerate(self.maps):
@@ -306,6 +319,17 @@ class Tx:
             if self.type[i] == "play":
                 shown = {(c[0], c[1]) for c in m["body"]["cards"]}
                 self.plays.setdefault(self.hand[i], []).append((i, shown))
+
+    def takes_first_pass(self, t: int) -> bool:
+        """A ``shuffle`` in seat 0's reveal of reveal step ``t`` is seat 0's first pass of
+        the hand that follows: every reveal of the step carries ``next`` (no commit
+        step) and a hand follows (not the result step)."""
+        nxt = self.first.get(t + 1)
+        return (
+            nxt is not None
+            and self.type[nxt] != "result"
+            and all("next" in self.maps[self.index[(t, o)]]["body"] for o in range(N_SEATS))
+        )
 
     def key_positions(self, i: int) -> set[tuple[int, int]]:
         return {(k[0], k[1]) for k in self.maps[i]["body"]["keys"]}
@@ -341,7 +365,10 @@ class Tx:
         return self.deal_keys.get(self.hand[i], {}).get(self.seat[i]) == i
 
     def next_pass(self, i: int) -> int | None:
-        """The pass whose input is the output of pass ``i`` (None for the last lock)."""
+        """The pass whose input is the output of pass ``i`` (None for the last lock); for a
+        reveal carrying seat 0's first pass, the next hand's first shuffle record."""
+        if self.type[i] == "reveal":
+            return self.passes[(self.hand[i] + 1, 0)][0]
         order = self.passes[(self.hand[i], self.maps[i]["body"]["round"])]
         k = order.index(i)
         return order[k + 1] if k + 1 < len(order) else None
@@ -362,7 +389,7 @@ def tx_of(source: Source) -> Tx:
 @dataclass(frozen=True)
 class Effect:
     kind: str  # now, later, game, nobody, seat, step, commit, key, pass, unused, recommit,
-    # unkeyed, keyed (see the module doc)
+    # unshuffled, unkeyed, keyed (see the module doc)
     arg: Any = None  # step: where to; key: the positions; commit: the hand whose reveal checks it
     signer: int | None = None  # the seat whose key signs the edited record (default: the author)
 
@@ -438,7 +465,14 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
         return Expect(frozenset({(None, ANY)}), "it waits for a step that never comes: the file ends, nobody")
     hand = tx.hand[i]
     if kind == "recommit":
-        return later(tx, i, "a commit step is due: seat 0's first shuffle breaks the chain, or is no commit")
+        return later(tx, i, "a commit step is due: the hand's first shuffle breaks the chain or is no commit")
+    if kind == "unshuffled":
+        assert tx.first_by(t + 1, {0}) is None, "seat 0's first record of the hand is its lock"
+        return Expect(
+            frozenset({(None, ANY)}),
+            "seat 0's shuffle step is due, and the file holds no record of it: the next "
+            "shuffle waits for its step (4, rule 3), which never comes: the file ends, nobody",
+        )
     if kind == "unkeyed":
         if not rechained and tx.next_pass(i) is not None:
             return later(tx, i, "valid at its step: the next lock breaks the chain")
@@ -513,6 +547,7 @@ def rechainable(f: Field, effect: Effect) -> bool:
         "pass",
         "unused",
         "recommit",
+        "unshuffled",
         "unkeyed",
         "keyed",
     )
@@ -796,7 +831,165 @@ def reveal_fields(tx: Tx, i: int) -> list[Field]:
                 lambda v: Effect("recommit") if used else Effect("unused"),
             )
         )
+    return fields + first_pass_fields(tx, i)
+
+
+def well_formed_pass(v: Any) -> bool:
+    """Section 2.4: ``reveal.shuffle`` is an array of 1..104 bin(32) (elements or not)."""
+    return type(v) is list and 1 <= len(v) <= 104 and all(type(x) is bytes and len(x) == 32 for x in v)
+
+
+def valid_deck(v: list[bytes], size: int) -> bool:
+    """Section 3.6: a deck of ``size`` elements, each valid, none twice."""
+    return len(v) == size and all(is_element(x) for x in v) and len(set(v)) == len(v)
+
+
+def first_pass_fields(tx: Tx, i: int) -> list[Field]:
+    """``reveal.shuffle``: seat 0's shuffle pass of round 0 of the hand that follows.
+
+    Only seat 0 may send one (another seat's blames it at once); it is taken as seat
+    0's pass only when every reveal of the step carried ``next`` and a hand follows,
+    and then checked at once as a shuffle step would be (size, elements, repeats),
+    and against seat 0's secret at the next hand's reveal; otherwise only the schema
+    reads it, and seat 0 writes its first pass in a shuffle step of its own."""
+    b = tx.maps[i]["body"]
+    seat, t, hand = tx.seat[i], tx.step[i], tx.hand[i]
+    first: list[bytes] | None = b.get("shuffle")
+    takes = seat == 0 and tx.takes_first_pass(t)
+    assert takes == (tx.carried.get(hand + 1) == i), "taken when carried, carried when it would be"
+    size = tx.rules.deck_size
+
+    def judge(v: Any) -> Effect | None:
+        if first is not None and v == first:  # (when absent, any value, nil included, is new)
+            return None
+        if seat != 0 or not well_formed_pass(v):
+            return NOW  # a first pass from another seat; or not an array of 1..104 bin(32)
+        if not takes:
+            return Effect("unused")  # a commit step comes (seat 0 shuffles again), or the match ends
+        if not valid_deck(v, size):
+            return NOW  # checked at once, as its shuffle step would be
+        return Effect("pass")  # checked against seat 0's secret at the next hand's reveal
+
+    junk_items = st.lists(st.one_of(bin32, st.sampled_from(ELEMENT_EDGES), not32), max_size=3)
+    odd = (("nil",), ("replace", []), ("replace", [b"x"]))
+    if first is None:
+        # Some deck of the file, as seat 0's first pass (added to another seat's reveal, or
+        # to seat 0's when its step has a commit step: unused).
+        deck = tx.maps[tx.passes[(1, 0)][0]]["body"]["deck"]
+        ops: tuple[tuple[Any, ...], ...] = (("deck",), ("replace", [card_element(0)]), *odd)
+
+        def add(mm: dict[str, Any], op: tuple[Any, ...]) -> None:
+            mm["body"]["shuffle"] = list(deck) if op == ("deck",) else deck_after(None, op)
+
+        def added(op: tuple[Any, ...]) -> Effect | None:
+            return judge(list(deck) if op == ("deck",) else deck_after(None, op))
+
+        return [
+            Field(
+                "shuffle added",
+                ops,
+                st.one_of(st.sampled_from(ops), st.tuples(st.just("replace"), junk_items)),
+                add,
+                added,
+                quick=2,
+            )
+        ]
+    assert seat == 0 and len(first) == size, "only seat 0 carries a first pass, a full deck"
+    fresh = next(card_element(c) for c in range(104) if card_element(c) not in first)
+    examples = (
+        ("swap", 0, size - 1),
+        ("set", 1, bytes(32)),
+        ("set", 2, FIELD_P.to_bytes(32, "big")),
+        ("set", 3, first[0]),
+        ("set", 4, not_element(first[4])),
+        ("reverse",),
+        ("truncate", size - 1),
+        ("truncate", 1),
+        ("append", [fresh]),
+        ("append", [fresh] * (105 - size)),  # 105 elements: over the schema bound
+        *odd,
+    )
+
+    def edit(mm: dict[str, Any], op: tuple[Any, ...]) -> None:
+        mm["body"]["shuffle"] = deck_after(mm["body"]["shuffle"], op)
+
+    fields = [
+        Field(
+            "shuffle",
+            examples,
+            st.one_of(
+                deck_ops(first, fresh), st.sampled_from(odd), st.tuples(st.just("replace"), junk_items)
+            ),
+            edit,
+            lambda op: judge(deck_after(first, op)),
+            quick=3,
+        ),
+        Field(
+            "shuffle removed",
+            ("drop",),
+            st.just("drop"),
+            lambda mm, v: mm["body"].pop("shuffle"),
+            # Seat 0's shuffle step of round 0 is then due (section 5, Numbering).
+            lambda v: Effect("unshuffled") if takes else Effect("unused"),
+        ),
+    ]
+    if takes:
+        # Without its next, a commit step comes: the pass is not taken, so not checked.
+        def unkept(mm: dict[str, Any], v: Any) -> None:
+            mm["body"].pop("next")
+            mm["body"]["shuffle"] = deck_after(first, ("set", 2, FIELD_P.to_bytes(32, "big")))
+
+        fields.append(
+            Field(
+                "next removed, pass broken",
+                ("drop",),
+                st.just("drop"),
+                unkept,
+                lambda v: Effect("recommit"),
+                quick=0,
+            )
+        )
     return fields
+
+
+def deck_after(deck: list[bytes] | None, op: tuple[Any, ...]) -> Any:
+    """A copy of ``deck`` after ``op`` (``nil`` and ``replace`` set any value)."""
+    if op[0] == "nil":
+        return None
+    if op[0] == "replace":
+        return list(op[1])
+    assert deck is not None
+    d = list(deck)
+    if op[0] == "swap":
+        d[op[1]], d[op[2]] = d[op[2]], d[op[1]]
+    elif op[0] == "set":
+        d[op[1]] = op[2]
+    elif op[0] == "truncate":
+        del d[op[1] :]
+    elif op[0] == "append":
+        d.extend(op[1])
+    elif op[0] == "reverse":
+        d.reverse()
+    else:
+        raise AssertionError(op)
+    return d
+
+
+def deck_ops(deck: list[bytes], fresh: bytes) -> st.SearchStrategy[tuple[Any, ...]]:
+    """Edits of ``deck``: an order changed, an element set, elements cut off or added."""
+    idx = st.integers(0, len(deck) - 1)
+    return st.one_of(
+        st.tuples(st.just("swap"), idx, idx),
+        st.tuples(
+            st.just("set"), idx, st.one_of(st.sampled_from(ELEMENT_EDGES), bin32, st.sampled_from(deck))
+        ),
+        st.tuples(st.just("truncate"), st.integers(0, len(deck) - 1)),
+        st.tuples(
+            st.just("append"),
+            st.lists(st.sampled_from([fresh, *ELEMENT_EDGES, deck[0]]), min_size=1, max_size=3),
+        ),
+        st.just(("reverse",)),
+    )
 
 
 def deck_fields(tx: Tx, i: int) -> list[Field]:
@@ -808,17 +1001,7 @@ def deck_fields(tx: Tx, i: int) -> list[Field]:
     fresh = next(card_element(c) for c in range(104) if card_element(c) not in deck)
 
     def edit(mm: dict[str, Any], op: tuple[Any, ...]) -> None:
-        d = mm["body"]["deck"]
-        if op[0] == "swap":
-            d[op[1]], d[op[2]] = d[op[2]], d[op[1]]
-        elif op[0] == "set":
-            d[op[1]] = op[2]
-        elif op[0] == "truncate":
-            del d[op[1] :]
-        elif op[0] == "append":
-            d.extend(op[1])
-        elif op[0] == "reverse":
-            d.reverse()
+        mm["body"]["deck"] = deck_after(mm["body"]["deck"], op)
 
     def effect(op: tuple[Any, ...]) -> Effect | None:
         if op[0] == "swap":
@@ -838,19 +1021,7 @@ def deck_fields(tx: Tx, i: int) -> list[Field]:
             return None if size == 1 else deferred
         raise AssertionError(op)
 
-    idx = st.integers(0, size - 1)
-    ops = st.one_of(
-        st.tuples(st.just("swap"), idx, idx),
-        st.tuples(
-            st.just("set"), idx, st.one_of(st.sampled_from(ELEMENT_EDGES), bin32, st.sampled_from(deck))
-        ),
-        st.tuples(st.just("truncate"), st.integers(0, size - 1)),
-        st.tuples(
-            st.just("append"),
-            st.lists(st.sampled_from([fresh, *ELEMENT_EDGES, deck[0]]), min_size=1, max_size=3),
-        ),
-        st.just(("reverse",)),
-    )
+    ops = deck_ops(deck, fresh)
     examples = (
         ("swap", 0, size - 1),
         ("set", 1, bytes(32)),
@@ -1287,12 +1458,24 @@ def test_the_sources_hold_every_kind_of_record() -> None:
         reveals = [m["body"] for m in tx.maps if m["type"] == "reveal"]
         locks = [m["body"] for m in tx.maps if m["type"] == "lock" and m["body"]["round"] == 0]
         hand_commits = [i for i, t in enumerate(tx.type) if t == "commit" and tx.step[i] > 1]
-        if source.old:  # a commit step per hand, a deal step per hand, as before
+        hands = range(1, max(tx.hand) + 1)
+        # The shuffle records of round 0 of each hand, by seat: seat 0's is missing when
+        # its reveal before the hand carried that pass.
+        shufflers = {h: [tx.seat[k] for k in tx.passes[(h, 0)] if tx.type[k] == "shuffle"] for h in hands}
+        assert not any("shuffle" in m["body"] for m in tx.maps if m["type"] == "reveal" and m["seat"] != 0)
+        seat0 = [m["body"] for m in tx.maps if m["type"] == "reveal" and m["seat"] == 0]
+        if source.old:  # a commit step, seat 0's shuffle step, a deal step per hand, as before
             assert not any("next" in b for b in reveals) and not any("keys" in b for b in locks)
+            assert not any("shuffle" in b for b in seat0) and not tx.carried
             assert len(hand_commits) == N_SEATS * max(tx.hand) and len(tx.deal_steps) == max(tx.hand)
-        else:  # every commitment in a reveal, every deal key in a lock: neither step
+            assert all(shufflers[h] == list(range(N_SEATS)) for h in hands)
+        else:  # every commitment and seat 0's first pass in a reveal, every deal key in a lock
             assert all("next" in b for b in reveals) and all("keys" in b for b in locks)
             assert not hand_commits and not tx.deal_steps
+            assert all(len(b.get("shuffle", ())) == source.rules.deck_size for b in seat0)
+            assert sorted(tx.carried) == list(hands)  # the reveal before every hand carried it
+            assert all(shufflers[h] == list(range(1, N_SEATS)) for h in hands)
+            assert all(tx.step[tx.passes[(h, 0)][0]] == tx.step[tx.carried[h]] + 1 for h in hands)
     assert max(tx_of(OLD).hand) >= 2 and tx_of(OLD).up[1] == (0, 21)
 
 
@@ -1498,6 +1681,93 @@ NAMED: list[tuple[str, str, int, str, Any, bool]] = [
     ("next left out of a reveal, chain rebuilt", "reveal", 5, "next removed", "drop", True),
     ("next left out of the last reveal, chain rebuilt (valid)", "reveal", -2, "next removed", "drop", True),
     ("next of 31 bytes (schema)", "reveal", 2, "next size", bytes(31), False),
+    (
+        "seat 0's carried first pass altered: next step breaks the chain",
+        "reveal",
+        0,
+        "shuffle",
+        ("swap", 0, 51),
+        False,
+    ),
+    ("seat 0's carried first pass altered, chain rebuilt", "reveal", 3, "shuffle", ("swap", 0, 51), True),
+    (
+        "seat 0's carried first pass with an element not below p",
+        "reveal",
+        0,
+        "shuffle",
+        ("set", 2, FIELD_P.to_bytes(32, "big")),
+        False,
+    ),
+    (
+        "seat 0's carried first pass with a repeated element, chain rebuilt",
+        "reveal",
+        3,
+        "shuffle",
+        ("set", 3, "shuffle[0]"),
+        True,
+    ),
+    ("seat 0's carried first pass one element short", "reveal", 3, "shuffle", ("truncate", 51), False),
+    ("seat 0's carried first pass empty (schema)", "reveal", 0, "shuffle", ("replace", []), False),
+    (
+        "carried pass removed: seat 0's shuffle step is due, the file ends",
+        "reveal",
+        0,
+        "shuffle removed",
+        "drop",
+        False,
+    ),
+    ("carried pass removed, chain rebuilt", "reveal", 3, "shuffle removed", "drop", True),
+    ("a carried pass from seat 1", "reveal", 1, "shuffle added", ("deck",), False),
+    ("a carried pass from seat 2, chain rebuilt", "reveal", 5, "shuffle added", ("deck",), True),
+    ("a carried pass from seat 1 in the last reveal", "reveal", -2, "shuffle added", ("deck",), False),
+    (
+        "last reveal's unused pass with a repeated element, chain rebuilt (valid)",
+        "reveal",
+        -3,
+        "shuffle",
+        ("set", 3, "shuffle[0]"),
+        True,
+    ),
+    (
+        "last reveal's unused pass of one element, chain rebuilt (valid)",
+        "reveal",
+        -3,
+        "shuffle",
+        ("truncate", 1),
+        True,
+    ),
+    (
+        "last reveal's unused pass removed, chain rebuilt (valid)",
+        "reveal",
+        -3,
+        "shuffle removed",
+        "drop",
+        True,
+    ),
+    (
+        "last reveal's unused pass of 105 elements (schema)",
+        "reveal",
+        -3,
+        "shuffle",
+        ("append", [bytes(32)] * 53),
+        True,
+    ),
+    (
+        "next left out of seat 0's reveal, its pass broken: unused, a commit step is due",
+        "reveal",
+        0,
+        "next removed, pass broken",
+        "drop",
+        False,
+    ),
+    (
+        "next left out of seat 0's reveal, its pass broken, chain rebuilt",
+        "reveal",
+        3,
+        "next removed, pass broken",
+        "drop",
+        True,
+    ),
     ("another declared suit: next step breaks the chain", "declare", 0, "suit", "C", False),
     ("record of another game", "draw", 0, "game", bytes(16), False),
     ("version 2 (schema)", "draw", 0, "v", 2, False),
@@ -1536,6 +1806,32 @@ NAMED_OLD: list[tuple[str, str, int, str, Any, bool]] = [
     ("its own deal keys added to the last lock", "lock", 2, "keys added", ("deal keys",), False),
     ("its own deal keys added to a lock, chain rebuilt", "lock", 0, "keys added", ("deal keys",), True),
     ("empty keys added to a lock", "lock", 0, "keys added", ("some", ()), False),
+    ("seat 0's first shuffle step, dishonest, chain rebuilt", "shuffle", 0, "deck", ("swap", 0, 51), True),
+    (
+        "a first pass added to seat 0's reveal: a commit step comes, unused",
+        "reveal",
+        0,
+        "shuffle added",
+        ("deck",),
+        False,
+    ),
+    (
+        "a first pass added to seat 0's reveal, chain rebuilt (valid)",
+        "reveal",
+        3,
+        "shuffle added",
+        ("deck",),
+        True,
+    ),
+    (
+        "a malformed first pass added to seat 0's reveal (schema)",
+        "reveal",
+        3,
+        "shuffle added",
+        ("nil",),
+        True,
+    ),
+    ("a first pass added to seat 1's reveal", "reveal", 1, "shuffle added", ("deck",), False),
 ]
 NAMED_ALL = (
     [(MAIN, n) for n in NAMED] + [(RECYCLES, n) for n in NAMED_RECYCLES] + [(OLD, n) for n in NAMED_OLD]
@@ -1550,8 +1846,8 @@ def test_named_edit(source: Source, named: tuple[str, str, int, str, Any, bool])
     tx = tx_of(source)
     i = nth(tx, kind, k)
     m = tx.maps[i]
-    if isinstance(value, tuple) and value[-1] == "deck[0]":
-        value = (*value[:-1], m["body"]["deck"][0])
+    if isinstance(value, tuple) and value[-1] in ("deck[0]", "shuffle[0]"):  # a repeated element
+        value = (*value[:-1], m["body"][value[-1][:-3]][0])
     if isinstance(value, tuple) and value[-1] == "own":  # a position dealt to the author itself
         value = (*value[:-1], min(p for p in range(52) if (0, p) not in tx.key_positions(i)))
     if name == "step" and isinstance(value, str):

@@ -1,11 +1,13 @@
 """No record waits for a step of its own when an earlier record can carry it
 (protocol.md section 5, "Why those steps can go").
 
-A hand's commitments travel in the reveal before it (the cut's, or the last
-hand's) and each seat's deal keys in its lock of round 0, so a hand is its
-shuffles and locks, then play: two steps, two network trips, fewer than a
-hand with ``commit`` and ``deal`` steps. Seats that leave them out (earlier
-versions) still play, with those steps back, and their transcripts audit.
+A hand's commitments, and seat 0's first shuffle pass (it starts from the
+unshuffled deck), travel in the reveal before it (the cut's, or the last
+hand's), and each seat's deal keys in its lock of round 0: a hand is the other
+shuffles and the locks, then play, three steps (three network trips) fewer
+than a hand with ``commit``, a first ``shuffle`` and ``deal`` steps. Seats that
+leave them out (earlier versions) still play, with those steps back, and their
+transcripts audit.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from protocol_helpers import (
 
 from p2pcards.bots import make_bot
 from p2pcards.crypto import group
+from p2pcards.crypto.encoding import encode_deck
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import NinesRules
@@ -89,11 +92,46 @@ def test_a_hand_of_nines_is_its_shuffles_and_locks_then_play(players: int, seed:
     hands = hands_of(kinds)
     assert len(hands) == 2
     for hand in hands:
-        # The first pass follows the reveal; the first move follows the last lock.
-        assert hand[: 2 * players] == ["shuffle"] * players + ["lock"] * players
-        assert hand[2 * players] == "turn"
-    # The first move of the match is step 3 + 2n: join, cut commit, cut reveal, 2n passes.
-    assert kinds.index("turn") == 3 + 2 * players
+        # Seat 1's pass follows the reveal; the first move follows the last lock.
+        assert hand[: 2 * players - 1] == ["shuffle"] * (players - 1) + ["lock"] * players
+        assert hand[2 * players - 1] == "turn"
+    # The first move of the match is step 2 + 2n: join, cut commit, cut reveal, 2n - 1 passes.
+    assert kinds.index("turn") == 2 + 2 * players
+    shufflers = [authors for kind, authors in steps_of(tables[0]) if kind == "shuffle"]
+    assert (0,) not in shufflers[: players - 1]
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
+def test_locks_begin_with_the_last_shuffler_and_end_with_the_first_to_act(players: int, seed: int) -> None:
+    tables = make_tables(players, NinesRules(hands=2), seed)
+    net = run_match(tables, seed)
+    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    steps = steps_of(tables[0])
+    starts = [i + 1 for i, (kind, _) in enumerate(steps) if kind in ("cut-reveal", "reveal")]
+    assert tables[0].match is not None
+    for hand, start in zip(tables[0].match.history, starts, strict=False):
+        locks = [i for i in range(start, len(steps)) if steps[i][0] == "lock"][:players]
+        order = [steps[i][1][0] for i in locks]
+        assert sorted(order) == list(range(players)) and order[0] == players - 1
+        first = (hand.dealer + 1) % players
+        if first != players - 1:
+            assert order[-1] == first
+        # The step after the last lock is the first to act's turn (the dealer's, to declare).
+        kind, authors = steps[locks[-1] + 1]
+        assert kind == "turn" and authors[0] in (first, hand.dealer)
+        # Each lock pass is its author's over the pass before it in that order: the audit
+        # (assert_finished_alike) verified every one against the revealed secrets.
+
+
+def test_a_recycle_locks_from_the_last_shuffler_on() -> None:
+    rules = NinesRules(hands=1, draw_until_playable=True, action_cards=True)  # seed 16 recycles
+    tables = make_tables(3, rules, 16)
+    net = run_match(tables, 16)
+    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    hand = tables[0].hands_crypto[0]
+    assert len(hand.rounds) > 1
+    assert [rd.lock_order for rd in hand.rounds[1:]] == [(2, 0, 1)] * (len(hand.rounds) - 1)
 
 
 def test_a_hand_of_le_neuf_is_its_shuffles_and_locks_then_the_exchanges() -> None:
@@ -117,7 +155,7 @@ def test_a_hand_of_le_neuf_is_its_shuffles_and_locks_then_the_exchanges() -> Non
     hands = hands_of(kinds)
     assert tables[0].match is not None and len(hands) == len(tables[0].match.results) > 0
     for hand in hands:
-        assert hand[:7] == ["shuffle"] * 3 + ["lock"] * 3 + ["exchange"]
+        assert hand[:6] == ["shuffle"] * 2 + ["lock"] * 3 + ["exchange"]
 
 
 @pytest.mark.parametrize("earlier", [(0, 1, 2), (2,), (0,)], ids=["all", "the-last", "the-first"])
@@ -131,9 +169,21 @@ def test_seats_that_leave_them_out_bring_back_the_commit_and_deal_steps(earlier:
     # One of each per hand: every seat commits again, only the seats without keys in their lock deal.
     assert commits == [(0, 1, 2)] * 2
     assert deals == [earlier] * 2
+    # With a commit step, seat 0 shuffles in a step of its own (its carried pass is not used).
+    assert [authors for kind, authors in steps if kind == "shuffle"] == [(0,), (1,), (2,)] * 2
+    # ... and the seats lock in seat order, as the nodes that send commit steps do.
+    assert [authors for kind, authors in steps if kind == "lock"] == [(0,), (1,), (2,)] * 2
 
 
-# -- a seat that abuses what a lock may carry ----------------------------------------------
+# -- a seat that abuses what a reveal or a lock may carry ------------------------------------
+
+
+def assert_blamed_by_the_others(net: LocalNetwork, tables: dict[int, Table], cheat: int, words: str) -> None:
+    """Every other seat stopped on a fault of ``cheat``'s, in words that say it."""
+    for s, table in tables.items():
+        if s != cheat:
+            err = net.failures.get(s) or table.failure
+            assert err is not None and err.peer == cheat and words in err.problem, (s, err)
 
 
 def audit_blame(table: Table) -> tuple[int | None, str]:
@@ -157,11 +207,11 @@ class KeysForOtherPositions(Table):
 def test_deal_keys_for_other_positions_in_a_lock_are_blamed_at_that_lock() -> None:
     tables = make_tables(3, NinesRules(hands=1), 2, table_classes={CHEAT: KeysForOtherPositions})
     net = run_match(tables, 2)
+    assert_blamed_by_the_others(net, tables, CHEAT, "wrong positions")
     for s in (0, 2):
-        err = net.failures.get(s) or tables[s].failure
-        assert err is not None and err.peer == CHEAT and "wrong positions" in err.problem, err
-        # Blamed when its lock step (3 + n + seat) completes, before any card is opened.
-        assert len(tables[s].transcript.steps) == 3 + 3 + CHEAT + 1
+        # Blamed when its lock step completes (join, cut commit, cut reveal, the shuffles of
+        # seats 1 and 2, the locks of seats 0 and 1), before any card is opened.
+        assert len(tables[s].transcript.steps) == 3 + 2 + CHEAT + 1
         assert tables[s].match is not None and tables[s].match.hand is None
         assert audit_blame(tables[s])[0] == CHEAT
 
@@ -182,10 +232,8 @@ def test_keys_in_the_lock_of_a_recycle_are_blamed() -> None:
     rules = NinesRules(hands=1, draw_until_playable=True, action_cards=True)
     tables = make_tables(3, rules, 16, table_classes={CHEAT: KeysInEveryLock})
     net = run_match(tables, 16)
+    assert_blamed_by_the_others(net, tables, CHEAT, "carries keys where no deal follows")
     for s in (0, 2):
-        err = net.failures.get(s) or tables[s].failure
-        assert err is not None and err.peer == CHEAT, err
-        assert "carries keys where no deal follows" in err.problem, err
         kind, authors = steps_of(tables[s])[-1]
         assert kind == "lock" and authors == (CHEAT,)
         seat, what = audit_blame(tables[s])
@@ -214,9 +262,45 @@ class WrongDealKeyForTheNextSeat(Table):
 def test_a_wrong_key_carried_in_a_lock_is_blamed_on_its_author_at_the_reveal() -> None:
     tables = make_tables(3, NinesRules(hands=1), 4, table_classes={CHEAT: WrongDealKeyForTheNextSeat})
     net = run_match(tables, 4)
+    assert_blamed_by_the_others(net, tables, CHEAT, "wrong key")
     for s in (0, 2):
-        err = net.failures.get(s) or tables[s].failure
-        assert err is not None and err.peer == CHEAT and "wrong key" in err.problem, err
         kinds = [k for k, _ in steps_of(tables[s])]
         assert kinds[-1] == "reveal"  # the victim disputed, everything was revealed
         assert audit_blame(tables[s])[0] == CHEAT
+
+
+class SwapsItsFirstPass(Table):
+    """Seat 0, whose first shuffle pass (carried in its reveal) swaps two cards after its
+    honest pass: a valid-looking deck that its secret does not give."""
+
+    def _next_shuffle(self, number: int) -> tuple[bytes, ...] | None:
+        deck = super()._next_shuffle(number)
+        assert deck is not None
+        return (deck[1], deck[0], *deck[2:])
+
+
+def test_a_carried_first_pass_is_verified_at_its_hands_reveal() -> None:
+    tables = make_tables(3, NinesRules(hands=1), 3, table_classes={0: SwapsItsFirstPass})
+    net = run_match(tables, 3)
+    assert_blamed_by_the_others(net, tables, 0, "shuffle")
+    for s in (1, 2):
+        assert steps_of(tables[s])[-1][0] == "reveal" and tables[s].hand is not None
+        assert tables[s].hand.number == 1  # found at the end of the hand it was for
+        assert audit_blame(tables[s])[0] == 0
+
+
+class ShufflesFirstToo(Table):
+    """Seat 1, which sends a first shuffle pass in its reveal, as only seat 0 may."""
+
+    def _next_shuffle(self, number: int) -> tuple[bytes, ...] | None:
+        return encode_deck(range(self.rules.deck_size))  # a valid deck: only its author is wrong
+
+
+def test_a_first_pass_from_another_seat_than_seat_0_is_blamed() -> None:
+    tables = make_tables(3, NinesRules(hands=1), 3, table_classes={CHEAT: ShufflesFirstToo})
+    net = run_match(tables, 3)
+    assert_blamed_by_the_others(net, tables, CHEAT, "only seat 0")
+    for s in (0, 2):
+        assert steps_of(tables[s])[-1][0] == "cut-reveal"
+        seat, what = audit_blame(tables[s])
+        assert seat == CHEAT and "only seat 0" in what, what

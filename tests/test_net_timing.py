@@ -141,7 +141,8 @@ async def test_a_seat_that_goes_mute_in_a_shuffle_is_named_after_the_step_timeou
 ) -> None:
     tables = make_tables(3, SHORT_RULES, seed=3)
     # Seat 1's frames: join, cut-commit, cut-reveal (with its commitment for hand 1), then its
-    # shuffle (step 4), of which only the first half leaves: the others' decoders hold half a frame.
+    # shuffle (step 3: seat 0's came with its cut reveal), of which only the first half leaves:
+    # the others' decoders hold half a frame.
     links = memory_links(3, lambda seat, peer, s: CutStream(s, frames=3) if seat == 1 else s)
     results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
     for s in (0, 2):
@@ -149,9 +150,9 @@ async def test_a_seat_that_goes_mute_in_a_shuffle_is_named_after_the_step_timeou
         assert r.status == "failed"
         assert r.blamed == (1,)
         assert "timed out" in (r.problem or "") and "p1 (seat 1)" in (r.problem or "")
-        assert "at step 4 (shuffle)" in (r.problem or "")
+        assert "at step 3 (shuffle)" in (r.problem or "")
         assert TIMEOUTS.step <= ended[s] <= TIMEOUTS.step + SLACK
-        assert tables[s].step == 4
+        assert tables[s].step == 3
 
 
 async def test_a_seat_that_stops_reading_is_named_after_the_step_timeout(

@@ -249,9 +249,14 @@ def test_an_abort_instead_of_the_reveal_blames_the_seat_that_owed_it() -> None:
     tables = make_tables(3, SHORT_RULES, SEED)
     accusation = "p0 (seat 0) at fault: equivocation\np1 wins with 0 points!"
 
+    quit_at: dict[int, int] = {}
+
     def quit_at_reveal(sender: int, receiver: int, frame: bytes) -> bytes | None:
+        if sender == 1 and receiver in quit_at:
+            return None  # it stopped: it sends nothing more
         rec = record_of(frame)
         if sender == 1 and rec is not None and isinstance(rec.record.body, Reveal) and rec.record.step > 2:
+            quit_at[receiver] = rec.record.step
             return Abort(accusation, rec.record.step).to_frame()
         return frame
 
@@ -328,11 +333,11 @@ async def test_a_node_cut_off_from_everyone_says_its_own_connection_may_be_down(
 
 
 class ShufflesOutOfTurn(Table):
-    """Seat 1 also signs a shuffle for seat 0's shuffle step."""
+    """Seat 1 also signs a shuffle for seat 2's shuffle step."""
 
     def _author_auto(self) -> None:
         super()._author_auto()
-        if self.spec.kind == "shuffle" and self.spec.seat == 0 and self.seat == 1 and self.hand is not None:
+        if self.spec.kind == "shuffle" and self.spec.seat == 2 and self.seat == 1 and self.hand is not None:
             rd = self.hand.rounds[0]
             self._author(Shuffle(round=0, deck=rd.base))
             del self.log.current[1]  # it is not expected there: its own replica moves on

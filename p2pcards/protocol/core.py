@@ -94,6 +94,9 @@ class HandCrypto:
     """(seat to blame if every key and pass verifies, what went wrong)."""
     keyed: set[int] = field(default_factory=set)
     """Seats whose lock pass of round 0 carried their deal keys."""
+    commit_step: bool = False
+    """The hand's commitments came in a ``commit`` step (a seat sent none with its
+    reveal, as earlier versions did): its rounds lock in seat order, as theirs did."""
 
     @property
     def rounds(self) -> list[Round]:
@@ -478,7 +481,9 @@ class TableCore:
         elif kind == "cut-commit":
             body = Commit(commit=kdf.commitment(self._cut_secret(), self._commit_context(0, self.seat)))
         elif kind == "cut-reveal":
-            body = Reveal(secret=self._cut_secret(), next=self._next_commitment(1))
+            body = Reveal(
+                secret=self._cut_secret(), next=self._next_commitment(1), shuffle=self._next_shuffle(1)
+            )
         elif kind == "commit":
             assert h is not None and h.secret is not None
             body = Commit(commit=kdf.commitment(h.secret, self._commit_context(h.number, self.seat)))
@@ -488,7 +493,10 @@ class TableCore:
             body = self._lock_body()
         elif kind == "reveal":
             assert h is not None and h.secret is not None
-            body = Reveal(secret=h.secret, next=self._next_commitment(h.number + 1))
+            number = h.number + 1
+            body = Reveal(
+                secret=h.secret, next=self._next_commitment(number), shuffle=self._next_shuffle(number)
+            )
         elif kind == "result":
             assert self.match is not None and self.match.winners is not None
             body = Result(totals=tuple(self.match.totals), winners=self.match.winners)
@@ -541,6 +549,14 @@ class TableCore:
         secret = self._hand_secret(number)
         assert secret is not None and self.seat is not None
         return kdf.commitment(secret, self._commit_context(number, self.seat))
+
+    def _next_shuffle(self, number: int) -> tuple[bytes, ...] | None:
+        """Seat 0's shuffle pass of round 0 of hand ``number``, sent with the reveal before
+        it: it starts from the unshuffled deck, so it waits for nothing (other seats: None)."""
+        if self.seat != 0:
+            return None
+        ledger = CardLedger(self.n, self.rules.deck_size, self.seat, self._hand_secret(number))
+        return ledger.my_pass("shuffle", ledger.new_round(range(self.rules.deck_size)))
 
     def _commit_context(self, hand_number: int, seat: int) -> bytes:
         return self.game_id + hand_number.to_bytes(4, "big") + bytes([seat])
@@ -647,7 +663,9 @@ class TableCore:
     def _on_cut_reveal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         secrets = {}
         for seat, body in bodies.items():
-            secret = body.secret  # type: ignore[attr-defined]
+            assert isinstance(body, Reveal)
+            self._check_reveal(seat, body, step)
+            secret = body.secret
             if kdf.commitment(secret, self._commit_context(0, seat)) != self._cut_commits[seat]:
                 self._fail(seat, "cut secret does not match its commitment", step=step)
             secrets[seat] = secret
@@ -675,17 +693,44 @@ class TableCore:
         self.hands_crypto.append(self.hand)
         carried = {seat: body.next for seat, body in reveals.items()}  # type: ignore[attr-defined]
         if any(c is None for c in carried.values()):
+            self.hand.commit_step = True
             self._next("commit", self._all(), Commit)
-        else:
-            self._on_commit(self.spec, {s: Commit(commit=c) for s, c in carried.items()}, self.step - 1)
+            return
+        step = self.step - 1
+        self._on_commit(self.spec, {s: Commit(commit=c) for s, c in carried.items()}, step)
+        first = reveals[0].shuffle  # type: ignore[attr-defined]
+        if first is not None:  # seat 0's first pass came with its reveal: the step is done
+            self._on_shuffle(self.spec, {0: Shuffle(round=self.spec.round, deck=first)}, step)
+
+    def _check_reveal(self, seat: int, body: Reveal, step: int) -> None:
+        """Only seat 0 shuffles first: a first shuffle pass from another seat is a fault."""
+        if seat != 0 and body.shuffle is not None:
+            self._fail(seat, "sent a first shuffle pass, which only seat 0 makes", step=step)
 
     def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
         assert h is not None
         for seat, body in bodies.items():
             h.commits[seat] = body.commit  # type: ignore[attr-defined]
-        rnd = h.ledger.new_round(range(self.rules.deck_size))
+        rnd = self._new_round(range(self.rules.deck_size), last=self._first_to_act())
         self._next("shuffle", (0,), Shuffle, rnd=rnd, seat=0)
+
+    def _new_round(self, cards: Sequence[int], last: int | None = None) -> int:
+        """A new shuffle round of the hand. Its locks begin with seat n-1, which wrote the
+        last shuffle and so locks at once, without waiting a trip; they end with ``last``
+        (the seat to act first after the deal, which then acts at once too) when given.
+        A hand with a commit step locks in seat order instead, as earlier versions did."""
+        assert self.hand is not None
+        n = self.n
+        if self.hand.commit_step:
+            order = list(range(n))
+        else:
+            rest = list(range(n - 1))
+            if last is not None and last in rest:
+                k = rest.index(last) + 1
+                rest = rest[k:] + rest[:k]
+            order = [n - 1, *rest]
+        return self.hand.ledger.new_round(cards, order)
 
     def _check_pass(self, seat: int, body: Shuffle | Lock, spec: StepSpec, step: int) -> None:
         assert self.hand is not None
@@ -700,7 +745,8 @@ class TableCore:
         if seat + 1 < self.n:
             self._next("shuffle", (seat + 1,), Shuffle, rnd=spec.round, seat=seat + 1)
         else:
-            self._next("lock", (0,), Lock, rnd=spec.round, seat=0)
+            first = self.hand.rounds[spec.round].lock_order[0]
+            self._next("lock", (first,), Lock, rnd=spec.round, seat=first)
 
     def _on_lock(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         assert self.hand is not None
@@ -714,8 +760,10 @@ class TableCore:
                 self._fail(seat, "lock pass carries keys where no deal follows", step=step)
             self._store_keys(seat, Keys(keys=body.keys), expected, step)
             self.hand.keyed.add(seat)
-        if seat + 1 < self.n:
-            self._next("lock", (seat + 1,), Lock, rnd=spec.round, seat=seat + 1)
+        order = self.hand.rounds[spec.round].lock_order
+        i = order.index(seat)
+        if i + 1 < self.n:
+            self._next("lock", (order[i + 1],), Lock, rnd=spec.round, seat=order[i + 1])
         else:
             self._deck_ready(spec.round)
 
@@ -745,7 +793,9 @@ class TableCore:
         assert h is not None and self.match is not None
         secrets: dict[int, bytes] = {}
         for seat, body in bodies.items():
-            secrets[seat] = body.secret  # type: ignore[attr-defined]
+            assert isinstance(body, Reveal)
+            self._check_reveal(seat, body, step)
+            secrets[seat] = body.secret
         full_hand = self._verify_hand(secrets, step)
         if h.dispute is not None:
             seat, why = h.dispute
@@ -818,6 +868,11 @@ class TableCore:
     def _deck_ready(self, rnd: int) -> None:
         """Every seat has shuffled and locked round ``rnd``: choose the next step."""
         raise NotImplementedError
+
+    def _first_to_act(self) -> int | None:
+        """The seat whose step follows the deal, if the game knows it when the hand
+        begins (its lock then comes last: see :meth:`_new_round`)."""
+        return None
 
     def _deal_positions(self, seat: int) -> list[Pos] | None:
         """Round-0 positions whose keys ``seat`` publishes to deal the hand (None: the

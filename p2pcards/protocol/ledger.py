@@ -42,6 +42,7 @@ class Round:
 
     cards: tuple[int, ...]  # card indices in the order they were encoded
     base: tuple[bytes, ...]
+    lock_order: tuple[int, ...]  # the seats in the order they lock (the first locks the last shuffle)
     shuffles: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
     locks: dict[int, tuple[bytes, ...]] = field(default_factory=dict)
     keys: dict[int, dict[int, int]] = field(default_factory=dict)  # index -> seat -> key
@@ -104,10 +105,14 @@ class CardLedger:
 
     # -- building rounds ---------------------------------------------------------
 
-    def new_round(self, cards: Sequence[int]) -> int:
-        """Start a round from ``cards`` (card indices, in order); returns its number."""
+    def new_round(self, cards: Sequence[int], lock_order: Sequence[int] | None = None) -> int:
+        """Start a round from ``cards`` (card indices, in order), locked by the seats in
+        ``lock_order`` (seat order if None); returns its number."""
         cards = tuple(int(c) for c in cards)
-        self.rounds.append(Round(cards=cards, base=encoding.encode_deck(cards)))
+        order = tuple(range(self.n)) if lock_order is None else tuple(lock_order)
+        if sorted(order) != list(range(self.n)):
+            raise ValueError(f"a lock order must name every seat once: {order}")
+        self.rounds.append(Round(cards=cards, base=encoding.encode_deck(cards), lock_order=order))
         return len(self.rounds) - 1
 
     def pass_input(self, kind: str, rnd: int, seat: int) -> tuple[bytes, ...]:
@@ -115,7 +120,8 @@ class CardLedger:
         rd = self.rounds[rnd]
         if kind == "shuffle":
             return rd.base if seat == 0 else rd.shuffles[seat - 1]
-        return rd.shuffles[self.n - 1] if seat == 0 else rd.locks[seat - 1]
+        i = rd.lock_order.index(seat)
+        return rd.shuffles[self.n - 1] if i == 0 else rd.locks[rd.lock_order[i - 1]]
 
     def my_pass(self, kind: str, rnd: int) -> tuple[bytes, ...]:
         """This seat's shuffle or lock pass of round ``rnd``."""
@@ -268,7 +274,8 @@ class CardLedger:
 
     def point(self, pos: Pos) -> bytes:
         """The point at ``pos`` now (its round's, or the last relock or unlock pass's)."""
-        return self._points.get(pos) or self.rounds[pos[0]].locks[self.n - 1][pos[1]]
+        rd = self.rounds[pos[0]]
+        return self._points.get(pos) or rd.locks[rd.lock_order[-1]][pos[1]]
 
     def open(self, pos: Pos, extra: Mapping[int, int] | None = None) -> int | None:
         """The card at ``pos`` with every published key (plus ``extra``: keys of

@@ -281,14 +281,21 @@ class Commit(Body):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reveal(Body):
-    """The secret behind a commitment (cut, end of hand, or a dispute), and the
-    commitment to the next hand's secret, so that no separate step waits for it."""
+    """The secret behind a commitment (cut, end of hand, or a dispute), and what
+    the next hand needs first, so that no step of its own waits for it: the
+    commitment to the next hand's secret and, from seat 0, its first shuffle pass
+    (which starts from the unshuffled deck, so depends on nothing before it)."""
 
     TYPE: ClassVar[str] = "reveal"
-    SCHEMA: ClassVar[dict[str, Check]] = {"secret": _bin(32), "next": _bin(32)}
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next"})
+    SCHEMA: ClassVar[dict[str, Check]] = {
+        "secret": _bin(32),
+        "next": _bin(32),
+        "shuffle": _array(_bin(32), MAX_DECK, 1),
+    }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next", "shuffle"})
     secret: bytes
     next: bytes | None = None
+    shuffle: tuple[bytes, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

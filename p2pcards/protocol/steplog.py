@@ -97,6 +97,7 @@ class StepLog:
         self.culprit_record: SignedRecord | None = None
         """The record that shows the fault this node failed on, if one does."""
         self.stopped: dict[int, tuple[int, str]] = {}
+        self._said_on_its_link: set[int] = set()  # seats whose abort came on their own link
         """Peers that announced they stop: (their step, their claim)."""
         self._outbox: list[bytes] = []
         self._replies: dict[int, list[bytes]] = {}
@@ -538,11 +539,22 @@ class StepLog:
         is at this step, it is the seat that stopped the match; otherwise its
         reason is only its claim, and this node reaches its own verdict."""
         self.stopped[peer] = (abort.step, abort.reason)
-        if peer in self.waiting_for and abort.step >= self.step:
+        self._said_on_its_link.add(peer)
+        if peer in self.waiting_for:
+            self._fail_if_stopped(peer)
+
+    def _fail_if_stopped(self, peer: int) -> None:
+        """Blame ``peer`` if it owes the current step's record and said it stopped at this
+        step or later (so the record will not come): whether its abort came while this
+        node was at the step or before it got there. Only an abort on its own link
+        counts: its link delivered every record it sent before it; a relay could have
+        made one up."""
+        said = self.stopped.get(peer)
+        if said is not None and said[0] >= self.step and peer in self._said_on_its_link:
             self.fail(
                 peer,
                 f"stopped instead of sending its record for step {self.step}"
-                f" (it said: {quote_claim(abort.reason)})",
+                f" (it said: {quote_claim(said[1])})",
             )
 
     def _receive_need(self, peer: int, need: Need) -> None:
@@ -606,6 +618,9 @@ class StepLog:
                 self._complete_step()
                 progressed = True
             if not progressed:
+                for author in self.waiting_for:
+                    if not self._inbox[author]:  # nothing of it left to read
+                        self._fail_if_stopped(author)
                 return
 
     def _check_chain(self, rec: SignedRecord) -> bool:

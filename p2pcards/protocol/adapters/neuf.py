@@ -166,6 +166,11 @@ class NeufTable(TableCore):
             (dummy if owner == DUMMY else holdings[owner]).append((0, k))
         return holdings, dummy
 
+    def _first_to_act(self) -> int | None:
+        """The dealer, whose exchange turn comes first."""
+        assert self.match is not None
+        return self.match.dealer
+
     def _deal_positions(self, seat: int) -> list[Pos]:
         """Positions whose keys ``seat`` publishes at the deal: the two other hands."""
         holdings, _ = self._deal_layout()

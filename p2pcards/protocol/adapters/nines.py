@@ -176,6 +176,13 @@ class NinesTable(TableCore):
         up = size * len(seats)
         return holdings, (0, up), [(0, p) for p in range(up + 1, self.rules.deck_size)]
 
+    def _first_to_act(self) -> int | None:
+        """The seat left of the dealer (the dealer declares first when the up card is a
+        9, which nobody knows before the deal)."""
+        assert self.match is not None
+        seats = self.match.playoff_seats or tuple(range(self.n))
+        return seats[(seats.index(self.match.dealer) + 1) % len(seats)]
+
     def _deal_positions(self, seat: int) -> list[Pos]:
         """Round-0 positions whose keys ``seat`` publishes at the deal: all but its own."""
         holdings, up, _ = self._deal_layout()
@@ -326,7 +333,7 @@ class NinesTable(TableCore):
         assert h is not None and self.match is not None and self.match.hand is not None
         under = self.match.hand.discards[:-1]
         cards = tuple(int(c) for c in under)
-        rnd = h.ledger.new_round(cards)
+        rnd = self._new_round(cards)
         h.pending_draw = drawer
         self._next("shuffle", (0,), Shuffle, rnd=rnd, seat=0)
 
