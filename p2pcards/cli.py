@@ -656,6 +656,7 @@ def host(
     from p2pcards.net import discovery
     from p2pcards.net.node import host_game
     from p2pcards.net.words import new_code
+    from p2pcards.ui.i18n import Translator
 
     spec = game(game_name)
     if players is None:
@@ -671,7 +672,7 @@ def host(
     invite = code or new_code()
     bind = opts["bind"]
 
-    def invitation(code: str, port: int) -> None:
+    def invitation(code: str, port: int, tr: Translator) -> None:
         others: list[str] = []
         if bind in ("0.0.0.0", "::", ""):
             found = _local_addresses()
@@ -679,21 +680,20 @@ def host(
             where = others.pop(0) if others else "ADDRESS"
         else:
             where = bind
-        click.echo(f"Hosting {spec.title} for {players} players on port {port}.")
-        click.echo(f"Invitation code: {code}")
-        click.echo("The others join with:")
+        click.echo(tr("host_hosting", game=spec.title, players=players, port=port))
+        click.echo(tr("host_code", code=code))
+        click.echo(tr("host_others_join"))
         dial = f"[{where}]" if ":" in where else where  # an IPv6 address, as join reads it
         click.echo(f"  {_command_name()} join {dial}:{port} --code {code}")
         if where == "ADDRESS":
-            click.echo("(ADDRESS: this machine's address on a network the others can reach)")
+            click.echo(tr("host_address_hint"))
         elif others:
-            click.echo(f"(or another address of this machine: {', '.join(others)})")
+            click.echo(tr("host_other_addresses", addresses=", ".join(others)))
         if where != "ADDRESS" and _is_private(where):
-            click.echo("(that address works on this network; from the internet, forward TCP port")
-            click.echo(f" {port} of your router to this machine and give the others your public address)")
+            click.echo(tr("host_private", port=port))
         if discovering:
-            click.echo(f"(on this network the code alone finds this host: {_command_name()} join {code})")
-        click.echo("(or set P2PCARDS_CODE to keep the code out of the process list)")
+            click.echo(tr("host_lan", command=f"{_command_name()} join {code}"))
+        click.echo(tr("host_env"))
 
     number = discovery.code_number(invite)
     udp_port = discovery_port or discovery.DISCOVERY_PORT
@@ -701,7 +701,7 @@ def host(
 
     async def run(config):  # type: ignore[no-untyped-def]
         nonlocal discovering
-        config.ui.on_invitation = invitation
+        config.ui.on_invitation = functools.partial(invitation, tr=config.ui.console.tr)
         play = functools.partial(host_game, players=players, rules=table_rules, code=invite, game=spec.name)
         sockets = None
         if no_discovery:

@@ -763,3 +763,24 @@ def test_a_stop_reason_made_of_escapes_stays_one_line_of_text(tmp_path: Path) ->
     for out in outputs:
         assert not injected(out), injected(out)
         assert "Mal (seat 2)" in stopped_line(out), out
+
+
+def test_a_french_host_is_told_how_to_invite_in_french(tmp_path: Path) -> None:
+    """The invitation, then the lobby's notices (a joiner's arrival), in the host's language."""
+    with processes(tmp_path) as procs:
+        port = free_port()
+        host = procs.spawn(
+            "host",
+            ["host", "--port", str(port), "--bind", LOCAL, "--lang", "fr", "--code", "3-ember-lantern",
+             "-n", "3", "--bot", "random", "--name", "Ann", "--no-discovery"],
+            home=tmp_path / "ann",
+        )  # fmt: skip
+        assert host.wait_for("Code d'invitation : 3-ember-lantern", timeout=20), host.tail()
+        assert "Les autres rejoignent la table avec :" in host.output()
+        joiner = procs.spawn(
+            "bob", ["join", f"{LOCAL}:{port}", "--bot", "random", "--name", "Bob"],
+            home=tmp_path / "bob", P2PCARDS_CODE="3-ember-lantern",
+        )  # fmt: skip
+        assert host.wait_for("Bob a rejoint la table depuis 127.0.0.1", timeout=20), host.tail()
+        assert joiner.wait_for("seated at the table (3 players)", timeout=20), joiner.tail()
+        assert "Invitation code" not in host.output() and "joined from" not in host.output()

@@ -80,12 +80,17 @@ def hands_of(kinds: list[str]) -> list[list[str]]:
     return hands
 
 
+def two_hands(players: int, seed: int) -> dict[int, Table]:
+    """A 2-hand match of Nines between honest seats, finished alike and audited valid."""
+    tables = make_tables(players, NinesRules(hands=2), seed)
+    assert_finished_alike(tables, run_match(tables, seed))  # type: ignore[arg-type]
+    return tables
+
+
 @settings(max_examples=12, deadline=None)
 @given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
 def test_a_hand_of_nines_is_its_shuffles_and_locks_then_play(players: int, seed: int) -> None:
-    tables = make_tables(players, NinesRules(hands=2), seed)
-    net = run_match(tables, seed)
-    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    tables = two_hands(players, seed)
     kinds = [k for k, _ in steps_of(tables[0])]
     assert "commit" not in kinds and "deal" not in kinds
     assert kinds[:3] == ["join", "cut-commit", "cut-reveal"]
@@ -104,9 +109,7 @@ def test_a_hand_of_nines_is_its_shuffles_and_locks_then_play(players: int, seed:
 @settings(max_examples=12, deadline=None)
 @given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
 def test_locks_begin_with_the_last_shuffler_and_end_with_the_first_to_act(players: int, seed: int) -> None:
-    tables = make_tables(players, NinesRules(hands=2), seed)
-    net = run_match(tables, seed)
-    assert_finished_alike(tables, net)  # type: ignore[arg-type]
+    tables = two_hands(players, seed)
     steps = steps_of(tables[0])
     starts = [i + 1 for i, (kind, _) in enumerate(steps) if kind in ("cut-reveal", "reveal")]
     assert tables[0].match is not None

@@ -490,7 +490,7 @@ def test_a_french_host_plays_le_neuf_with_two_bot_joiners(tmp_path: Path) -> Non
             args = ["host", "--game", "neuf", "--port", str(port), "--bind", LOCAL, "--name", "Zoé"]
             args += ["--rule", "start=4", "--lang", "fr", "--transcript", str(files[0])]
             child = spawn_human(args, home=tmp_path / "home0", log=log, P2PCARDS_CODE=code)
-            child.expect("Invitation code", timeout=20)
+            child.expect("Code d.invitation", timeout=20)  # the banner is in French too
             for i, name, bot in ((1, "Bob", "heuristic"), (2, "Cléo", "random")):
                 args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", name, "--bot", bot]
                 args += ["--transcript", str(files[i])]
@@ -507,7 +507,7 @@ def test_a_french_host_plays_le_neuf_with_two_bot_joiners(tmp_path: Path) -> Non
     assert "Traceback" not in screen and all("Traceback" not in out for _, _, out in results)
     assert [(name, rc) for name, rc, _ in results] == [("Bob", 0), ("Cléo", 0)]
     seat.check_replies()
-    assert f"Hosting Le Neuf for 3 players on port {port}." in screen
+    assert f"Le Neuf pour 3 joueurs, sur le port {port}." in screen  # the banner, in French
     assert "Tout le monde est connecté : Zoé, Bob et Cléo. Mélange..." in screen
     assert "Chacun part de 4 et descend" in screen
     assert "La partie est terminée ; chaque nœud a vérifié chaque coup." in screen

@@ -156,3 +156,49 @@ async def test_two_of_four_seats_that_accept_no_connection_play_through_the_host
     assert all(audit_file(tmp_path / f"s{s}.p2pt").valid for s in range(4))
     # Seat 3 knew up front that seats 1 and 2 accept nothing: it did not even try them.
     assert not any("cannot reach" in i for i in uis[3].infos), uis[3].infos
+
+
+def links_but(n: int, missing: frozenset[int]) -> dict[int, dict[int, Link]]:
+    """A link between every two seats but the ``missing`` pair."""
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            if frozenset((a, b)) != missing:
+                x, y = trio.testing.memory_stream_pair()
+                links[a][b] = Link(x, peer=f"seat {b}")
+                links[b][a] = Link(y, peer=f"seat {a}")
+    return links
+
+
+async def test_a_pair_relayed_by_a_host_that_leaves_finishes_through_the_others(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seats 1 and 2 reach each other only through the host, which leaves mid-match. The
+    three others go on: each gets the other's records in seat 3's answers to its ``need``
+    frames, and the last step's records from whoever finishes first, before it hangs up."""
+    from p2pcards.games.nines import NinesRules
+    from p2pcards.protocol.sitting import Sitting
+
+    tables = {s: Sitting(t) for s, t in make_tables(4, NinesRules(target=100), seed=5).items()}
+    links = links_but(4, frozenset((1, 2)))
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        leaving = (lambda: tables[0].current.step >= 30) if s == 0 else (lambda: False)
+        relayed = {1: [2], 2: [1]}.get(s, [])
+        results[s] = await run_table(
+            tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed, leaving=leaving
+        )
+        for link in links[s].values():  # a node that is done hangs up
+            await link.aclose()
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    assert results[0].status == "aborted"  # it left
+    for s in (1, 2, 3):
+        assert results[s].status == "over" and not results[s].blamed, results[s]
+        assert tables[s].present == (1, 2, 3)
+    chains = {tuple(r.raw for r in tables[s].current.transcript.records()) for s in (1, 2, 3)}
+    assert len(chains) == 1

@@ -431,3 +431,33 @@ def test_play_installs_what_playing_needs_and_test_adds_the_test_tools(tmp_path:
         (stamps / ".installed-test").unlink()
     assert run("test") == ["ruff check p2pcards tests scripts", "pytest "]
     assert run("play") == ["p2pcards play"]
+
+
+# -- notices from the lobby and the links, in the player's language ------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "Bob (seat 2) lost connection: reconnecting (0:45 left)"),
+        ("fr", "Bob (place 2) a perdu la connexion : reconnexion (0:45 restantes)"),
+        ("it", "Bob (posto 2) ha perso la connessione: riconnessione (0:45 rimasti)"),
+    ],
+)
+def test_a_notice_from_below_the_ui_is_said_in_the_players_language(lang: str, said: str) -> None:
+    from p2pcards.protocol.notice import Notice
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.netgame import NetworkUI
+    from p2pcards.ui.prompt import Console
+    from p2pcards.ui.render import Style
+
+    out: list[str] = []
+    console = Console(tr=Translator(lang), style=Style(), read=lambda p: "", write=out.append)
+    ui = NetworkUI(console, human=False)
+    notice = Notice("notice_reconnecting", name="Bob", seat=2, left="0:45")
+    assert notice == "Bob (seat 2) lost connection: reconnecting (0:45 left)"  # its English, as text
+    ui.info(notice)
+    ui.info(Notice("notice_seated", players=4))
+    assert out[0].strip() == said
+    assert out[1].strip() == Translator(lang)("notice_seated", players=4)
+    assert ("4" in out[1]) and (lang == "en") == ("seated at the table" in out[1])

@@ -36,6 +36,7 @@ from p2pcards.protocol.journal import (
 )
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.table import table_class
@@ -195,14 +196,14 @@ def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float
     """Tell the user when a peer's connection breaks, comes back, or stays away."""
 
     def notice(peer: int, what: str, seconds: float) -> None:
-        who = f"{info.roster[peer].name} (seat {peer})"
+        who = {"name": info.roster[peer].name, "seat": peer}
         if what == "lost":
             left = int(seconds)
-            cfg.ui.info(f"{who} lost connection: reconnecting ({left // 60}:{left % 60:02d} left)")
+            cfg.ui.info(Notice("notice_reconnecting", **who, left=f"{left // 60}:{left % 60:02d}"))
         elif what == "back":
-            cfg.ui.info(f"{who} is back after {seconds:.0f} s")
+            cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
         else:
-            cfg.ui.info(f"{who} did not come back within {seconds:.0f} s")
+            cfg.ui.info(Notice("notice_gone", **who, seconds=f"{seconds:.0f}"))
 
     return notice
 

@@ -359,6 +359,10 @@ async def _play(
         if table.status == "over":
             result.status = "over"
             on_progress(table)
+            final = table.last_step_frame()  # for a seat that lacks one of them (see the method)
+            if final is not None:
+                present = set(table.present)
+                await _to_every_peer({p: lk for p, lk in links.items() if p in present}, final, 1)
             if carried:  # the others may still need this node to finish: pass on and answer a while
                 await _serve_after(table, links, receive, timeouts.step)
             return

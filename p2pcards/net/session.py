@@ -76,6 +76,7 @@ from p2pcards.protocol.lobby import (
     Link as LinkHello,
 )
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
 
@@ -132,7 +133,7 @@ def final_clock(clock: Sequence[int], people: int) -> tuple[int, ...]:
     return (MAX_CLOCK if people == 1 else turn, step, grace)
 
 
-PATIENT = "only one person plays at this table: the bots wait for them (up to a day a turn)"
+PATIENT = Notice("notice_patient")
 """What each seat is told when the table's clock became ``final_clock``'s patient one."""
 
 
@@ -511,7 +512,7 @@ async def join_table(
             if left <= 0:
                 raise JoinRefused("busy", f"{e} (still busy after {timeouts.busy:g} s of retries)") from None
             pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
-            ui.info(f"the host is busy; trying again in {pause:.1f} s")
+            ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
             await trio.sleep(pause)
             wait = min(LONGEST_RETRY, 2 * wait)
 
@@ -632,7 +633,7 @@ async def _join(
         raise JoinRefused(
             "impostor", "the host could not prove it knows the code: not the table you were invited to"
         )
-    ui.info(f"seated at the table ({ch.players} players); waiting for the others")
+    ui.info(Notice("notice_seated", players=ch.players))
     while True:
         msg = await _expect(link, t.lobby, LobbyUpdate, Start)
         if isinstance(msg, LobbyUpdate):
@@ -771,7 +772,7 @@ async def form_mesh(
 
     def through_host(peer: int, why: str) -> None:
         seat = info.roster[peer]
-        ui.info(f"cannot reach {seat.name} (seat {peer}) directly ({why}): its messages go through the host")
+        ui.info(Notice("notice_relayed", name=seat.name, seat=peer, why=why))
         info.relayed.add(peer)
         need.discard(peer)
         if need <= set(info.links):

@@ -46,6 +46,7 @@ from p2pcards.protocol.lobby import (
     proofs_equal,
 )
 from p2pcards.protocol.messages import Body, show
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError
 
 C = TypeVar("C", bound=Hashable)
@@ -380,7 +381,7 @@ class Seating(Generic[C]):
         if self.started or connection not in self._seats:
             return None
         seat = self._seats.pop(connection)
-        return Left(name=seat.name, note=f"{seat.name} left the table")
+        return Left(name=seat.name, note=Notice("notice_left_table", name=seat.name))
 
     def start(self) -> Started[C] | None:
         """Fix the roster if the table is full (None if it is not, e.g. someone just left)."""
@@ -530,7 +531,7 @@ class Admission(Generic[C]):
         expected = join_proof(self.code_key, self.game_id, hello.key, hello.nonce, visit.nonce)
         if not proofs_equal(message.proof, expected):
             wrong = self.door.wrong_code(visit.source, now)  # answered at once; the address's next try waits
-            note = f"refused {hello.name!r} from {visit.peer}: wrong invitation code"
+            note = Notice("notice_wrong_code", name=repr(hello.name), peer=visit.peer)
             return self._drop(connection, replace(wrong, note=note))
         visit.stage = Stage.PROVEN
         return Proven()
@@ -550,7 +551,7 @@ class Admission(Generic[C]):
             seat=decision.seat,
             proof=host_proof(self.code_key, self.game_id, self.host_key, visit.nonce, hello.nonce),
             to_sign=link_message(self.game_id, hello.nonce, self.host_key, hello.key),
-            note=f"{hello.name} joined from {visit.peer}",
+            note=Notice("notice_joined", name=hello.name, peer=visit.peer),
         )
 
     def unreadable(self, connection: C, error: WireError) -> Refuse:

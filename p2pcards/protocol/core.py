@@ -334,6 +334,10 @@ class TableCore:
         """A ``need`` frame for where this table stands (also a sign of life)."""
         return self.log.need_frame()
 
+    def last_step_frame(self) -> bytes | None:
+        """The last complete step's records, for every peer once this table is over."""
+        return self.log.last_step_frame()
+
     def conclude_stalled(self) -> None:
         """Called by the I/O layer when a chaining dispute saw no proof in time."""
         self.log.conclude_stalled()

@@ -45,11 +45,12 @@ from p2pcards.protocol.wire import (
 
 MAX_QUEUED = 512
 """Records accepted ahead of time from one peer before it counts as flooding."""
-IDLE_EVIDENCE = 2
+IDLE_EVIDENCE = 3
 """Evidence frames that bring nothing new tolerated from one peer, beyond one per
-``need`` this node sent: an honest peer sends at most one dispute notice and one
-verdict's proof, and one answer per need, any of which may cross the records it
-holds (they arrived by another path in the meantime)."""
+``need`` this node sent: an honest peer sends at most one dispute notice, one
+verdict's proof and, once it finished, the last step's records, and one answer per
+need, any of which may cross the records it holds (they arrived by another path in
+the meantime)."""
 
 
 class StepOwner(Protocol):
@@ -236,6 +237,14 @@ class StepLog:
         """The I/O layer has waited a while: ask every peer for the records we lack."""
         if self.status in ("running", "disputed") and self.failure is None:
             self._outbox.append(self.need_frame())
+
+    def last_step_frame(self) -> bytes | None:
+        """The records of the last complete step as an evidence frame, which a node that
+        finished sends every peer once: a seat whose link with one of their authors went
+        through a host that left completes the last step too, before this node is gone."""
+        if not self.transcript.steps:
+            return None
+        return Evidence(tuple(self.transcript.steps[-1])[:MAX_EVIDENCE]).to_frame()
 
     def need_frame(self) -> bytes:
         """A ``need`` frame for where this node stands, to send to every peer (also a

@@ -95,7 +95,10 @@ class ConsoleDisplay:
             else:
                 others = [n for s, n in enumerate(names) if s != self._me]
                 self.console.say(tr("welcome", you=names[self._me], others=tr.join(others), bots=bots))
-        goal = tr("goal_hands", hands=rules.hands) if rules.hands else tr("goal_target", target=rules.target)
+        if rules.hands is None:
+            goal = tr("goal_target", target=rules.target)
+        else:
+            goal = tr("goal_one_hand") if rules.hands == 1 else tr("goal_hands", hands=rules.hands)
         self.console.say(goal)
         variants = variant_lines(rules, tr)
         if variants:  # each with what it does: the names alone tell a newcomer nothing

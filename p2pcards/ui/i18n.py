@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from p2pcards.cards import SUIT_SYMBOLS, SUITS
 from p2pcards.errors import CardParseError
+from p2pcards.protocol.notice import NOTICES
 
 LANGS = ("en", "fr", "it")
 DEFAULT_LANG = "en"
@@ -117,6 +118,16 @@ for _cmd, _words in {
 # The strings
 
 _EN: dict[str, str] = {
+    **NOTICES,
+    "host_hosting": "Hosting {game} for {players} players on port {port}.",
+    "host_code": "Invitation code: {code}",
+    "host_others_join": "The others join with:",
+    "host_address_hint": "(ADDRESS: this machine's address on a network the others can reach)",
+    "host_other_addresses": "(or another address of this machine: {addresses})",
+    "host_private": "(that address works on this network; from the internet, forward TCP port\n"
+    " {port} of your router to this machine and give the others your public address)",
+    "host_lan": "(on this network the code alone finds this host: {command})",
+    "host_env": "(or set P2PCARDS_CODE to keep the code out of the process list)",
     "you": "you",
     "You": "You",
     "welcome": "Nines: {you} against {others} ({bots}).",
@@ -124,6 +135,7 @@ _EN: dict[str, str] = {
     "welcome_watch": "Nines: {names} ({bots}).",
     "goal_target": "Lowest total wins; the match ends when a total reaches {target}.",
     "goal_hands": "Lowest total wins after {hands} hands.",
+    "goal_one_hand": "One hand: the lowest total wins.",
     "hint": "Type help at any prompt for help, score for the scores, quit to leave.",
     "cut_title": "Cut for the first deal (lowest card deals, Ace low):",
     "cut_tie": "Tie for lowest between {names}: they cut again.",
@@ -292,6 +304,28 @@ _EN: dict[str, str] = {
 }
 
 _FR: dict[str, str] = {
+    "host_hosting": "{game} pour {players} joueurs, sur le port {port}.",
+    "host_code": "Code d'invitation : {code}",
+    "host_others_join": "Les autres rejoignent la table avec :",
+    "host_address_hint": "(ADDRESS : l'adresse de cette machine sur un réseau que les autres atteignent)",
+    "host_other_addresses": "(ou une autre adresse de cette machine : {addresses})",
+    "host_private": "(cette adresse marche sur ce réseau ; depuis Internet, redirigez le port TCP\n"
+    " {port} de votre box vers cette machine et donnez aux autres votre adresse publique)",
+    "host_lan": "(sur ce réseau, le code seul trouve cette table : {command})",
+    "host_env": "(ou mettez le code dans P2PCARDS_CODE pour qu'il n'apparaisse pas dans la liste"
+    " des processus)",
+    "notice_joined": "{name} a rejoint la table depuis {peer}",
+    "notice_left_table": "{name} a quitté la table",
+    "notice_wrong_code": "{name} refusé (depuis {peer}) : mauvais code d'invitation",
+    "notice_seated": "assis à la table ({players} joueurs) ; on attend les autres",
+    "notice_patient": "une seule personne joue à cette table : les bots l'attendent"
+    " (jusqu'à un jour par tour)",
+    "notice_busy": "l'hôte est occupé ; nouvel essai dans {pause} s",
+    "notice_relayed": "impossible de joindre {name} (place {seat}) directement ({why}) : ses messages passent"
+    " par l'hôte",
+    "notice_reconnecting": "{name} (place {seat}) a perdu la connexion : reconnexion ({left} restantes)",
+    "notice_back": "{name} (place {seat}) est de retour après {seconds} s",
+    "notice_gone": "{name} (place {seat}) n'est pas revenu dans les {seconds} s",
     "you": "vous",
     "You": "Vous",
     "welcome": "Nines : {you} contre {others} ({bots}).",
@@ -299,6 +333,7 @@ _FR: dict[str, str] = {
     "welcome_watch": "Nines : {names} ({bots}).",
     "goal_target": "Le plus petit total gagne ; la partie s'arrête quand un total atteint {target}.",
     "goal_hands": "Le plus petit total gagne après {hands} manches.",
+    "goal_one_hand": "Une seule manche : le plus petit total gagne.",
     "hint": "Tapez aide pour l'aide, score pour les scores, quitter pour partir.",
     "cut_title": "Tirage pour la première donne (la plus basse donne, l'as est bas) :",
     "cut_tie": "Égalité pour la plus basse entre {names} : nouveau tirage.",
@@ -470,6 +505,27 @@ _FR: dict[str, str] = {
 }
 
 _IT: dict[str, str] = {
+    "host_hosting": "{game} per {players} giocatori, sulla porta {port}.",
+    "host_code": "Codice d'invito: {code}",
+    "host_others_join": "Gli altri si uniscono con:",
+    "host_address_hint": "(ADDRESS: l'indirizzo di questa macchina su una rete che gli altri raggiungono)",
+    "host_other_addresses": "(o un altro indirizzo di questa macchina: {addresses})",
+    "host_private": "(questo indirizzo funziona su questa rete; da Internet, inoltra la porta TCP\n"
+    " {port} del tuo router a questa macchina e dai agli altri il tuo indirizzo pubblico)",
+    "host_lan": "(su questa rete basta il codice per trovare questo tavolo: {command})",
+    "host_env": "(oppure metti il codice in P2PCARDS_CODE perché non compaia nell'elenco dei processi)",
+    "notice_joined": "{name} si è unito al tavolo da {peer}",
+    "notice_left_table": "{name} ha lasciato il tavolo",
+    "notice_wrong_code": "rifiutato {name} (da {peer}): codice d'invito sbagliato",
+    "notice_seated": "seduto al tavolo ({players} giocatori); si aspettano gli altri",
+    "notice_patient": "a questo tavolo gioca una sola persona: i bot la aspettano"
+    " (fino a un giorno per turno)",
+    "notice_busy": "chi ospita è occupato; nuovo tentativo tra {pause} s",
+    "notice_relayed": "impossibile raggiungere {name} (posto {seat}) direttamente ({why}): i suoi messaggi"
+    " passano da chi ospita",
+    "notice_reconnecting": "{name} (posto {seat}) ha perso la connessione: riconnessione ({left} rimasti)",
+    "notice_back": "{name} (posto {seat}) è tornato dopo {seconds} s",
+    "notice_gone": "{name} (posto {seat}) non è tornato entro {seconds} s",
     "you": "tu",
     "You": "Tu",
     "welcome": "Nines: {you} contro {others} ({bots}).",
@@ -477,6 +533,7 @@ _IT: dict[str, str] = {
     "welcome_watch": "Nines: {names} ({bots}).",
     "goal_target": "Vince il totale più basso; la partita finisce quando un totale arriva a {target}.",
     "goal_hands": "Vince il totale più basso dopo {hands} mani.",
+    "goal_one_hand": "Una sola mano: vince il totale più basso.",
     "hint": "Scrivi aiuto per l'aiuto, punti per i punteggi, esci per uscire.",
     "cut_title": "Taglio per il primo mazziere (la carta più bassa fa le carte, l'asso è basso):",
     "cut_tie": "Parità per la più bassa tra {names}: tagliano di nuovo.",

@@ -29,6 +29,7 @@ from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.table import TableCore
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
@@ -498,6 +499,8 @@ class NetworkUI(LobbyUI):
 
     def info(self, text: str) -> None:
         # Lobby notices quote joiners' names and hosts' refusals: one clean line each.
+        if isinstance(text, Notice):  # said in the player's language
+            text = self.console.tr(text.key, **text.values)
         self.console.say(f"  {clean(text, TEXT_LIMIT)}")
 
     def table_ready(self, fingerprint: TableFingerprint, table: TableCore) -> None:

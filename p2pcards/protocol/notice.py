@@ -1,0 +1,35 @@
+"""Lines for the people at a table that the layers below the UI write (the lobby, the links).
+
+Each is an English sentence, so a log or a test reads it as it is, that also carries
+its key and values: a UI says it in the player's language instead
+(:mod:`p2pcards.ui.i18n` holds the translations under the same keys).
+"""
+
+from __future__ import annotations
+
+NOTICES: dict[str, str] = {
+    "notice_joined": "{name} joined from {peer}",
+    "notice_left_table": "{name} left the table",
+    "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
+    "notice_seated": "seated at the table ({players} players); waiting for the others",
+    "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
+    "notice_busy": "the host is busy; trying again in {pause} s",
+    "notice_relayed": "cannot reach {name} (seat {seat}) directly ({why}): its messages go through the host",
+    "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
+    "notice_back": "{name} (seat {seat}) is back after {seconds} s",
+    "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+}
+"""The English of every notice, by key."""
+
+
+class Notice(str):
+    """A notice: its English text, with ``key`` and ``values`` to say it in another language."""
+
+    key: str
+    values: dict[str, object]
+
+    def __new__(cls, key: str, **values: object) -> Notice:
+        self = super().__new__(cls, NOTICES[key].format(**values))
+        self.key = key
+        self.values = values
+        return self
