@@ -349,7 +349,7 @@ async def _play(
                 try:
                     save(path, encode_file(table.records_to_save(), saved_by=info.seat, status=status))  # type: ignore[arg-type]
                 except OSError as e:
-                    cfg.ui.info(f"could not save the transcript to {path}: {e}")
+                    cfg.ui.info(Notice("notice_not_saved", path=path, error=e))
                     path = None
             if journal_file is not None:
                 # A match that ended (or that this player left) needs no journal; one

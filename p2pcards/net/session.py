@@ -381,7 +381,7 @@ class HostLobby:
         versions differ; anything else is closed, and noted unless it just hung up."""
         self.admission.gone(guest)
         if error.kind != "closed":
-            self.ui.info(f"refused a connection from {peer or '?'}: {error}")
+            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=error))
         if error.kind == "plain":
             self.refused[str(Reason.VERSION)] += 1
             refusal = Refused(reason=str(Reason.VERSION), message=PLAIN_REFUSAL)
@@ -754,7 +754,7 @@ async def form_mesh(
         try:
             peer = await _link_handshake(link, info, identity, may_dial_us, timeouts.handshake)
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
-            ui.info(f"refused a link from {link.peer}: {e or 'no answer in time'}")
+            ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
             await link.aclose()
             return
         info.links[peer] = link

@@ -592,5 +592,5 @@ class Admission(Generic[C]):
     @staticmethod
     def _protocol(visit: _Visit | None, problem: str) -> Refuse:
         peer = "?" if visit is None else visit.peer
-        note = f"refused a connection from {peer}: {problem}"
+        note = Notice("notice_refused_connection", peer=peer, error=problem)
         return refuse(Reason.PROTOCOL, f"protocol error: {problem}", note)

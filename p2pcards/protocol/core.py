@@ -10,17 +10,19 @@ and the first one that breaks a rule blames its author. Where the cards are
 is the card ledger's (:mod:`p2pcards.protocol.ledger`).
 
 The steps every game shares: ``join`` (all) -> ``cut-commit`` (all) ->
-``cut-reveal`` (all, each with its commitment for hand 1) -> per hand:
-``shuffle`` x n (seat order) -> ``lock`` x n (in round 0 each with its
-author's deal keys) -> the game's own steps (a game adapter, see
+``cut-reveal`` (all, each with its commitment for hand 1, and seat 0's with its
+first shuffle pass of hand 1) -> per hand: ``shuffle`` x n-1 (seats 1 to n-1)
+-> ``lock`` x n (seat n-1 first, the seat to act first after the deal last;
+in round 0 each with its author's deal keys) -> the game's own steps (a game adapter, see
 :mod:`p2pcards.protocol.adapters`), which may add shuffle rounds and end the
-hand with ``reveal`` (all reveal the hand secret and commit to the next;
+hand with ``reveal`` (all reveal the hand secret and commit to the next, as
+the cut's reveal does;
 every pass and key is verified and the game replays the hand with every card
 known) -> next hand or ``result`` (all sign the outcome). A seat that sends
-no commitment in a reveal, or no deal keys with a lock (as earlier versions
-did), brings back a ``commit`` step before the shuffles or a ``deal`` step
-after the locks: every record still has one step to go in, one trip fewer
-when it travels with another.
+no commitment or first pass in a reveal, or no deal keys with a lock (as
+earlier versions did), brings back a ``commit`` step (and seat 0's shuffle
+step) before the shuffles or a ``deal`` step after the locks: every record
+still has one step to go in, one trip fewer when it travels with another.
 
 The table never touches sockets or clocks and draws no randomness: secrets are
 derived from the ``entropy`` passed in. Outgoing frames are collected and

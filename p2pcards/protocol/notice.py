@@ -18,6 +18,9 @@ NOTICES: dict[str, str] = {
     "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
     "notice_back": "{name} (seat {seat}) is back after {seconds} s",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "notice_refused_connection": "refused a connection from {peer}: {error}",
+    "notice_refused_link": "refused a link from {peer}: {error}",
+    "notice_not_saved": "could not save the transcript to {path}: {error}",
 }
 """The English of every notice, by key."""
 
