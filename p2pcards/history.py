@@ -250,8 +250,8 @@ def _glance(entry: GameEntry, data: bytes) -> None:
     tf = decode_file(data)
     join = None
     results: dict[int, Any] = {}
-    commit_steps: set[int] = set()
-    carried_steps: set[int] = set()  # reveal steps whose records commit to the next hand
+    commit_steps: set[tuple[bytes, int]] = set()  # (table, step): a continued match has several
+    carried_steps: set[tuple[bytes, int]] = set()  # reveal steps whose records commit to the next hand
     for raw, sig in tf.records:
         try:
             rec = parse_record(raw, sig).record
@@ -262,17 +262,20 @@ def _glance(entry: GameEntry, data: bytes) -> None:
         elif isinstance(rec.body, Result):
             results.setdefault(rec.seat, rec.body)
         elif isinstance(rec.body, Commit):
-            commit_steps.add(rec.step)
+            commit_steps.add((rec.game_id, rec.step))
         elif isinstance(rec.body, Reveal) and rec.body.next is not None:
-            carried_steps.add(rec.step)
+            carried_steps.add((rec.game_id, rec.step))
     if join is None:
         raise TranscriptError("the transcript holds no join record")
     _roster(entry, join, tf.saved_by)
     n = len(join.roster)
     result = results.get(tf.saved_by if tf.saved_by is not None else -1) or next(iter(results.values()), None)
-    # A hand begins with its commitments: a commit step (the first is the cut's), or a
-    # reveal step whose records carry them (the last one's begin nothing once the match is over).
-    hands = max(len(commit_steps) - 1, 0) + len(carried_steps) - (1 if result and carried_steps else 0)
+    # A hand begins with its commitments: in a commit step (each table's first is its cut's),
+    # or in the reveal step before it when no commit step follows that one (the last reveal's
+    # begin nothing once the match is over).
+    cuts = {table for table, _ in commit_steps}
+    carried = [(t, s) for t, s in carried_steps if (t, s + 1) not in commit_steps]
+    hands = len(commit_steps) - len(cuts) + len(carried) - (1 if result and carried else 0)
     if result is not None and len(result.totals) == n and all(0 <= w < n for w in result.winners):
         entry.finished = True
         entry.winners = list(result.winners)

@@ -436,14 +436,10 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
             f'<dt>Table fingerprint</dt><dd><span id="table-fingerprint" class="mono">{escape(table_fp)}'
             "</span> (the players compared it at the table)</dd>"
         )
-    saved = []
-    if report.saved_on is not None:
-        saved.append(f"on {report.saved_on}")
-    if report.saved_by is not None:
-        saved.append(f"by {_name(names, report.saved_by)}")
+    saved = report.saved(lambda seat: _name(names, seat))
     if saved:
         out.append(
-            f'<dt>Date</dt><dd id="saved">File saved {escape(" ".join(saved))}: '
+            f'<dt>Date</dt><dd id="saved">File saved {escape(saved)}: '
             "the file's own word, not signed.</dd>"
         )
     if report.table is not None:

@@ -209,3 +209,21 @@ def test_a_line_never_obeys_a_name_nor_overflows() -> None:
     line = entry.line(40)
     assert len(line) <= WIDTH and line.endswith("✓ verified")
     assert not any(c in line for c in "\x1b\x07\n") and "]0;" not in line
+
+
+@pytest.mark.parametrize("earlier", [(), (0, 1, 2), (1,)], ids=["current", "earlier", "mixed"])
+def test_the_unverified_hand_count_matches_the_verified_one(tmp_path: Path, earlier: tuple[int, ...]) -> None:
+    """Without verifying, hands are counted from where their commitments came: commit steps
+    (seats that send them apart), or reveals that carry them: whichever the seats did."""
+    from protocol_helpers import EarlierTable
+
+    from p2pcards.history import read
+
+    tables = make_tables(3, SHORT_RULES, seed=2, table_classes=dict.fromkeys(earlier, EarlierTable))
+    run_match(tables, seed=2)
+    path = tmp_path / "game.p2pt"
+    path.write_bytes(transcript_bytes(tables[0]))
+    glanced = read(GameEntry(path=path, date="2026-11-30", mtime=0.0), verify=False)
+    verified = read(GameEntry(path=path, date="2026-11-30", mtime=0.0))
+    assert verified.check == "verified" and glanced.check == "unchecked"
+    assert glanced.hand == verified.hand == len(tables[0].match.results) > 0  # type: ignore[union-attr]

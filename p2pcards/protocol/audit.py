@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -117,6 +118,16 @@ class AuditReport:
         if self.table is None:
             return []
         return [(p.name, p.key.hex()) for p in self.table.roster]
+
+    def saved(self, who: Callable[[int], str]) -> str:
+        """When and by whom the file says it was saved (``on 2026-11-30 by Ann (seat 0)``;
+        empty if it says neither), with ``who`` naming a seat."""
+        parts = []
+        if self.saved_on is not None:
+            parts.append(f"on {self.saved_on}")
+        if self.saved_by is not None:
+            parts.append(f"by {who(self.saved_by)}")
+        return " ".join(parts)
 
     def verdict(self) -> dict[str, Any]:
         return {"valid": self.valid, "problems": [p.to_dict() for p in self.problems]}
@@ -326,13 +337,9 @@ class AuditReport:
                     f"Clock, signed by every player: {_seconds(turn)} per turn, {_seconds(step)} "
                     f"for any other step, {_seconds(grace)} to come back after a lost connection."
                 )
-        saved = []
-        if self.saved_on is not None:
-            saved.append(f"on {self.saved_on}")
-        if self.saved_by is not None:
-            saved.append(f"by {self._who(self.saved_by)}")
+        saved = self.saved(self._who)
         if saved:
-            lines += _wrap(f"File saved {' '.join(saved)} - the file's own word, not signed.")
+            lines += _wrap(f"File saved {saved} - the file's own word, not signed.")
         if self.status and not self.valid:
             lines += _wrap(f'Its note on how the game ended: "{clean(self.status, 200)}"')
         return lines

@@ -521,10 +521,10 @@ class TableCore:
         assert self.hand is not None and self.seat is not None
         rnd = self.spec.round
         deal = self._deal_positions(self.seat) if rnd == 0 else None
-        keys = None if deal is None else self._keys_body(deal).keys  # type: ignore[attr-defined]
+        keys = None if deal is None else self._keys_body(deal).keys
         return Lock(round=rnd, deck=self.hand.ledger.my_pass("lock", rnd), keys=keys)
 
-    def _keys_body(self, positions: Sequence[Pos]) -> Body:
+    def _keys_body(self, positions: Sequence[Pos]) -> Keys:
         assert self.hand is not None
         return Keys(keys=self.hand.ledger.my_keys(positions))
 

@@ -181,22 +181,13 @@ class ConsoleDisplay:
         """Say the moves not shown yet; with ``hold_draws``, all but a trailing draw
         whose turn goes on (its player decides what to do with the card). Returns how
         many moves are still pending."""
-        c, t = self.console, self.table
+        t = self.table
         unseen = t.unseen()
         shown = len(unseen)
         if hold_draws:
             while shown and self._drawing(unseen[shown - 1]):
                 shown -= 1
-        for line in describe_moves(
-            unseen[:shown],
-            names=t.names,
-            me=self._me,
-            tr=c.tr,
-            style=c.style,
-            action_cards=t.action_cards,
-            turn_over=hold_draws,
-        ):
-            c.say(f"   {line}")
+        self._say_moves(unseen[:shown], turn_over=hold_draws)
         t.mark_seen(shown)
         return len(unseen) - shown
 
@@ -225,10 +216,11 @@ class ConsoleDisplay:
         mine = sorted(self._hand, key=hand_sort_key)
         c.say(f"   {c.style.bold(c.tr('your_hand'))}  {c.style.cards(mine)}")
 
-    def _flush(self, *, turn_over: bool = False) -> None:
+    def _say_moves(self, actions: Sequence[Action], *, turn_over: bool) -> None:
+        """One line per move, as every mode of the screen tells them."""
         c, t = self.console, self.table
         for line in describe_moves(
-            self._pending,
+            actions,
             names=t.names,
             me=self._me,
             tr=c.tr,
@@ -237,6 +229,9 @@ class ConsoleDisplay:
             turn_over=turn_over,
         ):
             c.say(f"   {line}")
+
+    def _flush(self, *, turn_over: bool = False) -> None:
+        self._say_moves(self._pending, turn_over=turn_over)
         self._pending = []
 
     def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None:
@@ -244,16 +239,7 @@ class ConsoleDisplay:
         if self.watch:
             self._flush(turn_over=True)
         else:
-            for line in describe_moves(
-                t.unseen(),
-                names=t.names,
-                me=self._me,
-                tr=c.tr,
-                style=c.style,
-                action_cards=t.action_cards,
-                turn_over=True,  # the hand is over: a draw at its end was kept
-            ):
-                c.say(f"   {line}")
+            self._say_moves(t.unseen(), turn_over=True)  # the hand is over: a draw at its end was kept
             t.mark_seen()
         c.say(c.style.bold(describe_end(result.end, result.out, names=t.names, me=self._me, tr=c.tr)))
         nine = hand.rules.nine_penalty

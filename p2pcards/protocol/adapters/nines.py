@@ -162,26 +162,27 @@ class NinesTable(TableCore):
                 return pos
         raise LocalProtocolError(f"this seat does not hold {card}")
 
-    def _deal_layout(self) -> tuple[dict[int, list[Pos]], Pos, list[Pos]]:
-        """Positions of round 0 dealt to each seat, the up card, and the stock (top first)."""
+    def _deal_order(self) -> list[int]:
+        """The playing seats in the order they are dealt: from the dealer's left, the dealer last."""
         assert self.match is not None
         seats = self.match.playoff_seats or tuple(range(self.n))
-        dealer = self.match.dealer
-        i = seats.index(dealer)
-        order = [seats[(i + k) % len(seats)] for k in range(1, len(seats) + 1)]
-        size = hand_size(len(seats))
+        i = seats.index(self.match.dealer)
+        return [seats[(i + k) % len(seats)] for k in range(1, len(seats) + 1)]
+
+    def _deal_layout(self) -> tuple[dict[int, list[Pos]], Pos, list[Pos]]:
+        """Positions of round 0 dealt to each seat, the up card, and the stock (top first)."""
+        order = self._deal_order()
+        size = hand_size(len(order))
         holdings: dict[int, list[Pos]] = {s: [] for s in range(self.n)}
-        for k in range(size * len(seats)):
-            holdings[order[k % len(seats)]].append((0, k))
-        up = size * len(seats)
+        for k in range(size * len(order)):
+            holdings[order[k % len(order)]].append((0, k))
+        up = size * len(order)
         return holdings, (0, up), [(0, p) for p in range(up + 1, self.rules.deck_size)]
 
     def _first_to_act(self) -> int | None:
         """The seat left of the dealer (the dealer declares first when the up card is a
         9, which nobody knows before the deal)."""
-        assert self.match is not None
-        seats = self.match.playoff_seats or tuple(range(self.n))
-        return seats[(seats.index(self.match.dealer) + 1) % len(seats)]
+        return self._deal_order()[0]
 
     def _deal_positions(self, seat: int) -> list[Pos]:
         """Round-0 positions whose keys ``seat`` publishes at the deal: all but its own."""
