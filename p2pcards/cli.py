@@ -761,6 +761,7 @@ def join(
     """
     from p2pcards.net import discovery
     from p2pcards.net.node import join_game, resume_game, unfinished_games
+    from p2pcards.net.session import show_address
     from p2pcards.protocol.lobby import normalize_code
 
     if address is not None and discovery.code_number(address) is not None:
@@ -781,15 +782,22 @@ def join(
         async def find_and_join(config):  # type: ignore[no-untyped-def]
             click.echo(f"Looking for the host of code {discovery.shown(number)} on this network...")
             try:
-                host_name, host_port = await discovery.locate(code, port=udp_port, bind=opts["bind"])
+                hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
             except discovery.NoHostAnswered as e:
                 if unfinished:  # a started game's host answers no search: `resume` goes back into it
                     raise discovery.NoHostAnswered(
                         f"{e} (to go back into a game this computer had not finished: p2pcards resume)"
                     ) from None
                 raise
-            click.echo(f"Found the host at {host_name}:{host_port}.")
-            return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+            where = ", ".join(show_address(*h) for h in hosts)
+            if len(hosts) == 1:
+                click.echo(f"Found the host at {where}.")
+            else:  # an impostor among them gets one guess of the code, nothing more
+                click.echo(f"{len(hosts)} hosts answered ({where}); trying each in turn.")
+            (host_name, host_port), *others = hosts
+            return await join_game(
+                config, host=host_name, port=host_port, code=code, no_listen=no_listen, alternatives=others
+            )
 
         _run_node("join", find_and_join, port=port, **opts)
         return

@@ -39,6 +39,7 @@ from p2pcards.crypto import group as cgroup
 from p2pcards.crypto import poker
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.crypto.identity import Identity
+from p2pcards.crypto.pake import Pake, Side
 from p2pcards.games import neuf, nines
 from p2pcards.games.base import game
 from p2pcards.games.neuf import NeufRules
@@ -240,6 +241,22 @@ def deck_passes(players: int, size: int, repeats: int) -> PassCost:
     return best
 
 
+def _spake2_row(samples: int) -> Row:
+    """What proving the invitation code costs one side: start plus finish of SPAKE2."""
+    other = Pake.start(Side.HOST, "7-amber-lantern", os.urandom(64)).message
+    times = []
+    for _ in range(samples):
+        t = time.perf_counter()
+        Pake.start(Side.JOINER, "7-amber-lantern", os.urandom(64)).finish(other)
+        times.append(time.perf_counter() - t)
+    return Row(
+        area="crypto",
+        measure="SPAKE2, one side of a join (start + finish)",
+        value=f"{statistics.median(times) * 1000:.1f} ms",
+        notes=f"median of {samples}; the spake2 package, pure Python; once per connection at each end",
+    )
+
+
 @group("crypto", "group operation cost; shuffle + lock of a whole deck, per player count")
 def crypto_rows(quick: bool) -> list[Row]:
     rng = random.Random(7)
@@ -281,6 +298,7 @@ def crypto_rows(quick: bool) -> list[Row]:
             notes="52 fresh elements under one key, as in a shuffle pass",
         )
     )
+    rows.append(_spake2_row(20 if quick else 200))
     cases = [(p, 52) for p in range(2, 7)] + [(p, 104) for p in (5, 6)]
     for players, size in cases:
         c = deck_passes(players, size, repeats)
@@ -1558,7 +1576,9 @@ async def _flood(concurrency: int, attempts: int, sources: list[str], players: i
                 await tls.handshake(secured)
             except tls.TLSError:
                 return "refused during the TLS handshake"
-            await link.send(encode_lobby(Hello(name="x", key=me.public_key, nonce=os.urandom(32), port=1)))
+            pake = Pake.start(Side.JOINER, "7-amber-lantern", os.urandom(64)).message
+            hello = Hello(name="x", key=me.public_key, nonce=os.urandom(32), port=1, pake=pake)
+            await link.send(encode_lobby(hello))
             reply = decode_lobby_object(await link.receive())
             if isinstance(reply, Challenge) and k % 2 == 0:
                 sig = me.sign(link_message(reply.game, reply.nonce, me.public_key, reply.key))
@@ -1639,7 +1659,7 @@ def lobby_rows(quick: bool) -> list[Row]:
             continue
         told = ", ".join(f"{n} {what}" for what, n in sorted(run.answers.items(), key=lambda kv: -kv[1]))
         notes = (
-            "2 joiners of a 3-seat table, scrypt included"
+            "2 joiners of a 3-seat table, SPAKE2 included"
             if not concurrency
             else f"{run.opened} strangers had dialled by then, told: {told or 'nothing yet'}; "
             f"the joiners waited out {run.retries} busy answers"

@@ -1,7 +1,8 @@
 """The host's admission machine on its own: no sockets, no trio, no clock, no randomness.
 
-Time is a float the test passes in, nonces are fixed bytes, and the invitation
-code's derived key is any 32 bytes (the machine never runs scrypt). What is
+Time is a float the test passes in, nonces, SPAKE2 entropy and the TLS channel
+binding are fixed bytes, and each joiner's SPAKE2 side is derived from its name,
+so that a test can rebuild what it sent. What is
 shown: every refusal reason with the message a joiner reads, the order of the
 checks (the same as protocol.md section 9, which is read back and compared),
 the door's limits per address (an IPv6 /64 is one address) and in all, the
@@ -19,6 +20,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -26,7 +28,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from p2pcards.crypto.identity import Identity
+from p2pcards.crypto.pake import Pake, Side
 from p2pcards.errors import LocalProtocolError
+from p2pcards.protocol import admission as admission_module
 from p2pcards.protocol.admission import (
     MAX_REFUSAL,
     Admission,
@@ -48,20 +52,24 @@ from p2pcards.protocol.lobby import (
     REFUSALS,
     Auth,
     Hello,
+    Role,
     Seat,
     VersionMismatch,
-    host_proof,
-    join_proof,
+    confirmation,
     link_message,
+    pake_binding,
 )
 from p2pcards.protocol.wire import WireError
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = bytes(range(16))
-CODE_KEY = bytes([7]) * 32
-"""Stands for ``code_key(code, GAME)``: the machine only ever uses the derived key."""
-OTHER_KEY = bytes([8]) * 32
-"""A wrong code's derived key."""
+CODE = "7-amber-lantern"
+WRONG = "7-amber-lentern"
+"""A wrong code (one letter off)."""
+CHANNEL = bytes([0xCB]) * 32
+"""Stands for the connection's TLS ``tls-unique``."""
+ENTROPY = bytes([0xE7]) * 64
+"""The host's SPAKE2 entropy (the same for every connection: fine for a test, never in play)."""
 HOST = Identity.from_bytes(bytes([1]) * 32)
 HOST_SEAT = Seat(name="host", key=HOST.public_key, host="", port=0)
 UNUSABLE_KEY = bytes(32)
@@ -74,7 +82,7 @@ def identity(n: int) -> Identity:
 
 def admission(players: int = 3, host_name: str = "host", **limits: float) -> Admission[str]:
     host = Seat(name=host_name, key=HOST.public_key, host="", port=0)
-    return Admission(game_id=GAME, host=host, players=players, code_key=CODE_KEY, limits=DoorLimits(**limits))
+    return Admission(game_id=GAME, host=host, players=players, code=CODE, limits=DoorLimits(**limits))
 
 
 @dataclass
@@ -92,13 +100,42 @@ class Joiner:
     def announced(self) -> bytes:
         return self.key if self.key is not None else self.me.public_key
 
-    def hello(self) -> Hello:
-        return Hello(name=self.name, key=self.announced, nonce=self.nonce, port=self.port)
+    def pake(self, code: str = CODE) -> Pake | MemoPake:
+        """The joiner's SPAKE2 side, the same every time for this name and nonce."""
+        return joiner_pake(code, self.name, self.nonce)
 
-    def auth(self, host_nonce: bytes, *, code_key: bytes = CODE_KEY, signer: Identity | None = None) -> Auth:
-        proof = join_proof(code_key, GAME, self.announced, self.nonce, host_nonce)
-        sig = (signer or self.me).sign(link_message(GAME, host_nonce, self.announced, HOST.public_key))
-        return Auth(proof=proof, sig=sig)
+    def hello(self, code: str = CODE) -> Hello:
+        pake = self.pake(code).message
+        return Hello(name=self.name, key=self.announced, nonce=self.nonce, port=self.port, pake=pake)
+
+    def auth(self, ch: SendChallenge, *, code: str = CODE, signer: Identity | None = None) -> Auth:
+        pake = self.pake(code)
+        key = pake.finish(ch.pake)
+        binding = pake_binding(
+            GAME, self.announced, HOST.public_key, self.nonce, ch.nonce, pake.message, ch.pake, CHANNEL
+        )
+        sig = (signer or self.me).sign(link_message(GAME, ch.nonce, self.announced, HOST.public_key))
+        return Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)
+
+
+def host_confirmation(joiner: Joiner, ch: SendChallenge) -> bytes:
+    """What the host's ``welcome`` proves with, computed from the joiner's side."""
+    pake = joiner.pake()
+    key = pake.finish(ch.pake)
+    binding = pake_binding(
+        GAME, joiner.announced, HOST.public_key, joiner.nonce, ch.nonce, pake.message, ch.pake, CHANNEL
+    )
+    return confirmation(key, Role.HOST, binding)
+
+
+def joiner_pake(code: str, name: str, nonce: bytes) -> Pake | MemoPake:
+    entropy = (name.encode() + nonce + bytes(64))[:64]
+    return MemoPake.start(Side.JOINER, code, entropy)
+
+
+def host_message(code: str = CODE) -> bytes:
+    """A host's SPAKE2 message for ``code`` (what ``hello`` answers with, given ``ENTROPY``)."""
+    return MemoPake.start(Side.HOST, code, ENTROPY).message
 
 
 _nonces = itertools.count(1)
@@ -110,12 +147,12 @@ def fresh_nonce() -> bytes:
 
 def challenge(
     adm: Admission[str], conn: str, joiner: Joiner, peer: str = "192.0.2.1", now: float = 0.0
-) -> bytes:
-    """Connect and say hello; the host's nonce (fails unless challenged)."""
-    assert isinstance(adm.connected(conn, peer, now, fresh_nonce()), Enter | Evict)
-    answer = adm.hello(conn, joiner.hello())
+) -> SendChallenge:
+    """Connect and say hello; the host's challenge (fails unless challenged)."""
+    assert isinstance(adm.connected(conn, peer, now, fresh_nonce(), ENTROPY), Enter | Evict)
+    answer = adm.hello(conn, joiner.hello(), CHANNEL)
     assert isinstance(answer, SendChallenge), answer
-    return answer.nonce
+    return answer
 
 
 def join(
@@ -125,17 +162,17 @@ def join(
     peer: str = "192.0.2.1",
     now: float = 0.0,
     *,
-    code_key: bytes = CODE_KEY,
+    code: str = CODE,
     signer: Identity | None = None,
 ) -> Seated | Refuse:
     """A whole join: connect, hello, auth (the right code unless told otherwise), seat."""
-    door = adm.connected(conn, peer, now, fresh_nonce())
+    door = adm.connected(conn, peer, now, fresh_nonce(), ENTROPY)
     if isinstance(door, Refuse):
         return door
-    answer = adm.hello(conn, joiner.hello())
+    answer = adm.hello(conn, joiner.hello(code), CHANNEL)
     if isinstance(answer, Refuse):
         return answer
-    proven = adm.auth(conn, joiner.auth(answer.nonce, code_key=code_key, signer=signer), now)
+    proven = adm.auth(conn, joiner.auth(answer, code=code, signer=signer), now)
     if isinstance(proven, Refuse):
         return proven
     return adm.seat(conn)
@@ -173,16 +210,17 @@ def test_the_machine_loads_without_trio_or_the_network_layer() -> None:
 def test_a_joiner_with_the_code_is_seated_and_gets_what_proves_the_host() -> None:
     adm = admission(3)
     ann = Joiner("ann", identity(1), nonce=bytes([5]) * 32, port=4242)
-    assert isinstance(adm.connected("c", "192.0.2.1", 0.0, bytes([9]) * 32), Enter)
+    assert isinstance(adm.connected("c", "192.0.2.1", 0.0, bytes([9]) * 32, ENTROPY), Enter)
     assert adm.stage("c") is Stage.HELLO and adm.pending == 1
-    assert adm.hello("c", ann.hello()) == SendChallenge(bytes([9]) * 32)
+    ch = adm.hello("c", ann.hello(), CHANNEL)
+    assert ch == SendChallenge(bytes([9]) * 32, host_message())
     assert adm.stage("c") is Stage.AUTH and adm.pending == 1
-    assert adm.auth("c", ann.auth(bytes([9]) * 32), 1.0) == Proven()
+    assert adm.auth("c", ann.auth(ch), 1.0) == Proven()
     assert adm.stage("c") is Stage.PROVEN and adm.pending == 0  # a proven joiner holds no place
     decision = adm.seat("c")
     assert decision == Seated(
         seat=1,
-        proof=host_proof(CODE_KEY, GAME, HOST.public_key, bytes([9]) * 32, ann.nonce),
+        proof=host_confirmation(ann, ch),
         to_sign=link_message(GAME, ann.nonce, HOST.public_key, ann.me.public_key),
         note="ann joined from 192.0.2.1",
     )
@@ -196,7 +234,7 @@ def test_a_joiner_with_the_code_is_seated_and_gets_what_proves_the_host() -> Non
 
 def test_a_wrong_code_is_refused_and_the_host_is_told_who_tried() -> None:
     adm = admission(3)
-    decision = join(adm, "c", Joiner("eve"), peer="198.51.100.7", code_key=OTHER_KEY)
+    decision = join(adm, "c", Joiner("eve"), peer="198.51.100.7", code=WRONG)
     assert decision == Refuse(
         Reason.WRONG_CODE, "wrong invitation code", "refused 'eve' from 198.51.100.7: wrong invitation code"
     )
@@ -207,13 +245,13 @@ def test_a_full_table_and_a_started_table_refuse_at_the_hello() -> None:
     adm = admission(2)
     seated(adm, "ann", "ann", 1)
     assert adm.full
-    adm.connected("late", "192.0.2.1", 0.0, fresh_nonce())
-    assert adm.hello("late", Joiner("bob", identity(2)).hello()) == Refuse(
+    adm.connected("late", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
+    assert adm.hello("late", Joiner("bob", identity(2)).hello(), CHANNEL) == Refuse(
         Reason.TABLE_FULL, "the table is full"
     )
     assert isinstance(adm.start(), Started)
-    adm.connected("later", "192.0.2.1", 0.0, fresh_nonce())
-    assert adm.hello("later", Joiner("cat", identity(3)).hello()) == Refuse(
+    adm.connected("later", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
+    assert adm.hello("later", Joiner("cat", identity(3)).hello(), CHANNEL) == Refuse(
         Reason.STARTED, "the game has already started"
     )
     assert adm.pending == 0  # both refused: no place held
@@ -273,19 +311,19 @@ def test_a_proof_relayed_for_another_key_is_a_wrong_code() -> None:
 
 def test_another_protocol_version_or_garbage_is_refused_and_the_host_told() -> None:
     adm = admission(3)
-    adm.connected("old", "192.0.2.1", 0.0, fresh_nonce())
-    assert adm.unreadable("old", VersionMismatch(2)) == Refuse(
-        Reason.VERSION, "protocol version mismatch: this host speaks 1, you sent 2"
+    adm.connected("old", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
+    assert adm.unreadable("old", VersionMismatch(1)) == Refuse(
+        Reason.VERSION, "protocol version mismatch: this host speaks 2, you sent 1"
     )
-    adm.connected("junk", "192.0.2.2", 0.0, fresh_nonce())
+    adm.connected("junk", "192.0.2.2", 0.0, fresh_nonce(), ENTROPY)
     assert adm.unreadable("junk", WireError("a lobby frame must be a map")) == Refuse(
         Reason.PROTOCOL,
         "protocol error: a lobby frame must be a map",
         "refused a connection from 192.0.2.2: a lobby frame must be a map",
     )
-    adm.connected("rude", "192.0.2.3", 0.0, fresh_nonce())
-    nh = fresh_nonce()
-    assert adm.hello("rude", Joiner("x").auth(nh)) == Refuse(
+    adm.connected("rude", "192.0.2.3", 0.0, fresh_nonce(), ENTROPY)
+    nh = SendChallenge(fresh_nonce(), host_message())
+    assert adm.hello("rude", Joiner("x").auth(nh), CHANNEL) == Refuse(
         Reason.PROTOCOL,
         "protocol error: expected hello, got auth",
         "refused a connection from 192.0.2.3: expected hello, got auth",
@@ -341,9 +379,9 @@ def attempt(faults: frozenset[str]) -> Seated | Refuse:
     )
     nh = challenge(adm, "me", me, peer="192.0.2.1", now=0.0)
     if "busy" in faults:  # another connection from the same address guesses wrong meanwhile
-        assert reason(
-            join(adm, "guess", Joiner("x", identity(10)), "192.0.2.1", 0.05, code_key=OTHER_KEY)
-        ) == ("wrong-code")
+        assert reason(join(adm, "guess", Joiner("x", identity(10)), "192.0.2.1", 0.05, code=WRONG)) == (
+            "wrong-code"
+        )
     if faults & {"table-full", "started"}:
         seated(adm, "cat", "cat", 3)
         seated(adm, "dan", "dan", 4)
@@ -351,7 +389,7 @@ def attempt(faults: frozenset[str]) -> Seated | Refuse:
         assert isinstance(adm.start(), Started)
     auth = me.auth(
         nh,
-        code_key=OTHER_KEY if "wrong-code" in faults else CODE_KEY,
+        code=WRONG if "wrong-code" in faults else CODE,
         signer=identity(11) if "bad-signature" in faults else None,
     )
     proven = adm.auth("me", auth, 0.1)
@@ -386,9 +424,9 @@ def test_all_faults_at_once_are_a_bad_key() -> None:
 def test_a_busy_address_is_refused_before_its_proof_is_checked() -> None:
     adm = admission(3)
     nh = challenge(adm, "a", Joiner("a", identity(1)))
-    assert reason(join(adm, "b", Joiner("b", identity(2)), now=0.01, code_key=OTHER_KEY)) == "wrong-code"
+    assert reason(join(adm, "b", Joiner("b", identity(2)), now=0.01, code=WRONG)) == "wrong-code"
     # Right code or wrong, the proof is not looked at while the address waits: no new wrong code counted.
-    assert reason(adm.auth("a", Joiner("a", identity(1)).auth(nh, code_key=OTHER_KEY), 0.2)) == "busy"
+    assert reason(adm.auth("a", Joiner("a", identity(1)).auth(nh, code=WRONG), 0.2)) == "busy"
     wrong = adm.door.wrong_codes("192.0.2.1")
     assert wrong is not None and wrong.count == 1
 
@@ -412,17 +450,21 @@ def test_at_the_door_a_wait_beats_the_address_limit_which_beats_the_overall_limi
 def test_strangers_are_limited_per_address_and_an_ipv6_64_is_one_address() -> None:
     adm = admission(3)
     for k in range(4):
-        assert isinstance(adm.connected(f"v6-{k}", f"2001:db8:1:2::{k + 1}", 0.0, fresh_nonce()), Enter)
-    assert adm.connected("v6-more", "2001:db8:1:2:ffff::9", 0.0, fresh_nonce()) == Refuse(
+        assert isinstance(
+            adm.connected(f"v6-{k}", f"2001:db8:1:2::{k + 1}", 0.0, fresh_nonce(), ENTROPY), Enter
+        )
+    assert adm.connected("v6-more", "2001:db8:1:2:ffff::9", 0.0, fresh_nonce(), ENTROPY) == Refuse(
         Reason.BUSY, "too many connections from your address at once; try again shortly"
     )
-    assert isinstance(adm.connected("next-64", "2001:db8:1:3::1", 0.0, fresh_nonce()), Enter)
+    assert isinstance(adm.connected("next-64", "2001:db8:1:3::1", 0.0, fresh_nonce(), ENTROPY), Enter)
     for k in range(4):
-        assert isinstance(adm.connected(f"v4-{k}", "::ffff:192.0.2.1", 0.0, fresh_nonce()), Enter)
-    assert reason(adm.connected("v4-more", "192.0.2.1", 0.0, fresh_nonce())) == "busy"  # mapped = plain IPv4
-    assert isinstance(adm.connected("v4-next", "192.0.2.2", 0.0, fresh_nonce()), Enter)
+        assert isinstance(adm.connected(f"v4-{k}", "::ffff:192.0.2.1", 0.0, fresh_nonce(), ENTROPY), Enter)
+    assert (
+        reason(adm.connected("v4-more", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)) == "busy"
+    )  # mapped = plain IPv4
+    assert isinstance(adm.connected("v4-next", "192.0.2.2", 0.0, fresh_nonce(), ENTROPY), Enter)
     adm.gone("v6-0")  # one leaves: room for one more from that /64
-    assert isinstance(adm.connected("v6-again", "2001:db8:1:2::77", 0.0, fresh_nonce()), Enter)
+    assert isinstance(adm.connected("v6-again", "2001:db8:1:2::77", 0.0, fresh_nonce(), ENTROPY), Enter)
 
 
 def test_an_address_group_is_an_ipv4_address_or_an_ipv6_64() -> None:
@@ -442,35 +484,39 @@ def test_a_joiner_that_sent_its_auth_holds_no_place_so_one_address_seats_everyon
 
 def test_when_every_place_is_taken_the_longest_waiting_makes_room_after_the_delay() -> None:
     adm = admission(3, max_pending=2, evict_after=2.0)
-    assert isinstance(adm.connected("first", "198.51.100.1", 0.0, fresh_nonce()), Enter)
-    assert isinstance(adm.connected("second", "198.51.100.2", 0.5, fresh_nonce()), Enter)
-    assert adm.connected("early", "198.51.100.3", 1.5, fresh_nonce()) == Refuse(Reason.BUSY, REFUSALS["busy"])
-    assert adm.connected("late", "198.51.100.4", 2.1, fresh_nonce()) == Evict(
+    assert isinstance(adm.connected("first", "198.51.100.1", 0.0, fresh_nonce(), ENTROPY), Enter)
+    assert isinstance(adm.connected("second", "198.51.100.2", 0.5, fresh_nonce(), ENTROPY), Enter)
+    assert adm.connected("early", "198.51.100.3", 1.5, fresh_nonce(), ENTROPY) == Refuse(
+        Reason.BUSY, REFUSALS["busy"]
+    )
+    assert adm.connected("late", "198.51.100.4", 2.1, fresh_nonce(), ENTROPY) == Evict(
         "first", Refuse(Reason.BUSY, REFUSALS["busy"])
     )
     assert adm.pending == 2 and adm.stage("first") is Stage.EVICTED
     # Whatever the evicted one sends next is answered busy, even a good hello.
-    assert reason(adm.hello("first", Joiner("ann", identity(1)).hello())) == "busy"
+    assert reason(adm.hello("first", Joiner("ann", identity(1)).hello(), CHANNEL)) == "busy"
     assert adm.stage("first") is None
     # The second has waited only 1.6 s: it keeps its place, and can still join.
-    assert reason(adm.connected("again", "198.51.100.5", 2.1, fresh_nonce())) == "busy"
-    nh = adm.hello("second", Joiner("bob", identity(2)).hello())
+    assert reason(adm.connected("again", "198.51.100.5", 2.1, fresh_nonce(), ENTROPY)) == "busy"
+    nh = adm.hello("second", Joiner("bob", identity(2)).hello(), CHANNEL)
     assert isinstance(nh, SendChallenge)
-    assert adm.auth("second", Joiner("bob", identity(2)).auth(nh.nonce), 2.2) == Proven()
+    assert adm.auth("second", Joiner("bob", identity(2)).auth(nh), 2.2) == Proven()
 
 
 def test_a_stranger_evicted_while_its_auth_was_on_the_way_is_busy() -> None:
     adm = admission(3, max_pending=1, evict_after=2.0)
     ann = Joiner("ann", identity(1))
     nh = challenge(adm, "slow", ann)
-    assert isinstance(adm.connected("new", "198.51.100.9", 3.0, fresh_nonce()), Evict)
+    assert isinstance(adm.connected("new", "198.51.100.9", 3.0, fresh_nonce(), ENTROPY), Evict)
     assert reason(adm.auth("slow", ann.auth(nh), 3.0)) == "busy"  # the right code, but its place is gone
     assert adm.names() == ("host",)
 
 
 def test_no_places_at_all_means_busy_for_everyone() -> None:
     adm = admission(3, max_pending=0)
-    assert adm.connected("c", "192.0.2.1", 100.0, fresh_nonce()) == Refuse(Reason.BUSY, REFUSALS["busy"])
+    assert adm.connected("c", "192.0.2.1", 100.0, fresh_nonce(), ENTROPY) == Refuse(
+        Reason.BUSY, REFUSALS["busy"]
+    )
 
 
 def test_after_wrong_codes_an_address_waits_longer_each_time_up_to_a_bound() -> None:
@@ -491,17 +537,21 @@ def test_after_wrong_codes_an_address_waits_longer_each_time_up_to_a_bound() -> 
 
 def test_the_busy_message_says_how_long_to_wait() -> None:
     adm = admission(3)
-    assert reason(join(adm, "g1", Joiner("g", identity(1)), peer="198.51.100.7", code_key=OTHER_KEY)) == (
+    assert reason(join(adm, "g1", Joiner("g", identity(1)), peer="198.51.100.7", code=WRONG)) == (
         "wrong-code"
     )
-    assert adm.connected("g2", "198.51.100.7", 0.2, fresh_nonce()) == Refuse(
+    assert adm.connected("g2", "198.51.100.7", 0.2, fresh_nonce(), ENTROPY) == Refuse(
         Reason.BUSY, "too many wrong codes from your address; try again in 1 s"
     )
-    assert isinstance(adm.connected("other", "203.0.113.9", 0.2, fresh_nonce()), Enter)  # others go on
-    assert reason(join(adm, "g3", Joiner("g", identity(1)), "198.51.100.7", 0.6, code_key=OTHER_KEY)) == (
+    assert isinstance(
+        adm.connected("other", "203.0.113.9", 0.2, fresh_nonce(), ENTROPY), Enter
+    )  # others go on
+    assert reason(join(adm, "g3", Joiner("g", identity(1)), "198.51.100.7", 0.6, code=WRONG)) == (
         "wrong-code"
     )
-    assert reason(adm.connected("g4", "198.51.100.7", 1.2, fresh_nonce())) == "busy"  # the second waits 1 s
+    assert (
+        reason(adm.connected("g4", "198.51.100.7", 1.2, fresh_nonce(), ENTROPY)) == "busy"
+    )  # the second waits 1 s
     assert isinstance(join(adm, "ann", Joiner("ann", identity(1)), "198.51.100.7", 1.7), Seated)
 
 
@@ -510,7 +560,7 @@ def test_parallel_guesses_from_one_address_get_one_proof_checked() -> None:
     joiners = [Joiner(f"g{k}", identity(k)) for k in range(3)]
     nonces = [challenge(adm, f"g{k}", j, peer="198.51.100.7") for k, j in enumerate(joiners)]
     answers = [
-        adm.auth(f"g{k}", j.auth(nh, code_key=OTHER_KEY), 0.1)
+        adm.auth(f"g{k}", j.auth(nh, code=WRONG), 0.1)
         for k, (j, nh) in enumerate(zip(joiners, nonces, strict=True))
     ]
     assert [reason(a) for a in answers] == ["wrong-code", "busy", "busy"]
@@ -573,12 +623,12 @@ def test_once_started_the_roster_is_fixed_and_nobody_is_seated() -> None:
 def test_calling_the_machine_out_of_order_is_a_local_error() -> None:
     adm = admission(3)
     with pytest.raises(LocalProtocolError):
-        adm.hello("nobody", Joiner("x").hello())
-    adm.connected("c", "192.0.2.1", 0.0, fresh_nonce())
+        adm.hello("nobody", Joiner("x").hello(), CHANNEL)
+    adm.connected("c", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
     with pytest.raises(LocalProtocolError):
-        adm.connected("c", "192.0.2.1", 0.0, fresh_nonce())
+        adm.connected("c", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
     with pytest.raises(LocalProtocolError):
-        adm.auth("c", Joiner("x").auth(bytes(32)), 0.0)  # no hello yet
+        adm.auth("c", Joiner("x").auth(SendChallenge(bytes(32), host_message())), 0.0)  # no hello yet
     with pytest.raises(LocalProtocolError):
         adm.seat("c")
 
@@ -592,16 +642,45 @@ KEYS = [identity(k) for k in range(8)] + [HOST]
 PEERS = ["192.0.2.1", "::ffff:192.0.2.1", "192.0.2.2", "2001:db8::1", "2001:db8::2", "2001:db8:0:1::1"]
 
 
+class MemoPake:
+    """``Pake`` with its results remembered: the same side, code, entropy and peer message give
+    the same message and key, so the interleavings below spend their time on the door and the
+    seats rather than on redoing the same Ed25519 arithmetic."""
+
+    messages: ClassVar[dict[tuple[Side, str, bytes], bytes]] = {}
+    keys: ClassVar[dict[tuple[Side, str, bytes, bytes], bytes]] = {}
+
+    def __init__(self, side: Side, code: str, entropy: bytes) -> None:
+        self.side, self.code, self.entropy = side, code, entropy
+        start = (side, code, entropy)
+        if start not in self.messages:
+            self.messages[start] = Pake.start(side, code, entropy).message
+        self.message = self.messages[start]
+
+    @classmethod
+    def start(cls, side: Side, code: str, entropy: bytes) -> MemoPake:
+        return cls(side, code, entropy)
+
+    def finish(self, peer_message: bytes) -> bytes:
+        done = (self.side, self.code, self.entropy, peer_message)
+        if done not in self.keys:
+            self.keys[done] = Pake.start(self.side, self.code, self.entropy).finish(peer_message)
+        return self.keys[done]
+
+
 class AnyInterleaving(RuleBasedStateMachine):
     """Joins, wrong codes, bad signatures, hang-ups, garbage and the start, in any order and timing."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.adm: Admission[int] = Admission(game_id=GAME, host=HOST_SEAT, players=3, code_key=CODE_KEY)
+        self._real_pake = admission_module.Pake
+        admission_module.Pake = MemoPake  # type: ignore[misc,assignment]
+        self.adm: Admission[int] = Admission(game_id=GAME, host=HOST_SEAT, players=3, code=CODE)
         self.now = 0.0
         self.next = 0
         self.hellos: dict[int, Hello] = {}
         self.nonces: dict[int, bytes] = {}
+        self.challenges: dict[int, SendChallenge] = {}
         self.roster_at_start: tuple[Seat, ...] | None = None
 
     @initialize(
@@ -611,7 +690,7 @@ class AnyInterleaving(RuleBasedStateMachine):
     )
     def table(self, players: int, max_pending: int, per_address: int) -> None:
         limits = DoorLimits(max_pending=max_pending, per_address=per_address, evict_after=2.0)
-        self.adm = Admission(game_id=GAME, host=HOST_SEAT, players=players, code_key=CODE_KEY, limits=limits)
+        self.adm = Admission(game_id=GAME, host=HOST_SEAT, players=players, code=CODE, limits=limits)
 
     def at(self, stage: Stage) -> list[int]:
         return [c for c in range(self.next) if self.adm.stage(c) is stage]
@@ -624,7 +703,7 @@ class AnyInterleaving(RuleBasedStateMachine):
     def connect(self, peer: str) -> None:
         conn, self.next = self.next, self.next + 1
         self.nonces[conn] = conn.to_bytes(32, "big")
-        self.adm.connected(conn, peer, self.now, self.nonces[conn])
+        self.adm.connected(conn, peer, self.now, self.nonces[conn], ENTROPY)
 
     @rule(peer=st.sampled_from(PEERS), name=st.sampled_from(NAMES), who=st.integers(0, len(KEYS) - 1))
     def join(self, peer: str, name: str, who: int) -> None:
@@ -646,8 +725,10 @@ class AnyInterleaving(RuleBasedStateMachine):
 
     def hello_from(self, conn: int, name: str, who: int) -> None:
         evicted = self.adm.stage(conn) is Stage.EVICTED
-        hello = Hello(name=name, key=KEYS[who].public_key, nonce=bytes([who]) * 32, port=1000 + who)
-        answer = self.adm.hello(conn, hello)
+        nonce = bytes([who]) * 32
+        pake = joiner_pake(CODE, name, nonce).message
+        hello = Hello(name=name, key=KEYS[who].public_key, nonce=nonce, port=1000 + who, pake=pake)
+        answer = self.adm.hello(conn, hello, CHANNEL)
         if evicted:
             assert reason(answer) == "busy"
         elif self.adm.started:
@@ -655,8 +736,9 @@ class AnyInterleaving(RuleBasedStateMachine):
         elif self.adm.full:
             assert reason(answer) == "table-full"
         else:
-            assert answer == SendChallenge(self.nonces[conn])
+            assert answer == SendChallenge(self.nonces[conn], host_message())
             self.hellos[conn] = hello
+            self.challenges[conn] = answer
 
     @precondition(lambda self: self.at(Stage.AUTH) or self.at(Stage.EVICTED))
     @rule(data=st.data(), right_code=st.booleans(), good_sig=st.booleans())
@@ -665,11 +747,16 @@ class AnyInterleaving(RuleBasedStateMachine):
         self.answer(conn, right_code=right_code, good_sig=good_sig)
 
     def answer(self, conn: int, *, right_code: bool, good_sig: bool) -> None:
-        hello = self.hellos.get(conn, Hello(name="x", key=KEYS[0].public_key, nonce=bytes(32), port=1))
-        nh = self.nonces[conn]
-        signer = next(i for i in KEYS if i.public_key == hello.key) if good_sig else identity(50)
-        proof = join_proof(CODE_KEY if right_code else OTHER_KEY, GAME, hello.key, hello.nonce, nh)
-        sig = signer.sign(link_message(GAME, nh, hello.key, HOST.public_key))
+        hello = self.hellos.get(conn)
+        ch = self.challenges.get(conn, SendChallenge(self.nonces[conn], host_message()))
+        key = KEYS[0].public_key if hello is None else hello.key
+        signer = next(i for i in KEYS if i.public_key == key) if good_sig else identity(50)
+        who = Joiner(
+            "x" if hello is None else hello.name, signer, bytes(32) if hello is None else hello.nonce
+        )
+        who.key = key
+        proof = who.auth(ch, code=CODE if right_code else WRONG).proof
+        sig = signer.sign(link_message(GAME, ch.nonce, key, HOST.public_key))
         answer = self.adm.auth(conn, Auth(proof=proof, sig=sig), self.now)
         if not (right_code and good_sig):
             assert isinstance(answer, Refuse)
@@ -709,6 +796,9 @@ class AnyInterleaving(RuleBasedStateMachine):
             assert len(started.roster) == self.adm.seating.players
             assert started.roster[0].key == HOST.public_key
             self.roster_at_start = started.roster
+
+    def teardown(self) -> None:
+        admission_module.Pake = self._real_pake  # type: ignore[misc]
 
     @invariant()
     def seats_are_distinct_and_bounded(self) -> None:

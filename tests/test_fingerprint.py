@@ -4,26 +4,39 @@ a host who splits the table in two cannot make both halves show the same.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 import trio
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from net_helpers import RecordingUI, config, join_seat, start_host
-from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, make_tables, transcript_bytes
+from protocol_helpers import (
+    SHORT_RULES,
+    entropy_for,
+    game_id_for,
+    identity_for,
+    make_roster,
+    make_tables,
+    transcript_bytes,
+)
 
 from p2pcards.cli import main
 from p2pcards.crypto.identity import Identity
+from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import NinesRules
 from p2pcards.net.node import Outcome
 from p2pcards.protocol.audit import audit_bytes, audit_file
 from p2pcards.protocol.fingerprint import DOMAIN, TableFingerprint, fingerprint_input
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.messages import Player
-from p2pcards.protocol.table import Table
+from p2pcards.protocol.messages import Join, Player
+from p2pcards.protocol.table import Table, table_class
 
 KEYS = [bytes([0x11]) * 32, bytes([0x22]) * 32]
 SECRETS = [bytes([0x33]) * 32, bytes([0x44]) * 32]
@@ -53,6 +66,67 @@ def test_the_test_vector_of_the_definition() -> None:
     assert data.endswith(SECRETS[0] + SECRETS[1])
     assert fp().digest.hex().startswith("344f3c016f02d5d5a3cb7011")
     assert fp().text == "1983 2699 6100"
+
+
+def by_the_definition(
+    game_id: bytes, game: str, rules: Mapping[str, Any], keys: Sequence[bytes], secrets: Sequence[bytes]
+) -> bytes:
+    """protocol.md section 9, "The table fingerprint", written out again from the text alone:
+    the digest of the input it defines."""
+
+    def short(b: bytes) -> bytes:
+        return bytes([len(b)]) + b
+
+    def value(v: object) -> bytes:
+        if v is None or isinstance(v, bool):
+            return {None: b"\x00", False: b"\x01", True: b"\x02"}[v]
+        if isinstance(v, int):
+            return b"\x03" + short(str(v).encode())
+        if isinstance(v, str):
+            return b"\x04" + len(v.encode()).to_bytes(2, "big") + v.encode()
+        assert isinstance(v, list | tuple)
+        return b"\x05" + bytes([len(v)]) + b"".join(value(x) for x in v)
+
+    names = sorted(rules, key=str.encode)
+    data = b"p2pcards/v1/table-fingerprint\x00" + short(game_id) + short(game.encode())
+    data += bytes([len(rules)]) + b"".join(short(n.encode()) + value(rules[n]) for n in names)
+    data += bytes([len(keys)]) + b"".join(keys) + b"".join(secrets)
+    return hashlib.sha256(data).digest()
+
+
+def test_the_definition_written_out_again_gives_the_test_vector() -> None:
+    digest = by_the_definition(GAME, "nines", NinesRules().to_dict(), KEYS, SECRETS)
+    assert digest.hex().startswith("344f3c016f02d5d5a3cb7011")
+    assert TableFingerprint(digest).text == "1983 2699 6100"
+
+
+# Guards TableFingerprint.of_table: what a seat shows is the definition's digest of its table,
+# read from the records (the join record's rules, the roster's keys in seat order, the secrets
+# of the step 2 reveals in seat order), for a game with a list rule too.
+@pytest.mark.parametrize("game_name", ["nines", "neuf"])
+def test_what_a_table_shows_is_the_definition_of_its_records(game_name: str) -> None:
+    roster = make_roster(3, 12)
+    rules = SHORT_RULES if game_name == "nines" else NeufRules()
+    tables = {
+        s: table_class(game_name)(
+            game_id=game_id_for(12),
+            roster=roster,
+            rules=rules,
+            seat=s,
+            identity=identity_for(s, 12),
+            entropy=entropy_for(s, 12),
+        )
+        for s in range(3)
+    }
+    LocalNetwork(tables).start()  # type: ignore[arg-type]
+    t = tables[2]
+    join = t.transcript.steps[0][0].record.body
+    assert isinstance(join, Join)
+    reveals = t.transcript.steps[2]
+    secrets = [reveals[s].record.body.secret for s in range(3)]  # type: ignore[attr-defined]
+    keys = [p.key for p in join.roster]
+    digest = by_the_definition(t.game_id, join.game, dict(join.rules), keys, secrets)
+    assert TableFingerprint.of_table(t) == TableFingerprint(digest)
 
 
 def test_twelve_digits_in_three_groups() -> None:

@@ -1,26 +1,41 @@
 """Checks that no other test guarded: each test here fails when its check is removed.
 
-Each test plays a match (3 seats, short rules) with one dishonest seat, a
-:class:`Table` subclass that overrides how it writes its records, and checks
+Most tests play a match (3 seats, short rules) with one dishonest seat, a
+:class:`Table` subclass that overrides how it writes its records, and check
 that every honest node blames that seat for the right reason, and that the
-audit of an honest node's transcript agrees. The comment above each test names
-the check it guards; removing that check makes the test fail (either the
-honest nodes blame nobody or the wrong seat, or they crash).
+audit of an honest node's transcript agrees. A check that no match can reach
+on its own (another check before it catches the same fault) is tested on the
+part that holds it: the card ledger, the audit of an edited file. The comment
+above each test names the check it guards; removing that check makes the test
+fail (either the honest nodes blame nobody or the wrong seat, or they crash).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
-from protocol_helpers import SHORT_RULES, make_tables, records_file, run_match
+from protocol_helpers import (
+    SHORT_RULES,
+    RawRecord,
+    honest_transcript,
+    make_tables,
+    raw_records_file,
+    record_map,
+    records_file,
+    run_match,
+    sign_map,
+)
 
-from p2pcards.crypto import kdf
+from p2pcards.crypto import kdf, poker
 from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.ledger import CardLedger
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.messages import Body, Dispute, Keys, KeyShare, Result, Reveal
+from p2pcards.protocol.messages import Body, Dispute, Keys, KeyShare, PlayCards, Result, Reveal
 from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import MAX_FRAME, FrameDecoder, StreamDecoder, WireError
 
 N = 3
@@ -226,6 +241,43 @@ def test_a_key_not_below_the_group_order_is_blamed_on_its_author(where: str, val
     assert_blamed(net, CHEAT, "published a key outside the group order")
 
 
+# Guards messages.py _scalar: a key of 0 is refused as soon as the record is read (a
+# malformed frame, held against the seat that sent it; a file cannot show it).
+@pytest.mark.parametrize("where", ["up", "dealt", "draw"])
+def test_a_key_of_zero_is_refused_from_the_seat_that_sends_it(where: str) -> None:
+    cls = type("KeyOfZero", (KeyOfTheGroupOrder,), {"where": where, "value": 0})
+    net = play(cls)
+    for seat, table in net.tables.items():
+        if seat != CHEAT:
+            err = net.failures.get(seat) or table.failure
+            assert err is not None and err.peer == CHEAT, (seat, err)
+            assert err.problem.startswith("malformed frame: ") and "must not be zero" in err.problem, err
+
+
+class PlaysWithKeyZero(Table):
+    """Shows its first card played with a key of 0."""
+
+    def _body_for_action(self, action: Any) -> Body:
+        body = super()._body_for_action(action)
+        if isinstance(body, PlayCards):
+            first = dataclasses.replace(body.cards[0], key=0)
+            return PlayCards(cards=(first, *body.cards[1:]), suit=body.suit)
+        return body
+
+
+# Guards nines.py _on_play: "shows a key outside the group order" for a key of 0, which only
+# the author's own replica reads unparsed (the others refuse the frame, as above); without
+# it that replica opens the card with a key of 0 and crashes.
+def test_a_play_with_a_key_of_zero_is_refused_everywhere() -> None:
+    net = play(PlaysWithKeyZero)
+    own = net.failures.get(CHEAT) or net.tables[CHEAT].failure
+    assert own is not None and own.peer == CHEAT and own.problem == "shows a key outside the group order", own
+    for seat, table in net.tables.items():
+        if seat != CHEAT:
+            err = net.failures.get(seat) or table.failure
+            assert err is not None and err.peer == CHEAT and "must not be zero" in err.problem, (seat, err)
+
+
 # --- (f) ------------------------------------------------------------------------------
 
 ITEM = 4096
@@ -272,3 +324,76 @@ def test_an_unfinished_frame_just_within_the_bound_is_not_refused() -> None:
     for k in range(0, len(stream), 5000):
         assert dec.feed(stream[k : k + 5000]) == []
     assert dec.failed is None
+
+
+# --- (g) ------------------------------------------------------------------------------
+
+SECRETS = [hashlib.sha256(b"seat %d" % s).digest() for s in range(3)]
+
+
+def relocked_ledger() -> tuple[CardLedger, int]:
+    """An observer's ledger of a 4-card round shuffled and locked by 3 seats, honestly;
+    seats 0 and 2 publish their keys for position 0 (seat 1 holds it), then seat 2
+    looks: it relocks the position (layer 0) and seat 1 removes its pending lock."""
+    ledger = CardLedger(3, 4, seat=None, secret=None)
+    ledger.new_round([0, 1, 2, 3])
+    for kind, make in (("shuffle", poker.shuffle_pass), ("lock", poker.lock_pass)):
+        for s in range(3):
+            deck = make(SECRETS[s], 0, ledger.pass_input(kind, 0, s))
+            assert ledger.check_pass(kind, 0, s, 0, deck, step=1) is None
+    for s in (0, 2):
+        ledger.add_key((0, 0), s, poker.lock_key(SECRETS[s], 0, 0), step=2)
+    layer = ledger.new_layer([(0, 0)], by=2, unlockers=(1,))
+    base = ledger.layers[layer].base
+    assert ledger.check_layer_pass(layer, 2, layer, poker.relock_pass(SECRETS[2], layer, base), 3) is None
+    unlock = poker.unlock_pass([poker.lock_key(SECRETS[1], 0, 0)], ledger.layers[layer].points_in(1))
+    assert ledger.check_layer_pass(layer, 1, layer, unlock, 4) is None
+    assert ledger.pending((0, 0)) == (2,)
+    return ledger, layer
+
+
+# Guards ledger.py _verify_layer: the relocking seat's published keys of a layer are checked
+# against its revealed secret at the reveal (protocol.md 3.8), as its passes are.
+def test_a_relock_key_the_revealed_secret_does_not_give_is_blamed_at_the_reveal() -> None:
+    ledger, layer = relocked_ledger()
+    key = poker.relock_key(SECRETS[2], layer, 0)
+    assert ledger.open((0, 0), {2: key}) is not None  # seat 2 alone can open it, with that key
+    ledger.add_key((0, 0), 2, key, step=5)  # seat 2 plays the card
+    assert [ledger.verify_seat(s, SECRETS[s]) for s in range(3)] == [None] * 3
+    ledger, layer = relocked_ledger()
+    ledger.add_key((0, 0), 2, poker.relock_key(SECRETS[0], layer, 0), step=5)  # another secret's key
+    fault = ledger.verify_seat(2, SECRETS[2])
+    assert fault is not None and (fault.seat, fault.step) == (2, 5), fault
+    assert fault.problem == "published a wrong key for item 0 of layer 0"
+
+
+# Guards ledger.py store_keys: a key of 0 is not a scalar (nor is n or more), checked before
+# it is used: the wire schema refuses a zero key too, and neither check relies on the other.
+@pytest.mark.parametrize("value", [0, ORDER], ids=["0", "n"])
+def test_a_published_key_of_zero_is_refused_by_the_ledger(value: int) -> None:
+    ledger, _ = relocked_ledger()
+    share = KeyShare(round=0, pos=1, key=value)
+    assert ledger.store_keys(0, [share], [(0, 1)], step=5) == "published a key outside the group order"
+    assert ledger.rounds[0].keys.get(1) is None  # nothing was stored
+
+
+# --- (h) ------------------------------------------------------------------------------
+
+
+# Guards audit.py audit_bytes: after the first fault of the replay, every later record whose
+# signature does not verify is still reported (the fault does not hide an edited file).
+def test_the_audit_reports_bad_signatures_after_the_first_fault() -> None:
+    records = [RawRecord(raw, sig) for raw, sig in decode_file(honest_transcript()).records]
+    second = record_map(records[3].raw)  # seat 0's cut commitment (step 1) ...
+    assert (second["step"], second["seat"], second["type"]) == (1, 0, "commit")
+    second["body"] = {"commit": bytes(32)}  # ... and another one, which it signed too
+    records.insert(4, sign_map(second, 0))
+    for k in (12, 30):
+        records[k] = RawRecord(records[k].raw, bytes(64))
+    report = audit_bytes(raw_records_file(records))
+    found = [(p.seat, p.record, p.what) for p in report.problems]
+    assert found == [
+        (0, 4, "equivocation: two different signed records for step 1"),
+        (None, 12, "the record's signature does not verify"),
+        (None, 30, "the record's signature does not verify"),
+    ], found

@@ -7,18 +7,25 @@ import random
 from typing import Any
 
 import pytest
+import trio
+import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
-from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster
+from net_helpers import bot
+from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster, make_tables
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import TranscriptError
 from p2pcards.games.base import game
+from p2pcards.net.link import Link
+from p2pcards.net.runner import run_table
+from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.journal import JournalHeader, encode_header, encode_record, read_journal
 from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.protocol.table import TableCore, table_class
 from p2pcards.protocol.transcript import encode_file
+from p2pcards.protocol.wire import Evidence, SignedRecord, decode_frame
 
 NEUF_RULES = game("neuf").parse_rules(["start=3"])
 
@@ -114,6 +121,82 @@ def test_a_journal_with_a_bad_header_is_refused() -> None:
     for damage in ({"seat": 7}, {"entropy": b"short"}, {"version": 2}, {"roster": "x"}):
         with pytest.raises(TranscriptError):
             read_journal(encode_entry({**good, **damage}))
+
+
+# Guards journal.py read_journal: an entry whose checksum is good but which is not a record
+# (written by something else) ends the journal there, as a torn tail does; what follows is
+# dropped, even records.
+@pytest.mark.parametrize(
+    "entry",
+    [["not", "a record"], {"raw": b"x", "sig": b"y"}, [b"not a record", bytes(64)], 7],
+    ids=["list", "map", "bytes", "int"],
+)
+def test_an_entry_with_a_good_checksum_that_is_not_a_record_ends_the_journal(entry: Any) -> None:
+    from p2pcards.protocol.journal import encode_entry
+
+    data, records = short_journal()
+    head = len(encode_header(read_journal(data).header))
+    keep = head + sum(len(encode_record(r)) for r in records[:2])
+    damaged = data[:keep] + encode_entry(entry) + data[keep:]
+    got = read_journal(damaged)
+    assert [r.raw for r in got.records] == [r.raw for r in records[:2]]
+    assert (got.sound, got.dropped) == (keep, len(damaged) - keep)
+
+
+# --- a record is made durable before it is sent ----------------------------------------
+
+
+class WatchedLink(Link):
+    """A link that notes every record it sends that its node had not journalled yet."""
+
+    def __init__(self, stream: trio.abc.Stream, journalled: set[bytes], early: list[SignedRecord]) -> None:
+        super().__init__(stream)
+        self.journalled, self.early = journalled, early
+        self.records = 0
+
+    async def send(self, frame: bytes) -> None:
+        obj = decode_frame(frame)
+        records: tuple[SignedRecord, ...] = ()
+        if isinstance(obj, SignedRecord | Evidence):
+            records = (obj,) if isinstance(obj, SignedRecord) else obj.records
+        self.records += len(records)
+        self.early.extend(r for r in records if r.raw not in self.journalled)
+        await super().send(frame)
+
+
+TIMEOUTS = Timeouts(turn=60.0, step=30.0)
+
+
+# Guards runner.py _flush (write-ahead): a node journals its new records before it sends any frame.
+async def test_every_record_a_node_sends_was_journalled_first(autojump_clock: trio.testing.MockClock) -> None:
+    n = 3
+    tables = make_tables(n, SHORT_RULES, seed=2)
+    journalled: dict[int, set[bytes]] = {s: set() for s in range(n)}
+    early: dict[int, list[SignedRecord]] = {s: [] for s in range(n)}
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    watched: list[WatchedLink] = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            x, y = trio.testing.memory_stream_pair()
+            links[a][b] = WatchedLink(x, journalled[a], early[a])
+            links[b][a] = WatchedLink(y, journalled[b], early[b])
+            watched += [links[a][b], links[b][a]]  # type: ignore[list-item]
+    statuses: dict[int, str] = {}
+
+    async def seat(s: int) -> None:
+        def journal(records: list[SignedRecord]) -> None:
+            journalled[s].update(r.raw for r in records)
+
+        result = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, journal=journal)
+        statuses[s] = result.status
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in range(n):
+                nursery.start_soon(seat, s)
+    assert statuses == dict.fromkeys(range(n), "over")
+    assert all(link.records > 0 for link in watched)
+    assert early == {s: [] for s in range(n)}, "records sent before they were journalled"
 
 
 # --- a seat that crashes and comes back --------------------------------------------------

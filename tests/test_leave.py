@@ -27,10 +27,11 @@ from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.events import Continued
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
-from p2pcards.protocol.messages import Continue
+from p2pcards.protocol.messages import Continue, Reveal
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
+from p2pcards.protocol.wire import SIGN_PREFIX, Evidence, Record, SignedRecord, decode_frame
 
 
 def sittings(
@@ -259,15 +260,27 @@ class NamesAnother(Table):
         return replace(b, left=tuple((s + 1) % 4 for s in b.left))
 
 
-@pytest.mark.parametrize(
-    ("liar", "problem"),
-    [
-        (Understates, "hands were scored by step"),
-        (HidesSteps, "fewer than it signed"),
-        (NamesAnother, "without another seat"),
-    ],
-)
-def test_a_false_continue_record_blames_its_author(liar: type[Table], problem: str) -> None:
+class AheadWithFewerHands(Table):
+    """Claims to have completed more steps than the others, yet one hand fewer than they
+    saw scored (to void a hand it lost): rule 4 of protocol.md section 12."""
+
+    def _continue_body(self) -> Continue:
+        b = super()._continue_body()
+        return replace(b, steps=b.steps + 5, hands=b.hands - 1)
+
+
+class AheadWithMoreHands(Table):
+    """Claims to have completed more steps than the others, and a hand more than they saw
+    scored: nothing they can disprove, so they carry the fewest hands claimed (theirs)."""
+
+    def _continue_body(self) -> Continue:
+        b = super()._continue_body()
+        return replace(b, steps=b.steps + 5, hands=b.hands + 1)
+
+
+def judged_gone_after_a_hand(liar: type[Table]) -> dict[int, Sitting]:
+    """Four seats (seat 0 plays ``liar``) play past their first hand; then seats 0, 1 and
+    3 judge seat 2 gone and write their ``continue`` records."""
     tables = sittings(4, NinesRules(target=100), 3, s0=liar)
     net = LocalNetwork(tables, rng=random.Random(3))
     net.start()
@@ -277,11 +290,81 @@ def test_a_false_continue_record_blames_its_author(liar: type[Table], problem: s
     for t in rest.tables.values():
         assert t.drop(2, "lost connection")
     rest.pump()
+    return tables
+
+
+# Guards core.py _on_continue: rule 4 (a seat ahead of this node claims at least the hands
+# this node saw scored), with AheadWithFewerHands.
+@pytest.mark.parametrize(
+    ("liar", "problem"),
+    [
+        (Understates, "hands were scored by step"),
+        (HidesSteps, "fewer than it signed"),
+        (NamesAnother, "without another seat"),
+        (AheadWithFewerHands, "fewer than this node saw"),
+    ],
+)
+def test_a_false_continue_record_blames_its_author(liar: type[Table], problem: str) -> None:
+    tables = judged_gone_after_a_hand(liar)
     for s in (1, 3):
         f = tables[s].failure
         assert f is not None and f.peer == 0 and problem in f.problem, f
         report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="failed"))
         assert [p.seat for p in report.problems if p.seat is not None] == [0], report.summary()
+
+
+# Guards core.py _on_continue: the totals carried are those after the fewest hands claimed.
+def test_a_seat_that_claims_more_hands_than_the_others_saw_cannot_make_them_count() -> None:
+    tables = judged_gone_after_a_hand(AheadWithMoreHands)
+    first = tables[1].tables[0]
+    scored = len(first.match.results)
+    assert scored >= 1
+    for s in (0, 1, 3):
+        t = tables[s]
+        assert t.failure is None and t.present == (0, 1, 3), (s, t.failure)
+        assert t.tables[1].carried_hands == scored
+        assert t.tables[1].carried == totals_after(first, scored, 2)
+
+
+def test_a_hand_that_one_remaining_seat_did_not_see_scored_is_void_for_all() -> None:
+    """Seat 2's reveal of the first hand never reaches seat 1, and then seat 2 is gone:
+    seats 0 and 3 scored that hand, seat 1 did not (its claim is honest, and behind
+    theirs). All three carry the totals before that hand, the fewest hands claimed."""
+
+    def hand_reveal_of_2(rec: SignedRecord) -> bool:
+        return rec.record.seat == 2 and rec.record.step > 2 and isinstance(rec.record.body, Reveal)
+
+    def hold_back(sender: int, receiver: int, frame: bytes) -> bytes | None:
+        """Seat 1 never gets seat 2's reveal of a hand, from seat 2 or forwarded."""
+        obj = decode_frame(frame)
+        if receiver != 1 or not isinstance(obj, SignedRecord | Evidence):
+            return frame
+        records = obj.records if isinstance(obj, Evidence) else (obj,)
+        kept = tuple(r for r in records if not hand_reveal_of_2(r))
+        if len(kept) == len(records):
+            return frame
+        return Evidence(kept).to_frame() if kept else None
+
+    tables = sittings(4, NinesRules(target=100), 3)
+    net = LocalNetwork(tables, rng=random.Random(3), tamper=hold_back)  # type: ignore[arg-type]
+    net.start()
+    play_until(net, random.Random(3), lambda: False)  # until seat 1 waits for the reveal it never gets
+    first = {s: tables[s].tables[0] for s in tables}
+    assert len(first[0].hand_ends) == len(first[3].hand_ends) == 1 and first[1].hand_ends == []
+    rest = without(net, 2)
+    for t in rest.tables.values():
+        assert t.drop(2, "lost connection")
+    rest.pump()
+    for s in (0, 1, 3):
+        t = tables[s]
+        assert t.failure is None and t.present == (0, 1, 3), (s, t.failure)
+        assert t.tables[1].carried_hands == 0 and t.tables[1].carried == (0, 0, 0), s
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, random.Random(3), start=False)
+    for s in (0, 1, 3):  # (their files differ: only seat 1's lacks the first hand's reveal)
+        assert tables[s].status == "over", (s, tables[s].failure)
+        report = audit_bytes(file_of(tables[s], s))
+        assert report.valid, report.summary()
+        assert "p2 left after 0 hands" in " ".join(report.summary().split())
 
 
 def test_a_continue_from_another_history_stops_blaming_nobody() -> None:
@@ -337,6 +420,26 @@ def test_a_seat_that_every_other_judged_gone_stops_blaming_nobody() -> None:
     f = tables[1].failure
     assert f is not None and f.peer is None and "every one of them judged it gone" in f.problem, f
     # Only two of them would not have been enough: see test_one_seat_cannot_push_another_out.
+
+
+# Guards sitting.py _pushed_out: the signature of each ``continue`` record that pushes
+# this seat out (else one seat forges the others' and pushes any seat out alone).
+def test_continue_records_forged_in_the_others_names_push_nobody_out() -> None:
+    tables = sittings(4, NinesRules(target=100), 8)
+    net = LocalNetwork(tables, rng=random.Random(8))
+    net.start()
+    play_until(net, random.Random(8), lambda: tables[0].step >= 25 and not tables[1].my_turn)
+    tables[0].continue_without(1, "I say p1 is gone")
+    net.pump()
+    new = tables[0].current  # seat 0's own record there is genuine; it signs the others' too
+    body = new._continue_body()
+    for seat in (1, 2):  # seats 2 and 3 of the first table
+        rec = Record(game_id=new.game_id, step=0, seat=seat, prev=bytes(32), body=body)
+        raw = rec.to_bytes()
+        forged = SignedRecord(raw, identity_for(0, 8).sign(SIGN_PREFIX + raw), rec)
+        tables[1].receive(0, forged.to_frame())
+    assert tables[1].failure is None and tables[1].status == "running", tables[1].failure
+    assert len(tables[1].tables) == 1
 
 
 # -- a crash on the new table ---------------------------------------------------------

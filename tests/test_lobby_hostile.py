@@ -25,6 +25,7 @@ import trio.testing
 from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, WrappedStream, knock, tls_connect, tls_serve
 
 from p2pcards.crypto.identity import Identity
+from p2pcards.crypto.pake import Pake, Side
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
 from p2pcards.net import tls
@@ -37,14 +38,15 @@ from p2pcards.protocol.lobby import (
     Hello,
     LinkAuth,
     Refused,
+    Role,
     Seat,
     Welcome,
-    code_key,
+    confirmation,
     decode_lobby,
     decode_lobby_object,
     encode_lobby,
-    join_proof,
     link_message,
+    pake_binding,
 )
 from p2pcards.protocol.lobby import Link as LinkHello
 from p2pcards.protocol.messages import Body
@@ -121,7 +123,10 @@ async def receive(link: Link) -> Body:
 
 async def say_hello(link: Link, me: Identity, name: str = "stranger") -> Body:
     """Send a hello; the host's answer (a challenge or a refusal)."""
-    await link.send(encode_lobby(Hello(name=name, key=me.public_key, nonce=os.urandom(32), port=1)))
+    pake = Pake.start(Side.JOINER, CODE, os.urandom(64)).message
+    await link.send(
+        encode_lobby(Hello(name=name, key=me.public_key, nonce=os.urandom(32), port=1, pake=pake))
+    )
     return await receive(link)
 
 
@@ -268,14 +273,23 @@ async def seat_by_hand(nursery: trio.Nursery, lobby: HostLobby, address: str, na
     me = Identity.generate()
     link = await dial(nursery, lobby, address)
     nonce = os.urandom(32)
-    await link.send(encode_lobby(Hello(name=name, key=me.public_key, nonce=nonce, port=1)))
+    pake = Pake.start(Side.JOINER, CODE, os.urandom(64))
+    await link.send(encode_lobby(Hello(name=name, key=me.public_key, nonce=nonce, port=1, pake=pake.message)))
     challenge = await receive(link)
     if not isinstance(challenge, Challenge):
         return challenge
-    key = code_key(CODE, lobby.game_id)
-    return await answer(
-        link, me, challenge, join_proof(key, lobby.game_id, me.public_key, nonce, challenge.nonce)
+    channel = tls.channel_binding(link.stream)
+    binding = pake_binding(
+        lobby.game_id,
+        me.public_key,
+        challenge.key,
+        nonce,
+        challenge.nonce,
+        pake.message,
+        challenge.pake,
+        channel,
     )
+    return await answer(link, me, challenge, confirmation(pake.finish(challenge.pake), Role.JOINER, binding))
 
 
 async def hung_up(link: Link) -> None:
@@ -605,7 +619,9 @@ async def test_a_join_proof_relayed_for_another_key_is_a_wrong_code() -> None:
             hello = await receive(ann)
             assert isinstance(hello, Hello)
             await host.send(
-                encode_lobby(Hello(name="mallory", key=mallory.public_key, nonce=hello.nonce, port=1))
+                encode_lobby(
+                    Hello(name="mallory", key=mallory.public_key, nonce=hello.nonce, port=1, pake=hello.pake)
+                )
             )
             challenge = await receive(host)
             assert isinstance(challenge, Challenge)
@@ -689,7 +705,15 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
         game, nh = os.urandom(16), os.urandom(32)
         await link.send(
             encode_lobby(
-                Challenge(game=game, key=impostor.public_key, nonce=nh, play="nines", rules=RULES, players=2)
+                Challenge(
+                    game=game,
+                    key=impostor.public_key,
+                    nonce=nh,
+                    pake=Pake.start(Side.HOST, "7-guessed-wrong", os.urandom(64)).message,
+                    play="nines",
+                    rules=RULES,
+                    players=2,
+                )
             )
         )
         await receive(link)  # the joiner's auth: useless without the code

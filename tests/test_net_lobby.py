@@ -37,6 +37,7 @@ from net_helpers import (
 )
 
 from p2pcards.crypto.identity import Identity
+from p2pcards.crypto.pake import Pake, Side, password
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link, LinkClosed
@@ -49,7 +50,6 @@ from p2pcards.protocol.lobby import (
     Refused,
     Seat,
     Welcome,
-    code_key,
     decode_lobby,
     decode_lobby_object,
     encode_lobby,
@@ -277,11 +277,14 @@ async def test_a_join_signed_with_another_key_is_refused() -> None:
 
 
 def hello_frame(version: object) -> bytes:
-    body = Hello(name="old", key=Identity.generate().public_key, nonce=os.urandom(32), port=1).to_wire()
+    pake = Pake.start(Side.JOINER, CODE, os.urandom(64)).message
+    body = Hello(
+        name="old", key=Identity.generate().public_key, nonce=os.urandom(32), port=1, pake=pake
+    ).to_wire()
     return pack({"v": version, "kind": "hello", "body": body})
 
 
-@pytest.mark.parametrize("version", [2, "1"])
+@pytest.mark.parametrize("version", [1, 3, "2"])
 async def test_a_hello_of_another_protocol_version_is_refused_by_version(version: object) -> None:
     async with lobby_server(3) as (_, port, _ui):
         stream = await tls_connect(LOCALHOST, port)
@@ -324,7 +327,7 @@ async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None
     async def fake_host(stream: trio.abc.Stream) -> None:
         link = Link(await tls_serve(stream, Identity.generate()))
         decode_lobby_object(await link.receive())  # the hello
-        await link.send(pack({"v": 2, "kind": "challenge", "body": {}}))
+        await link.send(pack({"v": 1, "kind": "challenge", "body": {}}))
         await trio.sleep_forever()
 
     listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
@@ -332,7 +335,7 @@ async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.serve_listeners, fake_host, listeners)
         refused = await refusal(port, "ann")
-        assert refused.reason == "version" and "the host speaks 2" in str(refused)
+        assert refused.reason == "version" and "the host speaks 1" in str(refused)
         nursery.cancel_scope.cancel()
 
 
@@ -548,7 +551,7 @@ async def test_garbage_is_refused_and_the_host_keeps_running(tmp_path: Path) -> 
             assert "nested too deeply" in protocol_refusal(await knock(port, nested(5000))).message
             assert "must be a map" in protocol_refusal(await knock(port, msgpack.packb(42))).message
             assert "expected hello" in protocol_refusal(await knock(port, welcome)).message
-            missing_body = pack({"v": 1, "kind": "hello"})
+            missing_body = pack({"v": 2, "kind": "hello"})
             assert "exactly the keys" in protocol_refusal(await knock(port, missing_body)).message
             # Answered with a refusal or a hang-up (the host may close before reading it all):
             for garbage in (oversized_bin(), oversized_pieces()):
@@ -622,8 +625,7 @@ async def test_the_code_never_travels(tmp_path: Path, monkeypatch: pytest.Monkey
                 )
     assert all(o.status == "over" for o in outcomes.values())
     assert len(taps) == 3  # two joiners to the host, and seat 2 to seat 1
-    game_id = outcomes[0].table.game_id  # type: ignore[union-attr]
-    secrets = [CODE.encode(), CODE.upper().encode(), b"amber-lantern", code_key(CODE, game_id)]
+    secrets = [CODE.encode(), CODE.upper().encode(), b"amber-lantern", password(CODE)]
     plaintext = b"".join(frames)
     assert b"hello" in plaintext and b"link-auth" in plaintext  # the handshakes were seen
     for wire in plaintext, *(bytes(tap.sent) for tap in taps), *(bytes(tap.received) for tap in taps):
@@ -735,6 +737,7 @@ async def test_the_challenge_names_the_game_and_a_joiner_refuses_one_it_cannot_p
             game=os.urandom(16),
             key=impostor.public_key,
             nonce=os.urandom(32),
+            pake=Pake.start(Side.HOST, CODE, os.urandom(64)).message,
             play="belote",
             rules=(),
             players=2,
@@ -754,6 +757,7 @@ async def test_the_challenge_names_the_game_and_a_joiner_refuses_one_it_cannot_p
 async def test_every_seat_plays_by_the_hosts_clock(tmp_path: Path) -> None:
     """The host's turn, step and grace times travel in its challenge: joiners that set
     others play by the host's, so that every seat times out at the same moment."""
+
     class ClockUI(RecordingUI):
         def __init__(self) -> None:
             super().__init__()
@@ -783,7 +787,14 @@ def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
     from p2pcards.protocol.lobby import Challenge, decode_lobby, encode_lobby
 
     ch = Challenge(
-        game=bytes(16), key=bytes(32), nonce=bytes(32), play="nines", rules=(), players=2, clock=(30, 20, 10)
+        game=bytes(16),
+        key=bytes(32),
+        nonce=bytes(32),
+        pake=b"B" + bytes(32),
+        play="nines",
+        rules=(),
+        players=2,
+        clock=(30, 20, 10),
     )
     assert decode_lobby(encode_lobby(ch)) == ch
     for bad in ([30, 20], [30, 20, -1], [30, 20, 86_401], [30, 20, "10"]):
@@ -801,4 +812,4 @@ def replace_clock(ch: object, clock: list[object]) -> object:
             out["clock"] = clock
             return out
 
-    return Raw(**{f: getattr(ch, f) for f in ("game", "key", "nonce", "play", "rules", "players")})
+    return Raw(**{f: getattr(ch, f) for f in ("game", "key", "nonce", "pake", "play", "rules", "players")})

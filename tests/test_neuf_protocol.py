@@ -26,6 +26,7 @@ from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import (
     Body,
+    Dispute,
     Keys,
     KeyShare,
     LookAtPile,
@@ -278,6 +279,34 @@ class Revoker(NeufTable):
 def test_a_revoke_is_blamed(seed: int) -> None:
     net = run(build(seed, NeufRules(start=9), {1: Revoker}), seed)
     assert_caught(net, 1, "follow")
+
+
+class RevokesThenDisputes(Revoker):
+    """Revokes once; at its next turn, before it must play the suit it kept (which would
+    prove the revoke live), it disputes a card falsely, so that the hand ends at the reveal."""
+
+    revoked = False
+
+    def _body_for_action(self, action: Any) -> Body:
+        hand = self.match.hand if self.match else None
+        assert hand is not None and self.seat is not None
+        if self.revoked:
+            return Dispute(reason="my card does not open (a lie)")
+        led = hand.led_suit
+        if isinstance(action, neuf.PlayCard) and led is not None and SUIT_OF[action.card] != led:
+            self.revoked = any(c is not None and SUIT_OF[c] == led for c in hand.hands[self.seat])
+        return super()._body_for_action(action)
+
+
+# Guards neuf.py _replay: a revoke that the full replay at the reveal shows is blamed on the
+# revoker (the first problem in the order of the moves), not only the false dispute after it.
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_revoke_found_at_the_reveal_is_blamed(seed: int) -> None:
+    net = run(build(seed, NeufRules(start=9), {1: RevokesThenDisputes}), seed)
+    cheat = net.tables[1]
+    assert isinstance(cheat, RevokesThenDisputes) and cheat.revoked
+    assert_caught(net, 1, "illegal move seen with all cards shown")
+    assert_caught(net, 1, "(rule follow-suit)")
 
 
 class DoubleLooker(NeufTable):

@@ -18,9 +18,16 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.net import session
 from p2pcards.net.node import NodeConfig, Outcome
 from p2pcards.net.session import PATIENT, Timeouts, final_clock
-from p2pcards.protocol.lobby import Hello, Start, decode_lobby, decode_lobby_object, encode_lobby
+from p2pcards.protocol.lobby import (
+    LOBBY_VERSION,
+    Hello,
+    Start,
+    decode_lobby,
+    decode_lobby_object,
+    encode_lobby,
+)
 from p2pcards.protocol.messages import MAX_CLOCK, Body
-from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError
+from p2pcards.protocol.wire import WireError
 
 ONE_HAND = NinesRules(hands=1)
 KEY = bytes(range(32))
@@ -125,20 +132,23 @@ async def test_an_old_style_hello_without_bot_joins_as_a_person(
 
 
 def frame(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "kind": kind, "body": body}
+    return {"v": LOBBY_VERSION, "kind": kind, "body": body}
 
 
-HELLO = {"name": "Ann", "key": KEY, "nonce": NONCE, "port": 4000}
+PAKE = b"A" + bytes(32)
+HELLO = {"name": "Ann", "key": KEY, "nonce": NONCE, "port": 4000, "pake": PAKE}
 SEAT = ["Ann", KEY, "127.0.0.1", 4000]
 ROSTER = [SEAT, ["Bob", bytes(32), "", 0]]
 
 
 def test_hello_with_and_without_bot() -> None:
-    assert decode_lobby_object(frame("hello", HELLO)) == Hello(name="Ann", key=KEY, nonce=NONCE, port=4000)
+    assert decode_lobby_object(frame("hello", HELLO)) == Hello(
+        name="Ann", key=KEY, nonce=NONCE, port=4000, pake=PAKE
+    )
     for value in (True, False):
         hello = decode_lobby_object(frame("hello", {**HELLO, "bot": value}))
         assert isinstance(hello, Hello) and hello.bot is value
-    with_bot = Hello(name="Ann", key=KEY, nonce=NONCE, port=4000, bot=True)
+    with_bot = Hello(name="Ann", key=KEY, nonce=NONCE, port=4000, pake=PAKE, bot=True)
     assert decode_lobby_object(frame("hello", with_bot.to_wire())) == with_bot
 
 

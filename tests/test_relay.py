@@ -35,14 +35,16 @@ def star_links(n: int) -> dict[int, dict[int, Link]]:
 
 
 async def run_star(
-    n: int, meddle: object = None
+    n: int, meddle: object = None, *, mesh: bool = False
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, dict[int, Link]]]:
+    """A match of ``n`` seats linked as a star (``mesh``: every two seats linked, none
+    relayed); ``meddle(tables, links)`` runs beside it, to send frames of its own."""
     tables = make_tables(n, SHORT_RULES, seed=5)
-    links = star_links(n)
+    links = links_but(n, frozenset()) if mesh else star_links(n)
     results: dict[int, RunResult] = {}
 
     async def seat(s: int) -> None:
-        relayed = [p for p in range(1, n) if p != s] if s != 0 else []
+        relayed = [p for p in range(1, n) if p != s] if s != 0 and not mesh else []
         results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed)
 
     with trio.fail_after(3600):
@@ -97,6 +99,58 @@ async def test_a_relayed_abort_is_a_claim_not_a_fault(autojump_clock: trio.testi
 
     _, results, _ = await run_star(3, meddle)
     assert 1 not in results[2].blamed, results[2]
+
+
+async def wait_for_step(table: Table, step: int) -> None:
+    while table.step < step:
+        await trio.lowlevel.checkpoint()
+
+
+def forged(tables: dict[int, Table], seat: int) -> bytes:
+    """A frame of ``seat``'s join record altered (another name): its signature fails."""
+    join = tables[seat].transcript.steps[0][seat]
+    return SignedRecord(join.raw.replace(b"p%d" % seat, b"p9"), join.sig, join.record).to_frame()
+
+
+# Guards runner.py _carry at the host: "sent a relay frame in the name of seat ..." (without
+# it the host passes on a record a joiner forged in another seat's name, and is blamed for it).
+async def test_the_host_refuses_to_relay_a_frame_whose_origin_is_not_its_sender(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        await wait_for_step(tables[3], 3)
+        await links[1][0].send(Relay(2, 3, forged(tables, 2)).to_frame())  # seat 1, as seat 2
+
+    _, results, _ = await run_star(4, meddle)
+    assert results[0].status == "failed" and results[0].blamed == (1,), results[0]
+    assert "sent a relay frame in the name of seat 2" in (results[0].problem or "")
+    assert 0 not in results[3].blamed, results[3]  # the forged record never reached seat 3
+
+
+# Guards runner.py _carry at a joiner: "relayed to this seat a frame meant for seat ...".
+async def test_a_relay_frame_for_another_seat_blames_the_host(autojump_clock: trio.testing.MockClock) -> None:
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        await wait_for_step(tables[2], 3)
+        join = tables[1].transcript.steps[0][1].to_frame()  # seat 1's own record: only the target is wrong
+        await links[0][2].send(Relay(1, 3, join).to_frame())
+
+    _, results, _ = await run_star(4, meddle)
+    assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
+    assert "relayed to this seat a frame meant for seat 3" in (results[2].problem or "")
+
+
+# Guards runner.py _carry at a joiner: "relayed a frame from seat ..., which has its own link".
+async def test_a_relay_frame_from_a_seat_with_its_own_link_blames_the_host(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        await wait_for_step(tables[2], 3)
+        join = tables[1].transcript.steps[0][1].to_frame()
+        await links[0][2].send(Relay(1, 2, join).to_frame())
+
+    _, results, _ = await run_star(3, meddle, mesh=True)
+    assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
+    assert "relayed a frame from seat 1, which has its own link" in (results[2].problem or "")
 
 
 def test_a_relay_frame_is_checked_like_any_frame() -> None:

@@ -201,7 +201,7 @@ def test_ordinary_names_are_accepted(name: str) -> None:
 @pytest.mark.parametrize("name", BAD)
 def test_the_host_refuses_a_hello_with_such_a_name(name: str) -> None:
     """The lobby's check (what the host reads in a ``hello``) refuses what the join record would."""
-    hello = Hello(name=name, key=Identity.generate().public_key, nonce=bytes(32), port=1)
+    hello = Hello(name=name, key=Identity.generate().public_key, nonce=bytes(32), port=1, pake=bytes(33))
     with pytest.raises(WireError, match="control, bidi or invisible"):
         decode_lobby_object(unpack_untrusted(encode_lobby(hello), 1 << 16))
 
@@ -226,9 +226,7 @@ def evil_table() -> Table:
         Player(name=TITLE + "Eve" + FAKE_LINE, key=Identity.generate().public_key),
         Player(name="\u202eHal", key=Identity.generate().public_key),
     ]
-    return Table(
-        game_id=bytes(16), roster=roster, rules=NinesRules(), seat=0, identity=me, entropy=bytes(32)
-    )
+    return Table(game_id=bytes(16), roster=roster, rules=NinesRules(), seat=0, identity=me, entropy=bytes(32))
 
 
 def captured_ui() -> tuple[NetworkUI, list[str]]:

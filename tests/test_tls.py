@@ -327,7 +327,7 @@ async def test_a_sniffer_relaying_every_link_sees_no_plaintext(
     ]
     # What the nodes said in plaintext holds every marker...
     records = b"".join(raw for raw, _ in load(tmp_path / "n0.p2pt").records)
-    hello = encode_lobby(Hello(name=NAMES[1], key=keys[1], nonce=bytes(32), port=1))
+    hello = encode_lobby(Hello(name=NAMES[1], key=keys[1], nonce=bytes(32), port=1, pake=bytes(33)))
     for marker in (b"shuffle", b"result", table.game_id, *keys):
         assert marker in records
     for marker in (NAMES[1].encode(), b"hello"):

@@ -16,8 +16,9 @@ Anyone on the network can send datagrams, so the host's side is bounded: a
 datagram that is not exactly a well-formed query is dropped, an answer is never
 larger than the query it answers, answers are rate-limited per source address
 and in all, and queries from global (internet) addresses or privileged ports go
-unanswered. If several hosts answer for one number, the joiner tries none of
-them (each would get a code proof it could attack offline) and says so.
+unanswered. If several hosts answer for one number, the joiner tries each in
+turn and joins the first that proves the code: the code is proven with SPAKE2,
+so an impostor among them gets one guess and nothing to attack offline.
 
 The message format and the rate limit are sans-IO (:func:`encode`,
 :func:`decode`, :class:`Responder`, :class:`Search`, :class:`RateLimit`); the
@@ -287,19 +288,6 @@ class NoHostAnswered(PeerUnreachable):
     """No host in its lobby answered for the code's number on this network."""
 
 
-class SeveralHostsAnswered(PeerUnreachable):
-    """More than one host answered for the code's number: none is tried."""
-
-    def __init__(self, number: int, hosts: Sequence[tuple[str, int]]) -> None:
-        self.hosts = list(hosts)
-        where = ", ".join(f"{a}:{p}" for a, p in hosts)
-        super().__init__(
-            f"{len(hosts)} hosts answered for code {shown(number)} on this network ({where}); "
-            "none was tried, to keep your code to the right one: ask the host for its address "
-            "and run p2pcards join ADDRESS"
-        )
-
-
 # ---------------------------------------------------------------------------
 # On the network (trio)
 
@@ -532,11 +520,13 @@ async def locate(
     bind: str = "0.0.0.0",
     wait: float = WAIT,
     settle: float = SETTLE,
-) -> tuple[str, int]:
-    """The one host on this network whose lobby answers for ``code``'s number.
+) -> list[tuple[str, int]]:
+    """The hosts on this network whose lobbies answer for ``code``'s number, in the order
+    they answered (NoHostAnswered if none does).
 
-    NoHostAnswered if none does; SeveralHostsAnswered if more than one does
-    (trying each would hand every one of them a proof of the code to attack offline).
+    Anyone may answer, so there may be impostors among them: the joiner tries each in
+    turn. The code is proven with SPAKE2, so an impostor gets one guess of the words
+    and nothing to test offline.
     """
     number = code_number(code)
     if number is None:
@@ -550,9 +540,7 @@ async def locate(
             f"no host with code {shown(number)} answered on this network within {wait:g} s; "
             "ask the host for its address and run p2pcards join ADDRESS"
         )
-    if len(hosts) > 1:
-        raise SeveralHostsAnswered(number, hosts)
-    return hosts[0]
+    return hosts
 
 
 class LobbyWatch(LobbyUI):

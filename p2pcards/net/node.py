@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -144,9 +144,18 @@ async def host_game(
 
 
 async def join_game(
-    cfg: NodeConfig, *, host: str, port: int, code: str, no_listen: bool = False
+    cfg: NodeConfig,
+    *,
+    host: str,
+    port: int,
+    code: str,
+    no_listen: bool = False,
+    alternatives: Sequence[tuple[str, int]] = (),
 ) -> Outcome:
     """Join the table at ``host:port`` with invitation ``code`` and play it.
+
+    ``alternatives``: more hosts to try in turn (several answered a search by the code's
+    number), until one proves the code and seats this node.
 
     ``no_listen``: accept no connection (behind a router that cannot forward):
     the seats that would dial this one reach it through the host instead.
@@ -164,6 +173,7 @@ async def join_game(
             ui=cfg.ui,
             timeouts=cfg.timeouts,
             bot=cfg.bot,
+            alternatives=alternatives,
         )
         try:
             await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)

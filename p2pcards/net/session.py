@@ -9,8 +9,9 @@ Every connection is TLS 1.3 (``p2pcards.net.tls``) before its first lobby frame.
 The side that dials pins the key of the side it reached: a mesh link's dialler
 refuses any key but the roster key of the seat it dialled, and a joiner refuses
 a host whose certificate key is not the key of its challenge (which the host's
-code proof then authenticates). So the signatures and proofs that follow travel
-inside a channel that ends at the pinned key.
+SPAKE2 key confirmation then authenticates, bound to the TLS session). So the
+signatures and proofs that follow travel inside a channel that ends at the
+pinned key.
 
 The host's door is open to anyone, so whatever a stranger can make it hold is
 bounded before the stranger has proven the code: lobby frames of at most
@@ -33,6 +34,7 @@ from typing import Any
 import trio
 
 from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
+from p2pcards.crypto.pake import ENTROPY_SIZE, BadPakeMessage, Pake, Side
 from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
@@ -53,6 +55,7 @@ from p2pcards.protocol.admission import (
 )
 from p2pcards.protocol.admission import address_group as address_group
 from p2pcards.protocol.lobby import (
+    LOBBY_VERSION,
     MAX_LOBBY_FRAME,
     Auth,
     Challenge,
@@ -60,16 +63,17 @@ from p2pcards.protocol.lobby import (
     LinkAuth,
     LobbyUpdate,
     Refused,
+    Role,
     Seat,
     Start,
     VersionMismatch,
     Welcome,
-    code_key,
+    confirmation,
     decode_lobby_object,
     encode_lobby,
-    host_proof,
-    join_proof,
     link_message,
+    normalize_code,
+    pake_binding,
     proofs_equal,
 )
 from p2pcards.protocol.lobby import (
@@ -256,7 +260,6 @@ class HostLobby:
         self.max_pending = max_pending
         self.per_address = per_address
         self.evict_after = evict_after
-        self.code_key = code_key(code, game_id)
         self.tls = tls.server_context(identity)
         """Presents the host's key to every connection (TLS 1.3)."""
         self.host_seat = Seat(name=name, key=identity.public_key, host="", port=0)
@@ -264,7 +267,7 @@ class HostLobby:
             game_id=game_id,
             host=self.host_seat,
             players=players,
-            code_key=self.code_key,
+            code=code,
             limits=DoorLimits(max_pending=max_pending, per_address=per_address, evict_after=evict_after),
         )
         self.full = trio.Event()
@@ -306,7 +309,8 @@ class HostLobby:
         peer = _peer_host(stream)
         secured = tls.server(stream, self.tls)
         guest = _Guest(_lobby_link(secured, peer), secured)
-        door = self.admission.connected(guest, peer, trio.current_time(), os.urandom(32))
+        fresh = os.urandom(32), os.urandom(ENTROPY_SIZE)  # its nonce and the host's SPAKE2 entropy
+        door = self.admission.connected(guest, peer, trio.current_time(), *fresh)
         if isinstance(door, Refuse):  # no lobby frame is read from it, only its TLS handshake
             await self._refuse(guest.link, door)  # (which the refusal needs), within 2 s
             return
@@ -348,9 +352,9 @@ class HostLobby:
             if isinstance(first, LinkHello) and self.relinks is not None:
                 guest.relink = first  # a seat of the match dialling again, not a joiner
                 return
-            answer = self.admission.hello(guest, first)
+            answer = self.admission.hello(guest, first, tls.channel_binding(guest.stream))
             if isinstance(answer, SendChallenge):
-                await link.send(encode_lobby(self._challenge(answer.nonce)))
+                await link.send(encode_lobby(self._challenge(answer.nonce, answer.pake)))
                 auth = decode_lobby_object(await link.receive())
                 answer = self.admission.auth(guest, auth, trio.current_time())
         if guest.door.cancelled_caught:  # its place went to a newcomer
@@ -393,11 +397,12 @@ class HostLobby:
                 await transport.send_all(encode_lobby(refusal))
         await guest.link.aclose()
 
-    def _challenge(self, nonce: bytes) -> Challenge:
+    def _challenge(self, nonce: bytes, pake: bytes) -> Challenge:
         return Challenge(
             game=self.game_id,
             key=self.identity.public_key,
             nonce=nonce,
+            pake=pake,
             play=self.game,
             rules=tuple(sorted(self.rules.to_dict().items())),
             players=self.players,
@@ -480,6 +485,7 @@ async def join_table(
     ui: LobbyUI,
     timeouts: Timeouts,
     bot: bool = False,
+    alternatives: Sequence[tuple[str, int]] = (),
 ) -> SessionInfo:
     """Dial the host, prove the invitation, wait in the lobby until the game starts.
 
@@ -487,7 +493,56 @@ async def join_table(
     from this address a moment ago) is tried again, with growing waits, for up to
     ``timeouts.busy`` seconds: a flood at the host delays a joiner, it does not
     turn it away. ``bot``: a bot plays this seat (the hello says so; see ``final_clock``).
+
+    ``alternatives``: other hosts to try in turn if this one does not seat this node
+    (several answered a search by the code's number; some may be impostors). With
+    SPAKE2 a host without the code learns nothing from a try but that its one guess
+    was wrong, so trying each costs nothing; the first that proves the code wins.
     """
+    candidates = [(host, port), *alternatives]
+    failures: list[str] = []
+    for i, (where, at) in enumerate(candidates):
+        try:
+            return await _join_retrying(
+                host=where,
+                port=at,
+                code=code,
+                identity=identity,
+                name=name,
+                listen_port=listen_port,
+                ui=ui,
+                timeouts=timeouts,
+                bot=bot,
+            )
+        except (JoinRefused, PeerUnreachable) as e:
+            if len(candidates) == 1:
+                raise
+            failures.append(f"{show_address(where, at)}: {e}")
+            if i + 1 < len(candidates):
+                ui.info(Notice("notice_try_next", where=show_address(where, at), error=e))
+    raise PeerUnreachable(
+        f"none of the {len(candidates)} hosts that answered seated you (" + "; ".join(failures) + ")"
+    )
+
+
+def show_address(host: str, port: int) -> str:
+    """``host:port`` as a person types it back (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def _join_retrying(
+    *,
+    host: str,
+    port: int,
+    code: str,
+    identity: Identity,
+    name: str,
+    listen_port: int,
+    ui: LobbyUI,
+    timeouts: Timeouts,
+    bot: bool = False,
+) -> SessionInfo:
+    """One host: join it, trying again while it answers ``busy``."""
     give_up = trio.current_time() + timeouts.busy
     wait = FIRST_RETRY
     while True:
@@ -579,7 +634,8 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
         msg = await _receive_lobby(link, timeout)
     except VersionMismatch as e:
         raise JoinRefused(
-            "version", f"protocol version mismatch: the host speaks {show(e.version)}, we speak 1"
+            "version",
+            f"protocol version mismatch: the host speaks {show(e.version)}, we speak {LOBBY_VERSION}",
         ) from None
     except WireError as e:
         raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
@@ -607,29 +663,41 @@ async def _join(
     bot: bool = False,
 ) -> SessionInfo:
     nj = os.urandom(32)
+    pake = Pake.start(Side.JOINER, normalize_code(code), os.urandom(ENTROPY_SIZE))
     # ``bot`` is written only when true, so that a person's hello is the one older hosts know.
-    hello = Hello(name=name, key=identity.public_key, nonce=nj, port=listen_port, bot=True if bot else None)
+    hello = Hello(
+        name=name,
+        key=identity.public_key,
+        nonce=nj,
+        port=listen_port,
+        pake=pake.message,
+        bot=True if bot else None,
+    )
     try:
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
         raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
     ch: Challenge = await _expect(link, t.handshake, Challenge)
-    # The challenge's key is the one the host proves with the code below: TLS must end
-    # at that key, or someone relays this conversation (before the proof is spent on it).
+    # The challenge's key is the one the host's confirmation below vouches for: TLS must
+    # end at that key, or someone relays this conversation.
     if ch.key != server_key:
         raise JoinRefused("impostor", MIDDLE)
-    try:  # before the code is spent on a table this node cannot play
+    try:  # before a guess is spent on a table this node cannot play
         rules = game_named(ch.play).rules_from_dict(dict(ch.rules))
     except UsageError as e:
         raise JoinRefused("version", f"the host plays a game this version cannot play: {e}") from None
-    key = await trio.to_thread.run_sync(code_key, code, ch.game)
-    proof = join_proof(key, ch.game, identity.public_key, nj, ch.nonce)
+    try:
+        key = pake.finish(ch.pake)
+    except BadPakeMessage as e:
+        raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
+    channel = tls.channel_binding(link.stream)
+    binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
-    await link.send(encode_lobby(Auth(proof=proof, sig=sig)))
+    await link.send(encode_lobby(Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)))
     welcome: Welcome = await _expect(link, t.handshake + 10, Welcome)
-    if not proofs_equal(
-        welcome.proof, host_proof(key, ch.game, ch.key, ch.nonce, nj)
-    ) or not verify_signature(ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)):
+    if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
+        ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
+    ):
         raise JoinRefused(
             "impostor", "the host could not prove it knows the code: not the table you were invited to"
         )

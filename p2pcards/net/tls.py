@@ -205,3 +205,15 @@ async def send_eof(stream: trio.abc.Stream) -> None:
     send = getattr(target, "send_eof", None)
     if send is not None:
         await send()
+
+
+def channel_binding(stream: trio.abc.Stream) -> bytes:
+    """The TLS session's ``tls-unique`` binding (the client's Finished ``verify_data``).
+
+    With TLS 1.3 and no resumption (``num_tickets = 0``) it is unique to one handshake,
+    and both ends read the same bytes: the lobby's SPAKE2 confirmations name it, so a
+    relay holding two TLS sessions cannot splice them."""
+    binding = stream.get_channel_binding("tls-unique") if isinstance(stream, trio.SSLStream) else None
+    if not binding:
+        raise TLSError("the TLS session offers no channel binding", kind="failed")
+    return bytes(binding)

@@ -1,7 +1,8 @@
 """Invitation codes: a number and two words, easy to read aloud (``4-ember-lantern``).
 
-About 22.6 bits: 98 numbers x 256 x 256 words. The code never travels in the
-clear (see p2pcards.protocol.lobby), and each offline guess costs a scrypt run.
+About 22.6 bits: 98 numbers x 256 x 256 words (16 bits once the number is known, as
+discovery makes it). That is enough only because no guess can be tested offline: the
+code is proven with SPAKE2 (p2pcards.crypto.pake), one guess per connection.
 """
 
 from __future__ import annotations

@@ -15,8 +15,13 @@ Three parts, one concept each:
 * :class:`Seating` - the table: seated joiners, distinct names and keys, full or
   started, the roster at the start.
 * :class:`Admission` - one connection's way through both, in the order of
-  protocol.md section 9: connect, ``hello`` (answered by a challenge), ``auth``
-  (the code proven), a seat (answered by ``welcome``).
+  protocol.md section 9: connect, ``hello`` (its SPAKE2 message answered by a
+  challenge carrying the host's), ``auth`` (the joiner's key confirmation: the
+  code proven), a seat (answered by ``welcome`` with the host's confirmation).
+
+The SPAKE2 exchange gives a stranger one guess of the code per connection and
+nothing to test offline; the door makes each wrong guess cost its address a
+growing wait.
 
 A connection is any hashable token the caller picks (the driver uses its own
 per-connection object); the machine never looks inside it.
@@ -33,21 +38,27 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from p2pcards.crypto.identity import is_valid_public_key, verify_signature
+from p2pcards.crypto.pake import BadPakeMessage, Pake, Side
 from p2pcards.errors import LocalProtocolError
 from p2pcards.protocol.lobby import (
+    LOBBY_VERSION,
+    MAX_CHANNEL,
+    MIN_CHANNEL,
     REFUSALS,
     Auth,
     Hello,
+    Role,
     Seat,
     VersionMismatch,
-    host_proof,
-    join_proof,
+    confirmation,
     link_message,
+    normalize_code,
+    pake_binding,
     proofs_equal,
 )
 from p2pcards.protocol.messages import Body, show
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError
+from p2pcards.protocol.wire import WireError
 
 C = TypeVar("C", bound=Hashable)
 """The caller's token for one connection."""
@@ -63,7 +74,7 @@ PER_ADDRESS = 4
 
 EVICT_AFTER = 2.0
 """Seconds after which a stranger's place may go to a newcomer when all are taken (an honest
-joiner sends its auth well within this: a round trip or two and one scrypt)."""
+joiner sends its auth well within this: a round trip or two and a few milliseconds of SPAKE2)."""
 
 WRONG_CODE_WAIT = 0.5
 """Seconds an address waits after a wrong code, times the wrong codes it sent so far..."""
@@ -144,9 +155,11 @@ class Evict(Generic[C]):
 
 @dataclass(frozen=True, slots=True)
 class SendChallenge:
-    """Answer the hello with a challenge carrying ``nonce``; then read the auth."""
+    """Answer the hello with a challenge carrying ``nonce`` and the host's SPAKE2 message
+    ``pake``; then read the auth."""
 
     nonce: bytes
+    pake: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,9 +424,14 @@ class _Visit:
     peer: str
     source: str
     nonce: bytes
+    entropy: bytes
     stage: Stage = Stage.HELLO
     hello: Hello | None = None
-    """Set when it moves on to ``AUTH``."""
+    """Set when it moves on to ``AUTH``, with the three below."""
+    key: bytes = b""
+    """The SPAKE2 key (right only if the joiner used the host's code)."""
+    binding: bytes = b""
+    """What both confirmations vouch for (``pake_binding``)."""
 
 
 class Admission(Generic[C]):
@@ -435,11 +453,11 @@ class Admission(Generic[C]):
         game_id: bytes,
         host: Seat,
         players: int,
-        code_key: bytes,
+        code: str,
         limits: DoorLimits | None = None,
     ) -> None:
         self.game_id = game_id
-        self.code_key = code_key
+        self.code = normalize_code(code)
         self.door: Door[C] = Door(limits)
         self.seating: Seating[C] = Seating(host, players)
         self._visits: dict[C, _Visit] = {}
@@ -474,8 +492,11 @@ class Admission(Generic[C]):
         visit = self._visits.get(connection)
         return None if visit is None else visit.stage
 
-    def connected(self, connection: C, peer: str, now: float, nonce: bytes) -> Enter | Evict[C] | Refuse:
-        """A new connection from address ``peer``; ``nonce`` is the host's fresh nonce for it."""
+    def connected(
+        self, connection: C, peer: str, now: float, nonce: bytes, entropy: bytes
+    ) -> Enter | Evict[C] | Refuse:
+        """A new connection from address ``peer``; ``nonce`` (32 bytes) and ``entropy`` (64, for
+        the host's SPAKE2 scalar) are fresh random bytes for it alone."""
         if connection in self._visits or self.seating.holds(connection):
             raise LocalProtocolError("this connection is already known")
         source = address_group(peer)
@@ -483,33 +504,51 @@ class Admission(Generic[C]):
         if isinstance(decision, Evict):
             self._visits[decision.connection].stage = Stage.EVICTED
         if not isinstance(decision, Refuse):
-            self._visits[connection] = _Visit(peer=peer, source=source, nonce=nonce)
+            self._visits[connection] = _Visit(peer=peer, source=source, nonce=nonce, entropy=entropy)
         return decision
 
-    def hello(self, connection: C, message: Body) -> SendChallenge | Refuse:
+    def hello(self, connection: C, message: Body, channel: bytes) -> SendChallenge | Refuse:
         """The connection's first message: a hello is challenged unless the table is closed.
 
-        Nothing else is checked yet: a stranger who cannot prove the code learns
-        nothing about who is seated.
+        ``channel`` is the connection's TLS channel binding (``tls-unique``). Only the
+        hello's SPAKE2 message is checked yet (it must be a usable group element): a
+        stranger who cannot prove the code learns nothing about who is seated.
         """
         visit = self._expect(connection, Stage.HELLO)
         if visit.stage is Stage.EVICTED:
             return self._drop(connection, refuse(Reason.BUSY))
         if not isinstance(message, Hello):
             return self._drop(connection, self._protocol(visit, f"expected hello, got {message.TYPE}"))
+        if not MIN_CHANNEL <= len(channel) <= MAX_CHANNEL:
+            raise LocalProtocolError("the TLS channel binding has an unexpected length")
         closed = self.seating.check_open()
         if closed is not None:
             return self._drop(connection, closed)
+        pake = Pake.start(Side.HOST, self.code, visit.entropy)
+        try:
+            visit.key = pake.finish(message.pake)
+        except BadPakeMessage as e:
+            return self._drop(connection, self._protocol(visit, str(e)))
+        visit.binding = pake_binding(
+            self.game_id,
+            message.key,
+            self.host_key,
+            message.nonce,
+            visit.nonce,
+            message.pake,
+            pake.message,
+            channel,
+        )
         visit.hello = message
         visit.stage = Stage.AUTH
-        return SendChallenge(visit.nonce)
+        return SendChallenge(visit.nonce, pake.message)
 
     def auth(self, connection: C, message: Body, now: float) -> Proven | Refuse:
         """The answer to the challenge: its arrival ends the stranger's wait at the door.
 
         Checked in this order: the key is usable, the signature, the address is
-        not waiting after a wrong code, the proof (a wrong one makes the address
-        wait).
+        not waiting after a wrong code, the proof: the joiner's SPAKE2 key
+        confirmation (a wrong one makes the address wait).
         """
         visit = self._expect(connection, Stage.AUTH)
         self.door.leave(connection)
@@ -528,7 +567,7 @@ class Admission(Generic[C]):
         waiting = self.door.may_guess(visit.source, now)
         if waiting is not None:  # another connection from this address sent a wrong code meanwhile
             return self._drop(connection, waiting)
-        expected = join_proof(self.code_key, self.game_id, hello.key, hello.nonce, visit.nonce)
+        expected = confirmation(visit.key, Role.JOINER, visit.binding)
         if not proofs_equal(message.proof, expected):
             wrong = self.door.wrong_code(visit.source, now)  # answered at once; the address's next try waits
             note = Notice("notice_wrong_code", name=repr(hello.name), peer=visit.peer)
@@ -549,7 +588,7 @@ class Admission(Generic[C]):
             return decision
         return Seated(
             seat=decision.seat,
-            proof=host_proof(self.code_key, self.game_id, self.host_key, visit.nonce, hello.nonce),
+            proof=confirmation(visit.key, Role.HOST, visit.binding),
             to_sign=link_message(self.game_id, hello.nonce, self.host_key, hello.key),
             note=Notice("notice_joined", name=hello.name, peer=visit.peer),
         )
@@ -559,7 +598,7 @@ class Admission(Generic[C]):
         visit = self._visits.get(connection)
         self._forget(connection)
         if isinstance(error, VersionMismatch):
-            ours, theirs = PROTOCOL_VERSION, show(error.version)
+            ours, theirs = LOBBY_VERSION, show(error.version)
             message = f"protocol version mismatch: this host speaks {ours}, you sent {theirs}"
             return refuse(Reason.VERSION, message)
         return self._protocol(visit, str(error))

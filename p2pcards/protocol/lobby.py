@@ -1,17 +1,21 @@
 """Before the match: joining a table with an invitation code, and authenticating links.
 
-Joining (joiner J dials the host H):
+Joining (joiner J dials the host H), inside TLS 1.3:
 
 1. J -> H ``hello``: name, J's public key, a fresh nonce ``nj``, J's listening port,
-   and (optional) ``bot``: whether a bot plays J's seat.
-2. H -> J ``challenge``: game id, H's public key, a fresh nonce ``nh``, rules, table size.
-3. J -> H ``auth``: ``proof = HMAC(code_key, "p2pcards/v1/join" 0 game || J.key || nj || nh)``
-   and J's signature over ``link_message(game, nh, J.key, H.key)``. The code itself never
-   travels; the proof is bound to J's key and this game, so it cannot be replayed
-   for another key or table. ``code_key = scrypt(code, salt=game id)`` makes each
-   offline guess cost tens of milliseconds.
-4. H -> J ``welcome`` (J's seat, H's own proof and signature, so J knows it reached
-   the real host) or ``refused`` (a reason code and a sentence).
+   J's SPAKE2 message ``pake`` (side A, blinded with the invitation code), and
+   (optional) ``bot``: whether a bot plays J's seat.
+2. H -> J ``challenge``: game id, H's public key, a fresh nonce ``nh``, rules, table
+   size, H's SPAKE2 message (side B). Both ends now hold the SPAKE2 key, which agrees
+   only if both used the same code; neither message lets anyone test a guess offline.
+3. J -> H ``auth``: ``proof = confirmation(key, "joiner", binding)`` and J's signature
+   over ``link_message(game, nh, J.key, H.key)``. ``binding`` (:func:`pake_binding`)
+   names the game, both keys, both nonces, both SPAKE2 messages and the TLS session
+   (its ``tls-unique``), so a relay that splices two honest handshakes makes every
+   proof fail. A wrong proof costs J's address a growing wait: one guess per connection.
+4. H -> J ``welcome`` (J's seat, H's own confirmation and signature, so J knows it
+   reached a host that holds the code) or ``refused`` (a reason code and a sentence).
+   The joiner proves first, so a host that never sees a proof learns nothing either.
 5. While the table fills, H sends ``lobby`` updates; when it is full, ``start`` with
    the roster (names, keys, addresses) to every joiner, and the table's final clock
    if it differs from the challenge's: when at most one seat is a person's, the
@@ -25,7 +29,7 @@ seat without its private key.
 
 All of it travels inside TLS 1.3 (``p2pcards.net.tls``): the dialler pins the key
 of the side it reached. J requires the host's certificate key to be the key of the
-``challenge`` (which the host's proof then authenticates) before it sends ``auth``;
+``challenge`` (which the host's confirmation then authenticates) before it sends ``auth``;
 a mesh dialler requires the roster key of the seat it dialled before it sends ``link``.
 
 Every message here is a lobby frame of at most ``MAX_LOBBY_FRAME`` bytes: a
@@ -39,14 +43,14 @@ socket or a clock.
 
 from __future__ import annotations
 
+import enum
 import hmac
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
-
+from p2pcards.crypto.pake import MESSAGE_SIZE as PAKE_SIZE
 from p2pcards.protocol.messages import (
     MAX_CLOCK,
     MAX_NAME,
@@ -63,11 +67,17 @@ from p2pcards.protocol.messages import (
     body_from_wire,
     show,
 )
-from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError, is_version, pack, unpack_untrusted
+from p2pcards.protocol.wire import WireError, pack, unpack_untrusted
 
 MAX_LOBBY_FRAME = 16 * 1024
 """Largest lobby frame, in bytes (a six-seat ``start`` at its largest is under 3 KiB)."""
-SCRYPT_N = 2**14
+
+LOBBY_VERSION = 2
+"""The ``v`` of every lobby frame: 2 since the code is proven with SPAKE2 (records stay at 1)."""
+
+MIN_CHANNEL = 12
+MAX_CHANNEL = 64
+"""Bounds on the TLS channel binding (``tls-unique``: 32 or 48 bytes in TLS 1.3)."""
 
 REFUSALS = {
     "wrong-code": "wrong invitation code",
@@ -87,17 +97,50 @@ def normalize_code(code: str) -> str:
     return "-".join(w for w in re.split(r"[\s\-]+", unicodedata.normalize("NFKC", code).lower()) if w)
 
 
-def code_key(code: str, game_id: bytes) -> bytes:
-    """The secret both ends derive from the invitation code (slow on purpose)."""
-    return Scrypt(salt=game_id, length=32, n=SCRYPT_N, r=8, p=1).derive(normalize_code(code).encode())
+class Role(enum.Enum):
+    """Who confirms the SPAKE2 key: the joiner first (``auth``), then the host (``welcome``)."""
+
+    JOINER = b"p2pcards/v2/confirm-joiner\x00"
+    HOST = b"p2pcards/v2/confirm-host\x00"
 
 
-def join_proof(key: bytes, game_id: bytes, joiner_key: bytes, nj: bytes, nh: bytes) -> bytes:
-    return hmac.digest(key, b"p2pcards/v1/join\x00" + game_id + joiner_key + nj + nh, "sha256")
+def pake_binding(
+    game_id: bytes,
+    joiner_key: bytes,
+    host_key: bytes,
+    nj: bytes,
+    nh: bytes,
+    joiner_pake: bytes,
+    host_pake: bytes,
+    channel: bytes,
+) -> bytes:
+    """Everything a key confirmation vouches for, as both ends saw it (layout in protocol.md 9).
+
+    Both Ed25519 keys and the TLS session (``channel``, its ``tls-unique``) are named, so a
+    confirmation made on one connection, or for another pair of keys, proves nothing on
+    another: a relay in the middle holds two TLS sessions and cannot splice them."""
+    if not MIN_CHANNEL <= len(channel) <= MAX_CHANNEL:
+        raise ValueError("the TLS channel binding has an unexpected length")
+    fixed = ((game_id, 16), (joiner_key, 32), (host_key, 32), (nj, 32), (nh, 32))
+    if any(len(v) != n for v, n in fixed) or len(joiner_pake) != PAKE_SIZE or len(host_pake) != PAKE_SIZE:
+        raise ValueError("a field of the SPAKE2 binding has the wrong length")
+    return (
+        b"p2pcards/v2/pake\x00"
+        + game_id
+        + joiner_key
+        + host_key
+        + nj
+        + nh
+        + joiner_pake
+        + host_pake
+        + bytes([len(channel)])
+        + channel
+    )
 
 
-def host_proof(key: bytes, game_id: bytes, host_key: bytes, nh: bytes, nj: bytes) -> bytes:
-    return hmac.digest(key, b"p2pcards/v1/host\x00" + game_id + host_key + nh + nj, "sha256")
+def confirmation(key: bytes, role: Role, binding: bytes) -> bytes:
+    """``role``'s proof that it holds the SPAKE2 key (so the code) for ``binding``."""
+    return hmac.digest(key, role.value + binding, "sha256")
 
 
 def link_message(game_id: bytes, peer_nonce: bytes, own_key: bytes, peer_key: bytes) -> bytes:
@@ -152,6 +195,7 @@ class Hello(Body):
         "key": _bin(32),
         "nonce": _bin(32),
         "port": _uint(65535),
+        "pake": _bin(PAKE_SIZE),
         "bot": _bool,
     }
     OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot"})
@@ -159,6 +203,8 @@ class Hello(Body):
     key: bytes
     nonce: bytes
     port: int
+    pake: bytes
+    """The joiner's SPAKE2 message (side A)."""
     bot: bool | None = None
     """True if a bot plays the joiner's seat (absent: a person). Unverifiable, and only
     decides the table's patience: at a table of one person, the bots wait a day a turn."""
@@ -175,10 +221,13 @@ class Challenge(Body):
         "rules": _rules,
         "players": _uint(MAX_SEATS),
         "clock": _array(_uint(MAX_CLOCK), 3, 3),
+        "pake": _bin(PAKE_SIZE),
     }
     game: bytes
     key: bytes
     nonce: bytes
+    pake: bytes
+    """The host's SPAKE2 message (side B)."""
     play: str
     """The game the table plays (``nines``), as its join records will name it."""
     rules: tuple[tuple[str, bool | int | str | None], ...]
@@ -270,20 +319,19 @@ class VersionMismatch(WireError):
 
     def __init__(self, version: object) -> None:
         self.version = version
-        super().__init__(
-            f"protocol version mismatch: peer speaks {show(version)}, this node {PROTOCOL_VERSION}"
-        )
+        super().__init__(f"protocol version mismatch: peer speaks {show(version)}, this node {LOBBY_VERSION}")
 
 
 def encode_lobby(body: Body) -> bytes:
-    return pack({"v": PROTOCOL_VERSION, "kind": body.TYPE, "body": body.to_wire()})
+    return pack({"v": LOBBY_VERSION, "kind": body.TYPE, "body": body.to_wire()})
 
 
 def decode_lobby_object(obj: Any) -> Body:
     """Check an already bounded-unpacked lobby frame and build its message."""
     if type(obj) is not dict:
         raise WireError("a lobby frame must be a map")
-    if not is_version(obj.get("v")):
+    v = obj.get("v")
+    if type(v) is not int or v != LOBBY_VERSION:
         raise VersionMismatch(obj.get("v"))
     if set(obj) != {"v", "kind", "body"}:
         raise WireError("a lobby frame has exactly the keys v, kind, body")

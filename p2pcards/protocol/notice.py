@@ -14,6 +14,7 @@ NOTICES: dict[str, str] = {
     "notice_seated": "seated at the table ({players} players); waiting for the others",
     "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
     "notice_busy": "the host is busy; trying again in {pause} s",
+    "notice_try_next": "not joined at {where} ({error}); trying the next host that answered",
     "notice_relayed": "cannot reach {name} (seat {seat}) directly ({why}): its messages go through the host",
     "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
     "notice_back": "{name} (seat {seat}) is back after {seconds} s",

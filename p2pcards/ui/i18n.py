@@ -321,6 +321,7 @@ _FR: dict[str, str] = {
     "notice_patient": "une seule personne joue à cette table : les bots l'attendent"
     " (jusqu'à un jour par tour)",
     "notice_busy": "l'hôte est occupé ; nouvel essai dans {pause} s",
+    "notice_try_next": "pas de place à {where} ({error}) ; essai de l'hôte suivant qui a répondu",
     "notice_relayed": "impossible de joindre {name} (place {seat}) directement ({why}) : ses messages passent"
     " par l'hôte",
     "notice_reconnecting": "{name} (place {seat}) a perdu la connexion : reconnexion ({left} restantes)",
@@ -524,6 +525,7 @@ _IT: dict[str, str] = {
     "notice_patient": "a questo tavolo gioca una sola persona: i bot la aspettano"
     " (fino a un giorno per turno)",
     "notice_busy": "chi ospita è occupato; nuovo tentativo tra {pause} s",
+    "notice_try_next": "nessun posto a {where} ({error}); provo il prossimo host che ha risposto",
     "notice_relayed": "impossibile raggiungere {name} (posto {seat}) direttamente ({why}): i suoi messaggi"
     " passano da chi ospita",
     "notice_reconnecting": "{name} (posto {seat}) ha perso la connessione: riconnessione ({left} rimasti)",

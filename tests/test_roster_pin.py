@@ -1,0 +1,197 @@
+"""Who a seat links with is who the roster says: the host it pinned, the peers' roster keys.
+
+Two checks of the lobby that a lying host or a replaying stranger would slip past:
+
+* a joiner pins the host's key at the challenge (the key its TLS ended at, which the
+  host's confirmation and signature then vouch for); the roster the host announces at the
+  start must hold that key in seat 0, or the joiner would link with, and sign a join
+  record for, someone else in the host's seat;
+* a mesh link's ``link-auth`` signs the other end's fresh nonce, so a ``link-auth`` seen
+  on one link (made for another nonce) proves nothing on the next.
+
+The fake host here does the lobby handshake with the host's own admission machine
+(:class:`p2pcards.protocol.admission.Admission`), so that only what it announces is a lie.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pytest
+import trio
+import trio.testing
+from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, tls_connect, tls_serve
+
+from p2pcards.crypto.identity import Identity, verify_signature
+from p2pcards.errors import JoinRefused, PeerUnreachable
+from p2pcards.games.nines import NinesRules
+from p2pcards.net import tls
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.session import SessionInfo, form_mesh, join_table
+from p2pcards.protocol.admission import Admission, Enter, Proven, Seated, SendChallenge, Started
+from p2pcards.protocol.lobby import (
+    Challenge,
+    LinkAuth,
+    Seat,
+    Start,
+    Welcome,
+    decode_lobby_object,
+    encode_lobby,
+    link_message,
+)
+from p2pcards.protocol.lobby import Link as LinkHello
+from p2pcards.protocol.messages import Body
+
+RULES = NinesRules(hands=1)
+
+
+async def receive(link: Link) -> Body:
+    return decode_lobby_object(await link.receive())
+
+
+def fake_host(host: Identity, announce: Identity | None) -> object:
+    """A host of a two-seat table that admits one joiner by the book, then announces a
+    roster with ``announce``'s key in seat 0 (its own key if None: the truth)."""
+    game = os.urandom(16)
+
+    async def serve(stream: trio.abc.Stream) -> None:
+        link = Link(await tls_serve(stream, host))
+        me = Seat(name="host", key=host.public_key, host=LOCALHOST, port=1)
+        admission: Admission[object] = Admission(game_id=game, host=me, players=2, code=CODE)
+        now = trio.current_time()
+        assert isinstance(admission.connected(link, LOCALHOST, now, os.urandom(32), os.urandom(64)), Enter)
+        hello = await receive(link)
+        challenge = admission.hello(link, hello, tls.channel_binding(link.stream))
+        assert isinstance(challenge, SendChallenge), challenge
+        rules = tuple(sorted(RULES.to_dict().items()))
+        await link.send(
+            encode_lobby(
+                Challenge(
+                    game=game,
+                    key=host.public_key,
+                    nonce=challenge.nonce,
+                    pake=challenge.pake,
+                    play="nines",
+                    rules=rules,
+                    players=2,
+                )
+            )
+        )
+        assert isinstance(admission.auth(link, await receive(link), trio.current_time()), Proven)
+        seated = admission.seat(link)
+        assert isinstance(seated, Seated), seated
+        welcome = Welcome(seat=seated.seat, proof=seated.proof, sig=host.sign(seated.to_sign))
+        await link.send(encode_lobby(welcome))
+        started = admission.start()
+        assert isinstance(started, Started)
+        roster = started.roster
+        if announce is not None:
+            roster = (replace(roster[0], key=announce.public_key), *roster[1:])
+        await link.send(encode_lobby(Start(roster=roster)))
+        await trio.sleep_forever()
+
+    return serve
+
+
+async def join_fake_host(announce: Identity | None, host: Identity) -> SessionInfo:
+    """Join the fake host as ``ann`` (raises as :func:`join_table` does)."""
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    got: list[SessionInfo | Exception] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, fake_host(host, announce), listeners)
+        with trio.fail_after(10):
+            try:
+                got.append(
+                    await join_table(
+                        host=LOCALHOST,
+                        port=listeners[0].socket.getsockname()[1],
+                        code=CODE,
+                        identity=Identity.generate(),
+                        name="ann",
+                        listen_port=1,
+                        ui=RecordingUI(),
+                        timeouts=FAST,
+                    )
+                )
+            except (JoinRefused, PeerUnreachable) as e:
+                got.append(e)
+        nursery.cancel_scope.cancel()
+    if isinstance(got[0], Exception):
+        raise got[0]
+    return got[0]
+
+
+async def test_a_joiner_takes_the_roster_the_host_it_pinned_announces() -> None:
+    """The fake host is a good host when it tells the truth (so the test below fails for
+    its lie alone)."""
+    host = Identity.generate()
+    info = await join_fake_host(None, host)
+    assert info.seat == 1 and info.roster[0].key == host.public_key
+    await info.links[0].aclose()
+
+
+# Guards session.py _join: "roster[0].key != ch.key" (seat 0 of the announced roster holds
+# the key the joiner pinned at the challenge).
+async def test_a_roster_with_another_key_in_the_hosts_seat_is_refused() -> None:
+    with pytest.raises(PeerUnreachable, match="inconsistent roster"):
+        await join_fake_host(Identity.generate(), Identity.generate())
+
+
+# Guards lobby.py link_message and session.py _link_handshake: a link-auth signs the other
+# end's fresh nonce, so one made for another nonce (seen on an earlier link) is refused.
+async def test_a_link_auth_replayed_with_another_nonce_is_refused() -> None:
+    ids = [Identity.generate() for _ in range(3)]
+    game = os.urandom(16)
+    listeners = {s: await trio.open_tcp_listeners(0, host=LOCALHOST) for s in (1, 2)}
+    ports = {0: 1} | {s: ls[0].socket.getsockname()[1] for s, ls in listeners.items()}
+    roster = tuple(Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3))
+    infos = {s: SessionInfo(game_id=game, rules=RULES, roster=roster, seat=s) for s in (1, 2)}
+    for info in infos.values():
+        info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+    seen_nonce = os.urandom(32)  # seat 1's nonce on an earlier link with seat 2
+    signed = link_message(game, seen_nonce, ids[2].public_key, ids[1].public_key)
+    seen = ids[2].sign(signed)  # seat 2's genuine link-auth of that link
+    assert verify_signature(ids[2].public_key, seen, signed)
+    seat1_ui = RecordingUI()
+    hung_up = trio.Event()
+    seat1_done = trio.Event()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def seat1() -> None:
+                await form_mesh(infos[1], ids[1], listeners[1], seat1_ui, FAST)
+                seat1_done.set()
+
+            async def replay() -> None:
+                link = Link(await tls_connect(LOCALHOST, ports[1]))
+                try:
+                    theirs = await receive(link)
+                    assert isinstance(theirs, LinkHello) and theirs.nonce != seen_nonce
+                    mine = LinkHello(game=game, seat=2, key=ids[2].public_key, nonce=os.urandom(32))
+                    await link.send(encode_lobby(mine))
+                    if isinstance(await receive(link), LinkAuth):
+                        await link.send(encode_lobby(LinkAuth(sig=seen)))
+                        await link.receive()  # an accepted link stays quiet until the match
+                except LinkClosed:
+                    hung_up.set()
+
+            nursery.start_soon(seat1)
+            nursery.start_soon(replay)
+            async with trio.open_nursery() as first:
+
+                async def wait_for(event: trio.Event) -> None:
+                    await event.wait()
+                    first.cancel_scope.cancel()
+
+                first.start_soon(wait_for, hung_up)
+                first.start_soon(wait_for, seat1_done)
+            assert hung_up.is_set() and 2 not in infos[1].links, "seat 1 took a replayed link-auth"
+            assert any("could not prove it holds seat 2's key" in i for i in seat1_ui.infos), seat1_ui.infos
+            # The real seat 2 still links.
+            await form_mesh(infos[2], ids[2], listeners[2], RecordingUI(), FAST)
+            await seat1_done.wait()
+    assert set(infos[1].links) == {0, 2}
+    for info in infos.values():
+        for link in info.links.values():
+            await link.aclose()
