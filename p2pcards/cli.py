@@ -6,6 +6,7 @@ import contextlib
 import errno
 import io
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ import click
 from p2pcards.protocol.messages import MAX_CLOCK
 
 MESSAGE_LIMIT = 500
+NAME_LIMIT = 40
 """Longest error line shown; errors may quote what a peer sent (a refusal, a name)."""
 
 
@@ -345,7 +347,9 @@ def audit(file: str, as_json: bool) -> None:
             _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
         fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
         if fingerprint is not None:
-            _echo(f"Table fingerprint: {fingerprint} (the players compared it at the table)")
+            _echo(f"Table fingerprint: {fingerprint}")
+            for line in textwrap.wrap(report.comparison(), 78):
+                _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
 
 
@@ -487,6 +491,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             on_wait=ui.waiting,
             on_table_ready=ui.table_ready,
             leaving=ui.leaving,
+            confirming=ui.confirming,
         )
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
@@ -763,6 +768,8 @@ def join(
     from p2pcards.net.node import join_game, resume_game, unfinished_games
     from p2pcards.net.session import show_address
     from p2pcards.protocol.lobby import normalize_code
+    from p2pcards.safetext import clean
+    from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
     if address is not None and discovery.code_number(address) is not None:
         if code and normalize_code(code) != normalize_code(address):
@@ -805,7 +812,9 @@ def join(
     # The same command again after a crash: back into the game this node had not finished.
     earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
     if earlier:
-        click.echo(f"Resuming your unfinished game at {address} ({', '.join(earlier[0].names)}).")
+        names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
+        click.echo(f"Resuming your unfinished game at {clean(address, MESSAGE_LIMIT)} ({names}).")
+        _check_resumable(earlier[0].path)
 
         async def resume(config):  # type: ignore[no-untyped-def]
             return await resume_game(config, earlier[0].path)
@@ -836,6 +845,8 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
     from pathlib import Path
 
     from p2pcards.net.node import resume_game, unfinished_games
+    from p2pcards.safetext import clean
+    from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
     games = unfinished_games()
     if which is not None and not which.isdigit():
@@ -847,8 +858,11 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
         if list_only or (which is None and len(games) > 1):
             for i, u in enumerate(games, start=1):
                 when = datetime.datetime.fromtimestamp(u.modified).strftime("%Y-%m-%d %H:%M")
-                at = f" at {u.host_address[0]}:{u.host_address[1]}" if u.host_address else " (you host)"
-                click.echo(f"{i}. {when}  {u.game}{at}: {', '.join(u.names)} (you: seat {u.seat})")
+                # Everything here comes from the journal, and the names from the players.
+                host = u.host_address
+                at = f" at {clean(host[0], MESSAGE_LIMIT)}:{host[1]}" if host else " (you host)"
+                names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in u.names)
+                click.echo(f"{i}. {when}  {clean(u.game, SHOWN_NAME)}{at}: {names} (you: seat {u.seat})")
             if not list_only:
                 click.echo("Resume one with: p2pcards resume NUMBER")
             return
@@ -856,11 +870,46 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
         if not 1 <= index <= len(games):
             raise click.BadParameter(f"choose a number from 1 to {len(games)}", param_hint="WHICH")
         path = games[index - 1].path
+    _check_resumable(path)
 
     async def run(config):  # type: ignore[no-untyped-def]
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, **opts)
+
+
+def _check_resumable(path: Path) -> None:
+    """Refuse a journal that cannot be resumed in one sentence naming the file, before
+    anything runs: the journal stays as it is, so nothing of the game is lost (a mended
+    copy, or a newer p2pcards, may still resume it). The network session is what
+    :func:`p2pcards.net.node.resume_game` reads: the seats' addresses, the host's and
+    the port this seat listened on."""
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.journal import read_journal
+    from p2pcards.safetext import clean
+
+    shown = clean(str(path), MESSAGE_LIMIT)
+    try:
+        header = read_journal(path.read_bytes()).header
+    except OSError as e:
+        raise click.ClickException(f"cannot read the journal {shown}: {e.strerror or e}") from None
+    except TranscriptError as e:
+        raise click.ClickException(f"{shown} cannot be resumed: {e}; it is left as it is.") from None
+    session = header.session
+    seats, host = session.get("seats"), session.get("host_address")
+    usable = (
+        isinstance(seats, list)
+        and len(seats) == len(header.roster)
+        and all(isinstance(s, list) and len(s) == 2 and type(s[1]) is int for s in seats)
+        and "host_address" in session
+        and (host is None or (isinstance(host, list) and len(host) == 2 and type(host[1]) is int))
+        and type(session.get("listen_port")) is int
+    )
+    if not usable:
+        raise click.ClickException(
+            f"{shown} cannot be resumed: its header does not say where the other players are "
+            "(its network session is empty or damaged), so the journal is left as it is."
+        )
 
 
 # --- history ----------------------------------------------------------------
@@ -969,6 +1018,44 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
         _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
             click.prompt("Press Enter for the next hand", default="", show_default=False)
+
+
+@main.command()
+@click.option("--forget", "forget", metavar="NAME|KEY", default=None,
+              help="Forget the players of this name, or whose key fingerprint starts so.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
+def players(forget: str | None, as_json: bool) -> None:
+    """List the players this node has played with (name and key), or forget some.
+
+    Before a networked game's first shuffle, a known name with a key never seen, or a
+    known key under another name, is announced loudly: a host may have seated a puppet.
+    """
+    from p2pcards.crypto.identity import fingerprint
+    from p2pcards.net import storage
+    from p2pcards.net.known import KnownPlayers
+    from p2pcards.safetext import clean
+
+    known = KnownPlayers.load(storage.data_dir())
+    if known.problem is not None:
+        _echo(f"Note: the list of known players {clean(known.problem, MESSAGE_LIMIT)}.", err=True)
+    if forget is not None:
+        gone = known.forget(forget)
+        if not gone:
+            _echo(f"No known player is named {clean(forget, NAME_LIMIT)!r} or has such a key.", err=True)
+            sys.exit(1)
+        for p in gone:
+            _echo(f"Forgot {clean(p.name, NAME_LIMIT)} (key {fingerprint(p.key)}).")
+        return
+    entries = sorted(known.players.values(), key=lambda p: (p.name.casefold(), p.first))
+    if as_json:
+        _echo_json([p.to_json() | {"fingerprint": fingerprint(p.key)} for p in entries])
+        return
+    if not entries:
+        _echo("No known players yet: the players of each networked game are remembered here.")
+        return
+    for p in entries:
+        games = f"{p.games} game{'s' if p.games != 1 else ''}"
+        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}, {p.first} to {p.last}")
 
 
 if __name__ == "__main__":

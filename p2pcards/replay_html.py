@@ -434,13 +434,12 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
     if table_fp is not None:
         out.append(
             f'<dt>Table fingerprint</dt><dd><span id="table-fingerprint" class="mono">{escape(table_fp)}'
-            "</span> (the players compared it at the table)</dd>"
+            f"</span> {escape(report.comparison(lambda seat: _name(names, seat)))}</dd>"
         )
     saved = report.saved(lambda seat: _name(names, seat))
     if saved:
         out.append(
-            f'<dt>Date</dt><dd id="saved">File saved {escape(saved)}: '
-            "the file's own word, not signed.</dd>"
+            f'<dt>Date</dt><dd id="saved">File saved {escape(saved)}: the file\'s own word, not signed.</dd>'
         )
     if report.table is not None:
         rules = rules_in_words(report.table.GAME, report.table.rules)

@@ -10,6 +10,14 @@ a frame it may inject crafted frames on any of its links. Crafted frames are
 always validly signed with the Byzantine seat's own key (or are records of
 others that it holds, unchanged).
 
+Two joiners may have no link of their own (``Scenario.relayed``): as in
+``p2pcards.net.runner``, every frame between them then travels inside a ``relay``
+frame through the host, seat 0, and is read as ``runner._carry`` reads it. An honest
+host passes such frames on unchanged; a Byzantine host's adversary decides, per
+carried frame, what it delivers to whom (``Adversary.on_carry``), and may split the
+joiners (carry nothing between two groups, strip their records from its own frames,
+equivocate its own record per group).
+
 Honest seats play random legal moves, announce their verdict with an ``abort``
 frame when they fail (as ``p2pcards.net.runner`` does), and ask for missing
 records when nothing moves (``settle``, which also concludes stalled disputes,
@@ -54,6 +62,7 @@ from p2pcards.protocol.wire import (
     Record,
     Relay,
     SignedRecord,
+    WireError,
     decode_frame,
     pack,
 )
@@ -85,10 +94,26 @@ class Scenario:
     seed: int = 0
     net_seed: int | None = None
     """Seeds the interleaving of the links and the bots' moves (default: ``seed``)."""
+    relayed: frozenset[frozenset[int]] = frozenset()
+    """Pairs of joiners (seats >= 1) with no link of their own: every frame between the
+    two goes inside ``relay`` frames through the host, seat 0 (protocol.md 2.2 and 7.2,
+    *Relayed seats*; ``runner.RelayedLink``)."""
+
+    def __post_init__(self) -> None:
+        for pair in self.relayed:
+            assert len(pair) == 2 and all(1 <= s < self.n for s in pair), f"not a pair of joiners: {pair}"
 
     @property
     def honest(self) -> list[int]:
         return [s for s in range(self.n) if s not in self.byzantine]
+
+    def is_relayed(self, a: int, b: int) -> bool:
+        """True if seats ``a`` and ``b`` reach each other only through the host."""
+        return frozenset((a, b)) in self.relayed
+
+    def relayed_with(self, seat: int) -> set[int]:
+        """The peers ``seat`` reaches only through the host (the runner's RelayedLinks)."""
+        return {p for p in range(self.n) if p != seat and self.is_relayed(seat, p)}
 
 
 class ShadowTable(Table):
@@ -137,16 +162,51 @@ class _Stop(Exception):
 
 class ByzantineNetwork(LocalNetwork):
     """LocalNetwork (its delivery order and rules unchanged) whose deliveries the run
-    observes, and whose quiet moments the adversary may use."""
+    observes, and whose quiet moments the adversary may use.
+
+    A relayed pair of joiners (``Scenario.relayed``) has no link: what one of them
+    sends the other is queued, inside a ``relay`` frame, on its link to the host
+    (``runner.RelayedLink.send``), and a relay frame is handled at its receiver as
+    ``runner._carry`` does (see :meth:`ByzantineRun.deliver`)."""
 
     run: ByzantineRun
 
+    def _queue(self, sender: int, receiver: int, frame: bytes) -> None:
+        if not self.run.scenario.is_relayed(sender, receiver):
+            super()._queue(sender, receiver, frame)
+            return
+        # Everything the sender's node writes for that peer, its need answers and its
+        # abort included, goes through the host. A Byzantine sender's adversary sees
+        # the frame as meant for the peer; what it sends instead is wrapped (inject).
+        out = frame if self.tamper is None else self.tamper(sender, receiver, frame)
+        if out is not None:
+            self.inject(sender, receiver, out)
+
+    def inject(self, sender: int, receiver: int, frame: bytes) -> None:
+        if self.run.scenario.is_relayed(sender, receiver):
+            frame, receiver = Relay(sender, receiver, frame).to_frame(), 0
+        self.put(sender, receiver, frame)
+
+    def put(self, sender: int, receiver: int, frame: bytes) -> None:
+        """Queue ``frame`` on the link sender->receiver, as it is (no relay, no tamper)."""
+        self.frames += 1
+        self.bytes_sent += len(frame)
+        self._links[(sender, receiver)].append(frame)
+
     def deliver_one(self) -> bool:
+        # LocalNetwork.deliver_one (the same choice of link), delivering through the run.
         self.run.last_delivery = None
-        moved = super().deliver_one()
+        self._collect()
+        busy = [link for link, q in self._links.items() if q and not self.tables[link[1]].my_turn]
+        if not busy:
+            return False
+        sender, receiver = busy[self.rng.randrange(len(busy))]
+        frame = self._links[(sender, receiver)].popleft()
+        self.run.deliver(sender, receiver, frame)
+        self._collect()
         if self.run.last_delivery is not None:
             self.run.after_delivery(*self.run.last_delivery)
-        return moved
+        return True
 
     def settle(self) -> bool:
         before = self.run.snapshot()
@@ -187,6 +247,8 @@ class ByzantineRun:
         self.sent_honest: dict[int, list[SignedRecord]] = {s: [] for s in self.byzantine}
         """Records each Byzantine shadow authored (whatever the adversary did with them)."""
         self.sent_crafted: dict[int, list[SignedRecord]] = {s: [] for s in self.byzantine}
+        self.carried: list[SignedRecord] = []
+        """Records a Byzantine host saw in the frames it carried (its to swap in)."""
         self.log: list[str] = []
         """What the adversary did, for the failure message."""
         self.finished_driver = False
@@ -265,6 +327,8 @@ class ByzantineRun:
             setattr(table, name, call)
 
         watched("receive", lambda peer, data: f"receive({peer}, {_describe(data)})")
+        watched("receive_relayed", lambda relay, origin, f: f"receive_relayed({relay}, {origin}, {f!r})")
+        watched("blame", lambda peer, problem: f"blame({peer}, {problem!r})")
         watched("nudge", lambda: "nudge()")
         watched("conclude_stalled", lambda: "conclude_stalled()")
 
@@ -275,6 +339,73 @@ class ByzantineRun:
         """Deliver one frame at once, outside the match loop (for reproductions)."""
         with contextlib.suppress(_Stop, RemoteProtocolError):
             self.tables[receiver].receive(sender, frame)
+
+    # -- relay frames (runner._carry) ---------------------------------------------
+
+    def deliver(self, sender: int, receiver: int, frame: bytes) -> None:
+        """Hand one frame of the link sender->receiver to its receiver's node. A relay
+        frame is not the table's to read: the node's runner handles it (``_carry``)."""
+        relay = _relay_in(frame)
+        if relay is not None and receiver == 0:
+            self.carry(sender, relay)
+            return
+        if receiver in self.net.failures:
+            return  # a node that failed has hung up
+        table = self.tables[receiver]
+        try:
+            if relay is not None:
+                self.last_delivery = (sender, receiver)
+                self._read_relayed(receiver, sender, relay)
+            else:
+                table.receive(sender, frame)
+        except RemoteProtocolError as e:
+            self.net.failures[receiver] = e
+
+    def _read_relayed(self, seat: int, peer: int, relay: Relay) -> None:
+        """A relay frame at a joiner: the checks of ``runner._carry`` (the branch of a
+        seat other than the host), in its order and with its verdicts, then
+        ``receive_relayed``. A relayed abort is only its origin's claim."""
+        table = self.tables[seat]
+        if peer != 0:
+            table.blame(peer, "sent a relay frame, which only the host carries")
+        elif relay.target != seat:
+            table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
+        elif relay.origin not in self.scenario.relayed_with(seat):
+            table.blame(0, f"relayed a frame from seat {relay.origin}, which has its own link with this seat")
+        else:
+            try:
+                inner = relay.inner()
+            except WireError as e:
+                table.blame(0, f"relayed a malformed frame: {e}")
+                return
+            table.receive_relayed(0, relay.origin, inner)
+
+    def carry(self, sender: int, relay: Relay) -> None:
+        """A relay frame reached the host on ``sender``'s link. An honest host passes it
+        on as ``runner._carry`` does (also once its match is over: ``_serve_after``; not
+        once it failed: its runner has announced and hung up). A Byzantine host's
+        adversary decides what it puts on which of its links instead."""
+        if 0 in self.byzantine:
+            for rec in _records_in(relay.frame):
+                if all(r.raw != rec.raw for r in self.carried):
+                    self.carried.append(rec)
+            for receiver, out in self.adversary.on_carry(self, sender, relay):
+                if receiver != 0:
+                    self.net.put(0, receiver, out)
+            return
+        host = self.tables[0]
+        if 0 in self.net.failures or host.failure is not None:
+            return
+        if relay.origin != sender:
+            self.last_delivery = (sender, 0)  # its verdict is announced
+            try:
+                host.blame(sender, f"sent a relay frame in the name of seat {relay.origin}")
+            except RemoteProtocolError as e:
+                self.net.failures[0] = e
+            return
+        if not 1 <= relay.target < self.scenario.n:
+            return  # no link to that seat
+        self.net.put(0, relay.target, relay.to_frame())
 
     def guard(self, seat: int, where: str, call: Callable[[], None]) -> None:
         try:
@@ -381,6 +512,25 @@ class ByzantineRun:
         return "\n".join(lines)
 
 
+def _relay_in(frame: bytes) -> Relay | None:
+    try:
+        f = decode_frame(frame)
+    except Exception:
+        return None
+    return f if isinstance(f, Relay) else None
+
+
+def _records_in(frame: bytes) -> list[SignedRecord]:
+    """The signed records a frame holds (a record, or an evidence frame's)."""
+    try:
+        f = decode_frame(frame)
+    except Exception:
+        return []
+    if isinstance(f, SignedRecord):
+        return [f]
+    return list(f.records) if isinstance(f, Evidence) else []
+
+
 def _describe(frame: bytes) -> str:
     try:
         f = decode_frame(frame)
@@ -399,6 +549,12 @@ def describe_frame(f: Any) -> str:
         return f"need(step={f.step}, have={list(f.have)})"
     if isinstance(f, Abort):
         return f"abort(step={f.step}, {f.reason[:40]!r})"
+    if isinstance(f, Relay):
+        try:
+            inner = describe_frame(f.inner())
+        except Exception as e:
+            inner = f"malformed frame ({e})"
+        return f"relay({f.origin}->{f.target}: {inner})"
     return repr(f)
 
 
@@ -416,12 +572,61 @@ class KnownFinding(InvariantError):
     property tests may expect it (xfail raises=KnownFinding) and still fail on anything else."""
 
 
-KNOWN_FINDINGS: dict[str, tuple[str, Callable[[ByzantineRun, int], bool]]] = {}
+CARRIED_FAULTS = (
+    "relayed a malformed frame",
+    "which has its own link with this seat",
+    "sent a record of another game",
+    "bad signature",
+    "which is not at this table",
+    "forwarded evidence that proves nothing",
+)
+"""Verdicts a joiner reaches on what the host carried for a relayed peer (runner._carry,
+StepLog.receive_relayed): all blame the host."""
+
+
+def _f9(run: ByzantineRun, seat: int) -> bool:
+    """An honest host blamed for what a Byzantine joiner gave it to carry."""
+    f = run.tables[seat].failure
+    joiner_lies = any(s != 0 for s in run.byzantine)
+    return (
+        f is not None
+        and f.peer == 0
+        and 0 not in run.byzantine
+        and joiner_lies
+        and any(w in f.problem for w in CARRIED_FAULTS)
+    )
+
+
+def _f10(run: ByzantineRun, seat: int) -> bool:
+    """An honest joiner blamed, at the end of a chain dispute, by a relayed peer."""
+    f = run.tables[seat].failure
+    return (
+        f is not None
+        and f.peer in run.scenario.relayed_with(seat)
+        and f.problem.startswith(("broken chain", "skipped step"))
+    )
+
+
+def _f11(run: ByzantineRun, seat: int) -> bool:
+    """An honest seat blamed, at the end of a chain dispute, by a peer linked with it,
+    after it had stopped on a verdict of its own."""
+    f = run.tables[seat].failure
+    if f is None or f.peer is None or f.peer in run.byzantine or f.peer in run.scenario.relayed_with(seat):
+        return False
+    return f.problem.startswith(("broken chain", "skipped step")) and run.tables[f.peer].failure is not None
+
+
+KNOWN_FINDINGS: dict[str, tuple[str, Callable[[ByzantineRun, int], bool]]] = {
+    "F9": ("an honest host blamed for what a joiner gave it to carry", _f9),
+    "F10": ("a relayed joiner blamed when a chain dispute only the host could settle times out", _f10),
+    "F11": ("a seat that stopped blaming one liar is blamed for the other liar's lie", _f11),
+}
 """Findings reported and not fixed yet: id -> (what, a precise test of its symptom at one
 seat). While one is listed the property tests expect KnownFinding (and fail on anything
 else); remove the entry once its reproduction in test_byzantine.py passes. F1-F8 are fixed;
 F4's entry was ``"F4": ("honest evidence counted as idle", lambda run, seat: "proves nothing"
-in str(run.tables[seat].failure))``."""
+in str(run.tables[seat].failure))``. The drawn scenarios never give a Byzantine joiner of a
+relayed pair an honest host (F9 would end nearly every such match)."""
 
 
 def _known(run: ByzantineRun, seat: int, what: str) -> None:
@@ -480,9 +685,12 @@ def check_finished_agree(run: ByzantineRun) -> None:
 
 
 def stuck_blames(run: ByzantineRun, seat: int) -> set[int]:
-    """Seats a stuck node would blame when its wait times out (``runner._time_out``)."""
+    """Seats a stuck node would blame when its wait times out (``runner._time_out``): those
+    it waits for that did not say they stopped, but never one it reaches only through the
+    host (if those are all it waits for, it stops blaming nobody)."""
     t = run.tables[seat]
-    return set(t.waiting_for) - set(t.stopped)
+    silent = set(t.waiting_for) - set(t.stopped)
+    return silent - run.scenario.relayed_with(seat)
 
 
 def check_timeouts(run: ByzantineRun) -> None:
@@ -583,6 +791,16 @@ class Adversary:
     def on_quiet(self, run: ByzantineRun) -> None:
         """Nothing moves even after every stalled seat asked for what it lacks."""
 
+    def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        """A Byzantine host got ``relay`` on ``sender``'s link: the frames to put on its
+        links instead, as (receiver, frame). This one carries it as an honest host would."""
+        return faithful(run, relay)
+
+
+def faithful(run: ByzantineRun, relay: Relay) -> list[tuple[int, bytes]]:
+    """What an honest host does with a relay frame: pass it on to the seat it names."""
+    return [(relay.target, relay.to_frame())] if 1 <= relay.target < run.scenario.n else []
+
 
 # -- value pools (boundary and absurd values) ----------------------------------------
 
@@ -629,6 +847,27 @@ class HypothesisAdversary(Adversary):
         "replay",
     )
     TICK_ACTIONS = ("inject", "equivocate", "evidence-of-others", "need", "abort", "timing")
+    HOST_ACTIONS = ("partition",)
+    """Frame and tick actions of a Byzantine host that carries relay frames."""
+    HOST_TICK_ACTIONS = ("relay-forge", "partition")
+    CARRY_ACTIONS = (
+        "drop",
+        "duplicate",
+        "hold",
+        "cut",
+        "alter",
+        "swap",
+        "wrong-seat",
+        "relabel",
+        "unwrap",
+        "craft",
+        "partition",
+    )
+    """What a Byzantine host may do with one frame it carries: drop it, copy it, hold it
+    back, drop that path from now on, alter a byte of what it carries, carry another
+    record it holds (or a frame of its own) instead, deliver it to another seat (as it is,
+    or addressed to that seat), name another origin, deliver the carried frame bare on
+    its own link, or split the joiners (``partition``)."""
 
     def __init__(self, draw: Callable[..., Any], triggers: Sequence[int]) -> None:
         self.draw = draw
@@ -641,6 +880,16 @@ class HypothesisAdversary(Adversary):
         self.split: dict[bytes, dict[int, bytes]] = {}
         """A record's raw bytes -> the version each receiver is shown instead (split)."""
         self.actions = 0
+        self.carry_count: dict[tuple[int, int], int] = {}
+        self.held_carry: dict[tuple[int, int], list[tuple[int, int, bytes]]] = {}
+        """(origin, target) -> carried frames held back: (release at, receiver, frame)."""
+        self.cut: set[tuple[int, int]] = set()
+        """(origin, target) paths whose frames the host no longer carries."""
+        self.partition: dict[int, int] | None = None
+        """A Byzantine host's split of the joiners into groups: it carries nothing between
+        two groups, strips their records from its own frames, and may show the second
+        group another version of its next record (``partition_lie``)."""
+        self.partition_lie = False
 
     def _opportunity(self) -> bool:
         self.count += 1
@@ -659,6 +908,11 @@ class HypothesisAdversary(Adversary):
             return [*released, planned[receiver]]
         if sender in self.silent or link in self.muted:
             return []
+        if sender == 0 and self.partition is not None and receiver in self.partition:
+            parted = self._partition_frame(run, receiver, frame)
+            if parted is None:
+                return released
+            frame = parted
         out = [frame]
         if self._opportunity():
             out = self._frame_action(run, sender, receiver, frame)
@@ -677,14 +931,169 @@ class HypothesisAdversary(Adversary):
                 for _, f in held:
                     run.send_crafted(sender, receiver, f)
                 self.held[(sender, receiver)] = []
+        for path, held_c in list(self.held_carry.items()):
+            free = held_c and 0 not in self.silent and self._opportunity()
+            if free and self.draw(st.booleans(), label="release held carried"):
+                for _, receiver, f in held_c:
+                    run.net.put(0, receiver, f)
+                self.held_carry[path] = []
         for seat in sorted(run.byzantine):
             if seat not in self.silent and self._opportunity():
                 self._tick_action(run, seat)
 
+    def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        path = (relay.origin, relay.target)
+        k = self.carry_count[path] = self.carry_count.get(path, 0) + 1
+        held = self.held_carry.get(path, [])
+        released = [(r, f) for at, r, f in held if at <= k]
+        self.held_carry[path] = [x for x in held if x[0] > k]
+        if 0 in self.silent or (0, relay.target) in self.muted:
+            return []
+        if path in self.cut or self._parted(*path):
+            return released
+        out = faithful(run, relay)
+        if self._opportunity():
+            out = self._carry_action(run, relay)
+        return released + out
+
+    # -- a Byzantine host ------------------------------------------------------------
+
+    def _carry_action(self, run: ByzantineRun, relay: Relay) -> list[tuple[int, bytes]]:
+        action = self.draw(st.sampled_from(self.CARRY_ACTIONS), label="carry action")
+        self.actions += 1
+        origin, target, inner = relay.origin, relay.target, relay.frame
+        joiners = list(range(1, run.scenario.n))
+        out: list[tuple[int, bytes]]
+        if action == "drop":
+            out = []
+        elif action == "duplicate":
+            out = faithful(run, relay) * 2
+        elif action == "hold":
+            later = self.draw(st.integers(1, 4), label="hold for carried frames")
+            path = (origin, target)
+            self.held_carry.setdefault(path, []).extend(
+                (self.carry_count[path] + later, r, f) for r, f in faithful(run, relay)
+            )
+            out = []
+        elif action == "cut":
+            self.cut.add((origin, target))
+            out = []
+        elif action == "alter":
+            if not inner:
+                out = []
+            else:
+                altered = bytearray(inner)
+                if self.draw(st.booleans(), label="alter the signature"):  # the end of a record frame
+                    i = len(altered) - 1 - self.draw(st.integers(0, min(63, len(altered) - 1)), label="at")
+                else:
+                    i = self.draw(st.integers(0, len(altered) - 1), label="alter at")
+                altered[i] ^= self.draw(st.integers(1, 255), label="xor")
+                out = [(target, Relay(origin, target, bytes(altered)).to_frame())]
+        elif action == "swap":
+            pool = self._held_by(run, 0)
+            if not pool:
+                out = []
+            elif self.draw(st.booleans(), label="swap a record"):
+                rec = self._pick(pool, "swapped record")
+                out = [(target, Relay(origin, target, rec.to_frame()).to_frame())]
+            else:
+                k = self.draw(st.integers(1, 3), label="swapped evidence size")
+                recs = tuple(self._pick(pool, "swapped evidence") for _ in range(k))
+                out = [(target, Relay(origin, target, Evidence(recs).to_frame()).to_frame())]
+        elif action == "wrong-seat":
+            others = [j for j in joiners if j != target]
+            if not others:
+                out = []
+            else:
+                to = self.draw(st.sampled_from(others), label="wrong seat")
+                named = to if self.draw(st.booleans(), label="readdressed") else target
+                out = [] if named == origin else [(to, Relay(origin, named, inner).to_frame())]
+        elif action == "relabel":
+            o2 = self.draw(st.sampled_from([s for s in range(run.scenario.n) if s != target]), label="origin")
+            out = [(target, Relay(o2, target, inner).to_frame())]
+        elif action == "unwrap":
+            out = [(target, inner)]
+        elif action == "craft":
+            out = [(target, Relay(origin, target, self.craft_frame(run, 0, target)).to_frame())]
+        else:
+            self._start_partition(run)
+            out = [] if self._parted(origin, target) else faithful(run, relay)
+        described = ", ".join(f"to {r}: {_describe(f)}" for r, f in out)
+        run.log.append(
+            f"#{self.count - 1} host carries {_describe(relay.to_frame())} {action}: [{described}]"
+        )
+        return out
+
+    def _start_partition(self, run: ByzantineRun) -> None:
+        joiners = list(range(1, run.scenario.n))
+        groups = self.draw(
+            st.lists(st.integers(0, 1), min_size=len(joiners), max_size=len(joiners)), label="groups"
+        )
+        self.partition = dict(zip(joiners, groups, strict=True))
+        self.partition_lie = self.draw(st.booleans(), label="lie to the second group")
+        lie = self.partition_lie
+        run.log.append(f"#{self.count - 1} host splits the joiners {self.partition} (lie: {lie})")
+
+    def _parted(self, a: int, b: int) -> bool:
+        p = self.partition
+        return p is not None and a in p and b in p and p[a] != p[b]
+
+    def _partition_frame(self, run: ByzantineRun, receiver: int, frame: bytes) -> bytes | None:
+        """The host's own frame for ``receiver`` while it splits the joiners: without the
+        records of the joiners of another group, and its first record after the split in
+        another version for the second group. None: nothing left to send."""
+        assert self.partition is not None
+        group = self.partition[receiver]
+        try:
+            f = decode_frame(frame)
+        except Exception:
+            return frame
+        if isinstance(f, SignedRecord):
+            author = f.record.seat
+            if self._parted(author, receiver):
+                return None
+            if author == 0 and group == 1 and self.partition_lie:
+                self.partition_lie = False
+                alts = list(getattr(run.tables[0], "alternatives", {}).get(f.record.step, []))
+                if alts and self.draw(st.booleans(), label="another legal move"):
+                    body = alts[self.draw(st.integers(0, len(alts) - 1), label="alternative")]
+                    lie = run.variant(0, f, body=body).to_frame()
+                else:
+                    lie = self._mutated_frame(run, 0, receiver, frame)
+                self.split[frame] = {j: lie if g == 1 else frame for j, g in self.partition.items()}
+                return lie
+            return frame
+        if isinstance(f, Evidence):
+            kept = tuple(r for r in f.records if not self._parted(r.record.seat, receiver))
+            return Evidence(kept).to_frame() if kept else None
+        return frame
+
+    def _forge_relay(self, run: ByzantineRun) -> None:
+        """A frame the host claims to carry for a joiner's relayed peer."""
+        paths = sorted((a, b) for pair in run.scenario.relayed for a in pair for b in pair if a != b)
+        origin, target = self.draw(st.sampled_from(paths), label="forged path")
+        kind = self.draw(st.sampled_from(("need", "abort", "record", "evidence", "garbage")), label="forged")
+        if kind == "need":
+            inner = self.craft_need(run, 0, target)
+        elif kind == "abort":
+            inner = self.craft_abort(run, 0, target)
+        elif kind == "record":
+            rec = self._pick(self._held_by(run, 0), "forged record")
+            inner = rec.to_frame() if rec is not None else self.craft_record(run, 0, target).to_frame()
+        elif kind == "evidence":
+            inner = self.craft_evidence(run, 0, target)
+        else:
+            inner = self.draw(st.sampled_from((b"", b"\xc1", pack([1]))), label="garbage")
+        frame = Relay(origin, target, inner).to_frame()
+        run.net.put(0, target, frame)
+        run.log.append(f"#{self.count - 1} host forges {_describe(frame)}")
+
     # -- actions -----------------------------------------------------------------
 
     def _frame_action(self, run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
-        action = self.draw(st.sampled_from(self.FRAME_ACTIONS), label="frame action")
+        hosting = sender == 0 and run.scenario.relayed
+        actions = self.FRAME_ACTIONS + self.HOST_ACTIONS if hosting else self.FRAME_ACTIONS
+        action = self.draw(st.sampled_from(actions), label="frame action")
         self.actions += 1
         what = _describe(frame)
         out: list[bytes]
@@ -717,6 +1126,10 @@ class HypothesisAdversary(Adversary):
         elif action == "replay":
             old = self._pick(run.sent_honest[sender], "replayed record")
             out = [frame] + ([old.to_frame()] if old is not None else [])
+        elif action == "partition":
+            self._start_partition(run)
+            parted = self._partition_frame(run, receiver, frame)  # the host's receivers are joiners
+            out = [] if parted is None else [parted]
         else:
             crafted = [
                 self.craft_frame(run, sender, receiver)
@@ -754,10 +1167,18 @@ class HypothesisAdversary(Adversary):
         return plan[receiver]
 
     def _tick_action(self, run: ByzantineRun, seat: int) -> None:
-        action = self.draw(st.sampled_from(self.TICK_ACTIONS), label="tick action")
+        hosting = seat == 0 and run.scenario.relayed
+        actions = self.TICK_ACTIONS + self.HOST_TICK_ACTIONS if hosting else self.TICK_ACTIONS
+        action = self.draw(st.sampled_from(actions), label="tick action")
         self.actions += 1
         if action == "timing":
             self._timing(run)
+            return
+        if action == "relay-forge":
+            self._forge_relay(run)
+            return
+        if action == "partition":
+            self._start_partition(run)
             return
         peers = [s for s in run.tables if s != seat]
         receivers = self.draw(
@@ -1030,6 +1451,13 @@ class HypothesisAdversary(Adversary):
                 last=draw(st.sampled_from((bytes(32), shadow.transcript.last_digest)), label="last"),
                 hands=draw(st.sampled_from((0, 1, 1 << 20)), label="hands"),
             )
+        if cls is getattr(m, "Confirm", None):  # a side record, as leave
+            return cls(  # type: ignore[call-arg]
+                fingerprint=draw(
+                    st.sampled_from((bytes(32), other_secret("fingerprint"))), label="fingerprint"
+                ),
+                same=draw(st.booleans(), label="same"),
+            )
         return cls()  # the bodies without fields
 
     def _steps(self, run: ByzantineRun, seat: int, receiver: int | None) -> list[int]:
@@ -1074,6 +1502,8 @@ class HypothesisAdversary(Adversary):
         pool = list(t.records_to_save())
         pool += _queued_records(t)
         pool += run.sent_honest[seat] + run.sent_crafted[seat]
+        if seat == 0:
+            pool += run.carried  # a host holds what it carries
         for other in run.byzantine:  # colluding seats share what they sign
             if other != seat:
                 pool += run.sent_crafted[other] + run.sent_honest[other]
@@ -1165,6 +1595,8 @@ OPPORTUNITIES = {
 @st.composite
 def scenarios(draw: Callable[..., Any]) -> Scenario:
     n = draw(st.sampled_from((3, 4)), label="seats")
+    if draw(st.integers(0, 2), label="topology") == 0:
+        return draw(relayed_scenarios(n), label="relayed")
     count = draw(st.sampled_from((1, 1, 2)), label="byzantine seats")
     byz = draw(
         st.lists(st.integers(0, n - 1), min_size=count, max_size=count, unique=True), label="byzantine"
@@ -1175,10 +1607,35 @@ def scenarios(draw: Callable[..., Any]) -> Scenario:
     return Scenario(n=n, byzantine=frozenset(byz), rules=rules, seed=seed, net_seed=net_seed)
 
 
+@st.composite
+def relayed_scenarios(draw: Callable[..., Any], n: int) -> Scenario:
+    """Some pairs of joiners relayed through the host, and who is Byzantine: the host
+    (alone, or with a joiner), or, with four seats, a joiner of no relayed pair beside
+    an honest host that carries for the others. A Byzantine joiner of a relayed pair
+    with an honest host is left out: the host carries whatever it is given, and the
+    receiver blames it for what the joiner put inside (finding F9, test_byzantine)."""
+    pairs = [frozenset(p) for p in ((1, 2), (1, 3), (2, 3)) if max(p) < n]
+    relayed = frozenset(draw(st.sets(st.sampled_from(pairs), min_size=1), label="relayed pairs"))
+    outsiders = [j for j in range(1, n) if not any(j in p for p in relayed)]
+    who = draw(st.sampled_from(("host", "host", "host and a joiner", "outsider")), label="who")
+    if who == "outsider" and outsiders:
+        byz = {draw(st.sampled_from(outsiders), label="outsider")}
+    elif who == "host and a joiner":
+        byz = {0, draw(st.integers(1, n - 1), label="byzantine joiner")}
+    else:
+        byz = {0}
+    rules = draw(st.sampled_from(tuple(RULES)), label="rules")
+    seed = draw(st.integers(0, 3), label="seed")
+    net_seed = draw(st.integers(0, 2**16), label="interleaving seed")
+    return Scenario(n, frozenset(byz), rules, seed=seed, net_seed=net_seed, relayed=relayed)
+
+
 def play_drawn(data: Any) -> ByzantineRun:
     """One match chosen by hypothesis: the scenario, when the adversary acts, and how."""
     scenario = data.draw(scenarios(), label="scenario")
     horizon = OPPORTUNITIES[scenario.n][scenario.rules] * len(scenario.byzantine)
+    if 0 in scenario.byzantine:  # a host also has a chance per frame it carries
+        horizon += OPPORTUNITIES[scenario.n][scenario.rules] * len(scenario.relayed) // 2
     triggers = data.draw(
         st.lists(st.integers(0, horizon), min_size=1, max_size=6, unique=True), label="triggers"
     )
@@ -1192,15 +1649,21 @@ def play_drawn(data: Any) -> ByzantineRun:
 
 class Scripted(Adversary):
     """An adversary from plain functions (for small deterministic tests):
-    ``frame(run, sender, receiver, frame) -> frames`` and ``received(run, seat, sender)``."""
+    ``frame(run, sender, receiver, frame) -> frames``, ``received(run, seat, sender)`` and,
+    for a Byzantine host, ``carry(run, sender, relay) -> [(receiver, frame), ...]``."""
 
     def __init__(
         self,
         frame: Callable[[ByzantineRun, int, int, bytes], list[bytes]] | None = None,
         received: Callable[[ByzantineRun, int, int], None] | None = None,
+        carry: Callable[[ByzantineRun, int, Relay], list[tuple[int, bytes]]] | None = None,
     ) -> None:
         self._frame = frame
         self._received = received
+        self._carry = carry
+
+    def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        return self._carry(run, sender, relay) if self._carry else faithful(run, relay)
 
     def on_frame(self, run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
         return self._frame(run, sender, receiver, frame) if self._frame else [frame]

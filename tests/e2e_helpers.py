@@ -206,6 +206,7 @@ class Screens:
     refusals: tuple[str, ...]
     confirm_leave: str = ""
     stay: str = ""
+    fingerprint: str = r"Do all the players read these same digits\? [^\n]*> "
 
 
 ENGLISH = Screens(
@@ -238,9 +239,10 @@ FRENCH = Screens(
     refusals=("Il n'y a pas de coup", "Interdit", "Répondez o ou n"),
     confirm_leave=r"Quitter la partie \? Les autres continuent sans vous\. \(o/n\) > ",
     stay="Vous restez à la table.",
+    fingerprint=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^\n]*> ",
 )
 
-MOVE, SUIT, DRAWN, NEXT_HAND, ENDED = range(5)
+MOVE, SUIT, DRAWN, NEXT_HAND, ENDED, COMPARED = range(6)
 
 
 def menu_numbers(screen: str, heading: str) -> list[int]:
@@ -267,14 +269,14 @@ class HumanSeat:
     menus: int = 0
     prompts: int = 0
     answered: dict[int, int] = field(default_factory=dict)
-    """How many prompts of each kind (MOVE, SUIT, DRAWN, NEXT_HAND) were answered."""
+    """How many prompts of each kind (MOVE, SUIT, DRAWN, NEXT_HAND, COMPARED) were answered."""
     quit_sent: bool = False
 
     def play(self, *, max_prompts: int = 600, timeout: float = 30) -> None:
         import pexpect
 
         s = self.screens
-        patterns = [s.move, s.suit, s.drawn, s.next_hand, pexpect.EOF]
+        patterns = [s.move, s.suit, s.drawn, s.next_hand, pexpect.EOF, s.fingerprint]
         seen_scores = False
         pending = list(self.commands)
         while True:
@@ -316,6 +318,8 @@ class HumanSeat:
                 answer = str(self.rng.randint(1, 4))
             elif k == DRAWN:
                 answer = self.rng.choice([s.yes, s.no])
+            elif k == COMPARED:
+                answer = s.yes  # the players compared the digits (the test's seats share one table)
             else:
                 answer = ""
             self.child.sendline(answer)  # type: ignore[attr-defined]

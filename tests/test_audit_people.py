@@ -120,9 +120,8 @@ def test_a_finished_game_of_nines_reads_as_a_checklist(tmp_path: Path) -> None:
     assert re.search(rf"^\u2713 winners? recomputed: {winners}$", out, re.M), out
     n = len(tables[0].transcript.records())
     assert f"\u2713 every one of the {n} records is signed, chained and verified." in out
-    assert re.fullmatch(
-        r"Table fingerprint: \d{4} \d{4} \d{4} \(the players compared it at the table\)", lines[-1]
-    )
+    assert re.fullmatch(r"Table fingerprint: \d{4} \d{4} \d{4}", lines[-2]), lines[-2:]
+    assert lines[-1] == "  Nobody confirmed comparing it with the other players."  # bots: nobody was asked
     assert "INCOMPLETE" not in out and "INVALID" not in out
     lines_fit(out)
 
@@ -179,7 +178,7 @@ def test_an_unfinished_game_is_incomplete_and_names_who_it_waited_for(tmp_path: 
     assert "INVALID" not in out and "blame" not in out
     assert "Hand 1 was verified to its end; it stops in hand 2." in out
     who = " and ".join(f"p{s} (seat {s})" for s in waiting)
-    assert f"waiting for a record from {who}." in " ".join(out.split()), out
+    assert f"which has no record yet from {who}." in " ".join(out.split()), out
     # The saver's note is quoted, on its own line, stripped of terminal controls.
     assert 'Its note on how the game ended: "aborted: p2 (seat 2): lost connection' in out
     assert "\x1b" not in out and "\x07" not in out and "pwned" not in out

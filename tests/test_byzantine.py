@@ -3,16 +3,19 @@ the honest seats never crash, never blame each other, agree when they finish, an
 keep files whose audit confirms what they concluded live (see tests/byzantine.py).
 
 The property tests draw the whole attack with hypothesis (a larger budget runs with
-``-m fuzz``). The small tests check the harness itself, and reproduce, deterministically,
-each finding F1..F8 (by hypothesis or by reading the code): a fixed one stays as a
-regression test, an open one is ``xfail(strict=True)`` until it is fixed. While a finding is
-open, byzantine.KNOWN_FINDINGS recognises its exact symptom, so that the property tests
-expect it (``xfail(raises=KnownFinding)``) and still fail on anything else.
+``-m fuzz``), a third of the matches with pairs of joiners relayed through the host
+(``Scenario.relayed``), most of them with a Byzantine host. The small tests check the
+harness itself, and reproduce, deterministically, each finding F1..F11 (by hypothesis or
+by reading the code): a fixed one stays as a regression test, an open one is
+``xfail(strict=True)`` until it is fixed. While a finding is open,
+byzantine.KNOWN_FINDINGS recognises its exact symptom, so that the property tests expect
+it (``xfail(raises=KnownFinding)``) and still fail on anything else.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,9 +32,11 @@ from byzantine import (
     check_honest_match_finishes,
     check_invariants,
     check_no_honest_crash,
+    faithful,
     play_drawn,
     record_in,
     sign_record,
+    stuck_blames,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,7 +47,7 @@ from p2pcards.protocol import messages as m
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import Evidence, Record, SignedRecord, decode_frame
+from p2pcards.protocol.wire import Evidence, Record, Relay, SignedRecord, decode_frame
 
 SETTINGS = {
     "deadline": None,
@@ -364,3 +369,360 @@ def test_f8_dispute_notices_counted_as_idle_evidence() -> None:
             links.deliver(1, 2)
     f = tables[2].failure
     assert f is None or f.peer in (0, None), f"honest seat 2 blamed seat {f.peer}: {f.problem}"
+
+
+# ---------------------------------------------------------------------------
+# Relayed seats: joiners with no link of their own, every frame through the host
+
+
+def _pairs(*pairs: tuple[int, int]) -> frozenset[frozenset[int]]:
+    return frozenset(frozenset(p) for p in pairs)
+
+
+def _watch_links(run: ByzantineRun) -> list[tuple[int, int, bytes]]:
+    """Every frame put on a link, as (sender, receiver, frame)."""
+    seen: list[tuple[int, int, bytes]] = []
+    put = run.net.put
+
+    def watched(sender: int, receiver: int, frame: bytes) -> None:
+        seen.append((sender, receiver, frame))
+        put(sender, receiver, frame)
+
+    run.net.put = watched  # type: ignore[method-assign]
+    return seen
+
+
+def _carried_kinds(seen: list[tuple[int, int, bytes]], origin: int, target: int) -> set[str]:
+    """The kinds of the frames carried (relay frames the host put on a link) origin -> target."""
+    kinds = set()
+    for sender, _, frame in seen:
+        relay = decode_frame(frame) if sender == 0 else None
+        if isinstance(relay, Relay) and (relay.origin, relay.target) == (origin, target):
+            kinds.add(type(relay.inner()).__name__)
+    return kinds
+
+
+@pytest.mark.parametrize(
+    "n,byz,pairs",
+    [
+        (3, set(), ((1, 2),)),
+        (3, {0}, ((1, 2),)),
+        (4, {0}, ((1, 2), (1, 3), (2, 3))),
+        (4, {3}, ((1, 2),)),
+    ],
+)
+def test_relayed_joiners_play_through_the_host(
+    n: int, byz: set[int], pairs: tuple[tuple[int, int], ...]
+) -> None:
+    """Nothing ever goes on a relayed pair's own link: each frame goes to the host inside a
+    relay frame, and the host (honest, or Byzantine with an adversary that does nothing)
+    passes it on unchanged."""
+    run = ByzantineRun(Scenario(n, frozenset(byz), "target-30", seed=1, relayed=_pairs(*pairs)))
+    seen = _watch_links(run)
+    run.play()
+    check_honest_match_finishes(run)
+    check_invariants(run)
+    for a, b in pairs:
+        assert not any((s, r) in ((a, b), (b, a)) for s, r, _ in seen)
+        assert "SignedRecord" in _carried_kinds(seen, a, b) and "SignedRecord" in _carried_kinds(seen, b, a)
+
+
+def test_a_record_lost_on_the_way_is_asked_for_through_the_host() -> None:
+    """The host drops one of seat 1's records for seat 2: seat 2's need goes to seat 1
+    through the host, and seat 1's answer comes back the same way."""
+    dropped: list[int] = []
+
+    def once(run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        rec = record_in(relay.frame)
+        if not dropped and rec is not None and relay.origin == 1 and rec.record.step >= 3:
+            dropped.append(rec.record.step)
+            return []
+        return faithful(run, relay)
+
+    def no_help(run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        return [] if receiver == 2 and isinstance(decode_frame(frame), Evidence) else [frame]
+
+    run = ByzantineRun(
+        Scenario(3, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), Scripted(frame=no_help, carry=once)
+    )
+    seen = _watch_links(run)
+    run.play()
+    assert dropped
+    check_invariants(run)
+    assert {"Need"} <= _carried_kinds(seen, 2, 1) and {"Evidence"} <= _carried_kinds(seen, 1, 2)
+    assert run.tables[1].status == run.tables[2].status == "over"
+
+
+def _cut_from(step: int) -> Scripted:
+    """A host that, once it stands at ``step``, keeps seat 1's records from seat 2: it
+    carries nothing more from 1 to 2, and strips 1's records from its own frames to 2
+    (records, evidence, answers to need), as test_relay.Dropping does."""
+
+    def own(run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        if receiver != 2 or run.tables[0].step < step:
+            return [frame]
+        f = decode_frame(frame)
+        if isinstance(f, SignedRecord) and f.record.seat == 1:
+            return []
+        if isinstance(f, Evidence):
+            kept = tuple(r for r in f.records if r.record.seat != 1)
+            return [Evidence(kept).to_frame()] if kept else []
+        return [frame]
+
+    def carry(run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        if (relay.origin, relay.target) == (1, 2) and run.tables[0].step >= step:
+            return []
+        return faithful(run, relay)
+
+    return Scripted(frame=own, carry=carry)
+
+
+@pytest.mark.parametrize("step", [1, 6, 12])
+def test_a_host_that_drops_one_joiners_records_to_the_other_gets_neither_named(step: int) -> None:
+    """From ``step`` on the host keeps seat 1's records from seat 2. Each of the two
+    waits for the other, whose records only the host could carry: neither names the
+    other at its timeout (the live rule of protocol.md 7.2, runner._time_out), and the
+    audit of each one's file blames nobody."""
+    run = ByzantineRun(
+        Scenario(3, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), _cut_from(step)
+    ).play()
+    check_invariants(run)
+    t1, t2 = run.tables[1], run.tables[2]
+    assert t2.status == "running" and 1 in t2.waiting_for, run.describe()
+    assert t1.status == "running" and 2 in t1.waiting_for, run.describe()
+    for s in (1, 2):
+        assert stuck_blames(run, s) == set()
+        assert all(p.seat is None for p in run.audit(s).problems)
+
+
+def test_a_joiner_cut_off_by_the_host_gets_the_records_from_a_seat_linked_with_both() -> None:
+    """With a fourth seat linked with both joiners, the records the host keeps from seat
+    2 reach it in that seat's answers to its need: the match ends."""
+    run = ByzantineRun(Scenario(4, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), _cut_from(6)).play()
+    check_invariants(run)
+    assert all(run.tables[s].status == "over" for s in (1, 2, 3)), run.describe()
+
+
+def _first_carried_record(change: Callable[[Relay], list[tuple[int, bytes]]], since: int = 2) -> Scripted:
+    """A host that carries faithfully but changes the first record of seat 1 for seat 2
+    of step ``since`` or later (``change`` gives what it puts on its links instead)."""
+    done: list[bool] = []
+
+    def carry(run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        rec = record_in(relay.frame)
+        if not done and relay.origin == 1 and rec is not None and rec.record.step >= since:
+            done.append(True)
+            return change(relay)
+        return faithful(run, relay)
+
+    return Scripted(carry=carry)
+
+
+def _flip(at: int) -> Callable[[Relay], list[tuple[int, bytes]]]:
+    def change(relay: Relay) -> list[tuple[int, bytes]]:
+        inner = bytearray(relay.frame)
+        inner[at] ^= 0x01
+        return [(relay.target, Relay(relay.origin, relay.target, bytes(inner)).to_frame())]
+
+    return change
+
+
+@pytest.mark.parametrize("at", [-1, -40, 30])
+def test_a_host_that_alters_a_relayed_record_is_blamed_by_the_receiver(at: int) -> None:
+    """One byte of a carried record changed (in its signature, or in its raw bytes): the
+    receiver blames the host, never the record's author; its abort reaches seat 1
+    through the host too."""
+    run = ByzantineRun(Scenario(3, frozenset({0}), "one-hand", relayed=_pairs((1, 2))))
+    run.adversary = _first_carried_record(_flip(at))
+    seen = _watch_links(run)
+    run.play()
+    check_invariants(run)
+    f = run.tables[2].failure
+    assert f is not None and f.peer == 0, run.describe()
+    assert "Abort" in _carried_kinds(seen, 2, 1)
+
+
+@pytest.mark.parametrize("readdressed", [False, True])
+def test_a_host_that_delivers_a_relay_frame_to_the_wrong_seat_is_blamed(readdressed: bool) -> None:
+    """Seat 1's record for seat 2 delivered to seat 3, as it is (meant for another seat)
+    or addressed to seat 3 (which has a link of its own with seat 1): seat 3 blames the host."""
+
+    def change(relay: Relay) -> list[tuple[int, bytes]]:
+        return [(3, Relay(1, 3 if readdressed else 2, relay.frame).to_frame())]
+
+    run = ByzantineRun(
+        Scenario(4, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), _first_carried_record(change)
+    ).play()
+    check_invariants(run)
+    f = run.tables[3].failure
+    assert f is not None and f.peer == 0, run.describe()
+    assert ("own link" if readdressed else "meant for seat 2") in f.problem
+
+
+class SplitHost(Adversary):
+    """The host splits the joiners: seat 2 is shown another cut commitment of the host's
+    than the others, and from then on the host carries nothing between seats 1 and 2 and
+    keeps the records of each from the other in its own frames."""
+
+    def on_frame(self, run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        f = decode_frame(frame)
+        other = {1: 2, 2: 1}.get(receiver)
+        if isinstance(f, SignedRecord) and f.record.step >= 1:
+            if receiver == 2 and f.record.seat == 0 and f.record.step == 1:
+                return [run.variant(0, f, body=m.Commit(commit=bytes(32))).to_frame()]
+            return [] if f.record.seat == other else [frame]
+        if isinstance(f, Evidence):
+            kept = tuple(r for r in f.records if r.record.seat != other or r.record.step < 1)
+            return [Evidence(kept).to_frame()] if kept else []
+        return [frame]
+
+    def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        rec = record_in(relay.frame)
+        return faithful(run, relay) if rec is not None and rec.record.step == 0 else []
+
+
+def test_a_host_that_splits_the_joiners_gets_nobody_honest_named() -> None:
+    """Each joiner holds its own version of the host's record and waits for the other's
+    record, which only the host could carry: nobody is named."""
+    run = ByzantineRun(Scenario(3, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), SplitHost()).play()
+    check_invariants(run)
+    assert [run.tables[s].status for s in (1, 2)] == ["running", "running"], run.describe()
+
+
+def test_a_host_that_splits_the_joiners_is_caught_by_a_seat_linked_with_both() -> None:
+    """Seat 3 holds the commitment seat 1 was shown, and passes seat 2's record on to
+    seat 1 and back: the two versions meet, and the host is blamed."""
+    run = ByzantineRun(Scenario(4, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), SplitHost()).play()
+    check_invariants(run)
+    blamed = {s: run.tables[s].failure.peer for s in (1, 2, 3) if run.tables[s].failure is not None}
+    assert blamed and set(blamed.values()) == {0}, run.describe()
+
+
+# ---------------------------------------------------------------------------
+# Open findings about relayed seats (xfail until fixed; see byzantine.KNOWN_FINDINGS)
+
+
+def _to_seat_2_through_the_host(payload: str) -> Callable[[ByzantineRun, int, int, bytes], list[bytes]]:
+    """Byzantine seat 1 gives the honest host, beside its record of step 1 for seat 2,
+    a frame to carry to seat 2 that the host passes on unchanged, unread."""
+
+    def frame(run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        rec = record_in(frame)
+        if rec is None or rec.record.step != 1 or receiver != (0 if payload == "linked seat" else 2):
+            return [frame]
+        if payload == "garbage":
+            return [frame, b"\xc1"]  # wrapped in a relay frame to seat 2 (the pair is relayed)
+        if payload == "another game":
+            return [frame, run.variant(1, rec, game_id=run.other_game_id).to_frame()]
+        if payload == "relay inside":
+            return [frame, Relay(1, 2, frame).to_frame()]
+        if payload == "idle evidence":
+            return [frame, *[Evidence((rec,)).to_frame()] * 12]
+        return [frame, Relay(1, 2, frame).to_frame()]  # "linked seat": to the host, for seat 2
+
+    return frame
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="F9: the host carries relay frames unread, so a joiner's bad frame inside one blames "
+    "the honest host at the receiver (runner._carry, StepLog.receive_relayed, protocol.md 2.2)",
+)
+@pytest.mark.parametrize(
+    "payload", ["garbage", "another game", "relay inside", "idle evidence", "linked seat"]
+)
+def test_f9_a_joiner_gets_the_honest_host_blamed_for_what_it_gave_it_to_carry(payload: str) -> None:
+    """Seat 1 (Byzantine) hands the host, for seat 2, a malformed frame, a record of
+    another game, a relay frame, copies of a record seat 2 holds, or (seats 1 and 2 being
+    linked) a relay frame at all. The host passes relay frames on as they are, and seat 2
+    blames the host: "a record or evidence counts as forwarded by the host", "a relay frame
+    ... from a seat that has its own link with the receiver, blames the sender". The host
+    cannot tell which pairs are relayed, and does not read what it carries."""
+    relayed = frozenset() if payload == "linked seat" else _pairs((1, 2))
+    run = ByzantineRun(
+        Scenario(3, frozenset({1}), "one-hand", relayed=relayed),
+        Scripted(frame=_to_seat_2_through_the_host(payload)),
+    ).play()
+    f = run.tables[2].failure
+    assert f is None or f.peer != 0, f"seat 2 blamed the honest host: {f.problem}"
+    check_invariants(run)
+
+
+class ForkingHost(Adversary):
+    """Seat 2 is shown another cut commitment of the host's than seat 1; the host then
+    carries seat 2's records to seat 1, and nothing else between the two (not the proof
+    either would send the other, nor their answers to each other's need)."""
+
+    def on_frame(self, run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        rec = record_in(frame)
+        if rec is not None and receiver == 2 and rec.record.seat == 0 and rec.record.step == 1:
+            return [run.variant(0, rec, body=m.Commit(commit=bytes(32))).to_frame()]
+        return [frame]
+
+    def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+        rec = record_in(relay.frame)
+        if rec is not None and (relay.origin == 2 or rec.record.step < 2):
+            return faithful(run, relay)
+        return []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="F10: runner._time_out concludes a chain dispute against its suspect even when the "
+    "suspect is a relayed seat and the proof could only come through the host",
+)
+def test_f10_a_chain_dispute_only_the_host_could_settle_names_a_relayed_joiner() -> None:
+    """Seat 2's cut-reveal follows the commitment it was shown: seat 1 disputes it. The
+    proof (seat 2 holds the other commitment) could only reach seat 1 through the host,
+    which drops it, so the dispute times out and seat 1 blames seat 2, an honest seat it
+    reaches only through the host (protocol.md 7.2: "a node never names a seat whose
+    records could only reach it through the relay, whether they are missing, late or
+    altered on the way")."""
+    run = ByzantineRun(Scenario(3, frozenset({0}), "one-hand", relayed=_pairs((1, 2))), ForkingHost()).play()
+    f = run.tables[1].failure
+    assert f is None or f.peer != 2, f"seat 1 blamed seat 2: {f.problem}"
+    check_invariants(run)
+
+
+class TwoLiars(Adversary):
+    """Seat 1 shows seat 2 (only) another legal move at its turn; once seat 2 has signed
+    its next record on that history, seat 0 sends seat 2 one bad byte."""
+
+    def __init__(self) -> None:
+        self.lied: int | None = None
+        self.done = False
+
+    def on_frame(self, run: ByzantineRun, sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        rec = record_in(frame)
+        if sender == 1 and receiver == 2 and rec is not None and self.lied is None:
+            alts = run.tables[1].alternatives.get(rec.record.step, [])  # type: ignore[attr-defined]
+            if alts:
+                self.lied = rec.record.step
+                return [run.variant(1, rec, body=alts[0]).to_frame()]
+        return [frame]
+
+    def on_received(self, run: ByzantineRun, seat: int, sender: int) -> None:
+        t2 = run.tables[2]
+        if seat != 0 or sender != 2 or self.lied is None or self.done:
+            return
+        if any(r.record.seat == 2 and r.record.step > self.lied for r in t2.records_to_save()):
+            self.done = True
+            run.send_crafted(0, 2, b"\xc1")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="F11: a node that stops blaming one seat forwards that seat's records only, not the "
+    "history its own last record follows, so a peer disputing that record never gets the proof",
+)
+def test_f11_a_seat_that_stopped_blaming_one_liar_is_blamed_for_the_other_liars_lie() -> None:
+    """Four seats, all linked; seats 0 and 1 are Byzantine. Seat 2 signs its turn on the
+    move seat 1 showed it alone, then blames seat 0 for a bad byte and stops, forwarding
+    seat 0's records. Seat 3, shown the other move, disputes seat 2's record; seat 2 no
+    longer answers, and no proof of seat 1's equivocation reaches seat 3, which blames
+    honest seat 2 when the dispute times out (as runner._time_out concludes it). Found by
+    the relayed fuzz (host and a joiner Byzantine); relays play no part in it."""
+    run = ByzantineRun(Scenario(4, frozenset({0, 1}), "one-hand", seed=1), TwoLiars()).play()
+    f = run.tables[3].failure
+    assert f is None or f.peer != 2, f"seat 3 blamed seat 2: {f.problem}"
+    check_invariants(run)

@@ -237,4 +237,4 @@ async def test_every_node_shows_the_same_fingerprint_once_and_the_audit_prints_i
         result = CliRunner().invoke(main, ["audit", str(path)])
         assert result.exit_code == 0, result.output
         assert result.output.startswith("VALID: ")
-        assert f"Table fingerprint: {text} (the players compared it at the table)" in result.output
+        assert f"Table fingerprint: {text}\n  Nobody confirmed comparing it" in result.output

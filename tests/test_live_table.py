@@ -500,6 +500,9 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
             ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Bob"],
             home=tmp_path / "bob", log=tmp_path / "bob.screen", TERM="xterm", P2PCARDS_CODE=code,
         )  # fmt: skip
+        for child in (host, joiner):  # each person is asked once whether the digits match
+            child.expect(ENGLISH.fingerprint, timeout=20)
+            child.sendline("y")
         asked = [ENGLISH.move, ENGLISH.suit, r"(Ann|Bob) to play — (\d+:\d\d) left"]
         k = host.expect(asked, timeout=20)
         deciding, waiting, who = (host, joiner, "Ann") if k < 2 else (joiner, host, "Bob")

@@ -400,3 +400,35 @@ async def test_a_player_who_chooses_to_leave_between_turns_leaves_at_once(
     # Nobody waited for a clock to run out (the match itself took a second a move), and the
     # leaver's parting notice, which came after its signed leave, stopped nothing.
     assert all(r.problem is None for r in results.values() if r.status == "over")
+
+
+class Withholding(Link):
+    """Seat 1's link to one peer: its own records leave only inside its answers to the
+    peer's ``need`` frames (evidence), never on their own as they are signed."""
+
+    def __init__(self, inner: Link) -> None:
+        self.__dict__.update(inner.__dict__)
+
+    async def send(self, frame: bytes) -> None:
+        item = decode_frame(frame)
+        if isinstance(item, SignedRecord) and item.record.seat == 1:
+            return
+        await Link.send(self, frame)
+
+
+async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_few_steps(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Served just in time, each step waits WAIT_NOTICE seconds for the asking, and no
+    timeout ever runs out: the others name the seat at its third such step."""
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    links = memory_links(3)
+    for peer in (0, 2):
+        links[1][peer] = Withholding(links[1][peer])
+    results, ended = await run_seats(tables, links, {s: bot(s) for s in tables}, hung=frozenset({1}))
+    for s in (0, 2):
+        r = results[s]
+        assert r.status == "failed" and r.blamed == (1,), r
+        assert "withholds its records until asked" in (r.problem or "")
+        assert ended[s] <= 4 * WAIT_NOTICE + SLACK, ended  # three asked-for steps, not a whole match
+        assert tables[s].step < 10, tables[s].step

@@ -222,9 +222,8 @@ def test_play_watch_saves_a_transcript_that_audits_as_le_neuf(tmp_path: Path) ->
     lines = verdict.stdout.splitlines()
     assert re.fullmatch(r"VALID: a finished game of Le Neuf, 3 players, \d+ hands?\.", lines[0]), lines[0]
     assert lines[1].startswith("Totals: Alice ") and lines[2].startswith("Winner")
-    assert re.fullmatch(
-        r"Table fingerprint: \d{4} \d{4} \d{4} \(the players compared it at the table\)", lines[-1]
-    )
+    assert re.fullmatch(r"Table fingerprint: \d{4} \d{4} \d{4}", lines[-2]), lines[-2:]
+    assert lines[-1] == "  Nobody confirmed comparing it with the other players."  # bots: nobody was asked
 
     status, doc = audit(transcript, home=home)
     assert status == 0
@@ -264,6 +263,7 @@ class Words:
     took: str
     left: str
     left_unseen: str
+    compared: str = r"Do all the players read these same digits\? [^\n]*> "
 
 
 ENGLISH = Words(
@@ -302,9 +302,10 @@ FRENCH = Words(
     took="Vous avez pris le mort",
     left="Vous avez laissé le mort",
     left_unseen="Vous avez laissé le mort sans le regarder",
+    compared=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^\n]*> ",
 )
 
-LOOK, TAKE, TAKE_BLIND, CARD, NEXT_HAND, ENDED = range(6)
+LOOK, TAKE, TAKE_BLIND, CARD, NEXT_HAND, ENDED, COMPARED = range(7)
 
 Plan = Callable[[int], tuple[bool, bool]]
 """Hand number -> (look at the dummy?, take it?)."""
@@ -328,6 +329,8 @@ class NeufSeat:
     """(hand, looked, took) as answered."""
     cards: int = 0
     replies: dict[str, str] = field(default_factory=dict)
+    compared: int = 0
+    """Times the player was asked whether everyone read the same fingerprint (once)."""
     _looked: bool = False
 
     def _expect(self, pattern: str, timeout: float = 30) -> str:
@@ -338,13 +341,16 @@ class NeufSeat:
         import pexpect
 
         w = self.words
-        patterns = [w.look, w.take, w.take_blind, w.card, w.next_hand, pexpect.EOF]
+        patterns = [w.look, w.take, w.take_blind, w.card, w.next_hand, pexpect.EOF, w.compared]
         for _ in range(max_prompts):
             k = self.child.expect(patterns, timeout=timeout)
             if k == ENDED:
                 return
             screen = str(self.child.before)
-            if k == LOOK:
+            if k == COMPARED:  # the table fingerprint: the players compared it (one table here)
+                self.compared += 1
+                self.child.sendline(w.yes)
+            elif k == LOOK:
                 self.hands += 1
                 if self.hands == 1:
                     self.child.sendline("maybe")

@@ -19,7 +19,7 @@ from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import Abort, Relay, SignedRecord, WireError, decode_frame
+from p2pcards.protocol.wire import Abort, Evidence, Relay, SignedRecord, WireError, decode_frame
 
 TIMEOUTS = Timeouts(turn=60.0, step=30.0)
 
@@ -83,9 +83,18 @@ async def test_a_relay_that_alters_a_record_is_blamed_not_its_author(
         altered = SignedRecord(join.raw.replace(b"p2", b"p9"), join.sig, join.record)
         await links[0][2].send(Relay(1, 2, altered.to_frame()).to_frame())
 
-    _, results, _ = await run_star(3, meddle)
+    tables, results, _ = await run_star(3, meddle)
     assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
     assert "signature" in (results[2].problem or "")
+    # The audit of either joiner's file agrees: the altered record is not in it, and no
+    # seat is blamed for what the relay did (the file cannot show who altered it).
+    for s in (1, 2):
+        status = f"failed: {results[s].problem}"
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status=status))
+        assert all(p.seat is None for p in report.problems), (s, report.problems)
+        assert "A missing record proves nothing against anyone" in " ".join(report.summary().split()), (
+            report.summary()
+        )
 
 
 async def test_a_relayed_abort_is_a_claim_not_a_fault(autojump_clock: trio.testing.MockClock) -> None:
@@ -256,3 +265,59 @@ async def test_a_pair_relayed_by_a_host_that_leaves_finishes_through_the_others(
         assert tables[s].present == (1, 2, 3)
     chains = {tuple(r.raw for r in tables[s].current.transcript.records()) for s in (1, 2, 3)}
     assert len(chains) == 1
+
+
+class Dropping(Link):
+    """The host's link to one joiner, through which the host withholds another joiner's
+    records from ``since`` on: relay frames from ``origin`` dropped, and its records
+    stripped from the host's own frames (records, evidence, answers to ``need``)."""
+
+    def __init__(self, inner: Link, tables: dict[int, Table], origin: int, since: int) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.tables, self.origin, self.since = tables, origin, since
+
+    async def send(self, frame: bytes) -> None:
+        if self.tables[0].step >= self.since:
+            item = decode_frame(frame)
+            if isinstance(item, Relay) and item.origin == self.origin:
+                return
+            if isinstance(item, SignedRecord) and item.record.seat == self.origin:
+                return
+            if isinstance(item, Evidence):
+                kept = tuple(r for r in item.records if r.record.seat != self.origin)
+                if not kept:
+                    return
+                frame = Evidence(kept).to_frame()
+        await Link.send(self, frame)
+
+
+async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_seat_blamed(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Both joiners reach each other only through the host, which from step 12 keeps
+    seat 1's records from seat 2. Seat 2 waits for seat 1 and seat 1 for seat 2, each
+    with records that only the host could carry: neither names the other, and the
+    audit of each one's file blames nobody either (the live rule of protocol.md 7.2)."""
+    tables = make_tables(3, SHORT_RULES, seed=5)
+    links = star_links(3)
+    links[0][2] = Dropping(links[0][2], tables, origin=1, since=12)
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        relayed = [p for p in (1, 2) if p != s] if s else []
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed)
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    for s in (1, 2):
+        assert results[s].status == "failed" and results[s].blamed == (), results[s]
+    assert "reached only through the host" in (results[2].problem or "")
+    for s in (1, 2):
+        report = audit_bytes(
+            encode_file(tables[s].records_to_save(), saved_by=s, status=f"failed: {results[s].problem}")
+        )
+        assert report.incomplete and all(p.seat is None for p in report.problems), report.problems
+        text = " ".join(report.summary().split())
+        assert "reached only through the host" in text  # the saver's account, shown beside the verdict

@@ -25,6 +25,7 @@ from p2pcards.protocol.messages import (
     AcceptSkip,
     Body,
     Commit,
+    Confirm,
     Continue,
     DeclareSuit,
     Dispute,
@@ -113,6 +114,8 @@ SAMPLE_BODIES: list[Body] = [
     Result(totals=(35, 26, 22), winners=(2,)),
     Result(totals=(-2, 5, 1), winners=(0,)),
     Leave(reason="dinner is ready"),
+    Confirm(fingerprint=PREV, same=True),
+    Confirm(fingerprint=PREV, same=False),
     Continue(game=GAME, left=(2,), reason="left the match", steps=71, last=PREV, hands=1),
 ]
 
@@ -804,6 +807,10 @@ SCHEMA_CASES: list[tuple[str, str, Any]] = [
     ("join", "clock", None),
     ("leave", "reason", "r" * 201),
     ("leave", "reason", "\x1b[2J"),
+    ("confirm", "fingerprint", bytes(31)),
+    ("confirm", "fingerprint", "00" * 32),
+    ("confirm", "same", 1),
+    ("confirm", "same", None),
     ("continue", "game", bytes(15)),
     ("continue", "left", [6]),
     ("continue", "left", []),

@@ -15,6 +15,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.errors import TranscriptError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import storage, tls
+from p2pcards.net.known import KnownPlayers
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import (
     HostLobby,
@@ -91,11 +92,15 @@ class NodeConfig:
     """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
     leaving: Callable[[], bool] = lambda: False
     """True once this seat's player chose to leave while it was not their turn."""
+    confirming: Callable[[], bool | None] = lambda: None
+    """The person's answer on the table fingerprint once given (see ``run_table``)."""
     entropy: bytes | None = None
     """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
     keep_transcript: bool = True
     journal: bool = True
     """Keep a write-ahead journal in the data directory, so that a crash can be resumed."""
+    known_players: bool = True
+    """Check the roster against the players met before, and remember it (``net.known``)."""
 
 
 async def host_game(
@@ -279,9 +284,7 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
             for listener in listeners:
                 nursery.start_soon(_accept_loop, listener, relinks.accept_any, nursery)
             try:
-                return await _play(
-                    cfg, info, relinks, listen_port, restore=contents, entropy=h.entropy
-                )
+                return await _play(cfg, info, relinks, listen_port, restore=contents, entropy=h.entropy)
             finally:
                 nursery.cancel_scope.cancel()
     finally:
@@ -312,6 +315,8 @@ async def _play(
             clock=info.clock,  # signed by every seat in its join record
         )
     )
+    if cfg.known_players and restore is None:
+        _check_known_players(cfg, roster, info.seat)
     journal_file: storage.JournalFile | None = None
     if cfg.journal:
         jpath = storage.journal_path(info.game_id, info.seat, cfg.data_dir)
@@ -342,6 +347,7 @@ async def _play(
             journal=journal,
             relayed=sorted(info.relayed),
             leaving=cfg.leaving,
+            confirming=cfg.confirming,
         )
         ended = True
     except KeyboardInterrupt:
@@ -377,6 +383,22 @@ async def _play(
         frames_sent=sum(link.frames_sent for link in info.links.values()),
         fingerprint=TableFingerprint.of_table(table),
     )
+
+
+def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:
+    """Before the first shuffle: warn of a known name with a new key, or a known key
+    under a new name; then remember this table's players. A list that cannot be
+    read or written weakens the check, it never stops the game."""
+    known = KnownPlayers.load(cfg.data_dir or storage.data_dir())
+    if known.problem is not None:
+        cfg.ui.info(Notice("notice_known_unreadable", problem=known.problem))
+    pairs = [(p.name, p.key) for p in roster]
+    for warning in known.check(pairs, seat):
+        cfg.ui.warning(warning)
+    try:
+        known.remember(pairs, seat)
+    except OSError as e:
+        cfg.ui.info(Notice("notice_known_unreadable", problem=f"{known.path} cannot be written ({e})"))
 
 
 def _show_fingerprint(cfg: NodeConfig) -> Callable[[Table], None]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -252,6 +252,7 @@ async def run_table(
     journal: Callable[[list[SignedRecord]], None] = lambda records: None,
     relayed: Sequence[int] = (),
     leaving: Callable[[], bool] = lambda: False,
+    confirming: Callable[[], bool | None] = lambda: None,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
 
@@ -262,6 +263,9 @@ async def run_table(
     ``leaving``: True once this seat's player chose to leave while it was not their
     turn (between hands, say); the seat then leaves at once (checked as frames come,
     and at least every ``WAIT_NOTICE`` seconds).
+    ``confirming``: once this seat's person has compared the table fingerprint, True
+    if everyone read the same digits, False if not (None until then): signed into the
+    transcript as a ``confirm`` record, as soon as it is known (checked as ``leaving``).
 
     ``table`` may be a :class:`Sitting` (the match goes on without a seat that
     leaves); a bare table is wrapped in one.
@@ -285,7 +289,7 @@ async def run_table(
         try:
             await _play(
                 table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal,
-                leaving,
+                leaving, confirming,
             )
         except KeyboardInterrupt:
             if table.seat is not None:  # Ctrl-C: this player leaves; say so (signed) before hanging up
@@ -320,6 +324,7 @@ async def _play(
     restore: Sequence[SignedRecord] | None,
     journal: Callable[[list[SignedRecord]], None],
     leaving: Callable[[], bool] = lambda: False,
+    confirming: Callable[[], bool | None] = lambda: None,
 ) -> None:
     links = mesh.links
     if restore is None:
@@ -337,6 +342,7 @@ async def _play(
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
     stop_deadline = math.inf
     carried = False  # relayed frames went through this node
+    confirmed = False  # this seat's answer about the fingerprint was taken
     while True:
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
@@ -389,6 +395,11 @@ async def _play(
                 f"{table.roster[peer].name} (seat {peer}) stopped the match; its claim: {quote_claim(why)}"
             )
             continue
+        answer = None if confirmed else confirming()
+        if answer is not None:
+            confirmed = True
+            if table.confirm(answer):  # the player's word, signed: the audit says who compared
+                await _flush(table, links, timeouts.step, journal)
         if leaving() and table.seat is not None and table.status in ("running", "disputed"):
             await _leave(table, links, timeouts.step, journal, result)
             return
@@ -446,7 +457,8 @@ async def _play(
             continue
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
-            _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result)
+            relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
+            _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
             continue
         if isinstance(item, NewLink):
             if peer in mesh.away and table.status in ("running", "disputed"):
@@ -583,8 +595,15 @@ async def _resend(table: Sitting, peer: int, link: Link, timeout: float) -> None
             await link.send(frame)
 
 
-def _time_out(table: Sitting, waited: float, deaf: bool, result: RunResult) -> None:
-    """The step's time ran out: stop the table, blaming only what this node can tell."""
+def _time_out(
+    table: Sitting, waited: float, deaf: bool, result: RunResult, relayed: Collection[int] = ()
+) -> None:
+    """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    A seat in ``relayed`` reaches this node only through the host, which may have
+    dropped its records: its silence is never its fault here. It is named only by
+    nodes linked with it directly; if it is all that is missing, this node names
+    nobody (the host may be honest, and the seat silent: this node cannot tell)."""
     with contextlib.suppress(RemoteProtocolError):
         if table.status == "disputed":
             table.conclude_stalled()
@@ -603,5 +622,12 @@ def _time_out(table: Sitting, waited: float, deaf: bool, result: RunResult) -> N
         if not silent:
             table.stop(f"{names} stopped before step {table.step}; this node cannot tell why")
             return
-        result.blamed = tuple(silent)
-        table.blame(silent[0], f"timed out waiting for {names} at step {table.step} ({table.spec.kind})")
+        direct = [s for s in silent if s not in relayed]
+        if not direct:
+            table.stop(
+                f"timed out waiting for {names} at step {table.step}, reached only through the host "
+                f"{table.roster[0].name} (seat 0): cannot tell who is at fault"
+            )
+            return
+        result.blamed = tuple(direct)
+        table.blame(direct[0], f"timed out waiting for {names} at step {table.step} ({table.spec.kind})")

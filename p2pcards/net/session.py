@@ -153,6 +153,10 @@ class LobbyUI:
 
     def info(self, text: str) -> None: ...
 
+    def warning(self, text: str) -> None:
+        """Something the person must not miss (a known player with a new key): said loudly."""
+        self.info(text)
+
 
 async def _receive_lobby(link: Link, timeout: float) -> Body:
     with trio.fail_after(timeout):

@@ -12,9 +12,10 @@ blame and the index of the record that shows it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -29,8 +30,10 @@ from p2pcards.errors import (
     UsageError,
 )
 from p2pcards.games.base import game
-from p2pcards.protocol.messages import Join, Leave
-from p2pcards.protocol.sitting import Sitting
+from p2pcards.protocol.core import continuation_id
+from p2pcards.protocol.fingerprint import confirmations
+from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
+from p2pcards.protocol.sitting import MIN_TO_CONTINUE, Sitting
 from p2pcards.protocol.table import GAME_NAME, TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import (
@@ -118,6 +121,26 @@ class AuditReport:
         if self.table is None:
             return []
         return [(p.name, p.key.hex()) for p in self.table.roster]
+
+    def comparison(self, who: Callable[[int], str] | None = None) -> str:
+        """Who confirmed the table fingerprint at the table (their signed ``confirm``
+        records), or that nobody did: never a comparison the file does not show."""
+        first = self._tables()[0] if self._tables() else None
+        if first is None:
+            return ""
+        who = who or self._who
+        said = confirmations(first)
+        same = [who(c.seat) for c in said if c.matches and c.same]
+        differ = [who(c.seat) for c in said if c.matches and not c.same]
+        other = [who(c.seat) for c in said if not c.matches]
+        parts = []
+        if same:
+            parts.append(f"{_and(same)} confirmed that every player read these digits")
+        if differ:
+            parts.append(f"{_and(differ)} said the digits differed")
+        if other:
+            parts.append(f"{_and(other)} signed the digits of another table (not counted)")
+        return "; ".join(parts) + "." if parts else "Nobody confirmed comparing it with the other players."
 
     def saved(self, who: Callable[[int], str]) -> str:
         """When and by whom the file says it was saved (``on 2026-11-30 by Ann (seat 0)``;
@@ -264,9 +287,12 @@ class AuditReport:
         elif t is not None and t.status == "running":
             waiting = [self._who(s) for s in t.waiting_for]
             lines += _wrap(
-                f"It ends at step {t.step} ({t.spec.kind}), waiting for a record from " + _and(waiting) + "."
+                f"It ends at step {t.step} ({t.spec.kind}), which has no record yet from "
+                + _and(waiting)
+                + ". A missing record proves nothing against anyone: it may never have been sent,"
+                " or been lost or held back on its way (records between two seats with no link of their own"
+                " pass through the host). Whoever stopped may have had a reason this file cannot show."
             )
-            lines.append("(Whoever stopped may have had a reason this file cannot show.)")
         elif over:
             lines.append("It ends before every player signed the result.")
         if m is not None and k:
@@ -353,7 +379,7 @@ class AuditReport:
             scored = d["after_hands"]
             lines += _wrap(
                 f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
-                f"\"{clean(d['reason'], 200)}\"); the hand in progress was void and the others "
+                f'"{clean(d["reason"], 200)}"); the hand in progress was void and the others '
                 f"played on from a fresh deal; {name}'s total stays {d['total']}."
             )
         return lines
@@ -399,6 +425,17 @@ def _hands(k: int) -> str:
     return "Hand 1 was" if k == 1 else f"Hands 1-{k} were"
 
 
+MAX_LISTED = 100
+"""Problems of single records (unreadable, edited, a bad signature) listed one by one; those
+beyond are counted in one line, so that the report stays short whatever the file holds."""
+_BAD_SIGNATURE = "the record's signature does not verify"
+MAX_JUNK = 64
+"""Records that cannot be the match's (unreadable and signed by no player, of another game,
+or not validly signed by the seat they name) read after the first record fixed the roster;
+at the next one the rest of the file is taken for junk, counted and not checked. An honest
+file holds none: the bound keeps the work (a signature check each) to what a file can prove."""
+
+
 def audit_bytes(data: bytes) -> AuditReport:
     """Audit a transcript file's bytes. Raises TranscriptError if it is not a transcript at all.
 
@@ -406,8 +443,12 @@ def audit_bytes(data: bytes) -> AuditReport:
     seat whose signature is on the faulty record, or nobody when no valid
     signature ties it to a seat (the file itself was altered). Problems that do
     not depend on each other are all reported: the file checksum, each record
-    that cannot be read, the first fault of the replay, and every later record
-    whose signature does not verify.
+    that cannot be read, the first fault of the replay (a chain dispute counts as
+    the fault where it starts), and every later record whose signature does not
+    verify. The work is bounded by what the file can prove: past :data:`MAX_JUNK`
+    records that cannot be the match's, the rest of the file is junk, reported
+    with its count and not checked, and at most :data:`MAX_LISTED` problems of
+    single records are listed (the rest counted).
     """
     tf = decode_file(data)
     report = AuditReport(records=len(tf.records), cut=tf.cut, saved_by=tf.saved_by, status=tf.status)
@@ -427,81 +468,274 @@ def audit_bytes(data: bytes) -> AuditReport:
     # Located but never blamed: bytes outside the signed records prove nothing about a seat.
     report.problems.extend(Problem(None, None, d.record, d.what) for d in tf.damage)
     report.damaged = len(tf.damage)
-    records: list[tuple[int, SignedRecord]] = []
-    unreadable: list[tuple[int, object, object, str]] = []
-    for i, (raw, sig) in enumerate(tf.records):
-        try:
-            records.append((i, parse_record(raw, sig)))
-        except WireError as e:
-            unreadable.append((i, raw, sig, str(e)))
-    if not records:
-        report.problems.extend(
-            Problem(None, None, i, f"malformed record: {why}") for i, _, _, why in unreadable
-        )
-        report.problems.append(Problem(None, None, None, "the transcript holds no record"))
-        return report
-    first_index, first_rec = records[0]
-    table = _observer(first_index, first_rec, report)
-    for i, raw, sig, why in unreadable:
-        report.problems.append(Problem(None, _signer(table, raw, sig), i, f"malformed record: {why}"))
-    if table is None:
-        return report
-    report.table = table
-    sitting = report.sitting = Sitting(table)
-    index_of = {}
-    for i, rec in records:
-        index_of.setdefault(rec.raw, i)
-    failed_at = None
-    last: tuple[int, int, int] = (-1, -1, -1)
-    for i, rec in records:
-        try:
-            sitting.receive_record(rec)
-            table = report.table = sitting.current
-            place = (_segment(sitting, rec), rec.record.step, rec.record.seat)
-            if isinstance(rec.record.body, Leave):  # a side record: saved after its table's others
-                continue
-            if place <= last and table.status != "disputed":
-                # Accepted as a copy or as a late record: the file was edited after it
-                # was saved (a node writes records in step order, then its proof).
-                report.problems.append(
-                    Problem(_hand(table), None, i, "record out of order or repeated: the file was edited")
-                )
-        except RemoteProtocolError as e:
-            culprit = table.culprit_record
-            where = index_of.get(culprit.raw, i) if culprit is not None else i
-            report.problems.append(Problem(_hand(table), e.peer, where, e.problem))
-            failed_at = i
-            break
-        except Exception as e:  # a bug of the audit, never a verdict on a player
-            report.problems.append(
-                Problem(_hand(table), None, i, f"the audit could not check this record ({e!r})")
-            )
-            report.internal_error = True
-            failed_at = i
-            break
-        last = max(last, place)
-    if failed_at is not None:
-        for i, rec in records:
-            if i > failed_at and not _signed(table, rec):
-                report.problems.append(Problem(None, None, i, "the record's signature does not verify"))
-    elif table.status == "disputed":
-        seat, why = table.suspect or (None, "broken chain")
-        culprit = table.proof[0] if table.proof else None
-        where = index_of.get(culprit.raw) if culprit is not None else None
-        report.problems.append(Problem(_hand(table), seat, where, why))
-    elif table.status == "running" and not report.problems:
-        who = ", ".join(str(s) for s in table.waiting_for)
-        # Nobody is blamed: a seat may have stopped because of another's fault that
-        # this file cannot show; the text says whose records are missing.
-        ends = Problem(
-            _hand(table),
-            None,
-            None,
-            f"the transcript ends before the match did (step {table.step} waits for seat {who})",
-        )
-        report.problems.append(ends)
-        report.unfinished.append(ends)
+    _Replay(tf.records, report).run()
     return report
+
+
+class _Replay:
+    """One pass over a file's records in file order, as an observer table replays them.
+
+    Problems are kept by kind, in the order the report lists them: records that cannot
+    be read, then the replay's (edits and its first fault), then later records whose
+    signature does not verify. The problems of a run of junk records wait until a
+    record of the match ends the run: if the run reaches the junk bound instead, they
+    give way to one problem that counts the rest of the file."""
+
+    def __init__(self, pairs: tuple[tuple[object, object], ...], report: AuditReport) -> None:
+        self.pairs = pairs
+        self.report = report
+        self.malformed: list[Problem] = []
+        self.replayed: list[Problem] = []
+        self.later: list[Problem] = []
+        self.tail: list[Problem] = []
+        """The junk counted, the problems not listed, the verdict on how the file ends."""
+        self.listed = 0
+        self.unlisted: list[int] = []
+        """Indexes of the records whose problems are counted, not listed."""
+        self.unlisted_seats: set[int] = set()
+        self.junk = 0
+        self.pending: list[tuple[list[Problem], Problem]] = []
+        self.run_start: int | None = None
+
+    # -- the bounds
+
+    def _list(self, kind: list[Problem], p: Problem) -> None:
+        """A problem of a single record: listed while there is room, else counted."""
+        if self.listed < MAX_LISTED:
+            kind.append(p)
+            self.listed += 1
+            return
+        self.unlisted.append(-1 if p.record is None else p.record)
+        if p.seat is not None:
+            self.unlisted_seats.add(p.seat)
+
+    def _of_match(self) -> None:
+        """A record of the match: the run of junk before it is not the end of the file."""
+        for kind, p in self.pending:
+            self._list(kind, p)
+        self.pending, self.run_start = [], None
+
+    def _junk(self, i: int, kind: list[Problem] | None = None, p: Problem | None = None) -> bool:
+        """A record that cannot be the match's; True when it is one too many (the rest is junk)."""
+        if self.run_start is None:
+            self.run_start = i
+        self.junk += 1
+        if self.junk <= MAX_JUNK:
+            if kind is not None and p is not None:
+                self.pending.append((kind, p))
+            return False
+        return True
+
+    def _rest_is_junk(self, end: int, *, rest: bool = True) -> None:
+        """Records ``run_start`` to ``end`` (excluded) are junk: counted, never checked."""
+        start = self.run_start
+        assert start is not None
+        count = end - start
+        records = f"{count} record{'s' if count != 1 else ''}"
+        where = (
+            f"the rest of the file, {records} from record {start} on, is"
+            if rest
+            else f"records {start} to {end - 1} ({records}, before the first record that reads) are"
+        )
+        why = f"over {MAX_JUNK} records are unreadable, of another game or not validly signed by a player"
+        self.tail.append(Problem(None, None, start, f"{where} taken for junk and not checked: {why}"))
+        self.pending, self.run_start, self.junk = [], None, 0
+
+    # -- the pass
+
+    def run(self) -> None:
+        report, pairs = self.report, self.pairs
+        before: list[tuple[int, object, object, str]] = []
+        first: tuple[int, SignedRecord] | None = None
+        for i, (raw, sig) in enumerate(pairs):
+            try:
+                first = (i, parse_record(raw, sig))
+                break
+            except WireError as e:
+                before.append((i, raw, sig, str(e)))
+        if first is None:
+            for i, _, _, why in before:
+                self._list(self.malformed, Problem(None, None, i, f"malformed record: {why}"))
+            self._finish([Problem(None, None, None, "the transcript holds no record")])
+            return
+        first_index, first_rec = first
+        ref_index, ref_rec = _reference_join(first, pairs, report.saved_by)
+        table = _observer(ref_index, ref_rec, report)
+        if table is None:  # no roster to check a signature with: only what cannot be read is said
+            for i, (raw, sig) in enumerate(pairs):
+                try:
+                    parse_record(raw, sig)
+                except WireError as e:
+                    self._list(self.malformed, Problem(None, None, i, f"malformed record: {e}"))
+            self._finish([])
+            return
+        report.table = table
+        sitting = report.sitting = Sitting(table)
+        rosters = _Rosters(sitting)
+        tripped = False
+        for i, raw, sig, why in before:
+            if tripped:  # junk before the first record: skipped up to it, and the rest is read
+                continue
+            signer = _signer(table, raw, sig)
+            p = Problem(None, signer, i, f"malformed record: {why}")
+            if signer is None:
+                tripped = self._junk(i, self.malformed, p)
+            else:
+                self._of_match()
+                self._list(self.malformed, p)
+        if tripped:
+            self._rest_is_junk(first_index, rest=False)
+        self._of_match()
+        self.junk = 0  # counted anew from the first record, which fixed the roster
+        index_of: dict[bytes, int] = {}
+        failed = False
+        last: tuple[int, int, int] = (-1, -1, -1)
+        for i in range(first_index, len(pairs)):
+            raw, sig = pairs[i]
+            try:
+                rec = first_rec if i == first_index else parse_record(raw, sig)
+            except WireError as e:
+                signer = _signer(sitting.tables[0], raw, sig)
+                p = Problem(None, signer, i, f"malformed record: {e}")
+                if signer is not None:
+                    self._of_match()
+                    self._list(self.malformed, p)
+                elif self._junk(i, self.malformed, p):
+                    break
+                continue
+            index_of.setdefault(rec.raw, i)
+            if failed:
+                # After the first fault only signatures are checked (against the roster of
+                # the table the record names, as the replay would have).
+                roster = rosters.get(rec.record.game_id)
+                if _verifies(roster if roster is not None else table.roster, rec):
+                    if roster is not None:
+                        self._of_match()
+                        continue
+                    if self._junk(i):  # validly signed, but of another game
+                        break
+                    continue
+                if self._junk(i, self.later, Problem(None, None, i, _BAD_SIGNATURE)):
+                    break
+                continue
+            if (
+                table.status == "disputed"
+                and rec.record.game_id == table.game_id
+                and not _verifies(table.roster, rec)
+            ):
+                # Read as evidence, a record that does not verify proves nothing: the dispute
+                # stays the replay's fault, and the rest of the file is still read for a proof.
+                if self._junk(i, self.later, Problem(None, None, i, _BAD_SIGNATURE)):
+                    break
+                continue
+            try:
+                sitting.receive_record(rec)
+                table = report.table = sitting.current
+                place = (_segment(sitting, rec), rec.record.step, rec.record.seat)
+                self._of_match()
+                if isinstance(rec.record.body, SIDE_BODIES):  # a side record: saved after its table's others
+                    continue
+                if place <= last and table.status != "disputed":
+                    # Accepted as a copy or as a late record: the file was edited after it
+                    # was saved (a node writes records in step order, then its proof).
+                    p = Problem(_hand(table), None, i, "record out of order or repeated: the file was edited")
+                    self._list(self.replayed, p)
+            except RemoteProtocolError as e:
+                culprit = table.culprit_record
+                where = index_of.get(culprit.raw, i) if culprit is not None else i
+                self.replayed.append(Problem(_hand(table), e.peer, where, e.problem))
+                failed = True
+                if _belongs(rosters, rec):
+                    self._of_match()
+                elif self._junk(i):
+                    break
+                continue
+            except Exception as e:  # a bug of the audit, never a verdict on a player
+                self.replayed.append(
+                    Problem(_hand(table), None, i, f"the audit could not check this record ({e!r})")
+                )
+                report.internal_error = True
+                failed = True
+                continue
+            last = max(last, place)
+        else:
+            self._of_match()  # the file ends: a run of junk that did not reach the bound is listed
+        if self.run_start is not None:
+            self._rest_is_junk(len(pairs))
+        ends: list[Problem] = []
+        if failed:
+            pass
+        elif table.status == "disputed":
+            seat, why = table.suspect or (None, "broken chain")
+            culprit = table.proof[0] if table.proof else None
+            where = index_of.get(culprit.raw) if culprit is not None else None
+            self.replayed.append(Problem(_hand(table), seat, where, why))  # the fault, where it starts
+        elif table.status == "running" and not (report.problems or self.listed or self.tail):
+            who = ", ".join(str(s) for s in table.waiting_for)
+            # Nobody is blamed: a seat may have stopped because of another's fault that
+            # this file cannot show; the text says whose records are missing.
+            end = Problem(
+                _hand(table),
+                None,
+                None,
+                f"the transcript ends before the match did (step {table.step} waits for seat {who})",
+            )
+            ends.append(end)
+            report.unfinished.append(end)
+        self._finish(ends)
+
+    def _finish(self, ends: list[Problem]) -> None:
+        """The problems in the report's order: single records, what is counted, the end."""
+        p = self.report.problems
+        p += self.malformed + self.replayed + self.later
+        if self.unlisted:
+            k, seats = len(self.unlisted), sorted(self.unlisted_seats)
+            some = f"seat{'s' if len(seats) > 1 else ''} {_and([str(s) for s in seats])}"
+            blame = f"; some of them blame {some}" if seats else ""
+            first, last = self.unlisted[0], self.unlisted[-1]
+            p.append(
+                Problem(
+                    None,
+                    None,
+                    first if first >= 0 else None,
+                    f"{k} more problem{'s' if k != 1 else ''} of single records (records {first} to {last}"
+                    f"{blame}) {'are' if k != 1 else 'is'} not listed",
+                )
+            )
+        p += self.tail + ends
+
+
+class _Rosters:
+    """The roster of every table a record of the file may belong to, from where the audit
+    stands: each table of the match so far, and each table that may continue one of them."""
+
+    def __init__(self, sitting: Sitting) -> None:
+        self.sitting = sitting
+        self._ids: tuple[bytes, ...] = ()
+        self._of: dict[bytes, tuple[Player, ...]] = {}
+
+    def get(self, game_id: bytes) -> tuple[Player, ...] | None:
+        ids = tuple(t.game_id for t in self.sitting.tables)
+        if ids != self._ids:
+            self._ids, self._of = ids, {}
+            for t in self.sitting.tables:
+                for k in range(1, t.n - MIN_TO_CONTINUE + 1):
+                    for gone in itertools.combinations(range(t.n), k):
+                        stay = tuple(p for s, p in enumerate(t.roster) if s not in gone)
+                        self._of.setdefault(continuation_id(t.game_id, gone), stay)
+            self._of.update((t.game_id, t.roster) for t in self.sitting.tables)
+        return self._of.get(game_id)
+
+
+def _verifies(roster: tuple[Player, ...], rec: SignedRecord) -> bool:
+    seat = rec.record.seat
+    return 0 <= seat < len(roster) and verify_signature(roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw)
+
+
+def _belongs(rosters: _Rosters, rec: SignedRecord) -> bool:
+    """``rec`` may be a record of the match: of one of its tables, validly signed by its seat."""
+    roster = rosters.get(rec.record.game_id)
+    return roster is not None and _verifies(roster, rec)
 
 
 def _segment(sitting: Sitting, rec: SignedRecord) -> int:
@@ -512,6 +746,33 @@ def _segment(sitting: Sitting, rec: SignedRecord) -> int:
 
 def _hand(table: TableCore) -> int | None:
     return table.hand.number if table.hand is not None else None
+
+
+def _reference_join(
+    first: tuple[int, SignedRecord], pairs: Sequence[tuple[object, object]], saved_by: object
+) -> tuple[int, SignedRecord]:
+    """The join record the audit takes the table from: the saver's own, as a live node
+    judges every join against its own (a host that signed other terms than a joiner's
+    is blamed in that joiner's file, as that joiner blamed it live), else the first.
+    The saver's join is one of step 0's records, among the first few of the file."""
+    index, rec = first
+    if type(saved_by) is not int or not isinstance(rec.record.body, Join) or rec.record.seat == saved_by:
+        return first
+    for i in range(index + 1, min(len(pairs), index + 2 * MAX_SEATS)):
+        raw, sig = pairs[i]
+        try:
+            other = parse_record(raw, sig)  # type: ignore[arg-type]
+        except WireError:
+            continue
+        r = other.record
+        if (
+            r.step == 0
+            and r.seat == saved_by
+            and isinstance(r.body, Join)
+            and r.game_id == rec.record.game_id
+        ):
+            return i, other
+    return first
 
 
 def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore | None:
@@ -534,7 +795,7 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
         )
         return None
     try:
-        cls = table_class(r.body.game)
+        cls = _audited(table_class(r.body.game))
         rules = game(r.body.game).rules_from_dict(dict(r.body.rules))
         return cls(game_id=r.game_id, roster=roster, rules=rules, seat=None, clock=r.body.clock)
     except (RuleOptionError, LocalProtocolError, UsageError, ValueError) as e:
@@ -542,6 +803,44 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
             Problem(None, r.seat, index, f"signed a join record that names an impossible table: {e}")
         )
         return None
+
+
+class _ClaimsBeyondTheFile:
+    """What the audit's tables add to a table (their continuations are made with
+    ``type(self)``, so they have it too): ``continue`` claims that all reach past the file.
+
+    A node's own ``continue`` record claims exactly what it completed, so the hands every
+    seat finished (the fewest claimed) are hands it scored. An audit has no record of its
+    own: when every claim is beyond what the file holds of the table continued (protocol.md
+    section 12, rule 4 alone applies, and allows them) and they all count a hand the file
+    does not show scored, the totals to carry cannot be computed. The audit stops there,
+    blaming nobody (the verdict is INVALID), instead of failing inside the table."""
+
+    def _on_continue(self, spec: Any, bodies: dict[int, Any], step: int) -> None:
+        me: Any = self
+        carry = me.carry
+        prev = carry.table
+        shown = prev.hands_by(prev.step)
+        claims = [b for b in bodies.values() if isinstance(b, Continue)]
+        if (
+            claims
+            and all(b.game == prev.game_id and b.left == carry.left and b.steps > prev.step for b in claims)
+            and min(b.hands for b in claims) > shown
+        ):
+            h = min(b.hands for b in claims)
+            me.log.stop(
+                "the audit could not check this record: every continue record claims more of the table "
+                f"it continues than the file holds ({h} hand{'s' if h != 1 else ''} scored there, the file "
+                f"shows {shown}), so the totals carried from it are not known"
+            )
+            raise me.log.failure
+        super()._on_continue(spec, bodies, step)  # type: ignore[misc]
+
+
+@functools.cache
+def _audited(cls: type[TableCore]) -> type[TableCore]:
+    """The table class ``cls`` as the audit replays it (see :class:`_ClaimsBeyondTheFile`)."""
+    return type(f"Audited{cls.__name__}", (_ClaimsBeyondTheFile, cls), {})
 
 
 def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
@@ -556,11 +855,6 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
     if type(seat) is not int or not 0 <= seat < table.n:
         return None
     return seat if verify_signature(table.roster[seat].key, sig, SIGN_PREFIX + raw) else None
-
-
-def _signed(table: TableCore, rec: SignedRecord) -> bool:
-    seat = rec.record.seat
-    return 0 <= seat < table.n and verify_signature(table.roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw)
 
 
 def audit_file(path: str | Path) -> AuditReport:

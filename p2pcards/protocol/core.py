@@ -47,6 +47,7 @@ from p2pcards.games.base import game as game_named
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, MatchOver, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
+    SIDE_BODIES,
     Body,
     Commit,
     Continue,
@@ -361,8 +362,8 @@ class TableCore:
         self.log.restore_own(records)
         self.start()
         for rec in records:
-            if rec.record.seat != self.seat:
-                self.receive_record(rec)
+            if rec.record.seat != self.seat or isinstance(rec.record.body, SIDE_BODIES):
+                self.receive_record(rec)  # (its own side records too: they are no step's record)
         self.log.drain_journal()  # already durable
 
     def drain_journal(self) -> list[SignedRecord]:
@@ -384,12 +385,20 @@ class TableCore:
         """Seats that signed that they leave the match, with their reason."""
         return {s: r.record.body.reason for s, r in self.log.left.items()}  # type: ignore[attr-defined]
 
+    def side(self, body: Body) -> bool:
+        """Sign and send a side record of this seat's (``confirm``) while the match runs;
+        False if this seat cannot (an observer, the match over, one already sent)."""
+        if self.seat is None or self.status not in ("running", "disputed") or self.seat in self.log.confirmed:
+            return False
+        self.log.author_side(body)
+        return True
+
     def leave(self, reason: str) -> None:
         """This seat leaves for good: sign it (the frame goes out with :meth:`drain`),
         so that the others continue without waiting for it. The table stops here."""
         if self.seat is None or self.status not in ("running", "disputed"):
             return
-        self.log.author_leave(Leave(reason=reason))
+        self.log.author_side(Leave(reason=reason))
         self.log.stop(f"{self.roster[self.seat].name} left the match")
 
     def hands_by(self, steps: int) -> int:
@@ -626,7 +635,7 @@ class TableCore:
             own = [
                 r.record.step
                 for r in held
-                if r.record.seat == old[seat] and not isinstance(r.record.body, Leave)
+                if r.record.seat == old[seat] and not isinstance(r.record.body, SIDE_BODIES)
             ]
             if body.steps < max(own, default=0):  # its record of step t shows it completed t steps
                 self._fail(seat, f"says it completed {body.steps} steps, fewer than it signed", step=step)

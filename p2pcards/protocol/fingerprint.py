@@ -78,7 +78,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from p2pcards.protocol.messages import Reveal
+from p2pcards.protocol.messages import Confirm, Reveal
 from p2pcards.protocol.table import TableCore
 
 DOMAIN = b"p2pcards/v1/table-fingerprint\x00"
@@ -191,3 +191,30 @@ class TableFingerprint:
             keys=[p.key for p in table.roster],
             secrets=secrets,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What one seat's ``confirm`` record says: ``same`` (everyone read the same digits,
+    as its person answered) and ``matches`` (the digest it signed is this table's)."""
+
+    seat: int
+    same: bool
+    matches: bool
+
+
+def confirmations(table: TableCore) -> list[Confirmation]:
+    """The ``confirm`` records this node (or an audit) holds for ``table``, in seat order."""
+    shown = TableFingerprint.of_table(table)
+    out = []
+    for seat, rec in sorted(table.log.confirmed.items()):
+        body = rec.record.body
+        if isinstance(body, Confirm):
+            out.append(Confirmation(seat, body.same, shown is not None and body.fingerprint == shown.digest))
+    return out
+
+
+def confirm_body(table: TableCore, same: bool) -> Confirm | None:
+    """This seat's ``confirm`` for ``table``'s fingerprint (None before the cut)."""
+    shown = TableFingerprint.of_table(table)
+    return None if shown is None else Confirm(fingerprint=shown.digest, same=same)

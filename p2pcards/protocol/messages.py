@@ -69,6 +69,12 @@ def _bin(size: int) -> Check:
     return check
 
 
+def _bool(v: Any, where: str) -> bool:
+    if type(v) is not bool:
+        raise SchemaError(f"{where} must be true or false")
+    return v
+
+
 def _scalar(v: Any, where: str) -> int:
     if type(v) is not bytes or len(v) != 32:
         raise SchemaError(f"{where} must be a 32-byte scalar")
@@ -475,6 +481,24 @@ class Leave(Body):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Confirm(Body):
+    """The person at this seat compared the table fingerprint with the other players'
+    (a side record, as ``leave``): ``same`` if everyone read the same digits.
+    ``fingerprint`` is the full digest the digits are read from, so that an audit
+    shows who confirmed which table, and that nobody confirmed one they did not see."""
+
+    TYPE: ClassVar[str] = "confirm"
+    SCHEMA: ClassVar[dict[str, Check]] = {"fingerprint": _bin(32), "same": _bool}
+    fingerprint: bytes
+    same: bool
+
+
+SIDE_BODIES: tuple[type[Body], ...] = (Leave, Confirm)
+"""Side records: written at any step, beside the seat's record of that step, once per
+seat and table each; they never complete a step."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Continue(Body):
     """Step 0 of a table that continues the match without seats that left: which
     table it continues (``game``), who left (``left``, seats of that table, in
@@ -521,6 +545,7 @@ BODY_TYPES: dict[str, type[Body]] = {
         Dispute,
         Result,
         Leave,
+        Confirm,
         Continue,
     )
 }

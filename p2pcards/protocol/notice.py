@@ -22,6 +22,12 @@ NOTICES: dict[str, str] = {
     "notice_refused_connection": "refused a connection from {peer}: {error}",
     "notice_refused_link": "refused a link from {peer}: {error}",
     "notice_not_saved": "could not save the transcript to {path}: {error}",
+    "notice_known_new_key": "WARNING: {name} (seat {seat}) comes with a key you have never seen ({new}); the"
+    " {name} you played with until {last} had {old}. It may be someone else, put there by the host: compare"
+    " the table fingerprint before you play on (or it is {name} on a new machine)",
+    "notice_known_renamed": "WARNING: {name} (seat {seat}) has the key of the player you knew as {known}"
+    " (last seen {last}): the same person under a new name, or someone showing you another table",
+    "notice_known_unreadable": "the list of known players {problem}",
 }
 """The English of every notice, by key."""
 

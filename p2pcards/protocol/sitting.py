@@ -32,6 +32,7 @@ from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.protocol.core import TableCore, continuation_id
 from p2pcards.protocol.events import Event
+from p2pcards.protocol.fingerprint import confirm_body
 from p2pcards.protocol.messages import Continue, Player
 from p2pcards.protocol.steplog import MAX_QUEUED
 from p2pcards.protocol.wire import (
@@ -336,6 +337,16 @@ class Sitting:
     def leave(self, reason: str) -> None:
         """This seat leaves the match for good (it signs so)."""
         self.current.leave(reason)
+
+    def confirm(self, same: bool) -> bool:
+        """This seat's person compared the table fingerprint (``same``: the digits agree):
+        sign it into the first table, whose fingerprint was shown. False if too late
+        (the match went on at another table, or is over) or too early (before the cut)."""
+        first = self.tables[0]
+        if first is not self.current:
+            return False
+        body = confirm_body(first, same)
+        return body is not None and first.side(body)
 
     def blame(self, peer: int, problem: str) -> None:
         index = self._index(peer)

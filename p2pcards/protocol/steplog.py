@@ -26,7 +26,7 @@ from typing import NoReturn, Protocol
 
 from p2pcards.crypto.identity import Identity, verify_signature
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
-from p2pcards.protocol.messages import Body, Leave, Player
+from p2pcards.protocol.messages import SIDE_BODIES, Body, Leave, Player
 from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
@@ -51,6 +51,13 @@ IDLE_EVIDENCE = 3
 verdict's proof and, once it finished, the last step's records, and one answer per
 need, any of which may cross the records it holds (they arrived by another path in
 the meantime)."""
+
+WITHHELD_LIMIT = 3
+"""Steps at which a seat's own record may reach this node first as its answer to a
+``need`` before that seat is named for withholding its records. An honest node sends
+each record it signs on every link before any later frame there (its answers to
+``need`` included), so for it this never happens; the bound only keeps one odd
+delivery from being a verdict."""
 
 
 class StepOwner(Protocol):
@@ -109,10 +116,13 @@ class StepLog:
         self._forked: dict[int, int] = {}  # peer -> step whose records we sent it, its digest differing
         self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
         self._needs_sent = 0
+        self._withheld: dict[int, int] = {}  # peer -> steps its record came only when asked
         self._journal: list[SignedRecord] = []  # records to make durable, in order
         self._restored: dict[int, SignedRecord] = {}  # own records from a journal, by step
         self.left: dict[int, SignedRecord] = {}
-        """Each seat's signed ``leave`` record, if it left (a side record, see _accept_leave)."""
+        """Each seat's signed ``leave`` record, if it left (a side record, see _accept_side)."""
+        self.confirmed: dict[int, SignedRecord] = {}
+        """Each seat's signed ``confirm`` record, if its person compared the table fingerprint."""
 
     @property
     def step(self) -> int:
@@ -201,8 +211,8 @@ class StepLog:
             raise self.failure
         if not 0 <= rec.record.seat < self.n:
             self.fail(None, f"record by seat {rec.record.seat}, not in the roster", rec=rec)
-        if isinstance(rec.record.body, Leave):
-            self._accept_leave(rec, None)
+        if isinstance(rec.record.body, SIDE_BODIES):
+            self._accept_side(rec, None)
             return
         if self.status == "over":
             held = self._held(rec.record.seat, rec.record.step)
@@ -274,6 +284,7 @@ class StepLog:
         verdict, or names exactly the seats still awaited."""
         out = self.transcript.records() + [r for _, r in sorted(self.current.items())]
         out += [r for _, r in sorted(self.left.items())]
+        out += [r for _, r in sorted(self.confirmed.items())]
         seen = {r.raw for r in out}
         for r in self.proof:
             if r.raw not in seen:
@@ -289,7 +300,11 @@ class StepLog:
 
     def restore_own(self, records: Sequence[SignedRecord]) -> None:
         """Own records from a journal: each is used, as it is, when its step comes."""
-        self._restored = {r.record.step: r for r in records if r.record.seat == self.seat}
+        self._restored = {
+            r.record.step: r
+            for r in records
+            if r.record.seat == self.seat and not isinstance(r.record.body, SIDE_BODIES)
+        }
 
     def has_restored(self) -> bool:
         return self.step in self._restored
@@ -343,31 +358,35 @@ class StepLog:
         self._journal.append(signed)
         self._outbox.append(signed.to_frame())
 
-    def author_leave(self, body: Leave) -> None:
-        """Sign and send that this seat leaves (a side record of the current step)."""
+    def author_side(self, body: Body) -> None:
+        """Sign and send a side record of the current step (``leave``, ``confirm``)."""
         assert self.seat is not None and self._identity is not None
         rec = Record(
             game_id=self.game_id, step=self.step, seat=self.seat, prev=self.transcript.last_digest, body=body
         )
         raw = rec.to_bytes()
         signed = SignedRecord(raw, self._identity.sign(SIGN_PREFIX + raw), rec)
-        self.left[self.seat] = signed
+        self._side(body)[self.seat] = signed
         self._journal.append(signed)
         self._outbox.append(signed.to_frame())
 
-    def _accept_leave(self, rec: SignedRecord, sender: int | None) -> bool:
-        """A ``leave`` record: a side record, beside its author's record of that step
-        (so it is never equivocation with it), at most one per seat. It is passed on
-        to every peer once, so that a seat whose link with the leaver is down learns
-        it too. Returns True if it was new."""
+    def _side(self, body: Body) -> dict[int, SignedRecord]:
+        return self.left if isinstance(body, Leave) else self.confirmed
+
+    def _accept_side(self, rec: SignedRecord, sender: int | None) -> bool:
+        """A side record (``leave``, ``confirm``): beside its author's record of that step
+        (so it is never equivocation with it), at most one of each type per seat. It is
+        passed on to every peer once, so that a seat whose link with its author is
+        down learns it too. Returns True if it was new."""
         seat = rec.record.seat
-        held = self.left.get(seat) if 0 <= seat < self.n else None
+        store = self._side(rec.record.body)
+        held = store.get(seat) if 0 <= seat < self.n else None
         if held is not None and held.raw == rec.raw:
             return False
         self._check_signed(rec, sender)
         if held is not None:
             self._equivocation(held, rec)
-        self.left[seat] = rec
+        store[seat] = rec
         self._journal.append(rec)
         if sender is not None and seat != self.seat:
             self._outbox.append(Evidence((rec,)).to_frame())
@@ -446,8 +465,8 @@ class StepLog:
         r = rec.record
         if direct and r.seat != sender:
             self.fail(sender, f"sent a record authored by seat {r.seat} on its own link")
-        if isinstance(r.body, Leave):
-            return self._accept_leave(rec, sender)
+        if isinstance(r.body, SIDE_BODIES):
+            return self._accept_side(rec, sender)
         held = self._held(r.seat, r.step) if 0 <= r.seat < self.n else None
         if held is not None and held.raw == rec.raw:
             if direct and self._direct_last[r.seat] >= r.step:
@@ -512,8 +531,8 @@ class StepLog:
             r = rec.record
             if not 0 <= r.seat < self.n:
                 self.fail(sender, f"forwarded a record by seat {r.seat}, which is not at this table")
-            if isinstance(r.body, Leave):  # passed on once by each peer: never idle
-                self._accept_leave(rec, sender)
+            if isinstance(r.body, SIDE_BODIES):  # passed on once by each peer: never idle
+                self._accept_side(rec, sender)
                 new = True
                 continue
             held = self._held(r.seat, r.step)
@@ -536,7 +555,10 @@ class StepLog:
                     self._out_of_place(rec)
                 new = True
                 continue
-            new = self._accept_record(rec, sender=sender, direct=False) or new
+            fresh = self._accept_record(rec, sender=sender, direct=False)
+            if fresh and sender is not None and r.seat == sender and r.step == self.step:
+                self._note_withheld(sender)
+            new = fresh or new
         if new or sender is None:  # None: read from a file, where nobody forwards
             return
         self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
@@ -564,6 +586,18 @@ class StepLog:
                 peer,
                 f"stopped instead of sending its record for step {self.step}"
                 f" (it said: {quote_claim(said[1])})",
+            )
+
+    def _note_withheld(self, peer: int) -> None:
+        """``peer``'s own record of the current step came first in its answer to a
+        ``need``, not on its own as it was signed: it makes every step wait for
+        the asking. Named once it has done so WITHHELD_LIMIT times in the match."""
+        count = self._withheld[peer] = self._withheld.get(peer, 0) + 1
+        if count >= WITHHELD_LIMIT:
+            self.fail(
+                peer,
+                f"withholds its records until asked for them ({count} steps): "
+                "each came only in its answer to this seat's need",
             )
 
     def _receive_need(self, peer: int, need: Need) -> None:

@@ -269,6 +269,10 @@ _EN: dict[str, str] = {
         "Compare it with the other players (read it aloud): everyone must have the same digits. "
         "If they differ, someone is in the middle: leave the game."
     ),
+    "fingerprint_ask": "Do all the players read these same digits? y(es), n(o), Enter if not compared",
+    "fingerprint_ask_again": "Answer y if everyone has the same digits, n if not, or press Enter.",
+    "fingerprint_differ": "The digits differ: someone is in the middle. You leave the game (signed).",
+    "fingerprint_skipped": "Not compared: the transcript will say that you did not confirm it.",
     "and": "and",
     "help_title": "How to play Nines",
     "help_rules": (
@@ -322,6 +326,14 @@ _FR: dict[str, str] = {
     " (jusqu'à un jour par tour)",
     "notice_busy": "l'hôte est occupé ; nouvel essai dans {pause} s",
     "notice_try_next": "pas de place à {where} ({error}) ; essai de l'hôte suivant qui a répondu",
+    "notice_known_new_key": "ATTENTION : {name} (place {seat}) a une clé jamais vue ({new}) ; le {name}"
+    " avec qui vous avez joué jusqu'au {last} avait {old}. C'est peut-être quelqu'un d'autre,"
+    " placé là par l'hôte : comparez l'empreinte de la table avant de continuer (ou c'est {name}"
+    " sur une nouvelle machine)",
+    "notice_known_renamed": "ATTENTION : {name} (place {seat}) a la clé du joueur que vous"
+    " connaissiez sous le nom {known} (vu le {last}) : la même personne sous un autre nom, ou"
+    " quelqu'un qui vous montre une autre table",
+    "notice_known_unreadable": "la liste des joueurs connus : {problem}",
     "notice_relayed": "impossible de joindre {name} (place {seat}) directement ({why}) : ses messages passent"
     " par l'hôte",
     "notice_reconnecting": "{name} (place {seat}) a perdu la connexion : reconnexion ({left} restantes)",
@@ -472,6 +484,10 @@ _FR: dict[str, str] = {
         "Comparez-la avec les autres joueurs (lisez-la à voix haute) : tout le monde doit avoir "
         "les mêmes chiffres. S'ils diffèrent, quelqu'un s'est glissé au milieu : quittez la partie."
     ),
+    "fingerprint_ask": "Tous les joueurs lisent-ils ces mêmes chiffres ? o(ui), n(on), Entrée si non comparé",
+    "fingerprint_ask_again": "Répondez o si tout le monde a les mêmes chiffres, n sinon, ou Entrée.",
+    "fingerprint_differ": "Les chiffres diffèrent : quelqu'un est au milieu. Vous quittez la partie (signé).",
+    "fingerprint_skipped": "Non comparée : la transcription dira que vous ne l'avez pas confirmée.",
     "and": "et",
     "help_title": "Comment jouer à Nines",
     "help_rules": (
@@ -526,6 +542,13 @@ _IT: dict[str, str] = {
     " (fino a un giorno per turno)",
     "notice_busy": "chi ospita è occupato; nuovo tentativo tra {pause} s",
     "notice_try_next": "nessun posto a {where} ({error}); provo il prossimo host che ha risposto",
+    "notice_known_new_key": "ATTENZIONE: {name} (posto {seat}) ha una chiave mai vista ({new}); il {name}"
+    " con cui hai giocato fino al {last} aveva {old}. Può essere un altro, messo lì da chi ospita: confronta"
+    " l'impronta del tavolo prima di continuare (oppure è {name} su un nuovo computer)",
+    "notice_known_renamed": "ATTENZIONE: {name} (posto {seat}) ha la chiave del giocatore che conoscevi come"
+    " {known} (visto il {last}): la stessa persona con un altro nome, o qualcuno che ti mostra"
+    " un altro tavolo",
+    "notice_known_unreadable": "l'elenco dei giocatori conosciuti: {problem}",
     "notice_relayed": "impossibile raggiungere {name} (posto {seat}) direttamente ({why}): i suoi messaggi"
     " passano da chi ospita",
     "notice_reconnecting": "{name} (posto {seat}) ha perso la connessione: riconnessione ({left} rimasti)",
@@ -676,6 +699,10 @@ _IT: dict[str, str] = {
         "Confrontala con gli altri giocatori (leggila ad alta voce): tutti devono avere le stesse "
         "cifre. Se sono diverse, qualcuno si è messo in mezzo: lascia la partita."
     ),
+    "fingerprint_ask": "Tutti i giocatori leggono queste stesse cifre? s(ì), n(o), Invio se non confrontate",
+    "fingerprint_ask_again": "Rispondi s se tutti hanno le stesse cifre, n se no, oppure premi Invio.",
+    "fingerprint_differ": "Le cifre sono diverse: qualcuno è in mezzo. Lasci la partita (firmato).",
+    "fingerprint_skipped": "Non confrontate: la trascrizione dirà che non l'hai confermata.",
     "and": "e",
     "help_title": "Come si gioca a Nines",
     "help_rules": (

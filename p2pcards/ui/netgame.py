@@ -97,6 +97,11 @@ class TableWatcher:
     def __post_init__(self) -> None:
         self.screen.follow_live()
 
+    def hold(self) -> None:
+        """Hold what the table shows until :meth:`release` (while the player answers)."""
+        if self._held is None:
+            self._held = []
+
     def release(self) -> None:
         """Show what was held back since the end of the last hand."""
         held, self._held = self._held or [], None
@@ -260,6 +265,9 @@ class HumanDecider:
     """Seconds a turn may take on the table's clock (None: no warning)."""
     leaving: bool = False
     """The player chose to leave between hands: done at their next decision."""
+    fingerprint_same: bool | None = None
+    """The player's answer on the table fingerprint: the same digits for everyone (True),
+    not (False), or not compared (None); signed into the transcript (``confirm``)."""
     _paused: trio.Event | None = None
     """Set once the player pressed Enter after the last hand (None: not asked)."""
     _problem: BaseException | None = None
@@ -302,6 +310,49 @@ class HumanDecider:
         else:
             self.release()
         paused.set()
+
+    def ask_fingerprint(self) -> None:
+        """The fingerprint was shown: ask (in a worker thread) whether everyone reads the same
+        digits, while the table goes on; the first decision waits for the answer."""
+        try:
+            asked = trio.Event()
+            trio.lowlevel.spawn_system_task(self._fingerprint, asked)
+        except RuntimeError:  # not inside trio: nothing to sign it with
+            return
+        self._paused = asked
+
+    def _fingerprint_prompt(self) -> bool | None:
+        console = self.screen.console
+        while True:
+            try:
+                line = console.read(f"{console.tr('fingerprint_ask')} > ")
+            except (EOFError, KeyboardInterrupt):
+                return None
+            if console.echo:
+                console.write(line)
+            word = COMMAND_WORDS.get(line.strip().lower())
+            if word in ("yes", "no"):
+                return word == "yes"
+            if not line.strip():
+                return None
+            console.say(console.tr("fingerprint_ask_again"))
+
+    async def _fingerprint(self, asked: trio.Event) -> None:
+        try:
+            answer = await trio.to_thread.run_sync(self._fingerprint_prompt, abandon_on_cancel=True)
+        except Exception as e:  # raised at the next decision rather than lost here
+            self._problem = e
+            asked.set()
+            return
+        console = self.screen.console
+        self.fingerprint_same = answer
+        if answer is False:  # signed first, then this seat leaves (the runner does both)
+            console.say(console.tr("fingerprint_differ"))
+            self.leaving = True
+        elif answer is None:
+            console.say(console.tr("fingerprint_skipped"))
+        self.release()
+        asked.set()
 
     def _really_leave(self) -> bool:
         """Ask once more; anything but yes keeps the player at the table."""
@@ -503,6 +554,11 @@ class NetworkUI(LobbyUI):
             text = self.console.tr(text.key, **text.values)
         self.console.say(f"  {clean(text, TEXT_LIMIT)}")
 
+    def warning(self, text: str) -> None:
+        if isinstance(text, Notice):
+            text = self.console.tr(text.key, **text.values)
+        self.console.say(self.console.style.bold(f"!! {clean(text, 2 * TEXT_LIMIT)}"))
+
     def table_ready(self, fingerprint: TableFingerprint, table: TableCore) -> None:
         """Show the table fingerprint, and ask the players to compare it (see README)."""
         if self.watcher is None:
@@ -510,6 +566,10 @@ class NetworkUI(LobbyUI):
         tr, style = self.console.tr, self.console.style
         self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
         self.console.say("  " + tr("fingerprint_compare"))
+        if self.decider is not None:  # a person plays this seat: their answer is signed
+            if self.watcher is not None:
+                self.watcher.hold()  # the question stays on screen until it is answered
+            self.decider.ask_fingerprint()
 
     def _screen_for(self, table: Any) -> Screen:
         """The game's screen for the table in play (a continued match's: its own seats)."""
@@ -556,6 +616,10 @@ class NetworkUI(LobbyUI):
     def leaving(self) -> bool:
         """The player chose to leave while it was not their turn (the runner asks)."""
         return self.decider is not None and self.decider.leaving
+
+    def confirming(self) -> bool | None:
+        """The player's answer on the table fingerprint, once given (the runner asks)."""
+        return self.decider.fingerprint_same if self.decider is not None else None
 
     def table_clock(self, timeouts: Any) -> None:
         self.clock = timeouts

@@ -1,0 +1,58 @@
+"""A host that signs other terms than the joiners' join records: blamed live and in their files.
+
+Each node compares every ``join`` with its own (the terms it was told in the lobby);
+the audit of a file takes the saver's own ``join`` as those terms, so that it reaches
+the verdict the saver reached live (protocol.md sections 7.1 and 8).
+"""
+
+from __future__ import annotations
+
+import random
+
+from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster
+
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.loopback import LocalNetwork
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file
+
+
+def split_terms(clock_of: dict[int, tuple[int, int, int]]) -> dict[int, Table]:
+    roster = make_roster(3, 21)
+    tables = {
+        s: Table(
+            game_id=game_id_for(21),
+            roster=roster,
+            rules=SHORT_RULES,
+            seat=s,
+            identity=identity_for(s, 21),
+            entropy=entropy_for(s, 21),
+            clock=clock_of.get(s, (600, 60, 120)),
+        )
+        for s in range(3)
+    }
+    LocalNetwork(tables, rng=random.Random(21)).start()
+    return tables
+
+
+def test_a_host_that_signs_other_terms_is_blamed_in_each_joiners_file_as_it_was_live() -> None:
+    tables = split_terms({0: (30, 60, 120)})  # the host signs a 30 s turn, the joiners were told 600
+    for s in (1, 2):
+        live = tables[s].failure
+        assert live is not None and live.peer == 0 and "disagrees on the table" in live.problem
+        t = tables[s]
+        report = audit_bytes(encode_file(t.records_to_save(), saved_by=s, status=f"failed: {live.problem}"))
+        assert report.problems and report.problems[0].seat == 0, report.problems
+    # The host's own file blames the first joiner, as the host did live: a file shows its
+    # saver's view, and the other files show the others'.
+    host = tables[0]
+    assert host.failure is not None and host.failure.peer == 1
+    report = audit_bytes(encode_file(host.records_to_save(), saved_by=0, status="failed"))
+    assert report.problems[0].seat == 1
+
+
+def test_a_file_saved_by_nobody_in_particular_takes_the_first_join() -> None:
+    tables = split_terms({0: (30, 60, 120)})
+    t = tables[2]
+    report = audit_bytes(encode_file(t.records_to_save(), saved_by=None, status="failed"))
+    assert report.problems[0].seat == 1  # the first join (the host's) sets the terms: seat 1 differs

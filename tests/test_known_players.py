@@ -1,0 +1,136 @@
+"""Known players: a known name with a new key, or a known key under a new name, is said
+loudly before the first shuffle; ``p2pcards players`` lists and forgets them.
+
+A host that seats each joiner against a puppet of the other passes every check of the
+protocol: the puppet has a key of its own. What gives it away is that key: a node
+that played with the real player before knows theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import trio
+from click.testing import CliRunner
+from net_helpers import RecordingUI, config, join_seat, start_host
+
+from p2pcards.cli import main
+from p2pcards.crypto.identity import Identity, fingerprint
+from p2pcards.games.nines import NinesRules
+from p2pcards.net.known import FILE_NAME, KnownPlayers
+from p2pcards.net.node import Outcome
+
+BOB = Identity.from_bytes(bytes([2]) * 32)
+PUPPET = Identity.from_bytes(bytes([3]) * 32)
+CAROL = Identity.from_bytes(bytes([4]) * 32)
+
+
+def roster(*pairs: tuple[str, Identity]) -> list[tuple[str, bytes]]:
+    return [(name, who.public_key) for name, who in pairs]
+
+
+def test_a_first_meeting_is_quiet_and_remembered(tmp_path: Path) -> None:
+    known = KnownPlayers.load(tmp_path)
+    table = roster(("me", CAROL), ("bob", BOB))
+    assert known.check(table, me=0) == []
+    known.remember(table, me=0, day="2026-12-01")
+    again = KnownPlayers.load(tmp_path)
+    assert [(p.name, p.key, p.games) for p in again.players.values()] == [("bob", BOB.public_key, 1)]
+    assert again.check(table, me=0) == []  # the same bob with the same key: nothing to say
+    again.remember(table, me=0, day="2026-12-02")
+    assert KnownPlayers.load(tmp_path).players[BOB.public_key].games == 2
+
+
+def test_a_known_name_with_a_new_key_is_a_warning(tmp_path: Path) -> None:
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("Bob", BOB)), me=0, day="2026-12-01")
+    warnings = known.check(roster(("me", CAROL), ("BOB", PUPPET)), me=0)  # names compared case-folded
+    assert [w.key for w in warnings] == ["notice_known_new_key"]
+    text = str(warnings[0])
+    assert "BOB (seat 1)" in text and fingerprint(PUPPET.public_key)[:9] in text
+    assert fingerprint(BOB.public_key)[:9] in text and "2026-12-01" in text and "fingerprint" in text
+
+
+def test_a_known_key_under_another_name_is_a_warning(tmp_path: Path) -> None:
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-01")
+    warnings = known.check(roster(("me", CAROL), ("dave", BOB)), me=0)
+    assert [w.key for w in warnings] == ["notice_known_renamed"]
+    assert "dave (seat 1)" in str(warnings[0]) and "knew as bob" in str(warnings[0])
+
+
+def test_this_nodes_own_seat_is_never_checked(tmp_path: Path) -> None:
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("bob", BOB), ("carol", CAROL)), me=1)
+    assert CAROL.public_key not in known.players  # this node's own key is not a "known player"
+    assert known.check(roster(("carol", CAROL), ("bob", PUPPET)), me=1) == []
+
+
+def test_a_damaged_list_is_set_aside_and_a_new_one_begun(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_text('{"version": 1, "players": [{"key": "zz"}]}')
+    known = KnownPlayers.load(tmp_path)
+    assert known.problem is not None and "moved to" in known.problem and known.players == {}
+    assert (tmp_path / (FILE_NAME + ".damaged")).exists()
+    known.remember(roster(("me", CAROL), ("bob", BOB)), me=0)
+    assert json.loads((tmp_path / FILE_NAME).read_text())["players"][0]["name"] == "bob"
+
+
+def test_the_players_command_lists_and_forgets(tmp_path: Path) -> None:
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    runner = CliRunner()
+    empty = runner.invoke(main, ["players"], env=env)
+    assert empty.exit_code == 0 and "No known players yet" in empty.output
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("bob", BOB), ("eve\x1b[2J", PUPPET)), me=0, day="2026-12-01")
+    listed = runner.invoke(main, ["players"], env=env)
+    assert listed.exit_code == 0 and fingerprint(BOB.public_key) in listed.output
+    assert "\x1b" not in listed.output and "bob" in listed.output
+    as_json = json.loads(runner.invoke(main, ["players", "--json"], env=env).output)
+    assert sorted(p["fingerprint"] for p in as_json) == sorted(
+        fingerprint(k.public_key) for k in (BOB, PUPPET)
+    )
+    gone = runner.invoke(main, ["players", "--forget", "BOB"], env=env)
+    assert gone.exit_code == 0 and "Forgot bob" in gone.output
+    by_key = runner.invoke(main, ["players", "--forget", fingerprint(PUPPET.public_key)[:9]], env=env)
+    assert by_key.exit_code == 0 and "Forgot" in by_key.output
+    assert KnownPlayers.load(tmp_path).players == {}
+    missing = runner.invoke(main, ["players", "--forget", "nobody"], env=env)
+    assert missing.exit_code == 1 and "No known player" in missing.output
+
+
+async def one_game(tmp_path: Path, joiner: Identity, name: str, host_ui: RecordingUI) -> dict[int, Outcome]:
+    outcomes: dict[int, Outcome] = {}
+    async with trio.open_nursery() as nursery:
+        host = config(tmp_path, "h", identity=Identity.from_bytes(bytes([9]) * 32), ui=host_ui)
+        port = await start_host(nursery, host, players=2, rules=NinesRules(hands=1), outcomes=outcomes)
+        cfg = config(tmp_path, f"j-{name}-{joiner.public_key.hex()[:4]}", name=name, identity=joiner, seed=1)
+        await join_seat(nursery, port, cfg, 1, outcomes, host_ui)
+    return outcomes
+
+
+async def test_a_puppet_in_a_known_players_seat_is_announced_before_the_first_shuffle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2pcards.net import node
+
+    said_before_play: list[list[str]] = []
+    real_run_table = node.run_table
+
+    async def run_table(table, *args, **kwargs):  # type: ignore[no-untyped-def]
+        said_before_play.append([i for i in host_ui.infos if "WARNING" in i])
+        return await real_run_table(table, *args, **kwargs)
+
+    monkeypatch.setattr(node, "run_table", run_table)
+    with trio.fail_after(60):
+        host_ui = RecordingUI()
+        await one_game(tmp_path, BOB, "bob", host_ui)
+        assert not [i for i in host_ui.infos if "WARNING" in i]
+        host_ui = RecordingUI()
+        outcomes = await one_game(tmp_path, PUPPET, "bob", host_ui)
+    warned = [i for i in host_ui.infos if getattr(i, "key", "") == "notice_known_new_key"]
+    assert len(warned) == 1 and "bob (seat 1)" in warned[0], host_ui.infos
+    assert outcomes[0].status == "over"  # a warning, not a refusal: the people decide
+    # The host's node said it before its table's first step (the run of the second game).
+    assert said_before_play[-2] == warned or said_before_play[-1] == warned, said_before_play

@@ -1,0 +1,93 @@
+"""``p2pcards resume`` on journals it finds in the data directory: the names in them are
+the players' (shown clean, as everywhere else), and a journal that cannot be resumed is
+refused in one sentence naming the file, and kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from p2pcards.cli import main
+from p2pcards.crypto.identity import Identity
+from p2pcards.net import storage
+from p2pcards.protocol.journal import JournalHeader, encode_header
+from p2pcards.protocol.messages import Player
+
+HOSTILE = ("Ev\x1b]0;owned\x07il\x1b[2J", "Bob\nVALID: Bob wins", "\u202eAnn")
+"""Names a player may try (the schema refuses them, but a journal is only a file):
+a window title and a cleared screen, a fake line, a right-to-left override."""
+SESSION = {"seats": [["127.0.0.1", 7001], ["127.0.0.1", 7002], ["127.0.0.1", 7003], ["127.0.0.1", 0]],
+           "host_address": ["127.0.0.1", 7001], "listen_port": 0}  # fmt: skip
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    return tmp_path
+
+
+def journal(home: Path, session: dict[str, Any]) -> Path:
+    """A journal of this computer's seat (3) at a table with the hostile names."""
+    me = storage.load_identity(home)
+    others = [
+        Player(name=n, key=Identity.from_bytes(bytes([k + 1]) * 32).public_key) for k, n in enumerate(HOSTILE)
+    ]
+    header = JournalHeader(
+        game="nines",
+        game_id=bytes(range(16)),
+        rules={"target": 100},
+        roster=(*others, Player(name="me", key=me.public_key)),
+        seat=3,
+        entropy=bytes(32),
+        session=session,
+    )
+    path = storage.journal_path(header.game_id, header.seat, home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(encode_header(header))
+    return path
+
+
+def run(*args: str) -> Result:
+    # color=True: click would otherwise strip some escapes itself, as it does on a pipe
+    return CliRunner().invoke(main, ["resume", *args], color=True)
+
+
+def test_the_list_shows_the_names_in_a_journal_clean(home: Path) -> None:
+    journal(home, SESSION)
+    listed = run("--list")
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.count("\n") == 1, listed.output  # one game, one line
+    assert not any(c in listed.output for c in "\x1b\x07\u202e"), repr(listed.output)
+    assert "nines at 127.0.0.1:7001: Evil, Bob VALID: Bob wins, Ann, me (you: seat 3)" in listed.output
+
+
+@pytest.mark.parametrize("session", [{}, {"seats": [], "host_address": None, "listen_port": 0}])
+@pytest.mark.parametrize("how", ["the only game", "its number", "its file"])
+def test_a_journal_without_a_network_session_is_refused_by_name_and_kept(
+    home: Path, session: dict[str, Any], how: str
+) -> None:
+    path = journal(home, session)
+    before = path.read_bytes()
+    args = {"the only game": [], "its number": ["1"], "its file": [str(path)]}[how]
+    refused = run(*args)
+    assert refused.exit_code == 1
+    assert refused.output == (
+        f"Error: {path} cannot be resumed: its header does not say where the other players are "
+        "(its network session is empty or damaged), so the journal is left as it is.\n"
+    )
+    assert path.read_bytes() == before  # nothing lost: the journal is still there, unchanged
+
+
+def test_a_file_that_is_not_a_journal_is_refused_by_name(home: Path) -> None:
+    path = home / "notes.journal"
+    path.write_bytes(b"hello")
+    refused = run(str(path))
+    assert refused.exit_code == 1
+    assert refused.output == (
+        f"Error: {path} cannot be resumed: not a p2pcards journal, or its header is damaged; "
+        "it is left as it is.\n"
+    )
+    assert path.read_bytes() == b"hello"
