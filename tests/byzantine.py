@@ -239,6 +239,7 @@ class ByzantineRun:
         self.last_delivery: tuple[int, int] | None = None
         for seat, table in self.tables.items():
             self._watch(seat, table)
+            self._stall_rule(seat, table)
         self.bots = {s: RandomBot() for s in self.tables}
         self.rng = random.Random(net_seed)
         self.crash: Crash | None = None
@@ -332,6 +333,23 @@ class ByzantineRun:
         watched("nudge", lambda: "nudge()")
         watched("conclude_stalled", lambda: "conclude_stalled()")
 
+    def _stall_rule(self, seat: int, table: Table) -> None:
+        """A chain dispute that saw no proof in time: ``runner._time_out`` names its suspect
+        unless it reaches that seat only through the host (then nobody, the record unkept)."""
+        concluded = table.conclude_stalled
+
+        def conclude() -> None:
+            suspect = table.log.suspect
+            if suspect is not None and suspect[0] in self.scenario.relayed_with(seat):
+                table.stop(
+                    f"a chain dispute about seat {suspect[0]} saw no proof; "
+                    "it is reached only through the host"
+                )
+                return
+            concluded()
+
+        table.conclude_stalled = conclude  # type: ignore[method-assign]
+
     def snapshot(self) -> list[tuple[int, str]]:
         return [(t.step, t.status) for t in self.tables.values()]
 
@@ -371,7 +389,7 @@ class ByzantineRun:
         elif relay.target != seat:
             table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
         elif relay.origin not in self.scenario.relayed_with(seat):
-            table.blame(0, f"relayed a frame from seat {relay.origin}, which has its own link with this seat")
+            return  # the two are linked: dropped unread, blaming nobody (runner._carry)
         else:
             try:
                 inner = relay.inner()
@@ -405,6 +423,17 @@ class ByzantineRun:
             return
         if not 1 <= relay.target < self.scenario.n:
             return  # no link to that seat
+        try:  # the host reads what it carries, and blames the seat that gave it a bad frame
+            problem = host.carriable(sender, relay.inner())
+        except WireError as e:
+            problem = f"a malformed frame ({e})"
+        if problem is not None:
+            self.last_delivery = (sender, 0)
+            try:
+                host.blame(sender, f"gave the host, to carry to seat {relay.target}, {problem}")
+            except RemoteProtocolError as e:
+                self.net.failures[0] = e
+            return
         self.net.put(0, relay.target, relay.to_frame())
 
     def guard(self, seat: int, where: str, call: Callable[[], None]) -> None:
@@ -572,41 +601,6 @@ class KnownFinding(InvariantError):
     property tests may expect it (xfail raises=KnownFinding) and still fail on anything else."""
 
 
-CARRIED_FAULTS = (
-    "relayed a malformed frame",
-    "which has its own link with this seat",
-    "sent a record of another game",
-    "bad signature",
-    "which is not at this table",
-    "forwarded evidence that proves nothing",
-)
-"""Verdicts a joiner reaches on what the host carried for a relayed peer (runner._carry,
-StepLog.receive_relayed): all blame the host."""
-
-
-def _f9(run: ByzantineRun, seat: int) -> bool:
-    """An honest host blamed for what a Byzantine joiner gave it to carry."""
-    f = run.tables[seat].failure
-    joiner_lies = any(s != 0 for s in run.byzantine)
-    return (
-        f is not None
-        and f.peer == 0
-        and 0 not in run.byzantine
-        and joiner_lies
-        and any(w in f.problem for w in CARRIED_FAULTS)
-    )
-
-
-def _f10(run: ByzantineRun, seat: int) -> bool:
-    """An honest joiner blamed, at the end of a chain dispute, by a relayed peer."""
-    f = run.tables[seat].failure
-    return (
-        f is not None
-        and f.peer in run.scenario.relayed_with(seat)
-        and f.problem.startswith(("broken chain", "skipped step"))
-    )
-
-
 def _f11(run: ByzantineRun, seat: int) -> bool:
     """An honest seat blamed, at the end of a chain dispute, by a peer linked with it,
     after it had stopped on a verdict of its own."""
@@ -617,16 +611,13 @@ def _f11(run: ByzantineRun, seat: int) -> bool:
 
 
 KNOWN_FINDINGS: dict[str, tuple[str, Callable[[ByzantineRun, int], bool]]] = {
-    "F9": ("an honest host blamed for what a joiner gave it to carry", _f9),
-    "F10": ("a relayed joiner blamed when a chain dispute only the host could settle times out", _f10),
     "F11": ("a seat that stopped blaming one liar is blamed for the other liar's lie", _f11),
 }
 """Findings reported and not fixed yet: id -> (what, a precise test of its symptom at one
 seat). While one is listed the property tests expect KnownFinding (and fail on anything
-else); remove the entry once its reproduction in test_byzantine.py passes. F1-F8 are fixed;
+else); remove the entry once its reproduction in test_byzantine.py passes. F1-F10 are fixed;
 F4's entry was ``"F4": ("honest evidence counted as idle", lambda run, seat: "proves nothing"
-in str(run.tables[seat].failure))``. The drawn scenarios never give a Byzantine joiner of a
-relayed pair an honest host (F9 would end nearly every such match)."""
+in str(run.tables[seat].failure))``."""
 
 
 def _known(run: ByzantineRun, seat: int, what: str) -> None:
@@ -1595,7 +1586,7 @@ OPPORTUNITIES = {
 @st.composite
 def scenarios(draw: Callable[..., Any]) -> Scenario:
     n = draw(st.sampled_from((3, 4)), label="seats")
-    if draw(st.integers(0, 2), label="topology") == 0:
+    if draw(st.integers(0, 3), label="topology") == 0:
         return draw(relayed_scenarios(n), label="relayed")
     count = draw(st.sampled_from((1, 1, 2)), label="byzantine seats")
     byz = draw(
@@ -1610,16 +1601,17 @@ def scenarios(draw: Callable[..., Any]) -> Scenario:
 @st.composite
 def relayed_scenarios(draw: Callable[..., Any], n: int) -> Scenario:
     """Some pairs of joiners relayed through the host, and who is Byzantine: the host
-    (alone, or with a joiner), or, with four seats, a joiner of no relayed pair beside
-    an honest host that carries for the others. A Byzantine joiner of a relayed pair
-    with an honest host is left out: the host carries whatever it is given, and the
-    receiver blames it for what the joiner put inside (finding F9, test_byzantine)."""
+    (alone, or with a joiner), or, beside an honest host that carries for the others, a
+    joiner of a relayed pair or (with four seats) of none."""
     pairs = [frozenset(p) for p in ((1, 2), (1, 3), (2, 3)) if max(p) < n]
     relayed = frozenset(draw(st.sets(st.sampled_from(pairs), min_size=1), label="relayed pairs"))
     outsiders = [j for j in range(1, n) if not any(j in p for p in relayed)]
-    who = draw(st.sampled_from(("host", "host", "host and a joiner", "outsider")), label="who")
+    insiders = sorted({j for p in relayed for j in p})
+    who = draw(st.sampled_from(("host", "host", "host and a joiner", "joiner", "outsider")), label="who")
     if who == "outsider" and outsiders:
         byz = {draw(st.sampled_from(outsiders), label="outsider")}
+    elif who == "joiner":
+        byz = {draw(st.sampled_from(insiders), label="relayed joiner")}
     elif who == "host and a joiner":
         byz = {0, draw(st.integers(1, n - 1), label="byzantine joiner")}
     else:

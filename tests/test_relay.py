@@ -148,18 +148,42 @@ async def test_a_relay_frame_for_another_seat_blames_the_host(autojump_clock: tr
     assert "relayed to this seat a frame meant for seat 3" in (results[2].problem or "")
 
 
-# Guards runner.py _carry at a joiner: "relayed a frame from seat ..., which has its own link".
-async def test_a_relay_frame_from_a_seat_with_its_own_link_blames_the_host(
+# Guards runner.py _carry at a joiner: a relay frame from a seat with its own link is dropped.
+async def test_a_relay_frame_from_a_seat_with_its_own_link_is_dropped_blaming_nobody(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
+    """The host cannot know which seats are linked, and the origin may have asked for it to
+    get the host blamed: the receiver drops such a frame (what it carries arrives on the
+    origin's own link anyway) and the match goes on. A relayed abort would be taken as the
+    origin's if it were read: it is not."""
+
     async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
         await wait_for_step(tables[2], 3)
-        join = tables[1].transcript.steps[0][1].to_frame()
-        await links[0][2].send(Relay(1, 2, join).to_frame())
+        await links[0][2].send(Relay(1, 2, Abort("forged: I give up", tables[2].step).to_frame()).to_frame())
+        await links[0][2].send(Relay(1, 2, b"\xc1").to_frame())  # garbage too: never read
 
-    _, results, _ = await run_star(3, meddle, mesh=True)
-    assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
-    assert "relayed a frame from seat 1, which has its own link" in (results[2].problem or "")
+    tables, results, _ = await run_star(3, meddle, mesh=True)
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(range(3), "over"), results
+    assert 1 not in tables[2].stopped
+
+
+async def test_the_host_blames_a_joiner_that_gives_it_a_bad_frame_to_carry(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The receiver blames the host for what it carries (garbage, a record of another
+    game, a bad signature), so the host reads each relay frame first, and blames the
+    seat that gave it one it must not pass on; the receiver never sees it."""
+
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        await wait_for_step(tables[0], 3)
+        await links[1][0].send(Relay(1, 2, forged(tables, 1)).to_frame())
+
+    _, results, _ = await run_star(3, meddle)
+    assert results[0].status == "failed" and results[0].blamed == (1,), results[0]
+    assert "gave the host, to carry to seat 2, a record for step 0 not validly signed" in (
+        results[0].problem or ""
+    )
+    assert 0 not in results[2].blamed
 
 
 def test_a_relay_frame_is_checked_like_any_frame() -> None:

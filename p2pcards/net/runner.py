@@ -288,8 +288,18 @@ async def run_table(
         nursery.start_soon(_heartbeat, table, links)
         try:
             await _play(
-                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal,
-                leaving, confirming,
+                table,
+                mesh,
+                decide,
+                receive,
+                timeouts,
+                on_progress,
+                on_wait,
+                result,
+                restore,
+                journal,
+                leaving,
+                confirming,
             )
         except KeyboardInterrupt:
             if table.seat is not None:  # Ctrl-C: this player leaves; say so (signed) before hanging up
@@ -567,6 +577,12 @@ async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay,
                 table.blame(peer, f"sent a relay frame in the name of seat {relay.origin}")
             elif target is None or isinstance(target, RelayedLink):
                 return False  # that seat is away: it asks for what it lacks when it is back
+            try:  # the receiver blames the host for what it carries: so the host reads it first
+                problem = table.carriable(peer, relay.inner())
+            except WireError as e:
+                problem = f"a malformed frame ({e})"
+            if problem is not None:
+                table.blame(peer, f"gave the host, to carry to seat {relay.target}, {problem}")
             with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
                 await target.send(relay.to_frame())
             return False
@@ -575,7 +591,7 @@ async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay,
         elif relay.target != table.seat:
             table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
         elif not isinstance(links.get(relay.origin), RelayedLink):
-            table.blame(0, f"relayed a frame from seat {relay.origin}, which has its own link with this seat")
+            return False  # the two have a link: the origin may have sent it to get the host blamed
         else:
             try:
                 inner = relay.inner()
@@ -606,6 +622,15 @@ def _time_out(
     nobody (the host may be honest, and the seat silent: this node cannot tell)."""
     with contextlib.suppress(RemoteProtocolError):
         if table.status == "disputed":
+            suspect = table.suspect_seat
+            if suspect is not None and suspect in relayed:
+                # The proof that would clear it could only come through the host: as for silence,
+                # a seat reached only through the host is not named (its record is not kept).
+                table.stop(
+                    f"a chain dispute about {table.roster[suspect].name} (seat {suspect}) saw no proof "
+                    f"in time; it is reached only through the host: cannot tell who is at fault"
+                )
+                return
             table.conclude_stalled()
             return
         waiting = table.waiting_for

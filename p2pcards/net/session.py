@@ -503,21 +503,12 @@ async def join_table(
     SPAKE2 a host without the code learns nothing from a try but that its one guess
     was wrong, so trying each costs nothing; the first that proves the code wins.
     """
+    me = _Joiner(code, identity, name, listen_port, ui, timeouts, bot)
     candidates = [(host, port), *alternatives]
     failures: list[str] = []
     for i, (where, at) in enumerate(candidates):
         try:
-            return await _join_retrying(
-                host=where,
-                port=at,
-                code=code,
-                identity=identity,
-                name=name,
-                listen_port=listen_port,
-                ui=ui,
-                timeouts=timeouts,
-                bot=bot,
-            )
+            return await _join_retrying(where, at, me)
         except (JoinRefused, PeerUnreachable) as e:
             if len(candidates) == 1:
                 raise
@@ -534,34 +525,27 @@ def show_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-async def _join_retrying(
-    *,
-    host: str,
-    port: int,
-    code: str,
-    identity: Identity,
-    name: str,
-    listen_port: int,
-    ui: LobbyUI,
-    timeouts: Timeouts,
-    bot: bool = False,
-) -> SessionInfo:
+@dataclass(frozen=True, slots=True)
+class _Joiner:
+    """Who joins, and how patiently: the same for every host a join by code tries."""
+
+    code: str
+    identity: Identity
+    name: str
+    listen_port: int
+    ui: LobbyUI
+    timeouts: Timeouts
+    bot: bool
+
+
+async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
     """One host: join it, trying again while it answers ``busy``."""
+    timeouts, ui = me.timeouts, me.ui
     give_up = trio.current_time() + timeouts.busy
     wait = FIRST_RETRY
     while True:
         try:
-            info = await _join_once(
-                host=host,
-                port=port,
-                code=code,
-                identity=identity,
-                name=name,
-                listen_port=listen_port,
-                ui=ui,
-                timeouts=timeouts,
-                bot=bot,
-            )
+            info = await _join_once(host, port, me)
             info.host_address = (host, port)
             return info
         except JoinRefused as e:
@@ -576,18 +560,8 @@ async def _join_retrying(
             wait = min(LONGEST_RETRY, 2 * wait)
 
 
-async def _join_once(
-    *,
-    host: str,
-    port: int,
-    code: str,
-    identity: Identity,
-    name: str,
-    listen_port: int,
-    ui: LobbyUI,
-    timeouts: Timeouts,
-    bot: bool = False,
-) -> SessionInfo:
+async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
+    timeouts = me.timeouts
     try:
         with trio.fail_after(timeouts.handshake):
             stream = await trio.open_tcp_stream(host, port)
@@ -596,17 +570,7 @@ async def _join_once(
     link = _lobby_link(tls.client(stream), f"{host}:{port}")
     try:
         server_key = await _host_tls(link, timeouts.handshake)
-        return await _join(
-            link,
-            server_key=server_key,
-            code=code,
-            identity=identity,
-            name=name,
-            listen_port=listen_port,
-            ui=ui,
-            t=timeouts,
-            bot=bot,
-        )
+        return await _join(link, server_key, me)
     except BaseException:
         await link.aclose()
         raise
@@ -654,18 +618,16 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
     return msg
 
 
-async def _join(
-    link: Link,
-    *,
-    server_key: bytes,
-    code: str,
-    identity: Identity,
-    name: str,
-    listen_port: int,
-    ui: LobbyUI,
-    t: Timeouts,
-    bot: bool = False,
-) -> SessionInfo:
+async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
+    code, identity, name, listen_port, ui, t, bot = (
+        me.code,
+        me.identity,
+        me.name,
+        me.listen_port,
+        me.ui,
+        me.timeouts,
+        me.bot,
+    )
     nj = os.urandom(32)
     pake = Pake.start(Side.JOINER, normalize_code(code), os.urandom(ENTROPY_SIZE))
     # ``bot`` is written only when true, so that a person's hello is the one older hosts know.

@@ -385,6 +385,10 @@ class TableCore:
         """Seats that signed that they leave the match, with their reason."""
         return {s: r.record.body.reason for s, r in self.log.left.items()}  # type: ignore[attr-defined]
 
+    def carriable(self, origin: int, frame: Frame) -> str | None:
+        """Why the host must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
+        return self.log.carriable(frame)
+
     def side(self, body: Body) -> bool:
         """Sign and send a side record of this seat's (``confirm``) while the match runs;
         False if this seat cannot (an observer, the match over, one already sent)."""

@@ -122,6 +122,19 @@ class Sitting:
             self._failure = (failure, mapped)
         return self._failure[1]
 
+    @property
+    def suspect_seat(self) -> int | None:
+        """In a chain dispute, the seat (first table's number) whose record is disputed."""
+        suspect = self.current.log.suspect
+        return None if suspect is None or suspect[0] is None else self._old[suspect[0]]
+
+    def carriable(self, origin: int, frame: Frame) -> str | None:
+        """Why the host must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
+        if self._index(origin) is None:
+            return f"seat {origin} is no longer at the table"
+        problems = [t.log.carriable(frame) for t in self.tables]  # (a record of an earlier table is fine)
+        return None if None in problems else problems[-1]
+
     def _index(self, seat: int) -> int | None:
         return self._old.index(seat) if seat in self._old else None
 

@@ -178,6 +178,31 @@ class StepLog:
             self.fail(relay, f"relayed a frame from seat {origin}, which it cannot carry to this seat")
         self._take(relay, frame, origin=origin)
 
+    def carriable(self, frame: Frame) -> str | None:
+        """Why a host must not carry ``frame`` in a relay frame (None: it may). The host
+        reads what it carries: a receiver blames the host for a relayed frame that is
+        malformed, nested, or holds a record of another game or badly signed, so the
+        host checks these first and blames the seat that gave it the frame instead.
+        (What the host cannot check, the receiver does not blame it for.)"""
+        if isinstance(frame, Relay):
+            return "a relay frame inside a relay frame"
+        records = (
+            frame.records
+            if isinstance(frame, Evidence)
+            else (frame,)
+            if isinstance(frame, SignedRecord)
+            else ()
+        )
+        for rec in records:
+            r = rec.record
+            if not 0 <= r.seat < self.n:
+                return f"a record by seat {r.seat}, which is not at this table"
+            if r.game_id != self.game_id:
+                return "a record of another game"
+            if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
+                return f"a record for step {r.step} not validly signed by seat {r.seat}"
+        return None
+
     def _take(self, sender: int, frame: Frame, *, origin: int | None = None) -> None:
         """One frame from ``sender``'s link: its own (``origin`` None) or carried for ``origin``."""
         if isinstance(frame, Need) and self.failure is None:
@@ -192,7 +217,7 @@ class StepLog:
             why = "a relay frame, which only the host carries, and only to the seat it names"
             self.fail(sender, ("sent " if origin is None else "relayed ") + why)
         if isinstance(frame, Evidence):
-            self._receive_evidence(sender, frame)
+            self._receive_evidence(sender, frame, relayed=origin is not None)
         elif isinstance(frame, Abort):
             if origin is None:
                 self._receive_abort(sender, frame)
@@ -238,8 +263,11 @@ class StepLog:
         self.fail(peer, problem)
 
     def stop(self, problem: str) -> None:
-        """Fail the log with nobody blamed: this node cannot tell who is at fault."""
+        """Fail the log with nobody blamed: this node cannot tell who is at fault. A chain
+        dispute cut short so leaves no record behind (its file blames nobody either)."""
         if self.failure is None:
+            if self.status == "disputed":
+                self.proof = []
             self.failure = RemoteProtocolError(None, problem)
             self.status = "failed"
 
@@ -521,7 +549,7 @@ class StepLog:
             proof=(rec,),
         )
 
-    def _receive_evidence(self, sender: int | None, ev: Evidence) -> None:
+    def _receive_evidence(self, sender: int | None, ev: Evidence, *, relayed: bool = False) -> None:
         """Forwarded records. Each must be validly signed by a seat of this table
         (else the forwarder is blamed). A frame that brings nothing new - no
         equivocation, no record this node lacked - is a fault of its forwarder
@@ -559,8 +587,8 @@ class StepLog:
             if fresh and sender is not None and r.seat == sender and r.step == self.step:
                 self._note_withheld(sender)
             new = fresh or new
-        if new or sender is None:  # None: read from a file, where nobody forwards
-            return
+        if new or sender is None or relayed:  # None: read from a file, where nobody forwards
+            return  # (relayed: the relay cannot know what this seat holds, nor prove who sent it)
         self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
         if self._idle_evidence[sender] > IDLE_EVIDENCE + self._needs_sent:
             self.fail(sender, "forwarded evidence that proves nothing (copies of records already held)")
@@ -694,7 +722,6 @@ class StepLog:
         self._disputed = rec
         self.proof = [rec]
         self.status = "disputed"
-
 
     def _complete_step(self) -> None:
         step = self.step
