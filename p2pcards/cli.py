@@ -399,7 +399,7 @@ def _network_options(f):  # type: ignore[no-untyped-def]
     options = [
         click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
         click.option("-b", "--bot", default=None, help="Let a bot play this seat: heuristic or random."),
-        click.option("--bind", default="0.0.0.0", show_default=True, help="Address to listen on."),
+        click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
         click.option(
             "--transcript",
             type=click.Path(dir_okay=False, writable=True),
@@ -765,8 +765,8 @@ def join(
     learns them when it joins.
     """
     from p2pcards.net import discovery
+    from p2pcards.net.addresses import show_address
     from p2pcards.net.node import join_game, resume_game, unfinished_games
-    from p2pcards.net.session import show_address
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.safetext import clean
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME

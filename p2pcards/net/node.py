@@ -15,6 +15,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.errors import TranscriptError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import storage, tls
+from p2pcards.net.addresses import EVERY_ADDRESS, listen
 from p2pcards.net.known import KnownPlayers
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import (
@@ -84,7 +85,8 @@ class NodeConfig:
     timeouts: Timeouts = field(default_factory=Timeouts)
     transcript: Path | None = None
     data_dir: Path | None = None
-    bind: str = "0.0.0.0"
+    bind: str = EVERY_ADDRESS
+    """Where to listen: every address, IPv6 and IPv4 (the default), or the one given."""
     port: int = 0
     on_progress: Callable[[Table], None] = lambda t: None
     on_wait: Callable[[Table, float], None] = lambda t, waited: None
@@ -128,7 +130,7 @@ async def host_game(
         game=game,
         bot=cfg.bot,
     )
-    listeners = await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
+    listeners = await listen(cfg.port, cfg.bind)
     port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
@@ -165,7 +167,7 @@ async def join_game(
     ``no_listen``: accept no connection (behind a router that cannot forward):
     the seats that would dial this one reach it through the host instead.
     """
-    listeners = [] if no_listen else await trio.open_tcp_listeners(cfg.port, host=cfg.bind)
+    listeners = [] if no_listen else await listen(cfg.port, cfg.bind)
     listen_port = listeners[0].socket.getsockname()[1] if listeners else 0
     try:
         info = await join_table(
@@ -278,7 +280,7 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
     cfg.ui.table_clock(cfg.timeouts)
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
-    listeners = [] if listen_port == 0 else await trio.open_tcp_listeners(listen_port, host=cfg.bind)
+    listeners = [] if listen_port == 0 else await listen(listen_port, cfg.bind)
     try:
         async with trio.open_nursery() as nursery:
             for listener in listeners:

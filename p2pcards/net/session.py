@@ -38,6 +38,7 @@ from p2pcards.crypto.pake import ENTROPY_SIZE, BadPakeMessage, Pake, Side
 from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
+from p2pcards.net.addresses import show_address, unmapped
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.tls import TLSError
 from p2pcards.protocol.admission import (
@@ -183,7 +184,7 @@ def _reason(e: BaseException) -> str:
 def _peer_host(stream: trio.abc.Stream) -> str:
     sock = getattr(stream, "socket", None)
     try:
-        return str(sock.getpeername()[0]) if sock is not None else ""
+        return unmapped(str(sock.getpeername()[0])) if sock is not None else ""
     except OSError:
         return ""
 
@@ -520,11 +521,6 @@ async def join_table(
     )
 
 
-def show_address(host: str, port: int) -> str:
-    """``host:port`` as a person types it back (an IPv6 address in brackets)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
 @dataclass(frozen=True, slots=True)
 class _Joiner:
     """Who joins, and how patiently: the same for every host a join by code tries."""
@@ -566,8 +562,8 @@ async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
         with trio.fail_after(timeouts.handshake):
             stream = await trio.open_tcp_stream(host, port)
     except (OSError, trio.TooSlowError) as e:
-        raise PeerUnreachable(f"cannot reach the host at {host}:{port} ({_reason(e)})") from None
-    link = _lobby_link(tls.client(stream), f"{host}:{port}")
+        raise PeerUnreachable(f"cannot reach the host at {show_address(host, port)} ({_reason(e)})") from None
+    link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         server_key = await _host_tls(link, timeouts.handshake)
         return await _join(link, server_key, me)
@@ -849,7 +845,7 @@ async def _dial_seat(
     host, port = address
     with trio.fail_after(t):
         stream = await trio.open_tcp_stream(host, port)
-    link = _lobby_link(tls.client(stream), f"{host}:{port}")
+    link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
     except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
