@@ -601,21 +601,10 @@ class KnownFinding(InvariantError):
     property tests may expect it (xfail raises=KnownFinding) and still fail on anything else."""
 
 
-def _f11(run: ByzantineRun, seat: int) -> bool:
-    """An honest seat blamed, at the end of a chain dispute, by a peer linked with it,
-    after it had stopped on a verdict of its own."""
-    f = run.tables[seat].failure
-    if f is None or f.peer is None or f.peer in run.byzantine or f.peer in run.scenario.relayed_with(seat):
-        return False
-    return f.problem.startswith(("broken chain", "skipped step")) and run.tables[f.peer].failure is not None
-
-
-KNOWN_FINDINGS: dict[str, tuple[str, Callable[[ByzantineRun, int], bool]]] = {
-    "F11": ("a seat that stopped blaming one liar is blamed for the other liar's lie", _f11),
-}
+KNOWN_FINDINGS: dict[str, tuple[str, Callable[[ByzantineRun, int], bool]]] = {}
 """Findings reported and not fixed yet: id -> (what, a precise test of its symptom at one
 seat). While one is listed the property tests expect KnownFinding (and fail on anything
-else); remove the entry once its reproduction in test_byzantine.py passes. F1-F10 are fixed;
+else); remove the entry once its reproduction in test_byzantine.py passes. F1-F11 are fixed;
 F4's entry was ``"F4": ("honest evidence counted as idle", lambda run, seat: "proves nothing"
 in str(run.tables[seat].failure))``."""
 

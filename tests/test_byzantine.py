@@ -709,12 +709,7 @@ class TwoLiars(Adversary):
             run.send_crafted(0, 2, b"\xc1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="F11: a node that stops blaming one seat forwards that seat's records only, not the "
-    "history its own last record follows, so a peer disputing that record never gets the proof",
-)
-def test_f11_a_seat_that_stopped_blaming_one_liar_is_blamed_for_the_other_liars_lie() -> None:
+def test_f11_a_seat_that_stopped_blaming_one_liar_shows_the_history_that_proves_the_other() -> None:
     """Four seats, all linked; seats 0 and 1 are Byzantine. Seat 2 signs its turn on the
     move seat 1 showed it alone, then blames seat 0 for a bad byte and stops, forwarding
     seat 0's records. Seat 3, shown the other move, disputes seat 2's record; seat 2 no

@@ -52,6 +52,9 @@ verdict's proof and, once it finished, the last step's records, and one answer p
 need, any of which may cross the records it holds (they arrived by another path in
 the meantime)."""
 
+HISTORY_SHOWN = 8
+"""Records of its last complete steps (newest first) a node forwards when it stops
+blaming a seat: the history its own latest records follow."""
 WITHHELD_LIMIT = 3
 """Steps at which a seat's own record may reach this node first as its answer to a
 ``need`` before that seat is named for withholding its records. An honest node sends
@@ -451,6 +454,10 @@ class StepLog:
         if seat is not None and seat != self.seat:
             if rec is not None and rec.record.seat == seat:
                 forward.append(rec)
+            # This node's view of the last steps, newest first: its own latest records
+            # follow that history, and a peer shown another one by some third seat
+            # disputes them once this node is gone; these records let it prove who lied.
+            forward += [r for step in reversed(self.transcript.steps) for r in step][:HISTORY_SHOWN]
             # Its latest records, newest first: one of them may be the other face of an
             # equivocation that a peer holds and this node never knew about.
             held = [*self.transcript.records(), *self.current.values()]
