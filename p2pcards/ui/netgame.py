@@ -276,13 +276,30 @@ class HumanDecider:
         """A hand ended and the match goes on: ask for Enter now, in a worker thread."""
         if self._paused is not None and not self._paused.is_set():
             return  # still asked about the hand before
-        try:
-            paused = trio.Event()
-            trio.lowlevel.spawn_system_task(self._pause, paused)
-        except RuntimeError:  # not inside trio
+        if not self._ask_aside(self._pause_prompt, self._paused_answer):  # not inside trio
             self.pause_pending = True
-            return
-        self._paused = paused
+
+    def _ask_aside(self, ask: Callable[[], Any], answered: Callable[[Any], None]) -> bool:
+        """Ask in a worker thread while the table goes on; the next decision waits for the
+        answer (``_paused``), and a failure is raised there rather than lost. False
+        outside trio (nothing asked)."""
+
+        async def run(asked: trio.Event) -> None:
+            try:
+                answer = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+            except Exception as e:
+                self._problem = e
+            else:
+                answered(answer)
+            asked.set()
+
+        try:
+            asked = trio.Event()
+            trio.lowlevel.spawn_system_task(run, asked)
+        except RuntimeError:
+            return False
+        self._paused = asked
+        return True
 
     def _pause_prompt(self) -> bool:
         """Wait for Enter; True if the player chose to leave instead."""
@@ -295,13 +312,7 @@ class HumanDecider:
                 if not self.confirm_quit or self._really_leave():
                     return True
 
-    async def _pause(self, paused: trio.Event) -> None:
-        try:
-            leaving = await trio.to_thread.run_sync(self._pause_prompt, abandon_on_cancel=True)
-        except Exception as e:  # raised at the next decision rather than lost here
-            self._problem = e
-            paused.set()
-            return
+    def _paused_answer(self, leaving: bool) -> None:
         if leaving:
             self.leaving = True
             if self.confirm_quit:
@@ -309,17 +320,11 @@ class HumanDecider:
                 console.say(console.tr("net_leaving"))
         else:
             self.release()
-        paused.set()
 
     def ask_fingerprint(self) -> None:
         """The fingerprint was shown: ask (in a worker thread) whether everyone reads the same
         digits, while the table goes on; the first decision waits for the answer."""
-        try:
-            asked = trio.Event()
-            trio.lowlevel.spawn_system_task(self._fingerprint, asked)
-        except RuntimeError:  # not inside trio: nothing to sign it with
-            return
-        self._paused = asked
+        self._ask_aside(self._fingerprint_prompt, self._fingerprint_answer)  # (outside trio: not asked)
 
     def _fingerprint_prompt(self) -> bool | None:
         console = self.screen.console
@@ -337,13 +342,7 @@ class HumanDecider:
                 return None
             console.say(console.tr("fingerprint_ask_again"))
 
-    async def _fingerprint(self, asked: trio.Event) -> None:
-        try:
-            answer = await trio.to_thread.run_sync(self._fingerprint_prompt, abandon_on_cancel=True)
-        except Exception as e:  # raised at the next decision rather than lost here
-            self._problem = e
-            asked.set()
-            return
+    def _fingerprint_answer(self, answer: bool | None) -> None:
         console = self.screen.console
         self.fingerprint_same = answer
         if answer is False:  # signed first, then this seat leaves (the runner does both)
@@ -352,7 +351,6 @@ class HumanDecider:
         elif answer is None:
             console.say(console.tr("fingerprint_skipped"))
         self.release()
-        asked.set()
 
     def _really_leave(self) -> bool:
         """Ask once more; anything but yes keeps the player at the table."""
