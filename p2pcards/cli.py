@@ -677,6 +677,8 @@ def host(
     invite = code or new_code()
     bind = opts["bind"]
 
+    from p2pcards.net.addresses import show_address
+
     def invitation(code: str, port: int, tr: Translator) -> None:
         others: list[str] = []
         if bind in ("0.0.0.0", "::", ""):
@@ -688,8 +690,7 @@ def host(
         click.echo(tr("host_hosting", game=spec.title, players=players, port=port))
         click.echo(tr("host_code", code=code))
         click.echo(tr("host_others_join"))
-        dial = f"[{where}]" if ":" in where else where  # an IPv6 address, as join reads it
-        click.echo(f"  {_command_name()} join {dial}:{port} --code {code}")
+        click.echo(f"  {_command_name()} join {show_address(where, port)} --code {code}")
         if where == "ADDRESS":
             click.echo(tr("host_address_hint"))
         elif others:

@@ -62,6 +62,25 @@ def play_until(
             return
 
 
+def withholding(
+    receiver: int, withheld: Callable[[SignedRecord], bool]
+) -> Callable[[int, int, bytes], bytes | None]:
+    """A network tamper: ``receiver`` never gets the records ``withheld`` picks, whoever
+    sends or forwards them (an evidence frame loses them, or goes if nothing is left)."""
+
+    def tamper(sender: int, to: int, frame: bytes) -> bytes | None:
+        obj = decode_frame(frame)
+        if to != receiver or not isinstance(obj, SignedRecord | Evidence):
+            return frame
+        records = obj.records if isinstance(obj, Evidence) else (obj,)
+        kept = tuple(r for r in records if not withheld(r))
+        if len(kept) == len(records):
+            return frame
+        return Evidence(kept).to_frame() if kept else None
+
+    return tamper
+
+
 def without(net: LocalNetwork, gone: int, seed: int = 1) -> LocalNetwork:
     """The network of the seats that remain (nothing reaches or leaves ``gone`` any more)."""
     return LocalNetwork({s: t for s, t in net.tables.items() if s != gone}, rng=random.Random(seed))
@@ -334,17 +353,8 @@ def test_a_hand_that_one_remaining_seat_did_not_see_scored_is_void_for_all() -> 
     def hand_reveal_of_2(rec: SignedRecord) -> bool:
         return rec.record.seat == 2 and rec.record.step > 2 and isinstance(rec.record.body, Reveal)
 
-    def hold_back(sender: int, receiver: int, frame: bytes) -> bytes | None:
-        """Seat 1 never gets seat 2's reveal of a hand, from seat 2 or forwarded."""
-        obj = decode_frame(frame)
-        if receiver != 1 or not isinstance(obj, SignedRecord | Evidence):
-            return frame
-        records = obj.records if isinstance(obj, Evidence) else (obj,)
-        kept = tuple(r for r in records if not hand_reveal_of_2(r))
-        if len(kept) == len(records):
-            return frame
-        return Evidence(kept).to_frame() if kept else None
-
+    # Seat 1 never gets seat 2's reveal of a hand, from seat 2 or forwarded.
+    hold_back = withholding(1, hand_reveal_of_2)
     tables = sittings(4, NinesRules(target=100), 3)
     net = LocalNetwork(tables, rng=random.Random(3), tamper=hold_back)  # type: ignore[arg-type]
     net.start()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable
 from dataclasses import replace
 
 from protocol_helpers import (
@@ -23,6 +22,7 @@ from protocol_helpers import (
     run_match,
     sign_map,
 )
+from test_leave import play_until, sittings, withholding
 
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto import kdf
@@ -33,30 +33,7 @@ from p2pcards.protocol.messages import Body, Leave, Lock, Reveal
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import decode_file
-from p2pcards.protocol.wire import SIGN_PREFIX, Evidence, Record, SignedRecord, decode_frame, parse_record
-
-
-def play_until(net: LocalNetwork, rng: random.Random, done: Callable[[], bool]) -> None:
-    """Random bots play until ``done()`` (checked after every move) or nothing moves."""
-    bots = {s: RandomBot() for s in net.tables}
-    for _ in range(100_000):
-        if done():
-            return
-        moved = False
-        for seat, t in net.tables.items():
-            if seat in net.failures or not t.my_turn:
-                continue
-            t.act(bots[seat].choose(t.view(), t.legal_actions(), rng))
-            net.pump()
-            moved = True
-            if done():
-                return
-        if not moved and not net.settle():
-            return
-
-
-def sittings(n: int, rules: NinesRules, seed: int) -> dict[int, Sitting]:
-    return {s: Sitting(t) for s, t in make_tables(n, rules, seed).items()}
+from p2pcards.protocol.wire import SIGN_PREFIX, Record, SignedRecord, parse_record
 
 
 @functools.cache
@@ -242,16 +219,7 @@ def test_an_earlier_table_s_result_holds_the_totals_of_every_hand_the_audit_scor
     def withheld(rec: SignedRecord) -> bool:
         return rec.record.seat == 2 and rec.record.step > 2 and isinstance(rec.record.body, Reveal)
 
-    def hold_back(sender: int, receiver: int, frame: bytes) -> bytes | None:
-        obj = decode_frame(frame)
-        if receiver != 1 or not isinstance(obj, SignedRecord | Evidence):
-            return frame
-        records = obj.records if isinstance(obj, Evidence) else (obj,)
-        kept = tuple(r for r in records if not withheld(r))
-        if len(kept) == len(records):
-            return frame
-        return Evidence(kept).to_frame() if kept else None
-
+    hold_back = withholding(1, withheld)
     tables = sittings(4, NinesRules(target=100), 3)
     net = LocalNetwork(tables, rng=random.Random(3), tamper=hold_back)  # type: ignore[arg-type]
     net.start()

@@ -50,6 +50,7 @@ from p2pcards.protocol.messages import (
     SIDE_BODIES,
     Body,
     Commit,
+    Confirm,
     Continue,
     Dispute,
     Join,
@@ -389,8 +390,8 @@ class TableCore:
         """Why the host must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
         return self.log.carriable(frame)
 
-    def side(self, body: Body) -> bool:
-        """Sign and send a side record of this seat's (``confirm``) while the match runs;
+    def sign_confirm(self, body: Confirm) -> bool:
+        """Sign and send this seat's ``confirm`` (a side record) while the match runs;
         False if this seat cannot (an observer, the match over, one already sent)."""
         if self.seat is None or self.status not in ("running", "disputed") or self.seat in self.log.confirmed:
             return False

@@ -359,7 +359,7 @@ class Sitting:
         if first is not self.current:
             return False
         body = confirm_body(first, same)
-        return body is not None and first.side(body)
+        return body is not None and first.sign_confirm(body)
 
     def blame(self, peer: int, problem: str) -> None:
         index = self._index(peer)

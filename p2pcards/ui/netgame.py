@@ -326,15 +326,24 @@ class HumanDecider:
         digits, while the table goes on; the first decision waits for the answer."""
         self._ask_aside(self._fingerprint_prompt, self._fingerprint_answer)  # (outside trio: not asked)
 
+    def _read_answer(self, question: str) -> str | None:
+        """One line typed after ``question`` (a translation key), shown as typed; None if
+        the input ended or was interrupted."""
+        console = self.screen.console
+        try:
+            line = console.read(f"{console.tr(question)} > ")
+        except (EOFError, KeyboardInterrupt):
+            return None
+        if console.echo:
+            console.write(line)
+        return line
+
     def _fingerprint_prompt(self) -> bool | None:
         console = self.screen.console
         while True:
-            try:
-                line = console.read(f"{console.tr('fingerprint_ask')} > ")
-            except (EOFError, KeyboardInterrupt):
+            line = self._read_answer("fingerprint_ask")
+            if line is None:
                 return None
-            if console.echo:
-                console.write(line)
             word = COMMAND_WORDS.get(line.strip().lower())
             if word in ("yes", "no"):
                 return word == "yes"
@@ -355,13 +364,8 @@ class HumanDecider:
     def _really_leave(self) -> bool:
         """Ask once more; anything but yes keeps the player at the table."""
         console = self.screen.console
-        try:
-            line = console.read(f"{console.tr('net_confirm_leave')} > ")
-        except (EOFError, KeyboardInterrupt):
-            return True
-        if console.echo:
-            console.write(line)
-        if COMMAND_WORDS.get(line.strip().lower()) == "yes":
+        line = self._read_answer("net_confirm_leave")
+        if line is None or COMMAND_WORDS.get(line.strip().lower()) == "yes":
             return True
         console.say(console.tr("net_stay"))
         return False
