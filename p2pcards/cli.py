@@ -428,6 +428,12 @@ def _network_options(f):  # type: ignore[no-untyped-def]
             help="Seconds a player whose connection broke has to come back before the match stops.",
         ),
         click.option("--lang", default=None, envvar="P2PCARDS_LANG", help="Language: en, fr or it."),
+        click.option(
+            "--no-port-mapping",
+            is_flag=True,
+            envvar="P2PCARDS_NO_PORT_MAPPING",
+            help="Do not ask the router (UPnP, NAT-PMP, PCP) to forward the port this seat listens on.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -436,7 +442,7 @@ def _network_options(f):  # type: ignore[no-untyped-def]
 
 def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: str | None, lang: str | None,
               turn_timeout: float, step_timeout: float, grace: float, bind: str,
-              port: int) -> None:  # fmt: skip
+              port: int, no_port_mapping: bool) -> None:  # fmt: skip
     """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""
     import getpass
     import random
@@ -487,6 +493,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             transcript=Path(transcript) if transcript else None,
             bind=bind,
             port=port,
+            port_mapping=not no_port_mapping,
             on_progress=ui.progress,
             on_wait=ui.waiting,
             on_table_ready=ui.table_ready,
@@ -678,8 +685,9 @@ def host(
     bind = opts["bind"]
 
     from p2pcards.net.addresses import show_address
+    from p2pcards.net.portmap import PortMapping
 
-    def invitation(code: str, port: int, tr: Translator) -> None:
+    def invitation(code: str, port: int, mapped: PortMapping | None, tr: Translator) -> None:
         others: list[str] = []
         if bind in ("0.0.0.0", "::", ""):
             found = _local_addresses()
@@ -695,8 +703,21 @@ def host(
             click.echo(tr("host_address_hint"))
         elif others:
             click.echo(tr("host_other_addresses", addresses=", ".join(others)))
-        if where != "ADDRESS" and _is_private(where):
-            click.echo(tr("host_private", port=port))
+        m = mapped.mapping if mapped is not None else None
+        if m is not None and m.behind_another_router:
+            outside = show_address(m.external_address, m.external_port)
+            click.echo(tr("host_double_nat", outside=outside, how=m.method))
+        elif m is not None:
+            click.echo(tr("host_internet"))
+            click.echo(
+                f"  {_command_name()} join {show_address(m.external_address, m.external_port)} --code {code}"
+            )
+            click.echo(tr("host_mapped", port=port, how=m.method))
+        elif where != "ADDRESS" and _is_private(where):
+            if mapped is not None and mapped.enabled:
+                click.echo(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
+            else:
+                click.echo(tr("host_private", port=port))
         if discovering:
             click.echo(tr("host_lan", command=f"{_command_name()} join {code}"))
         click.echo(tr("host_env"))

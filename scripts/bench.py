@@ -1391,7 +1391,11 @@ def run_network_match(players: int, target: int, timeout: float = 120.0) -> Netw
 
         def spawn(i: int, args: list[str]) -> subprocess.Popen[bytes]:
             env = dict(
-                os.environ, P2PCARDS_HOME=str(root / f"home{i}"), P2PCARDS_CODE=code, P2PCARDS_LANG="en"
+                os.environ,
+                P2PCARDS_HOME=str(root / f"home{i}"),
+                P2PCARDS_CODE=code,
+                P2PCARDS_LANG="en",
+                P2PCARDS_NO_PORT_MAPPING="1",  # loopback: no router to ask
             )
             with open(root / f"out{i}", "wb") as out, open(root / f"err{i}", "wb") as err:
                 p = subprocess.Popen(

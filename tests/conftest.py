@@ -37,6 +37,7 @@ def snapshot_hand(hand: HandState) -> dict[str, object]:
 def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Identities, names and transcripts that a test makes land in a temporary folder."""
     monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path_factory.mktemp("p2pcards-home")))
+    monkeypatch.setenv("P2PCARDS_NO_PORT_MAPPING", "1")  # the machine's router is not asked in tests
 
 
 @pytest.fixture(scope="session")

@@ -71,7 +71,7 @@ class RecordingUI(LobbyUI):
         self.changed.set()
         self.changed = trio.Event()
 
-    def invitation(self, code: str, port: int) -> None:
+    def invitation(self, code: str, port: int, mapped: object = None) -> None:
         self.invitations.append((code, port))
         self._changed()
 

@@ -2,68 +2,38 @@
 
 Each node runs in its own namespace with its own address, as on separate
 machines: the host is dialled at its address, and the joiners link to each
-other at the addresses the host saw them connect from. The namespaces and their
-private addresses exist only for this test (root and iproute2 are needed;
+other at the addresses the host saw them connect from. The namespaces, their
+bridge and their addresses (in the test range 198.18.0.0/15) exist only for this
+test, made by the NAT lab of tests/natlab.py (root and iproute2 are needed;
 elsewhere the test is skipped).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from e2e_helpers import CLI, Proc, Procs, audit_json, node_env, processes
+from natlab import nat_lab
 
 from p2pcards.net.words import new_code
 
 pytestmark = pytest.mark.slow
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=10)
-
-
 @contextmanager
 def lab_hosts(count: int) -> Iterator[list[tuple[str, str]]]:
-    """``count`` namespaces on one bridge; yields (namespace, address) of each."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2 to make test hosts")
-    tag = f"p2p{os.getpid() % 10000}"
-    subnet = f"10.231.{os.getpid() % 250}"
-    bridge = f"{tag}br"
-    made: list[str] = []
-    try:
-        try:
-            _ip("link", "add", bridge, "type", "bridge")
-            _ip("link", "set", bridge, "up")
-            hosts = []
-            for i in range(count):
-                ns, outside, inside = f"{tag}n{i}", f"{tag}v{i}", f"{tag}p{i}"
-                _ip("netns", "add", ns)
-                made.append(ns)
-                _ip("link", "add", outside, "type", "veth", "peer", "name", inside)
-                _ip("link", "set", inside, "netns", ns)
-                _ip("link", "set", outside, "master", bridge)
-                _ip("link", "set", outside, "up")
-                address = f"{subnet}.{i + 1}"
-                _ip("-n", ns, "addr", "add", f"{address}/24", "dev", inside)
-                _ip("-n", ns, "link", "set", inside, "up")
-                _ip("-n", ns, "link", "set", "lo", "up")
-                hosts.append((ns, address))
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-            pytest.skip(f"cannot make test hosts here: {e}")
-        yield hosts
-    finally:
-        for ns in made:
-            with suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
-                _ip("netns", "del", ns)
-        with suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
-            _ip("link", "del", bridge)
+    """``count`` hosts on the NAT lab's internet bridge; yields (namespace, address) of each.
+
+    The lab (tests/natlab.py) keeps every address in 198.18.0.0/15 and every
+    interface in namespaces of its own, and skips the test where it cannot run.
+    """
+    with nat_lab() as lab:
+        hosts = [lab.internet_host() for _ in range(count)]
+        yield [(h.ns, h.address) for h in hosts]
 
 
 def spawn_in(procs: Procs, ns: str, name: str, args: list[str], home: Path, **env: str) -> Proc:

@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import trio
 
 from p2pcards.errors import PeerUnreachable, UsageError
+from p2pcards.net.portmap import PortMapping
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.protocol.lobby import normalize_code
 
@@ -556,8 +557,8 @@ class LobbyWatch(LobbyUI):
     def open(self) -> bool:
         return not (self.full or self.closed)
 
-    def invitation(self, code: str, port: int) -> None:
-        self.inner.invitation(code, port)
+    def invitation(self, code: str, port: int, mapped: PortMapping | None = None) -> None:
+        self.inner.invitation(code, port, mapped)
 
     def lobby(self, names: Sequence[str], players: int) -> None:
         self.full = len(names) >= players

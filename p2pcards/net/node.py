@@ -15,8 +15,9 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.errors import TranscriptError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import storage, tls
-from p2pcards.net.addresses import EVERY_ADDRESS, listen
+from p2pcards.net.addresses import EVERY_ADDRESS, listen, show_address
 from p2pcards.net.known import KnownPlayers
+from p2pcards.net.portmap import PortMapping, Router, mappable, port_mapped
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import (
     HostLobby,
@@ -103,6 +104,16 @@ class NodeConfig:
     """Keep a write-ahead journal in the data directory, so that a crash can be resumed."""
     known_players: bool = True
     """Check the roster against the players met before, and remember it (``net.known``)."""
+    port_mapping: bool = False
+    """Ask the router to forward the port this seat listens on (``net.portmap``; the CLI
+    does unless ``--no-port-mapping``)."""
+    router: Router | None = None
+    """Where to ask for the mapping (None: the system's default gateway)."""
+
+    def mapped(self, port: int) -> contextlib.AbstractAsyncContextManager[PortMapping]:
+        """The router's mapping of ``port`` for as long as this seat listens on it."""
+        enabled = self.port_mapping and mappable(self.bind)
+        return port_mapped(port, enabled=enabled, router=self.router)
 
 
 async def host_game(
@@ -132,9 +143,10 @@ async def host_game(
     )
     listeners = await listen(cfg.port, cfg.bind)
     port = listeners[0].socket.getsockname()[1]
-    async with trio.open_nursery() as nursery:
+    async with trio.open_nursery() as nursery, cfg.mapped(port) as mapped:
         nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
-        cfg.ui.invitation(code, port)
+        nursery.start_soon(mapped.keep)
+        cfg.ui.invitation(code, port, mapped)
         task_status.started(port)
         info = await lobby.start()
         if info.clock is None:
@@ -170,43 +182,70 @@ async def join_game(
     listeners = [] if no_listen else await listen(cfg.port, cfg.bind)
     listen_port = listeners[0].socket.getsockname()[1] if listeners else 0
     try:
-        info = await join_table(
-            host=host,
-            port=port,
-            code=code,
-            identity=cfg.identity,
-            name=cfg.name,
-            listen_port=listen_port,
-            ui=cfg.ui,
-            timeouts=cfg.timeouts,
-            bot=cfg.bot,
-            alternatives=alternatives,
-        )
-        try:
-            await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
-        except BaseException as e:
-            # The host (and the others) learn at once, and why: it is not a broken link.
-            why = f"{cfg.name} could not link with every seat: {e}" if isinstance(e, Exception) else "left"
-            with trio.CancelScope(shield=True):
-                for link in info.links.values():
-                    with trio.move_on_after(1), contextlib.suppress(Exception):
-                        await link.send(Abort(why, 0).to_frame())
-                    await link.aclose()
-            raise
-        if info.clock is not None:  # every seat plays by the host's clock
-            cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
-        cfg.ui.table_clock(cfg.timeouts)
-        relinks = Relinks(info, cfg.identity, cfg.timeouts)
-        async with trio.open_nursery() as nursery:
-            for listener in listeners:  # higher seats dial this one again if their link breaks
-                nursery.start_soon(_accept_loop, listener, relinks.accept, nursery)
-            try:
-                return await _play(cfg, info, relinks, listen_port)
-            finally:
-                nursery.cancel_scope.cancel()
+        async with cfg.mapped(listen_port) as mapped:
+            if mapped.enabled and mapped.gateway is not None:  # no gateway: no router to speak of
+                cfg.ui.info(_mapping_notice(mapped, listen_port))
+            return await _join_and_play(cfg, host, port, code, listeners, listen_port, alternatives, mapped)
     finally:
         for listener in listeners:
             await listener.aclose()
+
+
+def _mapping_notice(mapped: PortMapping, port: int) -> Notice:
+    m = mapped.mapping
+    if m is None:
+        return Notice("notice_no_mapping", port=port, why="; ".join(mapped.tried))
+    return Notice(
+        "notice_mapped", port=port, outside=show_address(m.external_address, m.external_port), how=m.method
+    )
+
+
+async def _join_and_play(
+    cfg: NodeConfig,
+    host: str,
+    port: int,
+    code: str,
+    listeners: list[trio.SocketListener],
+    listen_port: int,
+    alternatives: Sequence[tuple[str, int]],
+    mapped: PortMapping,
+) -> Outcome:
+    info = await join_table(
+        host=host,
+        port=port,
+        code=code,
+        identity=cfg.identity,
+        name=cfg.name,
+        listen_port=listen_port,
+        ui=cfg.ui,
+        timeouts=cfg.timeouts,
+        bot=cfg.bot,
+        alternatives=alternatives,
+        outside=mapped.external,
+    )
+    try:
+        await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+    except BaseException as e:
+        # The host (and the others) learn at once, and why: it is not a broken link.
+        why = f"{cfg.name} could not link with every seat: {e}" if isinstance(e, Exception) else "left"
+        with trio.CancelScope(shield=True):
+            for link in info.links.values():
+                with trio.move_on_after(1), contextlib.suppress(Exception):
+                    await link.send(Abort(why, 0).to_frame())
+                await link.aclose()
+        raise
+    if info.clock is not None:  # every seat plays by the host's clock
+        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+    cfg.ui.table_clock(cfg.timeouts)
+    relinks = Relinks(info, cfg.identity, cfg.timeouts)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mapped.keep)
+        for listener in listeners:  # higher seats dial this one again if their link breaks
+            nursery.start_soon(_accept_loop, listener, relinks.accept, nursery)
+        try:
+            return await _play(cfg, info, relinks, listen_port)
+        finally:
+            nursery.cancel_scope.cancel()
 
 
 def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float], None]:
@@ -234,7 +273,7 @@ def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> Jour
         seat=info.seat,
         entropy=entropy,
         session={
-            "seats": [[s.host, s.port] for s in info.roster],
+            "seats": [[s.host, s.port, [list(a) for a in s.also]] for s in info.roster],
             "host_address": None if info.host_address is None else list(info.host_address),
             "listen_port": listen_port,
             "relayed": sorted(info.relayed),
@@ -257,14 +296,14 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     if h.roster[h.seat].key != cfg.identity.public_key:
         raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
     try:
-        addresses = [(str(a), int(b)) for a, b in h.session["seats"]]
+        addresses = [_journal_seat(entry) for entry in h.session["seats"]]
         host_address = h.session["host_address"]
         listen_port = int(h.session["listen_port"])
         rules = game_named(h.game).rules_from_dict(h.rules)
     except (KeyError, TypeError, ValueError) as e:
         raise UsageError(f"{path} is damaged: {e}") from None
     seats = zip(h.roster, addresses, strict=True)
-    roster = tuple(Seat(name=p.name, key=p.key, host=a, port=port) for p, (a, port) in seats)
+    roster = tuple(Seat(name=p.name, key=p.key, host=a, port=port, also=also) for p, (a, port, also) in seats)
     info = SessionInfo(
         game_id=h.game_id,
         rules=rules,
@@ -282,7 +321,8 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
     listeners = [] if listen_port == 0 else await listen(listen_port, cfg.bind)
     try:
-        async with trio.open_nursery() as nursery:
+        async with trio.open_nursery() as nursery, cfg.mapped(listen_port) as mapped:
+            nursery.start_soon(mapped.keep)
             for listener in listeners:
                 nursery.start_soon(_accept_loop, listener, relinks.accept_any, nursery)
             try:
@@ -292,6 +332,13 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     finally:
         for listener in listeners:
             await listener.aclose()
+
+
+def _journal_seat(entry: Any) -> tuple[str, int, tuple[tuple[str, int], ...]]:
+    """A seat's addresses in a journal: ``[host, port]`` (older journals) or with its others."""
+    host, port, *rest = entry
+    also = tuple((str(h), int(p)) for h, p in rest[0]) if rest else ()
+    return str(host), int(port), also
 
 
 async def _play(

@@ -40,6 +40,7 @@ from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
 from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
 from p2pcards.protocol.admission import (
     EVICT_AFTER,
@@ -148,7 +149,8 @@ class LobbyUI:
     def table_clock(self, timeouts: Timeouts) -> None:
         """The clock the table plays by (the host's), once it is known."""
 
-    def invitation(self, code: str, port: int) -> None: ...
+    def invitation(self, code: str, port: int, mapped: PortMapping | None = None) -> None:
+        """The host is ready: show how to join (``mapped``: what its router said)."""
 
     def lobby(self, names: Sequence[str], players: int) -> None: ...
 
@@ -491,6 +493,7 @@ async def join_table(
     timeouts: Timeouts,
     bot: bool = False,
     alternatives: Sequence[tuple[str, int]] = (),
+    outside: tuple[str, int] | None = None,
 ) -> SessionInfo:
     """Dial the host, prove the invitation, wait in the lobby until the game starts.
 
@@ -503,8 +506,10 @@ async def join_table(
     (several answered a search by the code's number; some may be impostors). With
     SPAKE2 a host without the code learns nothing from a try but that its one guess
     was wrong, so trying each costs nothing; the first that proves the code wins.
+
+    ``outside``: where the internet reaches ``listen_port`` (the router's mapping).
     """
-    me = _Joiner(code, identity, name, listen_port, ui, timeouts, bot)
+    me = _Joiner(code, identity, name, listen_port, ui, timeouts, bot, outside)
     candidates = [(host, port), *alternatives]
     failures: list[str] = []
     for i, (where, at) in enumerate(candidates):
@@ -532,6 +537,7 @@ class _Joiner:
     ui: LobbyUI
     timeouts: Timeouts
     bot: bool
+    outside: tuple[str, int] | None = None
 
 
 async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
@@ -634,6 +640,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         port=listen_port,
         pake=pake.message,
         bot=True if bot else None,
+        outside=me.outside,
     )
     try:
         await link.send(encode_lobby(hello))
@@ -811,9 +818,9 @@ async def form_mesh(
     async def _dial(peer: int) -> None:
         seat = info.roster[peer]
         try:
-            link = await _dial_seat(info, identity, peer, (seat.host, seat.port), timeouts.handshake)
+            link = await _dial_seat(info, identity, peer, seat.addresses, timeouts.handshake)
         except (OSError, trio.TooSlowError) as e:
-            through_host(peer, f"{seat.host}:{seat.port}: {_reason(e)}")
+            through_host(peer, f"{show_address(seat.host, seat.port)}: {_reason(e)}")
             return
         except LinkClosed as e:
             raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {e.reason}") from None
@@ -837,14 +844,13 @@ async def form_mesh(
 
 
 async def _dial_seat(
-    info: SessionInfo, identity: Identity, peer: int, address: tuple[str, int], t: float
+    info: SessionInfo, identity: Identity, peer: int, addresses: Sequence[tuple[str, int]], t: float
 ) -> Link:
-    """Dial seat ``peer`` at ``address`` and authenticate the link: TLS pinned to its roster
-    key, then the link hellos and signatures. OSError or trio.TooSlowError if it cannot be
-    reached; LinkClosed (the connection closed) if the handshake fails."""
-    host, port = address
+    """Dial seat ``peer`` at the first of ``addresses`` that answers and authenticate the
+    link: TLS pinned to its roster key, then the link hellos and signatures. OSError or
+    trio.TooSlowError if it cannot be reached; LinkClosed if the handshake fails."""
     with trio.fail_after(t):
-        stream = await trio.open_tcp_stream(host, port)
+        stream, (host, port) = await connect_first(addresses)
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
@@ -852,6 +858,39 @@ async def _dial_seat(
         await link.aclose()
         raise LinkClosed(str(e) or "no answer in time") from None
     return link
+
+
+STAGGER = 0.3
+"""Seconds before the next of a seat's addresses is tried beside the first (as happy eyeballs)."""
+
+
+async def connect_first(addresses: Sequence[tuple[str, int]]) -> tuple[trio.SocketStream, tuple[str, int]]:
+    """A TCP connection to the first of ``addresses`` that answers, each tried
+    ``STAGGER`` seconds after the one before while that one is still trying."""
+    if len(addresses) == 1:
+        return await trio.open_tcp_stream(*addresses[0]), addresses[0]
+    won: list[tuple[trio.SocketStream, tuple[str, int]]] = []
+    errors: list[OSError] = []
+
+    async def attempt(i: int, address: tuple[str, int], nursery: trio.Nursery) -> None:
+        await trio.sleep(i * STAGGER)
+        try:
+            stream = await trio.open_tcp_stream(*address)
+        except OSError as e:
+            errors.append(e)
+            return
+        if won:  # another address answered first
+            await stream.aclose()
+            return
+        won.append((stream, address))
+        nursery.cancel_scope.cancel()
+
+    async with trio.open_nursery() as nursery:
+        for i, address in enumerate(addresses):
+            nursery.start_soon(attempt, i, address, nursery)
+    if won:
+        return won[0]
+    raise errors[0] if errors else OSError("no address answered")
 
 
 Handler = Callable[[trio.abc.Stream], Awaitable[None]]
@@ -892,23 +931,22 @@ class Relinks:
     def dials(self, peer: int) -> bool:
         return peer < self.info.seat
 
-    def _address(self, peer: int) -> tuple[str, int]:
+    def _addresses(self, peer: int) -> tuple[tuple[str, int], ...]:
         if peer == 0:
             if self.info.host_address is None:
                 raise LinkClosed("the host's address is not known")
-            return self.info.host_address
-        seat = self.info.roster[peer]
-        return seat.host, seat.port
+            return (self.info.host_address,)
+        return self.info.roster[peer].addresses
 
     async def relink(self, peer: int) -> Link:
         """A new authenticated link to ``peer``: dialled, or taken when it dials in."""
         if not self.dials(peer):
             return await self._channels[peer][1].receive()
-        address = self._address(peer)
+        addresses = self._addresses(peer)
         try:
-            return await _dial_seat(self.info, self.identity, peer, address, self.timeouts.handshake)
+            return await _dial_seat(self.info, self.identity, peer, addresses, self.timeouts.handshake)
         except trio.TooSlowError:
-            raise LinkClosed(f"no answer from {address[0]}:{address[1]}") from None
+            raise LinkClosed(f"no answer from {show_address(*addresses[0])}") from None
         except LinkClosed as e:
             raise LinkClosed(f"the new link failed: {e.reason}") from None
 

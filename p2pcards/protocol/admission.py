@@ -434,6 +434,29 @@ class _Visit:
     """What both confirmations vouch for (``pake_binding``)."""
 
 
+def roster_seat(hello: Hello, peer: str) -> Seat:
+    """A joiner's roster entry: where the others dial it.
+
+    At the address the host saw it connect from and the port of its ``hello``; a joiner
+    that the host sees at its router's outside address is dialled at the port the
+    router mapped, and one seen from inside its network (the host's LAN) keeps the
+    mapping as a second address for the seats outside."""
+    entry = Seat(name=hello.name, key=hello.key, host=peer, port=hello.port)
+    if hello.outside is None or hello.port == 0:
+        return entry
+    host, port = hello.outside
+    if _same_address(host, peer):
+        return replace(entry, port=port)
+    return replace(entry, also=(hello.outside,))
+
+
+def _same_address(a: str, b: str) -> bool:
+    try:
+        return ipaddress.ip_address(a) == ipaddress.ip_address(b)
+    except ValueError:
+        return a == b
+
+
 class Admission(Generic[C]):
     """The host's admission of joiners: a :class:`Door` and a :class:`Seating`, and each
     connection's stage between them.
@@ -582,7 +605,7 @@ class Admission(Generic[C]):
         del self._visits[connection]
         if hello is None:  # the PROVEN stage is only reached with a hello
             raise LocalProtocolError("a seat without a hello")
-        seat = Seat(name=hello.name, key=hello.key, host=visit.peer, port=hello.port)
+        seat = roster_seat(hello, visit.peer)
         decision = self.seating.sit(connection, seat)
         if isinstance(decision, Refuse):
             return decision

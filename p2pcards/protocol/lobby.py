@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import enum
 import hmac
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ from p2pcards.protocol.messages import (
     SchemaError,
     _array,
     _bin,
+    _int,
     _rules,
     _text,
     _tuple,
@@ -167,9 +169,18 @@ class Seat:
     key: bytes
     host: str
     port: int
+    also: tuple[tuple[str, int], ...] = ()
+    """More addresses to try when ``host:port`` does not answer: the seat's port
+    mapping on its router, as its ``hello`` gave it (written only when there is one)."""
 
     def to_wire(self) -> list[Any]:
-        return [self.name, self.key, self.host, self.port]
+        head = [self.name, self.key, self.host, self.port]
+        return [*head, [[h, p] for h, p in self.also]] if self.also else head
+
+    @property
+    def addresses(self) -> tuple[tuple[str, int], ...]:
+        """Where to dial this seat, in order."""
+        return ((self.host, self.port), *(a for a in self.also if a != (self.host, self.port)))
 
 
 def _bool(v: Any, where: str) -> bool:
@@ -178,13 +189,34 @@ def _bool(v: Any, where: str) -> bool:
     return v
 
 
-_seat = _tuple(
-    _text(MAX_NAME),
-    _bin(32),
-    _text(255),
-    _uint(65535),
-    build=lambda name, key, host, port: Seat(name=name, key=key, host=host, port=port),
-)
+MAX_ALSO = 2
+"""At most this many more addresses per roster seat."""
+
+
+def _ip_literal(v: Any, where: str) -> str:
+    """An IP address written out, as dialled: never a name that a lookup could send elsewhere."""
+    text = _text(45)(v, where)
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        raise SchemaError(f"{where} must be an IP address") from None
+    return text
+
+
+_address = _tuple(_ip_literal, _int(1, 65535), build=lambda host, port: (host, port))
+_seat_head = (_text(MAX_NAME), _bin(32), _text(255), _uint(65535))
+_seat_also = _array(_address, MAX_ALSO, 1)
+
+
+def _seat(v: Any, where: str) -> Seat:
+    """``[name, key, host, port]``, or with a fifth item: the seat's other addresses."""
+    if type(v) is not list or len(v) not in (4, 5):
+        raise SchemaError(f"{where} must be a list of 4 or 5 items")
+    name, key, host, port = (
+        c(x, f"{where}[{i}]") for i, (c, x) in enumerate(zip(_seat_head, v[:4], strict=True))
+    )
+    also = _seat_also(v[4], f"{where}[4]") if len(v) == 5 else ()
+    return Seat(name=name, key=key, host=host, port=port, also=also)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,8 +229,9 @@ class Hello(Body):
         "port": _uint(65535),
         "pake": _bin(PAKE_SIZE),
         "bot": _bool,
+        "outside": _address,
     }
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot", "outside"})
     name: str
     key: bytes
     nonce: bytes
@@ -208,6 +241,9 @@ class Hello(Body):
     bot: bool | None = None
     """True if a bot plays the joiner's seat (absent: a person). Unverifiable, and only
     decides the table's patience: at a table of one person, the bots wait a day a turn."""
+    outside: tuple[str, int] | None = None
+    """Where the internet reaches the joiner's ``port``: the address and port its router
+    mapped (``net.portmap``), when it has one (absent: none)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

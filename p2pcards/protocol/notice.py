@@ -28,6 +28,10 @@ NOTICES: dict[str, str] = {
     "notice_known_renamed": "WARNING: {name} (seat {seat}) has the key of the player you knew as {known}"
     " (last seen {last}): the same person under a new name, or someone showing you another table",
     "notice_known_unreadable": "the list of known players {problem}",
+    "notice_mapped": "your router forwards {outside} from the internet to port {port} here ({how}),"
+    " until you leave",
+    "notice_no_mapping": "no router opened port {port} ({why}): a seat that cannot dial you reaches you"
+    " through the host",
 }
 """The English of every notice, by key."""
 

@@ -128,6 +128,15 @@ _EN: dict[str, str] = {
     " {port} of your router to this machine and give the others your public address)",
     "host_lan": "(on this network the code alone finds this host: {command})",
     "host_env": "(or set P2PCARDS_CODE to keep the code out of the process list)",
+    "host_internet": "From the internet:",
+    "host_mapped": "(your router forwards that address to port {port} of this machine ({how}) while the"
+    " table is open)",
+    "host_double_nat": "(your router forwards {outside} ({how}), but that address is itself private: another"
+    " router, your provider's, is in front of it, and nobody outside can dial in. A friend on another"
+    " connection may host instead)",
+    "host_no_mapping": "(that address works on this network. No router opened port {port}: {why}.\n"
+    " From the internet: turn on UPnP or NAT-PMP in your router, or forward its TCP\n"
+    " port {port} to this machine, and give the others your public address)",
     "you": "you",
     "You": "You",
     "welcome": "Nines: {you} against {others} ({bots}).",
@@ -318,6 +327,19 @@ _FR: dict[str, str] = {
     "host_lan": "(sur ce réseau, le code seul trouve cette table : {command})",
     "host_env": "(ou mettez le code dans P2PCARDS_CODE pour qu'il n'apparaisse pas dans la liste"
     " des processus)",
+    "host_internet": "Depuis Internet :",
+    "host_mapped": "(votre box redirige cette adresse vers le port {port} de cette machine ({how}) tant"
+    " que la table est ouverte)",
+    "host_double_nat": "(votre box redirige {outside} ({how}), mais cette adresse est elle-même privée : un"
+    " autre routeur, celui de votre fournisseur, est devant, et personne ne peut se connecter depuis"
+    " l'extérieur. Un ami sur une autre connexion peut héberger la table)",
+    "host_no_mapping": "(cette adresse marche sur ce réseau. Aucune box n'a ouvert le port {port} : {why}.\n"
+    " Depuis Internet : activez UPnP ou NAT-PMP sur votre box, ou redirigez son port\n"
+    " TCP {port} vers cette machine, et donnez aux autres votre adresse publique)",
+    "notice_mapped": "votre box redirige {outside} depuis Internet vers le port {port} d'ici ({how}),"
+    " jusqu'à votre départ",
+    "notice_no_mapping": "aucune box n'a ouvert le port {port} ({why}) : une place qui ne peut pas vous"
+    " joindre passe par l'hôte",
     "notice_joined": "{name} a rejoint la table depuis {peer}",
     "notice_left_table": "{name} a quitté la table",
     "notice_wrong_code": "{name} refusé (depuis {peer}) : mauvais code d'invitation",
@@ -534,6 +556,19 @@ _IT: dict[str, str] = {
     " {port} del tuo router a questa macchina e dai agli altri il tuo indirizzo pubblico)",
     "host_lan": "(su questa rete basta il codice per trovare questo tavolo: {command})",
     "host_env": "(oppure metti il codice in P2PCARDS_CODE perché non compaia nell'elenco dei processi)",
+    "host_internet": "Da Internet:",
+    "host_mapped": "(il tuo router inoltra questo indirizzo alla porta {port} di questa macchina ({how})"
+    " finché il tavolo è aperto)",
+    "host_double_nat": "(il tuo router inoltra {outside} ({how}), ma quell'indirizzo è a sua volta privato:"
+    " davanti c'è un altro router, quello del tuo fornitore, e nessuno può collegarsi da fuori. Può"
+    " ospitare un amico su un'altra connessione)",
+    "host_no_mapping": "(questo indirizzo funziona su questa rete. Nessun router ha aperto la porta {port}:"
+    " {why}.\n Da Internet: attiva UPnP o NAT-PMP sul router, o inoltra la sua porta\n"
+    " TCP {port} a questa macchina, e dai agli altri il tuo indirizzo pubblico)",
+    "notice_mapped": "il tuo router inoltra {outside} da Internet alla porta {port} qui ({how}),"
+    " finché non esci",
+    "notice_no_mapping": "nessun router ha aperto la porta {port} ({why}): un posto che non ti raggiunge"
+    " passa dall'host",
     "notice_joined": "{name} si è unito al tavolo da {peer}",
     "notice_left_table": "{name} ha lasciato il tavolo",
     "notice_wrong_code": "rifiutato {name} (da {peer}): codice d'invito sbagliato",

@@ -24,6 +24,7 @@ import trio
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
+from p2pcards.net.portmap import PortMapping
 from p2pcards.net.runner import WAIT_NOTICE, Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
@@ -536,11 +537,11 @@ class NetworkUI(LobbyUI):
         """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.clock: Any = None
         """The table's clock (``Timeouts``), once the session knows it."""
-        self.on_invitation: Callable[[str, int], None] = lambda code, port: None
+        self.on_invitation: Callable[[str, int, PortMapping | None], None] = lambda code, port, mapped: None
         """How the command prints the invitation (it knows the address to give out)."""
 
-    def invitation(self, code: str, port: int) -> None:
-        self.on_invitation(code, port)
+    def invitation(self, code: str, port: int, mapped: PortMapping | None = None) -> None:
+        self.on_invitation(code, port, mapped)
 
     def lobby(self, names: Sequence[str], players: int) -> None:
         # The host sends these names: shown cleaned, like everything that comes from a peer.

@@ -1,0 +1,142 @@
+"""Reaching a table through real NAT routers (the lab of ``natlab.py``), with real processes.
+
+A host behind a home router that answers NAT-PMP, PCP and UPnP prints an internet-side
+address that the router granted; a friend on the internet joins at it and a friend on
+the host's own network joins at the LAN address, with nobody forwarding a port by hand.
+Every address is in 198.18.0.0/15 inside namespaces the lab made (root, iproute2 and
+nftables are needed; elsewhere these tests skip with the reason).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from e2e_helpers import CLI, Proc, Procs, audit_json, node_env, processes
+from natlab import Host, nat_lab
+
+from p2pcards.net.words import new_code
+
+pytestmark = pytest.mark.slow
+
+INVITED = re.compile(r"From the internet:\s*\n\s*\S+ join (\d+\.\d+\.\d+\.\d+):(\d+) --code")
+
+
+def spawn_on(procs: Procs, host: Host, name: str, args: list[str], home: Path, **env: str) -> Proc:
+    """Start the real CLI on a lab host, with port mapping on (the lab's router is asked)."""
+    log = procs.directory / f"{name}.out"
+    with log.open("wb") as out:
+        popen = host.popen(
+            [str(CLI), *args],
+            env=node_env(home, P2PCARDS_NO_PORT_MAPPING="0", **env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    proc = Proc(name=name, argv=list(popen.args), log=log, popen=popen)  # type: ignore[arg-type]
+    procs.started.append(proc)
+    return proc
+
+
+@pytest.mark.parametrize(
+    "speaks, method",
+    [("pcp,natpmp,upnp", "PCP"), ("natpmp", "NAT-PMP"), ("upnp", "UPnP")],
+    ids=["pcp", "natpmp-only", "upnp-only"],
+)
+def test_a_host_behind_a_home_router_is_reached_from_the_internet_and_its_lan(
+    tmp_path: Path, speaks: str, method: str
+) -> None:
+    code = new_code()
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with nat_lab() as lab, processes(tmp_path) as procs:
+        router = lab.router("home", mapping=True, speaks=speaks)
+        home, neighbour = lab.lan_host(router), lab.lan_host(router)
+        friend = lab.internet_host()
+        common = ["--bot", "random", "--no-discovery"]
+        host = spawn_on(
+            procs,
+            home,
+            "host",
+            ["host", "-n", "3", "--port", "7777", *common, "--name", "Hal", "--transcript", str(files[0])],
+            tmp_path / "h0",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("From the internet:", timeout=20), host.tail()
+        assert host.wait_for("--code", timeout=5)
+        invited = INVITED.search(host.output())
+        assert invited is not None, host.output()
+        outside, outside_port = invited[1], int(invited[2])
+        assert outside == router.wan  # the router's address, as its answer gave it
+        assert f"of this machine ({method})" in host.output()
+        # The neighbour joins first (seat 1), so the friend (seat 2) has to dial it: at its LAN
+        # address, which the internet cannot reach, then at the neighbour's own mapping.
+        lan_joiner = spawn_on(
+            procs,
+            neighbour,
+            "neighbour",
+            ["join", f"{home.address}:7777", *common[:2], "--name", "Nel", "--transcript", str(files[1])],
+            tmp_path / "h1",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("Nel joined", timeout=20), host.tail()
+        internet_joiner = spawn_on(
+            procs,
+            friend,
+            "friend",
+            [
+                "join",
+                f"{outside}:{outside_port}",
+                *common[:2],
+                "--name",
+                "Fay",
+                "--transcript",
+                str(files[2]),
+            ],
+            tmp_path / "h2",
+            P2PCARDS_CODE=code,
+        )
+        statuses = [p.finish(timeout=150) for p in (host, lan_joiner, internet_joiner)]
+        outputs = [p.output() for p in (host, lan_joiner, internet_joiner)]
+        granted = router.log()
+    assert statuses == [0, 0, 0], "\n\n".join(outputs)
+    assert f"Fay joined from {friend.address}" in outputs[0]  # through the mapping, from outside
+    assert f"Nel joined from {neighbour.address}" in outputs[0]
+    assert "your router forwards" in outputs[1]  # the neighbour mapped its own port too
+    assert "router" not in outputs[2]  # the friend on the internet has no router to ask, or to mention
+    for output in outputs:
+        assert "through the host" not in output, output  # every pair linked directly
+    # The router granted the host's and the neighbour's ports, and took both back at the end.
+    mapped = {line.split()[2] for line in granted if line.startswith("granted TCP")}
+    deleted = {line.split()[2] for line in granted if line.startswith("deleted TCP")}
+    assert (
+        mapped == deleted == {f"{home.address}:7777", *(a for a in mapped if a.startswith(neighbour.address))}
+    )
+    assert len(mapped) == 2, granted
+    records = []
+    for path in files:
+        status, record = audit_json(path, home=tmp_path / "auditor")
+        assert status == 0 and record["verdict"]["valid"], record["verdict"]
+        records.append((record["result"], [p["key"] for p in record["players"]]))
+    assert records[0] == records[1] == records[2]
+
+
+def test_with_no_port_mapping_the_host_asks_nothing_and_says_how_to_forward(tmp_path: Path) -> None:
+    with nat_lab() as lab, processes(tmp_path) as procs:
+        router = lab.router("home", mapping=True)
+        home = lab.lan_host(router)
+        host = spawn_on(
+            procs,
+            home,
+            "host",
+            ["host", "-n", "2", "--port", "7777", "--bot", "random", "--no-discovery", "--no-port-mapping"],
+            tmp_path / "h0",
+            P2PCARDS_CODE=new_code(),
+        )
+        assert host.wait_for("forward TCP port", timeout=20), host.tail()
+        host.popen.terminate()
+        host.finish(timeout=20)
+        granted = router.log()
+    assert "From the internet:" not in host.output()
+    assert not [line for line in granted if not line.startswith("ready")], granted
