@@ -40,6 +40,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import Pake, Side, password
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
+from p2pcards.net import session
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome, join_game
 from p2pcards.net.runner import run_table
@@ -603,6 +604,14 @@ async def test_the_code_never_travels(tmp_path: Path, monkeypatch: pytest.Monkey
         return tap
 
     monkeypatch.setattr(trio, "open_tcp_stream", tapped)
+    real_reusable = session.open_reusable  # a joiner's connection to the host (net.dial)
+
+    async def tapped_reusable(*args: object) -> TapStream:
+        tap = TapStream(await real_reusable(*args))  # type: ignore[arg-type]
+        taps.append(tap)
+        return tap
+
+    monkeypatch.setattr(session, "open_reusable", tapped_reusable)
     # Inside TLS: every frame any node sends, as it is before encryption.
     frames: list[bytes] = []
     real_send = Link.send
@@ -636,11 +645,17 @@ async def test_the_code_never_travels(tmp_path: Path, monkeypatch: pytest.Monkey
         assert tap.sent[:1] == tap.received[:1] == b"\x16"  # TLS on the wire
 
 
-async def test_a_seat_that_cannot_be_dialled_is_reached_through_the_host(tmp_path: Path) -> None:
-    # Seat 1 announces a port nobody listens on: seat 2 cannot dial it, says so, and
-    # goes on with its frames for seat 1 carried by the host. Seat 1 ("the liar") then
-    # never plays: the host names it when the step times out; seat 2 names nobody.
+async def test_a_seat_that_cannot_be_dialled_is_reached_through_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seat 1 announces a port nobody listens on: seat 2 cannot dial it, tries hole
+    # punching (which the liar does not answer), says so, and goes on with its frames
+    # for seat 1 carried by the host. Seat 1 ("the liar") then never plays: the host
+    # names it when the step times out; seat 2 names nobody.
     from dataclasses import replace
+
+    monkeypatch.setattr(session, "PUNCH_AFTER", 0.3)  # the step timeout below is short
+    monkeypatch.setattr(session, "PUNCH_WINDOW", 0.5)
 
     outcomes: dict[int, Outcome] = {}
     host_ui, second_ui = RecordingUI(), RecordingUI()

@@ -11,8 +11,8 @@ import trio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from p2pcards.net.dial import connect_first
 from p2pcards.net.node import _journal_seat
-from p2pcards.net.session import connect_first
 from p2pcards.protocol.admission import roster_seat
 from p2pcards.protocol.lobby import Hello, Seat, Start, decode_lobby, encode_lobby
 from p2pcards.protocol.wire import WireError
@@ -25,8 +25,8 @@ def _hello(port: int, outside: tuple[str, int] | None) -> Hello:
 
 
 def test_a_joiner_without_a_mapping_is_dialled_where_the_host_saw_it() -> None:
-    seat = roster_seat(_hello(40000, None), "192.168.1.7")
-    assert (seat.host, seat.port, seat.also) == ("192.168.1.7", 40000, ())
+    seat = roster_seat(_hello(40000, None), "192.168.1.7", 51515)
+    assert (seat.host, seat.port, seat.also, seat.seen) == ("192.168.1.7", 40000, (), 51515)
     assert seat.addresses == (("192.168.1.7", 40000),)
 
 
@@ -48,6 +48,7 @@ def test_the_start_writes_the_fifth_item_only_for_a_seat_with_more_addresses() -
     plain = Seat(name="a", key=KEY, host="192.168.1.2", port=7777)
     more = Seat(name="b", key=b"j" * 32, host="192.168.1.7", port=40000, also=(("198.18.0.9", 51000),))
     assert len(plain.to_wire()) == 4 and len(more.to_wire()) == 5
+    assert more.to_wire()[4] == {"also": [["198.18.0.9", 51000]]}
     start = decode_lobby(encode_lobby(Start(roster=(plain, more))))
     assert isinstance(start, Start) and start.roster == (plain, more)
     hello = decode_lobby(encode_lobby(_hello(40000, ("198.18.0.9", 51000))))
@@ -55,21 +56,26 @@ def test_the_start_writes_the_fifth_item_only_for_a_seat_with_more_addresses() -
 
 
 @pytest.mark.parametrize(
-    "also",
+    "more",
     [
-        [["router.example", 51000]],  # a name: a lookup could send the dial anywhere
-        [["198.18.0.9", 0]],
-        [["198.18.0.9", 70000]],
-        [["198.18.0.9"]],
-        [["1.1.1.1", 1], ["1.1.1.2", 2], ["1.1.1.3", 3]],  # more than MAX_ALSO
-        [],
+        {"also": [["router.example", 51000]]},  # a name: a lookup could send the dial anywhere
+        {"also": [["198.18.0.9", 0]]},
+        {"also": [["198.18.0.9", 70000]]},
+        {"also": [["198.18.0.9"]]},
+        {"also": [["1.1.1.1", 1], ["1.1.1.2", 2], ["1.1.1.3", 3]]},  # more than MAX_ALSO
+        {"also": []},
+        {"seen": 0},
+        {"seen": "51000"},
+        {"seen": 51000, "next": 1},
+        {},
+        [["198.18.0.9", 51000]],
         "198.18.0.9:51000",
     ],
 )
-def test_a_start_with_unusable_other_addresses_is_refused(also: object) -> None:
+def test_a_start_with_unusable_seat_details_is_refused(more: object) -> None:
     from p2pcards.protocol.wire import pack
 
-    seat = ["b", b"j" * 32, "192.168.1.7", 40000, also]
+    seat = ["b", b"j" * 32, "192.168.1.7", 40000, more]
     frame = pack({"v": 2, "kind": "start", "body": {"roster": [["a", KEY, "192.168.1.2", 7777], seat]}})
     with pytest.raises(WireError):
         decode_lobby(frame)
@@ -78,15 +84,18 @@ def test_a_start_with_unusable_other_addresses_is_refused(also: object) -> None:
 @given(
     st.lists(st.tuples(st.ip_addresses().map(str), st.integers(1, 65535)), min_size=0, max_size=2),
     st.integers(0, 65535),
+    st.integers(0, 65535),
 )
 def test_a_seat_and_its_addresses_survive_the_wire_and_the_journal(
-    also: list[tuple[str, int]], port: int
+    also: list[tuple[str, int]], port: int, seen: int
 ) -> None:
-    seat = Seat(name="b", key=KEY, host="192.168.1.7", port=port, also=tuple(also))
+    seat = Seat(name="b", key=KEY, host="192.168.1.7", port=port, also=tuple(also), seen=seen)
     start = decode_lobby(encode_lobby(Start(roster=(seat, Seat(name="a", key=b"j" * 32, host="", port=1)))))
     assert isinstance(start, Start) and start.roster[0] == seat
     journal = [seat.host, seat.port, [list(a) for a in seat.also]]
     assert _journal_seat(journal) == (seat.host, seat.port, seat.also)
+    if seen == 0:
+        assert "seen" not in ([*seat.to_wire(), {}])[4]
 
 
 def test_a_journal_of_an_earlier_version_still_reads() -> None:

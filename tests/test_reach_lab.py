@@ -63,8 +63,7 @@ def test_a_host_behind_a_home_router_is_reached_from_the_internet_and_its_lan(
             tmp_path / "h0",
             P2PCARDS_CODE=code,
         )
-        assert host.wait_for("From the internet:", timeout=20), host.tail()
-        assert host.wait_for("--code", timeout=5)
+        assert host.wait_for("P2PCARDS_CODE", timeout=20), host.tail()  # the invitation's last line
         invited = INVITED.search(host.output())
         assert invited is not None, host.output()
         outside, outside_port = invited[1], int(invited[2])
@@ -140,3 +139,107 @@ def test_with_no_port_mapping_the_host_asks_nothing_and_says_how_to_forward(tmp_
         granted = router.log()
     assert "From the internet:" not in host.output()
     assert not [line for line in granted if not line.startswith("ready")], granted
+
+
+# ---------------------------------------------------------------------------
+# The matrix: the host and two joiners behind different kinds of router
+
+PLACES = {
+    "internet": None,
+    "open": ("open", False),
+    "home": ("home", False),
+    "home+pcp": ("home", True),
+    "strict": ("strict", False),
+}
+
+MATRIX = [
+    # host, first joiner (seat 1), second joiner (seat 2), how seats 1 and 2 link
+    ("home+pcp", "home", "home", "punched"),
+    ("internet", "home", "home", "punched"),
+    ("internet", "strict", "home", "relayed"),
+    ("home+pcp", "home+pcp", "strict", "direct"),
+    ("open", "open", "internet", "direct"),
+]
+
+
+def _place(lab: object, where: str) -> Host:
+    """A host on the internet, or behind a new router of the kind ``where`` names."""
+    spot = PLACES[where]
+    if spot is None:
+        return lab.internet_host()  # type: ignore[attr-defined]
+    kind, mapping = spot
+    return lab.lan_host(lab.router(kind, mapping=mapping))  # type: ignore[attr-defined]
+
+
+def how_linked(output: str, name: str) -> str:
+    """How a seat's output says it linked with ``name``: direct, punched or relayed."""
+    if re.search(rf"linked with {name} \(seat \d\) through both routers", output):
+        return "punched"
+    if re.search(rf"cannot reach {name} \(seat \d\) directly", output):
+        return "relayed"
+    assert re.search(rf"linked directly with .*{name}", output), output
+    return "direct"
+
+
+@pytest.mark.parametrize(
+    "host_at, first_at, second_at, expected", MATRIX, ids=["-".join(m[:3]) for m in MATRIX]
+)
+def test_the_reach_matrix(tmp_path: Path, host_at: str, first_at: str, second_at: str, expected: str) -> None:
+    code = new_code()
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with nat_lab() as lab, processes(tmp_path) as procs:
+        machines = [_place(lab, where) for where in (host_at, first_at, second_at)]
+        host = spawn_on(
+            procs,
+            machines[0],
+            "host",
+            [
+                "host",
+                "-n",
+                "3",
+                "--port",
+                "7777",
+                "--bot",
+                "random",
+                "--no-discovery",
+                "--name",
+                "Hal",
+                "--transcript",
+                str(files[0]),
+            ],
+            tmp_path / "h0",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("P2PCARDS_CODE", timeout=20), host.tail()  # the invitation's last line
+        invited = INVITED.search(host.output())
+        if invited is not None:
+            address = f"{invited[1]}:{invited[2]}"
+        elif host_at == "open":
+            address = f"{lab.routers[0].wan}:7777"
+        else:
+            address = f"{machines[0].address}:7777"
+        joiners = []
+        for seat, name in ((1, "Ann"), (2, "Bea")):
+            joiners.append(
+                spawn_on(
+                    procs,
+                    machines[seat],
+                    name,
+                    ["join", address, "--bot", "random", "--name", name, "--transcript", str(files[seat])],
+                    tmp_path / f"h{seat}",
+                    P2PCARDS_CODE=code,
+                )
+            )
+            assert host.wait_for(f"{name} joined", timeout=30), host.tail() + joiners[-1].tail()
+        statuses = [p.finish(timeout=150) for p in (host, *joiners)]
+        outputs = [p.output() for p in (host, *joiners)]
+    assert statuses == [0, 0, 0], "\n\n".join(outputs)
+    pair = how_linked(outputs[2], "Ann"), how_linked(outputs[1], "Bea")
+    print(f"\nhost {host_at}, Ann {first_at}, Bea {second_at}: Ann-Bea {pair[0]}")
+    assert pair == (expected, expected), "\n\n".join(outputs)
+    records = []
+    for path in files:
+        status, record = audit_json(path, home=tmp_path / "auditor")
+        assert status == 0 and record["verdict"]["valid"], record["verdict"]
+        records.append((record["result"], [p["key"] for p in record["players"]]))
+    assert records[0] == records[1] == records[2]

@@ -23,8 +23,10 @@ wrong code that costs its address a growing wait (not the host a held place).
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import random
+import socket
 import ssl
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,6 +41,7 @@ from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, Us
 from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
+from p2pcards.net.dial import connect_first, open_reusable, punch_point, simultaneous_open
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
@@ -128,6 +131,11 @@ class SessionInfo:
     """Seats this one has no link with: their frames go through the host."""
     clock: tuple[int, ...] | None = None
     """The table's final clock (turn, step, grace), as the host fixed it at the start."""
+    punch: tuple[int, int] | None = None
+    """(address family, local port) of a joiner's connection to the host: the port that
+    hole punching binds again (``net.dial``). None at the host and after a resume."""
+    punched: set[int] = field(default_factory=set)
+    """Seats this one linked with by hole punching."""
 
 
 def final_clock(clock: Sequence[int], people: int) -> tuple[int, ...]:
@@ -189,6 +197,14 @@ def _peer_host(stream: trio.abc.Stream) -> str:
         return unmapped(str(sock.getpeername()[0])) if sock is not None else ""
     except OSError:
         return ""
+
+
+def _peer_port(stream: trio.abc.Stream) -> int:
+    sock = getattr(stream, "socket", None)
+    try:
+        return int(sock.getpeername()[1]) if sock is not None else 0
+    except OSError:
+        return 0
 
 
 def _lobby_link(stream: trio.abc.Stream, peer: str) -> Link:
@@ -317,7 +333,7 @@ class HostLobby:
         secured = tls.server(stream, self.tls)
         guest = _Guest(_lobby_link(secured, peer), secured)
         fresh = os.urandom(32), os.urandom(ENTROPY_SIZE)  # its nonce and the host's SPAKE2 entropy
-        door = self.admission.connected(guest, peer, trio.current_time(), *fresh)
+        door = self.admission.connected(guest, peer, trio.current_time(), *fresh, seen=_peer_port(stream))
         if isinstance(door, Refuse):  # no lobby frame is read from it, only its TLS handshake
             await self._refuse(guest.link, door)  # (which the refusal needs), within 2 s
             return
@@ -566,13 +582,15 @@ async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
     timeouts = me.timeouts
     try:
         with trio.fail_after(timeouts.handshake):
-            stream = await trio.open_tcp_stream(host, port)
+            stream = await open_reusable(host, port)
     except (OSError, trio.TooSlowError) as e:
         raise PeerUnreachable(f"cannot reach the host at {show_address(host, port)} ({_reason(e)})") from None
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         server_key = await _host_tls(link, timeouts.handshake)
-        return await _join(link, server_key, me)
+        info = await _join(link, server_key, me)
+        info.punch = punch_point(stream)
+        return info
     except BaseException:
         await link.aclose()
         raise
@@ -754,6 +772,24 @@ async def _link_handshake(
     return peer
 
 
+PUNCH_AFTER = 2.0
+"""Seconds a direct dial has to connect before the two seats try hole punching."""
+PUNCH_WINDOW = 8.0
+"""Seconds of simultaneous-open attempts before the two seats fall back to the host's relay."""
+
+
+def _punchable(info: SessionInfo, peer: int) -> bool:
+    """Both seats can try a simultaneous open: the host saw where each one's connection
+    came from, in the same address family as this seat's own connection to the host."""
+    if info.punch is None or not info.roster[peer].seen or not info.roster[info.seat].seen:
+        return False
+    try:
+        version = ipaddress.ip_address(info.roster[peer].host).version
+    except ValueError:
+        return False
+    return version == (6 if info.punch[0] == socket.AF_INET6 else 4)
+
+
 async def form_mesh(
     info: SessionInfo,
     identity: Identity,
@@ -763,15 +799,16 @@ async def form_mesh(
 ) -> None:
     """Link this seat with every other: dial lower seats, accept higher ones.
 
-    A seat that announced port 0 (``--no-listen``) cannot be dialled, and a seat
-    that cannot be reached (a home router, a firewall) is given up on: with
-    either, the two seats reach each other through the host (``info.relayed``).
+    A pair of seats whose dial does not connect within ``PUNCH_AFTER`` (a home router
+    in the way, or a seat that does not listen) tries hole punching (``net.dial``);
+    a pair that still has no link reaches each other through the host
+    (``info.relayed``), as a pair that cannot punch does at once.
     """
     n = len(info.roster)
     need = {s for s in range(1, n) if s != info.seat} - set(info.links)
     for s in sorted(need):
         lower = min(s, info.seat)
-        if info.roster[lower].port == 0:  # the seat that would be dialled does not listen
+        if info.roster[lower].port == 0 and not _punchable(info, s):  # nothing to dial, no hole to punch
             info.relayed.add(s)
     need -= info.relayed
     if not need:
@@ -783,20 +820,25 @@ async def form_mesh(
     def may_dial_us(s: int) -> bool:
         return s > info.seat and s not in info.links
 
-    async def accept(stream: trio.abc.Stream) -> None:
-        if server is None:  # nobody may dial this seat
-            await stream.aclose()
-            return
-        link = _lobby_link(tls.server(stream, server), _peer_host(stream))
-        try:
-            peer = await _link_handshake(link, info, identity, may_dial_us, timeouts.handshake)
-        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
-            ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
-            await link.aclose()
-            return
+    def linked(peer: int, link: Link) -> None:
         info.links[peer] = link
         if need <= set(info.links):
             done.set()
+
+    async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
+        if server is None:  # nobody may dial this seat
+            await stream.aclose()
+            return False
+        link = _lobby_link(tls.server(stream, server), _peer_host(stream))
+        expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
+        try:
+            peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
+            await link.aclose()
+            return False
+        linked(peer, link)
+        return True
 
     failures: list[PeerUnreachable] = []
 
@@ -817,16 +859,64 @@ async def form_mesh(
 
     async def _dial(peer: int) -> None:
         seat = info.roster[peer]
-        try:
-            link = await _dial_seat(info, identity, peer, seat.addresses, timeouts.handshake)
-        except (OSError, trio.TooSlowError) as e:
-            through_host(peer, f"{show_address(seat.host, seat.port)}: {_reason(e)}")
+        punchable = _punchable(info, peer)
+        why = "it does not listen"
+        stream: trio.SocketStream | None = None
+        if seat.port:
+            try:
+                with trio.fail_after(PUNCH_AFTER if punchable else timeouts.handshake):
+                    stream, _where = await connect_first(seat.addresses)
+            except (OSError, trio.TooSlowError) as e:
+                why = f"{show_address(seat.host, seat.port)}: {_reason(e)}"
+        if stream is None and punchable:
+            stream = await _punch(peer)
+            if stream is None:
+                why += "; hole punching failed"
+        if stream is None:
+            through_host(peer, why)
             return
-        except LinkClosed as e:
-            raise PeerUnreachable(f"link to {seat.name} (seat {peer}) failed: {e.reason}") from None
-        info.links[peer] = link
-        if need <= set(info.links):
-            done.set()
+        link = _lobby_link(tls.client(stream), _peer_host(stream))
+        try:
+            await _link_handshake(link, info, identity, lambda s: s == peer, timeouts.handshake, pin=peer)
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            await link.aclose()
+            raise PeerUnreachable(
+                f"link to {seat.name} (seat {peer}) failed: {e or 'no answer in time'}"
+            ) from None
+        linked(peer, link)
+        announce(peer)
+
+    async def _punch(peer: int) -> trio.SocketStream | None:
+        assert info.punch is not None  # _punchable
+        seat = info.roster[peer]
+        stream = await simultaneous_open(info.punch[0], info.punch[1], (seat.host, seat.seen), PUNCH_WINDOW)
+        if stream is not None:
+            info.punched.add(peer)
+        return stream
+
+    def announce(peer: int) -> None:
+        if peer in info.punched:
+            ui.info(Notice("notice_punched", name=info.roster[peer].name, seat=peer))
+
+    async def await_punch(peer: int) -> None:
+        """The seat dialled by ``peer``: if it has not dialled in by ``PUNCH_AFTER``, punch
+        (at once if this seat does not listen: the other side does not dial it first)."""
+        if info.roster[info.seat].port:
+            await trio.sleep(PUNCH_AFTER)
+        if peer in info.links:
+            return
+        stream = await _punch(peer)
+        if stream is not None and peer in info.links:  # it dialled in meanwhile
+            info.punched.discard(peer)
+            await stream.aclose()
+            return
+        if stream is not None and await accept(stream, only=peer):
+            announce(peer)
+            return
+        if stream is not None:
+            info.punched.discard(peer)
+        if peer not in info.links and peer in need:  # the other side gave up at the same moment
+            through_host(peer, "no link from it; hole punching failed")
 
     with trio.move_on_after(timeouts.mesh):
         async with trio.open_nursery() as nursery:
@@ -835,12 +925,17 @@ async def form_mesh(
             for peer in sorted(need):
                 if peer < info.seat:
                     nursery.start_soon(dial, peer)
+                elif _punchable(info, peer):
+                    nursery.start_soon(await_punch, peer)
             await done.wait()
             nursery.cancel_scope.cancel()
     for peer in sorted(need - set(info.links)):  # never dialled in: it could not reach this seat
         through_host(peer, f"no link from it in {timeouts.mesh:g} s")
     if failures:
         raise failures[0]
+    direct = [info.roster[p].name for p in sorted(info.links) if p != 0 and p not in info.punched]
+    if direct:  # with the punched and relayed seats said above: how this seat reaches every other
+        ui.info(Notice("notice_direct", names=", ".join(direct)))
 
 
 async def _dial_seat(
@@ -858,39 +953,6 @@ async def _dial_seat(
         await link.aclose()
         raise LinkClosed(str(e) or "no answer in time") from None
     return link
-
-
-STAGGER = 0.3
-"""Seconds before the next of a seat's addresses is tried beside the first (as happy eyeballs)."""
-
-
-async def connect_first(addresses: Sequence[tuple[str, int]]) -> tuple[trio.SocketStream, tuple[str, int]]:
-    """A TCP connection to the first of ``addresses`` that answers, each tried
-    ``STAGGER`` seconds after the one before while that one is still trying."""
-    if len(addresses) == 1:
-        return await trio.open_tcp_stream(*addresses[0]), addresses[0]
-    won: list[tuple[trio.SocketStream, tuple[str, int]]] = []
-    errors: list[OSError] = []
-
-    async def attempt(i: int, address: tuple[str, int], nursery: trio.Nursery) -> None:
-        await trio.sleep(i * STAGGER)
-        try:
-            stream = await trio.open_tcp_stream(*address)
-        except OSError as e:
-            errors.append(e)
-            return
-        if won:  # another address answered first
-            await stream.aclose()
-            return
-        won.append((stream, address))
-        nursery.cancel_scope.cancel()
-
-    async with trio.open_nursery() as nursery:
-        for i, address in enumerate(addresses):
-            nursery.start_soon(attempt, i, address, nursery)
-    if won:
-        return won[0]
-    raise errors[0] if errors else OSError("no address answered")
 
 
 Handler = Callable[[trio.abc.Stream], Awaitable[None]]

@@ -425,6 +425,8 @@ class _Visit:
     source: str
     nonce: bytes
     entropy: bytes
+    seen: int = 0
+    """The source port the connection came from (the roster's ``seen``)."""
     stage: Stage = Stage.HELLO
     hello: Hello | None = None
     """Set when it moves on to ``AUTH``, with the three below."""
@@ -434,14 +436,15 @@ class _Visit:
     """What both confirmations vouch for (``pake_binding``)."""
 
 
-def roster_seat(hello: Hello, peer: str) -> Seat:
-    """A joiner's roster entry: where the others dial it.
+def roster_seat(hello: Hello, peer: str, seen: int = 0) -> Seat:
+    """A joiner's roster entry: where the others dial it, and punch a hole to it.
 
     At the address the host saw it connect from and the port of its ``hello``; a joiner
     that the host sees at its router's outside address is dialled at the port the
     router mapped, and one seen from inside its network (the host's LAN) keeps the
-    mapping as a second address for the seats outside."""
-    entry = Seat(name=hello.name, key=hello.key, host=peer, port=hello.port)
+    mapping as a second address for the seats outside. ``seen``: the source port of
+    its connection to the host."""
+    entry = Seat(name=hello.name, key=hello.key, host=peer, port=hello.port, seen=seen)
     if hello.outside is None or hello.port == 0:
         return entry
     host, port = hello.outside
@@ -516,10 +519,11 @@ class Admission(Generic[C]):
         return None if visit is None else visit.stage
 
     def connected(
-        self, connection: C, peer: str, now: float, nonce: bytes, entropy: bytes
+        self, connection: C, peer: str, now: float, nonce: bytes, entropy: bytes, *, seen: int = 0
     ) -> Enter | Evict[C] | Refuse:
-        """A new connection from address ``peer``; ``nonce`` (32 bytes) and ``entropy`` (64, for
-        the host's SPAKE2 scalar) are fresh random bytes for it alone."""
+        """A new connection from address ``peer`` (port ``seen``, 0 if unknown); ``nonce``
+        (32 bytes) and ``entropy`` (64, for the host's SPAKE2 scalar) are fresh random
+        bytes for it alone."""
         if connection in self._visits or self.seating.holds(connection):
             raise LocalProtocolError("this connection is already known")
         source = address_group(peer)
@@ -527,7 +531,9 @@ class Admission(Generic[C]):
         if isinstance(decision, Evict):
             self._visits[decision.connection].stage = Stage.EVICTED
         if not isinstance(decision, Refuse):
-            self._visits[connection] = _Visit(peer=peer, source=source, nonce=nonce, entropy=entropy)
+            self._visits[connection] = _Visit(
+                peer=peer, source=source, nonce=nonce, entropy=entropy, seen=seen
+            )
         return decision
 
     def hello(self, connection: C, message: Body, channel: bytes) -> SendChallenge | Refuse:
@@ -605,7 +611,7 @@ class Admission(Generic[C]):
         del self._visits[connection]
         if hello is None:  # the PROVEN stage is only reached with a hello
             raise LocalProtocolError("a seat without a hello")
-        seat = roster_seat(hello, visit.peer)
+        seat = roster_seat(hello, visit.peer, visit.seen)
         decision = self.seating.sit(connection, seat)
         if isinstance(decision, Refuse):
             return decision

@@ -171,11 +171,20 @@ class Seat:
     port: int
     also: tuple[tuple[str, int], ...] = ()
     """More addresses to try when ``host:port`` does not answer: the seat's port
-    mapping on its router, as its ``hello`` gave it (written only when there is one)."""
+    mapping on its router, as its ``hello`` gave it."""
+    seen: int = 0
+    """The source port of the joiner's connection to the host, as the host saw it: where
+    its router sends what comes back to that connection's local port, which the
+    joiner keeps for hole punching (0: unknown, no hole punching with this seat)."""
 
     def to_wire(self) -> list[Any]:
         head = [self.name, self.key, self.host, self.port]
-        return [*head, [[h, p] for h, p in self.also]] if self.also else head
+        more: dict[str, Any] = {}
+        if self.also:
+            more["also"] = [[h, p] for h, p in self.also]
+        if self.seen:
+            more["seen"] = self.seen
+        return [*head, more] if more else head
 
     @property
     def addresses(self) -> tuple[tuple[str, int], ...]:
@@ -205,18 +214,25 @@ def _ip_literal(v: Any, where: str) -> str:
 
 _address = _tuple(_ip_literal, _int(1, 65535), build=lambda host, port: (host, port))
 _seat_head = (_text(MAX_NAME), _bin(32), _text(255), _uint(65535))
-_seat_also = _array(_address, MAX_ALSO, 1)
+_seat_more: dict[str, Check] = {"also": _array(_address, MAX_ALSO, 1), "seen": _int(1, 65535)}
 
 
 def _seat(v: Any, where: str) -> Seat:
-    """``[name, key, host, port]``, or with a fifth item: the seat's other addresses."""
+    """``[name, key, host, port]``, or with a fifth item: a map of what more is known."""
     if type(v) is not list or len(v) not in (4, 5):
         raise SchemaError(f"{where} must be a list of 4 or 5 items")
     name, key, host, port = (
         c(x, f"{where}[{i}]") for i, (c, x) in enumerate(zip(_seat_head, v[:4], strict=True))
     )
-    also = _seat_also(v[4], f"{where}[4]") if len(v) == 5 else ()
-    return Seat(name=name, key=key, host=host, port=port, also=also)
+    checked: dict[str, Any] = {}
+    if len(v) == 5:
+        more = v[4]
+        if type(more) is not dict or not more or not set(more) <= set(_seat_more):
+            raise SchemaError(f"{where}[4] must be a map of 'also' and/or 'seen'")
+        checked = {k: _seat_more[k](x, f"{where}[4].{k}") for k, x in more.items()}
+    return Seat(
+        name=name, key=key, host=host, port=port, also=checked.get("also", ()), seen=checked.get("seen", 0)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,6 +16,8 @@ NOTICES: dict[str, str] = {
     "notice_busy": "the host is busy; trying again in {pause} s",
     "notice_try_next": "not joined at {where} ({error}); trying the next host that answered",
     "notice_relayed": "cannot reach {name} (seat {seat}) directly ({why}): its messages go through the host",
+    "notice_punched": "linked with {name} (seat {seat}) through both routers (hole punching)",
+    "notice_direct": "linked directly with {names}",
     "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
     "notice_back": "{name} (seat {seat}) is back after {seconds} s",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",

@@ -358,6 +358,8 @@ _FR: dict[str, str] = {
     "notice_known_unreadable": "la liste des joueurs connus : {problem}",
     "notice_relayed": "impossible de joindre {name} (place {seat}) directement ({why}) : ses messages passent"
     " par l'hôte",
+    "notice_punched": "lien avec {name} (place {seat}) établi à travers les deux box (perçage de NAT)",
+    "notice_direct": "lien direct avec {names}",
     "notice_reconnecting": "{name} (place {seat}) a perdu la connexion : reconnexion ({left} restantes)",
     "notice_back": "{name} (place {seat}) est de retour après {seconds} s",
     "notice_gone": "{name} (place {seat}) n'est pas revenu dans les {seconds} s",
@@ -586,6 +588,8 @@ _IT: dict[str, str] = {
     "notice_known_unreadable": "l'elenco dei giocatori conosciuti: {problem}",
     "notice_relayed": "impossibile raggiungere {name} (posto {seat}) direttamente ({why}): i suoi messaggi"
     " passano da chi ospita",
+    "notice_punched": "collegato con {name} (posto {seat}) attraverso i due router (hole punching)",
+    "notice_direct": "collegato direttamente con {names}",
     "notice_reconnecting": "{name} (posto {seat}) ha perso la connessione: riconnessione ({left} rimasti)",
     "notice_back": "{name} (posto {seat}) è tornato dopo {seconds} s",
     "notice_gone": "{name} (posto {seat}) non è tornato entro {seconds} s",
