@@ -922,7 +922,7 @@ def _check_resumable(path: Path) -> None:
     usable = (
         isinstance(seats, list)
         and len(seats) == len(header.roster)
-        and all(isinstance(s, list) and len(s) == 2 and type(s[1]) is int for s in seats)
+        and all(isinstance(s, list) and len(s) in (2, 3) and type(s[1]) is int for s in seats)  # 3: with also
         and "host_address" in session
         and (host is None or (isinstance(host, list) and len(host) == 2 and type(host[1]) is int))
         and type(session.get("listen_port")) is int

@@ -28,7 +28,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import Pake, Side
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
-from p2pcards.net import tls
+from p2pcards.net import session, tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import HostLobby, SessionInfo, Timeouts, address_group, form_mesh, join_table
 from p2pcards.protocol.lobby import (
@@ -470,12 +470,12 @@ async def test_a_joiner_gives_up_on_a_host_that_stays_busy(
     outcome: list[BaseException] = []
     async with trio.open_nursery() as nursery:
 
-        async def connect(host: str, port: int, **kwargs: object) -> trio.abc.Stream:
+        async def connect(host: str, port: int) -> trio.abc.Stream:
             client, server = trio.testing.memory_stream_pair()
             nursery.start_soon(lobby.handle, FromAddress(server, host))
             return client
 
-        monkeypatch.setattr(trio, "open_tcp_stream", connect)
+        monkeypatch.setattr(session, "open_reusable", connect)  # the joiner's dial of the host
 
         async def joiner() -> None:
             try:

@@ -40,7 +40,7 @@ from net_helpers import (
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
-from p2pcards.net import tls
+from p2pcards.net import session, tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome
 from p2pcards.net.session import MIDDLE, HostLobby, SessionInfo, Timeouts, form_mesh, join_table
@@ -297,7 +297,8 @@ async def test_a_sniffer_relaying_every_link_sees_no_plaintext(
                 proxies.start_soon(forward)
                 return await real_open(LOCALHOST, listeners[0].socket.getsockname()[1])
 
-            monkeypatch.setattr(trio, "open_tcp_stream", through_proxy)
+            monkeypatch.setattr(trio, "open_tcp_stream", through_proxy)  # the mesh links
+            monkeypatch.setattr(session, "open_reusable", through_proxy)  # each joiner to the host
             async with trio.open_nursery() as nursery:
                 cfgs = [
                     config(tmp_path, f"n{s}", name=name, seed=s, ui=host_ui if s == 0 else None)
