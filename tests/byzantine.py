@@ -343,7 +343,7 @@ class ByzantineRun:
             if suspect is not None and suspect[0] in self.scenario.relayed_with(seat):
                 table.stop(
                     f"a chain dispute about seat {suspect[0]} saw no proof; "
-                    "it is reached only through the host"
+                    "it is reached only through a relay"
                 )
                 return
             concluded()
@@ -380,23 +380,35 @@ class ByzantineRun:
             self.net.failures[receiver] = e
 
     def _read_relayed(self, seat: int, peer: int, relay: Relay) -> None:
-        """A relay frame at a joiner: the checks of ``runner._carry`` (the branch of a
-        seat other than the host), in its order and with its verdicts, then
-        ``receive_relayed``. A relayed abort is only its origin's claim."""
+        """A relay frame at a joiner: the checks of ``runner._carry``, in its order and
+        with its verdicts. One for another seat is a request to carry it (``from`` must
+        be ``peer``), passed on if this seat is linked with the target; one for this
+        seat is read (``receive_relayed``) if its origin has no link with it. A relayed
+        abort is only its origin's claim."""
         table = self.tables[seat]
-        if peer != 0:
-            table.blame(peer, "sent a relay frame, which only the host carries")
-        elif relay.target != seat:
-            table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
-        elif relay.origin not in self.scenario.relayed_with(seat):
-            return  # the two are linked: dropped unread, blaming nobody (runner._carry)
-        else:
+        if relay.target != seat:
+            if relay.origin != peer:
+                table.blame(
+                    peer, f"sent a relay frame in the name of seat {relay.origin}, for seat {relay.target}"
+                )
+            if not 0 <= relay.target < self.scenario.n or self.scenario.is_relayed(seat, relay.target):
+                return  # not linked with it: another carrier may be
             try:
-                inner = relay.inner()
+                problem = table.carriable(peer, relay.inner())
             except WireError as e:
-                table.blame(0, f"relayed a malformed frame: {e}")
-                return
-            table.receive_relayed(0, relay.origin, inner)
+                problem = f"a malformed frame ({e})"
+            if problem is not None:
+                table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
+            self.net.put(seat, relay.target, relay.to_frame())
+            return
+        if relay.origin not in self.scenario.relayed_with(seat):
+            return  # the two are linked: dropped unread, blaming nobody (runner._carry)
+        try:
+            inner = relay.inner()
+        except WireError as e:
+            table.blame(peer, f"carried a malformed frame: {e}")
+            return
+        table.receive_relayed(peer, relay.origin, inner)
 
     def carry(self, sender: int, relay: Relay) -> None:
         """A relay frame reached the host on ``sender``'s link. An honest host passes it
@@ -417,7 +429,9 @@ class ByzantineRun:
         if relay.origin != sender:
             self.last_delivery = (sender, 0)  # its verdict is announced
             try:
-                host.blame(sender, f"sent a relay frame in the name of seat {relay.origin}")
+                host.blame(
+                    sender, f"sent a relay frame in the name of seat {relay.origin}, for seat {relay.target}"
+                )
             except RemoteProtocolError as e:
                 self.net.failures[0] = e
             return
@@ -430,7 +444,7 @@ class ByzantineRun:
         if problem is not None:
             self.last_delivery = (sender, 0)
             try:
-                host.blame(sender, f"gave the host, to carry to seat {relay.target}, {problem}")
+                host.blame(sender, f"gave this seat, to carry to seat {relay.target}, {problem}")
             except RemoteProtocolError as e:
                 self.net.failures[0] = e
             return
@@ -1539,7 +1553,7 @@ class HypothesisAdversary(Adversary):
             return self.craft_need(run, seat, receiver)
         if kind == "abort":
             return self.craft_abort(run, seat, receiver)
-        if kind == "relay":  # a frame "carried" for another seat: only a host carries, and not this way
+        if kind == "relay":  # a frame "carried" for another seat by a joiner, while the host is there
             others = sorted(set(range(run.scenario.n)) - {receiver})
             origin = self.draw(st.sampled_from(others), label="origin")
             return Relay(origin, receiver, self.craft_record(run, seat, receiver).to_frame()).to_frame()

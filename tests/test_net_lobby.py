@@ -703,7 +703,7 @@ async def test_a_seat_that_cannot_be_dialled_is_reached_through_the_host(
     # it names nobody, saying why, or reports the host's claim if that came first.
     o = outcomes[2]
     assert o.status == "failed" and o.blamed == (), o.problem
-    assert "reached only through the host" in (o.problem or "") or "liar (seat 1) at fault" in (
+    assert "reached only through a relay" in (o.problem or "") or "liar (seat 1) at fault" in (
         o.problem or ""
     )
 

@@ -10,7 +10,9 @@ nftables are needed; elsewhere these tests skip with the reason).
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -243,3 +245,82 @@ def test_the_reach_matrix(tmp_path: Path, host_at: str, first_at: str, second_at
         assert status == 0 and record["verdict"]["valid"], record["verdict"]
         records.append((record["result"], [p["key"] for p in record["players"]]))
     assert records[0] == records[1] == records[2]
+
+
+HOST4 = [
+    "host",
+    "-n",
+    "4",
+    "--port",
+    "7777",
+    "--bot",
+    "random",
+    "--no-discovery",
+    "--name",
+    "Hal",
+    "--rule",
+    "hands=4",
+]
+
+
+def test_when_the_host_leaves_a_seat_linked_with_both_carries_a_relayed_pair(tmp_path: Path) -> None:
+    """Ann and Bea sit behind strict routers: neither a dial nor hole punching links
+    them, so their messages go through the host. Cat, on the internet, is linked with
+    both. The host is interrupted once hand 1 is on: it signs that it leaves, and the
+    three others play the match out, Cat carrying what Ann and Bea say to each other."""
+    code = new_code()
+    names = ("Hal", "Cat", "Ann", "Bea")
+    files = [tmp_path / f"t{i}.p2pt" for i in range(4)]
+    with nat_lab() as lab, processes(tmp_path) as procs:
+        machines = [lab.internet_host(), lab.internet_host(), _place(lab, "strict"), _place(lab, "strict")]
+        host = spawn_on(
+            procs,
+            machines[0],
+            "Hal",
+            [*HOST4, "--transcript", str(files[0])],
+            tmp_path / "h0",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("P2PCARDS_CODE", timeout=20), host.tail()
+        joiners = []
+        for seat in (1, 2, 3):
+            joiners.append(
+                spawn_on(
+                    procs,
+                    machines[seat],
+                    names[seat],
+                    [
+                        "join",
+                        f"{machines[0].address}:7777",
+                        "--bot",
+                        "random",
+                        "--name",
+                        names[seat],
+                        "--transcript",
+                        str(files[seat]),
+                    ],
+                    tmp_path / f"h{seat}",
+                    P2PCARDS_CODE=code,
+                )
+            )
+            assert host.wait_for(f"{names[seat]} joined", timeout=30), host.tail() + joiners[-1].tail()
+        assert host.wait_for("Hand 1", timeout=60), host.tail()
+        host.popen.send_signal(signal.SIGINT)
+        host_status = host.finish(timeout=30)
+        left = time.monotonic()
+        statuses = [p.finish(timeout=150) for p in joiners]
+        print(f"\nthe three others played on for {time.monotonic() - left:.1f} s")
+        outputs = [p.output() for p in joiners]
+    everything = "\n\n".join([host.output(), *outputs])
+    assert host_status == 130 and statuses == [0, 0, 0], everything
+    assert how_linked(outputs[2], "Ann") == "relayed" and how_linked(outputs[1], "Bea") == "relayed", (
+        everything
+    )
+    for out in outputs:
+        assert "Hal left the match (interrupted)" in " ".join(out.split()), out
+    records = []
+    for path in files[1:]:
+        status, record = audit_json(path, home=tmp_path / "auditor")
+        assert status == 0 and record["verdict"]["valid"], record["verdict"]
+        records.append(record["result"])
+    assert records[0] == records[1] == records[2], records

@@ -8,6 +8,8 @@ alters blames the relay, never the record's author.
 
 from __future__ import annotations
 
+from typing import Any
+
 import trio
 import trio.testing
 from net_helpers import bot
@@ -121,7 +123,7 @@ def forged(tables: dict[int, Table], seat: int) -> bytes:
     return SignedRecord(join.raw.replace(b"p%d" % seat, b"p9"), join.sig, join.record).to_frame()
 
 
-# Guards runner.py _carry at the host: "sent a relay frame in the name of seat ..." (without
+# Guards runner.py _carry at a carrier: "sent a relay frame in the name of seat ..." (without
 # it the host passes on a record a joiner forged in another seat's name, and is blamed for it).
 async def test_the_host_refuses_to_relay_a_frame_whose_origin_is_not_its_sender(
     autojump_clock: trio.testing.MockClock,
@@ -136,7 +138,7 @@ async def test_the_host_refuses_to_relay_a_frame_whose_origin_is_not_its_sender(
     assert 0 not in results[3].blamed, results[3]  # the forged record never reached seat 3
 
 
-# Guards runner.py _carry at a joiner: "relayed to this seat a frame meant for seat ...".
+# Guards runner.py _carry at a joiner: a carried frame whose target is another seat blames its carrier.
 async def test_a_relay_frame_for_another_seat_blames_the_host(autojump_clock: trio.testing.MockClock) -> None:
     async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
         await wait_for_step(tables[2], 3)
@@ -145,7 +147,7 @@ async def test_a_relay_frame_for_another_seat_blames_the_host(autojump_clock: tr
 
     _, results, _ = await run_star(4, meddle)
     assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
-    assert "relayed to this seat a frame meant for seat 3" in (results[2].problem or "")
+    assert "sent a relay frame in the name of seat 1, for seat 3" in (results[2].problem or "")
 
 
 # Guards runner.py _carry at a joiner: a relay frame from a seat with its own link is dropped.
@@ -180,7 +182,7 @@ async def test_the_host_blames_a_joiner_that_gives_it_a_bad_frame_to_carry(
 
     _, results, _ = await run_star(3, meddle)
     assert results[0].status == "failed" and results[0].blamed == (1,), results[0]
-    assert "gave the host, to carry to seat 2, a record for step 0 not validly signed" in (
+    assert "gave this seat, to carry to seat 2, a record for step 0 not validly signed" in (
         results[0].problem or ""
     )
     assert 0 not in results[2].blamed
@@ -247,50 +249,132 @@ async def test_two_of_four_seats_that_accept_no_connection_play_through_the_host
     assert len(unreached) == 2 and all("it does not listen;" in i for i in unreached), uis[3].infos
 
 
-def links_but(n: int, missing: frozenset[int]) -> dict[int, dict[int, Link]]:
-    """A link between every two seats but the ``missing`` pair."""
+def links_but(n: int, *missing: frozenset[int]) -> dict[int, dict[int, Link]]:
+    """A link between every two seats but the ``missing`` pairs."""
     links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
     for a in range(n):
         for b in range(a + 1, n):
-            if frozenset((a, b)) != missing:
+            if frozenset((a, b)) not in missing:
                 x, y = trio.testing.memory_stream_pair()
                 links[a][b] = Link(x, peer=f"seat {b}")
                 links[b][a] = Link(y, peer=f"seat {a}")
     return links
 
 
-async def test_a_pair_relayed_by_a_host_that_leaves_finishes_through_the_others(
-    autojump_clock: trio.testing.MockClock,
-) -> None:
-    """Seats 1 and 2 reach each other only through the host, which leaves mid-match. The
-    three others go on: each gets the other's records in seat 3's answers to its ``need``
-    frames, and the last step's records from whoever finishes first, before it hangs up."""
+async def run_without(
+    n: int,
+    *missing: frozenset[int],
+    host_leaves_at: int | None = None,
+    meddle: object = None,
+) -> tuple[dict[int, Any], dict[int, RunResult], dict[int, dict[int, Link]], float]:
+    """A match of ``n`` seats, all linked but the ``missing`` pairs, whose host may leave
+    at a step; ``meddle(tables, links)`` runs beside it. Also returns the virtual time
+    it took (the bots answer at once: only waits on the network take time)."""
     from p2pcards.games.nines import NinesRules
     from p2pcards.protocol.sitting import Sitting
 
-    tables = {s: Sitting(t) for s, t in make_tables(4, NinesRules(target=100), seed=5).items()}
-    links = links_but(4, frozenset((1, 2)))
+    tables = {s: Sitting(t) for s, t in make_tables(n, NinesRules(target=100), seed=5).items()}
+    links = links_but(n, *missing)
     results: dict[int, RunResult] = {}
 
     async def seat(s: int) -> None:
-        leaving = (lambda: tables[0].current.step >= 30) if s == 0 else (lambda: False)
-        relayed = {1: [2], 2: [1]}.get(s, [])
+        def leaving() -> bool:
+            return s == 0 and host_leaves_at is not None and tables[0].current.step >= host_leaves_at
+
+        relayed = sorted(p for p in range(n) if frozenset((s, p)) in missing)
         results[s] = await run_table(
             tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed, leaving=leaving
         )
         for link in links[s].values():  # a node that is done hangs up
             await link.aclose()
 
+    start = trio.current_time()
     with trio.fail_after(3600):
         async with trio.open_nursery() as nursery:
             for s in tables:
                 nursery.start_soon(seat, s)
+            if meddle is not None:
+                await meddle(tables, links)  # type: ignore[operator]
+    return tables, results, links, trio.current_time() - start
+
+
+async def test_a_pair_relayed_by_a_host_that_leaves_finishes_through_the_others(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seats 1 and 2 reach each other only through the host, which leaves at step 30.
+    The three others go on, seat 3 carrying the pair's relay frames: every frame as it
+    is sent, not only the records each gets in answers to its ``need`` frames (which
+    would make the 208 steps left wait some 645 s of ``need`` intervals)."""
+    tables, results, _, took = await run_without(4, frozenset((1, 2)), host_leaves_at=30)
     assert results[0].status == "aborted"  # it left
     for s in (1, 2, 3):
         assert results[s].status == "over" and not results[s].blamed, results[s]
         assert tables[s].present == (1, 2, 3)
     chains = {tuple(r.raw for r in tables[s].current.transcript.records()) for s in (1, 2, 3)}
     assert len(chains) == 1
+    assert len(tables[1].current.transcript.steps) > 100
+    assert took < 10, took  # no step waited for a need interval (5 s)
+
+
+async def test_a_seat_that_carries_blames_a_joiner_that_gives_it_a_bad_frame(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Once the host has left, seat 3 carries between seats 1 and 2, and reads what it
+    carries as the host did: a record seat 1 forged in seat 2's name blames seat 1 at
+    seat 3, and seat 2 (which never sees it) blames nobody."""
+
+    async def meddle(tables: dict[int, Any], links: dict[int, dict[int, Link]]) -> None:
+        while 0 in tables[3].present:
+            await trio.lowlevel.checkpoint()
+        await links[1][3].send(Relay(1, 2, forged({2: tables[1].tables[0]}, 2)).to_frame())
+
+    _, results, _, _ = await run_without(4, frozenset((1, 2)), host_leaves_at=10, meddle=meddle)
+    assert results[3].status == "failed" and results[3].blamed == (1,), results[3]
+    assert "gave this seat, to carry to seat 2, a record for step 0 not validly signed" in (
+        results[3].problem or ""
+    )
+    assert 3 not in results[2].blamed and 1 not in results[2].blamed, results[2]
+
+
+async def test_a_seat_that_alters_what_it_carries_is_blamed_not_the_author(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A carrier other than the host is held to what it passes on: seat 3 hands seat 2
+    an altered record of seat 1's as carried, and seat 2 blames seat 3."""
+
+    async def meddle(tables: dict[int, Any], links: dict[int, dict[int, Link]]) -> None:
+        while 0 in tables[2].present or not tables[2].current.transcript.steps:
+            await trio.lowlevel.checkpoint()
+        table = tables[2].current  # the table without the host: seat 1 is its seat 0
+        join = table.transcript.steps[0][tables[2].present.index(1)]
+        gid = table.game_id
+        altered = SignedRecord(join.raw.replace(gid, gid[:-1] + bytes([gid[-1] ^ 1])), join.sig, join.record)
+        await links[3][2].send(Relay(1, 2, altered.to_frame()).to_frame())
+
+    _, results, _, _ = await run_without(4, frozenset((1, 2)), host_leaves_at=10, meddle=meddle)
+    assert results[2].status == "failed" and results[2].blamed == (3,), results[2]
+    assert "a record of another game" in (results[2].problem or ""), results[2]  # read as carried
+    assert 1 not in results[3].blamed and 1 not in results[2].blamed
+
+
+async def test_a_seat_not_linked_with_the_target_drops_what_it_is_asked_to_carry(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Once the host has left, seat 1 sends its frames for seat 2 to seats 3 and 4 (and
+    seat 2 its own for seat 1 and seat 4 to seat 3); seat 4 has no link with seat 2
+    either and drops what it cannot pass on, blaming nobody: the match ends."""
+    from p2pcards.net.runner import RelayedLink
+
+    links = links_but(5, frozenset((1, 2)), frozenset((2, 4)))
+    carriers = RelayedLink(1, 2, dict(links[1]), present=lambda: (1, 2, 3, 4)).carriers()
+    assert carriers == [links[1][3], links[1][4]]
+    assert RelayedLink(1, 2, dict(links[1])).carriers() == [links[1][0]]  # the host, while it is there
+
+    tables, results, _, took = await run_without(5, frozenset((1, 2)), frozenset((2, 4)), host_leaves_at=20)
+    for s in (1, 2, 3, 4):
+        assert results[s].status == "over" and not results[s].blamed, results[s]
+    assert len({tuple(r.raw for r in tables[s].current.transcript.records()) for s in (1, 2, 3, 4)}) == 1
+    assert took < 10, took
 
 
 class Dropping(Link):
@@ -339,11 +423,11 @@ async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_s
                 nursery.start_soon(seat, s)
     for s in (1, 2):
         assert results[s].status == "failed" and results[s].blamed == (), results[s]
-    assert "reached only through the host" in (results[2].problem or "")
+    assert "reached only through a relay" in (results[2].problem or "")
     for s in (1, 2):
         report = audit_bytes(
             encode_file(tables[s].records_to_save(), saved_by=s, status=f"failed: {results[s].problem}")
         )
         assert report.incomplete and all(p.seat is None for p in report.problems), report.problems
         text = " ".join(report.summary().split())
-        assert "reached only through the host" in text  # the saver's account, shown beside the verdict
+        assert "reached only through a relay" in text  # the saver's account, shown beside the verdict

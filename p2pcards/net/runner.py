@@ -193,19 +193,42 @@ async def _heartbeat(table: Sitting, links: dict[int, Link]) -> None:
 
 
 class RelayedLink:
-    """A peer this seat has no link with: its frames go through the host (seat 0),
-    wrapped in ``relay`` frames. Records are signed end to end, so the host can
-    delay or drop them, not forge them."""
+    """A peer this seat has no link with: its frames go wrapped in ``relay`` frames
+    through the host, which is linked with every seat; when the host is gone (or
+    away), through every seat this one is linked with, each of which passes them on
+    if it is linked with the peer. Records are signed end to end, so a carrier can
+    delay or drop them, not forge them; the peer reads the first copy."""
 
-    def __init__(self, me: int, peer: int, links: dict[int, Any]) -> None:
-        self.me, self.peer, self.links = me, peer, links
+    def __init__(
+        self,
+        me: int,
+        peer: int,
+        links: dict[int, Any],
+        present: Callable[[], Collection[int]] = lambda: range(6),
+    ) -> None:
+        self.me, self.peer, self.links, self.present = me, peer, links, present
         self.bytes_sent = self.frames_sent = 0
 
+    def carriers(self) -> list[Link]:
+        """The host's link if this seat has it, else every link of its own but the peer's
+        (to seats still at the table: one that left no longer carries)."""
+        here = self.present()
+        direct = {
+            s: lk
+            for s, lk in self.links.items()
+            if s != self.peer and s in here and not isinstance(lk, RelayedLink)
+        }
+        return [direct[0]] if 0 in direct else [lk for _, lk in sorted(direct.items())]
+
     async def send(self, frame: bytes) -> None:
-        host = self.links.get(0)
-        if host is None or isinstance(host, RelayedLink):
-            raise LinkClosed("the host, which carries this seat's frames, is away")
-        await host.send(Relay(self.me, self.peer, frame).to_frame())
+        wrapped = Relay(self.me, self.peer, frame).to_frame()
+        sent = False
+        for link in self.carriers():
+            with contextlib.suppress(LinkClosed):
+                await link.send(wrapped)
+                sent = True
+        if not sent:
+            raise LinkClosed(f"no seat linked with this one is here to carry its frames to seat {self.peer}")
         self.bytes_sent += len(frame)
         self.frames_sent += 1
 
@@ -280,7 +303,9 @@ async def run_table(
         for peer, link in links.items():
             mesh.start_reader(peer, link)
         for peer in relayed:
-            links[peer] = RelayedLink(table.seat if table.seat is not None else 0, peer, links)
+            links[peer] = RelayedLink(
+                table.seat if table.seat is not None else 0, peer, links, lambda: table.present
+            )
         if restore is not None and relinker is not None:  # back from a crash: every peer is away
             for peer in range(table.n):
                 if peer != table.seat and peer not in links:
@@ -568,38 +593,37 @@ async def _serve_after(
 
 
 async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
-    """A relay frame: the host passes it on; the seat it is for reads what it carries.
-    True if that was an ``abort`` (a claim of its origin's, never a fault of it)."""
+    """A relay frame from ``peer``: one ``peer`` asks this seat to carry (``from`` is
+    ``peer``), passed on if this seat is linked with its target; or one carried to this
+    seat, read as from its origin. True if that was an ``abort`` (a claim of its
+    origin's, never a fault of it)."""
     with contextlib.suppress(RemoteProtocolError):
-        if table.seat == 0:
-            target = links.get(relay.target)
+        if relay.target != table.seat:
             if relay.origin != peer:
-                table.blame(peer, f"sent a relay frame in the name of seat {relay.origin}")
-            elif target is None or isinstance(target, RelayedLink):
-                return False  # that seat is away: it asks for what it lacks when it is back
-            try:  # the receiver blames the host for what it carries: so the host reads it first
+                table.blame(
+                    peer, f"sent a relay frame in the name of seat {relay.origin}, for seat {relay.target}"
+                )
+            target = links.get(relay.target)
+            if target is None or isinstance(target, RelayedLink):
+                return False  # not linked with it (or it is away): another carrier may be
+            try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
                 problem = table.carriable(peer, relay.inner())
             except WireError as e:
                 problem = f"a malformed frame ({e})"
             if problem is not None:
-                table.blame(peer, f"gave the host, to carry to seat {relay.target}, {problem}")
+                table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
             with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
                 await target.send(relay.to_frame())
             return False
-        if peer != 0:
-            table.blame(peer, "sent a relay frame, which only the host carries")
-        elif relay.target != table.seat:
-            table.blame(0, f"relayed to this seat a frame meant for seat {relay.target}")
-        elif not isinstance(links.get(relay.origin), RelayedLink):
-            return False  # the two have a link: the origin may have sent it to get the host blamed
-        else:
-            try:
-                inner = relay.inner()
-            except WireError as e:
-                table.blame(0, f"relayed a malformed frame: {e}")
-                return False
-            table.receive_relayed(0, relay.origin, inner)
-            return isinstance(inner, Abort)
+        if not isinstance(links.get(relay.origin), RelayedLink):
+            return False  # the two have a link: the origin may have sent it to get the carrier blamed
+        try:
+            inner = relay.inner()
+        except WireError as e:
+            table.blame(peer, f"carried a malformed frame: {e}")
+            return False
+        table.receive_relayed(peer, relay.origin, inner)
+        return isinstance(inner, Abort)
     return False
 
 
@@ -611,24 +635,32 @@ async def _resend(table: Sitting, peer: int, link: Link, timeout: float) -> None
             await link.send(frame)
 
 
+def _relays(table: Sitting) -> str:
+    """Who carries the frames of a relayed pair (``RelayedLink.carriers``), in words."""
+    if 0 in table.present:
+        return f"the host {table.roster[0].name}, seat 0"
+    return "the other seats, since the host left"
+
+
 def _time_out(
     table: Sitting, waited: float, deaf: bool, result: RunResult, relayed: Collection[int] = ()
 ) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell.
 
-    A seat in ``relayed`` reaches this node only through the host, which may have
-    dropped its records: its silence is never its fault here. It is named only by
-    nodes linked with it directly; if it is all that is missing, this node names
-    nobody (the host may be honest, and the seat silent: this node cannot tell)."""
+    A seat in ``relayed`` reaches this node only through a relay (the host, or the
+    seats linked with both), which may have dropped its records: its silence is never
+    its fault here. It is named only by nodes linked with it directly; if it is all
+    that is missing, this node names nobody (the relay may be honest, and the seat
+    silent: this node cannot tell)."""
     with contextlib.suppress(RemoteProtocolError):
         if table.status == "disputed":
             suspect = table.suspect_seat
             if suspect is not None and suspect in relayed:
-                # The proof that would clear it could only come through the host: as for silence,
-                # a seat reached only through the host is not named (its record is not kept).
+                # The proof that would clear it could only come through a relay: as for silence,
+                # a seat reached only through a relay is not named (its record is not kept).
                 table.stop(
                     f"a chain dispute about {table.roster[suspect].name} (seat {suspect}) saw no proof "
-                    f"in time; it is reached only through the host: cannot tell who is at fault"
+                    f"in time; it is reached only through a relay: cannot tell who is at fault"
                 )
                 return
             table.conclude_stalled()
@@ -650,8 +682,8 @@ def _time_out(
         direct = [s for s in silent if s not in relayed]
         if not direct:
             table.stop(
-                f"timed out waiting for {names} at step {table.step}, reached only through the host "
-                f"{table.roster[0].name} (seat 0): cannot tell who is at fault"
+                f"timed out waiting for {names} at step {table.step}, reached only through a relay "
+                f"({_relays(table)}): cannot tell who is at fault"
             )
             return
         result.blamed = tuple(direct)

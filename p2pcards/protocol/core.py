@@ -387,7 +387,7 @@ class TableCore:
         return {s: r.record.body.reason for s, r in self.log.left.items()}  # type: ignore[attr-defined]
 
     def carriable(self, origin: int, frame: Frame) -> str | None:
-        """Why the host must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
+        """Why a seat must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
         return self.log.carriable(frame)
 
     def sign_confirm(self, body: Confirm) -> bool:

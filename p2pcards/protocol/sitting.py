@@ -34,7 +34,7 @@ from p2pcards.protocol.core import TableCore, continuation_id
 from p2pcards.protocol.events import Event
 from p2pcards.protocol.fingerprint import confirm_body
 from p2pcards.protocol.messages import Continue, Player
-from p2pcards.protocol.steplog import MAX_QUEUED
+from p2pcards.protocol.steplog import ANOTHER_GAME, MAX_QUEUED
 from p2pcards.protocol.wire import (
     SIGN_PREFIX,
     Evidence,
@@ -129,11 +129,14 @@ class Sitting:
         return None if suspect is None or suspect[0] is None else self._old[suspect[0]]
 
     def carriable(self, origin: int, frame: Frame) -> str | None:
-        """Why the host must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
+        """Why a seat must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
         if self._index(origin) is None:
             return f"seat {origin} is no longer at the table"
         problems = [t.log.carriable(frame) for t in self.tables]  # (a record of an earlier table is fine)
-        return None if None in problems else problems[-1]
+        if None in problems:
+            return None
+        own = [p for p in problems if p != ANOTHER_GAME]  # said by the table the record names
+        return (own or problems)[-1]
 
     def _index(self, seat: int) -> int | None:
         return self._old.index(seat) if seat in self._old else None

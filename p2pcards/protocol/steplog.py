@@ -62,6 +62,9 @@ each record it signs on every link before any later frame there (its answers to
 ``need`` included), so for it this never happens; the bound only keeps one odd
 delivery from being a verdict."""
 
+ANOTHER_GAME = "a record of another game"
+"""What ``carriable`` says of a record whose game id is not this table's."""
+
 
 class StepOwner(Protocol):
     """What the step log needs from the table it serves."""
@@ -172,21 +175,22 @@ class StepLog:
         self._take(peer, frame)
 
     def receive_relayed(self, relay: int, origin: int, frame: Frame) -> None:
-        """A frame ``origin`` wrote for this seat, carried by ``relay`` (the host) because
-        the two have no link. Records count as forwarded ones (a bad signature blames
-        the relay, the order of a link does not apply); a ``need`` is answered to
-        ``origin`` (through the relay); an ``abort`` is noted as ``origin``'s claim
-        but never blames it, since the relay could have made it up."""
+        """A frame ``origin`` wrote for this seat, carried by ``relay`` (the host, or a
+        seat linked with both once the host is gone) because the two have no link.
+        Records count as forwarded ones (a bad signature blames the relay, the order
+        of a link does not apply); a ``need`` is answered to ``origin`` (through its
+        carriers); an ``abort`` is noted as ``origin``'s claim but never blames it,
+        since the relay could have made it up."""
         if not 0 <= origin < self.n or origin in (self.seat, relay):
             self.fail(relay, f"relayed a frame from seat {origin}, which it cannot carry to this seat")
         self._take(relay, frame, origin=origin)
 
     def carriable(self, frame: Frame) -> str | None:
-        """Why a host must not carry ``frame`` in a relay frame (None: it may). The host
-        reads what it carries: a receiver blames the host for a relayed frame that is
+        """Why a seat must not carry ``frame`` in a relay frame (None: it may). A carrier
+        reads what it carries: a receiver blames the carrier for a relayed frame that is
         malformed, nested, or holds a record of another game or badly signed, so the
-        host checks these first and blames the seat that gave it the frame instead.
-        (What the host cannot check, the receiver does not blame it for.)"""
+        carrier checks these first and blames the seat that gave it the frame instead.
+        (What the carrier cannot check, the receiver does not blame it for.)"""
         if isinstance(frame, Relay):
             return "a relay frame inside a relay frame"
         records = (
@@ -201,7 +205,7 @@ class StepLog:
             if not 0 <= r.seat < self.n:
                 return f"a record by seat {r.seat}, which is not at this table"
             if r.game_id != self.game_id:
-                return "a record of another game"
+                return ANOTHER_GAME
             if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
                 return f"a record for step {r.step} not validly signed by seat {r.seat}"
         return None
@@ -217,8 +221,12 @@ class StepLog:
         if self.status not in ("running", "disputed"):
             return
         if isinstance(frame, Relay):
-            why = "a relay frame, which only the host carries, and only to the seat it names"
-            self.fail(sender, ("sent " if origin is None else "relayed ") + why)
+            why = (
+                "sent a relay frame where a table frame belongs"
+                if origin is None
+                else "relayed a relay frame"
+            )
+            self.fail(sender, why)
         if isinstance(frame, Evidence):
             self._receive_evidence(sender, frame, relayed=origin is not None)
         elif isinstance(frame, Abort):
