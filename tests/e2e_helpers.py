@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CLI = Path(sys.executable).with_name("p2pcards")
 """The installed console script of the virtualenv running the tests."""
@@ -134,6 +135,23 @@ class Procs:
     def close(self) -> None:
         for proc in self.started:
             proc.stop()
+
+
+def spawn_on(procs: Procs, machine: Any, name: str, args: list[str], home: Path, **env: str) -> Proc:
+    """Start the real CLI on a NAT-lab machine (``natlab.Host``), with port mapping on
+    (the lab's router is the one asked)."""
+    log = procs.directory / f"{name}.out"
+    with log.open("wb") as out:
+        popen = machine.popen(
+            [str(CLI), *args],
+            env=node_env(home, P2PCARDS_NO_PORT_MAPPING="0", **env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    proc = Proc(name=name, argv=list(popen.args), log=log, popen=popen)
+    procs.started.append(proc)
+    return proc
 
 
 @contextmanager

@@ -514,6 +514,26 @@ def _quiet_bridge(ns: str) -> None:
     )
 
 
+PLACES: dict[str, tuple[str, bool] | None] = {
+    "internet": None,
+    "open": ("open", False),
+    "home": ("home", False),
+    "home+pcp": ("home", True),
+    "strict": ("strict", False),
+}
+"""Where a machine may sit: on the internet, or behind a new router of a kind (with
+or without the control protocols that map ports)."""
+
+
+def place(lab: Lab, where: str) -> Host:
+    """A new machine on the internet, or behind a new router of the kind ``where`` names."""
+    spot = PLACES[where]
+    if spot is None:
+        return lab.internet_host()
+    kind, mapping = spot
+    return lab.lan_host(lab.router(kind, mapping=mapping))
+
+
 @atexit.register
 def _close_forgotten_labs() -> None:
     """Last resort for a lab whose ``with`` never finished (e.g. an interpreter shutting down)."""

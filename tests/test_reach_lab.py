@@ -11,35 +11,18 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from e2e_helpers import CLI, Proc, Procs, audit_json, node_env, processes
-from natlab import Host, nat_lab
+from e2e_helpers import audit_json, processes, spawn_on
+from natlab import nat_lab, place
 
 from p2pcards.net.words import new_code
 
 pytestmark = pytest.mark.slow
 
 INVITED = re.compile(r"From the internet:\s*\n\s*\S+ join (\d+\.\d+\.\d+\.\d+):(\d+) --code")
-
-
-def spawn_on(procs: Procs, host: Host, name: str, args: list[str], home: Path, **env: str) -> Proc:
-    """Start the real CLI on a lab host, with port mapping on (the lab's router is asked)."""
-    log = procs.directory / f"{name}.out"
-    with log.open("wb") as out:
-        popen = host.popen(
-            [str(CLI), *args],
-            env=node_env(home, P2PCARDS_NO_PORT_MAPPING="0", **env),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    proc = Proc(name=name, argv=list(popen.args), log=log, popen=popen)  # type: ignore[arg-type]
-    procs.started.append(proc)
-    return proc
 
 
 @pytest.mark.parametrize(
@@ -143,16 +126,32 @@ def test_with_no_port_mapping_the_host_asks_nothing_and_says_how_to_forward(tmp_
     assert not [line for line in granted if not line.startswith("ready")], granted
 
 
+@pytest.mark.parametrize("speaks", ["pcp", "upnp"])
+def test_ctrl_c_at_the_lobby_takes_the_mapping_back(tmp_path: Path, speaks: str) -> None:
+    """A host interrupted while it waits for players deletes the mapping its router
+    granted (by the protocol that granted it) before it exits."""
+    with nat_lab() as lab, processes(tmp_path) as procs:
+        router = lab.router("home", mapping=True, speaks=speaks)
+        home = lab.lan_host(router)
+        host = spawn_on(
+            procs,
+            home,
+            "host",
+            ["host", "-n", "3", "--port", "7777", "--bot", "random", "--no-discovery"],
+            tmp_path / "h0",
+            P2PCARDS_CODE=new_code(),
+        )
+        assert host.wait_for("From the internet:", timeout=20), host.tail()
+        granted = router.wait_for_log("granted TCP")
+        host.popen.send_signal(signal.SIGINT)
+        status = host.finish(timeout=20)
+        deleted = router.wait_for_log("deleted TCP")
+    assert status == 130 and "Traceback" not in host.output(), host.output()
+    assert granted.split()[2] == deleted.split()[2] == f"{home.address}:7777", (granted, deleted)
+
+
 # ---------------------------------------------------------------------------
 # The matrix: the host and two joiners behind different kinds of router
-
-PLACES = {
-    "internet": None,
-    "open": ("open", False),
-    "home": ("home", False),
-    "home+pcp": ("home", True),
-    "strict": ("strict", False),
-}
 
 MATRIX = [
     # host, first joiner (seat 1), second joiner (seat 2), how seats 1 and 2 link
@@ -162,15 +161,6 @@ MATRIX = [
     ("home+pcp", "home+pcp", "strict", "direct"),
     ("open", "open", "internet", "direct"),
 ]
-
-
-def _place(lab: object, where: str) -> Host:
-    """A host on the internet, or behind a new router of the kind ``where`` names."""
-    spot = PLACES[where]
-    if spot is None:
-        return lab.internet_host()  # type: ignore[attr-defined]
-    kind, mapping = spot
-    return lab.lan_host(lab.router(kind, mapping=mapping))  # type: ignore[attr-defined]
 
 
 def how_linked(output: str, name: str) -> str:
@@ -190,7 +180,7 @@ def test_the_reach_matrix(tmp_path: Path, host_at: str, first_at: str, second_at
     code = new_code()
     files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
     with nat_lab() as lab, processes(tmp_path) as procs:
-        machines = [_place(lab, where) for where in (host_at, first_at, second_at)]
+        machines = [place(lab, where) for where in (host_at, first_at, second_at)]
         host = spawn_on(
             procs,
             machines[0],
@@ -272,7 +262,7 @@ def test_when_the_host_leaves_a_seat_linked_with_both_carries_a_relayed_pair(tmp
     names = ("Hal", "Cat", "Ann", "Bea")
     files = [tmp_path / f"t{i}.p2pt" for i in range(4)]
     with nat_lab() as lab, processes(tmp_path) as procs:
-        machines = [lab.internet_host(), lab.internet_host(), _place(lab, "strict"), _place(lab, "strict")]
+        machines = [lab.internet_host(), lab.internet_host(), place(lab, "strict"), place(lab, "strict")]
         host = spawn_on(
             procs,
             machines[0],
