@@ -515,7 +515,10 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         if system is not None:
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None
         raise
-    ui.finished(outcome)
+    with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
+        ui.finished(outcome)
+    if outcome.status == "aborted" and outcome.problem == "interrupted":
+        sys.exit(130)  # as a program stopped by Ctrl-C
     sys.exit(0 if outcome.status in ("over", "aborted") else 1)
 
 

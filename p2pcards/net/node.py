@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+import signal
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -382,22 +383,24 @@ async def _play(
     result = RunResult(status="aborted", problem="interrupted")
     ended = left = False
     try:
-        result = await run_table(
-            table,
-            info.links,
-            cfg.decide,
-            timeouts=cfg.timeouts,
-            on_progress=_show_fingerprint(cfg),
-            on_wait=cfg.on_wait,
-            relinker=relinks,
-            grace=cfg.timeouts.grace,
-            on_link=link_notice(cfg, info),
-            restore=None if restore is None else restore.records,
-            journal=journal,
-            relayed=sorted(info.relayed),
-            leaving=cfg.leaving,
-            confirming=cfg.confirming,
-        )
+        async with _leave_on_signals() as interrupt:
+            result = await run_table(
+                table,
+                info.links,
+                cfg.decide,
+                timeouts=cfg.timeouts,
+                on_progress=_show_fingerprint(cfg),
+                on_wait=cfg.on_wait,
+                relinker=relinks,
+                grace=cfg.timeouts.grace,
+                on_link=link_notice(cfg, info),
+                restore=None if restore is None else restore.records,
+                journal=journal,
+                relayed=sorted(info.relayed),
+                leaving=cfg.leaving,
+                confirming=cfg.confirming,
+                interrupt=interrupt,
+            )
         ended = True
     except KeyboardInterrupt:
         left = True  # the player left (the others were told): nothing to resume
@@ -432,6 +435,33 @@ async def _play(
         frames_sent=sum(link.frames_sent for link in info.links.values()),
         fingerprint=TableFingerprint.of_table(table),
     )
+
+
+@contextlib.asynccontextmanager
+async def _leave_on_signals() -> AsyncIterator[trio.Event]:
+    """An event set when the program is asked to stop while the match runs (Ctrl-C, a
+    closed terminal, a polite kill): the seat then signs that it leaves, and the others
+    go on at once instead of waiting out its grace. (Outside the main thread, where
+    signals cannot be caught, the event is never set.)"""
+    event = trio.Event()
+    wanted = [getattr(signal, name) for name in ("SIGINT", "SIGHUP", "SIGTERM") if hasattr(signal, name)]
+    with contextlib.ExitStack() as stack:
+        try:
+            signals = stack.enter_context(trio.open_signal_receiver(*wanted))
+        except (RuntimeError, ValueError):
+            yield event
+            return
+
+        async def watch() -> None:
+            async for _ in signals:
+                event.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            try:
+                yield event
+            finally:
+                nursery.cancel_scope.cancel()
 
 
 def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:

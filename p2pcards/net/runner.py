@@ -276,6 +276,7 @@ async def run_table(
     relayed: Sequence[int] = (),
     leaving: Callable[[], bool] = lambda: False,
     confirming: Callable[[], bool | None] = lambda: None,
+    interrupt: trio.Event | None = None,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
 
@@ -289,6 +290,9 @@ async def run_table(
     ``confirming``: once this seat's person has compared the table fingerprint, True
     if everyone read the same digits, False if not (None until then): signed into the
     transcript as a ``confirm`` record, as soon as it is known (checked as ``leaving``).
+    ``interrupt``: set when this seat's person interrupts the program (Ctrl-C, a closed
+    terminal): whatever the table was waiting for, the seat signs that it leaves
+    ("interrupted") and the run ends, status "aborted".
 
     ``table`` may be a :class:`Sitting` (the match goes on without a seat that
     leaves); a bare table is wrapped in one.
@@ -312,29 +316,49 @@ async def run_table(
                     mesh.link_lost(peer, trio.current_time())
         nursery.start_soon(_heartbeat, table, links)
         try:
-            await _play(
-                table,
-                mesh,
-                decide,
-                receive,
-                timeouts,
-                on_progress,
-                on_wait,
-                result,
-                restore,
-                journal,
-                leaving,
-                confirming,
-            )
+            with trio.CancelScope() as playing:
+                if interrupt is not None:
+                    nursery.start_soon(_cancel_when_set, interrupt, playing)
+                await _play(
+                    table,
+                    mesh,
+                    decide,
+                    receive,
+                    timeouts,
+                    on_progress,
+                    on_wait,
+                    result,
+                    restore,
+                    journal,
+                    leaving,
+                    confirming,
+                )
+            if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
+                await _leave_now(table, links, journal, result)
         except KeyboardInterrupt:
-            if table.seat is not None:  # Ctrl-C: this player leaves; say so (signed) before hanging up
-                with trio.CancelScope(shield=True), trio.move_on_after(3):
-                    await _leave(table, links, 1, journal, result, "interrupted")
+            await _leave_now(table, links, journal, result)
             raise
         finally:
             send.close()
             nursery.cancel_scope.cancel()
     return result
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def _leave_now(
+    table: Sitting, links: dict[int, Link], journal: Callable[[list[SignedRecord]], None], result: RunResult
+) -> None:
+    """The program is interrupted: sign that this player leaves (if the match is still
+    on) and send it, within 3 s whatever else is being cancelled."""
+    if table.seat is None or table.status not in ("running", "disputed"):
+        return
+    with trio.CancelScope(shield=True), trio.move_on_after(3):
+        await _leave(table, links, 1, journal, result, "interrupted")
+    result.problem = "interrupted"
 
 
 async def _flush(

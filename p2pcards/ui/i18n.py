@@ -263,6 +263,7 @@ _EN: dict[str, str] = {
     "net_leaving": "You leave the table; the others play on without you (at a table of two, the match ends).",
     "net_over": "The match is over; every node verified every move.",
     "net_you_left": "You left the match.",
+    "net_you_left_interrupted": "Interrupted: you left the match, and the others were told (signed).",
     "net_confirm_leave": "Leave the match? The others play on without you. (y/n)",
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
@@ -492,6 +493,9 @@ _FR: dict[str, str] = {
     "net_leaving": "Vous quittez la table ; les autres continuent sans vous (à deux, la partie s'arrête).",
     "net_over": "La partie est terminée ; chaque nœud a vérifié chaque coup.",
     "net_you_left": "Vous avez quitté la partie.",
+    "net_you_left_interrupted": (
+        "Interrompu : vous avez quitté la partie, et les autres en ont été avertis (signé)."
+    ),
     "net_confirm_leave": "Quitter la partie ? Les autres continuent sans vous. (o/n)",
     "net_stay": "Vous restez à la table.",
     "turn_warning": "Plus que {left} s pour jouer, à l'horloge de la table.",
@@ -722,6 +726,9 @@ _IT: dict[str, str] = {
     "net_leaving": "Lasci il tavolo; gli altri continuano senza di te (in due, la partita finisce).",
     "net_over": "La partita è finita; ogni nodo ha verificato ogni mossa.",
     "net_you_left": "Hai lasciato la partita.",
+    "net_you_left_interrupted": (
+        "Interrotto: hai lasciato la partita, e gli altri sono stati avvisati (firmato)."
+    ),
     "net_confirm_leave": "Lasciare la partita? Gli altri continuano senza di te. (s/n)",
     "net_stay": "Resti al tavolo.",
     "turn_warning": "Ancora {left} s per la tua mossa, sull'orologio del tavolo.",

@@ -666,7 +666,7 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     if outcome.status == "over":
         lines = [tr("net_over")]
     elif outcome.status == "aborted":
-        lines = [tr("net_you_left")]
+        lines = [tr("net_you_left_interrupted" if outcome.problem == "interrupted" else "net_you_left")]
     elif outcome.blamed:
         who = tr.join([f"{names[s]} (seat {s})" for s in outcome.blamed if s < len(names)])
         lines = [tr("net_stopped_blame", who=who, why=why)]
