@@ -455,6 +455,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     from p2pcards.errors import P2PCardsError
     from p2pcards.net import storage
     from p2pcards.net.node import NodeConfig
+    from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import LANGS, Translator, detect_lang
@@ -499,6 +500,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
             on_table_ready=ui.table_ready,
             leaving=ui.leaving,
             confirming=ui.confirming,
+            leave_on_signals=True,
         )
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
@@ -517,7 +519,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         raise
     with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
         ui.finished(outcome)
-    if outcome.status == "aborted" and outcome.problem == "interrupted":
+    if outcome.status == "aborted" and outcome.problem == INTERRUPTED:
         sys.exit(130)  # as a program stopped by Ctrl-C
     sys.exit(0 if outcome.status in ("over", "aborted") else 1)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import socket
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,6 +57,20 @@ def stuck() -> Decider:
         raise AssertionError("unreachable")
 
     return decide
+
+
+def frozen() -> tuple[Decider, Callable[[], None]]:
+    """A decider that never answers and cannot be cancelled until released: a node
+    that hangs in the middle of its own turn (its runner never gets to sign that it
+    leaves). Returns it and the function that releases it (call it before the end)."""
+    thaw = threading.Event()
+
+    async def decide(table: Table) -> Action:
+        await trio.to_thread.run_sync(thaw.wait)  # (a blocking call: not abandoned when cancelled)
+        await trio.sleep_forever()  # released to end the test: cancelled here
+        raise AssertionError("unreachable")
+
+    return decide, thaw.set
 
 
 @dataclass

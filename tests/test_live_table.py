@@ -286,11 +286,11 @@ async def test_a_turn_warning_ends_the_prompt_line_and_shows_the_prompt_again(
     assert chosen == ["play"]
     assert rec.text == (
         "\r\x1b[KBob to play — 0:42 left"
-        "\r\x1b[KYour move > \n"
+        "\r\x1b[K1:40 left · Your move > \n"
         "60 s left for your move on the table's clock.\n"
-        "Your move > \n"
+        "1:00 left · Your move > \n"  # shown again with the time left as it is then
         "10 s left for your move on the table's clock.\n"
-        "Your move > "
+        "0:10 left · Your move > "
     )
 
 

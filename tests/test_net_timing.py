@@ -7,6 +7,8 @@ named after exactly the timeout it broke, and nothing waits for real.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import trio
 import trio.testing
 from net_helpers import (
@@ -16,6 +18,7 @@ from net_helpers import (
     WrappedStream,
     bot,
     close_all,
+    frozen,
     memory_links,
     stuck,
 )
@@ -23,9 +26,12 @@ from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link
-from p2pcards.net.runner import WAIT_NOTICE, Decider, RunResult, run_table
+from p2pcards.net.runner import LEAVE_WAIT, TIMED_OUT, WAIT_NOTICE, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
+from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import Table
+from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SignedRecord, decode_frame
 
 TIMEOUTS = Timeouts(turn=120.0, step=30.0)
@@ -44,6 +50,7 @@ async def run_seats(
     on_wait: dict[int, list[tuple[float, float, tuple[int, ...]]]] | None = None,
     hung: frozenset[int] = frozenset(),
     hang_up: bool = False,
+    release: Callable[[], None] = lambda: None,
 ) -> tuple[dict[int, RunResult], dict[int, float]]:
     """Run every seat's table; returns the results and the virtual time each ended.
 
@@ -86,6 +93,7 @@ async def run_seats(
                 nursery.start_soon(hung_seat if s in hung else seat, s)
             if remaining:
                 await all_done.wait()
+            release()
             hung_scope.cancel()
     await close_all(links)
     return results, ended
@@ -109,31 +117,60 @@ async def test_an_honest_match_completes_in_virtual_time(autojump_clock: trio.te
     assert max(ended.values()) < SLACK
 
 
+async def test_a_player_whose_turn_time_runs_out_leaves_and_the_others_play_on(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1's player never answers: when the table's clock runs out, seat 1 signs that
+    it leaves, and the two others finish the match without it, blaming nobody; their
+    files say who left, and why."""
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=2).items()}
+    links = memory_links(3)
+    deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
+    results, ended = await run_seats(tables, links, deciders)  # type: ignore[arg-type]
+    assert results[1].status == "aborted" and results[1].problem == TIMED_OUT, results[1]
+    assert TIMEOUTS.turn <= ended[1] <= TIMEOUTS.turn + SLACK
+    for s in (0, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 2)
+    assert tables[0].current.transcript.records() == tables[2].current.transcript.records()
+    report = audit_bytes(encode_file(tables[0].records_to_save(), saved_by=0, status="over"))
+    assert report.valid, report.summary()
+    text = " ".join(report.summary().split())
+    said = f'signed that they leave: "did not play within {TIMEOUTS.turn:g} s"'
+    assert f"p1 left after 0 hands ({said})" in text, text
+
+
 async def test_a_seat_that_never_decides_is_named_after_the_turn_timeout(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
+    """A node that hangs in its own turn cannot sign that it leaves: the others wait
+    ``LEAVE_WAIT`` past the turn time for its word, then name it."""
     tables = make_tables(3, SHORT_RULES, seed=2)
     links = memory_links(3)
-    deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
+    hang, release = frozen()
+    deciders = {0: bot(0), 1: hang, 2: bot(2)}
     waits: dict[int, list[tuple[float, float, tuple[int, ...]]]] = {}
-    results, ended = await run_seats(tables, links, deciders, on_wait=waits, hung=frozenset({1}))
+    results, ended = await run_seats(
+        tables, links, deciders, on_wait=waits, hung=frozenset({1}), release=release
+    )
     for s in (0, 2):
         r = results[s]
         assert r.status == "failed"
         assert r.blamed == (1,)
         assert "timed out" in (r.problem or "") and "p1 (seat 1)" in (r.problem or "")
         assert "(turn)" in (r.problem or "")
-        assert TIMEOUTS.turn <= ended[s] <= TIMEOUTS.turn + SLACK
-    assert 1 not in results  # the stuck seat never ended on its own
+        assert TIMEOUTS.turn + LEAVE_WAIT <= ended[s] <= TIMEOUTS.turn + LEAVE_WAIT + SLACK
+    assert 1 not in results  # the frozen seat never ended on its own
     # While waiting, each honest seat heard about seat 1 every WAIT_NOTICE seconds.
     for s in (0, 2):
         notices = waits[s]
-        expected = int(TIMEOUTS.turn // WAIT_NOTICE) - (1 if TIMEOUTS.turn % WAIT_NOTICE == 0 else 0)
+        patience = TIMEOUTS.turn + LEAVE_WAIT
+        expected = int(patience // WAIT_NOTICE) - (1 if patience % WAIT_NOTICE == 0 else 0)
         assert len(notices) == expected
         for k, (at, waited, who) in enumerate(notices, start=1):
             assert who == (1,)
             assert k * WAIT_NOTICE <= waited <= k * WAIT_NOTICE + SLACK
-            assert at <= TIMEOUTS.turn
+            assert at <= patience
 
 
 async def test_a_seat_that_goes_mute_in_a_shuffle_is_named_after_the_step_timeout(
@@ -302,18 +339,22 @@ async def test_a_player_who_leaves_is_not_waited_for_and_the_others_finish(
         assert [p.name for p in report.table.roster] == ["p0", "p2"]
 
 
-async def test_a_player_whose_time_runs_out_is_told_at_once(autojump_clock: trio.testing.MockClock) -> None:
-    """The prompt of a seat whose turn time ran out is closed right after the others name
-    it, with the true reason, instead of waiting for an answer to a dead match."""
-    tables = make_tables(3, SHORT_RULES, seed=2)
-    links = memory_links(3)
-    deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
+async def test_at_a_table_of_two_a_player_whose_time_runs_out_is_told_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """With nobody to play on with, the prompt of a seat whose turn time ran out is
+    closed when the table's clock ends, with the true reason, and the other names it
+    a moment later, instead of either waiting for an answer to a dead match."""
+    tables = make_tables(2, SHORT_RULES, seed=2)
+    links = memory_links(2)
+    first = tables[0].my_turn  # the seat that never answers is the first to play
+    deciders = {0: stuck(), 1: bot(1)} if first else {0: bot(0), 1: stuck()}
     results, ended = await run_seats(tables, links, deciders)
-    assert results[1].status == "failed" and results[1].blamed == ()
-    assert "your time to play ran out" in (results[1].problem or "")
-    assert TIMEOUTS.turn <= ended[1] <= TIMEOUTS.turn + SLACK + 2
-    for s in (0, 2):
-        assert results[s].blamed == (1,) and "timed out" in (results[s].problem or "")
+    slow, other = (0, 1) if first else (1, 0)
+    assert results[slow].status == "failed" and results[slow].blamed == ()
+    assert "your time to play ran out" in (results[slow].problem or "")
+    assert TIMEOUTS.turn <= ended[slow] <= TIMEOUTS.turn + SLACK
+    assert results[other].blamed == (slow,) and "your time to play ran out" in (results[other].problem or "")
 
 
 async def test_a_player_deciding_is_warned_at_60_and_10_seconds_left(

@@ -8,8 +8,10 @@ pseudo-terminal, over loopback TCP.
 from __future__ import annotations
 
 import os
+import random
 import re
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from e2e_helpers import LOCAL, Proc, close_human, processes, spawn_human, start_host
+from e2e_helpers import ENGLISH, LOCAL, HumanSeat, Proc, close_human, processes, spawn_human, start_host
 
 from p2pcards.net.words import new_code
 
@@ -29,17 +31,48 @@ MOVE = r"Your move > "
 FINGERPRINT = r"digits\? [^\n]*> "
 
 
+class HumanThread:
+    """A :class:`HumanSeat` answering in a thread, with a process's ``finish`` and ``output``."""
+
+    def __init__(self, seat: HumanSeat, log: Path) -> None:
+        self.seat, self.log, self.failure = seat, log, None
+        self.thread = threading.Thread(target=self._play, daemon=True)
+        self.thread.start()
+
+    def _play(self) -> None:
+        try:
+            self.seat.play(timeout=60)
+        except Exception as e:  # (reported by finish)
+            self.failure = e
+
+    def finish(self, timeout: float) -> int:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive() and self.failure is None, self.failure
+        return close_human(self.seat.child) or 0
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> None:
+        close_human(self.seat.child)
+
+
 @dataclass
 class Table:
     host: Proc
-    bob: Proc
+    bob: Proc | HumanThread
     ann: object  # pexpect.spawn
     screen: Path
 
 
 @contextmanager
 def table_with_ann(
-    tmp_path: Path, *, players: int = 3, rules: tuple[str, ...] = ("hands=3",)
+    tmp_path: Path,
+    *,
+    players: int = 3,
+    rules: tuple[str, ...] = ("hands=3",),
+    clock: tuple[str, ...] = (),
+    bob_at_a_terminal: bool = False,
 ) -> Iterator[Table]:
     """Hal hosts (a bot), Bob joins (a bot) when there are three seats, then Ann at a
     terminal; yields once Ann's first move prompt is on screen. Default clocks: a seat
@@ -49,16 +82,22 @@ def table_with_ann(
     with processes(tmp_path) as procs:
         host, port = start_host(
             procs,
-            ["-n", str(players), "--bot", "random", "--name", "Hal", "--code", code, *rule_args],
+            ["-n", str(players), "--bot", "random", "--name", "Hal", "--code", code, *rule_args, *clock],
             home=tmp_path / "home0",
         )
         address = f"{LOCAL}:{port}"
-        bob = procs.spawn(
-            "bob",
-            ["join", address, "--bind", LOCAL, "--name", "Bob", "--bot", "heuristic"],
-            home=tmp_path / "home1",
-            P2PCARDS_CODE=code,
-        )
+        bob_args = ["join", address, "--bind", LOCAL, "--name", "Bob"]
+        if bob_at_a_terminal:  # a second person, answering at random (two people: the host's clock holds)
+            bob_child = spawn_human(
+                bob_args, home=tmp_path / "home1", log=tmp_path / "bob.screen", P2PCARDS_CODE=code
+            )
+            bob = HumanThread(
+                HumanSeat(child=bob_child, screens=ENGLISH, rng=random.Random(3)), tmp_path / "bob.screen"
+            )
+        else:
+            bob = procs.spawn(
+                "bob", [*bob_args, "--bot", "heuristic"], home=tmp_path / "home1", P2PCARDS_CODE=code
+            )
         if players == 3:
             assert host.wait_for("At the table (2 of 3)", timeout=20), host.tail()
         else:
@@ -76,6 +115,8 @@ def table_with_ann(
             yield Table(host, bob, ann, screen)
         finally:
             close_human(ann)
+            if isinstance(bob, HumanThread):
+                bob.stop()
 
 
 def _others_after(table: Table, players: int) -> list[tuple[int, str]]:
@@ -124,3 +165,22 @@ def test_at_a_table_of_two_the_one_left_is_told_who_left_not_that_its_connection
     text = " ".join(out.split())
     assert "Ann left the match" in text and "interrupted" in text, out
     assert "own connection may be down" not in text, out
+
+
+def test_a_player_whose_clock_runs_out_leaves_and_the_others_play_on(tmp_path: Path) -> None:
+    """Ann's prompt shows the time left on the table's clock (8 s, as the host set it).
+    She does not answer: when it runs out she is told so and leaves, signed, and Hal
+    and Bob play the match out without her; their transcripts say why she left."""
+    with table_with_ann(tmp_path, clock=("--turn-timeout", "8"), bob_at_a_terminal=True) as table:
+        prompt = table.ann.before + table.ann.after  # type: ignore[attr-defined]
+        table.ann.expect(pexpect.EOF, timeout=30)  # type: ignore[attr-defined]
+        status = close_human(table.ann)
+        others = _others_after(table, 3)
+    screen = table.screen.read_text(encoding="utf-8", errors="replace")
+    shown = re.findall(r"0:0(\d) left · Your move > $", prompt, re.MULTILINE)
+    assert shown and 5 <= int(shown[-1]) <= 8, prompt[-300:]
+    assert "Your time to play ran out on the table's clock: you left the match." in screen, screen[-1500:]
+    assert status == 0, screen[-1500:]
+    for code, out in others:
+        assert code == 0, out
+        assert "Ann left the match (did not play within 8 s)" in " ".join(out.split()), out

@@ -98,6 +98,9 @@ class NodeConfig:
     """True once this seat's player chose to leave while it was not their turn."""
     confirming: Callable[[], bool | None] = lambda: None
     """The person's answer on the table fingerprint once given (see ``run_table``)."""
+    leave_on_signals: bool = False
+    """The node is its own program: Ctrl-C, a closed terminal or SIGTERM during the
+    match signs that this seat leaves (several nodes in one process: off)."""
     entropy: bytes | None = None
     """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
     keep_transcript: bool = True
@@ -383,7 +386,7 @@ async def _play(
     result = RunResult(status="aborted", problem="interrupted")
     ended = left = False
     try:
-        async with _leave_on_signals() as interrupt:
+        async with _leave_on_signals(cfg.leave_on_signals) as interrupt:
             result = await run_table(
                 table,
                 info.links,
@@ -438,12 +441,15 @@ async def _play(
 
 
 @contextlib.asynccontextmanager
-async def _leave_on_signals() -> AsyncIterator[trio.Event]:
+async def _leave_on_signals(wanted_here: bool) -> AsyncIterator[trio.Event]:
     """An event set when the program is asked to stop while the match runs (Ctrl-C, a
     closed terminal, a polite kill): the seat then signs that it leaves, and the others
     go on at once instead of waiting out its grace. (Outside the main thread, where
     signals cannot be caught, the event is never set.)"""
     event = trio.Event()
+    if not wanted_here:
+        yield event
+        return
     wanted = [getattr(signal, name) for name in ("SIGINT", "SIGHUP", "SIGTERM") if hasattr(signal, name)]
     with contextlib.ExitStack() as stack:
         try:

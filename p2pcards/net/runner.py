@@ -20,6 +20,7 @@ every link at once blames nobody: its own connection is the likeliest cause.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -357,8 +358,8 @@ async def _leave_now(
     if table.seat is None or table.status not in ("running", "disputed"):
         return
     with trio.CancelScope(shield=True), trio.move_on_after(3):
-        await _leave(table, links, 1, journal, result, "interrupted")
-    result.problem = "interrupted"
+        await _leave(table, links, 1, journal, result, INTERRUPTED)
+    result.problem = INTERRUPTED
 
 
 async def _flush(
@@ -464,9 +465,11 @@ async def _play(
             return
         if (table.current, table.step) != step:  # a new step, or the first of a table that continues
             step = (table.current, table.step)
-            wait = timeouts.turn if table.spec.kind in table.DECISIONS else timeouts.step
+            decision = table.spec.kind in table.DECISIONS
+            wait = timeouts.turn if decision else timeouts.step
             started = trio.current_time()
-            deadline = started + wait
+            turn_ends = started + wait  # the table's clock, for the seat whose turn it is
+            deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
             notice = started + WAIT_NOTICE
         # A peer that is away has until its grace ends before its silence counts.
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
@@ -474,14 +477,24 @@ async def _play(
         on_progress(table)
         if table.my_turn:
             try:
-                # The table's clock runs for this seat too (a moment after the others' ends,
-                # so that theirs is the verdict: they name this seat).
-                with trio.move_on_at(deadline + OWN_TURN_SLACK) as turn:
-                    action = await decide(table)
+                # The table's clock ends for this seat first: it signs that it leaves, and
+                # the others, who wait a moment longer, go on without it on that record.
+                with trio.move_on_at(turn_ends) as turn:
+                    ends = TURN_ENDS.set(turn_ends)
+                    try:
+                        action = await decide(table)
+                    finally:
+                        TURN_ENDS.reset(ends)
             except QuitMatch:
                 await _leave(table, links, timeouts.step, journal, result)
                 return
             if turn.cancelled_caught:  # (a QuitMatch raised in time leaves, below)
+                if table.seat is not None and table.can_go_on_without(table.seat):
+                    await _leave(
+                        table, links, timeouts.step, journal, result, f"did not play within {wait:g} s"
+                    )
+                    result.problem = TIMED_OUT
+                    return
                 # Said at once and truly: the others name this seat for the time it took.
                 table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
                 continue
@@ -587,8 +600,20 @@ async def _leave(
     await _announce(links, f"{name} left the match", table.step)
 
 
-OWN_TURN_SLACK = 2.0
-"""Seconds this seat's own prompt outlives the table's turn time (see ``_play``)."""
+TIMED_OUT = "timed out"
+"""The problem of a run this seat left because its own turn time ran out (status "aborted")."""
+INTERRUPTED = "interrupted"
+"""The problem of a run this seat left because the program was interrupted (status "aborted")."""
+
+TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_ends", default=None)
+"""While this seat's decider runs: when its turn ends on the table's clock (trio time).
+The turn began when the step did, which may be a while before a person's prompt."""
+
+LEAVE_WAIT = 3.0
+"""Seconds the others wait past a player's turn time for its signed leave (``_play``):
+its own clock ends first, and a seat whose node still runs says that it leaves, so
+that everyone goes on without it from the same record. One that says nothing by then
+(frozen, or hostile) is named for the time it took."""
 
 QUIET = 1.0
 """Seconds without a frame after which a finished relay stops serving the others."""

@@ -285,6 +285,10 @@ class Sitting:
                 self.continue_without(self._old[seat], reason)
             return
 
+    def can_go_on_without(self, seat: int) -> bool:
+        """Whether the match would go on (at a new table) if ``seat`` left now."""
+        return seat in self._old and len(self._old) - 1 >= MIN_TO_CONTINUE
+
     def drop(self, seat: int, problem: str) -> bool:
         """``seat`` is gone (it left, or stayed away too long): continue without it
         if enough seats remain (True), otherwise blame it as a silent seat is

@@ -263,10 +263,12 @@ _EN: dict[str, str] = {
     "net_leaving": "You leave the table; the others play on without you (at a table of two, the match ends).",
     "net_over": "The match is over; every node verified every move.",
     "net_you_left": "You left the match.",
+    "net_you_timed_out": "Your time to play ran out on the table's clock: you left the match.",
     "net_you_left_interrupted": "Interrupted: you left the match, and the others were told (signed).",
     "net_confirm_leave": "Leave the match? The others play on without you. (y/n)",
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
+    "prompt_time_left": "{left} left",
     "net_standings": "Standings after {hands} hand(s), when it stopped: {scores}",
     "net_continued": "{name} left the match ({reason}). The hand in progress does not count;"
     " the others play on without them from a fresh deal. Totals after {hands} hand(s): {scores}.",
@@ -493,12 +495,14 @@ _FR: dict[str, str] = {
     "net_leaving": "Vous quittez la table ; les autres continuent sans vous (à deux, la partie s'arrête).",
     "net_over": "La partie est terminée ; chaque nœud a vérifié chaque coup.",
     "net_you_left": "Vous avez quitté la partie.",
+    "net_you_timed_out": "Votre temps de jeu est écoulé à l'horloge de la table : vous quittez la partie.",
     "net_you_left_interrupted": (
         "Interrompu : vous avez quitté la partie, et les autres en ont été avertis (signé)."
     ),
     "net_confirm_leave": "Quitter la partie ? Les autres continuent sans vous. (o/n)",
     "net_stay": "Vous restez à la table.",
     "turn_warning": "Plus que {left} s pour jouer, à l'horloge de la table.",
+    "prompt_time_left": "reste {left}",
     "net_standings": "Classement après {hands} manche(s), à l'arrêt : {scores}",
     "net_continued": "{name} a quitté la partie ({reason}). La manche en cours ne compte pas ;"
     " les autres continuent sans elle ou lui, avec une nouvelle donne."
@@ -726,12 +730,14 @@ _IT: dict[str, str] = {
     "net_leaving": "Lasci il tavolo; gli altri continuano senza di te (in due, la partita finisce).",
     "net_over": "La partita è finita; ogni nodo ha verificato ogni mossa.",
     "net_you_left": "Hai lasciato la partita.",
+    "net_you_timed_out": "Il tuo tempo per giocare è scaduto sull'orologio del tavolo: lasci la partita.",
     "net_you_left_interrupted": (
         "Interrotto: hai lasciato la partita, e gli altri sono stati avvisati (firmato)."
     ),
     "net_confirm_leave": "Lasciare la partita? Gli altri continuano senza di te. (s/n)",
     "net_stay": "Resti al tavolo.",
     "turn_warning": "Ancora {left} s per la tua mossa, sull'orologio del tavolo.",
+    "prompt_time_left": "restano {left}",
     "net_standings": "Classifica dopo {hands} mano/i, all'arresto: {scores}",
     "net_continued": "{name} ha lasciato la partita ({reason}). La mano in corso non conta;"
     " gli altri continuano senza di lui o lei, con una nuova distribuzione."

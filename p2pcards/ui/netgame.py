@@ -12,6 +12,7 @@ give a seat's moves: a bot strategy of that game, or the human at the keyboard
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.portmap import PortMapping
-from p2pcards.net.runner import WAIT_NOTICE, Decider, QuitMatch
+from p2pcards.net.runner import INTERRUPTED, TIMED_OUT, TURN_ENDS, WAIT_NOTICE, Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
@@ -240,6 +241,12 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
     return decide
 
 
+def _clock_text(seconds: float) -> str:
+    """Seconds left as a clock shows them: 1:05, 0:09."""
+    whole = max(0, math.ceil(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
 TURN_WARNINGS = (60, 10)
 """Seconds left on the table's clock at which a player deciding is warned."""
 
@@ -371,6 +378,15 @@ class HumanDecider:
         console.say(console.tr("net_stay"))
         return False
 
+    def _turn_ends(self) -> float | None:
+        """When this turn's time ends on the table's clock (trio time), or None without
+        one (the runner's ``TURN_ENDS``; else ``turn_time`` from now)."""
+        ends = TURN_ENDS.get()
+        if ends is not None:
+            return ends
+        total = self.turn_time()
+        return None if total is None else trio.current_time() + total
+
     async def __call__(self, table: TableCore) -> Any:
         view = table.view()
         assert view is not None
@@ -393,19 +409,23 @@ class HumanDecider:
                     if not self.confirm_quit or self._really_leave():
                         raise
 
-        async def warn(total: float) -> None:
-            start = trio.current_time()
+        async def warn(end: float) -> None:
             for left in TURN_WARNINGS:
-                if total > left + 5:  # not at the very start of a short turn
-                    await trio.sleep_until(start + total - left)
+                if end - trio.current_time() > left + 5:  # not at the very start of a short turn
+                    await trio.sleep_until(end - left)
                     console.say(console.tr("turn_warning", left=left))  # (the console ends a prompt's line)
 
         action: Any = None
         leaving = False
         async with trio.open_nursery() as nursery:  # (nothing is raised inside it: no group)
-            total = self.turn_time()
-            if total is not None:
-                nursery.start_soon(warn, total)
+            end = self._turn_ends()
+            if end is not None:
+                nursery.start_soon(warn, end)
+            if end is not None and end - trio.current_time() < 3600:  # (not where bots wait a day)
+                clock = trio.lowlevel.current_clock()  # (read from the worker thread too)
+                console.prompt_note = lambda: console.tr(
+                    "prompt_time_left", left=_clock_text(end - clock.current_time())
+                )
             if self._paused is not None:
                 await self._paused.wait()  # the player reads the scores first
             problem, self._problem = self._problem, None
@@ -419,6 +439,8 @@ class HumanDecider:
                 except trio.Cancelled:  # the turn's time ran out: that prompt gets no answer
                     console.status.abandon()
                     raise
+                finally:
+                    console.prompt_note = None
             nursery.cancel_scope.cancel()
         if problem is not None:
             raise problem
@@ -666,7 +688,10 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     if outcome.status == "over":
         lines = [tr("net_over")]
     elif outcome.status == "aborted":
-        lines = [tr("net_you_left_interrupted" if outcome.problem == "interrupted" else "net_you_left")]
+        key = {INTERRUPTED: "net_you_left_interrupted", TIMED_OUT: "net_you_timed_out"}.get(
+            outcome.problem or ""
+        )
+        lines = [tr(key or "net_you_left")]
     elif outcome.blamed:
         who = tr.join([f"{names[s]} (seat {s})" for s in outcome.blamed if s < len(names)])
         lines = [tr("net_stopped_blame", who=who, why=why)]

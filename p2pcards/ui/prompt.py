@@ -97,6 +97,8 @@ class StatusLine:
         """The status text on the screen now (None: the line is clean)."""
         self._prompt: str | None = None
         """The prompt of a read in progress (shown again after output that interrupts it)."""
+        self.prompt_again: Callable[[str], str] | None = None
+        """How a prompt is shown again (with the time left as it is then); None: as it was."""
         self._reads = 0
         self._on_prompt_line = False
         """A prompt is on the last line, the cursor after it: output starts a new line first."""
@@ -168,7 +170,8 @@ class StatusLine:
                 self._on_prompt_line = False
             self._write(text)
             if self._prompt is not None and self.live is not None:
-                self.live(self._prompt)
+                again = self.prompt_again
+                self.live(again(self._prompt) if again is not None else self._prompt)
                 self._on_prompt_line = True
 
     def wrap_write(self, write: Callable[[str], None]) -> Callable[[str], None]:
@@ -300,6 +303,8 @@ class Console:
     """What the output can print: every text is written in it, falling back to ASCII for
     what it lacks (``9♠`` as ``9S``, ``é`` as ``e``) rather than failing; None: anything.
     By default (:data:`DETECT`): standard output's, when ``write`` prints there."""
+    prompt_note: Callable[[], str] | None = None
+    """Said before each prompt while set (the time left on the table's clock)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -310,6 +315,7 @@ class Console:
         if self.encoding is not None:
             self._fit_encoding(self.encoding)
         self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
+        self.status.prompt_again = self._again
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
 
@@ -328,7 +334,7 @@ class Console:
         """One answer that is not a command; ``help`` and ``score`` are served in place."""
         while True:
             try:
-                line = self.read(f"{prompt} > ")
+                line = self.read(self._prompt_text(prompt))
             except (EOFError, KeyboardInterrupt):
                 self.write("")  # end the prompt's line
                 raise QuitGame from None
@@ -345,6 +351,16 @@ class Console:
                 self.say(self.score_text() if self.score_text else self.tr("row_total"))
                 continue
             return text
+
+    def _again(self, shown: str) -> str:
+        """``shown`` with the time left brought up to date (a prompt shown again)."""
+        if self.prompt_note is None or " · " not in shown:
+            return shown
+        return f"{self.prompt_note()} · {shown.split(' · ', 1)[1]}"
+
+    def _prompt_text(self, prompt: str) -> str:
+        note = self.prompt_note() if self.prompt_note is not None else ""
+        return f"{note} · {prompt} > " if note else f"{prompt} > "
 
     def ask_suit(self, prompt: str | None = None) -> str:
         """A suit by number (1-4 as listed), letter, symbol or name (any of the three languages)."""
