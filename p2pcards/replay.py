@@ -86,9 +86,44 @@ def hand_lines(hand: Mapping[str, Any], names: Sequence[str]) -> list[str]:
     return lines
 
 
+def tables(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Every table of the match, the first first: a match that went on without a player
+    keeps the tables before the last in ``earlier`` (``docs/record.md``)."""
+    earlier = record.get("earlier", [])
+    return (
+        [*(t for t in earlier if isinstance(t, Mapping)), record] if isinstance(earlier, list) else [record]
+    )
+
+
+def first_seats(table: Mapping[str, Any], first: Mapping[str, Any]) -> list[int]:
+    """The seat at the first table of each player of ``table`` (matched by key): a table
+    that went on without a player renumbers the seats."""
+    keys = [str(p.get("key", "")) for p in first.get("players", [])]
+    out = []
+    for seat, p in enumerate(table.get("players", [])):
+        key = str(p.get("key", ""))
+        out.append(keys.index(key) if key and key in keys else seat)
+    return out
+
+
+def gone_between(
+    before: Mapping[str, Any], after: Mapping[str, Any], record: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The entries of ``record["left"]`` for the players at ``before`` who are not at ``after``."""
+    staying = {str(p.get("key", "")) for p in after.get("players", [])}
+    going = [str(p.get("key", "")) for p in before.get("players", []) if str(p.get("key", "")) not in staying]
+    left = [d for d in record.get("left", []) if isinstance(d, dict)]
+    return [d for d in left if str(d.get("key", "")) in going]
+
+
+def _names(table: Mapping[str, Any]) -> list[str]:
+    return [clean(str(p.get("name", "?")), NAME_LIMIT) or "?" for p in table.get("players", [])]
+
+
 def replay(record: Mapping[str, Any]) -> Iterator[list[str]]:
     """The game as blocks of lines: who played, then each hand, then the result."""
-    names = [clean(str(p.get("name", "?")), NAME_LIMIT) or "?" for p in record.get("players", [])]
+    segments = tables(record)
+    names = _names(record)
     title = {"nines": "Nines", "neuf": "Le Neuf"}.get(str(record.get("game")), str(record.get("game")))
     head = [f"{title}: {', '.join(names)}."]
     rules = record.get("rules")
@@ -96,8 +131,15 @@ def replay(record: Mapping[str, Any]) -> Iterator[list[str]]:
         text = "Rules: " + ", ".join(f"{k}={_value(k, v, names)}" for k, v in rules.items())
         head.extend(textwrap.wrap(text, 79, subsequent_indent="    "))
     yield head
-    for hand in record.get("hands", []):
-        yield hand_lines(hand, names)
+    for k, table in enumerate(segments):
+        if k:
+            yield [
+                f"{clean(str(d.get('name', '?')), NAME_LIMIT)} left after {d.get('after_hands')} hand(s);"
+                " the others play on from a fresh deal."
+                for d in gone_between(segments[k - 1], table, record)
+            ]
+        for hand in table.get("hands", []):
+            yield hand_lines(hand, _names(table))
     result = record.get("result", {})
     winners = [names[s] for s in result.get("winners", []) if isinstance(s, int) and 0 <= s < len(names)]
     totals = result.get("totals", [])

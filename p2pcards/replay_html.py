@@ -32,7 +32,7 @@ from typing import Any
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.audit import AuditReport, rules_in_words
 from p2pcards.protocol.fingerprint import TableFingerprint
-from p2pcards.replay import NAME_LIMIT, SUIT_SYMBOLS, card_text
+from p2pcards.replay import NAME_LIMIT, SUIT_SYMBOLS, card_text, first_seats, tables
 from p2pcards.safetext import label_names
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -270,37 +270,58 @@ def start_totals(record: Mapping[str, Any]) -> list[int]:
     return [start if isinstance(start, int) else 0] * n
 
 
+def _table_start(table: Mapping[str, Any], record: Mapping[str, Any]) -> list[int]:
+    """The totals a table starts from: the carried ones, when it went on from another."""
+    carried = table.get("carried")
+    if isinstance(carried, Mapping) and isinstance(carried.get("totals"), list):
+        return list(carried["totals"])
+    return start_totals({**record, "players": table.get("players", [])})
+
+
 def score_series(record: Mapping[str, Any]) -> list[list[int]]:
-    """Each seat's total at the start, then after each hand: the lines of the chart."""
-    series = [[t] for t in start_totals(record)]
-    for hand in record.get("hands", []):
-        for seat, total in enumerate(hand.get("totals", [])):
-            if seat < len(series):
-                series[seat].append(total)
+    """Each player's total at the start, then after each hand: the lines of the chart.
+
+    There is a line for everyone who sat down (the first table's seats); the line of a
+    player who left stops at the last hand scored before they went."""
+    segments = tables(record)
+    first = segments[0]
+    series = [[t] for t in start_totals({**record, "players": first.get("players", [])})]
+    for table in segments:
+        seats = first_seats(table, first)
+        for hand in table.get("hands", []):
+            for seat, total in enumerate(hand.get("totals", [])):
+                if seat < len(seats) and seats[seat] < len(series):
+                    series[seats[seat]].append(total)
     return series
 
 
 def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """What the page's script shows: each hand with its positions, by seat."""
+    """What the page's script shows: each hand with its positions, by seat.
+
+    ``names`` are everyone's who sat down; each hand has the names of its own table
+    (a table that went on without a player renumbers the seats)."""
     game = str(record.get("game"))
     rules = record.get("rules") or {}
-    totals = start_totals(record)
     hands = []
-    for hand in record.get("hands", []):
-        positions = neuf_positions(hand, names) if game == "neuf" else nines_positions(hand, names, rules)
-        hands.append(
-            {
-                "number": hand.get("number"),
-                "dealer": hand.get("dealer"),
-                "playoff": bool(hand.get("playoff", False)),
-                "trump": hand.get("trump"),
-                "before": list(totals),
-                "after": list(hand.get("totals", [])),
-                "positions": positions,
-                "result": hand_result(game, hand, names),
-            }
-        )
-        totals = list(hand.get("totals", totals))
+    for table in tables(record):
+        here = player_names(table)
+        totals = _table_start(table, record)
+        for hand in table.get("hands", []):
+            positions = neuf_positions(hand, here) if game == "neuf" else nines_positions(hand, here, rules)
+            hands.append(
+                {
+                    "number": hand.get("number"),
+                    "dealer": hand.get("dealer"),
+                    "playoff": bool(hand.get("playoff", False)),
+                    "trump": hand.get("trump"),
+                    "names": list(here),
+                    "before": list(totals),
+                    "after": list(hand.get("totals", [])),
+                    "positions": positions,
+                    "result": hand_result(game, hand, here),
+                }
+            )
+            totals = list(hand.get("totals", totals))
     return {"game": game, "names": list(names), "hands": hands}
 
 
@@ -376,7 +397,8 @@ def totals_table(series: Sequence[Sequence[int]], names: Sequence[str]) -> str:
     for i in range(max((len(s) for s in series), default=0)):
         label = "start" if i == 0 else str(i)
         cells = "".join(
-            f'<td data-seat="{s}">{escape(v[i])}</td>' for s, v in enumerate(series) if i < len(v)
+            f'<td data-seat="{s}">{escape(v[i])}</td>' if i < len(v) else f'<td data-seat="{s}"></td>'
+            for s, v in enumerate(series)
         )
         rows.append(f'<tr data-hand="{i}"><th>{label}</th>{cells}</tr>')
     rows.append("</tbody></table>")
@@ -419,7 +441,7 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
     out += [f'<p class="note">{escape(line)}</p>' for line in notes]
     out.append('<table id="players"><thead><tr><th>Seat</th><th>Player</th>')
     out.append("<th>Key fingerprint</th></tr></thead><tbody>")
-    for seat, (_, key) in enumerate(report.players):
+    for seat, (_, key) in enumerate(report.seated):
         try:
             fp = fingerprint(bytes.fromhex(key))
         except ValueError:
@@ -474,17 +496,18 @@ def render_page(report: AuditReport) -> str:
     if not report.valid and not report.incomplete:
         raise ValueError("only a transcript that verifies is shown")
     record = report.to_record()
-    names = player_names(record)
+    names = player_names(tables(record)[0])  # everyone who sat down
     game = str(record.get("game"))
     title = TITLES.get(game, game)
     rules = record.get("rules") or {}
     goal = 0 if game == "neuf" else rules.get("target") if isinstance(rules.get("target"), int) else None
     series = score_series(record)
     result = record.get("result", {})
-    winners = [_name(names, s) for s in result.get("winners", [])]
+    last = player_names(record)
+    winners = [_name(last, s) for s in result.get("winners", [])]
     if result.get("finished"):
         outcome = f"Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}. "
-        outcome += f"Final totals: {_by_seat(result.get('totals', []), names)}."
+        outcome += f"Final totals: {_by_seat(result.get('totals', []), last)}."
     else:
         outcome = "The game did not finish: only the hands verified to their end are shown."
     legend = "".join(
@@ -646,7 +669,7 @@ SCRIPT = r"""
   var data = JSON.parse(document.getElementById("game-data").textContent);
   var SUITS = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
   var SUIT_NAMES = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
-  var hands = data.hands, names = data.names;
+  var hands = data.hands, names = data.names;  // a hand's own names, once one is shown
   var state = {hand: 0, move: 0};
 
   function el(tag, cls, text) {
@@ -744,6 +767,7 @@ SCRIPT = r"""
       return;
     }
     var hand = hands[state.hand], pos = hand.positions[state.move], last = hand.positions.length - 1;
+    names = hand.names || data.names;
     var title = document.getElementById("hand-title");
     title.textContent = "Hand " + hand.number + (hand.playoff ? " (playoff)" : "") + " \u00b7 " +
       nameOf(hand.dealer) + " deals";
@@ -786,7 +810,11 @@ SCRIPT = r"""
     document.getElementById("prev-move").disabled = state.hand === 0 && state.move === 0;
     document.getElementById("next-move").disabled = state.hand === hands.length - 1 && state.move === last;
     var marker = document.getElementById("chart-marker");
-    var points = document.querySelectorAll("#chart .series[data-seat='0'] circle");
+    var points = [];  // the longest line's: a player who left has fewer
+    document.querySelectorAll("#chart .series").forEach(function (g) {
+      var circles = g.querySelectorAll("circle");
+      if (circles.length > points.length) points = circles;
+    });
     var at = points[state.move === last ? state.hand + 1 : state.hand];
     if (marker && at) {
       marker.setAttribute("x1", at.getAttribute("cx"));

@@ -5,6 +5,7 @@ or a file that stops early (naming who the table waited for), and a plain
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from functools import cache
@@ -24,6 +25,7 @@ from protocol_helpers import (
     sign_map,
     transcript_bytes,
 )
+from test_leave import left_match_file
 
 from p2pcards.bots import make_bot
 from p2pcards.cli import main
@@ -283,3 +285,27 @@ def test_the_cli_on_a_transcript_cut_before_its_first_record(tmp_path: Path) -> 
         result = audit_cli(path)
         assert result.exit_code == 2, result.output
         assert "Error: " in result.output and "msgpack" not in result.output
+
+
+# ---------------------------------------------------------------------------
+# A match that a player left
+
+
+def test_the_json_record_of_le_neuf_ended_by_a_leave_has_its_rules_and_standings(tmp_path: Path) -> None:
+    """Two players cannot play Le Neuf on: their table ends where it stands, with no hand
+    of its own, yet with the rules of the match and the standings as its result."""
+    path = tmp_path / "neuf-left.p2pt"
+    path.write_bytes(left_match_file("neuf"))
+    result = CliRunner().invoke(main, ["audit", "--json", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["rules"] == NeufRules().to_dict() == record["earlier"][0]["rules"]
+    assert record["hands"] == [] and len(record["earlier"][0]["hands"]) == 1
+    totals = record["carried"]["totals"]
+    assert record["result"] == {
+        "winners": [s for s, t in enumerate(totals) if t == min(totals)],
+        "totals": totals,
+        "finished": True,
+    }
+    assert [d["name"] for d in record["left"]] == ["p1"]

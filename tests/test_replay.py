@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from protocol_helpers import SHORT_RULES, make_tables, run_match, transcript_bytes
+from test_leave import left_match_file
 from test_neuf_protocol import build as build_neuf
 from test_neuf_protocol import run as run_neuf
 
@@ -69,3 +71,23 @@ def test_what_does_not_verify_is_not_shown(tmp_path: Path) -> None:
     bad.write_bytes(bytes(data))
     code, out = replay(bad)
     assert code in (1, 2) and "── Hand" not in out, out
+
+
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+def test_a_match_that_a_player_left_is_replayed_with_every_hand(tmp_path: Path, game: str) -> None:
+    """The hands before the leave are on the table the leaver sat at (the record's
+    ``earlier``): they are shown too, with the leaver's cards, and so is the departure.
+    A Le Neuf match ends at the leave, on a table that plays no hand at all."""
+    path = tmp_path / f"{game}-left.p2pt"
+    path.write_bytes(left_match_file(game))
+    code, out = replay(path)
+    assert code == 0, out
+    record = audit_bytes(path.read_bytes()).to_record()
+    hands = [h for t in record["earlier"] for h in t["hands"]] + record["hands"]
+    assert hands and [h["number"] for h in hands] == list(range(1, len(hands) + 1))
+    for hand in hands:
+        assert f"── Hand {hand['number']} ·" in out
+        for cards in hand["dealt"]:
+            assert all(card_text(c) in out for c in cards)
+    (gone,) = record["left"]
+    assert f"{gone['name']} left" in out

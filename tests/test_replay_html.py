@@ -44,6 +44,7 @@ from protocol_helpers import (
     run_match,
     transcript_bytes,
 )
+from test_leave import left_match_file
 from test_neuf_protocol import build as build_neuf
 from test_neuf_protocol import run as run_neuf
 
@@ -367,6 +368,34 @@ def test_an_unfinished_game_is_shown_as_far_as_it_verifies(tmp_path: Path) -> No
     assert root.by_id("verdict").text().startswith("INCOMPLETE")
     assert "did not finish" in root.by_id("outcome").text()
     assert len(page_data(game.html)["hands"]) == report.hands_verified
+
+
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+def test_a_page_of_a_match_that_a_player_left_shows_every_hand_and_everyone(
+    tmp_path: Path, game: str
+) -> None:
+    """The hands played before the leave count, and the leaver played them: each hand
+    names its own table's players, and the chart has a line for everyone who sat down
+    (the leaver's stops where they left)."""
+    source = tmp_path / f"{game}-left.p2pt"
+    source.write_bytes(left_match_file(game))
+    shown = write_page(source, tmp_path / f"{game}-left.html")
+    record, data, root = shown.record, page_data(shown.html), dom(shown.html)
+    tables = [*record["earlier"], record]
+    hands = [(t, h) for t in tables for h in t["hands"]]
+    assert [h["number"] for h in data["hands"]] == [h["number"] for _, h in hands]
+    for drawn, (table, hand) in zip(data["hands"], hands, strict=True):
+        assert drawn["names"] == [p["name"] for p in table["players"]]
+        assert drawn["positions"][0]["hands"] and drawn["after"] == hand["totals"]
+    everyone = [p["name"] for p in tables[0]["players"]]
+    assert data["names"] == everyone
+    series = sorted(root.by_class("series"), key=lambda n: int(n.attrs["data-seat"]))
+    assert len(series) == len(everyone)
+    (gone,) = record["left"]
+    leaver = everyone.index(gone["name"])
+    assert series[leaver].attrs["data-totals"].split(",")[-1] == str(gone["total"])
+    seats = [td.text() for td in root.by_id("players").all(lambda n: n.tag == "td")]
+    assert all(name in seats for name in everyone)
 
 
 def test_a_page_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:

@@ -118,9 +118,17 @@ class AuditReport:
 
     @property
     def players(self) -> list[tuple[str, str]]:
+        """The players of the table the match ended on (the seats that problems name)."""
         if self.table is None:
             return []
         return [(p.name, p.key.hex()) for p in self.table.roster]
+
+    @property
+    def seated(self) -> list[tuple[str, str]]:
+        """Everyone who sat down: the first table's players, those who left included
+        (the seats that the file's saver and the fingerprint confirmations name)."""
+        tables = self._tables()
+        return [(p.name, p.key.hex()) for p in tables[0].roster] if tables else []
 
     def comparison(self, who: Callable[[int], str] | None = None) -> str:
         """Who confirmed the table fingerprint at the table (their signed ``confirm``
