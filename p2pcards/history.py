@@ -53,7 +53,8 @@ class GameEntry:
     saved_by: int | None = None
     finished: bool = False
     winners: list[int] = field(default_factory=list)
-    totals: list[int] = field(default_factory=list)
+    totals: list[int | None] = field(default_factory=list)
+    """By seat; None for a player who left when ``--no-verify`` cannot tell their total."""
     hand: int | None = None
     """Hands played (finished), or the hand the transcript stops in."""
     check: str | None = None
@@ -62,6 +63,9 @@ class GameEntry:
     blamed: int | None = None
     problems: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    left: dict[int, int] = field(default_factory=dict)
+    """The players who left before the end, by seat: the hand they left in (0 when
+    ``--no-verify`` cannot tell)."""
 
     @property
     def title(self) -> str:
@@ -97,8 +101,13 @@ class GameEntry:
         return "unfinished before the first hand"
 
     def players(self) -> str:
+        """Everyone who sat down, this computer's seat and those who left marked."""
         names = self.shown_names()
-        return ", ".join(f"{n} (you)" if s == self.saved_by else n for s, n in enumerate(names))
+        out = []
+        for s, n in enumerate(names):
+            marks = [m for m, on in (("you", s == self.saved_by), ("left", s in self.left)) if on]
+            out.append(f"{n} ({', '.join(marks)})" if marks else n)
+        return ", ".join(out)
 
     def line(self, players_width: int = 0) -> str:
         """One line of the listing, at most :data:`WIDTH` columns."""
@@ -119,9 +128,10 @@ class GameEntry:
             "game": self.game,
             "title": self.title if self.game is not None else None,
             "players": [
-                {"seat": s, "name": n, "key": k, "you": s == self.saved_by}
+                {"seat": s, "name": n, "key": k, "you": s == self.saved_by, "left": s in self.left}
                 for s, (n, k) in enumerate(zip(self.names, self.keys, strict=True))
             ],
+            "left": [{"seat": s, "hand": h or None} for s, h in sorted(self.left.items())],
             "saved_by": self.saved_by,
             "finished": self.finished,
             "winners": list(self.winners),
@@ -216,19 +226,28 @@ def _audit(entry: GameEntry, data: bytes) -> None:
         _glance(entry, data)
         entry.check = "invalid"
     else:
+        # Everyone who sat down, numbered as at the first table (the saver's seat is one of
+        # those); the match may have ended at a table without some of them.
         entry.game = table.GAME
-        entry.names = [n for n, _ in report.players]
-        entry.keys = [k for _, k in report.players]
-        entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < table.n else None
+        entry.names = [n for n, _ in report.seated]
+        entry.keys = [k for _, k in report.seated]
+        n = len(entry.names)
+        entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < n else None
+        entry.left = {d["seat"]: d["hand"] for d in report.departures() + report.left_here()}
         m = table.match
         if m is not None and m.winners is not None:
             entry.finished = True
-            entry.winners = list(m.winners)
-            entry.totals = list(m.totals)
-            entry.hand = len(m.results)
+            entry.winners = [report.first_seat(s) for s in m.winners]
+            totals = {report.first_seat(s): t for s, t in enumerate(m.totals)}
+            totals.update((d["seat"], d["total"]) for d in report.departures())
+            entry.totals = [totals.get(s, 0) for s in range(n)]
+            entry.hand = report.hands_verified
         else:
             entry.finished = False
-            entry.hand = table.hand.number if table.hand is not None else 0
+            if table.hand is not None:
+                entry.hand = table.carried_hands + table.hand.number
+            else:
+                entry.hand = table.carried_hands + 1 if table.carried is not None else 0
         if report.valid:
             entry.check = "verified"
         elif report.incomplete and not report.internal_error:
@@ -237,19 +256,22 @@ def _audit(entry: GameEntry, data: bytes) -> None:
             entry.check = "invalid"
     entry.problems = [p.to_dict() for p in report.problems]
     blamed = [p.seat for p in report.problems if p.seat is not None]
-    entry.blamed = blamed[0] if blamed else None
+    entry.blamed = report.first_seat(blamed[0]) if blamed else None
 
 
 def _glance(entry: GameEntry, data: bytes) -> None:
     """Read the join and result records, check nothing (``--no-verify``)."""
     from p2pcards.errors import TranscriptError
-    from p2pcards.protocol.messages import Commit, Join, Result, Reveal
+    from p2pcards.protocol.messages import Commit, Continue, Join, Result, Reveal
     from p2pcards.protocol.transcript import decode_file
     from p2pcards.protocol.wire import WireError, parse_record
 
     tf = decode_file(data)
     join = None
-    results: dict[int, Any] = {}
+    first_id = b""
+    results: dict[bytes, dict[int, Any]] = {}  # table -> seat -> its result record
+    continues: dict[bytes, tuple[bytes, tuple[int, ...]]] = {}  # table -> (the table it continues, who left)
+    claims: dict[bytes, list[int]] = {}  # table -> the hands its seats say were scored before it
     commit_steps: set[tuple[bytes, int]] = set()  # (table, step): a continued match has several
     carried_steps: set[tuple[bytes, int]] = set()  # reveal steps whose records commit to the next hand
     for raw, sig in tf.records:
@@ -258,9 +280,12 @@ def _glance(entry: GameEntry, data: bytes) -> None:
         except WireError:
             continue
         if join is None and isinstance(rec.body, Join):
-            join = rec.body
+            join, first_id = rec.body, rec.game_id
         elif isinstance(rec.body, Result):
-            results.setdefault(rec.seat, rec.body)
+            results.setdefault(rec.game_id, {}).setdefault(rec.seat, rec.body)
+        elif isinstance(rec.body, Continue):
+            continues.setdefault(rec.game_id, (rec.body.game, tuple(rec.body.left)))
+            claims.setdefault(rec.game_id, []).append(rec.body.hands)
         elif isinstance(rec.body, Commit):
             commit_steps.add((rec.game_id, rec.step))
         elif isinstance(rec.body, Reveal) and rec.body.next is not None:
@@ -269,19 +294,53 @@ def _glance(entry: GameEntry, data: bytes) -> None:
         raise TranscriptError("the transcript holds no join record")
     _roster(entry, join, tf.saved_by)
     n = len(join.roster)
-    result = results.get(tf.saved_by if tf.saved_by is not None else -1) or next(iter(results.values()), None)
+    last = next(reversed(results), first_id)  # the table the match ended on, if it ended
+    present = _present(first_id, last, continues, n)
+    if present is None:  # a table this file does not tie to the first one: nothing to map
+        present, last = list(range(n)), first_id
+    entry.left = {s: 0 for s in range(n) if s not in present}
+    by_seat = results.get(last, {})
+    mine = present.index(tf.saved_by) if tf.saved_by in present else -1
+    result = by_seat.get(mine) or next(iter(by_seat.values()), None)
     # A hand begins with its commitments: in a commit step (each table's first is its cut's),
     # or in the reveal step before it when no commit step follows that one (the last reveal's
     # begin nothing once the match is over).
-    cuts = {table for table, _ in commit_steps}
-    carried = [(t, s) for t, s in carried_steps if (t, s + 1) not in commit_steps]
-    hands = len(commit_steps) - len(cuts) + len(carried) - (1 if result and carried else 0)
-    if result is not None and len(result.totals) == n and all(0 <= w < n for w in result.winners):
+    # Only the last table's are counted so: those before it count the hands carried from them.
+    steps = {(t, s) for t, s in commit_steps if t == last}
+    carried = [(t, s) for t, s in carried_steps if t == last and (t, s + 1) not in steps]
+    hands = len(steps) - (1 if steps else 0) + len(carried) - (1 if result and carried else 0)
+    at = last
+    while at in continues and at != first_id:
+        hands += min(claims[at])
+        at = continues[at][0]
+    k = len(present)
+    if result is not None and len(result.totals) == k and all(0 <= w < k for w in result.winners):
         entry.finished = True
-        entry.winners = list(result.winners)
-        entry.totals = list(result.totals)
+        entry.winners = [present[w] for w in result.winners]
+        totals: list[int | None] = [None] * n
+        for s, t in zip(present, result.totals, strict=True):
+            totals[s] = t
+        entry.totals = totals
     entry.hand = hands
     entry.check = "unchecked"
+
+
+def _present(
+    first: bytes, last: bytes, continues: dict[bytes, tuple[bytes, tuple[int, ...]]], n: int
+) -> list[int] | None:
+    """The seats of the first table still at table ``last``, following the ``continue``
+    records back from it; None if they do not lead back to the first table."""
+    chain = []
+    at = last
+    while at != first:
+        if at not in continues or len(chain) > n:
+            return None
+        at, left = continues[at]
+        chain.append(left)
+    present = list(range(n))
+    for left in reversed(chain):
+        present = [s for i, s in enumerate(present) if i not in left]
+    return present
 
 
 def listing(entries: Iterable[GameEntry]) -> list[str]:

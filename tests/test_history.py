@@ -227,3 +227,24 @@ def test_the_unverified_hand_count_matches_the_verified_one(tmp_path: Path, earl
     verified = read(GameEntry(path=path, date="2026-11-30", mtime=0.0))
     assert verified.check == "verified" and glanced.check == "unchecked"
     assert glanced.hand == verified.hand == len(tables[0].match.results) > 0  # type: ignore[union-attr]
+
+
+def test_a_player_who_left_is_still_listed_and_marked(tmp_path: Path) -> None:
+    """The match ended at a table without the leaver, but they sat down and played: the
+    listing names everyone, marks who left, and gives the leaver's total too."""
+    from test_leave import left_match_file
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "nines-2026-12-02-aaaaaaaaaaaa-s0.p2pt").write_bytes(left_match_file("nines"))
+    (folder / "neuf-2026-12-01-bbbbbbbbbbbb-s0.p2pt").write_bytes(left_match_file("neuf"))
+    for args in ((), ("--no-verify",)):
+        code, out, _ = _history(*args, home=tmp_path)
+        assert code == 0
+        nines, neuf = out.splitlines()
+        assert "p0 (you), p1, p2 (left), p3" in nines, out
+        assert "p0 (you), p1 (left), p2" in neuf, out
+    nines, neuf = json.loads(_history("--json", home=tmp_path)[1])
+    assert [p["left"] for p in nines["players"]] == [False, False, True, False]
+    assert nines["left"] == [{"seat": 2, "hand": 2}] and neuf["left"] == [{"seat": 1, "hand": 2}]
+    assert len(nines["totals"]) == 4 and nines["finished"] and neuf["finished"]
