@@ -1013,6 +1013,7 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
     from p2pcards.protocol.audit import audit_file
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
+    from p2pcards.ui.render import line_width
 
     try:
         report = audit_file(file)
@@ -1036,7 +1037,7 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
         hands = report.hands_verified
         _echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
         return
-    blocks = list(replay_blocks(report.to_record()))
+    blocks = list(replay_blocks(report.to_record(), line_width()))
     for i, block in enumerate(blocks):
         for line in block:
             _echo(line)
