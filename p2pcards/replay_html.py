@@ -296,6 +296,18 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
 # The page
 
 
+def match_goal(game: str, rules: Mapping[str, Any]) -> int | None:
+    """The total that ends the match, if the rules have one: Le Neuf's 0, Nines' target,
+    but none in a Nines match of a fixed number of hands (``hands``), where the target
+    is ignored."""
+    if game == "neuf":
+        return 0
+    if rules.get("hands") is not None:
+        return None
+    target = rules.get("target")
+    return target if type(target) is int else None
+
+
 def render_page(report: AuditReport) -> str:
     """The whole page of a transcript the audit found valid (or incomplete with no fault)."""
     if not report.valid and not report.incomplete:
@@ -305,7 +317,7 @@ def render_page(report: AuditReport) -> str:
     game = str(record.get("game"))
     title = TITLES.get(game, game)
     rules = record.get("rules") or {}
-    goal = 0 if game == "neuf" else rules.get("target") if isinstance(rules.get("target"), int) else None
+    goal = match_goal(game, rules)
     series = score_series(record)
     result = record.get("result", {})
     last = player_names(record)

@@ -118,10 +118,11 @@ def nines_positions(
 ) -> list[dict[str, Any]]:
     """The table of a hand of Nines before its first move, then after each event.
 
-    Each position holds every seat's cards, the top of the discard pile, the
-    suit to follow, the stock (size and next card) and one sentence saying the
-    move. A drawn card that was kept leaves no event (``docs/record.md``): the
-    sentence of the draw says so, by the same rule a reader of the record uses.
+    Each position holds every seat's cards (sorted as the game screen sorts a
+    hand), the top of the discard pile, the suit to follow, the stock (size and
+    next card) and one sentence saying the move. A drawn card that was kept
+    leaves no event (``docs/record.md``): the sentence of the draw says so, by
+    the same rule a reader of the record uses.
     """
     hands = [list(cards) for cards in hand.get("dealt", [])]
     stock = list(hand.get("stock", []))
@@ -140,7 +141,7 @@ def nines_positions(
 
     def snap(text: str, seat: Any, drawn: str | None = None) -> dict[str, Any]:
         return {
-            "hands": [list(c) for c in hands],
+            "hands": [sort_cards(c, "nines") for c in hands],
             "drawn": drawn,
             "top": top,
             "suit": suit,
@@ -219,8 +220,8 @@ def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[s
 
     def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
         return {
-            "hands": [list(c) for c in hands],
-            "dummy": list(dummy),
+            "hands": [sort_cards(c, "neuf", trump) for c in hands],
+            "dummy": sort_cards(dummy, "neuf", trump),
             "trick": [list(p) for p in trick],
             "trick_no": number,
             "winner": winner,
