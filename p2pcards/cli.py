@@ -982,13 +982,15 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
         for entry in shown:
             hist.read(entry, verify=verify)
     if as_json:
-        _echo_json([e.to_dict() for e in shown])
+        _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return
     for line in hist.listing(shown):
         _echo(line)
     if older:
         more = f"{older} older game{'s' if older > 1 else ''}"
         _echo(f"({more} not shown: see more with -n {limit + older})")
+    if not path and any(e.game is not None for e in shown):
+        _echo("(p2pcards replay N shows game N move by move; --html FILE makes it a web page)")
 
 
 @main.command()
@@ -1004,7 +1006,8 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
 def replay(file: str, step: bool, html_path: str | None) -> None:
     """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
 
-    The transcript is audited first: only what verifies is shown. With --html
+    FILE is a transcript, or the number p2pcards history gives a game (1, the
+    newest). The transcript is audited first: only what verifies is shown. With --html
     the same game is written as a web page that works offline. Exit status:
     0 shown, 1 the transcript is invalid (nothing is shown, no page is
     written), 2 it cannot be read (or the page cannot be written).
@@ -1015,6 +1018,16 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
     from p2pcards.safetext import clean
     from p2pcards.ui.render import line_width
 
+    if not Path(file).exists():
+        from p2pcards import history as hist
+        from p2pcards.net import storage
+
+        try:
+            numbered = hist.numbered(file, storage.data_dir() / "transcripts")
+        except LookupError as e:
+            _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+            sys.exit(2)
+        file = str(numbered) if numbered is not None else file
     try:
         report = audit_file(file)
     except TranscriptError as e:

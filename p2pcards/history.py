@@ -25,8 +25,12 @@ from p2pcards.safetext import clean, label_names
 FILE_NAME = re.compile(r"(?:nines|neuf)-(\d{4}-\d{2}-\d{2})-[0-9a-f]{12}-s\d+\.p2pt")
 """The name :func:`p2pcards.net.storage.transcript_path` gives a transcript (the date is the game's)."""
 
-WIDTH = 99
-"""Longest line of the listing."""
+WIDTH = 79
+"""Longest line of the listing: one game a line, in 80 columns."""
+PLAYERS_WIDTH = 32
+"""Widest players' column; a longer list of players is cut (``--json`` has every name)."""
+MIN_PLAYERS_WIDTH = 16
+"""The players' column is at least this wide when it has to share the line with long results."""
 
 NOT_A_TRANSCRIPT = "not a p2pcards transcript"
 
@@ -34,7 +38,7 @@ MARKS = {
     "verified": "✓ verified",
     "invalid": "✗ invalid",
     "incomplete": "… incomplete",
-    "unchecked": "· not verified",
+    "unchecked": "· unchecked",
     None: "",
 }
 
@@ -66,6 +70,9 @@ class GameEntry:
     left: dict[int, int] = field(default_factory=dict)
     """The players who left before the end, by seat: the hand they left in (0 when
     ``--no-verify`` cannot tell)."""
+    bot: bool = False
+    """A bot played the seat that saved the file (a watched game, ``--bot``): that seat is
+    not the person at this computer."""
 
     @property
     def title(self) -> str:
@@ -84,6 +91,7 @@ class GameEntry:
         return label_names(self.names, tags, limit=16, width=12) if self.names else []
 
     def result(self) -> str:
+        """How the game ended in a few words: ``Erin & Robo won with 9 each``."""
         names = self.shown_names()
 
         def name(seat: int) -> str:
@@ -95,44 +103,71 @@ class GameEntry:
             return f"failed: {name(self.blamed)}"
         if self.finished:
             won = " & ".join(name(s) for s in self.winners)
-            return f"{won} won, {'/'.join(str(t) for t in self.totals)}"
+            scores = {self.totals[s] for s in self.winners if 0 <= s < len(self.totals)}
+            if len(scores) != 1 or None in scores:
+                return f"{won} won"
+            (score,) = scores
+            return f"{won} won with {score}{' each' if len(self.winners) > 1 else ''}"
         if self.hand:
             return f"unfinished at hand {self.hand}"
         return "unfinished before the first hand"
 
     def players(self) -> str:
-        """Everyone who sat down, this computer's seat and those who left marked."""
+        """Everyone who sat down, this computer's seat and those who left marked (a seat
+        whose name already says "you" needs no mark; a bot's seat is not the person's)."""
         names = self.shown_names()
         out = []
         for s, n in enumerate(names):
-            marks = [m for m, on in (("you", s == self.saved_by), ("left", s in self.left)) if on]
+            mine = s == self.saved_by
+            marks = [
+                m
+                for m, on in (
+                    ("your bot", mine and self.bot),
+                    ("you", mine and not self.bot and n.casefold() not in _YOU),
+                    ("left", s in self.left),
+                )
+                if on
+            ]
             out.append(f"{n} ({', '.join(marks)})" if marks else n)
         return ", ".join(out)
 
-    def line(self, players_width: int = 0) -> str:
-        """One line of the listing, at most :data:`WIDTH` columns."""
+    def line(self, number: int, players_width: int = PLAYERS_WIDTH) -> str:
+        """One line of the listing, at most :data:`WIDTH` columns: ``number`` is what
+        ``p2pcards replay`` takes to show that game."""
         mark = MARKS[self.check]
+        head = f"{number:>2} {self.date} "
         if self.game is None:
-            return _fit(f"{self.date}  {'?':<7}  {clean(self.path.name, 60)}: {NOT_A_TRANSCRIPT}")
-        players = _cut(self.players(), players_width or 40)
-        head = f"{self.date}  {self.title:<7}  {players:<{players_width}}  "
-        room = WIDTH - len(head) - len(mark) - 2
-        return _fit(f"{head}{_cut(self.result(), max(room, 12)):<{max(room, 12)}}  {mark}".rstrip())
+            tail = f": {NOT_A_TRANSCRIPT}"
+            return f"{head}{_cut_middle(clean(self.path.name, 200), WIDTH - len(head) - len(tail))}{tail}"
+        head += f"{self.title:<7}  "
+        players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(mark) - 4 - 12)
+        head += f"{_cut(self.players(), players_width):<{players_width}}  "
+        room = max(WIDTH - len(head) - len(mark) - 2, 12)
+        return _fit(f"{head}{_cut(self.result(), room):<{room}}  {mark}".rstrip())
 
-    def to_dict(self) -> dict[str, Any]:
-        """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys)."""
+    def to_dict(self, number: int | None = None) -> dict[str, Any]:
+        """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
+        ``number`` is its number in the listing, which ``p2pcards replay`` takes."""
         return {
+            "number": number,
             "file": str(self.path),
             "date": self.date,
             "transcript": self.game is not None,
             "game": self.game,
             "title": self.title if self.game is not None else None,
             "players": [
-                {"seat": s, "name": n, "key": k, "you": s == self.saved_by, "left": s in self.left}
+                {
+                    "seat": s,
+                    "name": n,
+                    "key": k,
+                    "you": s == self.saved_by and not self.bot,
+                    "left": s in self.left,
+                }
                 for s, (n, k) in enumerate(zip(self.names, self.keys, strict=True))
             ],
             "left": [{"seat": s, "hand": h or None} for s, h in sorted(self.left.items())],
             "saved_by": self.saved_by,
+            "saved_by_bot": self.bot,
             "finished": self.finished,
             "winners": list(self.winners),
             "totals": list(self.totals),
@@ -145,6 +180,16 @@ class GameEntry:
         }
 
 
+def _you_words() -> frozenset[str]:
+    """How the game names a person who gave no name (``you``, in every language)."""
+    from p2pcards.ui.i18n import LANGS, Translator
+
+    return frozenset(Translator(lang)("you").casefold() for lang in LANGS)
+
+
+_YOU = _you_words()
+
+
 def _tag(key_hex: str) -> str:
     try:
         return fingerprint(bytes.fromhex(key_hex)).replace("-", "")
@@ -154,6 +199,14 @@ def _tag(key_hex: str) -> str:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)].rstrip(" ,") + "…"
+
+
+def _cut_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` columns, its middle left out: a file's name keeps its date and end."""
+    if len(text) <= width:
+        return text
+    keep = max(width - 1, 2)
+    return text[: keep - keep // 2] + "…" + text[len(text) - keep // 2 :]
 
 
 def _fit(line: str) -> str:
@@ -186,6 +239,24 @@ def find(folder: Path) -> list[GameEntry]:
         entries.append(GameEntry(path=p, date=date, mtime=mtime))
     entries.sort(key=lambda e: (e.date, e.mtime, e.path.name), reverse=True)
     return entries
+
+
+GAME_NUMBER = re.compile(r"#?([1-9][0-9]{0,5})")
+"""A game by its number in the listing: ``3`` or ``#3``."""
+
+
+def numbered(which: str, folder: Path) -> Path | None:
+    """The file of game ``which`` (its number in the listing of ``folder``, newest first),
+    or None if ``which`` is not a number. Raises LookupError when there is no such game."""
+    m = GAME_NUMBER.fullmatch(which.strip())
+    if m is None:
+        return None
+    found = find(folder)
+    k = int(m.group(1))
+    if k > len(found):
+        saved = f"{len(found)} file{'s' if len(found) != 1 else ''}"
+        raise LookupError(f"there is no game {k} in the history: it lists {saved} of {folder}")
+    return found[k - 1].path
 
 
 def read(entry: GameEntry, *, verify: bool = True) -> GameEntry:
@@ -343,9 +414,14 @@ def _present(
     return present
 
 
-def listing(entries: Iterable[GameEntry]) -> list[str]:
-    """The lines of the listing, the players' column as wide as its widest entry (up to 40)."""
+def listing(entries: Iterable[GameEntry], first: int = 1) -> list[str]:
+    """The lines of the listing, numbered from ``first`` (the newest is 1): the players'
+    column as wide as its widest entry, as far as the results leave room for it."""
     entries = list(entries)
-    width = max((len(e.players()) for e in entries if e.game is not None), default=0)
-    width = min(width, 40)
-    return [e.line(width) for e in entries]
+    games = [e for e in entries if e.game is not None]
+    widest = max((len(e.players()) for e in games), default=0)
+    mark = max((len(MARKS[e.check]) for e in games), default=0)
+    result = max((len(e.result()) for e in games), default=0)
+    room = WIDTH - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - mark - result
+    width = min(widest, PLAYERS_WIDTH, max(room, MIN_PLAYERS_WIDTH))
+    return [e.line(first + k, width) for k, e in enumerate(entries)]

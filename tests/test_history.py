@@ -96,22 +96,28 @@ def _history(*args: str, home: Path | None = None) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def game_lines(out: str) -> list[str]:
+    """The lines of the listing that are games (not the notes in brackets after them)."""
+    return [line for line in out.splitlines() if not line.startswith("(")]
+
+
 def test_the_listing_is_newest_first_with_every_field(home: Path) -> None:
     code, out, err = _history(home=home)
     assert code == 0
-    lines = out.splitlines()
-    assert [line[:10] for line in lines] == [
+    lines = game_lines(out)
+    assert [line[:2] for line in lines] == [" 1", " 2", " 3", " 4", " 5"]
+    assert [line[3:13] for line in lines] == [
         "2026-11-30", "2026-11-29", "2026-11-28", "2026-11-27", "2026-11-26"
     ]  # fmt: skip
     neuf, short, nines, garbage, truncated = lines
-    assert "Le Neuf" in neuf and "p0 (you), p1, p2" in neuf and " won, " in neuf
+    assert "Le Neuf" in neuf and "p0 (you), p1, p2" in neuf and " won with " in neuf
     assert neuf.endswith("✓ verified")
     assert "Nines" in nines and "p0, p1 (you), p2" in nines and nines.endswith("✓ verified")
     assert "unfinished at hand 1" in short and short.endswith("… incomplete")
     assert "notes.txt: not a p2pcards transcript" in garbage
     # A file cut short: its complete records may still be read (then it is not finished).
     assert f"{TRUNCATED}: not a p2pcards transcript" in truncated or truncated.endswith("incomplete")
-    assert all(len(line) < 100 for line in lines)
+    assert all(len(line) < 80 for line in out.splitlines())
     assert "Verifying 5 games" in err  # a full audit of each, said so
 
 
@@ -135,10 +141,10 @@ def test_json_is_a_list_of_objects(home: Path) -> None:
 def test_no_verify_only_reads_the_join_and_result_records(home: Path) -> None:
     code, out, err = _history("--no-verify", home=home)
     assert code == 0 and "Verifying" not in err
-    lines = out.splitlines()
+    lines = game_lines(out)
     assert len(lines) == 5
-    assert all("verified" not in line or line.endswith("· not verified") for line in lines)
-    assert "p0, p1 (you), p2" in lines[2] and " won, " in lines[2]
+    assert all("verified" not in line or line.endswith("· unchecked") for line in lines)
+    assert "p0, p1 (you), p2" in lines[2] and " won with " in lines[2]
     assert "unfinished at hand 1" in lines[1]
     games = json.loads(_history("--no-verify", "--json", home=home)[1])
     assert [g["verified"] for g in games][:4] == ["unchecked", "unchecked", "unchecked", None]
@@ -149,8 +155,8 @@ def test_no_verify_only_reads_the_join_and_result_records(home: Path) -> None:
 def test_limit_shows_the_newest_and_says_how_many_are_left(home: Path) -> None:
     code, out, _ = _history("-n", "2", home=home)
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 3
-    assert lines[0].startswith("2026-11-30") and lines[1].startswith("2026-11-29")
+    assert code == 0 and len(game_lines(out)) == 2
+    assert lines[0].startswith(" 1 2026-11-30") and lines[1].startswith(" 2 2026-11-29")
     assert "3 older games not shown" in lines[2] and "-n 5" in lines[2]
     assert len(json.loads(_history("--limit", "1", "--json", home=home)[1])) == 1
 
@@ -159,7 +165,7 @@ def test_a_path_argument_lists_another_directory(home: Path, tmp_path: Path) -> 
     code, out, _ = _history(str(home), "--no-verify", home=tmp_path)
     assert code == 0 and len(out.splitlines()) == 5
     code, out, _ = _history(str(home / "transcripts"), "-n", "1", home=tmp_path)
-    assert code == 0 and out.startswith("2026-11-30")
+    assert code == 0 and out.startswith(" 1 2026-11-30")
 
 
 def test_no_saved_game_is_one_friendly_line(tmp_path: Path) -> None:
@@ -175,7 +181,7 @@ def test_a_cheat_names_the_seat_the_audit_blames(tmp_path: Path) -> None:
     (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(_cheated(honest_transcript(3)))
     code, out, _ = _history(home=tmp_path)
     assert code == 0
-    assert "failed: p1" in out and out.rstrip().endswith("✗ invalid")
+    assert "failed: p1" in out and game_lines(out)[0].endswith("✗ invalid")
     (game,) = json.loads(_history("--json", home=tmp_path)[1])
     assert game["blamed"] == 1 and game["verified"] == "invalid" and game["problems"]
 
@@ -192,7 +198,7 @@ def test_hostile_names_reach_no_terminal(tmp_path: Path) -> None:
     for args in ((), ("--no-verify",)):
         code, out, _ = _history(*args, home=tmp_path)
         assert code == 0
-        lines = out.splitlines()
+        lines = game_lines(out)
         assert len(lines) == 2
         assert "Eve" + "\u0301" * 4 + " x" in lines[0] and "\u0301" * 5 not in lines[0]
         assert "not a p2pcards transcript" in lines[1]
@@ -206,7 +212,7 @@ def test_a_line_never_obeys_a_name_nor_overflows() -> None:
     entry.names = [ESCAPES, "b" * 32, "c" * 32, "d" * 32, "e" * 32, "f" * 32]
     entry.keys = [bytes([i]).hex() * 32 for i in range(6)]
     entry.saved_by, entry.finished, entry.winners, entry.totals = 0, True, [1, 2], [1, 2, 3, 4, 5, 6]
-    line = entry.line(40)
+    line = entry.line(1, 40)
     assert len(line) <= WIDTH and line.endswith("✓ verified")
     assert not any(c in line for c in "\x1b\x07\n") and "]0;" not in line
 
@@ -241,10 +247,48 @@ def test_a_player_who_left_is_still_listed_and_marked(tmp_path: Path) -> None:
     for args in ((), ("--no-verify",)):
         code, out, _ = _history(*args, home=tmp_path)
         assert code == 0
-        nines, neuf = out.splitlines()
+        nines, neuf = game_lines(out)
         assert "p0 (you), p1, p2 (left), p3" in nines, out
         assert "p0 (you), p1 (left), p2" in neuf, out
     nines, neuf = json.loads(_history("--json", home=tmp_path)[1])
     assert [p["left"] for p in nines["players"]] == [False, False, True, False]
     assert nines["left"] == [{"seat": 2, "hand": 2}] and neuf["left"] == [{"seat": 1, "hand": 2}]
     assert len(nines["totals"]) == 4 and nines["finished"] and neuf["finished"]
+
+
+def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: Path) -> None:
+    """The path of a file is long and only ``--json`` had it: the listing numbers the
+    games instead, and ``p2pcards replay N`` shows game N."""
+    code, out, _ = _history(home=home)
+    assert code == 0 and all(len(line) < 80 for line in out.splitlines())
+    lines = game_lines(out)
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+    assert "p2pcards replay N" in out
+    numbers = [g["number"] for g in json.loads(_history("--json", home=home)[1])]
+    assert numbers == list(range(1, len(lines) + 1))
+    env = {"P2PCARDS_HOME": str(home), "COLUMNS": "80"}
+    for number, name in ((1, NEUF), (3, NINES)):
+        shown = CliRunner().invoke(main, ["replay", str(number)], env=env)
+        by_path = CliRunner().invoke(main, ["replay", str(home / "transcripts" / name)], env=env)
+        assert shown.exit_code == 0 and shown.output == by_path.output and "── Hand 1" in shown.output
+    missing = CliRunner().invoke(main, ["replay", "#9"], env=env)
+    assert missing.exit_code == 2 and "there is no game 9 in the history" in missing.output
+
+
+def test_a_player_named_you_is_not_marked_you_twice(tmp_path: Path) -> None:
+    """A person who gave no name plays as "you": the name says it already."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(_renamed(honest_transcript(3), 0, "you"))
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0 and "you, p1, p2" in out and "(you)" not in out
+
+
+def test_a_result_says_who_won_with_what() -> None:
+    """``9/9`` read as a score, not as the winners' totals: the result names the total won with."""
+    entry = GameEntry(path=Path("x.p2pt"), date="2026-12-03", mtime=0.0, game="neuf", check="verified")
+    entry.names, entry.keys = ["erin", "robo", "bob"], [bytes([i]).hex() * 32 for i in range(3)]
+    entry.finished, entry.winners, entry.totals = True, [0, 1], [9, 9, 12]
+    assert entry.result() == "erin & robo won with 9 each"
+    entry.winners = [2]
+    assert entry.result() == "bob won with 12"
