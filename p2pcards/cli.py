@@ -955,9 +955,11 @@ def _check_resumable(path: Path) -> None:
 def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
     """List the games saved on this computer, newest first.
 
-    One line per transcript: date, game, players (yours marked), result, and
-    whether the transcript verifies. PATH lists another data directory or
-    folder of transcripts.
+    One line per transcript: its number (p2pcards replay N shows it), date,
+    game, players (yours marked, and those who left), result, and whether the
+    transcript verifies. Each file's verdict is kept in the data directory, so
+    the next listing audits only new or changed files. PATH lists another data
+    directory or folder of transcripts.
     """
     from p2pcards import history as hist
     from p2pcards.net import storage
@@ -972,15 +974,19 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
         else:
             _echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
         return
-    if verify and len(shown) > 3 and not as_json:
-        _echo(f"Verifying {len(shown)} games (a full audit of each; --no-verify skips it)...", err=True)
-    if verify and len(shown) > 3:
+    verdicts = hist.Verdicts(storage.data_dir() / hist.VERDICTS_FILE) if verify else None
+    todo = [e for e in shown if verdicts is not None and verdicts.get(hist.digest_of(e.path) or "") is None]
+    if len(todo) > 3 and not as_json:
+        _echo(f"Verifying {len(todo)} games (a full audit of each; --no-verify skips it)...", err=True)
+    if len(todo) > 3:
         with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
             for entry in bar:
-                hist.read(entry, verify=True)
+                hist.read(entry, verify=True, verdicts=verdicts)
     else:
         for entry in shown:
-            hist.read(entry, verify=verify)
+            hist.read(entry, verify=verify, verdicts=verdicts)
+    if verdicts is not None:
+        verdicts.save()
     if as_json:
         _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return

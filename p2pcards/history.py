@@ -13,7 +13,11 @@ signed, for a JSON reader.
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,8 +263,127 @@ def numbered(which: str, folder: Path) -> Path | None:
     return found[k - 1].path
 
 
-def read(entry: GameEntry, *, verify: bool = True) -> GameEntry:
-    """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript")."""
+VERDICTS_FILE = "history-verdicts.json"
+"""The file of :class:`Verdicts` in the data directory."""
+VERDICTS_FORMAT = "p2pcards-history-verdicts"
+MAX_VERDICTS = 5000
+"""Verdicts kept: those of the files listed most recently (a file deleted long ago goes)."""
+
+_CACHED: dict[str, Any] = {
+    "game": lambda v: type(v) is str,
+    "names": lambda v: type(v) is list and all(type(x) is str for x in v),
+    "keys": lambda v: type(v) is list and all(type(x) is str for x in v),
+    "saved_by": lambda v: v is None or type(v) is int,
+    "finished": lambda v: type(v) is bool,
+    "winners": lambda v: type(v) is list and all(type(x) is int for x in v),
+    "totals": lambda v: type(v) is list and all(x is None or type(x) is int for x in v),
+    "hand": lambda v: v is None or type(v) is int,
+    "check": lambda v: v in ("verified", "invalid", "incomplete"),
+    "blamed": lambda v: v is None or type(v) is int,
+    "problems": lambda v: type(v) is list and all(type(x) is dict for x in v),
+    "left": lambda v: (
+        type(v) is list and all(type(x) is list and [type(y) for y in x] == [int, int] for x in v)
+    ),
+}
+"""What a verdict keeps of a :class:`GameEntry`, each field with the check it must pass."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("p2pcards")
+    except PackageNotFoundError:
+        return "?"
+
+
+class Verdicts:
+    """The audit's verdict on each transcript already listed, kept in the data directory.
+
+    A full audit of each file takes a while (50 games, over ten seconds), and a saved
+    transcript never changes: its verdict is kept, keyed by the SHA-256 of the file's
+    bytes, so that the next listing reads it instead of auditing again. A file that
+    changed has another digest and is audited anew. The file of verdicts is this
+    computer's own note, never evidence: a missing, unreadable or damaged one is an
+    empty one, an entry of the wrong shape is audited again, and another version of
+    p2pcards (whose audit may differ) starts afresh."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._verdicts: dict[str, dict[str, Any]] = {}
+        self._changed = False
+        if path is None:
+            return
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if (
+            type(doc) is dict
+            and doc.get("format") == VERDICTS_FORMAT
+            and doc.get("version") == _version()
+            and type(doc.get("verdicts")) is dict
+        ):
+            self._verdicts = {k: v for k, v in doc["verdicts"].items() if type(v) is dict}
+
+    def get(self, digest: str) -> dict[str, Any] | None:
+        """The verdict kept for the file of SHA-256 ``digest``, if it has every field, well formed."""
+        fields = self._verdicts.get(digest)
+        if fields is None or set(fields) != set(_CACHED):
+            return None
+        return fields if all(check(fields[k]) for k, check in _CACHED.items()) else None
+
+    def put(self, digest: str, fields: dict[str, Any]) -> None:
+        self._verdicts.pop(digest, None)
+        self._verdicts[digest] = fields
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the verdicts (whole or not at all); a data directory that cannot be written
+        to costs only the time of the next audit."""
+        if self.path is None or not self._changed:
+            return
+        kept = dict(list(self._verdicts.items())[-MAX_VERDICTS:])
+        doc = {"format": VERDICTS_FORMAT, "version": _version(), "verdicts": kept}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".verdicts-", suffix=".json", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(doc, f, ensure_ascii=False)
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass
+        self._changed = False
+
+
+def digest_of(path: Path) -> str | None:
+    """The SHA-256 of the file at ``path`` (None if it cannot be read)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _kept(entry: GameEntry) -> dict[str, Any]:
+    fields = {k: getattr(entry, k) for k in _CACHED if k != "left"}
+    fields["left"] = [[s, h] for s, h in sorted(entry.left.items())]
+    return json.loads(json.dumps(fields))  # as it reads back: plain JSON values
+
+
+def _restore(entry: GameEntry, fields: dict[str, Any]) -> None:
+    for k, v in fields.items():
+        if k != "left":
+            setattr(entry, k, v)
+    entry.left = {s: h for s, h in fields["left"]}
+
+
+def read(entry: GameEntry, *, verify: bool = True, verdicts: Verdicts | None = None) -> GameEntry:
+    """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript").
+    With ``verdicts``, an audit already made of the same bytes is read instead of redone."""
     from p2pcards.protocol.transcript import MAX_FILE
 
     try:
@@ -268,7 +391,14 @@ def read(entry: GameEntry, *, verify: bool = True) -> GameEntry:
             raise ValueError("the file is too large")
         data = entry.path.read_bytes()
         if verify:
-            _audit(entry, data)
+            digest = hashlib.sha256(data).hexdigest()
+            kept = verdicts.get(digest) if verdicts is not None else None
+            if kept is not None:
+                _restore(entry, kept)
+            else:
+                _audit(entry, data)
+                if verdicts is not None:
+                    verdicts.put(digest, _kept(entry))
         else:
             _glance(entry, data)
     except Exception as e:  # a foreign or broken file is a line of the listing, never a crash

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from protocol_helpers import (
 from test_neuf_protocol import build, run
 
 from p2pcards.cli import main
-from p2pcards.history import WIDTH, GameEntry
+from p2pcards.history import VERDICTS_FILE, WIDTH, GameEntry
 from p2pcards.protocol.transcript import decode_file
 
 NINES = "nines-2026-11-28-aaaaaaaaaaaa-s1.p2pt"
@@ -102,6 +103,7 @@ def game_lines(out: str) -> list[str]:
 
 
 def test_the_listing_is_newest_first_with_every_field(home: Path) -> None:
+    (home / VERDICTS_FILE).unlink(missing_ok=True)  # every file audited, as on a first listing
     code, out, err = _history(home=home)
     assert code == 0
     lines = game_lines(out)
@@ -292,3 +294,74 @@ def test_a_result_says_who_won_with_what() -> None:
     assert entry.result() == "erin & robo won with 9 each"
     entry.winners = [2]
     assert entry.result() == "bob won with 12"
+
+
+@pytest.fixture
+def audits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the full audits made (each appends the size of the file audited)."""
+    from p2pcards.protocol import audit
+
+    made: list[int] = []
+    real = audit.audit_bytes
+
+    def counted(data: bytes) -> audit.AuditReport:
+        made.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(audit, "audit_bytes", counted)
+    return made
+
+
+def test_a_second_listing_reads_the_verdicts_instead_of_auditing_again(
+    home: Path, tmp_path: Path, audits: list[int]
+) -> None:
+    """Fifty games took eleven seconds to list, every time: a file's verdict is kept,
+    by the digest of its bytes, and only a new file is audited."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    first = _history(home=tmp_path)
+    assert (
+        first[0] == 0 and len(audits) == 4 and "Verifying 5 games" in first[2]
+    )  # (notes.txt is no transcript)
+    assert (tmp_path / VERDICTS_FILE).is_file()
+    again = _history(home=tmp_path)
+    assert again[:2] == first[:2] and len(audits) == 4 and "Verifying" not in again[2]
+    assert _history("--json", home=tmp_path)[1] == _history("--json", home=tmp_path)[1] and len(audits) == 4
+
+
+def test_a_changed_file_is_audited_again(home: Path, tmp_path: Path, audits: list[int]) -> None:
+    """The verdict is the file's, not its name's: other bytes under the same name are audited."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    before = game_lines(_history(home=tmp_path)[1])
+    audits.clear()
+    (tmp_path / "transcripts" / NINES).write_bytes(_cheated(honest_transcript(3)))
+    after = game_lines(_history(home=tmp_path)[1])
+    assert len(audits) == 1
+    assert "failed: p1" in after[2] and "failed" not in before[2] and after[:2] == before[:2]
+
+
+@pytest.mark.parametrize("damage", ["missing", "not json", "wrong shape", "another version"])
+def test_a_damaged_or_missing_file_of_verdicts_costs_only_an_audit(
+    home: Path, tmp_path: Path, audits: list[int], damage: str
+) -> None:
+    """The file of verdicts is only this computer's note: whatever became of it, the
+    listing is the same, the files it cannot vouch for are audited again, and it is
+    written anew."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    listed = _history(home=tmp_path)[1]
+    cache = tmp_path / VERDICTS_FILE
+    doc = json.loads(cache.read_text(encoding="utf-8"))
+    if damage == "missing":
+        cache.unlink()
+    elif damage == "not json":
+        cache.write_bytes(b"\x00{ not json")
+    elif damage == "wrong shape":
+        digest, fields = next(iter(doc["verdicts"].items()))
+        doc["verdicts"][digest] = {**fields, "names": 5}
+        cache.write_text(json.dumps(doc), encoding="utf-8")
+    else:
+        cache.write_text(json.dumps({**doc, "version": "0.0.0-another"}), encoding="utf-8")
+    audits.clear()
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0 and out == listed
+    assert len(audits) == (1 if damage == "wrong shape" else 4)
+    assert json.loads(cache.read_text(encoding="utf-8"))["verdicts"].keys() == doc["verdicts"].keys()
