@@ -978,13 +978,14 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
     todo = [e for e in shown if verdicts is not None and verdicts.get(hist.digest_of(e.path) or "") is None]
     if len(todo) > 3 and not as_json:
         _echo(f"Verifying {len(todo)} games (a full audit of each; --no-verify skips it)...", err=True)
+    bots = storage.bot_transcripts()
     if len(todo) > 3:
         with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
             for entry in bar:
-                hist.read(entry, verify=True, verdicts=verdicts)
+                hist.read(entry, verify=True, verdicts=verdicts, bot_files=bots)
     else:
         for entry in shown:
-            hist.read(entry, verify=verify, verdicts=verdicts)
+            hist.read(entry, verify=verify, verdicts=verdicts, bot_files=bots)
     if verdicts is not None:
         verdicts.save()
     if as_json:

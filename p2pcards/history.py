@@ -18,7 +18,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -381,17 +381,26 @@ def _restore(entry: GameEntry, fields: dict[str, Any]) -> None:
     entry.left = {s: h for s, h in fields["left"]}
 
 
-def read(entry: GameEntry, *, verify: bool = True, verdicts: Verdicts | None = None) -> GameEntry:
+def read(
+    entry: GameEntry,
+    *,
+    verify: bool = True,
+    verdicts: Verdicts | None = None,
+    bot_files: Collection[str] = (),
+) -> GameEntry:
     """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript").
-    With ``verdicts``, an audit already made of the same bytes is read instead of redone."""
+    With ``verdicts``, an audit already made of the same bytes is read instead of redone;
+    ``bot_files`` are the digests of the files a bot's seat saved
+    (:func:`p2pcards.net.storage.bot_transcripts`)."""
     from p2pcards.protocol.transcript import MAX_FILE
 
     try:
         if entry.path.stat().st_size > MAX_FILE:
             raise ValueError("the file is too large")
         data = entry.path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        entry.bot = digest in bot_files
         if verify:
-            digest = hashlib.sha256(data).hexdigest()
             kept = verdicts.get(digest) if verdicts is not None else None
             if kept is not None:
                 _restore(entry, kept)

@@ -365,3 +365,15 @@ def test_a_damaged_or_missing_file_of_verdicts_costs_only_an_audit(
     assert code == 0 and out == listed
     assert len(audits) == (1 if damage == "wrong shape" else 4)
     assert json.loads(cache.read_text(encoding="utf-8"))["verdicts"].keys() == doc["verdicts"].keys()
+
+
+def test_a_watched_game_marks_no_seat_as_the_person(tmp_path: Path) -> None:
+    """``play --watch`` saves the file of a seat a bot played: it is not the person's seat."""
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    played = CliRunner().invoke(main, ["play", "--watch", "-n", "2", "-r", "target=20", "-s", "3"], env=env)
+    assert played.exit_code == 0, played.output
+    code, out, _ = _history(home=tmp_path)
+    (line,) = game_lines(out)
+    assert code == 0 and "(you)" not in line and "(your bot)" in line
+    (game,) = json.loads(_history("--json", home=tmp_path)[1])
+    assert game["saved_by_bot"] is True and not any(p["you"] for p in game["players"])
