@@ -957,9 +957,11 @@ def _check_resumable(path: Path) -> None:
 def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
     """List the games saved on this computer, newest first.
 
-    One line per transcript: date, game, players (yours marked), result, and
-    whether the transcript verifies. PATH lists another data directory or
-    folder of transcripts.
+    One line per transcript: its number (p2pcards replay N shows it), date,
+    game, players (yours marked, and those who left), result, and whether the
+    transcript verifies. Each file's verdict is kept in the data directory, so
+    the next listing audits only new or changed files. PATH lists another data
+    directory or folder of transcripts.
     """
     from p2pcards import history as hist
     from p2pcards.net import storage
@@ -974,23 +976,30 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
         else:
             _echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
         return
-    if verify and len(shown) > 3 and not as_json:
-        _echo(f"Verifying {len(shown)} games (a full audit of each; --no-verify skips it)...", err=True)
-    if verify and len(shown) > 3:
+    verdicts = hist.Verdicts(storage.data_dir() / hist.VERDICTS_FILE) if verify else None
+    todo = [e for e in shown if verdicts is not None and verdicts.get(hist.digest_of(e.path) or "") is None]
+    if len(todo) > 3 and not as_json:
+        _echo(f"Verifying {len(todo)} games (a full audit of each; --no-verify skips it)...", err=True)
+    bots = storage.bot_transcripts()
+    if len(todo) > 3:
         with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
             for entry in bar:
-                hist.read(entry, verify=True)
+                hist.read(entry, verify=True, verdicts=verdicts, bot_files=bots)
     else:
         for entry in shown:
-            hist.read(entry, verify=verify)
+            hist.read(entry, verify=verify, verdicts=verdicts, bot_files=bots)
+    if verdicts is not None:
+        verdicts.save()
     if as_json:
-        _echo_json([e.to_dict() for e in shown])
+        _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return
     for line in hist.listing(shown):
         _echo(line)
     if older:
         more = f"{older} older game{'s' if older > 1 else ''}"
         _echo(f"({more} not shown: see more with -n {limit + older})")
+    if not path and any(e.game is not None for e in shown):
+        _echo("(p2pcards replay N shows game N move by move; --html FILE makes it a web page)")
 
 
 @main.command()
@@ -1006,7 +1015,8 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
 def replay(file: str, step: bool, html_path: str | None) -> None:
     """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
 
-    The transcript is audited first: only what verifies is shown. With --html
+    FILE is a transcript, or the number p2pcards history gives a game (1, the
+    newest). The transcript is audited first: only what verifies is shown. With --html
     the same game is written as a web page that works offline. Exit status:
     0 shown, 1 the transcript is invalid (nothing is shown, no page is
     written), 2 it cannot be read (or the page cannot be written).
@@ -1015,7 +1025,18 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
     from p2pcards.protocol.audit import audit_file
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
+    from p2pcards.ui.render import line_width
 
+    if not Path(file).exists():
+        from p2pcards import history as hist
+        from p2pcards.net import storage
+
+        try:
+            numbered = hist.numbered(file, storage.data_dir() / "transcripts")
+        except LookupError as e:
+            _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+            sys.exit(2)
+        file = str(numbered) if numbered is not None else file
     try:
         report = audit_file(file)
     except TranscriptError as e:
@@ -1038,7 +1059,7 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
         hands = report.hands_verified
         _echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
         return
-    blocks = list(replay_blocks(report.to_record()))
+    blocks = list(replay_blocks(report.to_record(), line_width()))
     for i, block in enumerate(blocks):
         for line in block:
             _echo(line)

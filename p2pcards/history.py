@@ -13,8 +13,12 @@ signed, for a JSON reader.
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
+import os
 import re
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +29,12 @@ from p2pcards.safetext import clean, label_names
 FILE_NAME = re.compile(r"(?:nines|neuf)-(\d{4}-\d{2}-\d{2})-[0-9a-f]{12}-s\d+\.p2pt")
 """The name :func:`p2pcards.net.storage.transcript_path` gives a transcript (the date is the game's)."""
 
-WIDTH = 99
-"""Longest line of the listing."""
+WIDTH = 79
+"""Longest line of the listing: one game a line, in 80 columns."""
+PLAYERS_WIDTH = 32
+"""Widest players' column; a longer list of players is cut (``--json`` has every name)."""
+MIN_PLAYERS_WIDTH = 16
+"""The players' column is at least this wide when it has to share the line with long results."""
 
 NOT_A_TRANSCRIPT = "not a p2pcards transcript"
 
@@ -34,7 +42,7 @@ MARKS = {
     "verified": "✓ verified",
     "invalid": "✗ invalid",
     "incomplete": "… incomplete",
-    "unchecked": "· not verified",
+    "unchecked": "· unchecked",
     None: "",
 }
 
@@ -53,7 +61,8 @@ class GameEntry:
     saved_by: int | None = None
     finished: bool = False
     winners: list[int] = field(default_factory=list)
-    totals: list[int] = field(default_factory=list)
+    totals: list[int | None] = field(default_factory=list)
+    """By seat; None for a player who left when ``--no-verify`` cannot tell their total."""
     hand: int | None = None
     """Hands played (finished), or the hand the transcript stops in."""
     check: str | None = None
@@ -62,6 +71,12 @@ class GameEntry:
     blamed: int | None = None
     problems: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    left: dict[int, int] = field(default_factory=dict)
+    """The players who left before the end, by seat: the hand they left in (0 when
+    ``--no-verify`` cannot tell)."""
+    bot: bool = False
+    """A bot played the seat that saved the file (a watched game, ``--bot``): that seat is
+    not the person at this computer."""
 
     @property
     def title(self) -> str:
@@ -80,6 +95,7 @@ class GameEntry:
         return label_names(self.names, tags, limit=16, width=12) if self.names else []
 
     def result(self) -> str:
+        """How the game ended in a few words: ``Erin & Robo won with 9 each``."""
         names = self.shown_names()
 
         def name(seat: int) -> str:
@@ -91,38 +107,71 @@ class GameEntry:
             return f"failed: {name(self.blamed)}"
         if self.finished:
             won = " & ".join(name(s) for s in self.winners)
-            return f"{won} won, {'/'.join(str(t) for t in self.totals)}"
+            scores = {self.totals[s] for s in self.winners if 0 <= s < len(self.totals)}
+            if len(scores) != 1 or None in scores:
+                return f"{won} won"
+            (score,) = scores
+            return f"{won} won with {score}{' each' if len(self.winners) > 1 else ''}"
         if self.hand:
             return f"unfinished at hand {self.hand}"
         return "unfinished before the first hand"
 
     def players(self) -> str:
+        """Everyone who sat down, this computer's seat and those who left marked (a seat
+        whose name already says "you" needs no mark; a bot's seat is not the person's)."""
         names = self.shown_names()
-        return ", ".join(f"{n} (you)" if s == self.saved_by else n for s, n in enumerate(names))
+        out = []
+        for s, n in enumerate(names):
+            mine = s == self.saved_by
+            marks = [
+                m
+                for m, on in (
+                    ("your bot", mine and self.bot),
+                    ("you", mine and not self.bot and n.casefold() not in _YOU),
+                    ("left", s in self.left),
+                )
+                if on
+            ]
+            out.append(f"{n} ({', '.join(marks)})" if marks else n)
+        return ", ".join(out)
 
-    def line(self, players_width: int = 0) -> str:
-        """One line of the listing, at most :data:`WIDTH` columns."""
+    def line(self, number: int, players_width: int = PLAYERS_WIDTH) -> str:
+        """One line of the listing, at most :data:`WIDTH` columns: ``number`` is what
+        ``p2pcards replay`` takes to show that game."""
         mark = MARKS[self.check]
+        head = f"{number:>2} {self.date} "
         if self.game is None:
-            return _fit(f"{self.date}  {'?':<7}  {clean(self.path.name, 60)}: {NOT_A_TRANSCRIPT}")
-        players = _cut(self.players(), players_width or 40)
-        head = f"{self.date}  {self.title:<7}  {players:<{players_width}}  "
-        room = WIDTH - len(head) - len(mark) - 2
-        return _fit(f"{head}{_cut(self.result(), max(room, 12)):<{max(room, 12)}}  {mark}".rstrip())
+            tail = f": {NOT_A_TRANSCRIPT}"
+            return f"{head}{_cut_middle(clean(self.path.name, 200), WIDTH - len(head) - len(tail))}{tail}"
+        head += f"{self.title:<7}  "
+        players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(mark) - 4 - 12)
+        head += f"{_cut(self.players(), players_width):<{players_width}}  "
+        room = max(WIDTH - len(head) - len(mark) - 2, 12)
+        return _fit(f"{head}{_cut(self.result(), room):<{room}}  {mark}".rstrip())
 
-    def to_dict(self) -> dict[str, Any]:
-        """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys)."""
+    def to_dict(self, number: int | None = None) -> dict[str, Any]:
+        """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
+        ``number`` is its number in the listing, which ``p2pcards replay`` takes."""
         return {
+            "number": number,
             "file": str(self.path),
             "date": self.date,
             "transcript": self.game is not None,
             "game": self.game,
             "title": self.title if self.game is not None else None,
             "players": [
-                {"seat": s, "name": n, "key": k, "you": s == self.saved_by}
+                {
+                    "seat": s,
+                    "name": n,
+                    "key": k,
+                    "you": s == self.saved_by and not self.bot,
+                    "left": s in self.left,
+                }
                 for s, (n, k) in enumerate(zip(self.names, self.keys, strict=True))
             ],
+            "left": [{"seat": s, "hand": h or None} for s, h in sorted(self.left.items())],
             "saved_by": self.saved_by,
+            "saved_by_bot": self.bot,
             "finished": self.finished,
             "winners": list(self.winners),
             "totals": list(self.totals),
@@ -135,6 +184,16 @@ class GameEntry:
         }
 
 
+def _you_words() -> frozenset[str]:
+    """How the game names a person who gave no name (``you``, in every language)."""
+    from p2pcards.ui.i18n import LANGS, Translator
+
+    return frozenset(Translator(lang)("you").casefold() for lang in LANGS)
+
+
+_YOU = _you_words()
+
+
 def _tag(key_hex: str) -> str:
     try:
         return fingerprint(bytes.fromhex(key_hex)).replace("-", "")
@@ -144,6 +203,14 @@ def _tag(key_hex: str) -> str:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)].rstrip(" ,") + "…"
+
+
+def _cut_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` columns, its middle left out: a file's name keeps its date and end."""
+    if len(text) <= width:
+        return text
+    keep = max(width - 1, 2)
+    return text[: keep - keep // 2] + "…" + text[len(text) - keep // 2 :]
 
 
 def _fit(line: str) -> str:
@@ -178,16 +245,169 @@ def find(folder: Path) -> list[GameEntry]:
     return entries
 
 
-def read(entry: GameEntry, *, verify: bool = True) -> GameEntry:
-    """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript")."""
+GAME_NUMBER = re.compile(r"#?([1-9][0-9]{0,5})")
+"""A game by its number in the listing: ``3`` or ``#3``."""
+
+
+def numbered(which: str, folder: Path) -> Path | None:
+    """The file of game ``which`` (its number in the listing of ``folder``, newest first),
+    or None if ``which`` is not a number. Raises LookupError when there is no such game."""
+    m = GAME_NUMBER.fullmatch(which.strip())
+    if m is None:
+        return None
+    found = find(folder)
+    k = int(m.group(1))
+    if k > len(found):
+        saved = f"{len(found)} file{'s' if len(found) != 1 else ''}"
+        raise LookupError(f"there is no game {k} in the history: it lists {saved} of {folder}")
+    return found[k - 1].path
+
+
+VERDICTS_FILE = "history-verdicts.json"
+"""The file of :class:`Verdicts` in the data directory."""
+VERDICTS_FORMAT = "p2pcards-history-verdicts"
+MAX_VERDICTS = 5000
+"""Verdicts kept: those of the files listed most recently (a file deleted long ago goes)."""
+
+_CACHED: dict[str, Any] = {
+    "game": lambda v: type(v) is str,
+    "names": lambda v: type(v) is list and all(type(x) is str for x in v),
+    "keys": lambda v: type(v) is list and all(type(x) is str for x in v),
+    "saved_by": lambda v: v is None or type(v) is int,
+    "finished": lambda v: type(v) is bool,
+    "winners": lambda v: type(v) is list and all(type(x) is int for x in v),
+    "totals": lambda v: type(v) is list and all(x is None or type(x) is int for x in v),
+    "hand": lambda v: v is None or type(v) is int,
+    "check": lambda v: v in ("verified", "invalid", "incomplete"),
+    "blamed": lambda v: v is None or type(v) is int,
+    "problems": lambda v: type(v) is list and all(type(x) is dict for x in v),
+    "left": lambda v: (
+        type(v) is list and all(type(x) is list and [type(y) for y in x] == [int, int] for x in v)
+    ),
+}
+"""What a verdict keeps of a :class:`GameEntry`, each field with the check it must pass."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("p2pcards")
+    except PackageNotFoundError:
+        return "?"
+
+
+class Verdicts:
+    """The audit's verdict on each transcript already listed, kept in the data directory.
+
+    A full audit of each file takes a while (50 games, over ten seconds), and a saved
+    transcript never changes: its verdict is kept, keyed by the SHA-256 of the file's
+    bytes, so that the next listing reads it instead of auditing again. A file that
+    changed has another digest and is audited anew. The file of verdicts is this
+    computer's own note, never evidence: a missing, unreadable or damaged one is an
+    empty one, an entry of the wrong shape is audited again, and another version of
+    p2pcards (whose audit may differ) starts afresh."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._verdicts: dict[str, dict[str, Any]] = {}
+        self._changed = False
+        if path is None:
+            return
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if (
+            type(doc) is dict
+            and doc.get("format") == VERDICTS_FORMAT
+            and doc.get("version") == _version()
+            and type(doc.get("verdicts")) is dict
+        ):
+            self._verdicts = {k: v for k, v in doc["verdicts"].items() if type(v) is dict}
+
+    def get(self, digest: str) -> dict[str, Any] | None:
+        """The verdict kept for the file of SHA-256 ``digest``, if it has every field, well formed."""
+        fields = self._verdicts.get(digest)
+        if fields is None or set(fields) != set(_CACHED):
+            return None
+        return fields if all(check(fields[k]) for k, check in _CACHED.items()) else None
+
+    def put(self, digest: str, fields: dict[str, Any]) -> None:
+        self._verdicts.pop(digest, None)
+        self._verdicts[digest] = fields
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the verdicts (whole or not at all); a data directory that cannot be written
+        to costs only the time of the next audit."""
+        if self.path is None or not self._changed:
+            return
+        kept = dict(list(self._verdicts.items())[-MAX_VERDICTS:])
+        doc = {"format": VERDICTS_FORMAT, "version": _version(), "verdicts": kept}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".verdicts-", suffix=".json", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(doc, f, ensure_ascii=False)
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass
+        self._changed = False
+
+
+def digest_of(path: Path) -> str | None:
+    """The SHA-256 of the file at ``path`` (None if it cannot be read)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _kept(entry: GameEntry) -> dict[str, Any]:
+    fields = {k: getattr(entry, k) for k in _CACHED if k != "left"}
+    fields["left"] = [[s, h] for s, h in sorted(entry.left.items())]
+    return json.loads(json.dumps(fields))  # as it reads back: plain JSON values
+
+
+def _restore(entry: GameEntry, fields: dict[str, Any]) -> None:
+    for k, v in fields.items():
+        if k != "left":
+            setattr(entry, k, v)
+    entry.left = {s: h for s, h in fields["left"]}
+
+
+def read(
+    entry: GameEntry,
+    *,
+    verify: bool = True,
+    verdicts: Verdicts | None = None,
+    bot_files: Collection[str] = (),
+) -> GameEntry:
+    """Fill ``entry`` from its file; never raises (an unreadable file is "not a transcript").
+    With ``verdicts``, an audit already made of the same bytes is read instead of redone;
+    ``bot_files`` are the digests of the files a bot's seat saved
+    (:func:`p2pcards.net.storage.bot_transcripts`)."""
     from p2pcards.protocol.transcript import MAX_FILE
 
     try:
         if entry.path.stat().st_size > MAX_FILE:
             raise ValueError("the file is too large")
         data = entry.path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        entry.bot = digest in bot_files
         if verify:
-            _audit(entry, data)
+            kept = verdicts.get(digest) if verdicts is not None else None
+            if kept is not None:
+                _restore(entry, kept)
+            else:
+                _audit(entry, data)
+                if verdicts is not None:
+                    verdicts.put(digest, _kept(entry))
         else:
             _glance(entry, data)
     except Exception as e:  # a foreign or broken file is a line of the listing, never a crash
@@ -216,19 +436,28 @@ def _audit(entry: GameEntry, data: bytes) -> None:
         _glance(entry, data)
         entry.check = "invalid"
     else:
+        # Everyone who sat down, numbered as at the first table (the saver's seat is one of
+        # those); the match may have ended at a table without some of them.
         entry.game = table.GAME
-        entry.names = [n for n, _ in report.players]
-        entry.keys = [k for _, k in report.players]
-        entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < table.n else None
+        entry.names = [n for n, _ in report.seated]
+        entry.keys = [k for _, k in report.seated]
+        n = len(entry.names)
+        entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < n else None
+        entry.left = {d["seat"]: d["hand"] for d in report.departures() + report.left_here()}
         m = table.match
         if m is not None and m.winners is not None:
             entry.finished = True
-            entry.winners = list(m.winners)
-            entry.totals = list(m.totals)
-            entry.hand = len(m.results)
+            entry.winners = [report.first_seat(s) for s in m.winners]
+            totals = {report.first_seat(s): t for s, t in enumerate(m.totals)}
+            totals.update((d["seat"], d["total"]) for d in report.departures())
+            entry.totals = [totals.get(s, 0) for s in range(n)]
+            entry.hand = report.hands_verified
         else:
             entry.finished = False
-            entry.hand = table.hand.number if table.hand is not None else 0
+            if table.hand is not None:
+                entry.hand = table.carried_hands + table.hand.number
+            else:
+                entry.hand = table.carried_hands + 1 if table.carried is not None else 0
         if report.valid:
             entry.check = "verified"
         elif report.incomplete and not report.internal_error:
@@ -237,19 +466,22 @@ def _audit(entry: GameEntry, data: bytes) -> None:
             entry.check = "invalid"
     entry.problems = [p.to_dict() for p in report.problems]
     blamed = [p.seat for p in report.problems if p.seat is not None]
-    entry.blamed = blamed[0] if blamed else None
+    entry.blamed = report.first_seat(blamed[0]) if blamed else None
 
 
 def _glance(entry: GameEntry, data: bytes) -> None:
     """Read the join and result records, check nothing (``--no-verify``)."""
     from p2pcards.errors import TranscriptError
-    from p2pcards.protocol.messages import Commit, Join, Result, Reveal
+    from p2pcards.protocol.messages import Commit, Continue, Join, Result, Reveal
     from p2pcards.protocol.transcript import decode_file
     from p2pcards.protocol.wire import WireError, parse_record
 
     tf = decode_file(data)
     join = None
-    results: dict[int, Any] = {}
+    first_id = b""
+    results: dict[bytes, dict[int, Any]] = {}  # table -> seat -> its result record
+    continues: dict[bytes, tuple[bytes, tuple[int, ...]]] = {}  # table -> (the table it continues, who left)
+    claims: dict[bytes, list[int]] = {}  # table -> the hands its seats say were scored before it
     commit_steps: set[tuple[bytes, int]] = set()  # (table, step): a continued match has several
     carried_steps: set[tuple[bytes, int]] = set()  # reveal steps whose records commit to the next hand
     for raw, sig in tf.records:
@@ -258,9 +490,12 @@ def _glance(entry: GameEntry, data: bytes) -> None:
         except WireError:
             continue
         if join is None and isinstance(rec.body, Join):
-            join = rec.body
+            join, first_id = rec.body, rec.game_id
         elif isinstance(rec.body, Result):
-            results.setdefault(rec.seat, rec.body)
+            results.setdefault(rec.game_id, {}).setdefault(rec.seat, rec.body)
+        elif isinstance(rec.body, Continue):
+            continues.setdefault(rec.game_id, (rec.body.game, tuple(rec.body.left)))
+            claims.setdefault(rec.game_id, []).append(rec.body.hands)
         elif isinstance(rec.body, Commit):
             commit_steps.add((rec.game_id, rec.step))
         elif isinstance(rec.body, Reveal) and rec.body.next is not None:
@@ -269,24 +504,63 @@ def _glance(entry: GameEntry, data: bytes) -> None:
         raise TranscriptError("the transcript holds no join record")
     _roster(entry, join, tf.saved_by)
     n = len(join.roster)
-    result = results.get(tf.saved_by if tf.saved_by is not None else -1) or next(iter(results.values()), None)
+    last = next(reversed(results), first_id)  # the table the match ended on, if it ended
+    present = _present(first_id, last, continues, n)
+    if present is None:  # a table this file does not tie to the first one: nothing to map
+        present, last = list(range(n)), first_id
+    entry.left = {s: 0 for s in range(n) if s not in present}
+    by_seat = results.get(last, {})
+    mine = present.index(tf.saved_by) if tf.saved_by in present else -1
+    result = by_seat.get(mine) or next(iter(by_seat.values()), None)
     # A hand begins with its commitments: in a commit step (each table's first is its cut's),
     # or in the reveal step before it when no commit step follows that one (the last reveal's
     # begin nothing once the match is over).
-    cuts = {table for table, _ in commit_steps}
-    carried = [(t, s) for t, s in carried_steps if (t, s + 1) not in commit_steps]
-    hands = len(commit_steps) - len(cuts) + len(carried) - (1 if result and carried else 0)
-    if result is not None and len(result.totals) == n and all(0 <= w < n for w in result.winners):
+    # Only the last table's are counted so: those before it count the hands carried from them.
+    steps = {(t, s) for t, s in commit_steps if t == last}
+    carried = [(t, s) for t, s in carried_steps if t == last and (t, s + 1) not in steps]
+    hands = len(steps) - (1 if steps else 0) + len(carried) - (1 if result and carried else 0)
+    at = last
+    while at in continues and at != first_id:
+        hands += min(claims[at])
+        at = continues[at][0]
+    k = len(present)
+    if result is not None and len(result.totals) == k and all(0 <= w < k for w in result.winners):
         entry.finished = True
-        entry.winners = list(result.winners)
-        entry.totals = list(result.totals)
+        entry.winners = [present[w] for w in result.winners]
+        totals: list[int | None] = [None] * n
+        for s, t in zip(present, result.totals, strict=True):
+            totals[s] = t
+        entry.totals = totals
     entry.hand = hands
     entry.check = "unchecked"
 
 
-def listing(entries: Iterable[GameEntry]) -> list[str]:
-    """The lines of the listing, the players' column as wide as its widest entry (up to 40)."""
+def _present(
+    first: bytes, last: bytes, continues: dict[bytes, tuple[bytes, tuple[int, ...]]], n: int
+) -> list[int] | None:
+    """The seats of the first table still at table ``last``, following the ``continue``
+    records back from it; None if they do not lead back to the first table."""
+    chain = []
+    at = last
+    while at != first:
+        if at not in continues or len(chain) > n:
+            return None
+        at, left = continues[at]
+        chain.append(left)
+    present = list(range(n))
+    for left in reversed(chain):
+        present = [s for i, s in enumerate(present) if i not in left]
+    return present
+
+
+def listing(entries: Iterable[GameEntry], first: int = 1) -> list[str]:
+    """The lines of the listing, numbered from ``first`` (the newest is 1): the players'
+    column as wide as its widest entry, as far as the results leave room for it."""
     entries = list(entries)
-    width = max((len(e.players()) for e in entries if e.game is not None), default=0)
-    width = min(width, 40)
-    return [e.line(width) for e in entries]
+    games = [e for e in entries if e.game is not None]
+    widest = max((len(e.players()) for e in games), default=0)
+    mark = max((len(MARKS[e.check]) for e in games), default=0)
+    result = max((len(e.result()) for e in games), default=0)
+    room = WIDTH - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - mark - result
+    width = min(widest, PLAYERS_WIDTH, max(room, MIN_PLAYERS_WIDTH))
+    return [e.line(first + k, width) for k, e in enumerate(entries)]

@@ -14,9 +14,10 @@ where Python writes HTML, embedded as JSON with ``<``, ``>`` and ``&`` written
 as ``\\u003c`` escapes (no name can close the ``<script>`` element), and the
 script puts it in the page with ``textContent`` only.
 
-The positions (each seat's cards after each move) are computed here from the
-record, not in the page's script, so that they can be checked in Python and
-the script stays a viewer.
+The positions (each seat's cards after each move) are computed in Python from
+the record (:mod:`p2pcards.replay_moves`, which the terminal replay shares), not
+in the page's script, so that they can be checked in Python and the script
+stays a viewer.
 """
 
 from __future__ import annotations
@@ -32,10 +33,17 @@ from typing import Any
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.audit import AuditReport, rules_in_words
 from p2pcards.protocol.fingerprint import TableFingerprint
-from p2pcards.replay import NAME_LIMIT, SUIT_SYMBOLS, card_text
-from p2pcards.safetext import label_names
+from p2pcards.replay_moves import (
+    by_seat,
+    first_seats,
+    hand_result,
+    neuf_positions,
+    nines_positions,
+    player_names,
+    seat_name,
+    tables,
+)
 
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 """One line colour per seat of the score chart (six seats at most, two to spare)."""
 TITLES = {"nines": "Nines", "neuf": "Le Neuf"}
@@ -59,209 +67,6 @@ def script_json(data: Any) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def player_names(record: Mapping[str, Any]) -> list[str]:
-    """The names as shown: cleaned like the terminal's, and look-alikes told apart by key."""
-    players = record.get("players", [])
-    names = [str(p.get("name", "?")) for p in players]
-    tags = [_tag(str(p.get("key", ""))) for p in players]
-    return label_names(names, tags, limit=NAME_LIMIT, width=NAME_LIMIT)
-
-
-def _tag(key_hex: str) -> str:
-    try:
-        return fingerprint(bytes.fromhex(key_hex)).replace("-", "") if key_hex else "?"
-    except ValueError:
-        return "?"
-
-
-def _name(names: Sequence[str], seat: Any) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
-
-
-def _suit(suit: Any) -> str:
-    return SUIT_SYMBOLS.get(suit, "no trump") if suit is not None else "no trump"
-
-
-def _remove(cards: list[str], card: str) -> None:
-    """Take ``card`` out of a hand (a double deck's two copies are alike: either will do)."""
-    if card in cards:
-        cards.remove(card)
-
-
-def _by_seat(values: Sequence[Any], names: Sequence[str]) -> str:
-    return ", ".join(f"{_name(names, s)} {v}" for s, v in enumerate(values))
-
-
-# ---------------------------------------------------------------------------
-# Positions: the table after each move of a hand
-
-
-def nines_positions(
-    hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any]
-) -> list[dict[str, Any]]:
-    """The table of a hand of Nines before its first move, then after each event.
-
-    Each position holds every seat's cards, the top of the discard pile, the
-    suit to follow, the stock (size and next card) and one sentence saying the
-    move. A drawn card that was kept leaves no event (``docs/record.md``): the
-    sentence of the draw says so, by the same rule a reader of the record uses.
-    """
-    hands = [list(cards) for cards in hand.get("dealt", [])]
-    stock = list(hand.get("stock", []))
-    up = str(hand.get("up_card", ""))
-    top, suit, pile = up, (None if up[:-1] == "9" else up[-1:]), 1
-    dealer = _name(names, hand.get("dealer"))
-    playing = [names[s] for s, cards in enumerate(hands) if cards and s < len(names)]
-    each = max((len(c) for c in hands), default=0)
-    text = f"{dealer} deals {each} cards each; the up card is {card_text(up)}"
-    if hand.get("playoff"):
-        text = f"Playoff: {', '.join(playing)} play again for the win. " + text
-    if suit is None:
-        text += ": a 9, so the dealer names the suit"
-    events = list(hand.get("events", []))
-    keeps_rule = not rules.get("draw_until_playable", False)
-
-    def snap(text: str, seat: Any, drawn: str | None = None) -> dict[str, Any]:
-        return {
-            "hands": [list(c) for c in hands],
-            "drawn": drawn,
-            "top": top,
-            "suit": suit,
-            "stock": len(stock),
-            "next": stock[0] if stock else None,
-            "pile": pile,
-            "seat": seat,
-            "text": text,
-        }
-
-    out = [snap(text + ".", None)]
-    for i, e in enumerate(events):
-        kind, seat = e.get("type"), e.get("seat")
-        who = _name(names, seat)
-        seat_hand = hands[seat] if isinstance(seat, int) and 0 <= seat < len(hands) else []
-        if kind == "declare":
-            suit = e.get("suit")
-            text = f"{who} names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)}) as the suit to follow"
-        elif kind == "play" and "cards" in e:
-            cards = [str(c) for c in e["cards"]]
-            for c in cards:
-                _remove(seat_hand, c)
-            top, suit, pile = cards[-1], e.get("suit"), pile + len(cards)
-            shown = " and ".join(card_text(c) for c in cards)
-            text = f"{who} plays {shown} together and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
-        elif kind == "play":
-            card = str(e.get("card"))
-            _remove(seat_hand, card)
-            top, pile = card, pile + 1
-            suit = e.get("suit", card[-1:])
-            text = f"{who} plays {card_text(card)}"
-            if "suit" in e:
-                text += f" and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
-        elif kind == "draw":
-            card = str(e.get("card"))
-            if stock:
-                stock.pop(0)
-            seat_hand.append(card)
-            text = f"{who} draws {card_text(card)}"
-            if e.get("forced"):
-                text += " (forced by an Ace)"
-            elif keeps_rule:
-                after = events[i + 1] if i + 1 < len(events) else {}
-                played = after.get("type") == "play" and after.get("seat") == seat
-                text += " and plays it" if played and after.get("card") == card else " and keeps it"
-        elif kind == "recycle":
-            stock = [str(c) for c in e.get("stock", [])]
-            pile = 1
-            text = f"The stock is empty: the discards under {card_text(top)} become the new stock"
-            text += f" ({len(stock)} cards)"
-        elif kind == "pass":
-            text = f"{who} has nothing to draw and passes"
-        else:
-            text = ", ".join(f"{k} {v}" for k, v in e.items())
-        drawn = str(e.get("card")) if kind == "draw" else None
-        out.append(snap(text + ".", seat if isinstance(seat, int) else None, drawn))
-    return out
-
-
-def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
-    """The table of a hand of Le Neuf after the deal, each exchange turn and each card played.
-
-    A seat that takes the dummy swaps its whole hand with the cards lying in
-    the dummy's place (``docs/record.md``); the trick on the table stays shown,
-    with its winner, until the next card is led.
-    """
-    hands = [list(cards) for cards in hand.get("dealt", [])]
-    dummy = list(hand.get("dummy", []))
-    won = [0] * len(hands)
-    trick: list[list[Any]] = []
-    dealer = _name(names, hand.get("dealer"))
-    trump = hand.get("trump")
-    text = f"{dealer} deals {len(dummy)} cards to each player and to the dummy; " + (
-        f"trumps are {SUIT_NAMES.get(trump, trump)} ({_suit(trump)})" if trump else "no trump"
-    )
-
-    def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
-        return {
-            "hands": [list(c) for c in hands],
-            "dummy": list(dummy),
-            "trick": [list(p) for p in trick],
-            "trick_no": number,
-            "winner": winner,
-            "won": list(won),
-            "seat": seat,
-            "text": text,
-        }
-
-    out = [snap(text + ".", None, 0)]
-    for e in hand.get("exchanges", []):
-        seat = e.get("seat")
-        who = _name(names, seat)
-        looked, took = bool(e.get("looked")), bool(e.get("took"))
-        if took and isinstance(seat, int) and 0 <= seat < len(hands):
-            hands[seat], dummy = dummy, hands[seat]
-        if looked:
-            text = f"{who} looks at the dummy and " + ("takes it" if took else "keeps the hand")
-        else:
-            text = f"{who} takes the dummy without looking" if took else f"{who} keeps the hand, unseen dummy"
-        out.append(snap(text + ".", seat, 0))
-    for number, t in enumerate(hand.get("tricks", []), start=1):
-        trick = []
-        plays = list(t.get("plays", []))
-        for i, p in enumerate(plays):
-            seat, card = p.get("seat"), str(p.get("card"))
-            if isinstance(seat, int) and 0 <= seat < len(hands):
-                _remove(hands[seat], card)
-            trick.append([seat, card])
-            who = _name(names, seat)
-            text = f"Trick {number}: {who} {'leads' if i == 0 else 'plays'} {card_text(card)}"
-            winner = None
-            if i == len(plays) - 1:
-                winner = t.get("winner")
-                if isinstance(winner, int) and 0 <= winner < len(won):
-                    won[winner] += 1
-                text += f"; {_name(names, winner)} wins the trick"
-            out.append(snap(text + ".", seat, number, winner))
-    return out
-
-
-def hand_result(game: str, hand: Mapping[str, Any], names: Sequence[str]) -> list[str]:
-    """How a hand ended, in a few sentences (shown after its last move)."""
-    lines = []
-    if game == "neuf":
-        lines.append("Tricks won: " + _by_seat(hand.get("won", []), names) + ".")
-        lines.append("Scores (4 − tricks won): " + _by_seat(hand.get("scores", []), names) + ".")
-    else:
-        if hand.get("end") == "out":
-            lines.append(f"{_name(names, hand.get('out'))} went out.")
-        elif hand.get("end") == "stall":
-            lines.append("The hand stalled: a full round with no card played.")
-        lines.append("Penalties: " + _by_seat(hand.get("penalties", []), names) + ".")
-        if hand.get("playoff"):
-            lines.append("A playoff decides the winner only: the totals do not change.")
-    lines.append("Totals: " + _by_seat(hand.get("totals", []), names) + ".")
-    return lines
-
-
 def start_totals(record: Mapping[str, Any]) -> list[int]:
     """Every seat's total before the first hand (Le Neuf counts down from ``start``)."""
     n = len(record.get("players", []))
@@ -270,37 +75,58 @@ def start_totals(record: Mapping[str, Any]) -> list[int]:
     return [start if isinstance(start, int) else 0] * n
 
 
+def _table_start(table: Mapping[str, Any], record: Mapping[str, Any]) -> list[int]:
+    """The totals a table starts from: the carried ones, when it went on from another."""
+    carried = table.get("carried")
+    if isinstance(carried, Mapping) and isinstance(carried.get("totals"), list):
+        return list(carried["totals"])
+    return start_totals({**record, "players": table.get("players", [])})
+
+
 def score_series(record: Mapping[str, Any]) -> list[list[int]]:
-    """Each seat's total at the start, then after each hand: the lines of the chart."""
-    series = [[t] for t in start_totals(record)]
-    for hand in record.get("hands", []):
-        for seat, total in enumerate(hand.get("totals", [])):
-            if seat < len(series):
-                series[seat].append(total)
+    """Each player's total at the start, then after each hand: the lines of the chart.
+
+    There is a line for everyone who sat down (the first table's seats); the line of a
+    player who left stops at the last hand scored before they went."""
+    segments = tables(record)
+    first = segments[0]
+    series = [[t] for t in start_totals({**record, "players": first.get("players", [])})]
+    for table in segments:
+        seats = first_seats(table, first)
+        for hand in table.get("hands", []):
+            for seat, total in enumerate(hand.get("totals", [])):
+                if seat < len(seats) and seats[seat] < len(series):
+                    series[seats[seat]].append(total)
     return series
 
 
 def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """What the page's script shows: each hand with its positions, by seat."""
+    """What the page's script shows: each hand with its positions, by seat.
+
+    ``names`` are everyone's who sat down; each hand has the names of its own table
+    (a table that went on without a player renumbers the seats)."""
     game = str(record.get("game"))
     rules = record.get("rules") or {}
-    totals = start_totals(record)
     hands = []
-    for hand in record.get("hands", []):
-        positions = neuf_positions(hand, names) if game == "neuf" else nines_positions(hand, names, rules)
-        hands.append(
-            {
-                "number": hand.get("number"),
-                "dealer": hand.get("dealer"),
-                "playoff": bool(hand.get("playoff", False)),
-                "trump": hand.get("trump"),
-                "before": list(totals),
-                "after": list(hand.get("totals", [])),
-                "positions": positions,
-                "result": hand_result(game, hand, names),
-            }
-        )
-        totals = list(hand.get("totals", totals))
+    for table in tables(record):
+        here = player_names(table)
+        totals = _table_start(table, record)
+        for hand in table.get("hands", []):
+            positions = neuf_positions(hand, here) if game == "neuf" else nines_positions(hand, here, rules)
+            hands.append(
+                {
+                    "number": hand.get("number"),
+                    "dealer": hand.get("dealer"),
+                    "playoff": bool(hand.get("playoff", False)),
+                    "trump": hand.get("trump"),
+                    "names": list(here),
+                    "before": list(totals),
+                    "after": list(hand.get("totals", [])),
+                    "positions": positions,
+                    "result": hand_result(game, hand, here),
+                }
+            )
+            totals = list(hand.get("totals", totals))
     return {"game": game, "names": list(names), "hands": hands}
 
 
@@ -350,7 +176,7 @@ def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int |
     parts.append(f'<line id="chart-marker" x1="{x(0)}" y1="{top}" x2="{x(0)}" y2="{height - bottom}"/>')
     for seat, values_of_seat in enumerate(series):
         color = COLORS[seat % len(COLORS)]
-        name = escape(_name(names, seat))
+        name = escape(seat_name(names, seat))
         coords = " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values_of_seat))
         data = ",".join(str(v) for v in values_of_seat)
         parts.append(
@@ -371,12 +197,13 @@ def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int |
 def totals_table(series: Sequence[Sequence[int]], names: Sequence[str]) -> str:
     """The chart's numbers as a table: the totals after each hand, by seat."""
     rows = ['<table id="totals"><thead><tr><th>After hand</th>']
-    rows += [f'<th data-seat="{s}">{escape(_name(names, s))}</th>' for s in range(len(series))]
+    rows += [f'<th data-seat="{s}">{escape(seat_name(names, s))}</th>' for s in range(len(series))]
     rows.append("</tr></thead><tbody>")
     for i in range(max((len(s) for s in series), default=0)):
         label = "start" if i == 0 else str(i)
         cells = "".join(
-            f'<td data-seat="{s}">{escape(v[i])}</td>' for s, v in enumerate(series) if i < len(v)
+            f'<td data-seat="{s}">{escape(v[i])}</td>' if i < len(v) else f'<td data-seat="{s}"></td>'
+            for s, v in enumerate(series)
         )
         rows.append(f'<tr data-hand="{i}"><th>{label}</th>{cells}</tr>')
     rows.append("</tbody></table>")
@@ -419,14 +246,14 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
     out += [f'<p class="note">{escape(line)}</p>' for line in notes]
     out.append('<table id="players"><thead><tr><th>Seat</th><th>Player</th>')
     out.append("<th>Key fingerprint</th></tr></thead><tbody>")
-    for seat, (_, key) in enumerate(report.players):
+    for seat, (_, key) in enumerate(report.seated):
         try:
             fp = fingerprint(bytes.fromhex(key))
         except ValueError:
             fp = "?"
         swatch = f'<span class="swatch" style="background:{COLORS[seat % len(COLORS)]}"></span>'
         out.append(
-            f'<tr data-seat="{seat}"><td>{seat}</td><td>{swatch}{escape(_name(names, seat))}</td>'
+            f'<tr data-seat="{seat}"><td>{seat}</td><td>{swatch}{escape(seat_name(names, seat))}</td>'
             f'<td class="mono">{escape(fp)}</td></tr>'
         )
     out.append("</tbody></table><dl>")
@@ -434,9 +261,9 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
     if table_fp is not None:
         out.append(
             f'<dt>Table fingerprint</dt><dd><span id="table-fingerprint" class="mono">{escape(table_fp)}'
-            f"</span> {escape(report.comparison(lambda seat: _name(names, seat)))}</dd>"
+            f"</span> {escape(report.comparison(lambda seat: seat_name(names, seat)))}</dd>"
         )
-    saved = report.saved(lambda seat: _name(names, seat))
+    saved = report.saved(lambda seat: seat_name(names, seat))
     if saved:
         out.append(
             f'<dt>Date</dt><dd id="saved">File saved {escape(saved)}: the file\'s own word, not signed.</dd>'
@@ -469,22 +296,35 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
 # The page
 
 
+def match_goal(game: str, rules: Mapping[str, Any]) -> int | None:
+    """The total that ends the match, if the rules have one: Le Neuf's 0, Nines' target,
+    but none in a Nines match of a fixed number of hands (``hands``), where the target
+    is ignored."""
+    if game == "neuf":
+        return 0
+    if rules.get("hands") is not None:
+        return None
+    target = rules.get("target")
+    return target if type(target) is int else None
+
+
 def render_page(report: AuditReport) -> str:
     """The whole page of a transcript the audit found valid (or incomplete with no fault)."""
     if not report.valid and not report.incomplete:
         raise ValueError("only a transcript that verifies is shown")
     record = report.to_record()
-    names = player_names(record)
+    names = player_names(tables(record)[0])  # everyone who sat down
     game = str(record.get("game"))
     title = TITLES.get(game, game)
     rules = record.get("rules") or {}
-    goal = 0 if game == "neuf" else rules.get("target") if isinstance(rules.get("target"), int) else None
+    goal = match_goal(game, rules)
     series = score_series(record)
     result = record.get("result", {})
-    winners = [_name(names, s) for s in result.get("winners", [])]
+    last = player_names(record)
+    winners = [seat_name(last, s) for s in result.get("winners", [])]
     if result.get("finished"):
         outcome = f"Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}. "
-        outcome += f"Final totals: {_by_seat(result.get('totals', []), names)}."
+        outcome += f"Final totals: {by_seat(result.get('totals', []), last)}."
     else:
         outcome = "The game did not finish: only the hands verified to their end are shown."
     legend = "".join(
@@ -646,7 +486,7 @@ SCRIPT = r"""
   var data = JSON.parse(document.getElementById("game-data").textContent);
   var SUITS = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
   var SUIT_NAMES = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
-  var hands = data.hands, names = data.names;
+  var hands = data.hands, names = data.names;  // a hand's own names, once one is shown
   var state = {hand: 0, move: 0};
 
   function el(tag, cls, text) {
@@ -744,6 +584,7 @@ SCRIPT = r"""
       return;
     }
     var hand = hands[state.hand], pos = hand.positions[state.move], last = hand.positions.length - 1;
+    names = hand.names || data.names;
     var title = document.getElementById("hand-title");
     title.textContent = "Hand " + hand.number + (hand.playoff ? " (playoff)" : "") + " \u00b7 " +
       nameOf(hand.dealer) + " deals";
@@ -786,7 +627,11 @@ SCRIPT = r"""
     document.getElementById("prev-move").disabled = state.hand === 0 && state.move === 0;
     document.getElementById("next-move").disabled = state.hand === hands.length - 1 && state.move === last;
     var marker = document.getElementById("chart-marker");
-    var points = document.querySelectorAll("#chart .series[data-seat='0'] circle");
+    var points = [];  // the longest line's: a player who left has fewer
+    document.querySelectorAll("#chart .series").forEach(function (g) {
+      var circles = g.querySelectorAll("circle");
+      if (circles.length > points.length) points = circles;
+    });
     var at = points[state.move === last ? state.hand + 1 : state.hand];
     if (marker && at) {
       marker.setAttribute("x1", at.getAttribute("cx"));

@@ -5,6 +5,7 @@ or a file that stops early (naming who the table waited for), and a plain
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from functools import cache
@@ -24,6 +25,7 @@ from protocol_helpers import (
     sign_map,
     transcript_bytes,
 )
+from test_leave import left_match_file
 
 from p2pcards.bots import make_bot
 from p2pcards.cli import main
@@ -34,8 +36,10 @@ from p2pcards.games.nines import NinesRules
 from p2pcards.protocol.adapters.neuf import NeufTable
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.messages import Continue, Join, Leave
 from p2pcards.protocol.table import TableCore
-from p2pcards.protocol.wire import SignedRecord
+from p2pcards.protocol.transcript import decode_file
+from p2pcards.protocol.wire import SignedRecord, parse_record
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 NINES_RULES = NinesRules(target=30, action_cards=True, hard_nines=True)
@@ -283,3 +287,61 @@ def test_the_cli_on_a_transcript_cut_before_its_first_record(tmp_path: Path) -> 
         result = audit_cli(path)
         assert result.exit_code == 2, result.output
         assert "Error: " in result.output and "msgpack" not in result.output
+
+
+# ---------------------------------------------------------------------------
+# A match that a player left
+
+
+def test_the_json_record_of_le_neuf_ended_by_a_leave_has_its_rules_and_standings(tmp_path: Path) -> None:
+    """Two players cannot play Le Neuf on: their table ends where it stands, with no hand
+    of its own, yet with the rules of the match and the standings as its result."""
+    path = tmp_path / "neuf-left.p2pt"
+    path.write_bytes(left_match_file("neuf"))
+    result = CliRunner().invoke(main, ["audit", "--json", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["rules"] == NeufRules().to_dict() == record["earlier"][0]["rules"]
+    assert record["hands"] == [] and len(record["earlier"][0]["hands"]) == 1
+    totals = record["carried"]["totals"]
+    assert record["result"] == {
+        "winners": [s for s, t in enumerate(totals) if t == min(totals)],
+        "totals": totals,
+        "finished": True,
+    }
+    assert [d["name"] for d in record["left"]] == ["p1"]
+
+
+@pytest.mark.parametrize("how", ["signed", "timed out", "judged gone"])
+def test_the_audit_names_everyone_who_sat_down_and_who_left_when_and_how(tmp_path: Path, how: str) -> None:
+    """A player who left is still one of the players: listed with the others, with the
+    total they keep, and the audit says in which hand and at which step they went, and
+    whether they signed a leave, timed out or were judged gone."""
+    data = left_match_file("nines", how)
+    path = tmp_path / "nines-left.p2pt"
+    path.write_bytes(data)
+    result = audit_cli(path)
+    assert result.exit_code == 0, result.output
+    out, flat = result.output, " ".join(result.output.split())
+    records = [parse_record(raw, sig).record for raw, sig in decode_file(data).records]  # type: ignore[arg-type]
+    join = next(r.body for r in records if isinstance(r.body, Join))
+    claims = [r.body for r in records if isinstance(r.body, Continue)]
+    (seat,) = claims[0].left
+    for s, player in enumerate(join.roster):  # everyone, numbered as they sat down
+        mark = f", left during hand {claims[0].hands + 1}" if s == seat else ""
+        assert re.search(
+            rf"^  seat {s}: {player.name}, key {fingerprint(player.key)[:9]}{mark}$", out, re.M
+        ), out
+    name = join.roster[seat].name
+    leaves = [r.step for r in records if isinstance(r.body, Leave)]
+    step = leaves[0] if leaves else min(c.steps for c in claims)
+    said = {
+        "signed": 'signed that they leave: "dinner is ready"',
+        "timed out": "were judged gone by the others when their time to come back ran out",
+        "judged gone": 'were judged gone by the others: "lost connection"',
+    }[how]
+    assert f"{name} left after {claims[0].hands} hand{'s' if claims[0].hands != 1 else ''} ({said}" in flat
+    assert f"during hand {claims[0].hands + 1} at step {step};" in flat, out
+    assert re.search(rf"^Totals: .*; {name} left with -?\d+$", out, re.M), out
+    lines_fit(out)

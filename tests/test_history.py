@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from protocol_helpers import (
 from test_neuf_protocol import build, run
 
 from p2pcards.cli import main
-from p2pcards.history import WIDTH, GameEntry
+from p2pcards.history import VERDICTS_FILE, WIDTH, GameEntry
 from p2pcards.protocol.transcript import decode_file
 
 NINES = "nines-2026-11-28-aaaaaaaaaaaa-s1.p2pt"
@@ -96,22 +97,29 @@ def _history(*args: str, home: Path | None = None) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def game_lines(out: str) -> list[str]:
+    """The lines of the listing that are games (not the notes in brackets after them)."""
+    return [line for line in out.splitlines() if not line.startswith("(")]
+
+
 def test_the_listing_is_newest_first_with_every_field(home: Path) -> None:
+    (home / VERDICTS_FILE).unlink(missing_ok=True)  # every file audited, as on a first listing
     code, out, err = _history(home=home)
     assert code == 0
-    lines = out.splitlines()
-    assert [line[:10] for line in lines] == [
+    lines = game_lines(out)
+    assert [line[:2] for line in lines] == [" 1", " 2", " 3", " 4", " 5"]
+    assert [line[3:13] for line in lines] == [
         "2026-11-30", "2026-11-29", "2026-11-28", "2026-11-27", "2026-11-26"
     ]  # fmt: skip
     neuf, short, nines, garbage, truncated = lines
-    assert "Le Neuf" in neuf and "p0 (you), p1, p2" in neuf and " won, " in neuf
+    assert "Le Neuf" in neuf and "p0 (you), p1, p2" in neuf and " won with " in neuf
     assert neuf.endswith("✓ verified")
     assert "Nines" in nines and "p0, p1 (you), p2" in nines and nines.endswith("✓ verified")
     assert "unfinished at hand 1" in short and short.endswith("… incomplete")
     assert "notes.txt: not a p2pcards transcript" in garbage
     # A file cut short: its complete records may still be read (then it is not finished).
     assert f"{TRUNCATED}: not a p2pcards transcript" in truncated or truncated.endswith("incomplete")
-    assert all(len(line) < 100 for line in lines)
+    assert all(len(line) < 80 for line in out.splitlines())
     assert "Verifying 5 games" in err  # a full audit of each, said so
 
 
@@ -135,10 +143,10 @@ def test_json_is_a_list_of_objects(home: Path) -> None:
 def test_no_verify_only_reads_the_join_and_result_records(home: Path) -> None:
     code, out, err = _history("--no-verify", home=home)
     assert code == 0 and "Verifying" not in err
-    lines = out.splitlines()
+    lines = game_lines(out)
     assert len(lines) == 5
-    assert all("verified" not in line or line.endswith("· not verified") for line in lines)
-    assert "p0, p1 (you), p2" in lines[2] and " won, " in lines[2]
+    assert all("verified" not in line or line.endswith("· unchecked") for line in lines)
+    assert "p0, p1 (you), p2" in lines[2] and " won with " in lines[2]
     assert "unfinished at hand 1" in lines[1]
     games = json.loads(_history("--no-verify", "--json", home=home)[1])
     assert [g["verified"] for g in games][:4] == ["unchecked", "unchecked", "unchecked", None]
@@ -149,8 +157,8 @@ def test_no_verify_only_reads_the_join_and_result_records(home: Path) -> None:
 def test_limit_shows_the_newest_and_says_how_many_are_left(home: Path) -> None:
     code, out, _ = _history("-n", "2", home=home)
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 3
-    assert lines[0].startswith("2026-11-30") and lines[1].startswith("2026-11-29")
+    assert code == 0 and len(game_lines(out)) == 2
+    assert lines[0].startswith(" 1 2026-11-30") and lines[1].startswith(" 2 2026-11-29")
     assert "3 older games not shown" in lines[2] and "-n 5" in lines[2]
     assert len(json.loads(_history("--limit", "1", "--json", home=home)[1])) == 1
 
@@ -159,7 +167,7 @@ def test_a_path_argument_lists_another_directory(home: Path, tmp_path: Path) -> 
     code, out, _ = _history(str(home), "--no-verify", home=tmp_path)
     assert code == 0 and len(out.splitlines()) == 5
     code, out, _ = _history(str(home / "transcripts"), "-n", "1", home=tmp_path)
-    assert code == 0 and out.startswith("2026-11-30")
+    assert code == 0 and out.startswith(" 1 2026-11-30")
 
 
 def test_no_saved_game_is_one_friendly_line(tmp_path: Path) -> None:
@@ -175,7 +183,7 @@ def test_a_cheat_names_the_seat_the_audit_blames(tmp_path: Path) -> None:
     (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(_cheated(honest_transcript(3)))
     code, out, _ = _history(home=tmp_path)
     assert code == 0
-    assert "failed: p1" in out and out.rstrip().endswith("✗ invalid")
+    assert "failed: p1" in out and game_lines(out)[0].endswith("✗ invalid")
     (game,) = json.loads(_history("--json", home=tmp_path)[1])
     assert game["blamed"] == 1 and game["verified"] == "invalid" and game["problems"]
 
@@ -192,7 +200,7 @@ def test_hostile_names_reach_no_terminal(tmp_path: Path) -> None:
     for args in ((), ("--no-verify",)):
         code, out, _ = _history(*args, home=tmp_path)
         assert code == 0
-        lines = out.splitlines()
+        lines = game_lines(out)
         assert len(lines) == 2
         assert "Eve" + "\u0301" * 4 + " x" in lines[0] and "\u0301" * 5 not in lines[0]
         assert "not a p2pcards transcript" in lines[1]
@@ -206,7 +214,7 @@ def test_a_line_never_obeys_a_name_nor_overflows() -> None:
     entry.names = [ESCAPES, "b" * 32, "c" * 32, "d" * 32, "e" * 32, "f" * 32]
     entry.keys = [bytes([i]).hex() * 32 for i in range(6)]
     entry.saved_by, entry.finished, entry.winners, entry.totals = 0, True, [1, 2], [1, 2, 3, 4, 5, 6]
-    line = entry.line(40)
+    line = entry.line(1, 40)
     assert len(line) <= WIDTH and line.endswith("✓ verified")
     assert not any(c in line for c in "\x1b\x07\n") and "]0;" not in line
 
@@ -227,3 +235,144 @@ def test_the_unverified_hand_count_matches_the_verified_one(tmp_path: Path, earl
     verified = read(GameEntry(path=path, date="2026-11-30", mtime=0.0))
     assert verified.check == "verified" and glanced.check == "unchecked"
     assert glanced.hand == verified.hand == len(tables[0].match.results) > 0  # type: ignore[union-attr]
+
+
+def test_a_player_who_left_is_still_listed_and_marked(tmp_path: Path) -> None:
+    """The match ended at a table without the leaver, but they sat down and played: the
+    listing names everyone, marks who left, and gives the leaver's total too."""
+    from test_leave import left_match_file
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "nines-2026-12-02-aaaaaaaaaaaa-s0.p2pt").write_bytes(left_match_file("nines"))
+    (folder / "neuf-2026-12-01-bbbbbbbbbbbb-s0.p2pt").write_bytes(left_match_file("neuf"))
+    for args in ((), ("--no-verify",)):
+        code, out, _ = _history(*args, home=tmp_path)
+        assert code == 0
+        nines, neuf = game_lines(out)
+        assert "p0 (you), p1, p2 (left), p3" in nines, out
+        assert "p0 (you), p1 (left), p2" in neuf, out
+    nines, neuf = json.loads(_history("--json", home=tmp_path)[1])
+    assert [p["left"] for p in nines["players"]] == [False, False, True, False]
+    assert nines["left"] == [{"seat": 2, "hand": 2}] and neuf["left"] == [{"seat": 1, "hand": 2}]
+    assert len(nines["totals"]) == 4 and nines["finished"] and neuf["finished"]
+
+
+def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: Path) -> None:
+    """The path of a file is long and only ``--json`` had it: the listing numbers the
+    games instead, and ``p2pcards replay N`` shows game N."""
+    code, out, _ = _history(home=home)
+    assert code == 0 and all(len(line) < 80 for line in out.splitlines())
+    lines = game_lines(out)
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+    assert "p2pcards replay N" in out
+    numbers = [g["number"] for g in json.loads(_history("--json", home=home)[1])]
+    assert numbers == list(range(1, len(lines) + 1))
+    env = {"P2PCARDS_HOME": str(home), "COLUMNS": "80"}
+    for number, name in ((1, NEUF), (3, NINES)):
+        shown = CliRunner().invoke(main, ["replay", str(number)], env=env)
+        by_path = CliRunner().invoke(main, ["replay", str(home / "transcripts" / name)], env=env)
+        assert shown.exit_code == 0 and shown.output == by_path.output and "── Hand 1" in shown.output
+    missing = CliRunner().invoke(main, ["replay", "#9"], env=env)
+    assert missing.exit_code == 2 and "there is no game 9 in the history" in missing.output
+
+
+def test_a_player_named_you_is_not_marked_you_twice(tmp_path: Path) -> None:
+    """A person who gave no name plays as "you": the name says it already."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(_renamed(honest_transcript(3), 0, "you"))
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0 and "you, p1, p2" in out and "(you)" not in out
+
+
+def test_a_result_says_who_won_with_what() -> None:
+    """``9/9`` read as a score, not as the winners' totals: the result names the total won with."""
+    entry = GameEntry(path=Path("x.p2pt"), date="2026-12-03", mtime=0.0, game="neuf", check="verified")
+    entry.names, entry.keys = ["erin", "robo", "bob"], [bytes([i]).hex() * 32 for i in range(3)]
+    entry.finished, entry.winners, entry.totals = True, [0, 1], [9, 9, 12]
+    assert entry.result() == "erin & robo won with 9 each"
+    entry.winners = [2]
+    assert entry.result() == "bob won with 12"
+
+
+@pytest.fixture
+def audits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the full audits made (each appends the size of the file audited)."""
+    from p2pcards.protocol import audit
+
+    made: list[int] = []
+    real = audit.audit_bytes
+
+    def counted(data: bytes) -> audit.AuditReport:
+        made.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(audit, "audit_bytes", counted)
+    return made
+
+
+def test_a_second_listing_reads_the_verdicts_instead_of_auditing_again(
+    home: Path, tmp_path: Path, audits: list[int]
+) -> None:
+    """Fifty games took eleven seconds to list, every time: a file's verdict is kept,
+    by the digest of its bytes, and only a new file is audited."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    first = _history(home=tmp_path)
+    assert first[0] == 0 and "Verifying 5 games" in first[2]
+    assert len(audits) == 4  # notes.txt is no transcript: nothing to audit
+    assert (tmp_path / VERDICTS_FILE).is_file()
+    again = _history(home=tmp_path)
+    assert again[:2] == first[:2] and len(audits) == 4 and "Verifying" not in again[2]
+    assert _history("--json", home=tmp_path)[1] == _history("--json", home=tmp_path)[1] and len(audits) == 4
+
+
+def test_a_changed_file_is_audited_again(home: Path, tmp_path: Path, audits: list[int]) -> None:
+    """The verdict is the file's, not its name's: other bytes under the same name are audited."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    before = game_lines(_history(home=tmp_path)[1])
+    audits.clear()
+    (tmp_path / "transcripts" / NINES).write_bytes(_cheated(honest_transcript(3)))
+    after = game_lines(_history(home=tmp_path)[1])
+    assert len(audits) == 1
+    assert "failed: p1" in after[2] and "failed" not in before[2] and after[:2] == before[:2]
+
+
+@pytest.mark.parametrize("damage", ["missing", "not json", "wrong shape", "another version"])
+def test_a_damaged_or_missing_file_of_verdicts_costs_only_an_audit(
+    home: Path, tmp_path: Path, audits: list[int], damage: str
+) -> None:
+    """The file of verdicts is only this computer's note: whatever became of it, the
+    listing is the same, the files it cannot vouch for are audited again, and it is
+    written anew."""
+    shutil.copytree(home / "transcripts", tmp_path / "transcripts", copy_function=shutil.copy2)
+    listed = _history(home=tmp_path)[1]
+    cache = tmp_path / VERDICTS_FILE
+    doc = json.loads(cache.read_text(encoding="utf-8"))
+    if damage == "missing":
+        cache.unlink()
+    elif damage == "not json":
+        cache.write_bytes(b"\x00{ not json")
+    elif damage == "wrong shape":
+        digest, fields = next(iter(doc["verdicts"].items()))
+        doc["verdicts"][digest] = {**fields, "names": 5}
+        cache.write_text(json.dumps(doc), encoding="utf-8")
+    else:
+        cache.write_text(json.dumps({**doc, "version": "0.0.0-another"}), encoding="utf-8")
+    audits.clear()
+    code, out, _ = _history(home=tmp_path)
+    assert code == 0 and out == listed
+    assert len(audits) == (1 if damage == "wrong shape" else 4)
+    assert json.loads(cache.read_text(encoding="utf-8"))["verdicts"].keys() == doc["verdicts"].keys()
+
+
+def test_a_watched_game_marks_no_seat_as_the_person(tmp_path: Path) -> None:
+    """``play --watch`` saves the file of a seat a bot played: it is not the person's seat."""
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    played = CliRunner().invoke(main, ["play", "--watch", "-n", "2", "-r", "target=20", "-s", "3"], env=env)
+    assert played.exit_code == 0, played.output
+    code, out, _ = _history(home=tmp_path)
+    (line,) = game_lines(out)
+    assert code == 0 and "(you)" not in line and "(your bot)" in line
+    (game,) = json.loads(_history("--json", home=tmp_path)[1])
+    assert game["saved_by_bot"] is True and not any(p["you"] for p in game["players"])

@@ -23,7 +23,7 @@ LAYERS = {
     "protocol": ("p2pcards.protocol",),
     "net": ("p2pcards.net",),
     "interface": ("p2pcards.ui", "p2pcards.cli", "p2pcards.sim", "p2pcards.history", "p2pcards.replay",
-                  "p2pcards.replay_html", "p2pcards.__main__"),
+                  "p2pcards.replay_html", "p2pcards.replay_moves", "p2pcards.__main__"),
     "package": ("p2pcards",),
 }
 ORDER = ["rules", "bots", "crypto", "protocol", "net", "interface"]

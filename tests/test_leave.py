@@ -9,6 +9,7 @@ one of them finished; every file audits valid and says who left.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -126,6 +127,57 @@ def totals_after(table: Table, hands: int, leaver: int) -> tuple[int, ...]:
     """What the first table's totals were after ``hands`` hands, without ``leaver``."""
     totals = [0] * table.n if hands == 0 else list(table.match.results[hands - 1].totals)
     return tuple(t for s, t in enumerate(totals) if s != leaver)
+
+
+GONE_HOW = {
+    "signed": "",
+    "timed out": "lost connection and did not come back within 120 s",
+    "judged gone": "lost connection",
+}
+"""How a seat leaves in :func:`left_match_file`: its own ``leave`` record, or the reason
+the others give when they drop it (the network's, when its grace ran out, or another)."""
+
+
+@functools.cache
+def left_match_file(game: str = "nines", how: str = "signed", seed: int = 2) -> bytes:
+    """Seat 0's file of a match that a seat left once the first hand was scored.
+
+    Nines: four players, seat 2 leaves and the other three play on to the end. Le Neuf:
+    seat 1 leaves, and the two left are too few to play on, so the match ends on the
+    standings. ``how`` is a key of :data:`GONE_HOW`."""
+    if game == "neuf":
+        roster = make_roster(3, seed)
+        tables = {
+            s: Sitting(
+                NeufTable(
+                    game_id=game_id_for(seed),
+                    roster=roster,
+                    rules=NeufRules(),
+                    seat=s,
+                    identity=identity_for(s, seed),
+                    entropy=entropy_for(s, seed),
+                )
+            )
+            for s in range(3)
+        }
+        bots: dict = {s: NeufRandomBot() for s in tables}
+        leaver = 1
+    else:
+        tables = sittings(4, NinesRules(target=100), seed)
+        bots = {s: RandomBot() for s in tables}
+        leaver = 2
+    net, rng = started(tables, seed)
+    play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [], bots)
+    if how == "signed":
+        rest = leaves(net, leaver, "dinner is ready")
+    else:
+        rest = without(net, leaver)
+        for t in rest.tables.values():
+            assert t.drop(leaver, GONE_HOW[how])
+        rest.pump()
+    play_bots(rest, {s: bots[s] for s in rest.tables}, rng, start=False)
+    assert tables[0].status == "over", tables[0].failure
+    return file_of(tables[0], 0)
 
 
 @settings(max_examples=12, deadline=None)

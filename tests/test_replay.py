@@ -4,19 +4,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from protocol_helpers import SHORT_RULES, make_tables, run_match, transcript_bytes
+from test_leave import left_match_file
 from test_neuf_protocol import build as build_neuf
 from test_neuf_protocol import run as run_neuf
 
+from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.cli import main
+from p2pcards.games.base import game as game_named
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.replay import card_text
+from p2pcards.replay_moves import SUIT_NAMES
+from p2pcards.ui.neuf_render import neuf_sort
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def replay(path: Path) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["replay", str(path)])
+def replay(path: Path, columns: int = 80) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["replay", str(path)], env={"COLUMNS": str(columns)})
     return result.exit_code, result.output
+
+
+def screen_order(cards: list[str], game: str = "nines", trump: str | None = None) -> str:
+    """The cards as the game screen shows a hand: its own sort, by its own key."""
+    parsed = [parse_card(c) for c in cards]
+    ordered = neuf_sort(parsed, trump) if game == "neuf" else sorted(parsed, key=hand_sort_key)
+    return " ".join(card_text(c.text()) for c in ordered)
 
 
 def test_a_game_of_nines_is_shown_with_every_card_and_move(tmp_path: Path) -> None:
@@ -32,7 +47,7 @@ def test_a_game_of_nines_is_shown_with_every_card_and_move(tmp_path: Path) -> No
     for hand in record["hands"]:
         assert f"── Hand {hand['number']} ·" in out
         for cards in hand["dealt"]:  # every dealt hand, card for card
-            assert " ".join(card_text(c) for c in cards) in out
+            assert screen_order(cards) in out
         assert out.count(". p") >= len(hand["events"])  # one numbered line per move
     names = [p["name"] for p in record["players"]]
     totals = ", ".join(f"{n} {t}" for n, t in zip(names, record["result"]["totals"], strict=True))
@@ -48,7 +63,7 @@ def test_a_game_of_le_neuf_shows_the_dummy_exchanges_and_tricks(tmp_path: Path) 
     assert code == 0, out
     record = audit_bytes(path.read_bytes()).to_record()
     first = record["hands"][0]
-    assert "Dummy: " + " ".join(card_text(c) for c in first["dummy"]) in out
+    assert "Dummy: " + screen_order(first["dummy"], "neuf", first["trump"]) in out
     assert "Exchanges:" in out and "Tricks:" in out
     assert out.startswith("Le Neuf: p0, p1, p2.")
 
@@ -69,3 +84,64 @@ def test_what_does_not_verify_is_not_shown(tmp_path: Path) -> None:
     bad.write_bytes(bytes(data))
     code, out = replay(bad)
     assert code in (1, 2) and "── Hand" not in out, out
+
+
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+def test_a_match_that_a_player_left_is_replayed_with_every_hand(tmp_path: Path, game: str) -> None:
+    """The hands before the leave are on the table the leaver sat at (the record's
+    ``earlier``): they are shown too, with the leaver's cards, and so is the departure.
+    A Le Neuf match ends at the leave, on a table that plays no hand at all."""
+    path = tmp_path / f"{game}-left.p2pt"
+    path.write_bytes(left_match_file(game))
+    code, out = replay(path)
+    assert code == 0, out
+    record = audit_bytes(path.read_bytes()).to_record()
+    hands = [h for t in record["earlier"] for h in t["hands"]] + record["hands"]
+    assert hands and [h["number"] for h in hands] == list(range(1, len(hands) + 1))
+    for hand in hands:
+        assert f"── Hand {hand['number']} ·" in out
+        for cards in hand["dealt"]:
+            assert screen_order(cards, record["game"], hand.get("trump")) in out
+    (gone,) = record["left"]
+    assert f"{gone['name']} left" in out
+
+
+def test_the_replay_reads_like_the_game_screen(tmp_path: Path) -> None:
+    """A person reads it, not a program: the rules in words (no ``key=False``), hands
+    sorted as on the game screen, and each move a sentence with a verb."""
+    path = FIXTURES / "nines-4p-variants.p2pt"
+    code, out = replay(path)
+    assert code == 0, out
+    record = audit_bytes(path.read_bytes()).to_record()
+    spec = game_named("nines")
+    flat = " ".join(out.split())
+    for sentence in spec.describe_rules(spec.rules_from_dict(record["rules"])):
+        assert sentence in flat, sentence
+    assert not any(word in out for word in ("=False", "=True", "None", "looked True", "took False"))
+    names = [p["name"] for p in record["players"]]
+    plays = 0
+    for hand in record["hands"]:
+        for cards in hand["dealt"]:
+            assert screen_order(cards) in out
+        for e in hand["events"]:
+            if e["type"] == "play" and "suit" in e and "card" in e:
+                named = f"{names[e['seat']]} plays {card_text(e['card'])} and names {SUIT_NAMES[e['suit']]}"
+                assert named in flat, named
+                plays += 1
+            elif e["type"] == "draw":
+                assert f"{names[e['seat']]} draws {card_text(e['card'])}" in flat
+    assert plays, "the fixture names a suit somewhere"
+
+
+@pytest.mark.parametrize("columns", [80, 56])
+def test_every_line_of_the_replay_fits_the_terminal(tmp_path: Path, columns: int) -> None:
+    """The stock of a hand is a long list and a hand of Le Neuf has 13 cards: folded,
+    they stay within the terminal's width (80 columns when it is not a terminal)."""
+    neuf = tmp_path / "neuf.p2pt"
+    neuf.write_bytes(left_match_file("neuf"))
+    for path in (FIXTURES / "nines-4p-variants.p2pt", neuf):
+        code, out = replay(path, columns)
+        assert code == 0, out
+        lines = out.splitlines()
+        assert max(len(line) for line in lines) <= columns
+        assert max(len(line) for line in lines) > columns - 12  # folded near the edge, not short

@@ -44,9 +44,11 @@ from protocol_helpers import (
     run_match,
     transcript_bytes,
 )
+from test_leave import left_match_file
 from test_neuf_protocol import build as build_neuf
 from test_neuf_protocol import run as run_neuf
 
+from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.cli import main
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.games.nines import NinesRules
@@ -56,6 +58,7 @@ from p2pcards.protocol.messages import Player
 from p2pcards.protocol.table import Table
 from p2pcards.replay import card_text
 from p2pcards.replay_html import escape, player_names, script_json
+from p2pcards.ui.neuf_render import neuf_sort
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE_NAMES = ("<b id=pwned>x</b>", "</script><b id=x>", "<script>window.pwn=1</script>")
@@ -367,6 +370,72 @@ def test_an_unfinished_game_is_shown_as_far_as_it_verifies(tmp_path: Path) -> No
     assert root.by_id("verdict").text().startswith("INCOMPLETE")
     assert "did not finish" in root.by_id("outcome").text()
     assert len(page_data(game.html)["hands"]) == report.hands_verified
+
+
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+def test_a_page_of_a_match_that_a_player_left_shows_every_hand_and_everyone(
+    tmp_path: Path, game: str
+) -> None:
+    """The hands played before the leave count, and the leaver played them: each hand
+    names its own table's players, and the chart has a line for everyone who sat down
+    (the leaver's stops where they left)."""
+    source = tmp_path / f"{game}-left.p2pt"
+    source.write_bytes(left_match_file(game))
+    shown = write_page(source, tmp_path / f"{game}-left.html")
+    record, data, root = shown.record, page_data(shown.html), dom(shown.html)
+    tables = [*record["earlier"], record]
+    hands = [(t, h) for t in tables for h in t["hands"]]
+    assert [h["number"] for h in data["hands"]] == [h["number"] for _, h in hands]
+    for drawn, (table, hand) in zip(data["hands"], hands, strict=True):
+        assert drawn["names"] == [p["name"] for p in table["players"]]
+        assert drawn["positions"][0]["hands"] and drawn["after"] == hand["totals"]
+    everyone = [p["name"] for p in tables[0]["players"]]
+    assert data["names"] == everyone
+    series = sorted(root.by_class("series"), key=lambda n: int(n.attrs["data-seat"]))
+    assert len(series) == len(everyone)
+    (gone,) = record["left"]
+    leaver = everyone.index(gone["name"])
+    assert series[leaver].attrs["data-totals"].split(",")[-1] == str(gone["total"])
+    seats = [td.text() for td in root.by_id("players").all(lambda n: n.tag == "td")]
+    assert all(name in seats for name in everyone)
+
+
+@pytest.mark.parametrize("name", ["nines", "neuf"])
+def test_every_hand_on_the_page_is_sorted_as_the_game_screen_sorts_it(
+    games: dict[str, Game], name: str
+) -> None:
+    """A hand as dealt is in the deck's order, which nobody reads a hand in: the page
+    shows each seat's cards (and the dummy) in the order the game screen uses."""
+    game = games[name]
+    for shown in page_data(game.html)["hands"]:
+        trump = shown["trump"]
+        for position in shown["positions"]:
+            for cards in position["hands"]:
+                parsed = [parse_card(c) for c in cards]
+                by_screen = neuf_sort(parsed, trump) if name == "neuf" else sorted(parsed, key=hand_sort_key)
+                assert cards == [c.text() for c in by_screen]
+            if name == "neuf":
+                assert position["dummy"] == [
+                    c.text() for c in neuf_sort(map(parse_card, position["dummy"]), trump)
+                ]
+
+
+def test_the_chart_draws_the_target_only_when_the_rules_have_one(tmp_path: Path) -> None:
+    """A match of a fixed number of hands ends after them, whatever the totals: a line
+    at the 100-point target (ignored then) would say the match ends where it does not."""
+    for rules, goal in ((NinesRules(hands=2), None), (NinesRules(target=40), "40")):
+        tables = make_tables(3, rules, seed=6)
+        run_match(tables, seed=6)
+        source = tmp_path / f"{rules.hands}-{rules.target}.p2pt"
+        source.write_bytes(transcript_bytes(tables[0]))
+        root = dom(write_page(source, tmp_path / f"{rules.hands}-{rules.target}.html").html)
+        chart = root.by_id("chart")
+        lines = [n for n in chart.all(lambda n: n.tag == "line" and "goal" in n.attrs.get("class", ""))]
+        ticks = {t.text() for t in chart.by_class("tick")}
+        if goal is None:
+            assert lines == [] and "the game ends at" not in chart.text()
+        else:
+            assert len(lines) == 1 and f"the game ends at {goal}" in lines[0].text() and goal in ticks
 
 
 def test_a_page_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:

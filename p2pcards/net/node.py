@@ -418,7 +418,10 @@ async def _play(
                 path = None
             else:
                 try:
-                    save(path, encode_file(table.records_to_save(), saved_by=info.seat, status=status))  # type: ignore[arg-type]
+                    data = encode_file(table.records_to_save(), saved_by=info.seat, status=status)
+                    save(path, data)  # type: ignore[arg-type]
+                    if cfg.bot:
+                        storage.remember_bot_transcript(data, cfg.data_dir)
                 except OSError as e:
                     cfg.ui.info(Notice("notice_not_saved", path=path, error=e))
                     path = None

@@ -31,7 +31,7 @@ import trio
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
-from p2pcards.protocol.sitting import Sitting
+from p2pcards.protocol.sitting import TIMED_OUT, Sitting
 from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import (
     Abort,
@@ -548,7 +548,7 @@ async def _play(
         if isinstance(item, StayedAway):
             if peer in mesh.away:
                 del mesh.away[peer]
-                why = f"lost connection and did not come back within {mesh.grace:g} s"
+                why = f"{TIMED_OUT} {mesh.grace:g} s"
                 if item.reason != STAYED_AWAY:
                     why += f" ({item.reason})"  # the last attempt's error, when there was one
                 closed[peer] = why

@@ -7,6 +7,7 @@ else ``~/.local/share/p2pcards``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -62,6 +63,32 @@ def transcript_path(game_id: bytes, seat: int, directory: Path | None = None, *,
     the game started here, its id and the seat (``neuf-2026-11-30-0123456789ab-s2.p2pt``)."""
     day = time.strftime("%Y-%m-%d")
     return (directory or data_dir()) / "transcripts" / f"{game}-{day}-{game_id.hex()[:12]}-s{seat}.p2pt"
+
+
+BOT_TRANSCRIPTS = "bot-transcripts.json"
+"""The transcripts this computer saved from a seat a bot played (a watched game, ``--bot``)."""
+
+
+def remember_bot_transcript(data: bytes, directory: Path | None = None) -> None:
+    """Note that a bot played the seat that saved the transcript ``data``: the file says
+    only which seat saved it, and ``p2pcards history`` must not call that seat the
+    person's. Kept by the SHA-256 of the file's bytes; a note that cannot be written is lost."""
+    path = (directory or data_dir()) / BOT_TRANSCRIPTS
+    digests = sorted(bot_transcripts(directory) | {hashlib.sha256(data).hexdigest()})
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(digests) + "\n")
+        os.replace(tmp, path)
+
+
+def bot_transcripts(directory: Path | None = None) -> frozenset[str]:
+    """The SHA-256 of each transcript a bot's seat saved here (none if the note is unreadable)."""
+    try:
+        data = json.loads(((directory or data_dir()) / BOT_TRANSCRIPTS).read_text())
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(d for d in data if type(d) is str) if type(data) is list else frozenset()
 
 
 def journal_dir(directory: Path | None = None) -> Path:

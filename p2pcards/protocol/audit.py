@@ -33,7 +33,7 @@ from p2pcards.games.base import game
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
-from p2pcards.protocol.sitting import MIN_TO_CONTINUE, Sitting
+from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
 from p2pcards.protocol.table import GAME_NAME, TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import (
@@ -118,9 +118,17 @@ class AuditReport:
 
     @property
     def players(self) -> list[tuple[str, str]]:
+        """The players of the table the match ended on (the seats that problems name)."""
         if self.table is None:
             return []
         return [(p.name, p.key.hex()) for p in self.table.roster]
+
+    @property
+    def seated(self) -> list[tuple[str, str]]:
+        """Everyone who sat down: the first table's players, those who left included
+        (the seats that the file's saver and the fingerprint confirmations name)."""
+        tables = self._tables()
+        return [(p.name, p.key.hex()) for p in tables[0].roster] if tables else []
 
     def comparison(self, who: Callable[[int], str] | None = None) -> str:
         """Who confirmed the table fingerprint at the table (their signed ``confirm``
@@ -128,7 +136,7 @@ class AuditReport:
         first = self._tables()[0] if self._tables() else None
         if first is None:
             return ""
-        who = who or self._who
+        who = who or self._who_seated
         said = confirmations(first)
         same = [who(c.seat) for c in said if c.matches and c.same]
         differ = [who(c.seat) for c in said if c.matches and not c.same]
@@ -171,7 +179,7 @@ class AuditReport:
             }
         record = self._table_record(t, self.verdict())
         if t.carried is not None:
-            record["left"] = self._departures()
+            record["left"] = self.departures()
             tables = self._tables()
             record["earlier"] = [
                 self._table_record(e, None, counted=after.carried_hands - e.carried_hands)
@@ -196,25 +204,52 @@ class AuditReport:
             record["hands"] = record["hands"][:counted]
         return record
 
-    def _departures(self) -> list[dict[str, Any]]:
+    def departures(self) -> list[dict[str, Any]]:
         """The players who left, in the order they left (see ``docs/record.md``)."""
+        tables = self._tables()
+        first = [p.key for p in tables[0].roster] if tables else []
         out = []
-        for t in self._tables()[1:]:
+        for t in tables[1:]:
             if t.carry is None or t.carried is None:
                 continue  # its first step did not complete: nothing was carried yet
             prev = t.carry.table
-            out += [
-                {
-                    "name": prev.roster[s].name,
-                    "key": prev.roster[s].key.hex(),
-                    "after_hands": t.carried_hands,
-                    "total": t.leaver_totals[s],
-                    "signed": s in prev.departed,
-                    "reason": prev.departed.get(s, t.carry.reason),
-                }
-                for s in t.carry.left
-            ]
+            for s in t.carry.left:
+                key = prev.roster[s].key
+                out.append(
+                    {
+                        "name": prev.roster[s].name,
+                        "key": key.hex(),
+                        "after_hands": t.carried_hands,
+                        "total": t.leaver_totals[s],
+                        "signed": s in prev.departed,
+                        "reason": prev.departed.get(s, t.carry.reason),
+                        "seat": first.index(key) if key in first else s,
+                        "hand": t.carried_hands + 1,
+                        "step": _left_at(prev, s),
+                        "how": _how(prev, s, t.carry.reason),
+                    }
+                )
         return out
+
+    def left_here(self) -> list[dict[str, Any]]:
+        """Who signed that they leave the table the file ends on (the leaver's own file, or
+        one saved before the others went on): the same fields as :meth:`departures`."""
+        t = self.table
+        if t is None:
+            return []
+        first = [p.key for p in self._tables()[0].roster]
+        done = t.carried_hands + (len(t.match.results) if t.match is not None else 0)
+        return [
+            {
+                "name": t.roster[s].name,
+                "seat": first.index(t.roster[s].key) if t.roster[s].key in first else s,
+                "hand": done + 1,
+                "step": _left_at(t, s),
+                "how": "signed",
+                "reason": reason,
+            }
+            for s, reason in sorted(t.departed.items())
+        ]
 
     def summary(self) -> str:
         """A short human verdict: what was checked, in words a non-expert can follow."""
@@ -229,9 +264,29 @@ class AuditReport:
     def _names(self) -> list[str]:
         return [clean(n, 40) for n, _ in self.players]
 
+    def first_seat(self, seat: int) -> int:
+        """The first table's seat of ``seat`` of the table the match ended on: the text
+        numbers everyone as they sat down, those who left included."""
+        if not 0 <= seat < len(self.players):
+            return seat
+        keys = [k for _, k in self.seated]
+        key = self.players[seat][1]
+        return keys.index(key) if key in keys else seat
+
     def _who(self, seat: int) -> str:
+        """A seat of the table the match ended on, by name and the seat it sat down at."""
         names = self._names()
+        return f"{names[seat]} (seat {self.first_seat(seat)})" if 0 <= seat < len(names) else f"seat {seat}"
+
+    def _who_seated(self, seat: int) -> str:
+        """A seat of the first table (where everyone sat down), by name."""
+        names = [clean(n, 40) for n, _ in self.seated]
         return f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) else f"seat {seat}"
+
+    def _leavers_totals(self) -> str:
+        """``; p2 left with 14``: the totals that those who left keep."""
+        gone = [f"{clean(d['name'], 40)} left with {d['total']}" for d in self.departures()]
+        return "; " + ", ".join(gone) if gone else ""
 
     def _valid_lines(self) -> list[str]:
         t = self.table
@@ -244,7 +299,11 @@ class AuditReport:
         seated = self._tables()[0].n
         players = f"{seated} players" + (f" ({len(names)} finished it)" if seated > len(names) else "")
         lines = [f"VALID: a finished game of {game(t.GAME).title}, {players}, {hands}."]
-        lines += _wrap("Totals: " + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))))
+        lines += _wrap(
+            "Totals: "
+            + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names)))
+            + self._leavers_totals()
+        )
         lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
         lines += self._departure_lines()
         lines += self._about_lines()
@@ -299,7 +358,9 @@ class AuditReport:
             lines += _wrap(
                 ("Totals: " if over else f"Totals after hand {k}: ")
                 + ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names()))
+                + self._leavers_totals()
             )
+        lines += self._departure_lines()
         lines += self._about_lines()
         lines += ["", "What the audit checked:"]
         lines += self._shuffle_lines(k)
@@ -337,7 +398,7 @@ class AuditReport:
             who = "nobody in particular" if p.seat is None else f"seat {p.seat}"
             if p.seat is not None and p.seat < len(names):
                 key = fingerprint(bytes.fromhex(self.players[p.seat][1]))
-                who = f"{names[p.seat]} (seat {p.seat}, key {key})"
+                who = f"{names[p.seat]} (seat {self.first_seat(p.seat)}, key {key})"
             where = [] if p.record is None else [f"record {p.record}"]
             if p.hand is not None:
                 where.append(f"hand {p.hand}")
@@ -350,10 +411,14 @@ class AuditReport:
         """The players, the rules in force, and the file's date and saver."""
         t = self.table
         lines = []
-        if self.players:
+        if self.seated:
+            gone = {d["seat"]: d for d in self.departures() + self.left_here()}
             lines.append("Players (with the start of each key's fingerprint):")
-            for seat, (name, (_, key)) in enumerate(zip(self._names(), self.players, strict=True)):
-                lines.append(f"  seat {seat}: {name}, key {fingerprint(bytes.fromhex(key))[:9]}")
+            for seat, (name, key) in enumerate(self.seated):
+                left = f", left during hand {gone[seat]['hand']}" if seat in gone else ""
+                lines.append(
+                    f"  seat {seat}: {clean(name, 40)}, key {fingerprint(bytes.fromhex(key))[:9]}{left}"
+                )
         if t is not None:
             lines += rules_in_words(t.GAME, t.rules)
             clock = self._tables()[0].clock
@@ -363,7 +428,7 @@ class AuditReport:
                     f"Clock, signed by every player: {_seconds(turn)} per turn, {_seconds(step)} "
                     f"for any other step, {_seconds(grace)} to come back after a lost connection."
                 )
-        saved = self.saved(self._who)
+        saved = self.saved(self._who_seated)
         if saved:
             lines += _wrap(f"File saved {saved} - the file's own word, not signed.")
         if self.status and not self.valid:
@@ -371,16 +436,27 @@ class AuditReport:
         return lines
 
     def _departure_lines(self) -> list[str]:
-        """Who left, when, and how the match went on without them."""
+        """Who left, when (the hand and the step), how, and how the match went on without them."""
         lines = []
-        for d in self._departures():
+        departures = self.departures()
+        t = self.table
+        for d in departures:
             name = clean(d["name"], 40)
-            how = "signed that they leave" if d["signed"] else "were judged gone by the others"
-            scored = d["after_hands"]
+            ended = d is departures[-1] and t is not None and not t.hands_crypto and t.match is not None
+            after = (
+                "the others were too few to play on: the match ended on the totals so far"
+                if ended
+                else "the others played on from a fresh deal"
+            )
             lines += _wrap(
-                f"{name} left after {scored} hand{'s' if scored != 1 else ''} ({how}: "
-                f'"{clean(d["reason"], 200)}"); the hand in progress was void and the others '
-                f"played on from a fresh deal; {name}'s total stays {d['total']}."
+                f"{name} left after {_count(d['after_hands'], 'hand')} ({HOW[d['how']]}: "
+                f'"{clean(d["reason"], 200)}"), during hand {d["hand"]} at step {d["step"]}; the hand in '
+                f"progress was void and {after}; {name}'s total stays {d['total']}."
+            )
+        for d in self.left_here():
+            lines += _wrap(
+                f'{clean(d["name"], 40)} left ({HOW["signed"]}: "{clean(d["reason"], 200)}"), '
+                f"during hand {d['hand']} at step {d['step']}."
             )
         return lines
 
@@ -407,6 +483,29 @@ def _wrap(text: str) -> list[str]:
     return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False) or [""]
 
 
+def _left_at(table: TableCore, seat: int) -> int:
+    """The step of ``table`` at which ``seat`` left: that of its ``leave`` record, or where
+    the others stood when they judged it gone (the steps of the table the file shows)."""
+    leave = table.log.left.get(seat)
+    return leave.record.step if leave is not None else table.step
+
+
+def _how(table: TableCore, seat: int, reason: str) -> str:
+    """``signed`` (its own ``leave`` record), ``timed out`` (the others say it lost its
+    connection and its grace ran out) or ``judged gone`` (the others' word, for another reason)."""
+    if seat in table.departed:
+        return "signed"
+    return "timed out" if reason.startswith(TIMED_OUT) else "judged gone"
+
+
+HOW = {
+    "signed": "signed that they leave",
+    "timed out": "were judged gone by the others when their time to come back ran out",
+    "judged gone": "were judged gone by the others",
+}
+"""How a player left, in words (the keys of a departure's ``how``)."""
+
+
 def _and(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items) or "nobody"
@@ -419,6 +518,10 @@ def _seconds(n: int) -> str:
         return f"{n} s"
     hours, minutes = divmod(n // 60, 60)
     return f"{hours} h {minutes} min" if hours and minutes else (f"{hours} h" if hours else f"{minutes} min")
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k} {what}{'s' if k != 1 else ''}"
 
 
 def _hands(k: int) -> str:

@@ -127,10 +127,14 @@ def continuation_id(game_id: bytes, left: Sequence[int]) -> bytes:
 
 @dataclass(slots=True)
 class Standings:
-    """A match that ends where it stands: the remaining seats are too few to play on."""
+    """A match that ends where it stands: the remaining seats are too few to play on.
+
+    It has no hand of its own, but the rules it was played by, so that its record
+    (``p2pcards.record``) reads like any match's."""
 
     totals: list[int]
     winners: tuple[int, ...]
+    rules: Any = None
     results: list[Any] = field(default_factory=list)
     history: list[Any] = field(default_factory=list)
     hand: Any = None
@@ -140,6 +144,10 @@ class Standings:
     @property
     def over(self) -> bool:
         return True
+
+    @property
+    def players(self) -> int:
+        return len(self.totals)
 
     @property
     def hand_number(self) -> int:
@@ -673,7 +681,7 @@ class TableCore:
         if self._game.min_players <= self.n <= self._game.max_players:
             self._next("cut-commit", self._all(), Commit)
         else:  # too few to play on: the match ends on the carried totals
-            self.match = Standings(list(self.carried), self._game.ahead(self.carried))
+            self.match = Standings(list(self.carried), self._game.ahead(self.carried), self.rules)
             self._next("result", self._all(), Result)
 
     def _on_cut_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:

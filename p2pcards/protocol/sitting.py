@@ -48,6 +48,10 @@ from p2pcards.protocol.wire import (
 MIN_TO_CONTINUE = 2
 """Seats that must remain for the match to go on without those that left."""
 
+TIMED_OUT = "lost connection and did not come back within"
+"""How the network layer begins its reason for judging gone a seat whose grace ran out
+(``net.runner``): the audit reads such a departure as a time-out."""
+
 
 class Sitting:
     """The seat's current table, with the seat numbers of the first table outside.

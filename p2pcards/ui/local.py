@@ -264,6 +264,7 @@ def _run_networked(
                 game_id=hashlib.sha256(f"p2pcards-demo-game:{seed}".encode()).digest()[:16],
                 game=opts.game,
                 timeouts=Timeouts(turn=ALONE_WITH_BOTS),
+                bots=range(opts.players) if opts.watch else (),
             )
         )
     except BaseException as e:  # Ctrl-C arrives wrapped in trio's exception groups

@@ -15,7 +15,7 @@ import contextlib
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -479,6 +479,7 @@ async def play_on_loopback(
     timeouts: Timeouts | None = None,
     game_id: bytes | None = None,
     game: str = "nines",
+    bots: Collection[int] = (),
 ) -> Outcome:
     """Seat 0 hosts a table of ``game`` on 127.0.0.1 and every other seat joins it as a separate node.
 
@@ -486,6 +487,7 @@ async def play_on_loopback(
     across the internet; only seat 0's progress is shown. Returns seat 0's outcome.
     A :class:`TableWatcher` as ``on_progress`` also gets the table's clock and the
     waits, for its status line, which then says what ``on_wait`` would have said.
+    ``bots`` are the seats a bot plays, said as ``--bot`` says it (a watched game's are all).
     """
     code = new_code()
     timeouts = timeouts or Timeouts()
@@ -511,6 +513,7 @@ async def play_on_loopback(
             on_wait=on_wait if seat == 0 else (lambda t, w: None),
             entropy=entropies[seat],
             keep_transcript=seat == 0,
+            bot=seat in bots,
         )
 
     async with trio.open_nursery() as nursery:
