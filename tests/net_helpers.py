@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import socket
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -63,14 +62,17 @@ def frozen() -> tuple[Decider, Callable[[], None]]:
     """A decider that never answers and cannot be cancelled until released: a node
     that hangs in the middle of its own turn (its runner never gets to sign that it
     leaves). Returns it and the function that releases it (call it before the end)."""
-    thaw = threading.Event()
+    hang = trio.CancelScope(shield=True)
 
     async def decide(table: Table) -> Action:
-        await trio.to_thread.run_sync(thaw.wait)  # (a blocking call: not abandoned when cancelled)
-        await trio.sleep_forever()  # released to end the test: cancelled here
+        with hang:
+            await trio.sleep_forever()
         raise AssertionError("unreachable")
 
-    return decide, thaw.set
+    def release() -> None:
+        hang.shield = False  # the cancellation waiting outside gets in
+
+    return decide, release
 
 
 @dataclass

@@ -26,7 +26,7 @@ from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines import NinesRules
 from p2pcards.net.link import Link
-from p2pcards.net.runner import LEAVE_WAIT, TIMED_OUT, WAIT_NOTICE, Decider, RunResult, run_table
+from p2pcards.net.runner import LEAVE_WAIT, TURN_TIMED_OUT, WAIT_NOTICE, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
@@ -127,7 +127,7 @@ async def test_a_player_whose_turn_time_runs_out_leaves_and_the_others_play_on(
     links = memory_links(3)
     deciders = {0: bot(0), 1: stuck(), 2: bot(2)}
     results, ended = await run_seats(tables, links, deciders)  # type: ignore[arg-type]
-    assert results[1].status == "aborted" and results[1].problem == TIMED_OUT, results[1]
+    assert results[1].status == "aborted" and results[1].problem == TURN_TIMED_OUT, results[1]
     assert TIMEOUTS.turn <= ended[1] <= TIMEOUTS.turn + SLACK
     for s in (0, 2):
         assert results[s].status == "over" and results[s].blamed == (), results[s]

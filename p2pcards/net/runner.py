@@ -493,7 +493,7 @@ async def _play(
                     await _leave(
                         table, links, timeouts.step, journal, result, f"did not play within {wait:g} s"
                     )
-                    result.problem = TIMED_OUT
+                    result.problem = TURN_TIMED_OUT
                     return
                 # Said at once and truly: the others name this seat for the time it took.
                 table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
@@ -600,7 +600,7 @@ async def _leave(
     await _announce(links, f"{name} left the match", table.step)
 
 
-TIMED_OUT = "timed out"
+TURN_TIMED_OUT = "timed out"
 """The problem of a run this seat left because its own turn time ran out (status "aborted")."""
 INTERRUPTED = "interrupted"
 """The problem of a run this seat left because the program was interrupted (status "aborted")."""

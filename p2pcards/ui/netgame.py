@@ -26,7 +26,7 @@ from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.portmap import PortMapping
-from p2pcards.net.runner import INTERRUPTED, TIMED_OUT, TURN_ENDS, WAIT_NOTICE, Decider, QuitMatch
+from p2pcards.net.runner import INTERRUPTED, TURN_ENDS, TURN_TIMED_OUT, WAIT_NOTICE, Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
@@ -691,7 +691,7 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     if outcome.status == "over":
         lines = [tr("net_over")]
     elif outcome.status == "aborted":
-        key = {INTERRUPTED: "net_you_left_interrupted", TIMED_OUT: "net_you_timed_out"}.get(
+        key = {INTERRUPTED: "net_you_left_interrupted", TURN_TIMED_OUT: "net_you_timed_out"}.get(
             outcome.problem or ""
         )
         lines = [tr(key or "net_you_left")]
