@@ -73,6 +73,7 @@ def table_with_ann(
     rules: tuple[str, ...] = ("hands=3",),
     clock: tuple[str, ...] = (),
     bob_at_a_terminal: bool = False,
+    typed_first: str | None = None,
 ) -> Iterator[Table]:
     """Hal hosts (a bot), Bob joins (a bot) when there are three seats, then Ann at a
     terminal; yields once Ann's first move prompt is on screen. Default clocks: a seat
@@ -109,6 +110,8 @@ def table_with_ann(
             log=screen,
             P2PCARDS_CODE=code,
         )
+        if typed_first is not None:
+            ann.sendline(typed_first)  # before any prompt
         try:
             while ann.expect([MOVE, FINGERPRINT], timeout=60) == 1:
                 ann.sendline("y")
@@ -184,3 +187,14 @@ def test_a_player_whose_clock_runs_out_leaves_and_the_others_play_on(tmp_path: P
     for code, out in others:
         assert code == 0, out
         assert "Ann left the match (did not play within 8 s)" in " ".join(out.split()), out
+
+
+def test_what_is_typed_before_a_prompt_is_not_its_answer(tmp_path: Path) -> None:
+    """Ann types "1" and Enter before anything asks her anything: the first prompt (the
+    fingerprint question, then her move) does not take that line as its answer; she
+    is told once that it was not used."""
+    with table_with_ann(tmp_path, typed_first="1") as table:
+        time.sleep(0.5)  # her move prompt waits: nothing answered it
+        at_move = table.screen.read_text(encoding="utf-8", errors="replace")
+    assert at_move.count("What you typed before this prompt appeared is not used") == 1, at_move
+    assert "Answer y if everyone" not in at_move and "You played" not in at_move, at_move

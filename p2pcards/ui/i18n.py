@@ -269,6 +269,7 @@ _EN: dict[str, str] = {
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
+    "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
     "net_standings": "Standings after {hands} hand(s), when it stopped: {scores}",
     "net_continued": "{name} left the match ({reason}). The hand in progress does not count;"
     " the others play on without them from a fresh deal. Totals after {hands} hand(s): {scores}.",
@@ -503,6 +504,7 @@ _FR: dict[str, str] = {
     "net_stay": "Vous restez à la table.",
     "turn_warning": "Plus que {left} s pour jouer, à l'horloge de la table.",
     "prompt_time_left": "reste {left}",
+    "typed_ahead": "(Ce que vous avez tapé avant cette question n'est pas pris en compte : répondez ici.)",
     "net_standings": "Classement après {hands} manche(s), à l'arrêt : {scores}",
     "net_continued": "{name} a quitté la partie ({reason}). La manche en cours ne compte pas ;"
     " les autres continuent sans elle ou lui, avec une nouvelle donne."
@@ -738,6 +740,7 @@ _IT: dict[str, str] = {
     "net_stay": "Resti al tavolo.",
     "turn_warning": "Ancora {left} s per la tua mossa, sull'orologio del tavolo.",
     "prompt_time_left": "restano {left}",
+    "typed_ahead": "(Quello che hai scritto prima di questa domanda non conta: rispondi qui.)",
     "net_standings": "Classifica dopo {hands} mano/i, all'arresto: {scores}",
     "net_continued": "{name} ha lasciato la partita ({reason}). La mano in corso non conta;"
     " gli altri continuano senza di lui o lei, con una nuova distribuzione."

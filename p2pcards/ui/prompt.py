@@ -44,6 +44,7 @@ from p2pcards.games.nines import (
 )
 from p2pcards.games.view import SeatView
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
+from p2pcards.ui.keyboard import Keyboard
 from p2pcards.ui.render import (
     Style,
     TableContext,
@@ -308,6 +309,7 @@ class Console:
     status: StatusLine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        keyboard = self.read is input  # a person at this terminal, perhaps
         if self.live is _detect:
             self.live = terminal_writer(self.write)
         if self.encoding == DETECT:
@@ -318,6 +320,8 @@ class Console:
         self.status.prompt_again = self._again
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
+        if keyboard:  # what is typed before a prompt is not its answer (ui.keyboard)
+            self.read = Keyboard(self.read, lambda: self.say(self.tr("typed_ahead"))).read
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
