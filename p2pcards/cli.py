@@ -7,7 +7,9 @@ import errno
 import io
 import sys
 import textwrap
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -567,14 +569,54 @@ def _parse_address(address: str) -> tuple[str, int]:
     return host, int(port)
 
 
+CODE_TRIES = 3
+"""How many times a person may type the invitation code before ``join`` gives up."""
+
+
 def _ask_code(code: str | None) -> str:
-    """The invitation code, asked for (without echo) when it was not given."""
+    """The invitation code, asked for when it was not given."""
     if code:
         return code
     if not sys.stdin.isatty():
         raise click.UsageError("no invitation code: give --code CODE, or set P2PCARDS_CODE")
-    click.echo("The host's invitation code (or give --code, or set P2PCARDS_CODE).")
-    return str(click.prompt("Invitation code", hide_input=True)).strip()
+    click.echo("The host's invitation code (or give --code, or set P2PCARDS_CODE); Tab completes a word.")
+    return _type_code()
+
+
+def _type_code() -> str:
+    from p2pcards.net.words import WORDS
+    from p2pcards.ui.keyboard import ask_code
+
+    while True:
+        try:
+            typed = ask_code("Invitation code: ", WORDS)
+        except EOFError:
+            raise click.Abort() from None
+        if typed:
+            return typed
+
+
+async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool) -> Any:
+    """``join(code)``; when the code was typed here and the host says it is wrong, the
+    person types it again (``CODE_TRIES`` in all) instead of starting over."""
+    from p2pcards.errors import JoinRefused
+
+    for attempt in range(1, CODE_TRIES + 1):
+        try:
+            return await join(code)
+        except BaseException as e:  # (trio may wrap it in an exception group)
+            refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
+            if not typed or refused is None or refused.reason != "wrong-code" or attempt == CODE_TRIES:
+                raise
+        left = CODE_TRIES - attempt
+        click.echo(
+            f"The host says that code is wrong: check it with the host and type it again "
+            f"({left} {'try' if left == 1 else 'tries'} left)."
+        )
+        import trio
+
+        code = await trio.to_thread.run_sync(_type_code)
+    raise AssertionError("unreachable")
 
 
 def _local_addresses() -> list[str]:
@@ -802,6 +844,7 @@ def join(
         if code and normalize_code(code) != normalize_code(address):
             raise click.UsageError("two different codes: the argument, and --code or P2PCARDS_CODE")
         address, code = None, address
+    typed = not code
     if address is None:  # find the host on this network by the code's public number
         code = _ask_code(code)
         number = discovery.code_number(code)
@@ -829,9 +872,12 @@ def join(
             else:  # an impostor among them gets one guess of the code, nothing more
                 click.echo(f"{len(hosts)} hosts answered ({where}); trying each in turn.")
             (host_name, host_port), *others = hosts
-            return await join_game(
-                config, host=host_name, port=host_port, code=code, no_listen=no_listen, alternatives=others
-            )
+
+            async def join(code: str):  # type: ignore[no-untyped-def]
+                where = {"host": host_name, "port": host_port, "alternatives": others}
+                return await join_game(config, code=code, no_listen=no_listen, **where)
+
+            return await _joined_asking_again(join, code, typed)
 
         _run_node("join", find_and_join, port=port, **opts)
         return
@@ -851,7 +897,10 @@ def join(
     code = _ask_code(code)
 
     async def run(config):  # type: ignore[no-untyped-def]
-        return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+        async def join(code: str):  # type: ignore[no-untyped-def]
+            return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+
+        return await _joined_asking_again(join, code, typed)
 
     _run_node("join", run, port=port, **opts)
 

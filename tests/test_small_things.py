@@ -457,7 +457,7 @@ def test_a_notice_from_below_the_ui_is_said_in_the_players_language(lang: str, s
     notice = Notice("notice_reconnecting", name="Bob", seat=2, left="0:45")
     assert notice == "Bob (seat 2) lost connection: reconnecting (0:45 left)"  # its English, as text
     ui.info(notice)
-    ui.info(Notice("notice_seated", players=4))
+    ui.info(Notice("notice_seated", game="Nines", players=4))
     assert out[0].strip() == said
-    assert out[1].strip() == Translator(lang)("notice_seated", players=4)
-    assert ("4" in out[1]) and (lang == "en") == ("seated at the table" in out[1])
+    assert out[1].strip() == Translator(lang)("notice_seated", game="Nines", players=4)
+    assert ("4" in out[1]) and (lang == "en") == ("seated at a table of Nines" in out[1])

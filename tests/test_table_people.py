@@ -198,3 +198,41 @@ def test_what_is_typed_before_a_prompt_is_not_its_answer(tmp_path: Path) -> None
         at_move = table.screen.read_text(encoding="utf-8", errors="replace")
     assert at_move.count("What you typed before this prompt appeared is not used") == 1, at_move
     assert "Answer y if everyone" not in at_move and "You played" not in at_move, at_move
+
+
+def test_a_typed_code_is_shown_completed_with_tab_and_asked_again_when_wrong(tmp_path: Path) -> None:
+    """Ann types the code herself: she sees what she types, Tab completes a code word,
+    and a wrong code is asked for again instead of ending the command; once seated she
+    is told which game she joined."""
+    from p2pcards.net.words import WORDS
+
+    # A first word that a prefix of it names alone (Tab then completes it, not just the prefix).
+    first = next(w for w in WORDS if len([v for v in WORDS if v.startswith(w[:3])]) == 1)
+    number, second = "7", "maple" if first != "maple" else "amber"
+    code = f"{number}-{first}-{second}"
+    with processes(tmp_path) as procs:
+        _, port = start_host(
+            procs, ["-n", "2", "--bot", "random", "--name", "Hal", "--code", code], home=tmp_path / "h0"
+        )
+        screen = tmp_path / "ann.screen"
+        ann = spawn_human(
+            ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Ann"], home=tmp_path / "h1", log=screen
+        )
+        try:
+            ann.expect("Invitation code: ", timeout=20)
+            wrong = "99-acid-acorn" if code != "99-acid-acorn" else "98-acid-acorn"
+            ann.sendline(wrong)
+            ann.expect(
+                r"that code is wrong: check it with the host and type it again \(2 tries left\)", timeout=30
+            )
+            ann.expect("Invitation code: ", timeout=10)
+            ann.send(f"{number}-{first[:3]}\t")  # Tab completes the first word
+            ann.expect(re.escape(f"{number}-{first}"), timeout=10)
+            ann.sendline(f"-{second}")
+            ann.expect(r"seated at a table of Nines \(2 players\)", timeout=30)
+            ann.expect([MOVE, FINGERPRINT], timeout=60)
+        finally:
+            close_human(ann)
+    text = screen.read_text(encoding="utf-8", errors="replace")
+    assert wrong in text  # echoed as typed
+    assert "Traceback" not in text

@@ -688,7 +688,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         raise JoinRefused(
             "impostor", "the host could not prove it knows the code: not the table you were invited to"
         )
-    ui.info(Notice("notice_seated", players=ch.players))
+    ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
     while True:
         msg = await _expect(link, t.lobby, LobbyUpdate, Start)
         if isinstance(msg, LobbyUpdate):

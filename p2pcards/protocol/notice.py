@@ -11,7 +11,7 @@ NOTICES: dict[str, str] = {
     "notice_joined": "{name} joined from {peer}",
     "notice_left_table": "{name} left the table",
     "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
-    "notice_seated": "seated at the table ({players} players); waiting for the others",
+    "notice_seated": "seated at a table of {game} ({players} players); waiting for the others",
     "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
     "notice_busy": "the host is busy; trying again in {pause} s",
     "notice_try_next": "not joined at {where} ({error}); trying the next host that answered",

@@ -347,7 +347,7 @@ _FR: dict[str, str] = {
     "notice_joined": "{name} a rejoint la table depuis {peer}",
     "notice_left_table": "{name} a quitté la table",
     "notice_wrong_code": "{name} refusé (depuis {peer}) : mauvais code d'invitation",
-    "notice_seated": "assis à la table ({players} joueurs) ; on attend les autres",
+    "notice_seated": "assis à une table de {game} ({players} joueurs) ; on attend les autres",
     "notice_patient": "une seule personne joue à cette table : les bots l'attendent"
     " (jusqu'à un jour par tour)",
     "notice_busy": "l'hôte est occupé ; nouvel essai dans {pause} s",
@@ -584,7 +584,7 @@ _IT: dict[str, str] = {
     "notice_joined": "{name} si è unito al tavolo da {peer}",
     "notice_left_table": "{name} ha lasciato il tavolo",
     "notice_wrong_code": "rifiutato {name} (da {peer}): codice d'invito sbagliato",
-    "notice_seated": "seduto al tavolo ({players} giocatori); si aspettano gli altri",
+    "notice_seated": "seduto a un tavolo di {game} ({players} giocatori); si aspettano gli altri",
     "notice_patient": "a questo tavolo gioca una sola persona: i bot la aspettano"
     " (fino a un giorno per turno)",
     "notice_busy": "chi ospita è occupato; nuovo tentativo tra {pause} s",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 try:
     import select
@@ -73,3 +73,28 @@ class Keyboard:
         if self._fd is not None and self._saved is not None:
             with contextlib.suppress(OSError, ValueError, termios.error):
                 termios.tcsetattr(self._fd, termios.TCSANOW, self._saved)
+
+
+def ask_code(prompt: str, words: Sequence[str]) -> str:
+    """An invitation code typed at the terminal, shown as it is typed (a typo is seen),
+    each word completed with Tab from the code words ``words`` where the system has
+    line editing (``readline``)."""
+    try:
+        import readline
+    except ImportError:  # (Windows without pyreadline: no completion, the code is still read)
+        return input(prompt).strip()
+
+    def complete(text: str, state: int) -> str | None:
+        matches = [w for w in words if w.startswith(text.lower())]
+        return matches[state] if state < len(matches) else None
+
+    completer, delims = readline.get_completer(), readline.get_completer_delims()
+    readline.set_completer(complete)
+    readline.set_completer_delims(" -")
+    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
+    readline.parse_and_bind(binding)
+    try:
+        return input(prompt).strip()
+    finally:
+        readline.set_completer(completer)
+        readline.set_completer_delims(delims)
