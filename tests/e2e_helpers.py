@@ -240,7 +240,7 @@ ENGLISH = Screens(
     scores_after="Scores after hand",
     final_scores="Final scores",
     refusals=("There is no move", "Not allowed", "Please answer y or n"),
-    confirm_leave=r"Leave the match\? The others play on without you\. \(y/n\) > ",
+    confirm_leave=r"Leave the match\? [^\n]*\(y/n\) > ",  # (what will happen: the others play on, or not)
     stay="You stay at the table.",
 )
 
@@ -256,7 +256,7 @@ FRENCH = Screens(
     scores_after="Scores après la manche",
     final_scores="Scores finaux",
     refusals=("Il n'y a pas de coup", "Interdit", "Répondez o ou n"),
-    confirm_leave=r"Quitter la partie \? Les autres continuent sans vous\. \(o/n\) > ",
+    confirm_leave=r"Quitter la partie \? [^\n]*\(o/n\) > ",
     stay="Vous restez à la table.",
     fingerprint=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^\n]*> ",
 )

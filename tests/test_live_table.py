@@ -359,18 +359,43 @@ async def test_the_pause_after_a_hand_is_asked_at_once_and_holds_the_next_hand_u
     assert shown == ["next hand"] and early == []
 
 
-async def test_leaving_at_the_pause_is_said_and_seen_by_the_runner() -> None:
+@pytest.mark.parametrize(
+    "game, seats, asked, said",
+    [
+        ("nines", 3, "The others play on without you.", "the others play on without you."),
+        ("nines", 2, "it ends for everyone.", "too few players remain, so the match ends for everyone."),
+        (
+            "neuf",
+            3,
+            "it ends for everyone.",
+            "too few players remain, so the match ends for everyone.",
+        ),  # Le Neuf needs three
+    ],
+)
+async def test_leaving_at_the_pause_is_said_and_seen_by_the_runner(
+    game: str, seats: int, asked: str, said: str
+) -> None:
+    """Before the player confirms, and once they have, they are told what will happen:
+    the others play on, or (at two seats, or in Le Neuf, which needs three) it ends."""
     from p2pcards.net.runner import QuitMatch
 
-    answers = iter(["quit", "y"])
+    answers = iter(["x", "quit", "y"])  # a move (the decider sees the table), then leaving at the pause
+    prompts: list[str] = []
     out: list[str] = []
-    console = Console(tr=Translator("en"), style=Style(), read=lambda p: next(answers), write=out.append)
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    console = Console(tr=Translator("en"), style=Style(), read=read, write=out.append)
     decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    table = SimpleNamespace(**vars(TABLE), GAME=game, present=tuple(range(seats)), n=seats)
+    assert await decider(table) == "play"  # type: ignore[arg-type]
     decider.hand_ended()
     with trio.fail_after(10), pytest.raises(QuitMatch):
-        await decider(TABLE)  # type: ignore[arg-type]
-    said = " ".join(" ".join(out).split())
-    assert "You leave the table; the others play on without you (at a table of two, the match ends)." in said
+        await decider(table)  # type: ignore[arg-type]
+    assert asked in prompts[-1], prompts
+    assert f"You leave the table; {said}" in " ".join(" ".join(out).split())
     assert decider.leaving  # the runner sees it at once (run_table's ``leaving``), not at the next turn
 
 

@@ -260,12 +260,14 @@ _EN: dict[str, str] = {
     "status_keys": "Waiting for keys from {names}",
     "status_step": "Waiting for {names}",
     "status_left": "{left} left",
-    "net_leaving": "You leave the table; the others play on without you (at a table of two, the match ends).",
+    "net_leaving": "You leave the table; the others play on without you.",
+    "net_leaving_ends": "You leave the table; too few players remain, so the match ends for everyone.",
     "net_over": "The match is over; every node verified every move.",
     "net_you_left": "You left the match.",
     "net_you_timed_out": "Your time to play ran out on the table's clock: you left the match.",
     "net_you_left_interrupted": "Interrupted: you left the match, and the others were told (signed).",
     "net_confirm_leave": "Leave the match? The others play on without you. (y/n)",
+    "net_confirm_leave_ends": "Leave the match? Too few players would remain: it ends for everyone. (y/n)",
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
@@ -273,6 +275,8 @@ _EN: dict[str, str] = {
     "net_standings": "Standings after {hands} hand(s), when it stopped: {scores}",
     "net_continued": "{name} left the match ({reason}). The hand in progress does not count;"
     " the others play on without them from a fresh deal. Totals after {hands} hand(s): {scores}.",
+    "net_continued_ends": "{name} left the match ({reason}). The hand in progress does not count,"
+    " and too few players remain to go on: the match ends on the totals after {hands} hand(s): {scores}.",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",
     "lobby": "At the table ({n} of {players}): {names}",
@@ -493,7 +497,9 @@ _FR: dict[str, str] = {
     "status_keys": "En attente des clés de {names}",
     "status_step": "En attente de {names}",
     "status_left": "encore {left}",
-    "net_leaving": "Vous quittez la table ; les autres continuent sans vous (à deux, la partie s'arrête).",
+    "net_leaving": "Vous quittez la table ; les autres continuent sans vous.",
+    "net_leaving_ends": "Vous quittez la table ; il reste trop peu de"
+    " joueurs : la partie s'arrête pour tous.",
     "net_over": "La partie est terminée ; chaque nœud a vérifié chaque coup.",
     "net_you_left": "Vous avez quitté la partie.",
     "net_you_timed_out": "Votre temps de jeu est écoulé à l'horloge de la table : vous quittez la partie.",
@@ -501,6 +507,8 @@ _FR: dict[str, str] = {
         "Interrompu : vous avez quitté la partie, et les autres en ont été avertis (signé)."
     ),
     "net_confirm_leave": "Quitter la partie ? Les autres continuent sans vous. (o/n)",
+    "net_confirm_leave_ends": "Quitter la partie ? Il resterait trop peu de"
+    " joueurs : elle s'arrête pour tous. (o/n)",
     "net_stay": "Vous restez à la table.",
     "turn_warning": "Plus que {left} s pour jouer, à l'horloge de la table.",
     "prompt_time_left": "reste {left}",
@@ -509,6 +517,9 @@ _FR: dict[str, str] = {
     "net_continued": "{name} a quitté la partie ({reason}). La manche en cours ne compte pas ;"
     " les autres continuent sans elle ou lui, avec une nouvelle donne."
     " Totaux après {hands} manche(s) : {scores}.",
+    "net_continued_ends": "{name} a quitté la partie ({reason}). La manche en cours ne compte pas,"
+    " et il reste trop peu de joueurs : la partie s'arrête sur les totaux"
+    " après {hands} manche(s) : {scores}.",
     "net_stopped_blame": "La partie s'est arrêtée à cause de {who} : {why}",
     "net_stopped": "La partie s'est arrêtée : {why}",
     "lobby": "À la table ({n} sur {players}) : {names}",
@@ -729,7 +740,8 @@ _IT: dict[str, str] = {
     "status_keys": "In attesa delle chiavi di {names}",
     "status_step": "In attesa di {names}",
     "status_left": "ancora {left}",
-    "net_leaving": "Lasci il tavolo; gli altri continuano senza di te (in due, la partita finisce).",
+    "net_leaving": "Lasci il tavolo; gli altri continuano senza di te.",
+    "net_leaving_ends": "Lasci il tavolo; restano troppo pochi giocatori: la partita finisce per tutti.",
     "net_over": "La partita è finita; ogni nodo ha verificato ogni mossa.",
     "net_you_left": "Hai lasciato la partita.",
     "net_you_timed_out": "Il tuo tempo per giocare è scaduto sull'orologio del tavolo: lasci la partita.",
@@ -737,6 +749,8 @@ _IT: dict[str, str] = {
         "Interrotto: hai lasciato la partita, e gli altri sono stati avvisati (firmato)."
     ),
     "net_confirm_leave": "Lasciare la partita? Gli altri continuano senza di te. (s/n)",
+    "net_confirm_leave_ends": "Lasciare la partita? Resterebbero troppo pochi"
+    " giocatori: finisce per tutti. (s/n)",
     "net_stay": "Resti al tavolo.",
     "turn_warning": "Ancora {left} s per la tua mossa, sull'orologio del tavolo.",
     "prompt_time_left": "restano {left}",
@@ -745,6 +759,8 @@ _IT: dict[str, str] = {
     "net_continued": "{name} ha lasciato la partita ({reason}). La mano in corso non conta;"
     " gli altri continuano senza di lui o lei, con una nuova distribuzione."
     " Totali dopo {hands} mano/i: {scores}.",
+    "net_continued_ends": "{name} ha lasciato la partita ({reason}). La mano in corso non conta,"
+    " e restano troppo pochi giocatori: la partita finisce sui totali dopo {hands} mano/i: {scores}.",
     "net_stopped_blame": "La partita si è fermata a causa di {who}: {why}",
     "net_stopped": "La partita si è fermata: {why}",
     "lobby": "Al tavolo ({n} di {players}): {names}",

@@ -24,6 +24,7 @@ import trio
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
+from p2pcards.games.base import game as game_named
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.runner import INTERRUPTED, TURN_ENDS, TURN_TIMED_OUT, WAIT_NOTICE, Decider, QuitMatch
@@ -32,6 +33,7 @@ from p2pcards.net.words import new_code
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.sitting import MIN_TO_CONTINUE
 from p2pcards.protocol.table import TableCore
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
@@ -210,9 +212,10 @@ class TableWatcher:
                 new.follow_live()
             console = self.screen.console
             scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
+            playing_on = len(event.totals) >= _fewest(self.table)
             console.say(
                 console.tr(
-                    "net_continued",
+                    "net_continued" if playing_on else "net_continued_ends",
                     name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
                     reason=clean(event.reason, TEXT_LIMIT),
                     hands=event.hands,
@@ -239,6 +242,19 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
         return bot.choose(view, table.legal_actions(), rng)
 
     return decide
+
+
+def _fewest(table: Any) -> int:
+    """The fewest players with whom the match on ``table`` goes on (after a leave)."""
+    name = getattr(table, "GAME", None)
+    return max(MIN_TO_CONTINUE, game_named(name).min_players) if name is not None else MIN_TO_CONTINUE
+
+
+def _ends_without_one(table: Any) -> bool:
+    """Whether the match on ``table`` would end if one more seat left."""
+    present = getattr(table, "present", None)  # (a Sitting: the seats still at the table)
+    seats = len(present) if present is not None else getattr(table, "n", None)
+    return seats is not None and seats - 1 < _fewest(table)
 
 
 def _clock_text(seconds: float) -> str:
@@ -273,6 +289,8 @@ class HumanDecider:
     """Seconds a turn may take on the table's clock (None: no warning)."""
     leaving: bool = False
     """The player chose to leave between hands: done at their next decision."""
+    ends_if_leaving: bool = False
+    """Too few players would remain without this one to play on (as of the last decision)."""
     fingerprint_same: bool | None = None
     """The player's answer on the table fingerprint: the same digits for everyone (True),
     not (False), or not compared (None); signed into the transcript (``confirm``)."""
@@ -325,7 +343,7 @@ class HumanDecider:
             self.leaving = True
             if self.confirm_quit:
                 console = self.screen.console
-                console.say(console.tr("net_leaving"))
+                console.say(console.tr("net_leaving_ends" if self.ends_if_leaving else "net_leaving"))
         else:
             self.release()
 
@@ -372,7 +390,7 @@ class HumanDecider:
     def _really_leave(self) -> bool:
         """Ask once more; anything but yes keeps the player at the table."""
         console = self.screen.console
-        line = self._read_answer("net_confirm_leave")
+        line = self._read_answer("net_confirm_leave_ends" if self.ends_if_leaving else "net_confirm_leave")
         if line is None or COMMAND_WORDS.get(line.strip().lower()) == "yes":
             return True
         console.say(console.tr("net_stay"))
@@ -388,6 +406,7 @@ class HumanDecider:
         return None if total is None else trio.current_time() + total
 
     async def __call__(self, table: TableCore) -> Any:
+        self.ends_if_leaving = _ends_without_one(table)
         view = table.view()
         assert view is not None
         legal = table.legal_actions()
