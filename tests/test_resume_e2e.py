@@ -58,3 +58,43 @@ def test_a_killed_joiner_comes_back_with_the_same_command(tmp_path: Path) -> Non
         audited = run_cli(["audit", str(f)], home=tmp_path / "auditor")
         assert audited.returncode == 0 and audited.stdout.startswith("VALID"), audited.stdout
     assert not list((tmp_path / "home2" / "journals").glob("*.journal"))  # removed at the end
+
+
+def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) -> None:
+    """Lu leaves during hand 2 and the match goes on at a new table of three; then Jo's
+    process is killed. Jo's ``resume`` shows the match from its first table (four seats:
+    the cut named Lu) to the new one, and plays on, with no traceback."""
+    import os
+    import signal
+    import time
+
+    code = new_code()
+    clock = ["--turn-timeout", "5", "--step-timeout", "5"]
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs,
+            ["-n", "4", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "hands=50", *clock],
+            home=tmp_path / "home0",
+        )
+        joiners = []
+        for i, name in ((1, "Jo"), (2, "Kim"), (3, "Lu")):
+            args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", name, "--bot", "random"]
+            joiners.append(procs.spawn(name, args, home=tmp_path / f"home{i}", P2PCARDS_CODE=code))
+            assert host.wait_for(f"{name} joined", 20), host.tail()
+        assert host.wait_for("Hand 2", 60), host.tail()
+        joiners[2].popen.send_signal(signal.SIGINT)
+        joiners[2].finish(20)
+        assert host.wait_for("Lu left the match", 30), host.tail()
+        time.sleep(0.5)
+        os.kill(joiners[0].pid, signal.SIGKILL)
+        joiners[0].popen.wait(5)
+        resumed = procs.spawn("resume", ["resume"], home=tmp_path / "home1")
+        shown = resumed.wait_for("Lu left the match", 30)
+        before = len(resumed.output())
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "You " not in resumed.output()[before:]:
+            time.sleep(0.2)
+        out = resumed.output()
+    assert "Traceback" not in out, out[-3000:]
+    assert shown and "You " in out[before:], out[-3000:]  # it plays on at the new table
+    assert "Everyone is linked" not in out, out[-3000:]  # (it is linked again peer by peer)

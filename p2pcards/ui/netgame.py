@@ -638,9 +638,14 @@ class NetworkUI(LobbyUI):
         return screen
 
     def _attach(self, table: TableCore) -> None:
-        names = list(table_names(table.roster))
+        # The events begin at the match's first table, whose seats they name, also when
+        # this node resumes a match that went on at another table since (a Sitting).
+        tables = getattr(table, "tables", [table])
+        first = tables[0]
+        resumed = len(tables) > 1 or first.step > 1
+        names = list(table_names(first.roster))
         self.names = tuple(names)
-        screen = self._screen_for(table)
+        screen = self._screen_for(first)
         self.watcher = TableWatcher(screen, clock=self.clock, on_continued=self._screen_for)
         if self.human:
             self.decider = HumanDecider(
@@ -651,7 +656,8 @@ class NetworkUI(LobbyUI):
             )
             self.watcher.on_hand_end = self.decider.hand_ended
             self.watcher.hold_after_hand = True
-        self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
+        if not resumed:  # (a resumed seat is linked again peer by peer, as it says)
+            self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
         screen.intro(None)  # the host chose the rules: say which are in force
 
     def progress(self, table: TableCore) -> None:
