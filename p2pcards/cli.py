@@ -130,7 +130,8 @@ DEFAULT_DELAY = 0.6
     default=None,
     help="Number of players: 2 to 6 for Nines (default 4); Le Neuf is for 3.",
 )
-@click.option("-b", "--bot", default="heuristic", show_default=True, help="Bots: heuristic or random.")
+@click.option("-b", "--bot", default="heuristic", show_default=True, metavar="[heuristic|random]",
+              help="Bots: heuristic or random.")  # fmt: skip
 @click.option("-s", "--seed", type=int, default=None, help="Seed of the shuffles, to replay the same game.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="RULE", help=_PLAY_RULES_HELP)
 @click.option(
@@ -163,6 +164,7 @@ DEFAULT_DELAY = 0.6
     "--lang",
     default=None,
     envvar="P2PCARDS_LANG",
+    metavar="[en|fr|it]",
     help="Language: en, fr or it (default: from LC_ALL / LANG).",
 )
 def play(
@@ -246,8 +248,9 @@ def play(
 # (owned by the simulator work; see p2pcards/sim.py)
 
 _SIM_RULES_HELP = (
-    "A rule option, repeatable: target=N, hands=N, tie=share|playoff, draw-until-playable, "
-    "action-cards, double-nines, stacking-nines (needs double-nines), hard-nines, no-nine-out."
+    "A rule option of the game, repeatable. Nines: target=N, hands=N, tie=share|playoff, "
+    "draw-until-playable, action-cards, double-nines, stacking-nines (needs double-nines), hard-nines, "
+    "no-nine-out. Le Neuf: trumps=HDSCN (the rotation, N for no trump), exchange=open|blind, start=N."
 )
 
 
@@ -400,7 +403,8 @@ def _network_options(f):  # type: ignore[no-untyped-def]
     """Options shared by ``host`` and ``join``."""
     options = [
         click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
-        click.option("-b", "--bot", default=None, help="Let a bot play this seat: heuristic or random."),
+        click.option("-b", "--bot", default=None, metavar="[heuristic|random]",
+                     help="Let a bot play this seat: heuristic or random."),
         click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
         click.option(
             "--transcript",
@@ -429,7 +433,8 @@ def _network_options(f):  # type: ignore[no-untyped-def]
             show_default=True,
             help="Seconds a player whose connection broke has to come back before the match stops.",
         ),
-        click.option("--lang", default=None, envvar="P2PCARDS_LANG", help="Language: en, fr or it."),
+        click.option("--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]",
+                     help="Language: en, fr or it."),
         click.option(
             "--no-port-mapping",
             is_flag=True,

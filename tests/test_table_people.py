@@ -236,3 +236,22 @@ def test_a_typed_code_is_shown_completed_with_tab_and_asked_again_when_wrong(tmp
     text = screen.read_text(encoding="utf-8", errors="replace")
     assert wrong in text  # echoed as typed
     assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("command", ["play", "host", "join"])
+def test_help_shows_the_choices_of_bot_and_language(command: str) -> None:
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main
+
+    text = CliRunner().invoke(main, [command, "--help"]).output
+    assert "--bot [heuristic|random]" in text and "--lang [en|fr|it]" in text, text
+
+
+def test_simulate_help_lists_the_rules_of_both_games() -> None:
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main
+
+    text = " ".join(CliRunner().invoke(main, ["simulate", "--help"]).output.split())
+    assert "Nines: target=N" in text and "Le Neuf: trumps=" in text and "exchange=open|blind" in text, text
