@@ -425,7 +425,7 @@ def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
     for text, hint in (
         ("7x", "7x is not a card - type a number 1-2 or a card like 10H"),
         ("5", "There is no move 5 - type a number 1-2"),
-        ("", "'' is not a card"),
+        ("", "Type the number of your move (1-2) or a card"),  # Enter alone
         ("10h q", "Only a 9 names a suit: just type 10H"),
         ("9s zz", "zz is not a suit"),
     ):

@@ -500,6 +500,8 @@ def parse_answer(
     if not words:
         if n == 1 and options[0].kind in ("draw", "pass", "keep", "accept-skip"):
             return Chosen(option=options[0])
+        if n > 1:  # Enter alone, with moves to choose from: say what to type
+            return Problem(message=tr("err_empty", n=n))
         return Problem(message=_hint(tr, "''", options))
     first = words[0]
     rest = words[1:]
