@@ -255,3 +255,43 @@ def test_simulate_help_lists_the_rules_of_both_games() -> None:
 
     text = " ".join(CliRunner().invoke(main, ["simulate", "--help"]).output.split())
     assert "Nines: target=N" in text and "Le Neuf: trumps=" in text and "exchange=open|blind" in text, text
+
+
+def test_a_game_with_a_seed_already_used_does_not_overwrite_the_earlier_transcript(tmp_path: Path) -> None:
+    """``play -n 2 --seed 11`` then ``play --seed 11``: two games, two files."""
+    from e2e_helpers import run_cli
+
+    home = tmp_path / "home"
+    for players in ("2", "3"):
+        proc = run_cli(["play", "--watch", "-n", players, "--seed", "11", "--rule", "hands=1"], home=home)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    saved = sorted((home / "transcripts").glob("*.p2pt"))
+    assert len(saved) == 2, saved
+    sizes = {len(run_cli(["audit", str(p), "--json"], home=home).stdout) for p in saved}
+    assert len(sizes) == 2  # two different games, each audited
+
+
+def test_save_new_never_replaces_a_file(tmp_path: Path) -> None:
+    from p2pcards.protocol.transcript import save_new
+
+    first = save_new(tmp_path / "g.p2pt", b"one")
+    second = save_new(tmp_path / "g.p2pt", b"two")
+    assert (first.name, second.name) == ("g.p2pt", "g-2.p2pt")
+    assert first.read_bytes() == b"one" and second.read_bytes() == b"two"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g-2.p2pt", "g.p2pt"]  # no temporary left
+
+
+def test_save_new_replaces_only_an_earlier_save_of_the_same_game(tmp_path: Path) -> None:
+    """A resumed match saves again at its first name; a different game never takes it."""
+    from protocol_helpers import SHORT_RULES, make_tables, run_match
+
+    from p2pcards.protocol.transcript import decode_file, encode_file, save_new
+
+    tables = make_tables(2, SHORT_RULES, 1)
+    run_match(tables, 1)
+    records = tables[0].transcript.records()[:6]
+    first = save_new(tmp_path / "g.p2pt", encode_file(records[:3], saved_by=0, status="interrupted"))
+    again = save_new(tmp_path / "g.p2pt", encode_file(records, saved_by=0, status="finished"))
+    other = save_new(tmp_path / "g.p2pt", encode_file(records[1:], saved_by=0, status="finished"))
+    assert first == again == tmp_path / "g.p2pt" and other.name == "g-2.p2pt"
+    assert len(decode_file(first.read_bytes()).records) == 6

@@ -44,7 +44,7 @@ from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.table import table_class
-from p2pcards.protocol.transcript import encode_file, save
+from p2pcards.protocol.transcript import encode_file, save, save_new
 from p2pcards.protocol.wire import Abort, SignedRecord
 
 LINGER = 3.0
@@ -419,7 +419,10 @@ async def _play(
             else:
                 try:
                     data = encode_file(table.records_to_save(), saved_by=info.seat, status=status)
-                    save(path, data)  # type: ignore[arg-type]
+                    if cfg.transcript is None:  # the default name: never over a game saved there before
+                        path = save_new(path, data)  # type: ignore[arg-type]
+                    else:
+                        save(path, data)  # type: ignore[arg-type]
                     if cfg.bot:
                         storage.remember_bot_transcript(data, cfg.data_dir)
                 except OSError as e:

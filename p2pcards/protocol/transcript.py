@@ -122,13 +122,59 @@ def encode_file(records: Iterable[SignedRecord], *, saved_by: int | None, status
     )
 
 
-def save(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write atomically (temporary file, then rename) so a crash never leaves half a file."""
+def save(path: str | os.PathLike[str], data: bytes, *, replace: bool = True) -> None:
+    """Write atomically (temporary file, then rename) so a crash never leaves half a file.
+    With ``replace`` False an existing file is never replaced (FileExistsError), even by
+    another process writing the same name at the same moment (a hard link is atomic)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_bytes(data)
-    os.replace(tmp, p)
+    if replace:
+        os.replace(tmp, p)
+        return
+    try:
+        os.link(tmp, p)
+    except (AttributeError, NotImplementedError):  # no hard links here: check, then rename
+        if p.exists():
+            tmp.unlink()
+            raise FileExistsError(str(p)) from None
+        os.replace(tmp, p)
+        return
+    except BaseException:
+        tmp.unlink()
+        raise
+    tmp.unlink()
+
+
+def save_new(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Save ``data`` at ``path``, or beside it under the first free name (``NAME-2.p2pt``,
+    ``NAME-3.p2pt``...) when another game is saved there: never over another game.
+
+    A file that holds an earlier save of this same game (its records the first of
+    ``data``'s, as when a resumed match saves again) is replaced: nothing in it is lost."""
+    p = Path(path)
+    for k in range(1, 10_000):
+        candidate = p if k == 1 else p.with_name(f"{p.stem}-{k}{p.suffix}")
+        try:
+            save(candidate, data, replace=False)
+        except FileExistsError:
+            if _extends(candidate, data):
+                save(candidate, data)
+                return candidate
+            continue
+        return candidate
+    raise FileExistsError(f"no free name beside {p}")
+
+
+def _extends(path: Path, data: bytes) -> bool:
+    """Whether ``data`` holds every record of the transcript at ``path``, in order, from the first."""
+    try:
+        old = decode_file(path.read_bytes()).records
+        new = decode_file(data).records
+    except (OSError, TranscriptError):
+        return False
+    return len(old) <= len(new) and new[: len(old)] == old
 
 
 @dataclass(frozen=True, slots=True)
