@@ -90,7 +90,7 @@ def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) ->
         joiners[0].popen.wait(5)
         resumed = procs.spawn("resume", ["resume"], home=tmp_path / "home1")
         shown = resumed.wait_for("Lu left the match", 30)
-        before = resumed.output().find("Lu left the match")  # (on a slow machine it may have played on already)
+        before = resumed.output().find("Lu left the match")  # it may have played on already
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and "You " not in resumed.output()[before:]:
             time.sleep(0.2)
