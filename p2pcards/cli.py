@@ -639,6 +639,16 @@ def _local_addresses() -> list[str]:
     return [a for a in found if a != "0.0.0.0"]
 
 
+def _is_loopback(address: str) -> bool:
+    """``127.0.0.1``, ``::1``: an address that only this computer reaches."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return address == "localhost"
+
+
 def _is_private(address: str) -> bool:
     import ipaddress
 
@@ -765,6 +775,8 @@ def host(
                 f"  {_command_name()} join {show_address(m.external_address, m.external_port)} --code {code}"
             )
             click.echo(tr("host_mapped", port=port, how=m.method))
+        elif where != "ADDRESS" and _is_loopback(where):
+            click.echo(tr("host_loopback"))
         elif where != "ADDRESS" and _is_private(where):
             if mapped is not None and mapped.enabled:
                 click.echo(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))

@@ -8,6 +8,7 @@ not started) for as long as it needs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 from collections.abc import AsyncIterator
@@ -36,7 +37,7 @@ from net_helpers import (
     tls_serve,
 )
 
-from p2pcards.crypto.identity import Identity
+from p2pcards.crypto.identity import Identity, fingerprint
 from p2pcards.crypto.pake import Pake, Side, password
 from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines import NinesRules
@@ -240,6 +241,22 @@ async def test_names_must_differ_ignoring_case_and_not_be_blank() -> None:
         await seat_in_lobby(nursery, port, ui, "Bob")
         assert (await refusal(port, "BOB")).reason == "name-taken"
         assert lobby.names() == ["Alice", odd, "Bob"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_hosts_lobby_lines_tell_look_alike_names_apart_by_key() -> None:
+    """A joiner named like a seated player (a Cyrillic ``а``) is shown with the start of its
+    key's fingerprint in the host's lobby lines, as the game's lines show it later."""
+    host, carol, impostor = Identity.generate(), Identity.generate(), Identity.generate()
+    tag = {k: fingerprint(k.public_key).replace("-", "")[:4] for k in (carol, impostor)}
+    async with lobby_server(4, name="host", identity=host) as (_, port, ui), trio.open_nursery() as nursery:
+        await seat_in_lobby(nursery, port, ui, "carol", identity=carol)
+        assert ui.lobbies[-1] == ("host", "carol")  # no look-alike yet: no tag
+        nursery.start_soon(functools.partial(join, port, "c\u0430rol", identity=impostor))
+        await ui.wait_for(lambda ui: len(ui.lobbies[-1]) == 3)
+        assert ui.lobbies[-1] == ("host", f"carol#{tag[carol]}", f"c\u0430rol#{tag[impostor]}")
+        joined = [n for n in ui.infos if getattr(n, "key", None) == "notice_joined"]
+        assert [n.values["name"] for n in joined] == ["carol", f"c\u0430rol#{tag[impostor]}"]
         nursery.cancel_scope.cancel()
 
 

@@ -736,4 +736,7 @@ def _time_out(
             )
             return
         result.blamed = tuple(direct)
-        table.blame(direct[0], f"timed out waiting for {names} at step {table.step} ({table.spec.kind})")
+        current = getattr(table, "current", table)
+        verb = "play" if table.spec.kind in getattr(current, "DECISIONS", ()) else "answer"
+        silent_names = " and ".join(table.roster[s].name for s in direct)
+        table.blame(direct[0], f"timed out: {silent_names} did not {verb} within {waited:.0f} s")

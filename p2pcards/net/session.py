@@ -87,6 +87,7 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, WireError
+from p2pcards.safetext import names_by_key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -325,7 +326,9 @@ class HostLobby:
         for guest in self.admission.seated():
             with contextlib.suppress(LinkClosed):
                 await guest.link.send(update)
-        self.ui.lobby(self.names(), self.players)
+        roster = self.admission.seating.roster()
+        # Look-alike names carry the start of their key's fingerprint, as in the game's lines.
+        self.ui.lobby(names_by_key([s.name for s in roster], [s.key for s in roster]), self.players)
 
     async def handle(self, stream: trio.abc.Stream) -> None:
         """One incoming connection: a joiner, a stranger, or garbage."""

@@ -59,6 +59,7 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.messages import Body, show
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import WireError
+from p2pcards.safetext import names_by_key
 
 C = TypeVar("C", bound=Hashable)
 """The caller's token for one connection."""
@@ -619,8 +620,14 @@ class Admission(Generic[C]):
             seat=decision.seat,
             proof=confirmation(visit.key, Role.HOST, visit.binding),
             to_sign=link_message(self.game_id, hello.nonce, self.host_key, hello.key),
-            note=Notice("notice_joined", name=hello.name, peer=visit.peer),
+            note=Notice("notice_joined", name=self._shown_name(decision.seat), peer=visit.peer),
         )
+
+    def _shown_name(self, seat: int) -> str:
+        """A seated player's name as the host's lobby lines show it: one that looks like
+        another seated name carries the start of its key's fingerprint (``carol#1a2b``)."""
+        roster = self.seating.roster()
+        return names_by_key([s.name for s in roster], [s.key for s in roster])[seat]
 
     def unreadable(self, connection: C, error: WireError) -> Refuse:
         """The connection sent something that is not a lobby frame (or not of this version)."""

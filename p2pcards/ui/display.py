@@ -192,11 +192,14 @@ class ConsoleDisplay:
         return len(unseen) - shown
 
     def _drawing(self, action: Action) -> bool:
-        """``action`` is a draw whose player is still deciding what to do with the card."""
+        """``action`` is a draw whose turn goes on: its player is still deciding what to do
+        with the card, or has more of an Ace's cards to draw."""
         hand = self._deal
-        if not isinstance(action, Draw) or action.forced or hand is None:
+        if not isinstance(action, Draw) or hand is None or hand.turn != action.seat:
             return False
-        return hand.turn == action.seat and hand.phase in (Phase.DRAWN, Phase.RECYCLE)
+        if action.forced:  # an Ace's victim draws its cards one step at a time: told at once
+            return hand.phase in (Phase.FORCED_DRAW, Phase.RECYCLE)
+        return hand.phase in (Phase.DRAWN, Phase.RECYCLE)
 
     def _follow(self, action: Action) -> None:
         """Keep a live player's own cards up to date with their move."""

@@ -323,6 +323,9 @@ _EN: dict[str, str] = {
     "variant_hard_nines": "a 9 left in hand costs 25 instead of 15",
     "variant_no_nine_out": "a 9 may not be your last card",
     "variant_tie_playoff": "players tied for the lowest total play one more hand to decide",
+    # -- the people issue, finding 15
+    "host_loopback": "(that address reaches this computer only, not the others' computers: start\n"
+    " without --bind, or bind this machine's address on their network)",
 }
 
 _FR: dict[str, str] = {
@@ -569,6 +572,9 @@ _FR: dict[str, str] = {
     "variant_hard_nines": "un 9 resté en main coûte 25 au lieu de 15",
     "variant_no_nine_out": "un 9 ne peut pas être votre dernière carte",
     "variant_tie_playoff": "les joueurs à égalité pour le plus petit total jouent une manche de plus",
+    # -- the people issue, finding 15
+    "host_loopback": "(cette adresse ne mène qu'à cet ordinateur, pas à ceux des autres : lancez\n"
+    " sans --bind, ou avec l'adresse de cette machine sur leur réseau)",
 }
 
 _IT: dict[str, str] = {
@@ -811,6 +817,9 @@ _IT: dict[str, str] = {
     "variant_hard_nines": "un 9 rimasto in mano costa 25 invece di 15",
     "variant_no_nine_out": "un 9 non può essere la tua ultima carta",
     "variant_tie_playoff": "i giocatori a pari merito per il totale più basso giocano un'altra mano",
+    # -- the people issue, finding 15
+    "host_loopback": "(questo indirizzo porta solo a questo computer, non a quelli degli altri:\n"
+    " avvia senza --bind, o con l'indirizzo di questa macchina sulla loro rete)",
 }
 
 # ---------------------------------------------------------------------------

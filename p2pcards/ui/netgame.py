@@ -163,8 +163,11 @@ class TableWatcher:
     def _status(self, table: TableCore) -> str | None:
         self._follow_step(table, self.now())
         text = self.status_text(table)
-        if text is not None and self._held is None:
-            self.screen.settle()  # what is pending shows before the wait does
+        current = getattr(table, "current", table)  # a Sitting: its current table
+        if self._held is None and (text is not None or getattr(current, "my_turn", False)):
+            # What is pending shows before the wait does, or before this seat's turn
+            # draws the table (else the last moves would land inside its box).
+            self.screen.settle()
         status = self.screen.console.status
         status.show(text)
         if text is not None and status.terminal and not self._ticking:
@@ -721,7 +724,7 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         )
         lines = [tr(key or "net_you_left")]
     elif outcome.blamed:
-        who = tr.join([f"{names[s]} (seat {s})" for s in outcome.blamed if s < len(names)])
+        who = tr.join([names[s] for s in outcome.blamed if s < len(names)])  # look-alikes carry a tag
         lines = [tr("net_stopped_blame", who=who, why=why)]
     else:
         lines = [tr("net_stopped", why=why)]

@@ -691,14 +691,7 @@ class HumanPlayer:
         drawn = view.my_cards[-1]
         card = style.card(drawn)
         kinds = [o.kind for o in options]
-        if kinds == ["keep"]:
-            con.say(tr("drew_keep", card=card))
-            return legal[0]
-        if kinds == ["draw"]:
-            con.say(tr("drew_again", card=card))
-            return legal[0]
-        if kinds == ["pass"]:
-            con.say(tr("pass_forced"))
+        if kinds in (["keep"], ["draw"], ["pass"]):  # no choice: the moves' log tells it, once
             return legal[0]
         if "keep" not in kinds and len(options) == 1:  # draw until playable: must play it
             con.say(tr("drew_must_play", card=card))

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Protocol, TextIO
 
 from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit, hand_sort_key
-from p2pcards.crypto.identity import fingerprint
 from p2pcards.games.nines import (
     AcceptSkip,
     Action,
@@ -36,7 +35,7 @@ from p2pcards.games.nines import (
     Recycle,
 )
 from p2pcards.games.view import SeatView
-from p2pcards.safetext import label_names
+from p2pcards.safetext import names_by_key
 from p2pcards.ui.i18n import Translator
 
 WIDTH = 78
@@ -237,8 +236,8 @@ def table_names(roster: Sequence[Seated]) -> tuple[str, ...]:
     alike (``alice``, ``Alice``, ``аlice`` with a Cyrillic ``а``) carry the start
     of their key's fingerprint, ``alice#1a2b``, so nobody is taken for another.
     """
-    tags = [fingerprint(p.key).replace("-", "") for p in roster]
-    return tuple(label_names([p.name for p in roster], tags, limit=NAME_LIMIT, width=NAME_WIDTH))
+    names = [p.name for p in roster]
+    return tuple(names_by_key(names, [p.key for p in roster], limit=NAME_LIMIT, width=NAME_WIDTH))
 
 
 def short_name(name: str, width: int = NAME_WIDTH) -> str:
@@ -250,6 +249,15 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
     :func:`line_width`), unless the title itself is wider."""
     width = line_width() if width is None else width
     bar = "─" if style.unicode else "-"
+    # Too wide for the terminal: the parts between the first and the last go first (the
+    # hand's number and whose turn it is stay), then the title is cut: a heading never wraps.
+    parts = title.split(style.sep)
+    while len(parts) > 2 and visible_len(f"{bar * 2} {style.sep.join(parts)} {bar}") > width:
+        del parts[-2]
+    title = style.sep.join(parts)
+    room = width - 5  # the bars and spaces around the title
+    if visible_len(title) > room > 0 and len(title) == visible_len(title):
+        title = title[: room - 1] + style.ellipsis
     head = f"{bar * 2} {title} "
     return style.bold(head + bar * max(1, width - visible_len(head)))
 
