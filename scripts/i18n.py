@@ -1,4 +1,4 @@
-"""Bring the message catalogs up to date with the English in p2pcards/ui/i18n.py.
+"""Bring the message catalogs up to date with the English in p2pcards (ui/i18n.py, and cli.py's help).
 
     scripts/i18n           write p2pcards/locale/p2pcards.pot, merge it into each
                            language's .po (translations kept; a message whose English
@@ -22,10 +22,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from p2pcards import cli  # noqa: E402
 from p2pcards.ui import i18n  # noqa: E402
 from p2pcards.ui.po import Message, compile_mo, read_po, write_po  # noqa: E402
 
 LEGACY = {"fr": "_FR", "it": "_IT"}
+
+
+def template() -> list[Message]:
+    """Every message: those of p2pcards/ui/i18n.py, then the help of the command line."""
+    return [*i18n.template(), *(Message(key, text) for key, text in cli.help_messages())]
 
 
 def merge(template: list[Message], old: list[Message], lang: str) -> list[Message]:
@@ -53,15 +59,15 @@ def merge(template: list[Message], old: list[Message], lang: str) -> list[Messag
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     locale = Path(i18n.LOCALE_DIR)
-    template = i18n.template()
-    wanted: dict[Path, bytes] = {locale / "p2pcards.pot": write_po(template, None).encode()}
+    messages = template()
+    wanted: dict[Path, bytes] = {locale / "p2pcards.pot": write_po(messages, None).encode()}
     untranslated: dict[str, list[str]] = {}
     for lang in i18n.LANGS:
         if lang == i18n.DEFAULT_LANG:
             continue
         po = locale / lang / "LC_MESSAGES" / "p2pcards.po"
         old = read_po(po.read_text(encoding="utf-8")) if po.exists() else []
-        merged = merge(template, old, lang)
+        merged = merge(messages, old, lang)
         wanted[po] = write_po(merged, lang).encode()
         wanted[po.with_suffix(".mo")] = compile_mo(merged, lang)
         untranslated[lang] = [m.key + (" (fuzzy)" if m.fuzzy else "") for m in merged if not m.translated]

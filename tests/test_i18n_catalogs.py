@@ -17,6 +17,21 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = [lang for lang in LANGS if lang != "en"]
 
 
+def _script():  # type: ignore[no-untyped-def]
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("i18n_script", str(ROOT / "scripts" / "i18n.py"))
+    spec = importlib.util.spec_from_loader("i18n_script", loader)
+    assert spec is not None
+    script = importlib.util.module_from_spec(spec)
+    loader.exec_module(script)
+    return script
+
+
+SCRIPT = _script()
+
+
 def _po(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / "p2pcards.po"
 
@@ -26,19 +41,19 @@ def _messages(lang: str) -> list[Message]:
 
 
 def test_the_template_is_current_with_the_english_in_the_source() -> None:
-    assert (LOCALE_DIR / "p2pcards.pot").read_text(encoding="utf-8") == write_po(i18n.template(), None)
+    assert (LOCALE_DIR / "p2pcards.pot").read_text(encoding="utf-8") == write_po(SCRIPT.template(), None)
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_every_message_has_a_checked_translation(lang: str) -> None:
     by_key = {m.key: m for m in _messages(lang)}
-    missing = [t.key for t in i18n.template() if t.key not in by_key or not by_key[t.key].translated]
+    missing = [t.key for t in SCRIPT.template() if t.key not in by_key or not by_key[t.key].translated]
     assert not missing, f"{lang}: no translation (or a fuzzy one) for {missing}: run scripts/i18n"
     changed = [
-        t.key for t in i18n.template() if (by_key[t.key].msgid, by_key[t.key].plural) != (t.msgid, t.plural)
+        t.key for t in SCRIPT.template() if (by_key[t.key].msgid, by_key[t.key].plural) != (t.msgid, t.plural)
     ]
     assert not changed, f"{lang}: the English changed since the translation of {changed}: run scripts/i18n"
-    assert set(by_key) == {t.key for t in i18n.template()}, "messages no longer in the source"
+    assert set(by_key) == {t.key for t in SCRIPT.template()}, "messages no longer in the source"
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -85,15 +100,8 @@ def test_po_text_reads_back_as_written() -> None:
 
 
 def test_a_new_english_message_is_reported_and_said_in_english_until_translated(tmp_path: Path) -> None:
-    import importlib.machinery
-    import importlib.util
-
-    loader = importlib.machinery.SourceFileLoader("i18n_script", str(ROOT / "scripts" / "i18n.py"))
-    spec = importlib.util.spec_from_loader("i18n_script", loader)
-    assert spec is not None
-    script = importlib.util.module_from_spec(spec)
-    loader.exec_module(script)
-    template = [*i18n.template(), Message("brand_new", "A new {thing}")]
+    script = SCRIPT
+    template = [*SCRIPT.template(), Message("brand_new", "A new {thing}")]
     merged = script.merge(template, _messages("fr"), "fr")
     new = next(m for m in merged if m.key == "brand_new")
     assert not new.translated
@@ -104,7 +112,7 @@ def test_a_new_english_message_is_reported_and_said_in_english_until_translated(
     assert fr.pgettext("brand_new", "A new {thing}") == "A new {thing}"
     assert fr.pgettext("host_code", i18n._EN["host_code"]) == "Code d'invitation : {code}"
     changed = [Message(m.key, m.msgid + " (changed)" if m.key == "host_code" else m.msgid, m.plural, m.msgstr)
-               for m in i18n.template()]  # fmt: skip
+               for m in SCRIPT.template()]  # fmt: skip
     fuzzy = next(m for m in script.merge(changed, _messages("fr"), "fr") if m.key == "host_code")
     assert (
         fuzzy.fuzzy

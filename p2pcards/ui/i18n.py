@@ -333,6 +333,11 @@ _EN: dict[str, str] = {
     "variant_hard_nines": "a 9 left in hand costs 25 instead of 15",
     "variant_no_nine_out": "a 9 may not be your last card",
     "variant_tie_playoff": "players tied for the lowest total play one more hand to decide",
+    # The frame of every --help (the texts themselves are the command line's own)
+    "click_usage": "Usage:",
+    "click_options": "Options",
+    "click_commands": "Commands",
+    "click_default": "default:",
 }
 
 # ---------------------------------------------------------------------------
