@@ -773,6 +773,48 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
     raise AssertionError("unreachable")
 
 
+INVITATION_WIDTH = 80
+"""The invitation fits a terminal of 80 columns, in every language."""
+
+
+def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, where: str, others: list[str],
+                     mapped: Any, discovering: bool, command: str) -> list[str]:  # fmt: skip
+    """What the host prints for the others: the command to join, and how the internet reaches it."""
+    from p2pcards.net.addresses import show_address
+
+    lines: list[str] = []
+
+    def say(text: str) -> None:  # each line folded to 80 columns, a continued line indented by one
+        for line in text.split("\n"):
+            lines.extend(textwrap.wrap(line, INVITATION_WIDTH, subsequent_indent=" ", break_on_hyphens=False))
+
+    say(tr("host_hosting", game=game, players=players, port=port))
+    say(tr("host_code", code=code))
+    say(tr("host_others_join"))
+    lines.append(f"  {command} join {show_address(where, port)} --code {code}")
+    if where == "ADDRESS":
+        say(tr("host_address_hint"))
+    elif others:
+        say(tr("host_other_addresses", addresses=", ".join(others)))
+    m = mapped.mapping if mapped is not None else None
+    if m is not None and m.behind_another_router:
+        outside = show_address(m.external_address, m.external_port)
+        say(tr("host_double_nat", outside=outside, how=m.method))
+    elif m is not None:
+        say(tr("host_internet"))
+        lines.append(f"  {command} join {show_address(m.external_address, m.external_port)} --code {code}")
+        say(tr("host_mapped", port=port, how=m.method))
+    elif where != "ADDRESS" and _is_private(where):
+        if mapped is not None and mapped.enabled:
+            say(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
+        else:
+            say(tr("host_private", port=port))
+    if discovering:
+        say(tr("host_lan", command=f"{command} join {code}"))
+    say(tr("host_env"))
+    return lines
+
+
 def _local_addresses() -> list[str]:
     """This machine's IPv4 addresses, the one its default route uses first (no packet is sent)."""
     import socket
@@ -885,7 +927,6 @@ def host(
     invite = code or new_code()
     bind = opts["bind"]
 
-    from p2pcards.net.addresses import show_address
     from p2pcards.net.portmap import PortMapping
 
     def invitation(code: str, port: int, mapped: PortMapping | None, tr: Translator) -> None:
@@ -896,32 +937,12 @@ def host(
             where = others.pop(0) if others else "ADDRESS"
         else:
             where = bind
-        click.echo(tr("host_hosting", game=spec.title, players=players, port=port))
-        click.echo(tr("host_code", code=code))
-        click.echo(tr("host_others_join"))
-        click.echo(f"  {_command_name()} join {show_address(where, port)} --code {code}")
-        if where == "ADDRESS":
-            click.echo(tr("host_address_hint"))
-        elif others:
-            click.echo(tr("host_other_addresses", addresses=", ".join(others)))
-        m = mapped.mapping if mapped is not None else None
-        if m is not None and m.behind_another_router:
-            outside = show_address(m.external_address, m.external_port)
-            click.echo(tr("host_double_nat", outside=outside, how=m.method))
-        elif m is not None:
-            click.echo(tr("host_internet"))
-            click.echo(
-                f"  {_command_name()} join {show_address(m.external_address, m.external_port)} --code {code}"
-            )
-            click.echo(tr("host_mapped", port=port, how=m.method))
-        elif where != "ADDRESS" and _is_private(where):
-            if mapped is not None and mapped.enabled:
-                click.echo(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
-            else:
-                click.echo(tr("host_private", port=port))
-        if discovering:
-            click.echo(tr("host_lan", command=f"{_command_name()} join {code}"))
-        click.echo(tr("host_env"))
+        lines = invitation_lines(
+            tr, game=spec.title, players=players, code=code, port=port, where=where, others=others,
+            mapped=mapped, discovering=discovering, command=_command_name(),
+        )  # fmt: skip
+        for line in lines:
+            click.echo(line)
 
     number = discovery.code_number(invite)
     udp_port = discovery_port or discovery.DISCOVERY_PORT

@@ -126,3 +126,53 @@ def test_a_translator_says_each_language() -> None:
     assert Translator("fr")("quit") == "Partie abandonnée."
     assert Translator("it")("quit") == "Partita abbandonata."
     assert Translator("fr")("host_code", code="x") == "Code d'invitation : x"
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", ("0 hands", "1 hand,", "2 hands")), ("fr", ("0 manche,", "1 manche,", "2 manches")),
+     ("it", ("0 mani", "1 mano,", "2 mani"))],
+)  # fmt: skip
+def test_plural_forms_give_the_right_word_for_0_1_and_2(lang: str, words: tuple[str, str, str]) -> None:
+    tr = Translator(lang)
+    for count, word in zip((0, 1, 2), words, strict=True):
+        assert word in tr.n("net_standings", count, hands=count, scores="x 3"), (lang, count)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_no_english_and_no_word_for_two_genders_or_numbers_at_once(lang: str) -> None:
+    texts = [text for m in _messages(lang) if not m.key.startswith("help_") for text in m.msgstr]
+    for wrong in ("(s)", "mano/i", "elle ou lui", "lui o lei", "per primo", "(quit)", "FILE", " seat "):
+        assert not [t for t in texts if wrong in t], (lang, wrong)  # (the help names FILE, a metavar)
+    tr = Translator(lang)
+    refusal = tr("err_rule", why="...", rule=tr.rule_name("match-suit-or-rank"))
+    assert "match-suit-or-rank" not in refusal
+    assert Translator("en").rule_name("match-suit-or-rank") == "match-suit-or-rank"  # (English names the id)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_host_invitation_fits_80_columns(lang: str) -> None:
+    from types import SimpleNamespace
+
+    from p2pcards.cli import INVITATION_WIDTH, invitation_lines
+
+    tr = Translator(lang)
+    mapping = SimpleNamespace(external_address="203.0.113.5", external_port=40123, method="UPnP",
+                              behind_another_router=False)  # fmt: skip
+    private = "192.168.1.20"
+    failed = SimpleNamespace(mapping=None, enabled=True, tried=["UPnP: no answer", "NAT-PMP: refused"])
+    double = SimpleNamespace(**{**vars(mapping), "behind_another_router": True})
+    cases = [
+        dict(where="ADDRESS", others=[], mapped=None),
+        dict(where=private, others=["10.0.0.4", "172.16.5.9"], mapped=None),
+        dict(where=private, others=[], mapped=failed),
+        dict(where=private, others=[], mapped=SimpleNamespace(mapping=mapping, enabled=True, tried=[])),
+        dict(where=private, others=[], mapped=SimpleNamespace(mapping=double, enabled=True, tried=[])),
+    ]  # fmt: skip
+    for case in cases:
+        lines = invitation_lines(tr, game="Le Neuf", players=3, code="43-robin-maple", port=7777,
+                                 discovering=True, command="p2pcards", **case)  # fmt: skip
+        too_long = [line for line in lines if len(line) > INVITATION_WIDTH]
+        assert not too_long, (lang, case, too_long)
+        said = " ".join(line.strip() for line in lines)
+        assert tr("host_code", code="43-robin-maple") in said

@@ -208,6 +208,12 @@ _EN: dict[str, str] = {
     "err_not_now": "{what} is not possible now - type a number 1-{n}",
     "err_rule": "Not allowed: {why} [rule: {rule}]",
     "err_no_suit_needed": "Only a 9 names a suit: just type {card}",
+    # The rules a refusal names ([rule: ...]): in English their ids, in other languages words
+    **{f"rulename_{rule}": rule for rule in (
+        "card-held", "match-suit-or-rank", "must-play", "play-drawn", "no-nine-out", "draw-once", "pass",
+        "phase", "stacking-nines", "double-nines", "draw-until-playable", "declare", "turn-order",
+        "follow-suit", "look-once", "blind-exchange", "draw-top",
+    )},
     "rule_card-held": "you do not hold {card}",
     "rule_match-suit-or-rank": "{card} matches neither the active suit {suit} nor the rank of {top}",
     "rule_must-play": "you hold a card you can play ({card}), so you may not draw",
@@ -283,11 +289,11 @@ _EN: dict[str, str] = {
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
-    "net_standings": "Standings after {hands} hand(s), when it stopped: {scores}",
-    "net_continued": "{name} left the match ({reason}). The hand in progress does not count;"
-    " the others play on without them from a fresh deal. Totals after {hands} hand(s): {scores}.",
-    "net_continued_ends": "{name} left the match ({reason}). The hand in progress does not count,"
-    " and too few players remain to go on: the match ends on the totals after {hands} hand(s): {scores}.",
+    "seat_of": "{name} (seat {seat})",
+    "reason_quit": "quit",
+    "reason_timed_out": "timed out",
+    "reason_interrupted": "interrupted",
+    "reason_no_play": "did not play within {seconds} s",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",
     "lobby": "At the table ({n} of {players}): {names}",
@@ -465,7 +471,24 @@ _EN.update(_EN_NEUF)
 
 # Messages that change with a number: (singular, plural) in English; each language has
 # its own forms (French says "1 manche", "0 manche"; Italian "0 mani").
-_EN_PLURAL: dict[str, tuple[str, str]] = {}
+_EN_PLURAL: dict[str, tuple[str, str]] = {
+    "net_standings": (
+        "Standings after {hands} hand, when it stopped: {scores}",
+        "Standings after {hands} hands, when it stopped: {scores}",
+    ),
+    "net_continued": (
+        "{name} left the match ({reason}). The hand in progress does not count; the others play on"
+        " without them from a fresh deal. Totals after {hands} hand: {scores}.",
+        "{name} left the match ({reason}). The hand in progress does not count; the others play on"
+        " without them from a fresh deal. Totals after {hands} hands: {scores}.",
+    ),
+    "net_continued_ends": (
+        "{name} left the match ({reason}). The hand in progress does not count, and too few players"
+        " remain to go on: the match ends on the totals after {hands} hand: {scores}.",
+        "{name} left the match ({reason}). The hand in progress does not count, and too few players"
+        " remain to go on: the match ends on the totals after {hands} hands: {scores}.",
+    ),
+}
 
 
 def template() -> list[Message]:
@@ -505,6 +528,11 @@ class Translator:
         """A message whose words follow ``count`` (its plural forms): ``1 hand``, ``2 hands``."""
         one, many = _EN_PLURAL[key]
         return self._catalog.npgettext(key, one, many, count).format(**values)
+
+    def rule_name(self, rule: str) -> str:
+        """How a refusal names a rule of the engine (its id in English; words elsewhere)."""
+        key = f"rulename_{rule}"
+        return self(key) if key in _EN else rule
 
     def has(self, key: str) -> bool:
         return key in _EN or key in _EN_PLURAL
