@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import inspect
 import io
+import os
 import sys
 import textwrap
 from collections.abc import Awaitable, Callable
@@ -50,7 +52,145 @@ NODE_EXIT_CODES = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# --- help in the player's language -----------------------------------------
+
+_LANG_META = "p2pcards.lang"
+
+
+def _lang_in(args: list[str]) -> str | None:
+    """The value of ``--lang`` on the command line, read before click parses it (``--help`` is
+    answered first, whatever the order of the options)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def help_lang(ctx: click.Context | None = None) -> str:
+    """The language of the help: ``--lang``, else P2PCARDS_LANG, else the locale's; English otherwise."""
+    from p2pcards.ui.i18n import DEFAULT_LANG, LANGS, detect_lang
+
+    for value in (ctx.meta.get(_LANG_META) if ctx is not None else None, os.environ.get("P2PCARDS_LANG")):
+        if value and value.lower() in LANGS:
+            return value.lower()
+        if value:
+            return DEFAULT_LANG
+    return detect_lang()
+
+
+def _help_texts(command: click.Command, name: str, ctx: click.Context) -> list[tuple[str, str]]:
+    """(key, English) of every help text of a command: its help, epilog and options."""
+    out = []
+    if command.help:
+        out.append((f"help_{name}", inspect.cleandoc(command.help)))
+    if command.epilog:
+        out.append((f"help_{name}_epilog", inspect.cleandoc(command.epilog)))
+    for param in command.get_params(ctx):
+        text = getattr(param, "help", None)
+        if text and not getattr(param, "hidden", False):
+            option = "help" if param.name == "_click_default_help" else param.name  # (click's -h)
+            out.append((f"help_{name}_{option}", inspect.cleandoc(text)))
+    return out
+
+
+def help_messages() -> list[tuple[str, str]]:
+    """(key, English) of every help text of the command line, each English text once (the
+    options that host, join and resume share are translated once)."""
+    seen: dict[str, str] = {}
+    commands = [("main", main), *((n, main.commands[n]) for n in sorted(main.commands))]
+    for name, command in commands:
+        with click.Context(command, info_name=name) as ctx:
+            for key, text in _help_texts(command, name, ctx):
+                seen.setdefault(text, key)
+    return [(key, text) for text, key in seen.items()]
+
+
+def _say_help(text: str | None, tr: Any, keys: dict[str, str]) -> str | None:
+    """``text`` in the translator's language (as it is, when it is no message of the catalogs)."""
+    if not text:
+        return text
+    english = inspect.cleandoc(text)
+    key = keys.get(english)
+    return tr.text(key, english) if key else text
+
+
+class _Localized(click.Command):
+    """A command whose help is written in the player's language."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        found = _lang_in(args)
+        if found is not None:
+            ctx.meta[_LANG_META] = found
+        return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from p2pcards.ui.i18n import Translator
+
+        tr = Translator(help_lang(ctx))
+        keys = {text: key for key, text in help_messages()}
+        with contextlib.ExitStack() as stack:
+            for obj, attr in [(self, "help"), (self, "epilog"), *((p, "help") for p in self.get_params(ctx))]:
+                original = getattr(obj, attr, None)
+                if original:
+                    setattr(obj, attr, _say_help(original, tr, keys))
+                    stack.callback(setattr, obj, attr, original)
+            ctx.meta["p2pcards.tr"], ctx.meta["p2pcards.keys"] = tr, keys
+            super().format_help(ctx, formatter)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from p2pcards.ui.i18n import Translator
+
+        tr = ctx.meta.get("p2pcards.tr") or Translator(help_lang(ctx))
+        pieces = " ".join(self.collect_usage_pieces(ctx))
+        formatter.write_usage(ctx.command_path, pieces, tr("click_usage") + " ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        tr = ctx.meta["p2pcards.tr"]
+        rows = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None and not isinstance(param, click.Argument):
+                said = tr("click_default") + " "
+                text = record[1].replace("[default: ", f"[{said}").replace("; default: ", f"; {said}")
+                rows.append((record[0], text))
+        if rows:
+            with formatter.section(tr("click_options")):
+                formatter.write_dl(rows)
+
+
+class _LocalizedGroup(_Localized, click.Group):
+    """The ``p2pcards`` group: its help and the list of its commands in the player's language."""
+
+    command_class = _Localized
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        tr, keys = ctx.meta["p2pcards.tr"], ctx.meta["p2pcards.keys"]
+        listed = [(n, self.get_command(ctx, n)) for n in self.list_commands(ctx)]
+        commands = [(n, c) for n, c in listed if c is not None and not c.hidden]
+        if not commands:
+            return
+        limit = formatter.width - 6 - max(len(n) for n, _ in commands)
+        rows = []
+        for name, command in commands:
+            original = command.help
+            command.help = _say_help(original, tr, keys)
+            try:
+                rows.append((name, command.get_short_help_str(limit)))
+            finally:
+                command.help = original
+        with formatter.section(tr("click_commands")):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
 def main() -> None:
     """Peer-to-peer card games with no server and no trusted dealer."""
@@ -78,6 +218,24 @@ def _echo(text: str = "", *, err: bool = False) -> None:
 
     stream = sys.stderr if err else sys.stdout
     click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
+
+
+_LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
+
+_lang_option = click.option(
+    "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_LANG_HELP
+)
+"""``--lang`` of every command."""
+
+
+def _language(lang: str | None) -> str:
+    """The language asked for (``--lang`` or P2PCARDS_LANG), else the locale's; a usage error if unknown."""
+    from p2pcards.ui.i18n import LANGS, detect_lang
+
+    if lang is not None and lang.lower() not in LANGS:
+        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
+                                 param_hint="'--lang'")  # fmt: skip
+    return lang.lower() if lang else detect_lang()
 
 
 # --- play -------------------------------------------------------------------
@@ -160,13 +318,7 @@ DEFAULT_DELAY = 0.6
     help=f"With --watch: seconds between two moves (default {DEFAULT_DELAY} on a terminal, else 0).",
 )
 @click.option("--name", default=None, help="Your name at the table (default: you).")
-@click.option(
-    "--lang",
-    default=None,
-    envvar="P2PCARDS_LANG",
-    metavar="[en|fr|it]",
-    help="Language: en, fr or it (default: from LC_ALL / LANG).",
-)
+@_lang_option
 def play(
     game_name: str,
     players: int | None,
@@ -193,7 +345,6 @@ def play(
     from p2pcards.bots import BOT_NAMES
     from p2pcards.errors import UsageError
     from p2pcards.games.base import check_players, game
-    from p2pcards.ui.i18n import LANGS, detect_lang
     from p2pcards.ui.local import PlayOptions, play_local
 
     # A mistake on the command line is a usage error (exit 2, with the usage), as click's own.
@@ -215,9 +366,7 @@ def play(
         raise click.BadParameter("an --offline game has no transcript to save", param_hint="'--transcript'")
     if delay is not None and not watch:
         raise click.BadParameter("paces a watched match: use it with --watch", param_hint="'--delay'")
-    if lang is not None and lang.lower() not in LANGS:
-        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
-                                 param_hint="'--lang'")  # fmt: skip
+    language = _language(lang)
     if name is not None:
         name = _usable_name(name)
     if delay is None:  # a person at a terminal follows the match; a pipe or a test need not wait
@@ -234,7 +383,7 @@ def play(
         watch=watch,
         delay=delay,
         name=name,
-        lang=lang.lower() if lang else detect_lang(),
+        lang=language,
     )
     try:
         status = play_local(opts, write=click.echo, echo=not sys.stdin.isatty())
@@ -266,6 +415,7 @@ _SIM_RULES_HELP = (
 @click.option("-s", "--seed", type=int, default=0, show_default=True, help="Same seed, same numbers.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="RULE[=VALUE]", help=_SIM_RULES_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table.")
+@_lang_option
 def simulate(
     game_name: str,
     players: int | None,
@@ -274,6 +424,7 @@ def simulate(
     seed: int,
     rules: tuple[str, ...],
     as_json: bool,
+    lang: str | None,
 ) -> None:
     """Play many bot-only matches of Nines or Le Neuf; report win rates and speed.
 
@@ -321,7 +472,8 @@ def simulate(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the full-information record (docs/record.md) as JSON."
 )
-def audit(file: str, as_json: bool) -> None:
+@_lang_option
+def audit(file: str, as_json: bool, lang: str | None) -> None:
     """Verify a game's signed transcript offline, and say what was checked.
 
     Exit status: 0 valid (a finished game, every record verified); 1 invalid
@@ -433,8 +585,7 @@ def _network_options(f):  # type: ignore[no-untyped-def]
             show_default=True,
             help="Seconds a player whose connection broke has to come back before the match stops.",
         ),
-        click.option("--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]",
-                     help="Language: en, fr or it."),
+        _lang_option,
         click.option(
             "--no-port-mapping",
             is_flag=True,
@@ -465,22 +616,20 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
     from p2pcards.safetext import clean
-    from p2pcards.ui.i18n import LANGS, Translator, detect_lang
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.netgame import NetworkUI, bot_decider
     from p2pcards.ui.prompt import Console
     from p2pcards.ui.render import Style
 
     # Mistakes on the command line are usage errors (exit 2, with the usage), as click's own.
-    if lang is not None and lang.lower() not in LANGS:
-        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
-                                 param_hint="'--lang'")  # fmt: skip
+    language = _language(lang)
     if bot is not None and bot not in BOT_NAMES:
         raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
                                  param_hint="'-b' / '--bot'")  # fmt: skip
     if name is not None:
         name = _usable_name(name)
     try:
-        tr = Translator(lang.lower() if lang else detect_lang())
+        tr = Translator(language)
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
@@ -624,6 +773,50 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
     raise AssertionError("unreachable")
 
 
+INVITATION_WIDTH = 80
+"""The invitation fits a terminal of 80 columns, in every language."""
+
+
+def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, where: str, others: list[str],
+                     mapped: Any, discovering: bool, command: str) -> list[str]:  # fmt: skip
+    """What the host prints for the others: the command to join, and how the internet reaches it."""
+    from p2pcards.net.addresses import show_address
+
+    lines: list[str] = []
+
+    def say(text: str) -> None:  # each line folded to 80 columns, a continued line indented by one
+        for line in text.split("\n"):
+            lines.extend(textwrap.wrap(line, INVITATION_WIDTH, subsequent_indent=" ", break_on_hyphens=False))
+
+    say(tr("host_hosting", game=game, players=players, port=port))
+    say(tr("host_code", code=code))
+    say(tr("host_others_join"))
+    lines.append(f"  {command} join {show_address(where, port)} --code {code}")
+    if where == "ADDRESS":
+        say(tr("host_address_hint"))
+    elif others:
+        say(tr("host_other_addresses", addresses=", ".join(others)))
+    m = mapped.mapping if mapped is not None else None
+    if m is not None and m.behind_another_router:
+        outside = show_address(m.external_address, m.external_port)
+        say(tr("host_double_nat", outside=outside, how=m.method))
+    elif m is not None:
+        say(tr("host_internet"))
+        lines.append(f"  {command} join {show_address(m.external_address, m.external_port)} --code {code}")
+        say(tr("host_mapped", port=port, how=m.method))
+    elif where != "ADDRESS" and _is_loopback(where):
+        say(tr("host_loopback"))
+    elif where != "ADDRESS" and _is_private(where):
+        if mapped is not None and mapped.enabled:
+            say(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
+        else:
+            say(tr("host_private", port=port))
+    if discovering:
+        say(tr("host_lan", command=f"{command} join {code}"))
+    say(tr("host_env"))
+    return lines
+
+
 def _local_addresses() -> list[str]:
     """This machine's IPv4 addresses, the one its default route uses first (no packet is sent)."""
     import socket
@@ -746,7 +939,6 @@ def host(
     invite = code or new_code()
     bind = opts["bind"]
 
-    from p2pcards.net.addresses import show_address
     from p2pcards.net.portmap import PortMapping
 
     def invitation(code: str, port: int, mapped: PortMapping | None, tr: Translator) -> None:
@@ -757,34 +949,12 @@ def host(
             where = others.pop(0) if others else "ADDRESS"
         else:
             where = bind
-        click.echo(tr("host_hosting", game=spec.title, players=players, port=port))
-        click.echo(tr("host_code", code=code))
-        click.echo(tr("host_others_join"))
-        click.echo(f"  {_command_name()} join {show_address(where, port)} --code {code}")
-        if where == "ADDRESS":
-            click.echo(tr("host_address_hint"))
-        elif others:
-            click.echo(tr("host_other_addresses", addresses=", ".join(others)))
-        m = mapped.mapping if mapped is not None else None
-        if m is not None and m.behind_another_router:
-            outside = show_address(m.external_address, m.external_port)
-            click.echo(tr("host_double_nat", outside=outside, how=m.method))
-        elif m is not None:
-            click.echo(tr("host_internet"))
-            click.echo(
-                f"  {_command_name()} join {show_address(m.external_address, m.external_port)} --code {code}"
-            )
-            click.echo(tr("host_mapped", port=port, how=m.method))
-        elif where != "ADDRESS" and _is_loopback(where):
-            click.echo(tr("host_loopback"))
-        elif where != "ADDRESS" and _is_private(where):
-            if mapped is not None and mapped.enabled:
-                click.echo(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
-            else:
-                click.echo(tr("host_private", port=port))
-        if discovering:
-            click.echo(tr("host_lan", command=f"{_command_name()} join {code}"))
-        click.echo(tr("host_env"))
+        lines = invitation_lines(
+            tr, game=spec.title, players=players, code=code, port=port, where=where, others=others,
+            mapped=mapped, discovering=discovering, command=_command_name(),
+        )  # fmt: skip
+        for line in lines:
+            click.echo(line)
 
     number = discovery.code_number(invite)
     udp_port = discovery_port or discovery.DISCOVERY_PORT
@@ -1020,7 +1190,8 @@ def _check_resumable(path: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True,
               help="Show at most this many games, the newest.")  # fmt: skip
-def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
+@_lang_option
+def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str | None) -> None:
     """List the games saved on this computer, newest first.
 
     One line per transcript: its number (p2pcards replay N shows it), date,
@@ -1078,7 +1249,8 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int) -> None:
     default=None,
     help="Write the game as one self-contained web page to this file instead, to step through it.",
 )
-def replay(file: str, step: bool, html_path: str | None) -> None:
+@_lang_option
+def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> None:
     """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
 
     FILE is a transcript, or the number p2pcards history gives a game (1, the
@@ -1138,7 +1310,8 @@ def replay(file: str, step: bool, html_path: str | None) -> None:
 @click.option("--forget", "forget", metavar="NAME|KEY", default=None,
               help="Forget the players of this name, or whose key fingerprint starts so.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
-def players(forget: str | None, as_json: bool) -> None:
+@_lang_option
+def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     """List the players this node has played with (name and key), or forget some.
 
     Before a networked game's first shuffle, a known name with a key never seen, or a

@@ -105,6 +105,8 @@ class GameEntry:
             return NOT_A_TRANSCRIPT
         if self.blamed is not None:
             return f"failed: {name(self.blamed)}"
+        if self.finished and not self.winners:
+            return "no winner: no hand finished"
         if self.finished:
             won = " & ".join(name(s) for s in self.winners)
             scores = {self.totals[s] for s in self.winners if 0 <= s < len(self.totals)}
@@ -526,7 +528,7 @@ def _glance(entry: GameEntry, data: bytes) -> None:
     k = len(present)
     if result is not None and len(result.totals) == k and all(0 <= w < k for w in result.winners):
         entry.finished = True
-        entry.winners = [present[w] for w in result.winners]
+        entry.winners = [present[w] for w in result.winners] if hands else []  # none before a hand
         totals: list[int | None] = [None] * n
         for s, t in zip(present, result.totals, strict=True):
             totals[s] = t

@@ -162,7 +162,8 @@ def replay(record: Mapping[str, Any], width: int = WIDTH) -> Iterator[list[str]]
         if kept:
             final += f" (and, who left: {', '.join(kept)})"
         tail += fill(f"Final totals: {final}", width, "", "    ")
-        tail += fill(f"Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}", width, "", "    ")
+        said = ", ".join(winners) if winners else "nobody (no hand was finished)"
+        tail += fill(f"Winner{'s' if len(winners) > 1 else ''}: {said}", width, "", "    ")
     else:
         tail += fill(
             "The game did not finish: only the hands verified to their end are shown.", width, "", ""

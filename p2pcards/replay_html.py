@@ -323,7 +323,8 @@ def render_page(report: AuditReport) -> str:
     last = player_names(record)
     winners = [seat_name(last, s) for s in result.get("winners", [])]
     if result.get("finished"):
-        outcome = f"Winner{'s' if len(winners) > 1 else ''}: {', '.join(winners)}. "
+        said = ", ".join(winners) if winners else "nobody (no hand was finished)"
+        outcome = f"Winner{'s' if len(winners) > 1 else ''}: {said}. "
         outcome += f"Final totals: {by_seat(result.get('totals', []), last)}."
     else:
         outcome = "The game did not finish: only the hands verified to their end are shown."

@@ -25,7 +25,7 @@ from protocol_helpers import (
     sign_map,
     transcript_bytes,
 )
-from test_leave import left_match_file
+from test_leave import left_match, left_match_file
 
 from p2pcards.bots import make_bot
 from p2pcards.cli import main
@@ -40,6 +40,11 @@ from p2pcards.protocol.messages import Continue, Join, Leave
 from p2pcards.protocol.table import TableCore
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import SignedRecord, parse_record
+from p2pcards.ui.i18n import Translator
+from p2pcards.ui.netgame import TableWatcher
+from p2pcards.ui.prompt import Console
+from p2pcards.ui.render import Style, table_names
+from p2pcards.ui.screen import make_screen
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 NINES_RULES = NinesRules(target=30, action_cards=True, hard_nines=True)
@@ -311,6 +316,51 @@ def test_the_json_record_of_le_neuf_ended_by_a_leave_has_its_rules_and_standings
         "finished": True,
     }
     assert [d["name"] for d in record["left"]] == ["p1"]
+
+
+def test_le_neuf_left_during_its_first_hand_ends_with_no_winner(tmp_path: Path) -> None:
+    """Le Neuf needs three: a player who leaves before any hand is scored ends the match with
+    nobody ahead of anybody. The audit, its JSON record and the history say there is no
+    winner, not that the two left "share the win" after 0 hands."""
+    path = tmp_path / "neuf-left-early.p2pt"
+    path.write_bytes(left_match_file("neuf", first_hand=True))
+    result = audit_cli(path)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    title = "VALID: a game of Le Neuf, 3 players (2 finished it), that ended before any hand was finished."
+    assert lines[0] == title, result.output
+    assert "Winner: nobody (no hand was finished)" in lines and "0 hands" not in result.output
+    assert not any(line.startswith("Winners:") for line in lines), result.output
+    record = json.loads(CliRunner().invoke(main, ["audit", "--json", str(path)]).output)
+    assert record["result"]["winners"] == [] and record["result"]["finished"] is True
+    assert len(record["earlier"][0]["hands"]) == 0
+    for replay in (["replay", str(path)], ["replay", str(path), "--html", str(tmp_path / "page.html")]):
+        shown = CliRunner().invoke(main, replay)
+        assert shown.exit_code == 0, shown.output
+    page = (tmp_path / "page.html").read_text()
+    assert "Winner: nobody (no hand was finished)" in shown.output + page.replace("\n", " ")
+    assert "Winner: nobody" in CliRunner().invoke(main, ["replay", str(path)]).output
+    listing = CliRunner().invoke(main, ["history", str(tmp_path)])
+    assert listing.exit_code == 0 and "no winner" in listing.output, listing.output
+    assert " won" not in listing.output, listing.output
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "before any hand was finished"),
+                                           ("fr", "avant la fin d'une"),
+                                           ("it", "prima della fine di una mano")])  # fmt: skip
+def test_the_table_says_a_match_left_in_its_first_hand_ends_with_no_winner(lang: str, said: str) -> None:
+    """What the two left are told at the table: the match ends with no winner, not that
+    they "share the win" after 0 hands."""
+    tables = left_match("neuf", first_hand=True)
+    out: list[str] = []
+    console = Console(tr=Translator(lang), style=Style(), read=lambda prompt: "", write=out.append)
+    names = table_names(tables[0].roster)
+    screen = make_screen("neuf", console, names, me=0, rules=NeufRules(), watch=False,
+                         pause_between_hands=False, verified=True)  # fmt: skip
+    TableWatcher(screen)(tables[0])
+    text = " ".join(" ".join(out).split())
+    assert said in text, text
+    assert "9" not in text.split(said, 1)[1], text  # no totals, no winner's points after it
 
 
 @pytest.mark.parametrize("how", ["signed", "timed out", "judged gone"])

@@ -277,7 +277,7 @@ def test_french_human_seat_quits_and_the_others_go_on_without_her(french_quit: H
         assert refusal not in screen
     assert run.status == 0  # she chose to leave (and confirmed): not a failure, not a crash
     assert "Quitter la partie ?" in screen and "Vous restez à la table." in screen  # asked, twice
-    assert "Classement après 1 manche(s), à l'arrêt : " in screen  # the standings when she left
+    assert "Classement après 1 manche, à l'arrêt : " in screen  # the standings when she left
     assert str(run.human_file) in screen  # where her transcript is, said in French
     status, record = audit(run.human_file, home=run.human_file.parent / "auditor")
     ann = seat_of(record, "Ann")
@@ -307,7 +307,7 @@ def test_french_human_seat_sees_the_end_of_the_match_in_french(french_quit: Huma
 def test_the_others_say_that_ann_left(french_quit: HumanRun) -> None:
     for _, _, out in french_quit.others:
         line = continued_line(out)
-        assert "Ann left the match" in line and "Totals after 1 hand(s): " in line, line
+        assert "Ann left the match" in line and "Totals after 1 hand: " in line, line
 
 
 # ---------------------------------------------------------------------------

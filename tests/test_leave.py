@@ -139,8 +139,18 @@ the others give when they drop it (the network's, when its grace ran out, or ano
 
 
 @functools.cache
-def left_match_file(game: str = "nines", how: str = "signed", seed: int = 2) -> bytes:
-    """Seat 0's file of a match that a seat left once the first hand was scored.
+def left_match_file(
+    game: str = "nines", how: str = "signed", seed: int = 2, *, first_hand: bool = False
+) -> bytes:
+    """Seat 0's file of :func:`left_match` (its table's events left for the test)."""
+    return file_of(left_match(game, how, seed, first_hand=first_hand)[0], 0)
+
+
+def left_match(
+    game: str = "nines", how: str = "signed", seed: int = 2, *, first_hand: bool = False
+) -> dict[int, Sitting]:
+    """The tables of a match that a seat left once the first hand was scored (with
+    ``first_hand``: during the first hand, before any was scored).
 
     Nines: four players, seat 2 leaves and the other three play on to the end. Le Neuf:
     seat 1 leaves, and the two left are too few to play on, so the match ends on the
@@ -167,7 +177,10 @@ def left_match_file(game: str = "nines", how: str = "signed", seed: int = 2) -> 
         bots = {s: RandomBot() for s in tables}
         leaver = 2
     net, rng = started(tables, seed)
-    play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [], bots)
+    if first_hand:
+        play_until(net, rng, lambda: tables[0].tables[0].hand is not None, bots)
+    else:
+        play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [], bots)
     if how == "signed":
         rest = leaves(net, leaver, "dinner is ready")
     else:
@@ -177,7 +190,7 @@ def left_match_file(game: str = "nines", how: str = "signed", seed: int = 2) -> 
         rest.pump()
     play_bots(rest, {s: bots[s] for s in rest.tables}, rng, start=False)
     assert tables[0].status == "over", tables[0].failure
-    return file_of(tables[0], 0)
+    return tables
 
 
 @settings(max_examples=12, deadline=None)

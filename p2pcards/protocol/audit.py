@@ -298,13 +298,20 @@ class AuditReport:
         hands = f"{k} hand{'s' if k != 1 else ''}"
         seated = self._tables()[0].n
         players = f"{seated} players" + (f" ({len(names)} finished it)" if seated > len(names) else "")
-        lines = [f"VALID: a finished game of {game(t.GAME).title}, {players}, {hands}."]
+        if winners or k:
+            lines = [f"VALID: a finished game of {game(t.GAME).title}, {players}, {hands}."]
+        else:  # a player left before any hand was scored, and too few remained to play on
+            title = game(t.GAME).title
+            lines = [f"VALID: a game of {title}, {players}, that ended before any hand was finished."]
         lines += _wrap(
             "Totals: "
             + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names)))
             + self._leavers_totals()
         )
-        lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
+        if winners:
+            lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
+        else:
+            lines.append("Winner: nobody (no hand was finished)")
         lines += self._departure_lines()
         lines += self._about_lines()
         lines += ["", "What the audit checked:"]
@@ -313,6 +320,8 @@ class AuditReport:
         lines.append("\u2713 scores recomputed hand by hand: the totals above, signed by all")
         lines += _wrap(
             f"\u2713 winner{'s' if len(winners) > 1 else ''} recomputed: " + _and([names[s] for s in winners])
+            if winners
+            else "\u2713 no winner: the totals signed by all are the ones the match began with"
         )
         lines.append(f"\u2713 every one of the {self.records} records is signed, chained and verified.")
         return lines
@@ -445,11 +454,14 @@ class AuditReport:
             ended = d is departures[-1] and t is not None and not t.hands_crypto and t.match is not None
             after = (
                 "the others were too few to play on: the match ended on the totals so far"
+                if ended and d["after_hands"]
+                else "the others were too few to play on: the match ended with no winner"
                 if ended
                 else "the others played on from a fresh deal"
             )
+            when = f"after {_count(d['after_hands'], 'hand')}" if d["after_hands"] else "before a hand ended"
             lines += _wrap(
-                f"{name} left after {_count(d['after_hands'], 'hand')} ({HOW[d['how']]}: "
+                f"{name} left {when} ({HOW[d['how']]}: "
                 f'"{clean(d["reason"], 200)}"), during hand {d["hand"]} at step {d["step"]}; the hand in '
                 f"progress was void and {after}; {name}'s total stays {d['total']}."
             )

@@ -133,13 +133,22 @@ class Standings:
     (``p2pcards.record``) reads like any match's."""
 
     totals: list[int]
-    winners: tuple[int, ...]
+    ahead: tuple[int, ...]
+    """The seats with the best total: what every seat signs as the ``result``'s winners."""
+    hands: int = 0
+    """Hands scored in the whole match before it stopped."""
     rules: Any = None
     results: list[Any] = field(default_factory=list)
     history: list[Any] = field(default_factory=list)
     hand: Any = None
     dealer: int = 0
     playoff_seats: Any = None
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Who won: those ahead, once a hand was scored; nobody when the match stopped before
+        its first hand was scored (everyone still stands where the match began)."""
+        return self.ahead if self.hands else ()
 
     @property
     def over(self) -> bool:
@@ -152,6 +161,13 @@ class Standings:
     @property
     def hand_number(self) -> int:
         return 1
+
+
+def signed_winners(match: Any) -> tuple[int, ...]:
+    """The ``winners`` every seat signs in its ``result`` record: the match's winners, or,
+    for a match that stopped with too few seats to play on, those ahead on its totals
+    (every seat left, all tied, when no hand was scored)."""
+    return match.ahead if isinstance(match, Standings) else tuple(match.winners)
 
 
 class SeededCut:
@@ -527,7 +543,7 @@ class TableCore:
             )
         elif kind == "result":
             assert self.match is not None and self.match.winners is not None
-            body = Result(totals=tuple(self.match.totals), winners=self.match.winners)
+            body = Result(totals=tuple(self.match.totals), winners=signed_winners(self.match))
         else:
             body = self._game_body(kind)
         if body is not None:
@@ -681,7 +697,9 @@ class TableCore:
         if self._game.min_players <= self.n <= self._game.max_players:
             self._next("cut-commit", self._all(), Commit)
         else:  # too few to play on: the match ends on the carried totals
-            self.match = Standings(list(self.carried), self._game.ahead(self.carried), self.rules)
+            self.match = Standings(
+                list(self.carried), self._game.ahead(self.carried), hands=self.carried_hands, rules=self.rules
+            )
             self._next("result", self._all(), Result)
 
     def _on_cut_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
@@ -862,7 +880,8 @@ class TableCore:
     def _on_result(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         assert self.match is not None
         for seat, body in bodies.items():
-            if body.totals != tuple(self.match.totals) or body.winners != self.match.winners:  # type: ignore[attr-defined]
+            signed = (body.totals, body.winners)  # type: ignore[attr-defined]
+            if signed != (tuple(self.match.totals), signed_winners(self.match)):
                 self._fail(seat, "signed a different result", step=step)
         self.spec = StepSpec("over", (), ())
         self.log.finish()

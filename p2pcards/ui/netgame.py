@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -216,15 +217,39 @@ class TableWatcher:
             console = self.screen.console
             scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
             playing_on = len(event.totals) >= _fewest(self.table)
+            match = getattr(getattr(self.table, "current", self.table), "match", None)
+            if not playing_on and match is not None and not match.winners:  # no hand was ever scored
+                console.say(
+                    console.tr(
+                        "net_continued_ends_none",
+                        name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
+                        reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
+                    )
+                )
+                return
             console.say(
-                console.tr(
+                console.tr.n(
                     "net_continued" if playing_on else "net_continued_ends",
+                    event.hands,
                     name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
-                    reason=clean(event.reason, TEXT_LIMIT),
+                    reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
                     hands=event.hands,
                     scores=scores,
                 )
             )
+
+
+_NO_PLAY = re.compile(r"did not play within (\d+(?:\.\d+)?) s")
+
+
+def leave_reason(tr: Translator, reason: str) -> str:
+    """Why a player left, in the player's language when it is one of the program's own reasons
+    (the leaver signs any text: another one is shown as it is)."""
+    known = {"quit": "reason_quit", "timed out": "reason_timed_out", "interrupted": "reason_interrupted"}
+    if reason in known:
+        return tr(known[reason])
+    found = _NO_PLAY.fullmatch(reason)
+    return tr("reason_no_play", seconds=found.group(1)) if found else reason
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
@@ -732,7 +757,7 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     if outcome.status != "over" and match is not None and match.results:
         scores = ", ".join(f"{playing[s]} {t}" for s, t in enumerate(match.totals) if s < len(playing))
         hands = getattr(match, "played_before", 0) + len(match.results)
-        lines.append(tr("net_standings", hands=hands, scores=scores))
+        lines.append(tr.n("net_standings", hands, hands=hands, scores=scores))
     if outcome.transcript is not None:
         lines.append(tr("transcript_saved", path=outcome.transcript))
     return lines

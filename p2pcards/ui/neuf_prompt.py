@@ -90,7 +90,7 @@ def explain_refusal(
         why = tr("rule_card-held", card=style.card(action.card))
     else:
         why = error.detail
-    return tr("err_rule", why=why, rule=error.rule)
+    return tr("err_rule", why=why, rule=tr.rule_name(error.rule))
 
 
 # ---------------------------------------------------------------------------

@@ -619,7 +619,7 @@ def explain_refusal(
     elif error.rule == "phase" and isinstance(action, Keep):
         key = "rule_keep"
     why = tr(key, **values) if tr.has(key) else error.detail
-    return tr("err_rule", why=why, rule=error.rule)
+    return tr("err_rule", why=why, rule=tr.rule_name(error.rule))
 
 
 # ---------------------------------------------------------------------------
