@@ -459,9 +459,8 @@ class AuditReport:
                 if ended
                 else "the others played on from a fresh deal"
             )
-            when = f"after {_count(d['after_hands'], 'hand')}" if d["after_hands"] else "before a hand ended"
             lines += _wrap(
-                f"{name} left {when} ({HOW[d['how']]}: "
+                f"{name} left after {_count(d['after_hands'], 'hand')} ({HOW[d['how']]}: "
                 f'"{clean(d["reason"], 200)}"), during hand {d["hand"]} at step {d["step"]}; the hand in '
                 f"progress was void and {after}; {name}'s total stays {d['total']}."
             )
