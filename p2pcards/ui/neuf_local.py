@@ -67,7 +67,13 @@ def play_neuf(
     me = None if opts.watch else 0
     table = NeufTable(names, me=me)
     console = NeufConsole(
-        tr=tr, style=style, read=read, write=write, echo=echo, help_text=lambda: neuf_help(rules, tr, style)
+        tr=tr,
+        style=style,
+        read=read,
+        write=write,
+        echo=echo,
+        help_text=lambda: neuf_help(rules, tr, style),
+        quit_question="confirm_quit",
     )
     display = NeufDisplay(console, table, rules, watch=opts.watch)
     display.intro(opts.bot)
@@ -101,6 +107,8 @@ def play_neuf(
         loop.run()
     except (QuitGame, KeyboardInterrupt):
         quit_early = True
+        if loop.match is not None and loop.match.results:  # where the match stood
+            console.say(display.scores(loop.match))
         console.say(tr("quit"))
     status = 0
     if opts.record is not None and loop.match is not None:
