@@ -463,7 +463,7 @@ def test_an_english_player_looks_takes_leaves_and_plays_a_whole_match_over_the_n
     )
     # The table at each turn: the trick in progress, the trump, the tricks won and the totals.
     assert re.search(r"── Hand 1 · trumps ♠ spades · trick \d+ · your turn", screen)
-    assert re.search(r"^ ▶ Ann    \d+ tricks?  +total 5", screen, re.M)
+    assert re.search(r"^ ▶ you    \d+ tricks?  +total 5", screen, re.M)  # (Ann to the others)
     assert re.search(r"^   Trick \d+: \w+ led \S+(, \w+ played \S+)? \(. \w+ led\)$", screen, re.M)
     status, doc = audit(transcript, home=home)
     assert status == 0 and doc["verdict"]["valid"] is True and doc["result"]["finished"] is True

@@ -122,7 +122,7 @@ def test_lines_fit_in_80_columns() -> None:
 
 
 def test_piped_human_game_answers_every_input_and_quits_cleanly() -> None:
-    inputs = ["7x", "help", "score", "99", "1", "h", "1", "coeur", "1", "d", "k", "9s zz", "1", "quit"]
+    inputs = ["7x", "help", "score", "99", "1", "h", "1", "coeur", "1", "d", "k", "9s zz", "1", "quit", "y"]
     result = run(["--bot", "random", "--seed", "3", *EN], input="\n".join(inputs) + "\n")
     assert result.exit_code == 0
     out = result.output
@@ -317,6 +317,8 @@ def test_record_after_quitting_holds_the_finished_hands_only(tmp_path: Path) -> 
     seen_enter = []
 
     def read(prompt: str) -> str:  # play the first hand, quit when asked to start the second
+        if "Quit the game?" in prompt:
+            return "y"
         if "Press Enter" in prompt:
             seen_enter.append(prompt)
             return "quit"
@@ -510,6 +512,8 @@ def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
         child.expect(r"\[rule: match-suit-or-rank\]")
         child.expect("Your move > ")
         child.sendline("quit")
+        child.expect(r"Quit the game\? It stops here, for the bots too\. \(y/n\) > ")
+        child.sendline("y")
         child.expect("Game abandoned.")
         child.expect(pexpect.EOF)
     finally:

@@ -330,7 +330,7 @@ def test_a_whole_piped_match_in_each_language(
 
 @pytest.mark.parametrize("mode", [[], ["--offline"]], ids=["network", "offline"])
 def test_every_piped_input_is_answered_and_quit_leaves_cleanly(mode: list[str]) -> None:
-    inputs = ["maybe", "QS", "help", "y", "score", "x", "n", "7x", "99", "y", "", "1", "quit"]
+    inputs = ["maybe", "QS", "help", "y", "score", "x", "n", "7x", "99", "y", "", "1", "quit", "y"]
     result = run(["--seed", "3", *mode, *EN], input="\n".join(inputs) + "\n")
     assert result.exit_code == 0
     out = result.output
@@ -531,6 +531,8 @@ def test_quitting_between_hands_records_the_finished_hands(tmp_path: Path) -> No
     def read(prompt: str) -> str:
         if "Press Enter" in prompt:
             return "quit"
+        if "Quit the game?" in prompt:
+            return "y"
         return "n" if "(y/n)" in prompt else "1"
 
     opts = PlayOptions(game="neuf", players=3, bot="random", seed=6, lang="en", record=rec, name="Zoé")
@@ -688,8 +690,8 @@ def test_offline_terminal_session_looks_refuses_a_card_it_does_not_hold_and_ends
 @needs_exe
 @pytest.mark.parametrize("when", ["at the prompt", "while the bots play"])
 def test_ctrl_c_in_a_networked_game_leaves_cleanly(when: str) -> None:
-    """Ctrl-C ends ``play`` with one line and exit 0, never a traceback, whether the
-    player was being asked or the bots were playing (the interrupt then reaches trio)."""
+    """Ctrl-C ends ``play`` with a few lines and exit 130, never a traceback, whether the
+    player was being asked or the bots were playing: seat 0 signs that it leaves."""
     pexpect = pytest.importorskip("pexpect")
     args = ["play", "--game", "neuf", "--seed", "5", *EN]
     if when == "while the bots play":
@@ -715,5 +717,5 @@ def test_ctrl_c_in_a_networked_game_leaves_cleanly(when: str) -> None:
     finally:
         child.close()
     assert "Traceback" not in child.before and "ExceptionGroup" not in child.before, child.before
-    assert "Game abandoned." in child.before
-    assert child.exitstatus == 0
+    assert "Game abandoned." in child.before and "Signed transcript" in child.before
+    assert child.exitstatus == 130

@@ -203,6 +203,9 @@ def test_at_60_columns_no_line_wraps(game: str) -> None:
             child.expect("> ")
             raw += child.before
         child.sendline("quitter")
+        child.expect(r"\(o/n\) > ")
+        raw += child.before
+        child.sendline("o")
         child.expect(pexpect.EOF)
         raw += child.before
     finally:
@@ -255,6 +258,9 @@ def test_help_at_an_ascii_terminal_is_ascii() -> None:
         child.expect(b"> ")
         raw += child.before
         child.sendline(b"quitter")
+        child.expect(rb"\(o/n\) > ")
+        raw += child.before
+        child.sendline(b"o")
         child.expect(pexpect.EOF)
         raw += child.before
     finally:

@@ -150,6 +150,7 @@ def test_interrupting_the_program_signs_the_leave_and_the_others_go_on_at_once(
         assert "Ann left the match (interrupted)" in text, out
         assert "lost connection" not in text and "did not come back" not in text, out
     assert "Traceback" not in screen
+    assert re.search(r"^ [▶>] you  ", screen, re.M) and not re.search(r"^ [▶>] Ann", screen, re.M), screen
     if how == "ctrl-c":
         assert status == 130, screen
         assert "Interrupted: you left the match, and the others were told (signed)." in screen

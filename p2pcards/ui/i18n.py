@@ -263,6 +263,7 @@ _EN: dict[str, str] = {
     "winners": "{names} share the win with {total} points.",
     "playoff_needed": "Tie for the lowest total between {names}: a playoff hand decides.",
     "quit": "Game abandoned.",
+    "confirm_quit": "Quit the game? It stops here, for the bots too. (y/n)",
     "record_written": "Record written to {path}.",
     "record_failed": "Could not write the record to {path}: {error}",
     "record_partial": "Record of {n} finished hands written to {path} (the hand in progress is left out).",

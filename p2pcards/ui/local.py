@@ -160,6 +160,8 @@ class Played:
     cut_rounds: list[list[tuple[int, Card]]]
     transcript: Path | None = None
     problem: str | None = None
+    interrupted: bool = False
+    """The program was interrupted (Ctrl-C, a closed terminal): it exits with status 130."""
 
 
 def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: int, partial: bool) -> int:
@@ -204,8 +206,9 @@ def _run_offline(
     console.score_text = lambda: display.scores(game.match) if game.match else console.tr("row_total")
     try:
         game.run()
-    except (QuitGame, KeyboardInterrupt):
-        raise _Quit(Played(game.match, game.cut_rounds)) from None
+    except (QuitGame, KeyboardInterrupt) as e:
+        interrupted = isinstance(e, KeyboardInterrupt) or e.interrupted
+        raise _Quit(Played(game.match, game.cut_rounds, interrupted=interrupted)) from None
     return Played(game.match, game.cut_rounds)
 
 
@@ -217,6 +220,7 @@ def _run_networked(
 
     import trio
 
+    from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
     from p2pcards.protocol.table import TableCore
     from p2pcards.ui.netgame import (
@@ -265,19 +269,23 @@ def _run_networked(
                 game=opts.game,
                 timeouts=Timeouts(turn=ALONE_WITH_BOTS),
                 bots=range(opts.players) if opts.watch else (),
+                leave_on_signals=True,  # Ctrl-C: the person's seat signs that it leaves
             )
         )
     except BaseException as e:  # Ctrl-C arrives wrapped in trio's exception groups
         if not _interrupted(e):
             raise
         t = watcher.table
-        raise _Quit(Played(t.match if t else None, list(t.cut_rounds) if t else [])) from None
+        raise _Quit(
+            Played(t.match if t else None, list(t.cut_rounds) if t else [], interrupted=True)
+        ) from None
     t = outcome.table
     played = Played(
         t.match if t is not None else None,
         list(t.cut_rounds) if t is not None else [],
         outcome.transcript,
         None if outcome.status in ("over", "aborted") else describe_outcome(outcome, console.tr)[0],
+        interrupted=outcome.status == "aborted" and outcome.problem == INTERRUPTED,
     )
     if outcome.status == "aborted":
         raise _Quit(played)
@@ -326,7 +334,8 @@ def play_local(
     echo: bool = False,
     style: Style | None = None,
 ) -> int:
-    """Play one match in the terminal; returns the exit status (0 also after a quit).
+    """Play one match in the terminal; returns the exit status (0 also after a quit, 130
+    after Ctrl-C, when the person's seat signed that it left).
 
     By default every seat is a separate node on loopback TCP running the full
     protocol (mental-poker shuffle, signed transcript), for Nines and Le Neuf
@@ -361,7 +370,7 @@ def _play(
     human = None if opts.watch else (opts.name or tr("you"))
     names = seat_names(opts.players, human)
     me = None if opts.watch else 0
-    console = Console(tr=tr, style=style, read=read, write=write, echo=echo)
+    console = Console(tr=tr, style=style, read=read, write=write, echo=echo, quit_question="confirm_quit")
     make_bot(opts.bot, spec.name)  # an unknown bot is an error before anything is shown
     rules = opts.game_rules
     if type(rules) is not type(spec.parse_rules(())):
@@ -387,11 +396,14 @@ def _play(
     except _Quit as q:
         game = q.game
         quit_early = True
+        if game.match is not None and game.match.results:  # where the match stood
+            console.say(screen.scores(game.match))
         console.say(tr("quit"))
-    status = 0
+    status = 130 if game.interrupted else 0
     if opts.record is not None and game.match is not None:
         doc = build_game_record(spec.name, game.match, names, game.cut_rounds)
-        status = save_record(console, opts.record, doc, hands=len(game.match.results), partial=quit_early)
+        saved = save_record(console, opts.record, doc, hands=len(game.match.results), partial=quit_early)
+        status = status or saved
     if game.transcript is not None:
         console.say(tr("transcript_saved", path=game.transcript))
     if game.problem is not None:

@@ -527,11 +527,15 @@ async def play_on_loopback(
     game_id: bytes | None = None,
     game: str = "nines",
     bots: Collection[int] = (),
+    leave_on_signals: bool = False,
 ) -> Outcome:
     """Seat 0 hosts a table of ``game`` on 127.0.0.1 and every other seat joins it as a separate node.
 
     Each node has its own identity, secrets, table and TCP links, exactly as
     across the internet; only seat 0's progress is shown. Returns seat 0's outcome.
+    No seat keeps a journal: the match lives in this one process, and stops with it
+    (no seat could be resumed without the others). ``leave_on_signals``: Ctrl-C, a
+    closed terminal or SIGTERM makes seat 0 sign that it leaves, as a node of its own does.
     A :class:`TableWatcher` as ``on_progress`` also gets the table's clock and the
     waits, for its status line, which then says what ``on_wait`` would have said.
     ``bots`` are the seats a bot plays, said as ``--bot`` says it (a watched game's are all).
@@ -560,6 +564,8 @@ async def play_on_loopback(
             on_wait=on_wait if seat == 0 else (lambda t, w: None),
             entropy=entropies[seat],
             keep_transcript=seat == 0,
+            journal=False,
+            leave_on_signals=leave_on_signals and seat == 0,
             bot=seat in bots,
         )
 

@@ -67,7 +67,13 @@ def play_neuf(
     me = None if opts.watch else 0
     table = NeufTable(names, me=me)
     console = NeufConsole(
-        tr=tr, style=style, read=read, write=write, echo=echo, help_text=lambda: neuf_help(rules, tr, style)
+        tr=tr,
+        style=style,
+        read=read,
+        write=write,
+        echo=echo,
+        help_text=lambda: neuf_help(rules, tr, style),
+        quit_question="confirm_quit",
     )
     display = NeufDisplay(console, table, rules, watch=opts.watch)
     display.intro(opts.bot)
@@ -96,15 +102,19 @@ def play_neuf(
     if me is not None:
         sources[me] = NeufHuman(console=console, table=table, explain=explain)
     console.score_text = lambda: display.scores(loop.match) if loop.match else tr("row_total")
-    quit_early = False
+    quit_early = interrupted = False
     try:
         loop.run()
-    except (QuitGame, KeyboardInterrupt):
+    except (QuitGame, KeyboardInterrupt) as e:
         quit_early = True
+        interrupted = isinstance(e, KeyboardInterrupt) or e.interrupted
+        if loop.match is not None and loop.match.results:  # where the match stood
+            console.say(display.scores(loop.match))
         console.say(tr("quit"))
-    status = 0
+    status = 130 if interrupted else 0  # as a program stopped by Ctrl-C
     if opts.record is not None and loop.match is not None:
         doc = build_game_record(NEUF.name, loop.match, names, loop.cut_rounds)
-        status = save_record(console, opts.record, doc, hands=len(loop.match.results), partial=quit_early)
+        saved = save_record(console, opts.record, doc, hands=len(loop.match.results), partial=quit_early)
+        status = status or saved
     console.say(tr("seed", seed=seed))
     return status

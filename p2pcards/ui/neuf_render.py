@@ -28,7 +28,17 @@ from p2pcards.games.neuf import (
     next_seat,
 )
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.render import NAME_WIDTH, Style, fill, line_width, object_names, pad, rule_line, short_name
+from p2pcards.ui.render import (
+    NAME_WIDTH,
+    Style,
+    fill,
+    line_width,
+    listed_names,
+    object_names,
+    pad,
+    rule_line,
+    short_name,
+)
 
 SUIT_ORDER = "SHCD"
 """Suits in alternating colours; a hand starts at its trump and goes round this order."""
@@ -238,11 +248,12 @@ def render_neuf_table(
         title += tr("neuf_trick_title", n=len(view.tricks) + 1) + dot + tr("turn_title")
     lines = [rule_line(title, style)]
     took = {e.seat for e in view.exchanges if e.took}
-    width = min(NAME_WIDTH, max(len(n) for n in names))
+    shown = listed_names(names, me, tr)
+    width = min(NAME_WIDTH, max(len(n) for n in shown))
     tricks_width = max(len(tricks_text(n, tr)) for n in (1, 10))
     for s in (me, next_seat(me), next_seat(me, 2)):
         mark = ("▶" if style.unicode else ">") if s == me else " "
-        row = f" {mark} {pad(short_name(names[s]), width)}  "
+        row = f" {mark} {pad(short_name(shown[s]), width)}  "
         if not exchanging:
             row += pad(tricks_text(view.won[s], tr), tricks_width) + "  "
         row += tr("total", n=view.totals[s]) if view.totals else ""

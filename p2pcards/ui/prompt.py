@@ -50,6 +50,7 @@ from p2pcards.ui.render import (
     TableContext,
     describe_moves,
     encodable,
+    line_width,
     nines_help,
     render_options,
     render_table,
@@ -60,6 +61,15 @@ from p2pcards.ui.render import (
 
 class QuitGame(Exception):
     """The player typed quit, or the input ended: leave the game cleanly."""
+
+    interrupted = False
+    """Ctrl-C at the prompt: the program then exits with status 130, as one interrupted."""
+
+
+class Interrupted(QuitGame):
+    """Ctrl-C at a prompt: the game ends as after quit, and the program's status says so."""
+
+    interrupted = True
 
 
 PIPE_EVERY = 30.0
@@ -306,6 +316,9 @@ class Console:
     By default (:data:`DETECT`): standard output's, when ``write`` prints there."""
     prompt_note: Callable[[], str] | None = None
     """Said before each prompt while set (the time left on the table's clock)."""
+    quit_question: str | None = None
+    """The key of a question asked before ``quit`` is obeyed (:meth:`confirm_quit`);
+    None: quit at once (a networked seat asks its own question, see ``HumanDecider``)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -339,15 +352,20 @@ class Console:
         while True:
             try:
                 line = self.read(self._prompt_text(prompt))
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:
                 self.write("")  # end the prompt's line
                 raise QuitGame from None
+            except KeyboardInterrupt:
+                self.write("")
+                raise Interrupted from None
             if self.echo:
                 self.write(line)
             text = line.strip()
             cmd = COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
-                raise QuitGame
+                if self.confirm_quit():
+                    raise QuitGame
+                continue
             if cmd == "help":  # (said: folded to the terminal's width)
                 self.say(self.help_text() if self.help_text else nines_help(None, self.tr))
                 continue
@@ -355,6 +373,24 @@ class Console:
                 self.say(self.score_text() if self.score_text else self.tr("row_total"))
                 continue
             return text
+
+    def confirm_quit(self) -> bool:
+        """Whether the player really quits: asked ``quit_question`` (if any), yes, quit
+        again or the end of the input quits; anything else goes back to the prompt."""
+        if self.quit_question is None:
+            return True
+        try:
+            # (folded so that its last line and the answer typed after it fit, too)
+            line = self.read(f"{wrap(self.tr(self.quit_question), line_width() - 3)} > ")
+        except (EOFError, KeyboardInterrupt):
+            self.write("")  # end the question's line
+            return True
+        if self.echo:
+            self.write(line)
+        if COMMAND_WORDS.get(line.strip().lower()) in ("yes", "quit"):
+            return True
+        self.say(self.tr("net_stay"))
+        return False
 
     def _again(self, shown: str) -> str:
         """``shown`` with the time left brought up to date (a prompt shown again)."""

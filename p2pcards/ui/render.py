@@ -391,6 +391,12 @@ def describe_end(end: str, out: int | None, *, names: Sequence[str], me: int | N
 # The table
 
 
+def listed_names(names: Sequence[str], me: int | None, tr: Translator) -> list[str]:
+    """The names in a table's list of players: "you" for the player's own seat, whatever
+    name it has at the table (the others see that one), as in the moves said below it."""
+    return [tr("you") if s == me else name for s, name in enumerate(names)]
+
+
 def render_table(
     view: SeatView,
     *,
@@ -411,11 +417,12 @@ def render_table(
     # Players in turn order from this seat, so the list reads as the order of play.
     order = [me] + [view.next_seat(me, k) for k in range(1, len(view.seats))] if me in view.seats else []
     order += [s for s in range(view.players) if s not in order]
-    width = min(NAME_WIDTH, max(len(n) for n in names))
+    shown = listed_names(names, me, tr)
+    width = min(NAME_WIDTH, max(len(n) for n in shown))
     for s in order:
         mark = "▶" if style.unicode else ">"
         mark = mark if s == me and me in view.seats else " "
-        name = pad(short_name(names[s]), width)
+        name = pad(short_name(shown[s]), width)
         total = tr("total", n=view.totals[s]) if view.totals else ""
         if s not in view.seats:
             row = f" {mark} {name}  {pad(tr('sits_out'), 9)} {total}"
