@@ -105,17 +105,8 @@ def test_ctrl_c_signs_the_leave_and_says_where_the_transcript_is(
 ) -> None:
     """Ctrl-C at the person's prompt: their seat signs that it leaves ("interrupted"),
     the transcript's path is shown, the exit status is 130, and nothing is left to resume."""
-    home, log = tmp_path / "home", tmp_path / "screen"
-    child = spawn_human(["play", *game, "--bot", "random", "--seed", "3"], home=home, log=log)
-    try:
-        child.expect(prompt)
-        child.sendintr()
-        child.expect(pexpect.EOF, timeout=30)
-    finally:
-        status = close_human(child)
-    screen = log.read_text(encoding="utf-8", errors="replace").replace("\r", "")
-    assert status == 130, screen[-2000:]
-    assert "Traceback" not in screen and "Game abandoned." in screen
+    home = tmp_path / "home"
+    screen = _interrupted(["play", *game, "--bot", "random", "--seed", "3"], prompt, tmp_path)
     saved = re.search(r"Signed transcript \(check it with p2pcards audit FILE\):\n\s*(\S+\.p2pt)", screen)
     assert saved is not None, screen[-2000:]
     audit = run_cli(["audit", saved[1]], home=home)
@@ -151,8 +142,14 @@ def test_ctrl_c_in_an_offline_game_quits_with_status_130(
 ) -> None:
     """Offline there is no transcript to sign, but Ctrl-C still ends the program as one
     interrupted (status 130), after saying the game was abandoned."""
-    home, log = tmp_path / "home", tmp_path / "screen"
-    child = spawn_human(["play", *game, "--offline", "--seed", "3"], home=home, log=log)
+    _interrupted(["play", *game, "--offline", "--seed", "3"], prompt, tmp_path)
+
+
+def _interrupted(args: list[str], prompt: str, tmp_path: Path) -> str:
+    """The screen of ``p2pcards ARGS`` at a terminal, Ctrl-C pressed at ``prompt``: it ends
+    with status 130, says the game was abandoned, and shows no traceback."""
+    log = tmp_path / "screen"
+    child = spawn_human(args, home=tmp_path / "home", log=log)
     try:
         child.expect(prompt)
         child.sendintr()
@@ -162,3 +159,4 @@ def test_ctrl_c_in_an_offline_game_quits_with_status_130(
     screen = log.read_text(encoding="utf-8", errors="replace").replace("\r", "")
     assert status == 130, screen[-2000:]
     assert "Traceback" not in screen and "Game abandoned." in screen, screen[-2000:]
+    return screen
