@@ -28,8 +28,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from p2pcards.crypto.identity import fingerprint
-
 UNSAFE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),  # C0 controls: ESC, BEL, tab, line feed, carriage return...
     (0x007F, 0x009F),  # DEL and the C1 controls (0x9B is CSI, 0x9D is OSC)
@@ -213,10 +211,3 @@ def label_names(
             shown[i] = f"{clean(names[i], room) or '?'}#{tag}"
     return shown
 
-
-def names_by_key(
-    names: Sequence[str], keys: Sequence[bytes], *, limit: int = 32, width: int = 10
-) -> list[str]:
-    """:func:`label_names` for players known by their public keys: a name that looks like
-    another one carries the start of its key's fingerprint, ``alice#1a2b``."""
-    return label_names(names, [fingerprint(k).replace("-", "") for k in keys], limit=limit, width=width)

@@ -85,9 +85,9 @@ from p2pcards.protocol.lobby import (
     Link as LinkHello,
 )
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
+from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, WireError
-from p2pcards.safetext import names_by_key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

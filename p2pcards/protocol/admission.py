@@ -57,9 +57,9 @@ from p2pcards.protocol.lobby import (
     proofs_equal,
 )
 from p2pcards.protocol.messages import Body, show
+from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import WireError
-from p2pcards.safetext import names_by_key
 
 C = TypeVar("C", bound=Hashable)
 """The caller's token for one connection."""

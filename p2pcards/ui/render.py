@@ -35,7 +35,7 @@ from p2pcards.games.nines import (
     Recycle,
 )
 from p2pcards.games.view import SeatView
-from p2pcards.safetext import names_by_key
+from p2pcards.protocol.names import names_by_key
 from p2pcards.ui.i18n import Translator
 
 WIDTH = 78
