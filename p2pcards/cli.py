@@ -488,24 +488,26 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     from p2pcards.protocol.audit import audit_file
     from p2pcards.protocol.fingerprint import TableFingerprint
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
-    if as_json:
+    if as_json:  # (the record is for programs: its words stay English)
         _echo_json(report.to_record())
     else:
         # Names and problems come from the players' records: one clean line each
         # (keeping the summary's own indentation).
-        for line in report.summary().split("\n"):
+        for line in report.summary(tr).split("\n"):
             indent = line[: len(line) - len(line.lstrip(" "))]
             _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
         fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
         if fingerprint is not None:
-            _echo(f"Table fingerprint: {fingerprint}")
-            for line in textwrap.wrap(report.comparison(), 78):
+            _echo(tr("fingerprint", fingerprint=fingerprint))
+            for line in textwrap.wrap(report.comparison(say=tr), 78):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from p2pcards.cards import SUIT_SYMBOLS, SUITS
 from p2pcards.errors import CardParseError
+from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
+from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.notice import NOTICES
 from p2pcards.ui.po import Message
 
@@ -469,6 +471,14 @@ _EN_NEUF: dict[str, str] = {
 
 _EN.update(_EN_NEUF)
 
+# What the commands other than play, host and join print.
+_EN_COMMANDS: dict[str, str] = {
+    "cmd_error": "Error: {error}",
+}
+_EN.update(_EN_COMMANDS)
+_EN.update(AUDIT_WORDS)
+_EN.update(RULE_WORDS)
+
 # Messages that change with a number: (singular, plural) in English; each language has
 # its own forms (French says "1 manche", "0 manche"; Italian "0 mani").
 _EN_PLURAL: dict[str, tuple[str, str]] = {
@@ -489,6 +499,9 @@ _EN_PLURAL: dict[str, tuple[str, str]] = {
         " remain to go on: the match ends on the totals after {hands} hands: {scores}.",
     ),
 }
+
+_EN_PLURAL.update(AUDIT_PLURAL)
+_EN_PLURAL.update(RULE_PLURAL)
 
 
 def template() -> list[Message]:
