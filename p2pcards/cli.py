@@ -1205,7 +1205,9 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
     from p2pcards import history as hist
     from p2pcards.net import storage
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     folder = hist.transcripts_folder(Path(path)) if path else storage.data_dir() / "transcripts"
     found = hist.find(folder)
     shown, older = found[:limit], len(found) - min(len(found), limit)
@@ -1213,15 +1215,15 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
         if as_json:
             _echo("[]")
         else:
-            _echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
+            _echo(tr("hist_none", folder=clean(str(folder), 200)))
         return
     verdicts = hist.Verdicts(storage.data_dir() / hist.VERDICTS_FILE) if verify else None
     todo = [e for e in shown if verdicts is not None and verdicts.get(hist.digest_of(e.path) or "") is None]
     if len(todo) > 3 and not as_json:
-        _echo(f"Verifying {len(todo)} games (a full audit of each; --no-verify skips it)...", err=True)
+        _echo(tr.n("hist_verifying", len(todo), n=len(todo)), err=True)
     bots = storage.bot_transcripts()
     if len(todo) > 3:
-        with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
+        with click.progressbar(shown, label=tr("hist_auditing"), file=sys.stderr) as bar:
             for entry in bar:
                 hist.read(entry, verify=True, verdicts=verdicts, bot_files=bots)
     else:
@@ -1232,13 +1234,12 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
     if as_json:
         _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return
-    for line in hist.listing(shown):
+    for line in hist.listing(shown, tr=tr):
         _echo(line)
     if older:
-        more = f"{older} older game{'s' if older > 1 else ''}"
-        _echo(f"({more} not shown: see more with -n {limit + older})")
+        _echo(tr.n("hist_older", older, n=older, more=limit + older))
     if not path and any(e.game is not None for e in shown):
-        _echo("(p2pcards replay N shows game N move by move; --html FILE makes it a web page)")
+        _echo(tr("hist_replay_hint"))
 
 
 @main.command()

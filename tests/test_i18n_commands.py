@@ -1,6 +1,7 @@
 """The commands that read saved games speak the player's language: ``audit`` (its verdict,
-the rules, who left, the fingerprint), with ``--lang`` or ``P2PCARDS_LANG``, in lines that
-fit 80 columns, with no English left in them; ``--json`` stays the same for programs."""
+the rules, who left, the fingerprint) and ``history`` (every line and note), with ``--lang``
+or ``P2PCARDS_LANG``, in lines that fit 80 columns, with no English left in them; ``--json``
+stays the same for programs."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 from click.testing import CliRunner, Result
 from protocol_helpers import record_map, records_file, sign_map, transcript_bytes
 from test_audit_people import cut_in_hand_two, neuf_tables, nines_tables
+from test_history import game_lines, home  # noqa: F401 (home: a fixture)
 from test_leave import left_match_file
 
 from p2pcards.cli import main
+from p2pcards.history import VERDICTS_FILE
 
 AUDIT_ENGLISH = (
     "VALID:", "INVALID:", "INCOMPLETE:", "What the audit checked", "Totals", "Winner", "Rules:",
@@ -142,3 +145,53 @@ def test_an_unreadable_file_is_an_error_in_the_players_language(tmp_path: Path) 
     path.write_bytes(b"not a transcript at all")
     result = run(["audit", str(path)], "fr")
     assert result.exit_code == 2 and result.output.startswith("Erreur : "), result.output
+
+
+# ---------------------------------------------------------------------------
+# history
+
+HISTORY_ENGLISH = (
+    "verified", "invalid", "incomplete", "unchecked", " won", "unfinished", "not a p2pcards",
+    "(you", "left)", "Verifying", "older game", "shows game", "No saved game", "Auditing",
+)  # fmt: skip
+
+
+def history(data: Path, *args: str, lang: str | None = None, env_lang: str | None = None) -> Result:
+    env = {"P2PCARDS_HOME": str(data), **({"P2PCARDS_LANG": env_lang} if env_lang else {})}
+    result = CliRunner().invoke(main, ["history", *args, *(["--lang", lang] if lang else [])], env=env)
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    return result
+
+
+def test_history_in_french(request: pytest.FixtureRequest) -> None:
+    saved = request.getfixturevalue("home")  # (test_history's saved games)
+    (saved / VERDICTS_FILE).unlink(missing_ok=True)  # every file audited, as on a first listing
+    result = history(saved, lang="fr")
+    neuf, short, _, garbage, _ = game_lines(result.stdout)
+    assert "p0 (vous), p1, p2" in neuf and " gagné avec " in neuf and neuf.endswith("✓ vérifiée")
+    assert "inachevée à la manche 1" in short and short.endswith("… incomplète")
+    assert "notes.txt: pas une transcription p2pcards" in garbage
+    assert "Vérification de 5 parties" in result.stderr
+    assert "(p2pcards replay N rejoue la partie N coup à coup" in result.stdout
+    no_english(result.stdout, HISTORY_ENGLISH)
+    no_english(result.stderr, HISTORY_ENGLISH)
+    older = history(saved, "-n", "2", lang="fr").stdout.splitlines()[2]
+    assert older == "(3 parties plus anciennes non affichées : -n 5 pour en voir plus)"
+    one_more = history(saved, "-n", "4", lang="fr").stdout.splitlines()[4]
+    assert one_more.startswith("(1 partie plus ancienne non affichée : -n 5"), one_more
+
+
+def test_history_in_italian_from_p2pcards_lang(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    saved = request.getfixturevalue("home")
+    result = history(saved, env_lang="it")
+    neuf, short, nines, garbage, _ = game_lines(result.stdout)
+    assert "p0 (tu), p1, p2" in neuf and " vinto con " in neuf and neuf.endswith("✓ verificata")
+    assert "p0, p1 (tu), p2" in nines and "non finita alla mano 1" in short
+    assert "notes.txt: non è una trascrizione di p2pcards" in garbage
+    no_english(result.stdout, HISTORY_ENGLISH)
+    assert history(saved, "-n", "1", env_lang="it").stdout.splitlines()[1] == (
+        "(4 partite più vecchie non mostrate: -n 5 per vederne di più)"
+    )
+    empty = history(tmp_path, lang="it").stdout
+    assert empty.startswith("Ancora nessuna partita salvata: le partite si salvano in ")
+    assert history(saved, "--json", lang="it").stdout == history(saved, "--json").stdout

@@ -474,6 +474,22 @@ _EN.update(_EN_NEUF)
 # What the commands other than play, host and join print.
 _EN_COMMANDS: dict[str, str] = {
     "cmd_error": "Error: {error}",
+    "hist_seat": "seat {seat}",
+    "hist_not_transcript": "not a p2pcards transcript",
+    "hist_failed": "failed: {name}",
+    "hist_no_winner": "no winner: no hand finished",
+    "hist_unfinished_at": "unfinished at hand {hand}",
+    "hist_unfinished_before": "unfinished before the first hand",
+    "hist_your_bot": "your bot",
+    "hist_you": "you",
+    "hist_left": "left",
+    "hist_mark_verified": "✓ verified",
+    "hist_mark_invalid": "✗ invalid",
+    "hist_mark_incomplete": "… incomplete",
+    "hist_mark_unchecked": "· unchecked",
+    "hist_none": "No saved game yet: games are saved in {folder}",
+    "hist_auditing": "Auditing",
+    "hist_replay_hint": "(p2pcards replay N shows game N move by move; --html FILE makes it a web page)",
 }
 _EN.update(_EN_COMMANDS)
 _EN.update(AUDIT_WORDS)
@@ -500,6 +516,20 @@ _EN_PLURAL: dict[str, tuple[str, str]] = {
     ),
 }
 
+_EN_PLURAL.update(
+    {
+        "hist_won": ("{names} won", "{names} won"),
+        "hist_won_with": ("{names} won with {score}", "{names} won with {score} each"),
+        "hist_verifying": (
+            "Verifying {n} game (a full audit of each; --no-verify skips it)...",
+            "Verifying {n} games (a full audit of each; --no-verify skips it)...",
+        ),
+        "hist_older": (
+            "({n} older game not shown: see more with -n {more})",
+            "({n} older games not shown: see more with -n {more})",
+        ),
+    }
+)
 _EN_PLURAL.update(AUDIT_PLURAL)
 _EN_PLURAL.update(RULE_PLURAL)
 
