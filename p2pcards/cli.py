@@ -1266,7 +1266,10 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
     from p2pcards.protocol.audit import audit_file
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import line_width
+
+    tr = Translator(_language(lang))
 
     if not Path(file).exists():
         from p2pcards import history as hist
@@ -1275,19 +1278,19 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         try:
             numbered = hist.numbered(file, storage.data_dir() / "transcripts")
         except LookupError as e:
-            _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+            _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
             sys.exit(2)
         file = str(numbered) if numbered is not None else file
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
     if not report.valid and not report.incomplete:
-        _echo(report.summary().split("\n")[0], err=True)
-        _echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
+        _echo(report.summary(tr).split("\n")[0], err=True)
+        _echo(tr("replay_not_shown"), err=True)
         if html_path is not None:
-            _echo(f"No page was written to {clean(html_path, MESSAGE_LIMIT)}.", err=True)
+            _echo(tr("replay_no_page", path=clean(html_path, MESSAGE_LIMIT)), err=True)
         sys.exit(1)
     if html_path is not None:
         from p2pcards.replay_html import write_page
@@ -1295,10 +1298,11 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         try:
             write_page(report, html_path)
         except OSError as e:
-            _echo(f"Error: cannot write {clean(html_path, MESSAGE_LIMIT)}: {e.strerror or e}", err=True)
+            path = clean(html_path, MESSAGE_LIMIT)
+            _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)
             sys.exit(2)
         hands = report.hands_verified
-        _echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
+        _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
         return
     blocks = list(replay_blocks(report.to_record(), line_width()))
     for i, block in enumerate(blocks):
@@ -1306,7 +1310,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
             _echo(line)
         _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
-            click.prompt("Press Enter for the next hand", default="", show_default=False)
+            click.prompt(tr("replay_press_enter"), default="", show_default=False)
 
 
 @main.command()

@@ -195,3 +195,34 @@ def test_history_in_italian_from_p2pcards_lang(request: pytest.FixtureRequest, t
     empty = history(tmp_path, lang="it").stdout
     assert empty.startswith("Ancora nessuna partita salvata: le partite si salvano in ")
     assert history(saved, "--json", lang="it").stdout == history(saved, "--json").stdout
+
+
+# ---------------------------------------------------------------------------
+# replay: the command's own lines (the hands themselves are still English)
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_replay_says_what_it_wrote_and_refuses_in_the_players_language(
+    nines_file: Path, tmp_path: Path, lang: str
+) -> None:
+    page = tmp_path / "page.html"
+    wrote = run(["replay", str(nines_file), "--html", str(page)], lang)
+    assert wrote.exit_code == 0 and page.exists(), wrote.output
+    said = {"fr": f"{page} écrit : 2 manches.", "it": f"{page} scritto: 2 mani."}[lang]
+    assert wrote.output == said + "\n"
+    records = nines_tables()[0].transcript.records()
+    i = len(records) // 3
+    obj = record_map(records[i].raw)
+    obj["prev"] = bytes(32)
+    fault = tmp_path / "fault.p2pt"
+    fault.write_bytes(records_file([*records[:i], sign_map(obj, obj["seat"], seed=3), *records[i + 1 :]]))  # type: ignore[list-item]
+    refused = run(["replay", str(fault), "--html", str(tmp_path / "no.html")], lang)
+    assert refused.exit_code == 1, refused.output
+    first, why, none = refused.output.splitlines()
+    assert first.startswith({"fr": "NON VALIDE : 1 problème", "it": "NON VALIDA: 1 problema"}[lang])
+    assert why == {
+        "fr": "Rien n'est montré d'une transcription non vérifiée : voyez p2pcards audit.",
+        "it": "Nulla si mostra di una trascrizione non verificata: vedi p2pcards audit.",
+    }[lang]
+    no_page = {"fr": "Aucune page n'a été écrite dans ", "it": "Nessuna pagina è stata scritta in "}
+    assert none.startswith(no_page[lang]), none

@@ -490,6 +490,10 @@ _EN_COMMANDS: dict[str, str] = {
     "hist_none": "No saved game yet: games are saved in {folder}",
     "hist_auditing": "Auditing",
     "hist_replay_hint": "(p2pcards replay N shows game N move by move; --html FILE makes it a web page)",
+    "replay_not_shown": "Nothing of a transcript that does not verify is shown: see p2pcards audit.",
+    "replay_no_page": "No page was written to {path}.",
+    "replay_cannot_write": "Error: cannot write {path}: {error}",
+    "replay_press_enter": "Press Enter for the next hand",
 }
 _EN.update(_EN_COMMANDS)
 _EN.update(AUDIT_WORDS)
@@ -524,6 +528,7 @@ _EN_PLURAL.update(
             "Verifying {n} game (a full audit of each; --no-verify skips it)...",
             "Verifying {n} games (a full audit of each; --no-verify skips it)...",
         ),
+        "replay_wrote": ("Wrote {path}: {n} hand.", "Wrote {path}: {n} hands."),
         "hist_older": (
             "({n} older game not shown: see more with -n {more})",
             "({n} older games not shown: see more with -n {more})",
