@@ -488,24 +488,26 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     from p2pcards.protocol.audit import audit_file
     from p2pcards.protocol.fingerprint import TableFingerprint
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
-    if as_json:
+    if as_json:  # (the record is for programs: its words stay English)
         _echo_json(report.to_record())
     else:
         # Names and problems come from the players' records: one clean line each
         # (keeping the summary's own indentation).
-        for line in report.summary().split("\n"):
+        for line in report.summary(tr).split("\n"):
             indent = line[: len(line) - len(line.lstrip(" "))]
             _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
         fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
         if fingerprint is not None:
-            _echo(f"Table fingerprint: {fingerprint}")
-            for line in textwrap.wrap(report.comparison(), 78):
+            _echo(tr("fingerprint", fingerprint=fingerprint))
+            for line in textwrap.wrap(report.comparison(say=tr), 78):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
 
@@ -1203,7 +1205,9 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
     from p2pcards import history as hist
     from p2pcards.net import storage
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     folder = hist.transcripts_folder(Path(path)) if path else storage.data_dir() / "transcripts"
     found = hist.find(folder)
     shown, older = found[:limit], len(found) - min(len(found), limit)
@@ -1211,15 +1215,15 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
         if as_json:
             _echo("[]")
         else:
-            _echo(f"No saved game yet: games are saved in {clean(str(folder), 200)}")
+            _echo(tr("hist_none", folder=clean(str(folder), 200)))
         return
     verdicts = hist.Verdicts(storage.data_dir() / hist.VERDICTS_FILE) if verify else None
     todo = [e for e in shown if verdicts is not None and verdicts.get(hist.digest_of(e.path) or "") is None]
     if len(todo) > 3 and not as_json:
-        _echo(f"Verifying {len(todo)} games (a full audit of each; --no-verify skips it)...", err=True)
+        _echo(tr.n("hist_verifying", len(todo), n=len(todo)), err=True)
     bots = storage.bot_transcripts()
     if len(todo) > 3:
-        with click.progressbar(shown, label="Auditing", file=sys.stderr) as bar:
+        with click.progressbar(shown, label=tr("hist_auditing"), file=sys.stderr) as bar:
             for entry in bar:
                 hist.read(entry, verify=True, verdicts=verdicts, bot_files=bots)
     else:
@@ -1230,13 +1234,12 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
     if as_json:
         _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return
-    for line in hist.listing(shown):
+    for line in hist.listing(shown, tr=tr):
         _echo(line)
     if older:
-        more = f"{older} older game{'s' if older > 1 else ''}"
-        _echo(f"({more} not shown: see more with -n {limit + older})")
+        _echo(tr.n("hist_older", older, n=older, more=limit + older))
     if not path and any(e.game is not None for e in shown):
-        _echo("(p2pcards replay N shows game N move by move; --html FILE makes it a web page)")
+        _echo(tr("hist_replay_hint"))
 
 
 @main.command()
@@ -1263,7 +1266,10 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
     from p2pcards.protocol.audit import audit_file
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import line_width
+
+    tr = Translator(_language(lang))
 
     if not Path(file).exists():
         from p2pcards import history as hist
@@ -1272,19 +1278,19 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         try:
             numbered = hist.numbered(file, storage.data_dir() / "transcripts")
         except LookupError as e:
-            _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+            _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
             sys.exit(2)
         file = str(numbered) if numbered is not None else file
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(f"Error: {clean(str(e), MESSAGE_LIMIT)}", err=True)
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
     if not report.valid and not report.incomplete:
-        _echo(report.summary().split("\n")[0], err=True)
-        _echo("Nothing of a transcript that does not verify is shown: see p2pcards audit.", err=True)
+        _echo(report.summary(tr).split("\n")[0], err=True)
+        _echo(tr("replay_not_shown"), err=True)
         if html_path is not None:
-            _echo(f"No page was written to {clean(html_path, MESSAGE_LIMIT)}.", err=True)
+            _echo(tr("replay_no_page", path=clean(html_path, MESSAGE_LIMIT)), err=True)
         sys.exit(1)
     if html_path is not None:
         from p2pcards.replay_html import write_page
@@ -1292,10 +1298,11 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         try:
             write_page(report, html_path)
         except OSError as e:
-            _echo(f"Error: cannot write {clean(html_path, MESSAGE_LIMIT)}: {e.strerror or e}", err=True)
+            path = clean(html_path, MESSAGE_LIMIT)
+            _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)
             sys.exit(2)
         hands = report.hands_verified
-        _echo(f"Wrote {clean(html_path, MESSAGE_LIMIT)}: {hands} hand{'s' if hands != 1 else ''}.")
+        _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
         return
     blocks = list(replay_blocks(report.to_record(), line_width()))
     for i, block in enumerate(blocks):
@@ -1303,7 +1310,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
             _echo(line)
         _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
-            click.prompt("Press Enter for the next hand", default="", show_default=False)
+            click.prompt(tr("replay_press_enter"), default="", show_default=False)
 
 
 @main.command()

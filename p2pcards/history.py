@@ -21,10 +21,13 @@ import tempfile
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.safetext import clean, label_names
+
+if TYPE_CHECKING:
+    from p2pcards.ui.i18n import Translator
 
 FILE_NAME = re.compile(r"(?:nines|neuf)-(\d{4}-\d{2}-\d{2})-[0-9a-f]{12}-s\d+\.p2pt")
 """The name :func:`p2pcards.net.storage.transcript_path` gives a transcript (the date is the game's)."""
@@ -36,15 +39,15 @@ PLAYERS_WIDTH = 32
 MIN_PLAYERS_WIDTH = 16
 """The players' column is at least this wide when it has to share the line with long results."""
 
-NOT_A_TRANSCRIPT = "not a p2pcards transcript"
+def _english() -> Translator:
+    from p2pcards.ui.i18n import Translator
 
-MARKS = {
-    "verified": "✓ verified",
-    "invalid": "✗ invalid",
-    "incomplete": "… incomplete",
-    "unchecked": "· unchecked",
-    None: "",
-}
+    return Translator()
+
+
+def mark(check: str | None, tr: Translator | None = None) -> str:
+    """The verdict's mark at the end of a line (``✓ verified``) in the language of ``tr``."""
+    return "" if check is None else (tr or _english())(f"hist_mark_{check}")
 
 
 @dataclass(slots=True)
@@ -94,33 +97,36 @@ class GameEntry:
         tags = [_tag(k) for k in self.keys]
         return label_names(self.names, tags, limit=16, width=12) if self.names else []
 
-    def result(self) -> str:
-        """How the game ended in a few words: ``Erin & Robo won with 9 each``."""
+    def result(self, tr: Translator | None = None) -> str:
+        """How the game ended in a few words: ``Erin & Robo won with 9 each`` (in English,
+        or in the language of ``tr``)."""
+        tr = tr or _english()
         names = self.shown_names()
 
         def name(seat: int) -> str:
-            return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+            return names[seat] if 0 <= seat < len(names) else tr("hist_seat", seat=seat)
 
         if self.game is None:
-            return NOT_A_TRANSCRIPT
+            return tr("hist_not_transcript")
         if self.blamed is not None:
-            return f"failed: {name(self.blamed)}"
+            return tr("hist_failed", name=name(self.blamed))
         if self.finished and not self.winners:
-            return "no winner: no hand finished"
+            return tr("hist_no_winner")
         if self.finished:
             won = " & ".join(name(s) for s in self.winners)
             scores = {self.totals[s] for s in self.winners if 0 <= s < len(self.totals)}
             if len(scores) != 1 or None in scores:
-                return f"{won} won"
+                return tr.n("hist_won", len(self.winners), names=won)
             (score,) = scores
-            return f"{won} won with {score}{' each' if len(self.winners) > 1 else ''}"
+            return tr.n("hist_won_with", len(self.winners), names=won, score=score)
         if self.hand:
-            return f"unfinished at hand {self.hand}"
-        return "unfinished before the first hand"
+            return tr("hist_unfinished_at", hand=self.hand)
+        return tr("hist_unfinished_before")
 
-    def players(self) -> str:
+    def players(self, tr: Translator | None = None) -> str:
         """Everyone who sat down, this computer's seat and those who left marked (a seat
         whose name already says "you" needs no mark; a bot's seat is not the person's)."""
+        tr = tr or _english()
         names = self.shown_names()
         out = []
         for s, n in enumerate(names):
@@ -128,28 +134,29 @@ class GameEntry:
             marks = [
                 m
                 for m, on in (
-                    ("your bot", mine and self.bot),
-                    ("you", mine and not self.bot and n.casefold() not in _YOU),
-                    ("left", s in self.left),
+                    (tr("hist_your_bot"), mine and self.bot),
+                    (tr("hist_you"), mine and not self.bot and n.casefold() not in _YOU),
+                    (tr("hist_left"), s in self.left),
                 )
                 if on
             ]
             out.append(f"{n} ({', '.join(marks)})" if marks else n)
         return ", ".join(out)
 
-    def line(self, number: int, players_width: int = PLAYERS_WIDTH) -> str:
+    def line(self, number: int, players_width: int = PLAYERS_WIDTH, tr: Translator | None = None) -> str:
         """One line of the listing, at most :data:`WIDTH` columns: ``number`` is what
-        ``p2pcards replay`` takes to show that game."""
-        mark = MARKS[self.check]
+        ``p2pcards replay`` takes to show that game (in English, or ``tr``'s language)."""
+        tr = tr or _english()
+        verdict = mark(self.check, tr)
         head = f"{number:>2} {self.date} "
         if self.game is None:
-            tail = f": {NOT_A_TRANSCRIPT}"
+            tail = f": {tr('hist_not_transcript')}"
             return f"{head}{_cut_middle(clean(self.path.name, 200), WIDTH - len(head) - len(tail))}{tail}"
         head += f"{self.title:<7}  "
-        players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(mark) - 4 - 12)
-        head += f"{_cut(self.players(), players_width):<{players_width}}  "
-        room = max(WIDTH - len(head) - len(mark) - 2, 12)
-        return _fit(f"{head}{_cut(self.result(), room):<{room}}  {mark}".rstrip())
+        players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(verdict) - 4 - 12)
+        head += f"{_cut(self.players(tr), players_width):<{players_width}}  "
+        room = max(WIDTH - len(head) - len(verdict) - 2, 12)
+        return _fit(f"{head}{_cut(self.result(tr), room):<{room}}  {verdict}".rstrip())
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
         """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
@@ -555,14 +562,16 @@ def _present(
     return present
 
 
-def listing(entries: Iterable[GameEntry], first: int = 1) -> list[str]:
+def listing(entries: Iterable[GameEntry], first: int = 1, tr: Translator | None = None) -> list[str]:
     """The lines of the listing, numbered from ``first`` (the newest is 1): the players'
-    column as wide as its widest entry, as far as the results leave room for it."""
+    column as wide as its widest entry, as far as the results leave room for it (in
+    English, or in the language of ``tr``)."""
+    tr = tr or _english()
     entries = list(entries)
     games = [e for e in entries if e.game is not None]
-    widest = max((len(e.players()) for e in games), default=0)
-    mark = max((len(MARKS[e.check]) for e in games), default=0)
-    result = max((len(e.result()) for e in games), default=0)
-    room = WIDTH - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - mark - result
+    widest = max((len(e.players(tr)) for e in games), default=0)
+    marks = max((len(mark(e.check, tr)) for e in games), default=0)
+    result = max((len(e.result(tr)) for e in games), default=0)
+    room = WIDTH - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - marks - result
     width = min(widest, PLAYERS_WIDTH, max(room, MIN_PLAYERS_WIDTH))
-    return [e.line(first + k, width) for k, e in enumerate(entries)]
+    return [e.line(first + k, width, tr) for k, e in enumerate(entries)]

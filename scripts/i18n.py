@@ -10,8 +10,8 @@
 A translator edits the msgstr lines of p2pcards/locale/LANG/LC_MESSAGES/p2pcards.po
 (with any .po editor), removes the "fuzzy" flag of a translation checked again, and runs
 this script to compile it. A message still in a dictionary of translations in
-p2pcards/ui/i18n.py (``_FR``, ``_IT``: what a branch from before the catalogs may bring)
-is taken into the .po file when the .po has none for it.
+p2pcards/ui/i18n.py (``_FR``, ``_IT``: what a branch from before the catalogs may bring; a plural
+message's forms as a tuple) is taken into the .po file when the .po has none for it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def template() -> list[Message]:
 def merge(template: list[Message], old: list[Message], lang: str) -> list[Message]:
     """The template's messages with the translations of ``old`` (and of a legacy dictionary)."""
     known = {m.key: m for m in old}
-    legacy: dict[str, str] = {}
+    legacy: dict[str, str | tuple[str, ...]] = {}
     for suffix in ("", "_NEUF"):
         legacy.update(getattr(i18n, LEGACY[lang] + suffix, {}))
     merged = []
@@ -50,8 +50,9 @@ def merge(template: list[Message], old: list[Message], lang: str) -> list[Messag
                 m.fuzzy, m.previous = True, before.msgid
             else:
                 m.fuzzy, m.previous = before.fuzzy, before.previous
-        elif t.plural is None and legacy.get(t.key):
-            m.msgstr = [legacy[t.key]]
+        elif legacy.get(t.key) and (t.plural is None) == isinstance(legacy[t.key], str):
+            value = legacy[t.key]
+            m.msgstr = [value] if isinstance(value, str) else list(value)
         merged.append(m)
     return merged
 

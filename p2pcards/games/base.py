@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from p2pcards.cards import Card, deck
 from p2pcards.errors import UsageError
+from p2pcards.say import Say
 
 
 class Shuffler(Protocol):
@@ -81,8 +82,9 @@ class Game(Protocol):
         """Rule options from a record's ``rules`` map (type-checked)."""
         ...
 
-    def describe_rules(self, rules: Any) -> list[str]:
-        """Every rule option in words, one sentence each (for people reading an audit)."""
+    def describe_rules(self, rules: Any, say: Say = ...) -> list[str]:
+        """Every rule option in words, one sentence each (for people reading an audit), in
+        English or in the language of ``say``."""
         ...
 
     def deck_copies(self, rules: Any) -> int:

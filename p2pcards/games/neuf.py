@@ -43,6 +43,8 @@ from typing import Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, Card, parse_suit
 from p2pcards.errors import CardParseError, IllegalAction, RuleOptionError, UsageError
+from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
+from p2pcards.say import Say
 
 PLAYERS = 3
 """Le Neuf is for exactly three players."""
@@ -1012,24 +1014,15 @@ class NeufGame:
     def parse_rules(self, specs: Iterable[str]) -> NeufRules:
         return NeufRules.parse(specs)
 
-    def describe_rules(self, rules: NeufRules) -> list[str]:
-        """Every option in words, one sentence each (the audit's checklist)."""
-        suits = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", None: "no trump"}
-        rotation = ", ".join(suits[t] for t in rules.trumps)
+    def describe_rules(self, rules: NeufRules, say: Say = RULES_ENGLISH) -> list[str]:
+        """Every option in words, one sentence each (the audit's checklist), in ``say``'s language."""
+        rotation = ", ".join(say(f"rules_neuf_{t or 'none'}") for t in rules.trumps)
         if len(rules.trumps) == 1:
-            trumps = f"Trumps: {rotation} in every hand."
+            trumps = say("rules_neuf_trumps_fixed", suits=rotation)
         else:
-            trumps = f"Trumps change each hand: {rotation}, then again."
-        if rules.exchange == "open":
-            exchange = "open (a player may look at the dummy before choosing)"
-        else:
-            exchange = "blind (nobody looks at the dummy)"
-        return [
-            f"Rules: everyone starts at {rules.start} and counts down; the game ends "
-            "when a total reaches 0; the lowest total wins.",
-            trumps,
-            f"Exchanges with the dummy: {exchange}.",
-        ]
+            trumps = say("rules_neuf_trumps_rotate", suits=rotation)
+        exchange = say("rules_neuf_open" if rules.exchange == "open" else "rules_neuf_blind")
+        return [say("rules_neuf", start=rules.start), trumps, say("rules_neuf_exchange", exchange=exchange)]
 
     def rules_from_dict(self, data: Mapping[str, object]) -> NeufRules:
         return NeufRules.from_dict(data)

@@ -66,6 +66,8 @@ from typing import Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
+from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
+from p2pcards.say import Say
 
 # ---------------------------------------------------------------------------
 # Rule options
@@ -1043,27 +1045,28 @@ class NinesGame:
     def rules_from_dict(self, data: Mapping[str, object]) -> NinesRules:
         return NinesRules.from_dict(data)
 
-    def describe_rules(self, rules: NinesRules) -> list[str]:
-        """Every option in words, one sentence each (the audit's checklist)."""
+    def describe_rules(self, rules: NinesRules, say: Say = RULES_ENGLISH) -> list[str]:
+        """Every option in words, one sentence each (the audit's checklist), in ``say``'s language."""
         if rules.hands is not None:
-            end = f"exactly {rules.hands} hand{'s' if rules.hands != 1 else ''} are played"
+            end = say.n("rules_nines_hands", rules.hands, n=rules.hands)
         else:
-            end = f"the game ends when a total reaches {rules.target} points"
-        tie = "tied lowest totals share the win"
-        if rules.tie != "share":
-            tie = "a tie is played off with one more hand"
-        variants = {
-            "draw_until_playable": "draw until playable",
-            "action_cards": "action cards (J skips, Q reverses, A: next draws two)",
-            "double_nines": "double nines (two decks; two 9s change suit and skip)",
-            "stacking_nines": "stacking nines (a 9 cancels a double-9 skip)",
-            "hard_nines": "hard nines (a 9 left in hand costs 25)",
-            "no_nine_out": "no nine out (a 9 may not be the last card)",
-        }
-        on = [words for name, words in variants.items() if getattr(rules, name)]
+            end = say("rules_nines_target", target=rules.target)
+        tie = say("rules_nines_tie_share" if rules.tie == "share" else "rules_nines_tie_playoff")
+        variants = (
+            "draw_until_playable",
+            "action_cards",
+            "double_nines",
+            "stacking_nines",
+            "hard_nines",
+            "no_nine_out",
+        )
+        on = [say("rules_nines_" + name) for name in variants if getattr(rules, name)]
         return [
-            f"Rules: {end}; the lowest total wins; {tie}.",
-            "Variants on: " + ("; ".join(on) if on else "none (the main rules)") + ".",
+            say("rules_nines", end=end, tie=tie),
+            say(
+                "rules_nines_variants",
+                variants=say("rules_list_sep").join(on) if on else say("rules_nines_no_variant"),
+            ),
         ]
 
     def deck_copies(self, rules: NinesRules) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import re
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from p2pcards.errors import (
     UsageError,
 )
 from p2pcards.games.base import game
+from p2pcards.protocol.audit_words import ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
@@ -46,6 +48,7 @@ from p2pcards.protocol.wire import (
 )
 from p2pcards.record import FORMAT, build_game_record
 from p2pcards.safetext import clean
+from p2pcards.say import Say
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,34 +133,34 @@ class AuditReport:
         tables = self._tables()
         return [(p.name, p.key.hex()) for p in tables[0].roster] if tables else []
 
-    def comparison(self, who: Callable[[int], str] | None = None) -> str:
+    def comparison(self, who: Callable[[int], str] | None = None, say: Say = ENGLISH) -> str:
         """Who confirmed the table fingerprint at the table (their signed ``confirm``
         records), or that nobody did: never a comparison the file does not show."""
         first = self._tables()[0] if self._tables() else None
         if first is None:
             return ""
-        who = who or self._who_seated
+        who = who or functools.partial(self._who_seated, say=say)
         said = confirmations(first)
         same = [who(c.seat) for c in said if c.matches and c.same]
         differ = [who(c.seat) for c in said if c.matches and not c.same]
         other = [who(c.seat) for c in said if not c.matches]
         parts = []
         if same:
-            parts.append(f"{_and(same)} confirmed that every player read these digits")
+            parts.append(say("audit_confirmed", names=_and(same, say)))
         if differ:
-            parts.append(f"{_and(differ)} said the digits differed")
+            parts.append(say("audit_differed", names=_and(differ, say)))
         if other:
-            parts.append(f"{_and(other)} signed the digits of another table (not counted)")
-        return "; ".join(parts) + "." if parts else "Nobody confirmed comparing it with the other players."
+            parts.append(say("audit_other_table", names=_and(other, say)))
+        return say("audit_semicolon").join(parts) + "." if parts else say("audit_nobody_confirmed")
 
-    def saved(self, who: Callable[[int], str]) -> str:
+    def saved(self, who: Callable[[int], str], say: Say = ENGLISH) -> str:
         """When and by whom the file says it was saved (``on 2026-11-30 by Ann (seat 0)``;
         empty if it says neither), with ``who`` naming a seat."""
         parts = []
         if self.saved_on is not None:
-            parts.append(f"on {self.saved_on}")
+            parts.append(say("audit_saved_on", date=self.saved_on))
         if self.saved_by is not None:
-            parts.append(f"by {who(self.saved_by)}")
+            parts.append(say("audit_saved_by", who=who(self.saved_by)))
         return " ".join(parts)
 
     def verdict(self) -> dict[str, Any]:
@@ -251,13 +254,18 @@ class AuditReport:
             for s, reason in sorted(t.departed.items())
         ]
 
-    def summary(self) -> str:
-        """A short human verdict: what was checked, in words a non-expert can follow."""
+    def summary(self, say: Say = ENGLISH) -> str:
+        """A short human verdict: what was checked, in words a non-expert can follow
+        (in English, or in the language of ``say``)."""
         if self.valid:
-            return "\n".join(self._valid_lines())
-        if self.incomplete:
-            return "\n".join(self._incomplete_lines())
-        return "\n".join(self._invalid_lines())
+            lines = self._valid_lines(say)
+        elif self.incomplete:
+            lines = self._incomplete_lines(say)
+        else:
+            lines = self._invalid_lines(say)
+        # (The first line, the verdict, is one line whatever its length: a caller may print it alone.)
+        rest = [part for line in lines[1:] for part in (_wrap(line) if len(line) > WIDTH else [line])]
+        return "\n".join([lines[0], *rest])
 
     # -- the three verdicts
 
@@ -273,178 +281,179 @@ class AuditReport:
         key = self.players[seat][1]
         return keys.index(key) if key in keys else seat
 
-    def _who(self, seat: int) -> str:
+    def _who(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the table the match ended on, by name and the seat it sat down at."""
         names = self._names()
-        return f"{names[seat]} (seat {self.first_seat(seat)})" if 0 <= seat < len(names) else f"seat {seat}"
+        if 0 <= seat < len(names):
+            return say("audit_who", name=names[seat], seat=self.first_seat(seat))
+        return say("audit_seat", seat=seat)
 
-    def _who_seated(self, seat: int) -> str:
+    def _who_seated(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the first table (where everyone sat down), by name."""
         names = [clean(n, 40) for n, _ in self.seated]
-        return f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) else f"seat {seat}"
+        return (
+            say("audit_who", name=names[seat], seat=seat)
+            if 0 <= seat < len(names)
+            else say("audit_seat", seat=seat)
+        )
 
-    def _leavers_totals(self) -> str:
+    def _leavers_totals(self, say: Say) -> str:
         """``; p2 left with 14``: the totals that those who left keep."""
-        gone = [f"{clean(d['name'], 40)} left with {d['total']}" for d in self.departures()]
-        return "; " + ", ".join(gone) if gone else ""
+        gone = [
+            say("audit_left_with", name=clean(d["name"], 40), total=d["total"]) for d in self.departures()
+        ]
+        return say("audit_semicolon") + ", ".join(gone) if gone else ""
 
-    def _valid_lines(self) -> list[str]:
+    def _valid_lines(self, say: Say) -> list[str]:
         t = self.table
         assert t is not None and t.match is not None
         m = t.match
         names = self._names()
         winners = m.winners or ()
         k = self.hands_verified  # every table's, when players left and the others went on
-        hands = f"{k} hand{'s' if k != 1 else ''}"
+        hands = say.n("audit_hands", k, k=k)
         seated = self._tables()[0].n
-        players = f"{seated} players" + (f" ({len(names)} finished it)" if seated > len(names) else "")
+        players = say.n("audit_players", seated, n=seated)
+        if seated > len(names):
+            players = say("audit_finished_it", players=players, n=len(names))
+        title = game(t.GAME).title
         if winners or k:
-            lines = [f"VALID: a finished game of {game(t.GAME).title}, {players}, {hands}."]
+            lines = [say("audit_valid", game=title, players=players, hands=hands)]
         else:  # a player left before any hand was scored, and too few remained to play on
-            title = game(t.GAME).title
-            lines = [f"VALID: a game of {title}, {players}, that ended before any hand was finished."]
-        lines += _wrap(
-            "Totals: "
-            + ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names)))
-            + self._leavers_totals()
-        )
+            lines = [say("audit_valid_no_hand", game=title, players=players)]
+        totals = ", ".join(f"{names[s]} {m.totals[s]}" for s in range(len(names))) + self._leavers_totals(say)
+        lines += _wrap(say("audit_totals", totals=totals))
         if winners:
-            lines += _wrap(f"Winner{'s' if len(winners) > 1 else ''}: " + _and([names[s] for s in winners]))
+            lines += _wrap(say.n("audit_winners", len(winners), names=_and([names[s] for s in winners], say)))
         else:
-            lines.append("Winner: nobody (no hand was finished)")
-        lines += self._departure_lines()
-        lines += self._about_lines()
-        lines += ["", "What the audit checked:"]
-        lines += self._shuffle_lines(k)
-        lines.append("\u2713 every move legal, including the rules that depend on hidden cards")
-        lines.append("\u2713 scores recomputed hand by hand: the totals above, signed by all")
+            lines.append(say("audit_winner_nobody"))
+        lines += self._departure_lines(say)
+        lines += self._about_lines(say)
+        lines += ["", say("audit_checked")]
+        lines += self._shuffle_lines(k, say)
+        lines += _wrap("\u2713 " + say("audit_check_moves"))
+        lines += _wrap("\u2713 " + say("audit_check_scores"))
         lines += _wrap(
-            f"\u2713 winner{'s' if len(winners) > 1 else ''} recomputed: " + _and([names[s] for s in winners])
+            "\u2713 "
+            + say.n("audit_check_winners", len(winners), names=_and([names[s] for s in winners], say))
             if winners
-            else "\u2713 no winner: the totals signed by all are the ones the match began with"
+            else "\u2713 " + say("audit_check_no_winner")
         )
-        lines.append(f"\u2713 every one of the {self.records} records is signed, chained and verified.")
+        lines += _wrap("\u2713 " + say("audit_check_records", n=self.records))
         return lines
 
-    def _incomplete_lines(self) -> list[str]:
+    def _incomplete_lines(self, say: Say) -> list[str]:
         t = self.table
-        title = game(t.GAME).title if t is not None else "cards"
+        title = game(t.GAME).title if t is not None else say("audit_cards")
         n = len(self.players)
+        players = say.n("audit_players", n, n=n)
         lines = [
-            f"INCOMPLETE: a game of {title}, {n} players, in a file cut short."
+            say("audit_incomplete_cut", game=title, players=players)
             if self.cut
-            else f"INCOMPLETE: an unfinished game of {title}, {n} players; no fault is proven."
+            else say("audit_incomplete", game=title, players=players)
         ]
         k = self.hands_verified
         m = t.match if t is not None else None
         over = m is not None and m.over
         if over:
-            lines.append(f"All {k} hand{'s were' if k != 1 else ' was'} played and verified to the end.")
+            lines.append(say.n("audit_all_hands", k, k=k))
         elif k:
-            lines.append(
-                f"{_hands(k)} verified to {'their' if k > 1 else 'its'} end; it stops in hand {k + 1}."
-            )
+            lines.append(say.n("audit_hands_to_end", k, k=k, next=k + 1))
         elif t is not None and t.hand is not None:
-            lines.append("No hand was verified to its end; it stops in hand 1.")
+            lines.append(say("audit_none_stops_1"))
         else:
-            lines.append("No hand was verified: it stops before the first hand was dealt.")
+            lines.append(say("audit_none_before_deal"))
         if self.cut:
-            last = self.records - 1
-            lines.append(f"The file is cut short after record {last}; everything before it verifies.")
-            lines.append("No fault is proven.")
+            lines.append(say("audit_cut_after", last=self.records - 1))
+            lines.append(say("audit_no_fault"))
         elif t is not None and t.status == "running":
-            waiting = [self._who(s) for s in t.waiting_for]
-            lines += _wrap(
-                f"It ends at step {t.step} ({t.spec.kind}), which has no record yet from "
-                + _and(waiting)
-                + ". A missing record proves nothing against anyone: it may never have been sent,"
-                " or been lost or held back on its way (records between two seats with no link of their own"
-                " pass through the host). Whoever stopped may have had a reason this file cannot show."
-            )
+            waiting = [self._who(s, say) for s in t.waiting_for]
+            lines += _wrap(say("audit_waiting", step=t.step, kind=t.spec.kind, names=_and(waiting, say)))
         elif over:
-            lines.append("It ends before every player signed the result.")
+            lines.append(say("audit_unsigned_result"))
         if m is not None and k:
+            totals = ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names()))
+            totals += self._leavers_totals(say)
             lines += _wrap(
-                ("Totals: " if over else f"Totals after hand {k}: ")
-                + ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names()))
-                + self._leavers_totals()
+                say("audit_totals", totals=totals) if over else say("audit_totals_after", k=k, totals=totals)
             )
-        lines += self._departure_lines()
-        lines += self._about_lines()
-        lines += ["", "What the audit checked:"]
-        lines += self._shuffle_lines(k)
+        lines += self._departure_lines(say)
+        lines += self._about_lines(say)
+        lines += ["", say("audit_checked")]
+        lines += self._shuffle_lines(k, say)
         if k:
-            lines.append(
-                f"\u2713 every move of {'the' if k > 1 else 'that'} hand{'s' if k > 1 else ''} "
-                "legal, even those depending on hidden cards"
-            )
-        lines.append(
-            f"\u2713 every one of the {self.records} records is signed and chained; none shows a fault."
-        )
+            lines += _wrap("\u2713 " + say.n("audit_check_hand_moves", k))
+        lines += _wrap("\u2713 " + say("audit_check_records_unfinished", n=self.records))
         return lines
 
-    def _invalid_lines(self) -> list[str]:
+    def _invalid_lines(self, say: Say) -> list[str]:
         t = self.table
         names = self._names()
         lines = []
-        of = f" in a game of {game(t.GAME).title}" if t is not None else ""
-        lines.append(
-            f"INVALID: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} found{of}."
-        )
+        count = len(self.problems)
+        if t is not None:
+            lines.append(say.n("audit_invalid_game", count, n=count, game=game(t.GAME).title))
+        else:
+            lines.append(say.n("audit_invalid", count, n=count))
         k = self.hands_verified
-        lines.append(
-            f"Hand{'s 1-' + str(k) if k > 1 else ' 1'} verified"
-            + (" from the records read." if self.damaged else " before the first problem.")
-            if k
-            else "No hand was verified to its end."
-        )
+        if k:
+            lines.append(say.n("audit_verified_read" if self.damaged else "audit_verified_before", k, k=k))
+        else:
+            lines.append(say("audit_none_verified"))
         if self.damaged:
-            lines += _wrap(
-                "The file itself is damaged outside its signed records: the records around the damage "
-                "were read and audited, and such damage blames nobody."
-            )
+            lines += _wrap(say("audit_damaged"))
         for p in self.problems:
-            who = "nobody in particular" if p.seat is None else f"seat {p.seat}"
+            who = say("audit_blame_nobody") if p.seat is None else say("audit_seat", seat=p.seat)
             if p.seat is not None and p.seat < len(names):
                 key = fingerprint(bytes.fromhex(self.players[p.seat][1]))
-                who = f"{names[p.seat]} (seat {self.first_seat(p.seat)}, key {key})"
-            where = [] if p.record is None else [f"record {p.record}"]
+                who = say("audit_blame_who", name=names[p.seat], seat=self.first_seat(p.seat), fp=key)
+            where = [] if p.record is None else [say("audit_record", n=p.record)]
             if p.hand is not None:
-                where.append(f"hand {p.hand}")
-            lines += _wrap(f"- {', '.join(where) or 'file'}: {p.what} - blame {who}")
+                where.append(say("audit_hand", n=p.hand))
+            lines += _wrap(
+                say("audit_problem", where=", ".join(where) or say("audit_file"), what=p.what, who=who)
+            )
         return lines
 
     # -- shared parts
 
-    def _about_lines(self) -> list[str]:
+    def _about_lines(self, say: Say = ENGLISH) -> list[str]:
         """The players, the rules in force, and the file's date and saver."""
         t = self.table
         lines = []
         if self.seated:
             gone = {d["seat"]: d for d in self.departures() + self.left_here()}
-            lines.append("Players (with the start of each key's fingerprint):")
+            lines.append(say("audit_players_title"))
             for seat, (name, key) in enumerate(self.seated):
-                left = f", left during hand {gone[seat]['hand']}" if seat in gone else ""
-                lines.append(
-                    f"  seat {seat}: {clean(name, 40)}, key {fingerprint(bytes.fromhex(key))[:9]}{left}"
-                )
+                fp = fingerprint(bytes.fromhex(key))[:9]
+                if seat in gone:
+                    lines.append(
+                        say(
+                            "audit_player_left",
+                            seat=seat,
+                            name=clean(name, 40),
+                            fp=fp,
+                            hand=gone[seat]["hand"],
+                        )
+                    )
+                else:
+                    lines.append(say("audit_player", seat=seat, name=clean(name, 40), fp=fp))
         if t is not None:
-            lines += rules_in_words(t.GAME, t.rules)
+            lines += rules_in_words(t.GAME, t.rules, None if say is ENGLISH else say)
             clock = self._tables()[0].clock
             if clock is not None:
                 turn, step, grace = clock
                 lines += _wrap(
-                    f"Clock, signed by every player: {_seconds(turn)} per turn, {_seconds(step)} "
-                    f"for any other step, {_seconds(grace)} to come back after a lost connection."
+                    say("audit_clock", turn=_seconds(turn), step=_seconds(step), grace=_seconds(grace))
                 )
-        saved = self.saved(self._who_seated)
+        saved = self.saved(functools.partial(self._who_seated, say=say), say)
         if saved:
-            lines += _wrap(f"File saved {saved} - the file's own word, not signed.")
+            lines += _wrap(say("audit_file_saved", saved=saved))
         if self.status and not self.valid:
-            lines += _wrap(f'Its note on how the game ended: "{clean(self.status, 200)}"')
+            lines += _wrap(say("audit_note", note=clean(self.status, 200)))
         return lines
 
-    def _departure_lines(self) -> list[str]:
+    def _departure_lines(self, say: Say = ENGLISH) -> list[str]:
         """Who left, when (the hand and the step), how, and how the match went on without them."""
         lines = []
         departures = self.departures()
@@ -452,46 +461,70 @@ class AuditReport:
         for d in departures:
             name = clean(d["name"], 40)
             ended = d is departures[-1] and t is not None and not t.hands_crypto and t.match is not None
-            after = (
-                "the others were too few to play on: the match ended on the totals so far"
+            after = say(
+                "audit_after_totals"
                 if ended and d["after_hands"]
-                else "the others were too few to play on: the match ended with no winner"
+                else "audit_after_no_winner"
                 if ended
-                else "the others played on from a fresh deal"
+                else "audit_after_played_on"
             )
+            k = d["after_hands"]
+            when = say.n("audit_after_hands", k, k=k)
             lines += _wrap(
-                f"{name} left after {_count(d['after_hands'], 'hand')} ({HOW[d['how']]}: "
-                f'"{clean(d["reason"], 200)}"), during hand {d["hand"]} at step {d["step"]}; the hand in '
-                f"progress was void and {after}; {name}'s total stays {d['total']}."
+                say(
+                    "audit_departure",
+                    name=name,
+                    when=when,
+                    how=how_in_words(d["how"], say),
+                    reason=clean(d["reason"], 200),
+                    hand=d["hand"],
+                    step=d["step"],
+                    after=after,
+                    total=d["total"],
+                )
             )
         for d in self.left_here():
             lines += _wrap(
-                f'{clean(d["name"], 40)} left ({HOW["signed"]}: "{clean(d["reason"], 200)}"), '
-                f"during hand {d['hand']} at step {d['step']}."
+                say(
+                    "audit_left_here",
+                    name=clean(d["name"], 40),
+                    how=how_in_words("signed", say),
+                    reason=clean(d["reason"], 200),
+                    hand=d["hand"],
+                    step=d["step"],
+                )
             )
         return lines
 
-    def _shuffle_lines(self, hands: int) -> list[str]:
+    def _shuffle_lines(self, hands: int, say: Say = ENGLISH) -> list[str]:
         if not hands:
             return []
         n = self.shuffles_verified
-        return _wrap(
-            f"\u2713 {n} shuffle{'s' if n != 1 else ''} re-derived from the secrets revealed "
-            "at the end of each hand"
-        )
+        return _wrap("\u2713 " + say.n("audit_check_shuffles", n, n=n))
 
 
-def rules_in_words(game_name: str, rules: Any) -> list[str]:
-    """The rules in force, every option, in words (the game says them: see ``Game``)."""
-    return [line for sentence in game(game_name).describe_rules(rules) for line in _wrap(sentence)]
+def rules_in_words(game_name: str, rules: Any, say: Say | None = None) -> list[str]:
+    """The rules in force, every option, in words (the game says them: see ``Game``), in
+    English or in the language of ``say``."""
+    described = (
+        game(game_name).describe_rules(rules) if say is None else game(game_name).describe_rules(rules, say)
+    )
+    return [line for sentence in described for line in _wrap(sentence)]
 
 
 WIDTH = 79
 """Every line of the summary fits in 80 columns."""
 
 
+_GLUE = "\ue000"
+"""Holds a French space before ``:`` and ``;`` and inside ``« »`` while wrapping (a line
+never starts with the sign)."""
+
+
 def _wrap(text: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False) or [""]
+    glued = re.sub(r" (?=[:;!?»])|(?<=«) ", _GLUE, text.replace(_GLUE, " "))
+    lines = textwrap.wrap(glued, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines] or [""]
 
 
 def _left_at(table: TableCore, seat: int) -> int:
@@ -517,10 +550,15 @@ HOW = {
 """How a player left, in words (the keys of a departure's ``how``)."""
 
 
-def _and(items: list[str]) -> str:
+def how_in_words(how: str, say: Say = ENGLISH) -> str:
+    """How a player left (a departure's ``how``: a key of :data:`HOW`), in ``say``'s language."""
+    return say("audit_how_" + how.replace(" ", "_"))
+
+
+def _and(items: list[str], say: Say = ENGLISH) -> str:
     if len(items) <= 1:
-        return "".join(items) or "nobody"
-    return ", ".join(items[:-1]) + " and " + items[-1]
+        return "".join(items) or say("audit_nobody")
+    return ", ".join(items[:-1]) + f" {say('audit_and')} " + items[-1]
 
 
 def _seconds(n: int) -> str:
@@ -529,14 +567,6 @@ def _seconds(n: int) -> str:
         return f"{n} s"
     hours, minutes = divmod(n // 60, 60)
     return f"{hours} h {minutes} min" if hours and minutes else (f"{hours} h" if hours else f"{minutes} min")
-
-
-def _count(k: int, what: str) -> str:
-    return f"{k} {what}{'s' if k != 1 else ''}"
-
-
-def _hands(k: int) -> str:
-    return "Hand 1 was" if k == 1 else f"Hands 1-{k} were"
 
 
 MAX_LISTED = 100

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from p2pcards.cards import SUIT_SYMBOLS, SUITS
 from p2pcards.errors import CardParseError
+from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
+from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.notice import NOTICES
 from p2pcards.ui.po import Message
 
@@ -470,6 +472,34 @@ _EN_NEUF: dict[str, str] = {
 
 _EN.update(_EN_NEUF)
 
+# What the commands other than play, host and join print.
+_EN_COMMANDS: dict[str, str] = {
+    "cmd_error": "Error: {error}",
+    "hist_seat": "seat {seat}",
+    "hist_not_transcript": "not a p2pcards transcript",
+    "hist_failed": "failed: {name}",
+    "hist_no_winner": "no winner: no hand finished",
+    "hist_unfinished_at": "unfinished at hand {hand}",
+    "hist_unfinished_before": "unfinished before the first hand",
+    "hist_your_bot": "your bot",
+    "hist_you": "you",
+    "hist_left": "left",
+    "hist_mark_verified": "✓ verified",
+    "hist_mark_invalid": "✗ invalid",
+    "hist_mark_incomplete": "… incomplete",
+    "hist_mark_unchecked": "· unchecked",
+    "hist_none": "No saved game yet: games are saved in {folder}",
+    "hist_auditing": "Auditing",
+    "hist_replay_hint": "(p2pcards replay N shows game N move by move; --html FILE makes it a web page)",
+    "replay_not_shown": "Nothing of a transcript that does not verify is shown: see p2pcards audit.",
+    "replay_no_page": "No page was written to {path}.",
+    "replay_cannot_write": "Error: cannot write {path}: {error}",
+    "replay_press_enter": "Press Enter for the next hand",
+}
+_EN.update(_EN_COMMANDS)
+_EN.update(AUDIT_WORDS)
+_EN.update(RULE_WORDS)
+
 # Messages that change with a number: (singular, plural) in English; each language has
 # its own forms (French says "1 manche", "0 manche"; Italian "0 mani").
 _EN_PLURAL: dict[str, tuple[str, str]] = {
@@ -490,6 +520,24 @@ _EN_PLURAL: dict[str, tuple[str, str]] = {
         " remain to go on: the match ends on the totals after {hands} hands: {scores}.",
     ),
 }
+
+_EN_PLURAL.update(
+    {
+        "hist_won": ("{names} won", "{names} won"),
+        "hist_won_with": ("{names} won with {score}", "{names} won with {score} each"),
+        "hist_verifying": (
+            "Verifying {n} game (a full audit of each; --no-verify skips it)...",
+            "Verifying {n} games (a full audit of each; --no-verify skips it)...",
+        ),
+        "replay_wrote": ("Wrote {path}: {n} hand.", "Wrote {path}: {n} hands."),
+        "hist_older": (
+            "({n} older game not shown: see more with -n {more})",
+            "({n} older games not shown: see more with -n {more})",
+        ),
+    }
+)
+_EN_PLURAL.update(AUDIT_PLURAL)
+_EN_PLURAL.update(RULE_PLURAL)
 
 
 def template() -> list[Message]:
