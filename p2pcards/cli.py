@@ -813,8 +813,15 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
             say(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
         else:
             say(tr("host_private", port=port))
-    if discovering:
-        say(tr("host_lan", command=f"{command} join {code}"))
+    if discovering:  # a command is never folded: it goes on a line of its own when it does not fit
+        lan = f"{command} join {code}"
+        said = tr("host_lan", command=lan)
+        if len(said) <= INVITATION_WIDTH:
+            lines.append(said)
+        else:
+            before, _, after = tr("host_lan", command="\0").partition("\0")
+            say(before.rstrip())
+            lines.append(f"  {lan}{after}")
     say(tr("host_env"))
     return lines
 
