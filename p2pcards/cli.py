@@ -1304,7 +1304,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         hands = report.hands_verified
         _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
         return
-    blocks = list(replay_blocks(report.to_record(), line_width()))
+    blocks = list(replay_blocks(report.to_record(), line_width(), tr))
     for i, block in enumerate(blocks):
         for line in block:
             _echo(line)
