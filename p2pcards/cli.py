@@ -1296,7 +1296,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         from p2pcards.replay_html import write_page
 
         try:
-            write_page(report, html_path)
+            write_page(report, html_path, tr)
         except OSError as e:
             path = clean(html_path, MESSAGE_LIMIT)
             _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)

@@ -5,6 +5,7 @@ terminal and the English stays as it was."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,55 @@ def test_the_english_is_said_as_before(files: dict[str, Path]) -> None:
     for words in (heading, "  Dealt:", "  Tricks:", "left after 1 hand ("):
         assert words in out, out
     assert "Final totals: " in out and "\nWinner: " in out
+
+
+# ---------------------------------------------------------------------------
+# the --html page
+
+PAGE_ENGLISH = (
+    "The table", "Every move", "Scores<", "Verification<", "Totals after each hand", "After hand",
+    "Key fingerprint", "Table fingerprint", "File saved", ">Rules<", "Previous hand", "Next move",
+    "Keys:", "needs JavaScript", "Winner", "Final totals", "What the audit checked", " plays ",
+    " leads ", " deals ", "Trick ", "Tricks won", "Penalties", "at the start", "after hand",
+    '"Trump"', ':"dealer"', '"the deal"', '"Stock"', "spades",
+)  # fmt: skip
+"""English of the page (its text, the sentences of its moves, the words its script shows)."""
+
+PAGE_SAID = {
+    "fr": ('<html lang="fr">', "<h2 id=\"hand-title\">La table</h2>", "Tous les coups de cette manche",
+           "Totaux après chaque manche", "Empreinte de la table", "VALIDE : ", " ; pli pour ",
+           "Victoire : ", "Totaux finaux : ", '"rph_cards":["{n} carte","{n} cartes"]', '"zero_one":true',
+           '"S":"pique"'),
+    "it": ('<html lang="it">', "<h2 id=\"hand-title\">Il tavolo</h2>", "Tutte le mosse di questa mano",
+           "Totali dopo ogni mano", "Impronta del tavolo", "VALIDA: ", "; presa a ", "Vittoria: ",
+           "Totali finali: ", '"rph_cards":["{n} carta","{n} carte"]', '"zero_one":false', '"S":"picche"'),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_the_page_in_french_and_italian(files: dict[str, Path], tmp_path: Path, lang: str) -> None:
+    page = tmp_path / "neuf.html"
+    out = replay(str(files["neuf"]), "--html", str(page), lang=lang).output
+    assert "Wrote" not in out
+    html = page.read_text(encoding="utf-8")
+    for words in PAGE_SAID[lang]:
+        assert words in html, words
+    for phrase in PAGE_ENGLISH:
+        assert phrase not in html, phrase
+
+
+def test_the_page_keeps_its_data_in_every_language(files: dict[str, Path], tmp_path: Path) -> None:
+    """The game's data has the same shape and numbers in every language; only its sentences change."""
+    pages = {}
+    for lang in ("en", "fr"):
+        page = tmp_path / f"{lang}.html"
+        replay(str(files["nines"]), "--html", str(page), env_lang=lang)
+        html = page.read_text(encoding="utf-8")
+        assert f'<html lang="{lang}">' in html
+        start = html.index('id="game-data">') + len('id="game-data">')
+        pages[lang] = json.loads(html[start : html.index("</script>", start)])
+    english, french = pages["en"], pages["fr"]
+    assert len(english["hands"]) == len(french["hands"]) and english["names"] == french["names"]
+    for a, b in zip(english["hands"], french["hands"], strict=True):
+        assert [{**p, "text": ""} for p in a["positions"]] == [{**p, "text": ""} for p in b["positions"]]
+        assert a["after"] == b["after"] and a["result"] != b["result"]
