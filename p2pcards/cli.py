@@ -1303,7 +1303,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         from p2pcards.replay_html import write_page
 
         try:
-            write_page(report, html_path)
+            write_page(report, html_path, tr)
         except OSError as e:
             path = clean(html_path, MESSAGE_LIMIT)
             _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)
@@ -1311,7 +1311,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         hands = report.hands_verified
         _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
         return
-    blocks = list(replay_blocks(report.to_record(), line_width()))
+    blocks = list(replay_blocks(report.to_record(), line_width(), tr))
     for i, block in enumerate(blocks):
         for line in block:
             _echo(line)

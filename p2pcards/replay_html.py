@@ -18,6 +18,11 @@ The positions (each seat's cards after each move) are computed in Python from
 the record (:mod:`p2pcards.replay_moves`, which the terminal replay shares), not
 in the page's script, so that they can be checked in Python and the script
 stays a viewer.
+
+The page is written in the reader's language (a :class:`~p2pcards.ui.i18n.Translator`,
+English unless told): the sentences in Python, and the words the script puts on the
+table from a JSON block of their own (``words``), so the game's data stays the same
+in every language.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.audit import AuditReport, rules_in_words
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.replay_moves import (
+    ENGLISH,
     by_seat,
     first_seats,
     hand_result,
@@ -43,6 +49,7 @@ from p2pcards.replay_moves import (
     seat_name,
     tables,
 )
+from p2pcards.ui.i18n import SUIT_WORDS, Translator
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 """One line colour per seat of the score chart (six seats at most, two to spare)."""
@@ -100,7 +107,7 @@ def score_series(record: Mapping[str, Any]) -> list[list[int]]:
     return series
 
 
-def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+def game_data(record: Mapping[str, Any], names: Sequence[str], tr: Translator = ENGLISH) -> dict[str, Any]:
     """What the page's script shows: each hand with its positions, by seat.
 
     ``names`` are everyone's who sat down; each hand has the names of its own table
@@ -112,7 +119,9 @@ def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]
         here = player_names(table)
         totals = _table_start(table, record)
         for hand in table.get("hands", []):
-            positions = neuf_positions(hand, here) if game == "neuf" else nines_positions(hand, here, rules)
+            positions = (
+                neuf_positions(hand, here, tr) if game == "neuf" else nines_positions(hand, here, rules, tr)
+            )
             hands.append(
                 {
                     "number": hand.get("number"),
@@ -123,7 +132,7 @@ def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]
                     "before": list(totals),
                     "after": list(hand.get("totals", [])),
                     "positions": positions,
-                    "result": hand_result(game, hand, here),
+                    "result": hand_result(game, hand, here, tr),
                 }
             )
             totals = list(hand.get("totals", totals))
@@ -134,7 +143,9 @@ def game_data(record: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]
 # The score chart
 
 
-def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int | None = None) -> str:
+def chart_svg(
+    series: Sequence[Sequence[int]], names: Sequence[str], goal: int | None = None, tr: Translator = ENGLISH
+) -> str:
     """The totals after each hand as an inline SVG line chart, one line per seat.
 
     ``goal`` draws the line that ends the game (Nines' target, Le Neuf's 0).
@@ -158,7 +169,7 @@ def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int |
     axis_y = height - bottom
     parts = [
         f'<svg id="chart" viewBox="0 0 {width} {height}" role="img" aria-labelledby="chart-title">',
-        '<title id="chart-title">Totals after each hand</title>',
+        f'<title id="chart-title">{escape(tr("rph_chart_title"))}</title>',
         f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>',
         f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>',
     ]
@@ -167,16 +178,16 @@ def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int |
     if goal is not None:
         parts.append(
             f'<line class="goal" x1="{left}" y1="{y(goal)}" x2="{width - right}" y2="{y(goal)}">'
-            f"<title>the game ends at {goal}</title></line>"
+            f"<title>{escape(tr('rph_goal', goal=goal))}</title></line>"
         )
     step = max(1, (points - 1) // 12)
     for i in range(0, points, step):
-        label = "start" if i == 0 else str(i)
+        label = escape(tr("rph_start")) if i == 0 else str(i)
         parts.append(f'<text class="tick" x="{x(i)}" y="{height - 10}" text-anchor="middle">{label}</text>')
     parts.append(f'<line id="chart-marker" x1="{x(0)}" y1="{top}" x2="{x(0)}" y2="{height - bottom}"/>')
     for seat, values_of_seat in enumerate(series):
         color = COLORS[seat % len(COLORS)]
-        name = escape(seat_name(names, seat))
+        name = seat_name(names, seat, tr)
         coords = " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values_of_seat))
         data = ",".join(str(v) for v in values_of_seat)
         parts.append(
@@ -184,23 +195,23 @@ def chart_svg(series: Sequence[Sequence[int]], names: Sequence[str], goal: int |
             f'<polyline fill="none" stroke="{color}" stroke-width="2.5" points="{coords}"/>'
         )
         for i, v in enumerate(values_of_seat):
-            when = "at the start" if i == 0 else f"after hand {i}"
+            point = tr("rph_point_start", name=name, v=v) if i == 0 else tr("rph_point", name=name, v=v, i=i)
             parts.append(
                 f'<circle cx="{x(i)}" cy="{y(v)}" r="3.5" fill="{color}">'
-                f"<title>{name}: {v} {when}</title></circle>"
+                f"<title>{escape(point)}</title></circle>"
             )
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
 
 
-def totals_table(series: Sequence[Sequence[int]], names: Sequence[str]) -> str:
+def totals_table(series: Sequence[Sequence[int]], names: Sequence[str], tr: Translator = ENGLISH) -> str:
     """The chart's numbers as a table: the totals after each hand, by seat."""
-    rows = ['<table id="totals"><thead><tr><th>After hand</th>']
-    rows += [f'<th data-seat="{s}">{escape(seat_name(names, s))}</th>' for s in range(len(series))]
+    rows = [f'<table id="totals"><thead><tr><th>{escape(tr("rph_after_hand"))}</th>']
+    rows += [f'<th data-seat="{s}">{escape(seat_name(names, s, tr))}</th>' for s in range(len(series))]
     rows.append("</tr></thead><tbody>")
     for i in range(max((len(s) for s in series), default=0)):
-        label = "start" if i == 0 else str(i)
+        label = escape(tr("rph_start")) if i == 0 else str(i)
         cells = "".join(
             f'<td data-seat="{s}">{escape(v[i])}</td>' if i < len(v) else f'<td data-seat="{s}"></td>'
             for s, v in enumerate(series)
@@ -214,38 +225,46 @@ def totals_table(series: Sequence[Sequence[int]], names: Sequence[str]) -> str:
 # The audit's checklist
 
 
-def audit_sections(report: AuditReport) -> tuple[str, list[str], list[str]]:
+def audit_sections(report: AuditReport, tr: Translator = ENGLISH) -> tuple[str, list[str], list[str]]:
     """The audit's summary split as the page shows it: the verdict, its notes, what was checked.
 
     The players, the rules and the file's date are shown from the report
-    itself; these three parts are the audit's own words (``p2pcards audit``).
+    itself; these three parts are the audit's own words (``p2pcards audit``), in the
+    language of ``tr``.
     """
     lines: list[str] = []
-    for line in report.summary().split("\n"):
+    for line in report.summary(tr).split("\n"):
         if line.startswith("    ") and lines:
             lines[-1] += " " + line.strip()  # a wrapped line continues the one before
         else:
             lines.append(line)
     headline, rest = lines[0], lines[1:]
+    checked = tr("audit_checked")
+    stops = [tr("audit_players_title"), checked]
+    if report.table is not None:  # the first line of the rules in words
+        stops += rules_in_words(report.table.GAME, report.table.rules, tr)[:1]
     notes: list[str] = []
     for line in rest:
-        if line.startswith(("Players (", "Rules", "What the audit checked:")) or not line.strip():
+        if line.startswith(tuple(stops)) or not line.strip():
             break
         notes.append(line)
     checks: list[str] = []
-    if "What the audit checked:" in rest:
-        checks = [line for line in rest[rest.index("What the audit checked:") + 1 :] if line.strip()]
+    if checked in rest:
+        checks = [line for line in rest[rest.index(checked) + 1 :] if line.strip()]
     return headline, notes, checks
 
 
-def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
+def checklist_html(report: AuditReport, names: Sequence[str], tr: Translator = ENGLISH) -> str:
     """The verification section: players and keys, table fingerprint, date, rules, each check."""
-    headline, notes, checks = audit_sections(report)
+    headline, notes, checks = audit_sections(report, tr)
     ok = "valid" if report.valid else "incomplete"
     out = [f'<p id="verdict" class="verdict {ok}">{escape(headline)}</p>']
     out += [f'<p class="note">{escape(line)}</p>' for line in notes]
-    out.append('<table id="players"><thead><tr><th>Seat</th><th>Player</th>')
-    out.append("<th>Key fingerprint</th></tr></thead><tbody>")
+    seat_head, player_head, key_head = (
+        escape(tr(k)) for k in ("rph_seat", "rph_player", "rph_key_fingerprint")
+    )
+    out.append(f'<table id="players"><thead><tr><th>{seat_head}</th><th>{player_head}</th>')
+    out.append(f"<th>{key_head}</th></tr></thead><tbody>")
     for seat, (_, key) in enumerate(report.seated):
         try:
             fp = fingerprint(bytes.fromhex(key))
@@ -253,30 +272,32 @@ def checklist_html(report: AuditReport, names: Sequence[str]) -> str:
             fp = "?"
         swatch = f'<span class="swatch" style="background:{COLORS[seat % len(COLORS)]}"></span>'
         out.append(
-            f'<tr data-seat="{seat}"><td>{seat}</td><td>{swatch}{escape(seat_name(names, seat))}</td>'
+            f'<tr data-seat="{seat}"><td>{seat}</td><td>{swatch}{escape(seat_name(names, seat, tr))}</td>'
             f'<td class="mono">{escape(fp)}</td></tr>'
         )
     out.append("</tbody></table><dl>")
+    def who(seat: int) -> str:
+        return seat_name(names, seat, tr)
+
     table_fp = TableFingerprint.of_table(report.table) if report.table is not None else None
     if table_fp is not None:
         out.append(
-            f'<dt>Table fingerprint</dt><dd><span id="table-fingerprint" class="mono">{escape(table_fp)}'
-            f"</span> {escape(report.comparison(lambda seat: seat_name(names, seat)))}</dd>"
+            f'<dt>{escape(tr("rph_table_fingerprint"))}</dt><dd><span id="table-fingerprint" class="mono">'
+            f"{escape(table_fp)}</span> {escape(report.comparison(who, tr))}</dd>"
         )
-    saved = report.saved(lambda seat: seat_name(names, seat))
+    saved = report.saved(who, tr)
     if saved:
-        out.append(
-            f'<dt>Date</dt><dd id="saved">File saved {escape(saved)}: the file\'s own word, not signed.</dd>'
-        )
+        said = escape(tr("rph_file_saved", saved=saved))
+        out.append(f'<dt>{escape(tr("rph_date"))}</dt><dd id="saved">{said}</dd>')
     if report.table is not None:
-        rules = rules_in_words(report.table.GAME, report.table.rules)
+        rules = rules_in_words(report.table.GAME, report.table.rules, tr)
         joined: list[str] = []
         for line in rules:
             if line.startswith("    ") and joined:
                 joined[-1] += " " + line.strip()
             else:
                 joined.append(line)
-        out.append('<dt>Rules</dt><dd><ul id="rules">')
+        out.append(f'<dt>{escape(tr("rph_rules"))}</dt><dd><ul id="rules">')
         out += [f"<li>{escape(line)}</li>" for line in joined]
         out.append("</ul></dd>")
     out.append('</dl><ul id="checks">')
@@ -308,7 +329,7 @@ def match_goal(game: str, rules: Mapping[str, Any]) -> int | None:
     return target if type(target) is int else None
 
 
-def render_page(report: AuditReport) -> str:
+def render_page(report: AuditReport, tr: Translator = ENGLISH) -> str:
     """The whole page of a transcript the audit found valid (or incomplete with no fault)."""
     if not report.valid and not report.incomplete:
         raise ValueError("only a transcript that verifies is shown")
@@ -321,35 +342,70 @@ def render_page(report: AuditReport) -> str:
     series = score_series(record)
     result = record.get("result", {})
     last = player_names(record)
-    winners = [seat_name(last, s) for s in result.get("winners", [])]
+    winners = [seat_name(last, s, tr) for s in result.get("winners", [])]
     if result.get("finished"):
-        said = ", ".join(winners) if winners else "nobody (no hand was finished)"
-        outcome = f"Winner{'s' if len(winners) > 1 else ''}: {said}. "
-        outcome += f"Final totals: {by_seat(result.get('totals', []), last)}."
+        said = tr.n("audit_winners", len(winners), names=", ".join(winners)) if winners else None
+        outcome = (said or tr("audit_winner_nobody")) + ". "
+        outcome += tr("rp_final", totals=by_seat(result.get("totals", []), last, tr)) + "."
     else:
-        outcome = "The game did not finish: only the hands verified to their end are shown."
+        outcome = tr("rp_unfinished")
     legend = "".join(
         f'<li><span class="swatch" style="background:{COLORS[s % len(COLORS)]}"></span>{escape(n)}</li>'
         for s, n in enumerate(names)
     )
-    heading = f"{title}: {', '.join(names)}"
+    heading = tr("rp_title", game=title, names=", ".join(names)).removesuffix(".")
     return PAGE.format(
+        lang=tr.lang,
         title=escape(heading),
         heading=escape(heading),
         outcome=escape(outcome),
-        chart=chart_svg(series, names, goal if isinstance(goal, int) else None),
+        chart=chart_svg(series, names, goal if isinstance(goal, int) else None, tr),
         legend=legend,
-        totals=totals_table(series, names),
-        checklist=checklist_html(report, names),
+        totals=totals_table(series, names, tr),
+        checklist=checklist_html(report, names, tr),
         css=CSS,
-        data=script_json(game_data(record, names)),
+        data=script_json(game_data(record, names, tr)),
+        words=script_json(script_words(tr)),
         script=SCRIPT,
+        address=escape(tr("rph_address", address="\0")).replace("\0", "<code>#hand=2&amp;move=3</code>"),
+        **{key: escape(tr(key)) for key in PAGE_WORDS},
     )
 
 
-def write_page(report: AuditReport, path: str | Path) -> None:
+PAGE_WORDS = (
+    "rph_table", "rph_controls", "rph_prev_hand", "rph_prev_move", "rph_next_move", "rph_next_hand",
+    "rph_hand_button", "rph_move_button", "rph_keys", "rph_every_move", "rph_scores", "rph_verification",
+    "rph_noscript",
+)  # fmt: skip
+"""The page's own words, by key (each the name of its place in :data:`PAGE`)."""
+
+SCRIPT_WORDS = (
+    "rph_trump", "rp_no_trump", "rph_trick_of", "rph_trick", "rph_pile", "rph_to_be_named",
+    "rph_suit_to_follow", "rph_next_card", "rph_stock", "rph_no_hand", "audit_none_verified",
+    "rp_heading", "rp_heading_playoff", "rph_where", "rph_the_deal", "rph_move_of", "rph_dealer",
+    "rph_total", "audit_seat",
+)  # fmt: skip
+SCRIPT_PLURALS = ("rph_dummy", "rph_stock_cards", "rph_cards", "rph_tricks")
+
+
+def script_words(tr: Translator) -> dict[str, Any]:
+    """The words the script puts on the table, in ``tr``'s language: each message with its
+    ``{fields}`` for the script to fill, a message that follows a number as its two forms, and
+    which form a number takes (French says ``0 carte``, English and Italian ``0 cards``)."""
+    fields = {
+        key: "{" + key + "}"
+        for key in ("n", "game", "names", "playoff", "dealer", "i", "what", "m", "last", "card", "seat")
+    }
+    words: dict[str, Any] = {key: tr(key, **fields) for key in SCRIPT_WORDS}
+    words |= {key: [tr.n(key, count, **fields) for count in (1, 2)] for key in SCRIPT_PLURALS}
+    words["suits"] = dict(SUIT_WORDS[tr.lang])
+    words["zero_one"] = tr.n("rph_cards", 0, n=0) == tr.n("rph_cards", 1, n=0)  # "0 carte"
+    return words
+
+
+def write_page(report: AuditReport, path: str | Path, tr: Translator = ENGLISH) -> None:
     """Write the page to ``path`` whole or not at all (a temporary file renamed over it)."""
-    text = render_page(report)
+    text = render_page(report, tr)
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=".replay-", suffix=".html", dir=target.parent)
     try:
@@ -363,7 +419,7 @@ def write_page(report: AuditReport, path: str | Path) -> None:
 
 
 PAGE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -379,38 +435,38 @@ script-src 'unsafe-inline'; img-src data:">
 </header>
 <main>
 <section id="table-section" aria-labelledby="hand-title">
-<h2 id="hand-title">The table</h2>
-<nav id="controls" aria-label="Step through the game">
-<button type="button" id="prev-hand" title="Previous hand (Page Up)">&#x25C0;&#x25C0; Hand</button>
-<button type="button" id="prev-move" title="Previous move (Left arrow)">&#x25C0; Move</button>
+<h2 id="hand-title">{rph_table}</h2>
+<nav id="controls" aria-label="{rph_controls}">
+<button type="button" id="prev-hand" title="{rph_prev_hand}">&#x25C0;&#x25C0; {rph_hand_button}</button>
+<button type="button" id="prev-move" title="{rph_prev_move}">&#x25C0; {rph_move_button}</button>
 <span id="where" aria-live="polite"></span>
-<button type="button" id="next-move" title="Next move (Right arrow)">Move &#x25B6;</button>
-<button type="button" id="next-hand" title="Next hand (Page Down)">Hand &#x25B6;&#x25B6;</button>
+<button type="button" id="next-move" title="{rph_next_move}">{rph_move_button} &#x25B6;</button>
+<button type="button" id="next-hand" title="{rph_next_hand}">{rph_hand_button} &#x25B6;&#x25B6;</button>
 </nav>
-<p class="keys">Keys: &larr; &rarr; move by move, Page Up / Page Down hand by hand, Home / End the deal /
-the last move of the hand. The address (<code>#hand=2&amp;move=3</code>) always points at what is shown.</p>
+<p class="keys">{rph_keys} {address}</p>
 <p id="move-line" aria-live="polite"></p>
 <div id="board">
 <div id="center"></div>
 <div id="seats"></div>
 </div>
 <div id="hand-result" hidden></div>
-<details id="moves-box" open><summary>Every move of this hand</summary>
+<details id="moves-box" open><summary>{rph_every_move}</summary>
 <ol id="moves" start="0"></ol></details>
 </section>
 <section id="scores" aria-labelledby="scores-title">
-<h2 id="scores-title">Scores</h2>
+<h2 id="scores-title">{rph_scores}</h2>
 {chart}
 <ul class="legend">{legend}</ul>
 {totals}
 </section>
 <section id="audit" aria-labelledby="audit-title">
-<h2 id="audit-title">Verification</h2>
+<h2 id="audit-title">{rph_verification}</h2>
 {checklist}
 </section>
 </main>
-<noscript><p>The table needs JavaScript; the scores and the verification above do not.</p></noscript>
+<noscript><p>{rph_noscript}</p></noscript>
 <script type="application/json" id="game-data">{data}</script>
+<script type="application/json" id="words">{words}</script>
 <script>{script}</script>
 </body>
 </html>
@@ -486,7 +542,8 @@ SCRIPT = r"""
   "use strict";
   var data = JSON.parse(document.getElementById("game-data").textContent);
   var SUITS = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
-  var SUIT_NAMES = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
+  var W = JSON.parse(document.getElementById("words").textContent);  // in the page's language
+  var SUIT_NAMES = W.suits;
   var hands = data.hands, names = data.names;  // a hand's own names, once one is shown
   var state = {hand: 0, move: 0};
 
@@ -512,11 +569,21 @@ SCRIPT = r"""
     cards.forEach(function (c) { row.appendChild(card(c, c === highlight ? "played" : "")); });
     return row;
   }
-  function plural(count, word) {
-    return count + " " + word + (count === 1 ? "" : "s");
+  function t(key, values) {  // a message with its {fields} filled
+    return String(W[key]).replace(/\{(\w+)\}/g, function (field, name) {
+      return values && values.hasOwnProperty(name) ? String(values[name]) : field;
+    });
+  }
+  function tn(key, count, values) {  // a message whose words follow count
+    var one = count === 1 || (W.zero_one && count === 0);
+    var forms = W[key], all = {n: count};
+    Object.keys(values || {}).forEach(function (k) { all[k] = values[k]; });
+    return String(forms[one ? 0 : 1]).replace(/\{(\w+)\}/g, function (field, name) {
+      return all.hasOwnProperty(name) ? String(all[name]) : field;
+    });
   }
   function nameOf(seat) {
-    return (seat !== null && seat >= 0 && seat < names.length) ? names[seat] : "seat " + seat;
+    return (seat !== null && seat >= 0 && seat < names.length) ? names[seat] : t("audit_seat", {seat: seat});
   }
   function block(label, content, id) {
     var box = el("div", "block");
@@ -537,8 +604,8 @@ SCRIPT = r"""
 
   function renderCenter(hand, pos, center) {
     if (data.game === "neuf") {
-      center.appendChild(block("Trump", hand.trump ? SUIT_NAMES[hand.trump] + " " + SUITS[hand.trump]
-                                                  : "no trump", "trump"));
+      center.appendChild(block(W.rph_trump, hand.trump ? SUIT_NAMES[hand.trump] + " " + SUITS[hand.trump]
+                                                      : W.rp_no_trump, "trump"));
       var trick = el("div", "trick");
       trick.id = "trick";
       pos.trick.forEach(function (p) {
@@ -549,23 +616,25 @@ SCRIPT = r"""
         trick.appendChild(play);
       });
       if (!pos.trick.length) trick.appendChild(el("span", "value", "\u2014"));
-      center.appendChild(block(pos.trick_no ? "Trick " + pos.trick_no + " of 13" : "Trick", trick));
+      center.appendChild(block(pos.trick_no ? t("rph_trick_of", {n: pos.trick_no}) : W.rph_trick, trick));
       var dummy = cardRow(pos.dummy);
       dummy.id = "dummy";
-      center.appendChild(block("Dummy (" + pos.dummy.length + " cards)", dummy));
+      center.appendChild(block(tn("rph_dummy", pos.dummy.length), dummy));
     } else {
       var pile = el("div", "cards");
       pile.id = "pile";
       pile.appendChild(card(pos.top));
-      center.appendChild(block("Discard pile (" + pos.pile + ")", pile));
-      var suit = el("div", "value", pos.suit ? SUIT_NAMES[pos.suit] + " " + SUITS[pos.suit] : "to be named");
+      center.appendChild(block(t("rph_pile", {n: pos.pile}), pile));
+      var suit = el("div", "value",
+                    pos.suit ? SUIT_NAMES[pos.suit] + " " + SUITS[pos.suit] : W.rph_to_be_named);
       suit.id = "suit";
       suit.setAttribute("data-suit", pos.suit || "");
-      center.appendChild(block("Suit to follow", suit));
-      var stock = el("div", "value", pos.stock + " cards" + (pos.next ? ", next " + cardText(pos.next) : ""));
+      center.appendChild(block(W.rph_suit_to_follow, suit));
+      var stock = el("div", "value", tn("rph_stock_cards", pos.stock) +
+                     (pos.next ? t("rph_next_card", {card: cardText(pos.next)}) : ""));
       stock.id = "stock";
       stock.setAttribute("data-count", pos.stock);
-      center.appendChild(block("Stock", stock));
+      center.appendChild(block(W.rph_stock, stock));
     }
   }
 
@@ -575,8 +644,8 @@ SCRIPT = r"""
     var where = document.getElementById("where"), line = document.getElementById("move-line");
     center.textContent = ""; seats.textContent = ""; moves.textContent = ""; result.textContent = "";
     if (!hands.length) {
-      where.textContent = "No hand to show";
-      line.textContent = "No hand was verified to its end.";
+      where.textContent = W.rph_no_hand;
+      line.textContent = W.audit_none_verified;
       document.getElementById("board").hidden = true;
       document.getElementById("moves-box").hidden = true;
       ["prev-hand", "prev-move", "next-move", "next-hand"].forEach(function (id) {
@@ -587,10 +656,10 @@ SCRIPT = r"""
     var hand = hands[state.hand], pos = hand.positions[state.move], last = hand.positions.length - 1;
     names = hand.names || data.names;
     var title = document.getElementById("hand-title");
-    title.textContent = "Hand " + hand.number + (hand.playoff ? " (playoff)" : "") + " \u00b7 " +
-      nameOf(hand.dealer) + " deals";
-    where.textContent = "Hand " + (state.hand + 1) + " of " + hands.length + " \u00b7 " +
-      (state.move === 0 ? "the deal" : "move " + state.move + " of " + last);
+    title.textContent = t("rp_heading", {n: hand.number, playoff: hand.playoff ? W.rp_heading_playoff : "",
+                                         dealer: nameOf(hand.dealer)});
+    var what = state.move === 0 ? W.rph_the_deal : t("rph_move_of", {m: state.move, last: last});
+    where.textContent = t("rph_where", {i: state.hand + 1, n: hands.length, what: what});
     var position = document.getElementById("table-section");
     position.setAttribute("data-hand", state.hand + 1);
     position.setAttribute("data-move", state.move);
@@ -601,10 +670,10 @@ SCRIPT = r"""
       row.setAttribute("data-seat", seat);
       var who = el("div", "who");
       who.appendChild(el("span", "name", names[seat]));
-      if (hand.dealer === seat) who.appendChild(el("span", "badge", "dealer"));
-      var info = plural(cards.length, "card") + " \u00b7 " +
-        (data.game === "neuf" ? plural(pos.won[seat], "trick") + " \u00b7 " : "") +
-        "total " + hand.before[seat];
+      if (hand.dealer === seat) who.appendChild(el("span", "badge", W.rph_dealer));
+      var info = tn("rph_cards", cards.length) + " \u00b7 " +
+        (data.game === "neuf" ? tn("rph_tricks", pos.won[seat]) + " \u00b7 " : "") +
+        t("rph_total", {n: hand.before[seat]});
       who.appendChild(el("span", "info", info));
       row.appendChild(who);
       row.appendChild(cardRow(cards, pos.seat === seat ? pos.drawn : null));

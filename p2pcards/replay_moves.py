@@ -3,7 +3,8 @@
 The terminal replay (:mod:`p2pcards.replay`) and the web page
 (:mod:`p2pcards.replay_html`) read the same record (``docs/record.md``, only
 after the audit verified the transcript) and say each move in the same
-sentence (``Bob plays 9♣ and names diamonds (♦)``); each seat's cards are
+sentence (``Bob plays 9♣ and names diamonds (♦)``), in the reader's language (a
+:class:`~p2pcards.ui.i18n.Translator`: English unless told); each seat's cards are
 kept sorted as the game screen sorts them (:func:`sort_cards`).
 """
 
@@ -16,11 +17,14 @@ from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import label_names
+from p2pcards.ui.i18n import SUIT_WORDS, Translator
 from p2pcards.ui.neuf_render import neuf_sort
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 NAME_LIMIT = 32
+ENGLISH = Translator()
+"""The replay's sentences in English: the default of every function that says one."""
 
 
 def card_text(card: str) -> str:
@@ -91,12 +95,17 @@ def _tag(key_hex: str) -> str:
         return "?"
 
 
-def seat_name(names: Sequence[str], seat: Any) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+def seat_name(names: Sequence[str], seat: Any, tr: Translator = ENGLISH) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else tr("audit_seat", seat=seat)
 
 
-def _suit(suit: Any) -> str:
-    return SUIT_SYMBOLS.get(suit, "no trump") if suit is not None else "no trump"
+def _suit(suit: Any, tr: Translator = ENGLISH) -> str:
+    return SUIT_SYMBOLS[suit] if suit in SUIT_SYMBOLS else tr("rp_no_trump")
+
+
+def suit_word(suit: Any, tr: Translator = ENGLISH) -> str:
+    """A suit's name in the reader's language (anything else as it is)."""
+    return SUIT_WORDS[tr.lang][suit] if suit in SUIT_SYMBOLS else str(suit)
 
 
 def _remove(cards: list[str], card: str) -> None:
@@ -105,8 +114,8 @@ def _remove(cards: list[str], card: str) -> None:
         cards.remove(card)
 
 
-def by_seat(values: Sequence[Any], names: Sequence[str]) -> str:
-    return ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(values))
+def by_seat(values: Sequence[Any], names: Sequence[str], tr: Translator = ENGLISH) -> str:
+    return ", ".join(f"{seat_name(names, s, tr)} {v}" for s, v in enumerate(values))
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +123,7 @@ def by_seat(values: Sequence[Any], names: Sequence[str]) -> str:
 
 
 def nines_positions(
-    hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any]
+    hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any], tr: Translator = ENGLISH
 ) -> list[dict[str, Any]]:
     """The table of a hand of Nines before its first move, then after each event.
 
@@ -128,14 +137,14 @@ def nines_positions(
     stock = list(hand.get("stock", []))
     up = str(hand.get("up_card", ""))
     top, suit, pile = up, (None if up[:-1] == "9" else up[-1:]), 1
-    dealer = seat_name(names, hand.get("dealer"))
+    dealer = seat_name(names, hand.get("dealer"), tr)
     playing = [names[s] for s, cards in enumerate(hands) if cards and s < len(names)]
     each = max((len(c) for c in hands), default=0)
-    text = f"{dealer} deals {each} cards each; the up card is {card_text(up)}"
+    text = tr.n("rp_nines_deal", each, dealer=dealer, n=each, card=card_text(up))
     if hand.get("playoff"):
-        text = f"Playoff: {', '.join(playing)} play again for the win. " + text
+        text = tr("rp_playoff_again", names=", ".join(playing)) + text
     if suit is None:
-        text += ": a 9, so the dealer names the suit"
+        text += tr("rp_up_nine")
     events = list(hand.get("events", []))
     keeps_rule = not rules.get("draw_until_playable", False)
 
@@ -155,45 +164,45 @@ def nines_positions(
     out = [snap(text + ".", None)]
     for i, e in enumerate(events):
         kind, seat = e.get("type"), e.get("seat")
-        who = seat_name(names, seat)
+        who = seat_name(names, seat, tr)
         seat_hand = hands[seat] if isinstance(seat, int) and 0 <= seat < len(hands) else []
         if kind == "declare":
             suit = e.get("suit")
-            text = f"{who} names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)}) as the suit to follow"
+            text = tr("rp_declare", who=who, suit=suit_word(suit, tr), symbol=_suit(suit, tr))
         elif kind == "play" and "cards" in e:
             cards = [str(c) for c in e["cards"]]
             for c in cards:
                 _remove(seat_hand, c)
             top, suit, pile = cards[-1], e.get("suit"), pile + len(cards)
-            shown = " and ".join(card_text(c) for c in cards)
-            text = f"{who} plays {shown} together and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
+            shown = tr("rp_and").join(card_text(c) for c in cards)
+            named = {"suit": suit_word(suit, tr), "symbol": _suit(suit, tr)}
+            text = tr("rp_play_together", who=who, cards=shown, **named)
         elif kind == "play":
             card = str(e.get("card"))
             _remove(seat_hand, card)
             top, pile = card, pile + 1
             suit = e.get("suit", card[-1:])
-            text = f"{who} plays {card_text(card)}"
+            text = tr("rp_play", who=who, card=card_text(card))
             if "suit" in e:
-                text += f" and names {SUIT_NAMES.get(suit, suit)} ({_suit(suit)})"
+                text += tr("rp_and_names", suit=suit_word(suit, tr), symbol=_suit(suit, tr))
         elif kind == "draw":
             card = str(e.get("card"))
             if stock:
                 stock.pop(0)
             seat_hand.append(card)
-            text = f"{who} draws {card_text(card)}"
+            text = tr("rp_draw", who=who, card=card_text(card))
             if e.get("forced"):
-                text += " (forced by an Ace)"
+                text += tr("rp_draw_forced")
             elif keeps_rule:
                 after = events[i + 1] if i + 1 < len(events) else {}
                 played = after.get("type") == "play" and after.get("seat") == seat
-                text += " and plays it" if played and after.get("card") == card else " and keeps it"
+                text += tr("rp_draw_plays") if played and after.get("card") == card else tr("rp_draw_keeps")
         elif kind == "recycle":
             stock = [str(c) for c in e.get("stock", [])]
             pile = 1
-            text = f"The stock is empty: the discards under {card_text(top)} become the new stock"
-            text += f" ({len(stock)} cards)"
+            text = tr.n("rp_recycle", len(stock), card=card_text(top), n=len(stock))
         elif kind == "pass":
-            text = f"{who} has nothing to draw and passes"
+            text = tr("rp_pass", who=who)
         else:
             text = ", ".join(f"{k} {v}" for k, v in e.items())
         drawn = str(e.get("card")) if kind == "draw" else None
@@ -201,7 +210,9 @@ def nines_positions(
     return out
 
 
-def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+def neuf_positions(
+    hand: Mapping[str, Any], names: Sequence[str], tr: Translator = ENGLISH
+) -> list[dict[str, Any]]:
     """The table of a hand of Le Neuf after the deal, each exchange turn and each card played.
 
     A seat that takes the dummy swaps its whole hand with the cards lying in
@@ -212,11 +223,12 @@ def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[s
     dummy = list(hand.get("dummy", []))
     won = [0] * len(hands)
     trick: list[list[Any]] = []
-    dealer = seat_name(names, hand.get("dealer"))
+    dealer = seat_name(names, hand.get("dealer"), tr)
     trump = hand.get("trump")
-    text = f"{dealer} deals {len(dummy)} cards to each player and to the dummy; " + (
-        f"trumps are {SUIT_NAMES.get(trump, trump)} ({_suit(trump)})" if trump else "no trump"
-    )
+    trumps = tr("rp_no_trump")
+    if trump:
+        trumps = tr("rp_trumps_are", suit=suit_word(trump, tr), symbol=_suit(trump, tr))
+    text = tr.n("rp_neuf_deal", len(dummy), dealer=dealer, n=len(dummy)) + trumps
 
     def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
         return {
@@ -233,14 +245,14 @@ def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[s
     out = [snap(text + ".", None, 0)]
     for e in hand.get("exchanges", []):
         seat = e.get("seat")
-        who = seat_name(names, seat)
+        who = seat_name(names, seat, tr)
         looked, took = bool(e.get("looked")), bool(e.get("took"))
         if took and isinstance(seat, int) and 0 <= seat < len(hands):
             hands[seat], dummy = dummy, hands[seat]
         if looked:
-            text = f"{who} looks at the dummy and " + ("takes it" if took else "keeps the hand")
+            text = tr("rp_looks_takes" if took else "rp_looks_keeps", who=who)
         else:
-            text = f"{who} takes the dummy without looking" if took else f"{who} keeps the hand, unseen dummy"
+            text = tr("rp_blind_takes" if took else "rp_blind_keeps", who=who)
         out.append(snap(text + ".", seat, 0))
     for number, t in enumerate(hand.get("tricks", []), start=1):
         trick = []
@@ -250,31 +262,34 @@ def neuf_positions(hand: Mapping[str, Any], names: Sequence[str]) -> list[dict[s
             if isinstance(seat, int) and 0 <= seat < len(hands):
                 _remove(hands[seat], card)
             trick.append([seat, card])
-            who = seat_name(names, seat)
-            text = f"Trick {number}: {who} {'leads' if i == 0 else 'plays'} {card_text(card)}"
+            who = seat_name(names, seat, tr)
+            key = "rp_trick_leads" if i == 0 else "rp_trick_plays"
+            text = tr(key, n=number, who=who, card=card_text(card))
             winner = None
             if i == len(plays) - 1:
                 winner = t.get("winner")
                 if isinstance(winner, int) and 0 <= winner < len(won):
                     won[winner] += 1
-                text += f"; {seat_name(names, winner)} wins the trick"
+                text += tr("rp_wins_trick", who=seat_name(names, winner, tr))
             out.append(snap(text + ".", seat, number, winner))
     return out
 
 
-def hand_result(game: str, hand: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+def hand_result(
+    game: str, hand: Mapping[str, Any], names: Sequence[str], tr: Translator = ENGLISH
+) -> list[str]:
     """How a hand ended, in a few sentences (shown after its last move)."""
     lines = []
     if game == "neuf":
-        lines.append("Tricks won: " + by_seat(hand.get("won", []), names) + ".")
-        lines.append("Scores (4 − tricks won): " + by_seat(hand.get("scores", []), names) + ".")
+        lines.append(tr("rp_tricks_won", seats=by_seat(hand.get("won", []), names, tr)))
+        lines.append(tr("rp_neuf_scores", seats=by_seat(hand.get("scores", []), names, tr)))
     else:
         if hand.get("end") == "out":
-            lines.append(f"{seat_name(names, hand.get('out'))} went out.")
+            lines.append(tr("rp_went_out", who=seat_name(names, hand.get("out"), tr)))
         elif hand.get("end") == "stall":
-            lines.append("The hand stalled: a full round with no card played.")
-        lines.append("Penalties: " + by_seat(hand.get("penalties", []), names) + ".")
+            lines.append(tr("rp_stalled"))
+        lines.append(tr("rp_penalties", seats=by_seat(hand.get("penalties", []), names, tr)))
         if hand.get("playoff"):
-            lines.append("A playoff decides the winner only: the totals do not change.")
-    lines.append("Totals: " + by_seat(hand.get("totals", []), names) + ".")
+            lines.append(tr("rp_playoff_totals"))
+    lines.append(tr("rp_totals", seats=by_seat(hand.get("totals", []), names, tr)))
     return lines

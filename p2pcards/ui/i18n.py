@@ -497,6 +497,101 @@ _EN_COMMANDS: dict[str, str] = {
     "replay_press_enter": "Press Enter for the next hand",
 }
 _EN.update(_EN_COMMANDS)
+
+# ``p2pcards replay``: the hands of a game in the terminal and on its web page.
+_EN_REPLAY: dict[str, str] = {
+    "rp_title": "{game}: {names}.",
+    "rp_rules_raw": "Rules: {rules}.",
+    "rp_heading": "Hand {n}{playoff} · {dealer} deals",
+    "rp_heading_playoff": " (playoff)",
+    "rp_heading_trumps": " · trumps {suit} ({symbol})",
+    "rp_heading_no_trump": " · no trump",
+    "rp_dealt": "Dealt:",
+    "rp_dummy": "Dummy: {cards}",
+    "rp_exchanges": "Exchanges:",
+    "rp_tricks": "Tricks:",
+    "rp_moves": "Moves:",
+    "rp_trick_lead": "{who} leads {card}",
+    "rp_trick_play": "{who} plays {card}",
+    "rp_trick_won": "{plays}: {who} wins.",
+    "rp_rest_ended": "the others were too few to play on",
+    "rp_rest_on": "the others played on from a fresh deal",
+    "rp_final": "Final totals: {totals}",
+    "rp_final_left": " (and, who left: {kept})",
+    "rp_unfinished": "The game did not finish: only the hands verified to their end are shown.",
+    "rp_no_trump": "no trump",
+    "rp_and": " and ",
+    "rp_playoff_again": "Playoff: {names} play again for the win. ",
+    "rp_up_nine": ": a 9, so the dealer names the suit",
+    "rp_declare": "{who} names {suit} ({symbol}) as the suit to follow",
+    "rp_play_together": "{who} plays {cards} together and names {suit} ({symbol})",
+    "rp_play": "{who} plays {card}",
+    "rp_and_names": " and names {suit} ({symbol})",
+    "rp_draw": "{who} draws {card}",
+    "rp_draw_forced": " (forced by an Ace)",
+    "rp_draw_plays": " and plays it",
+    "rp_draw_keeps": " and keeps it",
+    "rp_pass": "{who} has nothing to draw and passes",
+    "rp_trumps_are": "trumps are {suit} ({symbol})",
+    "rp_looks_takes": "{who} looks at the dummy and takes it",
+    "rp_looks_keeps": "{who} looks at the dummy and keeps the hand",
+    "rp_blind_takes": "{who} takes the dummy without looking",
+    "rp_blind_keeps": "{who} keeps the hand, unseen dummy",
+    "rp_trick_leads": "Trick {n}: {who} leads {card}",
+    "rp_trick_plays": "Trick {n}: {who} plays {card}",
+    "rp_wins_trick": "; {who} wins the trick",
+    "rp_tricks_won": "Tricks won: {seats}.",
+    "rp_neuf_scores": "Scores (4 − tricks won): {seats}.",
+    "rp_went_out": "{who} went out.",
+    "rp_stalled": "The hand stalled: a full round with no card played.",
+    "rp_penalties": "Penalties: {seats}.",
+    "rp_playoff_totals": "A playoff decides the winner only: the totals do not change.",
+    "rp_totals": "Totals: {seats}.",
+    # the --html page
+    "rph_chart_title": "Totals after each hand",
+    "rph_goal": "the game ends at {goal}",
+    "rph_start": "start",
+    "rph_point_start": "{name}: {v} at the start",
+    "rph_point": "{name}: {v} after hand {i}",
+    "rph_after_hand": "After hand",
+    "rph_seat": "Seat",
+    "rph_player": "Player",
+    "rph_key_fingerprint": "Key fingerprint",
+    "rph_table_fingerprint": "Table fingerprint",
+    "rph_date": "Date",
+    "rph_file_saved": "File saved {saved}: the file's own word, not signed.",
+    "rph_rules": "Rules",
+    "rph_table": "The table",
+    "rph_controls": "Step through the game",
+    "rph_prev_hand": "Previous hand (Page Up)",
+    "rph_prev_move": "Previous move (Left arrow)",
+    "rph_next_move": "Next move (Right arrow)",
+    "rph_next_hand": "Next hand (Page Down)",
+    "rph_hand_button": "Hand",
+    "rph_move_button": "Move",
+    "rph_keys": "Keys: ← → move by move, Page Up / Page Down hand by hand, Home / End the deal / the last"
+    " move of the hand.",
+    "rph_address": "The address ({address}) always points at what is shown.",
+    "rph_every_move": "Every move of this hand",
+    "rph_scores": "Scores",
+    "rph_verification": "Verification",
+    "rph_noscript": "The table needs JavaScript; the scores and the verification above do not.",
+    "rph_trump": "Trump",
+    "rph_trick_of": "Trick {n} of 13",
+    "rph_trick": "Trick",
+    "rph_pile": "Discard pile ({n})",
+    "rph_to_be_named": "to be named",
+    "rph_suit_to_follow": "Suit to follow",
+    "rph_next_card": ", next {card}",
+    "rph_stock": "Stock",
+    "rph_no_hand": "No hand to show",
+    "rph_where": "Hand {i} of {n} · {what}",
+    "rph_the_deal": "the deal",
+    "rph_move_of": "move {m} of {last}",
+    "rph_dealer": "dealer",
+    "rph_total": "total {n}",
+}
+_EN.update(_EN_REPLAY)
 _EN.update(AUDIT_WORDS)
 _EN.update(RULE_WORDS)
 
@@ -534,6 +629,36 @@ _EN_PLURAL.update(
             "({n} older game not shown: see more with -n {more})",
             "({n} older games not shown: see more with -n {more})",
         ),
+    }
+)
+_EN_PLURAL.update(
+    {  # p2pcards replay (the English says "cards" whatever the number, as it always did)
+        "rp_stock": (
+            "Stock ({n} cards, the top first): {cards}",
+            "Stock ({n} cards, the top first): {cards}",
+        ),
+        "rp_departure": (
+            '{name} left after {n} hand ({how}: "{reason}"), during hand {hand}: that hand is void,'
+            " and {rest}; {name} keeps a total of {total}.",
+            '{name} left after {n} hands ({how}: "{reason}"), during hand {hand}: that hand is void,'
+            " and {rest}; {name} keeps a total of {total}.",
+        ),
+        "rp_nines_deal": (
+            "{dealer} deals {n} cards each; the up card is {card}",
+            "{dealer} deals {n} cards each; the up card is {card}",
+        ),
+        "rp_recycle": (
+            "The stock is empty: the discards under {card} become the new stock ({n} cards)",
+            "The stock is empty: the discards under {card} become the new stock ({n} cards)",
+        ),
+        "rp_neuf_deal": (
+            "{dealer} deals {n} cards to each player and to the dummy; ",
+            "{dealer} deals {n} cards to each player and to the dummy; ",
+        ),
+        "rph_dummy": ("Dummy ({n} cards)", "Dummy ({n} cards)"),
+        "rph_stock_cards": ("{n} cards", "{n} cards"),
+        "rph_cards": ("{n} card", "{n} cards"),
+        "rph_tricks": ("{n} trick", "{n} tricks"),
     }
 )
 _EN_PLURAL.update(AUDIT_PLURAL)
