@@ -630,8 +630,8 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
                                  param_hint="'-b' / '--bot'")  # fmt: skip
     if name is not None:
         name = _usable_name(name)
+    tr = Translator(language)
     try:
-        tr = Translator(language)
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
@@ -664,14 +664,14 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
         leaves = _leaves(e)
         if any(isinstance(x, KeyboardInterrupt) for x in leaves):
-            click.echo("Interrupted; the transcript so far is saved in the data directory.", err=True)
+            click.echo(tr("cmd_interrupted"), err=True)
             sys.exit(130)
         ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
         if ours is not None:  # may quote a peer: a host's refusal, a seat's name
-            raise click.ClickException(clean(str(ours), MESSAGE_LIMIT)) from None
+            raise click.ClickException(clean(_said(ours, tr), MESSAGE_LIMIT)) from None
         system = next((x for x in leaves if isinstance(x, OSError)), None)
         if system is not None and system.errno == errno.EADDRINUSE:
-            raise click.ClickException(_port_taken(kind, port)) from None
+            raise click.ClickException(_port_taken(kind, port, tr)) from None
         if system is not None:
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None
         raise
@@ -682,17 +682,20 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     sys.exit(0 if outcome.status in ("over", "aborted") else 1)
 
 
-def _port_taken(kind: str, port: int) -> str:
+def _port_taken(kind: str, port: int, tr: Any) -> str:
     """What to do when the port to listen on is taken (rather than "Address already in use")."""
     if port:
-        return (
-            f"{kind}: port {port} is already in use (another program, or another p2pcards, listens "
-            f"there): choose another one with --port, e.g. --port {port + 1 if port < 65535 else 7777}"
-        )
-    return (
-        f"{kind}: the port this game listened on is already in use (another program, or another "
-        "p2pcards, listens there): stop that one, then resume again"
-    )
+        return tr("cmd_port_taken", kind=kind, port=port, other=port + 1 if port < 65535 else 7777)
+    return tr("cmd_port_taken_resume", kind=kind)
+
+
+def _said(error: BaseException, tr: Any) -> str:
+    """An error's message in the player's language: a layer below the interface that raises
+    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
+    from p2pcards.protocol.notice import Notice
+
+    message = error.args[0] if len(error.args) == 1 else None
+    return tr(message.key, **message.values) if isinstance(message, Notice) else str(error)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -729,30 +732,30 @@ CODE_TRIES = 3
 """How many times a person may type the invitation code before ``join`` gives up."""
 
 
-def _ask_code(code: str | None) -> str:
+def _ask_code(code: str | None, tr: Any) -> str:
     """The invitation code, asked for when it was not given."""
     if code:
         return code
     if not sys.stdin.isatty():
-        raise click.UsageError("no invitation code: give --code CODE, or set P2PCARDS_CODE")
-    click.echo("The host's invitation code (or give --code, or set P2PCARDS_CODE); Tab completes a word.")
-    return _type_code()
+        raise click.UsageError(tr("join_no_code"))
+    click.echo(tr("join_ask_code"))
+    return _type_code(tr)
 
 
-def _type_code() -> str:
+def _type_code(tr: Any) -> str:
     from p2pcards.net.words import WORDS
     from p2pcards.ui.keyboard import ask_code
 
     while True:
         try:
-            typed = ask_code("Invitation code: ", WORDS)
+            typed = ask_code(tr("join_code_prompt"), WORDS)
         except EOFError:
             raise click.Abort() from None
         if typed:
             return typed
 
 
-async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool) -> Any:
+async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
     """``join(code)``; when the code was typed here and the host says it is wrong, the
     person types it again (``CODE_TRIES`` in all) instead of starting over."""
     from p2pcards.errors import JoinRefused
@@ -765,13 +768,10 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
             if not typed or refused is None or refused.reason != "wrong-code" or attempt == CODE_TRIES:
                 raise
         left = CODE_TRIES - attempt
-        click.echo(
-            f"The host says that code is wrong: check it with the host and type it again "
-            f"({left} {'try' if left == 1 else 'tries'} left)."
-        )
+        click.echo(tr.n("join_wrong_code", left, left=left))
         import trio
 
-        code = await trio.to_thread.run_sync(_type_code)
+        code = await trio.to_thread.run_sync(_type_code, tr)
     raise AssertionError("unreachable")
 
 
@@ -967,17 +967,18 @@ def host(
         config.ui.on_invitation = functools.partial(invitation, tr=config.ui.console.tr)
         play = functools.partial(host_game, players=players, rules=table_rules, code=invite, game=spec.name)
         sockets = None
+        tr = config.ui.console.tr
         if no_discovery:
             pass
         elif number is None:
-            click.echo("LAN discovery is off: the code has no number in front (43-robin-maple)", err=True)
+            click.echo(tr("host_lan_off_no_number"), err=True)
         else:
             try:  # the table goes on without it: the others can still join at the address
                 sockets = await discovery.open_responder(bind, udp_port)
             except UsageError as e:
-                click.echo(f"LAN discovery is off: {e}", err=True)
+                click.echo(tr("host_lan_off", why=_said(e, tr)), err=True)
             except OSError as e:
-                click.echo(f"LAN discovery is off: UDP port {udp_port} ({e.strerror or e})", err=True)
+                click.echo(tr("host_lan_off_udp", port=udp_port, error=e.strerror or e), err=True)
         if sockets is None:
             return await play(config)
         discovering = True
@@ -1027,46 +1028,43 @@ def join(
     from p2pcards.net.node import join_game, resume_game, unfinished_games
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
+    tr = Translator(_language(opts["lang"]))
     if address is not None and discovery.code_number(address) is not None:
         if code and normalize_code(code) != normalize_code(address):
-            raise click.UsageError("two different codes: the argument, and --code or P2PCARDS_CODE")
+            raise click.UsageError(tr("join_two_codes"))
         address, code = None, address
     typed = not code
     if address is None:  # find the host on this network by the code's public number
-        code = _ask_code(code)
+        code = _ask_code(code, tr)
         number = discovery.code_number(code)
         if number is None:
-            raise click.UsageError(
-                "only a code like 43-robin-maple finds its host on this network: "
-                "give the host's address, p2pcards join ADDRESS"
-            )
+            raise click.UsageError(tr("join_code_no_number"))
         udp_port = discovery_port or discovery.DISCOVERY_PORT
         unfinished = bool(unfinished_games())
 
         async def find_and_join(config):  # type: ignore[no-untyped-def]
-            click.echo(f"Looking for the host of code {discovery.shown(number)} on this network...")
+            click.echo(tr("join_looking", code=discovery.shown(number)))
             try:
                 hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
             except discovery.NoHostAnswered as e:
                 if unfinished:  # a started game's host answers no search: `resume` goes back into it
-                    raise discovery.NoHostAnswered(
-                        f"{e} (to go back into a game this computer had not finished: p2pcards resume)"
-                    ) from None
+                    raise discovery.NoHostAnswered(tr("join_no_host_resume", error=_said(e, tr))) from None
                 raise
             where = ", ".join(show_address(*h) for h in hosts)
             if len(hosts) == 1:
-                click.echo(f"Found the host at {where}.")
+                click.echo(tr("join_found", where=where))
             else:  # an impostor among them gets one guess of the code, nothing more
-                click.echo(f"{len(hosts)} hosts answered ({where}); trying each in turn.")
+                click.echo(tr("join_found_many", n=len(hosts), where=where))
             (host_name, host_port), *others = hosts
 
             async def join(code: str):  # type: ignore[no-untyped-def]
                 where = {"host": host_name, "port": host_port, "alternatives": others}
                 return await join_game(config, code=code, no_listen=no_listen, **where)
 
-            return await _joined_asking_again(join, code, typed)
+            return await _joined_asking_again(join, code, typed, tr)
 
         _run_node("join", find_and_join, port=port, **opts)
         return
@@ -1075,7 +1073,7 @@ def join(
     earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
-        click.echo(f"Resuming your unfinished game at {clean(address, MESSAGE_LIMIT)} ({names}).")
+        click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
         _check_resumable(earlier[0].path)
 
         async def resume(config):  # type: ignore[no-untyped-def]
@@ -1083,13 +1081,13 @@ def join(
 
         _run_node("join", resume, port=0, **opts)
         return
-    code = _ask_code(code)
+    code = _ask_code(code, tr)
 
     async def run(config):  # type: ignore[no-untyped-def]
         async def join(code: str):  # type: ignore[no-untyped-def]
             return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
 
-        return await _joined_asking_again(join, code, typed)
+        return await _joined_asking_again(join, code, typed, tr)
 
     _run_node("join", run, port=port, **opts)
 

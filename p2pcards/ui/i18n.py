@@ -497,6 +497,32 @@ _EN_COMMANDS: dict[str, str] = {
     "replay_press_enter": "Press Enter for the next hand",
 }
 _EN.update(_EN_COMMANDS)
+
+# What host, join and resume print around a table: finding it, the code, what went wrong.
+_EN_CONNECTING: dict[str, str] = {
+    "join_looking": "Looking for the host of code {code} on this network...",
+    "join_found": "Found the host at {where}.",
+    "join_found_many": "{n} hosts answered ({where}); trying each in turn.",
+    "join_no_host_resume": "{error} (to go back into a game this computer had not finished: "
+    "p2pcards resume)",
+    "join_ask_code": "The host's invitation code (or give --code, or set P2PCARDS_CODE); "
+    "Tab completes a word.",
+    "join_code_prompt": "Invitation code: ",
+    "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
+    "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
+    "give the host's address, p2pcards join ADDRESS",
+    "join_resuming": "Resuming your unfinished game at {address} ({names}).",
+    "host_lan_off_no_number": "LAN discovery is off: the code has no number in front (43-robin-maple)",
+    "host_lan_off": "LAN discovery is off: {why}",
+    "host_lan_off_udp": "LAN discovery is off: UDP port {port} ({error})",
+    "cmd_interrupted": "Interrupted; the transcript so far is saved in the data directory.",
+    "cmd_port_taken": "{kind}: port {port} is already in use (another program, or another p2pcards, listens "
+    "there): choose another one with --port, e.g. --port {other}",
+    "cmd_port_taken_resume": "{kind}: the port this game listened on is already in use (another program, or "
+    "another p2pcards, listens there): stop that one, then resume again",
+}
+_EN.update(_EN_CONNECTING)
 _EN.update(AUDIT_WORDS)
 _EN.update(RULE_WORDS)
 
@@ -535,6 +561,10 @@ _EN_PLURAL.update(
             "({n} older games not shown: see more with -n {more})",
         ),
     }
+)
+_EN_PLURAL["join_wrong_code"] = (
+    "The host says that code is wrong: check it with the host and type it again ({left} try left).",
+    "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
 )
 _EN_PLURAL.update(AUDIT_PLURAL)
 _EN_PLURAL.update(RULE_PLURAL)
