@@ -461,7 +461,12 @@ def simulate(
         result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name)
     except UsageError as e:
         raise click.ClickException(str(e)) from None
-    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.format_table())
+    if as_json:  # (for programs: its words stay English)
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        from p2pcards.ui.i18n import Translator
+
+        click.echo(result.format_table(Translator(_language(lang))))
 
 
 # --- audit ------------------------------------------------------------------
@@ -1074,7 +1079,7 @@ def join(
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
         click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
-        _check_resumable(earlier[0].path)
+        _check_resumable(earlier[0].path, tr)
 
         async def resume(config):  # type: ignore[no-untyped-def]
             return await resume_game(config, earlier[0].path)
@@ -1109,31 +1114,36 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
 
     from p2pcards.net.node import resume_game, unfinished_games
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
+    tr = Translator(_language(opts["lang"]))
     games = unfinished_games()
     if which is not None and not which.isdigit():
         path = Path(which)
     else:
         if not games:
-            click.echo("No unfinished game on this computer.")
+            click.echo(tr("resume_none"))
             return
         if list_only or (which is None and len(games) > 1):
             for i, u in enumerate(games, start=1):
                 when = datetime.datetime.fromtimestamp(u.modified).strftime("%Y-%m-%d %H:%M")
                 # Everything here comes from the journal, and the names from the players.
                 host = u.host_address
-                at = f" at {clean(host[0], MESSAGE_LIMIT)}:{host[1]}" if host else " (you host)"
+                at = tr("resume_you_host")
+                if host:
+                    at = tr("resume_at", host=clean(host[0], MESSAGE_LIMIT), port=host[1])
                 names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in u.names)
-                click.echo(f"{i}. {when}  {clean(u.game, SHOWN_NAME)}{at}: {names} (you: seat {u.seat})")
+                game = clean(u.game, SHOWN_NAME)
+                click.echo(tr("resume_line", i=i, when=when, game=game, at=at, names=names, seat=u.seat))
             if not list_only:
-                click.echo("Resume one with: p2pcards resume NUMBER")
+                click.echo(tr("resume_hint"))
             return
         index = int(which) if which is not None else 1
         if not 1 <= index <= len(games):
-            raise click.BadParameter(f"choose a number from 1 to {len(games)}", param_hint="WHICH")
+            raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
         path = games[index - 1].path
-    _check_resumable(path)
+    _check_resumable(path, tr)
 
     async def run(config):  # type: ignore[no-untyped-def]
         return await resume_game(config, path)
@@ -1141,7 +1151,7 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
     _run_node("resume", run, port=0, **opts)
 
 
-def _check_resumable(path: Path) -> None:
+def _check_resumable(path: Path, tr: Any) -> None:
     """Refuse a journal that cannot be resumed in one sentence naming the file, before
     anything runs: the journal stays as it is, so nothing of the game is lost (a mended
     copy, or a newer p2pcards, may still resume it). The network session is what
@@ -1155,9 +1165,9 @@ def _check_resumable(path: Path) -> None:
     try:
         header = read_journal(path.read_bytes()).header
     except OSError as e:
-        raise click.ClickException(f"cannot read the journal {shown}: {e.strerror or e}") from None
+        raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
     except TranscriptError as e:
-        raise click.ClickException(f"{shown} cannot be resumed: {e}; it is left as it is.") from None
+        raise click.ClickException(tr("resume_damaged", path=shown, error=e)) from None
     session = header.session
     seats, host = session.get("seats"), session.get("host_address")
     usable = (
@@ -1169,10 +1179,7 @@ def _check_resumable(path: Path) -> None:
         and type(session.get("listen_port")) is int
     )
     if not usable:
-        raise click.ClickException(
-            f"{shown} cannot be resumed: its header does not say where the other players are "
-            "(its network session is empty or damaged), so the journal is left as it is."
-        )
+        raise click.ClickException(tr("resume_no_session", path=shown))
 
 
 # --- history ----------------------------------------------------------------
@@ -1326,28 +1333,30 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     from p2pcards.net import storage
     from p2pcards.net.known import KnownPlayers
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     known = KnownPlayers.load(storage.data_dir())
     if known.problem is not None:
-        _echo(f"Note: the list of known players {clean(known.problem, MESSAGE_LIMIT)}.", err=True)
+        _echo(tr("players_note", problem=clean(known.problem, MESSAGE_LIMIT)), err=True)
     if forget is not None:
         gone = known.forget(forget)
         if not gone:
-            _echo(f"No known player is named {clean(forget, NAME_LIMIT)!r} or has such a key.", err=True)
+            _echo(tr("players_no_such", name=repr(clean(forget, NAME_LIMIT))), err=True)
             sys.exit(1)
         for p in gone:
-            _echo(f"Forgot {clean(p.name, NAME_LIMIT)} (key {fingerprint(p.key)}).")
+            _echo(tr("players_forgot", name=clean(p.name, NAME_LIMIT), fingerprint=fingerprint(p.key)))
         return
     entries = sorted(known.players.values(), key=lambda p: (p.name.casefold(), p.first))
     if as_json:
         _echo_json([p.to_json() | {"fingerprint": fingerprint(p.key)} for p in entries])
         return
     if not entries:
-        _echo("No known players yet: the players of each networked game are remembered here.")
+        _echo(tr("players_none"))
         return
     for p in entries:
-        games = f"{p.games} game{'s' if p.games != 1 else ''}"
-        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}, {p.first} to {p.last}")
+        games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
+        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}")
 
 
 if __name__ == "__main__":

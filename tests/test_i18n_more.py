@@ -121,3 +121,113 @@ def test_what_the_lower_layers_raise_is_said_in_the_players_language(lang: str) 
     )
     for line in (tr("cmd_interrupted"), tr("join_ask_code"), tr("join_looking", code="43-...")):
         assert len(line) < 80, line
+
+
+# ---------------------------------------------------------------------------
+# resume, players, simulate
+
+RESUME_ENGLISH = ("No unfinished", "(you:", " at 127", "Resume one", "seat ", "cannot be resumed")
+PLAYERS_ENGLISH = ("No known", "Forgot", " game", " to 20", "key ")
+SIM_ENGLISH = ("strategy", "seats", "win rate", "95% interval", "pen/hand", "outs", "matches", "players",
+               "seed", "rules:", "default", "shared wins", "hands", "stalled")  # fmt: skip
+
+
+def said(args: list[str], lang: str | None, env: dict[str, str], english: tuple[str, ...],
+         fits: bool = True) -> str:  # fmt: skip
+    from click.testing import CliRunner
+
+    env = {**env, **({"P2PCARDS_LANG": lang} if lang else {})}
+    result = CliRunner().invoke(cli.main, args, env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output, result.output
+    if lang:
+        for phrase in english:
+            assert phrase not in result.output, (phrase, result.output)
+        assert not fits or all(len(line) <= 80 for line in result.output.splitlines()), result.output
+    return result.output
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_resume_lists_its_games_and_refuses_in_the_players_language(tmp_path: Path, lang: str) -> None:
+    from test_resume_cli import SESSION, journal
+
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    nothing = said(["resume", "--list"], lang, env, RESUME_ENGLISH)
+    assert nothing == {"fr": "Aucune partie inachevée sur cet ordinateur.\n",
+                       "it": "Nessuna partita non finita su questo computer.\n"}[lang]  # fmt: skip
+    os_env = pytest.MonkeyPatch()
+    os_env.setenv("P2PCARDS_HOME", str(tmp_path))
+    try:
+        first = journal(tmp_path, SESSION)
+        (tmp_path / "other.journal").write_bytes(first.read_bytes())
+        second = first.with_name("0" + first.name)
+        second.write_bytes(first.read_bytes())
+    finally:
+        os_env.undo()
+    listed = said(["resume"], lang, env, RESUME_ENGLISH, fits=False).splitlines()  # (long names)
+    line = {"fr": "nines à 127.0.0.1:7001 : Evil, ", "it": "nines a 127.0.0.1:7001: Evil, "}[lang]
+    assert len(listed) == 3 and line in listed[0], listed
+    assert listed[0].endswith({"fr": "me (vous : place 3)", "it": "me (tu: posto 3)"}[lang]), listed
+    assert listed[2] == {"fr": "Pour en reprendre une : p2pcards resume NUMÉRO",
+                         "it": "Per riprenderne una: p2pcards resume NUMERO"}[lang]  # fmt: skip
+    from click.testing import CliRunner
+
+    bad = CliRunner().invoke(cli.main, ["resume", "7", "--lang", lang], env=env)
+    assert bad.exit_code == 2
+    assert {"fr": "choisissez un numéro de 1 à 2", "it": "scegli un numero da 1 a 2"}[lang] in bad.output
+
+
+def test_resume_in_english_is_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_resume_cli import SESSION, journal
+
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    journal(tmp_path, SESSION)
+    out = said(["resume", "--list", "--lang", "en"], None, {}, ())
+    assert out.endswith("  nines at 127.0.0.1:7001: Evil, Bob VALID: Bob wins, Ann, me (you: seat 3)\n"), out
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_players_lists_and_forgets_in_the_players_language(tmp_path: Path, lang: str) -> None:
+    from test_known_players import BOB, CAROL, PUPPET, roster
+
+    from p2pcards.crypto.identity import fingerprint
+    from p2pcards.net.known import KnownPlayers
+
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    empty = said(["players"], lang, env, PLAYERS_ENGLISH)
+    start = {"fr": "Personne encore : ", "it": "Ancora nessuna persona: "}
+    assert empty.startswith(start[lang]), empty
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("bob", BOB), ("eve", PUPPET)), me=0, day="2026-12-01")
+    known.remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-05")
+    bob, eve = said(["players"], lang, env, PLAYERS_ENGLISH).splitlines()
+    assert bob.endswith({"fr": "2 parties du 2026-12-01 au 2026-12-05",
+                         "it": "2 partite dal 2026-12-01 al 2026-12-05"}[lang]), bob  # fmt: skip
+    assert eve.endswith({"fr": "1 partie du 2026-12-01 au 2026-12-01",
+                         "it": "1 partita dal 2026-12-01 al 2026-12-01"}[lang]), eve  # fmt: skip
+    gone = said(["players", "--forget", "eve"], lang, env, PLAYERS_ENGLISH)
+    forgot = {"fr": "Vous avez oublié eve (clé ", "it": "Hai dimenticato eve (chiave "}[lang]
+    assert gone == f"{forgot}{fingerprint(PUPPET.public_key)}).\n"
+    missing = said(["players", "--forget", "eve"], lang, env, PLAYERS_ENGLISH)
+    nobody = {"fr": "Personne de connu ne s'appelle 'eve' ni n'a une telle clé.",
+              "it": "Nessuna persona conosciuta si chiama 'eve' o ha una chiave così."}  # fmt: skip
+    assert missing == nobody[lang] + "\n"
+    english = said(["players", "--lang", "en"], None, env, ())
+    assert english.endswith("  2 games, 2026-12-01 to 2026-12-05\n"), english
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_simulate_prints_its_table_in_the_players_language(lang: str) -> None:
+    args = ["simulate", "-n", "3", "-g", "6", "-s", "2"]
+    out = said(args, lang, {}, SIM_ENGLISH)
+    head = {
+        "fr": ["stratégie", "places", "victoires", "% victoires", "IC 95 %", "pén./manche", "sorties"],
+        "it": ["strategia", "posti", "vittorie", "% vittorie", "IC 95%", "pen./mano", "uscite"],
+    }
+    assert [w.strip() for w in out.splitlines()[0].split("  ") if w.strip()] == head[lang], out
+    assert {"fr": "Nines : 6 parties, 3 joueurs, graine 2, règles : par défaut ;",
+            "it": "Nines: 6 partite, 3 giocatori, seme 2, regole: predefinite;"}[lang] in out  # fmt: skip
+    assert {"fr": " manches/s, ", "it": " mani/s, "}[lang] in out
+    one = said(["simulate", "-n", "3", "-g", "1", "--game", "neuf"], lang, {}, SIM_ENGLISH)
+    assert {"fr": "Le Neuf : 1 partie, 3 joueurs", "it": "Le Neuf: 1 partita, 3 giocatori"}[lang] in one
+    assert said([*args, "--json"], lang, {}, ())[:40] == said([*args, "--json"], None, {}, ())[:40]

@@ -523,6 +523,36 @@ _EN_CONNECTING: dict[str, str] = {
     "another p2pcards, listens there): stop that one, then resume again",
 }
 _EN.update(_EN_CONNECTING)
+
+# What resume, players and simulate list.
+_EN_LISTS: dict[str, str] = {
+    "resume_none": "No unfinished game on this computer.",
+    "resume_line": "{i}. {when}  {game}{at}: {names} (you: seat {seat})",
+    "resume_at": " at {host}:{port}",
+    "resume_you_host": " (you host)",
+    "resume_hint": "Resume one with: p2pcards resume NUMBER",
+    "resume_choose": "choose a number from 1 to {n}",
+    "resume_unreadable": "cannot read the journal {path}: {error}",
+    "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_no_session": "{path} cannot be resumed: its header does not say where the other players are "
+    "(its network session is empty or damaged), so the journal is left as it is.",
+    "players_note": "Note: the list of known players {problem}.",
+    "players_no_such": "No known player is named {name} or has such a key.",
+    "players_forgot": "Forgot {name} (key {fingerprint}).",
+    "players_none": "No known players yet: the players of each networked game are remembered here.",
+    "sim_strategy": "strategy",
+    "sim_seats": "seats",
+    "sim_wins": "wins",
+    "sim_win_rate": "win rate",
+    "sim_interval": "95% interval",
+    "sim_pen_hand": "pen/hand",
+    "sim_pts_hand": "pts/hand",
+    "sim_outs": "outs",
+    "sim_default": "default",
+    "sim_speed": "{hands} hands ({per_match} per match, {stalled} stalled) in {elapsed} s: {hps} hands/s, "
+    "{mps} matches/s",
+}
+_EN.update(_EN_LISTS)
 _EN.update(AUDIT_WORDS)
 _EN.update(RULE_WORDS)
 
@@ -565,6 +595,13 @@ _EN_PLURAL.update(
 _EN_PLURAL["join_wrong_code"] = (
     "The host says that code is wrong: check it with the host and type it again ({left} try left).",
     "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
+)
+_EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
+_EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
 )
 _EN_PLURAL.update(AUDIT_PLURAL)
 _EN_PLURAL.update(RULE_PLURAL)
