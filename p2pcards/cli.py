@@ -190,6 +190,79 @@ class _LocalizedGroup(_Localized, click.Group):
             formatter.write_dl(rows)
 
 
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:  # fmt: skip
+        """As click's own, with its errors said in the player's language (``Error:``, the usage,
+        ``Try ... --help``, an unknown option, a missing argument, an invalid value)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        from p2pcards.ui.i18n import LANGS, Translator
+
+        found = _lang_in(list(sys.argv[1:] if args is None else args))
+        tr = Translator(found.lower() if found and found.lower() in LANGS else help_lang())
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as e:
+            _show_error(e, tr)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo(tr("click_aborted"), err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _show_error(error: click.ClickException, tr: Any) -> None:
+    """What click's ``error.show()`` prints, in the translator's language."""
+    ctx = error.ctx if isinstance(error, click.UsageError) else None
+    if ctx is not None:
+        hint = ""
+        if ctx.command.get_help_option(ctx) is not None:
+            option = max(ctx.command.get_help_option_names(ctx), key=len)
+            hint = tr("click_try", command=ctx.command_path, option=option) + "\n"
+        click.echo(f"{ctx.get_usage()}\n{hint}", err=True, color=ctx.color)
+    click.echo(tr("cmd_error", error=_click_message(error, tr)), err=True, color=ctx.color if ctx else None)
+
+
+def _click_message(error: click.ClickException, tr: Any) -> str:
+    """The message of one of click's errors in the translator's language (the words a value's
+    own check gives stay as they are)."""
+    import re
+
+    def possibilities(found: list[str] | None) -> str:
+        if not found:
+            return ""
+        names = ", ".join(repr(p) for p in sorted(found))
+        return " " + tr.n("click_did_you_mean", len(found), options=names)
+
+    if isinstance(error, click.NoSuchOption):
+        return tr("click_no_such_option", name=repr(error.option_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.exceptions.NoSuchCommand):
+        return tr("click_no_such_command", name=repr(error.command_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.MissingParameter) and not error.message:
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        kind = error.param_type or (error.param.param_type_name if error.param is not None else "parameter")
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint or ())
+        key = {"argument": "click_missing_argument", "option": "click_missing_option"}.get(kind)
+        if key is not None and shown:
+            return tr(key, name=shown)
+        return error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        if hint is None:
+            return tr("click_invalid_value", message=error.message)
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint)
+        return tr("click_invalid_value_for", name=shown, message=error.message)
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", error.message)
+    if extra is not None:
+        words = extra.group(1).split(" ")
+        return tr.n("click_extra_arguments", len(words), arguments=extra.group(1))
+    return error.format_message()
+
+
 @click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
 def main() -> None:

@@ -231,3 +231,53 @@ def test_simulate_prints_its_table_in_the_players_language(lang: str) -> None:
     one = said(["simulate", "-n", "3", "-g", "1", "--game", "neuf"], lang, {}, SIM_ENGLISH)
     assert {"fr": "Le Neuf : 1 partie, 3 joueurs", "it": "Le Neuf: 1 partita, 3 giocatori"}[lang] in one
     assert said([*args, "--json"], lang, {}, ())[:40] == said([*args, "--json"], None, {}, ())[:40]
+
+
+# ---------------------------------------------------------------------------
+# click's own usage errors
+
+USAGE_ENGLISH = ("Usage:", "Try '", "for help", "Error:", "No such", "Missing argument", "Invalid value",
+                 "Did you mean", "unexpected extra")  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "env"), [("fr", False), ("it", True)])
+def test_click_usage_errors_in_the_players_language(lang: str, env: bool) -> None:
+    from click.testing import CliRunner
+
+    def error(*args: str) -> str:
+        chosen = {"P2PCARDS_LANG": lang} if env else {}
+        result = CliRunner().invoke(cli.main, [*args, *([] if env else ["--lang", lang])], env=chosen)
+        assert result.exit_code == 2, result.output
+        for phrase in USAGE_ENGLISH:
+            assert phrase not in result.output, (phrase, result.output)
+        return result.output
+
+    said = {
+        "fr": ("Utilisation : main audit [OPTIONS] FILE", "Essayez 'main audit --help' pour l'aide.",
+               "Erreur : Option inconnue : '--bogus'.", "Erreur : Argument manquant : 'FILE'.",
+               "Erreur : Valeur non valide pour '-n' / '--players' : ", "Erreur : Argument en trop : b",
+               "(Vouliez-vous dire l'une de : '--delay', '--lang', '--name' ?)"),
+        "it": ("Uso: main audit [OPTIONS] FILE", "Prova 'main audit --help' per l'aiuto.",
+               "Errore: Opzione sconosciuta: '--bogus'.", "Errore: Manca l'argomento 'FILE'.",
+               "Errore: Valore non valido per '-n' / '--players': ", "Errore: Argomento in più: b",
+               "(Forse intendevi una di queste: '--delay', '--lang', '--name'?)"),
+    }[lang]  # fmt: skip
+    bogus = error("audit", "--bogus")
+    assert said[0] in bogus and said[1] in bogus and said[2] in bogus, bogus
+    assert said[3] in error("audit")
+    assert said[4] in error("play", "-n", "x")
+    assert said[5] in error("replay", "a", "b")
+    assert said[6] in error("play", "--lnag", "x")
+
+
+def test_click_usage_errors_in_english_are_clicks_own() -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli.main, ["play", "--lnag", "x"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Usage: main play [OPTIONS]\nTry 'main play --help' for help.\n\n"
+        "Error: No such option '--lnag'. (Did you mean one of: '--delay', '--lang', '--name'?)\n"
+    )
+    typo = CliRunner().invoke(cli.main, ["audti"])
+    assert typo.output.endswith("Error: No such command 'audti'. Did you mean 'audit'?\n"), typo.output

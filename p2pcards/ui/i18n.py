@@ -553,6 +553,19 @@ _EN_LISTS: dict[str, str] = {
     "{mps} matches/s",
 }
 _EN.update(_EN_LISTS)
+
+# click's own errors on the command line (their English is click's).
+_EN_CLICK: dict[str, str] = {
+    "click_try": "Try '{command} {option}' for help.",
+    "click_no_such_option": "No such option {name}.",
+    "click_no_such_command": "No such command {name}.",
+    "click_missing_argument": "Missing argument {name}.",
+    "click_missing_option": "Missing option {name}.",
+    "click_invalid_value": "Invalid value: {message}",
+    "click_invalid_value_for": "Invalid value for {name}: {message}",
+    "click_aborted": "Aborted!",
+}
+_EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)
 _EN.update(RULE_WORDS)
 
@@ -602,6 +615,11 @@ _EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as 
     "shared wins count 1/k to each winner",
     "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
     "shared wins count 1/k to each winner",
+)
+_EN_PLURAL["click_did_you_mean"] = ("Did you mean {options}?", "(Did you mean one of: {options}?)")
+_EN_PLURAL["click_extra_arguments"] = (
+    "Got unexpected extra argument ({arguments})",
+    "Got unexpected extra arguments ({arguments})",
 )
 _EN_PLURAL.update(AUDIT_PLURAL)
 _EN_PLURAL.update(RULE_PLURAL)
