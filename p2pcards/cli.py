@@ -190,6 +190,79 @@ class _LocalizedGroup(_Localized, click.Group):
             formatter.write_dl(rows)
 
 
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:  # fmt: skip
+        """As click's own, with its errors said in the player's language (``Error:``, the usage,
+        ``Try ... --help``, an unknown option, a missing argument, an invalid value)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        from p2pcards.ui.i18n import LANGS, Translator
+
+        found = _lang_in(list(sys.argv[1:] if args is None else args))
+        tr = Translator(found.lower() if found and found.lower() in LANGS else help_lang())
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as e:
+            _show_error(e, tr)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo(tr("click_aborted"), err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _show_error(error: click.ClickException, tr: Any) -> None:
+    """What click's ``error.show()`` prints, in the translator's language."""
+    ctx = error.ctx if isinstance(error, click.UsageError) else None
+    if ctx is not None:
+        hint = ""
+        if ctx.command.get_help_option(ctx) is not None:
+            option = max(ctx.command.get_help_option_names(ctx), key=len)
+            hint = tr("click_try", command=ctx.command_path, option=option) + "\n"
+        click.echo(f"{ctx.get_usage()}\n{hint}", err=True, color=ctx.color)
+    click.echo(tr("cmd_error", error=_click_message(error, tr)), err=True, color=ctx.color if ctx else None)
+
+
+def _click_message(error: click.ClickException, tr: Any) -> str:
+    """The message of one of click's errors in the translator's language (the words a value's
+    own check gives stay as they are)."""
+    import re
+
+    def possibilities(found: list[str] | None) -> str:
+        if not found:
+            return ""
+        names = ", ".join(repr(p) for p in sorted(found))
+        return " " + tr.n("click_did_you_mean", len(found), options=names)
+
+    if isinstance(error, click.NoSuchOption):
+        return tr("click_no_such_option", name=repr(error.option_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.exceptions.NoSuchCommand):
+        return tr("click_no_such_command", name=repr(error.command_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.MissingParameter) and not error.message:
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        kind = error.param_type or (error.param.param_type_name if error.param is not None else "parameter")
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint or ())
+        key = {"argument": "click_missing_argument", "option": "click_missing_option"}.get(kind)
+        if key is not None and shown:
+            return tr(key, name=shown)
+        return error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        if hint is None:
+            return tr("click_invalid_value", message=error.message)
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint)
+        return tr("click_invalid_value_for", name=shown, message=error.message)
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", error.message)
+    if extra is not None:
+        words = extra.group(1).split(" ")
+        return tr.n("click_extra_arguments", len(words), arguments=extra.group(1))
+    return error.format_message()
+
+
 @click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
 def main() -> None:
@@ -461,7 +534,12 @@ def simulate(
         result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name)
     except UsageError as e:
         raise click.ClickException(str(e)) from None
-    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.format_table())
+    if as_json:  # (for programs: its words stay English)
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        from p2pcards.ui.i18n import Translator
+
+        click.echo(result.format_table(Translator(_language(lang))))
 
 
 # --- audit ------------------------------------------------------------------
@@ -630,8 +708,8 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
                                  param_hint="'-b' / '--bot'")  # fmt: skip
     if name is not None:
         name = _usable_name(name)
+    tr = Translator(language)
     try:
-        tr = Translator(language)
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
@@ -664,14 +742,14 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
         leaves = _leaves(e)
         if any(isinstance(x, KeyboardInterrupt) for x in leaves):
-            click.echo("Interrupted; the transcript so far is saved in the data directory.", err=True)
+            click.echo(tr("cmd_interrupted"), err=True)
             sys.exit(130)
         ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
         if ours is not None:  # may quote a peer: a host's refusal, a seat's name
-            raise click.ClickException(clean(str(ours), MESSAGE_LIMIT)) from None
+            raise click.ClickException(clean(_said(ours, tr), MESSAGE_LIMIT)) from None
         system = next((x for x in leaves if isinstance(x, OSError)), None)
         if system is not None and system.errno == errno.EADDRINUSE:
-            raise click.ClickException(_port_taken(kind, port)) from None
+            raise click.ClickException(_port_taken(kind, port, tr)) from None
         if system is not None:
             raise click.ClickException(f"{kind}: {system.strerror or system}") from None
         raise
@@ -682,17 +760,20 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
     sys.exit(0 if outcome.status in ("over", "aborted") else 1)
 
 
-def _port_taken(kind: str, port: int) -> str:
+def _port_taken(kind: str, port: int, tr: Any) -> str:
     """What to do when the port to listen on is taken (rather than "Address already in use")."""
     if port:
-        return (
-            f"{kind}: port {port} is already in use (another program, or another p2pcards, listens "
-            f"there): choose another one with --port, e.g. --port {port + 1 if port < 65535 else 7777}"
-        )
-    return (
-        f"{kind}: the port this game listened on is already in use (another program, or another "
-        "p2pcards, listens there): stop that one, then resume again"
-    )
+        return tr("cmd_port_taken", kind=kind, port=port, other=port + 1 if port < 65535 else 7777)
+    return tr("cmd_port_taken_resume", kind=kind)
+
+
+def _said(error: BaseException, tr: Any) -> str:
+    """An error's message in the player's language: a layer below the interface that raises
+    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
+    from p2pcards.protocol.notice import Notice
+
+    message = error.args[0] if len(error.args) == 1 else None
+    return tr(message.key, **message.values) if isinstance(message, Notice) else str(error)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -729,30 +810,30 @@ CODE_TRIES = 3
 """How many times a person may type the invitation code before ``join`` gives up."""
 
 
-def _ask_code(code: str | None) -> str:
+def _ask_code(code: str | None, tr: Any) -> str:
     """The invitation code, asked for when it was not given."""
     if code:
         return code
     if not sys.stdin.isatty():
-        raise click.UsageError("no invitation code: give --code CODE, or set P2PCARDS_CODE")
-    click.echo("The host's invitation code (or give --code, or set P2PCARDS_CODE); Tab completes a word.")
-    return _type_code()
+        raise click.UsageError(tr("join_no_code"))
+    click.echo(tr("join_ask_code"))
+    return _type_code(tr)
 
 
-def _type_code() -> str:
+def _type_code(tr: Any) -> str:
     from p2pcards.net.words import WORDS
     from p2pcards.ui.keyboard import ask_code
 
     while True:
         try:
-            typed = ask_code("Invitation code: ", WORDS)
+            typed = ask_code(tr("join_code_prompt"), WORDS)
         except EOFError:
             raise click.Abort() from None
         if typed:
             return typed
 
 
-async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool) -> Any:
+async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
     """``join(code)``; when the code was typed here and the host says it is wrong, the
     person types it again (``CODE_TRIES`` in all) instead of starting over."""
     from p2pcards.errors import JoinRefused
@@ -765,13 +846,10 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
             if not typed or refused is None or refused.reason != "wrong-code" or attempt == CODE_TRIES:
                 raise
         left = CODE_TRIES - attempt
-        click.echo(
-            f"The host says that code is wrong: check it with the host and type it again "
-            f"({left} {'try' if left == 1 else 'tries'} left)."
-        )
+        click.echo(tr.n("join_wrong_code", left, left=left))
         import trio
 
-        code = await trio.to_thread.run_sync(_type_code)
+        code = await trio.to_thread.run_sync(_type_code, tr)
     raise AssertionError("unreachable")
 
 
@@ -974,17 +1052,18 @@ def host(
         config.ui.on_invitation = functools.partial(invitation, tr=config.ui.console.tr)
         play = functools.partial(host_game, players=players, rules=table_rules, code=invite, game=spec.name)
         sockets = None
+        tr = config.ui.console.tr
         if no_discovery:
             pass
         elif number is None:
-            click.echo("LAN discovery is off: the code has no number in front (43-robin-maple)", err=True)
+            click.echo(tr("host_lan_off_no_number"), err=True)
         else:
             try:  # the table goes on without it: the others can still join at the address
                 sockets = await discovery.open_responder(bind, udp_port)
             except UsageError as e:
-                click.echo(f"LAN discovery is off: {e}", err=True)
+                click.echo(tr("host_lan_off", why=_said(e, tr)), err=True)
             except OSError as e:
-                click.echo(f"LAN discovery is off: UDP port {udp_port} ({e.strerror or e})", err=True)
+                click.echo(tr("host_lan_off_udp", port=udp_port, error=e.strerror or e), err=True)
         if sockets is None:
             return await play(config)
         discovering = True
@@ -1034,46 +1113,43 @@ def join(
     from p2pcards.net.node import join_game, resume_game, unfinished_games
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
+    tr = Translator(_language(opts["lang"]))
     if address is not None and discovery.code_number(address) is not None:
         if code and normalize_code(code) != normalize_code(address):
-            raise click.UsageError("two different codes: the argument, and --code or P2PCARDS_CODE")
+            raise click.UsageError(tr("join_two_codes"))
         address, code = None, address
     typed = not code
     if address is None:  # find the host on this network by the code's public number
-        code = _ask_code(code)
+        code = _ask_code(code, tr)
         number = discovery.code_number(code)
         if number is None:
-            raise click.UsageError(
-                "only a code like 43-robin-maple finds its host on this network: "
-                "give the host's address, p2pcards join ADDRESS"
-            )
+            raise click.UsageError(tr("join_code_no_number"))
         udp_port = discovery_port or discovery.DISCOVERY_PORT
         unfinished = bool(unfinished_games())
 
         async def find_and_join(config):  # type: ignore[no-untyped-def]
-            click.echo(f"Looking for the host of code {discovery.shown(number)} on this network...")
+            click.echo(tr("join_looking", code=discovery.shown(number)))
             try:
                 hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
             except discovery.NoHostAnswered as e:
                 if unfinished:  # a started game's host answers no search: `resume` goes back into it
-                    raise discovery.NoHostAnswered(
-                        f"{e} (to go back into a game this computer had not finished: p2pcards resume)"
-                    ) from None
+                    raise discovery.NoHostAnswered(tr("join_no_host_resume", error=_said(e, tr))) from None
                 raise
             where = ", ".join(show_address(*h) for h in hosts)
             if len(hosts) == 1:
-                click.echo(f"Found the host at {where}.")
+                click.echo(tr("join_found", where=where))
             else:  # an impostor among them gets one guess of the code, nothing more
-                click.echo(f"{len(hosts)} hosts answered ({where}); trying each in turn.")
+                click.echo(tr("join_found_many", n=len(hosts), where=where))
             (host_name, host_port), *others = hosts
 
             async def join(code: str):  # type: ignore[no-untyped-def]
                 where = {"host": host_name, "port": host_port, "alternatives": others}
                 return await join_game(config, code=code, no_listen=no_listen, **where)
 
-            return await _joined_asking_again(join, code, typed)
+            return await _joined_asking_again(join, code, typed, tr)
 
         _run_node("join", find_and_join, port=port, **opts)
         return
@@ -1082,21 +1158,21 @@ def join(
     earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
-        click.echo(f"Resuming your unfinished game at {clean(address, MESSAGE_LIMIT)} ({names}).")
-        _check_resumable(earlier[0].path)
+        click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
+        _check_resumable(earlier[0].path, tr)
 
         async def resume(config):  # type: ignore[no-untyped-def]
             return await resume_game(config, earlier[0].path)
 
         _run_node("join", resume, port=0, **opts)
         return
-    code = _ask_code(code)
+    code = _ask_code(code, tr)
 
     async def run(config):  # type: ignore[no-untyped-def]
         async def join(code: str):  # type: ignore[no-untyped-def]
             return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
 
-        return await _joined_asking_again(join, code, typed)
+        return await _joined_asking_again(join, code, typed, tr)
 
     _run_node("join", run, port=port, **opts)
 
@@ -1118,31 +1194,36 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
 
     from p2pcards.net.node import resume_game, unfinished_games
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
+    tr = Translator(_language(opts["lang"]))
     games = unfinished_games()
     if which is not None and not which.isdigit():
         path = Path(which)
     else:
         if not games:
-            click.echo("No unfinished game on this computer.")
+            click.echo(tr("resume_none"))
             return
         if list_only or (which is None and len(games) > 1):
             for i, u in enumerate(games, start=1):
                 when = datetime.datetime.fromtimestamp(u.modified).strftime("%Y-%m-%d %H:%M")
                 # Everything here comes from the journal, and the names from the players.
                 host = u.host_address
-                at = f" at {clean(host[0], MESSAGE_LIMIT)}:{host[1]}" if host else " (you host)"
+                at = tr("resume_you_host")
+                if host:
+                    at = tr("resume_at", host=clean(host[0], MESSAGE_LIMIT), port=host[1])
                 names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in u.names)
-                click.echo(f"{i}. {when}  {clean(u.game, SHOWN_NAME)}{at}: {names} (you: seat {u.seat})")
+                game = clean(u.game, SHOWN_NAME)
+                click.echo(tr("resume_line", i=i, when=when, game=game, at=at, names=names, seat=u.seat))
             if not list_only:
-                click.echo("Resume one with: p2pcards resume NUMBER")
+                click.echo(tr("resume_hint"))
             return
         index = int(which) if which is not None else 1
         if not 1 <= index <= len(games):
-            raise click.BadParameter(f"choose a number from 1 to {len(games)}", param_hint="WHICH")
+            raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
         path = games[index - 1].path
-    _check_resumable(path)
+    _check_resumable(path, tr)
 
     async def run(config):  # type: ignore[no-untyped-def]
         return await resume_game(config, path)
@@ -1150,7 +1231,7 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
     _run_node("resume", run, port=0, **opts)
 
 
-def _check_resumable(path: Path) -> None:
+def _check_resumable(path: Path, tr: Any) -> None:
     """Refuse a journal that cannot be resumed in one sentence naming the file, before
     anything runs: the journal stays as it is, so nothing of the game is lost (a mended
     copy, or a newer p2pcards, may still resume it). The network session is what
@@ -1164,9 +1245,9 @@ def _check_resumable(path: Path) -> None:
     try:
         header = read_journal(path.read_bytes()).header
     except OSError as e:
-        raise click.ClickException(f"cannot read the journal {shown}: {e.strerror or e}") from None
+        raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
     except TranscriptError as e:
-        raise click.ClickException(f"{shown} cannot be resumed: {e}; it is left as it is.") from None
+        raise click.ClickException(tr("resume_damaged", path=shown, error=e)) from None
     session = header.session
     seats, host = session.get("seats"), session.get("host_address")
     usable = (
@@ -1178,10 +1259,7 @@ def _check_resumable(path: Path) -> None:
         and type(session.get("listen_port")) is int
     )
     if not usable:
-        raise click.ClickException(
-            f"{shown} cannot be resumed: its header does not say where the other players are "
-            "(its network session is empty or damaged), so the journal is left as it is."
-        )
+        raise click.ClickException(tr("resume_no_session", path=shown))
 
 
 # --- history ----------------------------------------------------------------
@@ -1335,28 +1413,30 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     from p2pcards.net import storage
     from p2pcards.net.known import KnownPlayers
     from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
 
+    tr = Translator(_language(lang))
     known = KnownPlayers.load(storage.data_dir())
     if known.problem is not None:
-        _echo(f"Note: the list of known players {clean(known.problem, MESSAGE_LIMIT)}.", err=True)
+        _echo(tr("players_note", problem=clean(known.problem, MESSAGE_LIMIT)), err=True)
     if forget is not None:
         gone = known.forget(forget)
         if not gone:
-            _echo(f"No known player is named {clean(forget, NAME_LIMIT)!r} or has such a key.", err=True)
+            _echo(tr("players_no_such", name=repr(clean(forget, NAME_LIMIT))), err=True)
             sys.exit(1)
         for p in gone:
-            _echo(f"Forgot {clean(p.name, NAME_LIMIT)} (key {fingerprint(p.key)}).")
+            _echo(tr("players_forgot", name=clean(p.name, NAME_LIMIT), fingerprint=fingerprint(p.key)))
         return
     entries = sorted(known.players.values(), key=lambda p: (p.name.casefold(), p.first))
     if as_json:
         _echo_json([p.to_json() | {"fingerprint": fingerprint(p.key)} for p in entries])
         return
     if not entries:
-        _echo("No known players yet: the players of each networked game are remembered here.")
+        _echo(tr("players_none"))
         return
     for p in entries:
-        games = f"{p.games} game{'s' if p.games != 1 else ''}"
-        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}, {p.first} to {p.last}")
+        games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
+        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from p2pcards.bots import Strategy, make_bot
 from p2pcards.errors import UsageError
 from p2pcards.games.base import MatchLoop, RandomShuffler, check_players
 from p2pcards.games.base import game as get_game
+from p2pcards.say import Say
 
 Z_95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -156,10 +157,15 @@ class SimResult:
             "matches_per_second": self.matches_per_second,
         }
 
-    def format_table(self) -> str:
-        """A plain-text table: one row per strategy, then the totals."""
-        points = "pen/hand" if self.game == "nines" else "pts/hand"
-        header = ("strategy", "seats", "wins", "win rate", "95% interval", points, "outs")
+    def format_table(self, say: Say | None = None) -> str:
+        """A plain-text table: one row per strategy, then the totals (``say``: in a language)."""
+        if say is None:
+            from p2pcards.ui.i18n import Translator
+
+            say = Translator()
+        points = say("sim_pen_hand") if self.game == "nines" else say("sim_pts_hand")
+        words = ("strategy", "seats", "wins", "win_rate", "interval")
+        header = (*(say(f"sim_{k}") for k in words), points, say("sim_outs"))
         rows = [header]
         for s in self.strategies:
             low, high = s.win_interval
@@ -183,17 +189,22 @@ class SimResult:
                 lines.append("  ".join("-" * w for w in widths))
         defaults = get_game(self.game).parse_rules(()).to_dict()
         changed = {k: v for k, v in self.rules.to_dict().items() if v != defaults.get(k)}
-        rules = ", ".join(f"{k.replace('_', '-')}={_fmt_rule(v)}" for k, v in changed.items()) or "default"
+        rules = ", ".join(f"{k.replace('_', '-')}={_fmt_rule(v)}" for k, v in changed.items())
+        rules = rules or say("sim_default")
         lines.append("")
+        title = get_game(self.game).title
+        lines.append(say.n("sim_summary", self.games, game=title, n=self.games, players=self.players,
+                           seed=self.seed, rules=rules))  # fmt: skip
         lines.append(
-            f"{get_game(self.game).title}: {self.games} matches, {self.players} players, "
-            f"seed {self.seed}, rules: {rules}; "
-            "shared wins count 1/k to each winner"
-        )
-        lines.append(
-            f"{self.hands_played} hands ({self.hands_per_match:.2f} per match, {self.stalled_hands} stalled) "
-            f"in {self.elapsed:.2f} s: {self.hands_per_second:,.0f} hands/s, "
-            f"{self.matches_per_second:,.1f} matches/s"
+            say(
+                "sim_speed",
+                hands=self.hands_played,
+                per_match=f"{self.hands_per_match:.2f}",
+                stalled=self.stalled_hands,
+                elapsed=f"{self.elapsed:.2f}",
+                hps=f"{self.hands_per_second:,.0f}",
+                mps=f"{self.matches_per_second:,.1f}",
+            )
         )
         return "\n".join(lines)
 

@@ -735,7 +735,31 @@ def test_hostile_names_run_no_script(games: dict[str, Game], browser: DevTools) 
     browser.open(games["hostile"].page.resolve().as_uri() + "#hand=1&move=1")
     assert browser.js("typeof window.pwn") == "undefined"
     assert browser.js("document.querySelectorAll('b, #pwned, #x').length") == 0
-    assert browser.js("document.scripts.length") == 2
+    scripts = "Array.from(document.scripts, s => s.id || 'code')"  # the page's own three, none more
+    assert browser.js(scripts) == ["game-data", "words", "code"]
     names = browser.js("Array.from(document.querySelectorAll('.seat .name'), n => n.textContent)")
     assert names == list(HOSTILE_NAMES)
     assert browser.js("document.title").startswith("Nines: " + HOSTILE_NAMES[0])
+
+
+@pytest.mark.parametrize(("lang", "words", "english"), [
+    ("fr", ("Manche 1 sur", "pli"), ("Hand 1 of", "trick")),
+    ("it", ("Mano 1 di", "prese"), ("Hand 1 of", "trick")),
+])  # fmt: skip
+def test_a_french_or_italian_page_speaks_its_language_in_the_browser(
+    games: dict[str, Game], browser: DevTools, tmp_path: Path, lang: str, words: tuple[str, ...],
+    english: tuple[str, ...],
+) -> None:  # fmt: skip
+    """The page's own script builds the table's words from the page's language: what the
+    browser shows at a move of Le Neuf is in that language, with no English left."""
+    page = tmp_path / f"neuf-{lang}.html"
+    args = ["replay", str(games["neuf"].path), "--html", str(page), "--lang", lang]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    browser.open(page.resolve().as_uri() + "#hand=1&move=20")
+    assert browser.js("document.documentElement.lang") == lang
+    shown = browser.js("document.getElementById('table-section').innerText")
+    for word in words:
+        assert word in shown, shown
+    for word in english:
+        assert word not in shown, shown

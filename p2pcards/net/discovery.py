@@ -44,6 +44,7 @@ from p2pcards.errors import PeerUnreachable, UsageError
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.protocol.lobby import normalize_code
+from p2pcards.protocol.notice import Notice
 
 DISCOVERY_PORT = 7777
 """The UDP port hosts hear queries on (beside ``host``'s default TCP port 7777, whatever ``--port``)."""
@@ -306,7 +307,7 @@ def reply_address(bind: str) -> str | None:
     try:
         return str(ipaddress.IPv4Address(bind))
     except ValueError:
-        raise UsageError(f"it works over IPv4, and --bind {bind} is not an IPv4 address") from None
+        raise UsageError(Notice("notice_discovery_ipv4", bind=bind)) from None
 
 
 @dataclass(slots=True)
@@ -506,10 +507,8 @@ async def search(
             sock.close()
     hosts = found.hosts(this_machine)
     if not hosts and failures and len(failures) == sends:
-        raise NoHostAnswered(
-            f"cannot search this network for code {shown(number)} ({failures[0].strerror or failures[0]}): "
-            "ask the host for its address and run p2pcards join ADDRESS"
-        )
+        error = failures[0].strerror or failures[0]
+        raise NoHostAnswered(Notice("notice_no_search", code=shown(number), error=error))
     return hosts
 
 
@@ -537,10 +536,7 @@ async def locate(
         )
     hosts = await search(number, port=port, targets=targets, bind=bind, wait=wait, settle=settle)
     if not hosts:
-        raise NoHostAnswered(
-            f"no host with code {shown(number)} answered on this network within {wait:g} s; "
-            "ask the host for its address and run p2pcards join ADDRESS"
-        )
+        raise NoHostAnswered(Notice("notice_no_host", code=shown(number), seconds=f"{wait:g}"))
     return hosts
 
 

@@ -587,7 +587,8 @@ async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
         with trio.fail_after(timeouts.handshake):
             stream = await open_reusable(host, port)
     except (OSError, trio.TooSlowError) as e:
-        raise PeerUnreachable(f"cannot reach the host at {show_address(host, port)} ({_reason(e)})") from None
+        where = show_address(host, port)
+        raise PeerUnreachable(Notice("notice_unreachable_host", where=where, why=_reason(e))) from None
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         server_key = await _host_tls(link, timeouts.handshake)

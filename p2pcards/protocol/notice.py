@@ -34,6 +34,12 @@ NOTICES: dict[str, str] = {
     " until you leave",
     "notice_no_mapping": "no router opened port {port} ({why}): a seat that cannot dial you reaches you"
     " through the host",
+    "notice_no_host": "no host with code {code} answered on this network within {seconds} s; ask the host"
+    " for its address and run p2pcards join ADDRESS",
+    "notice_no_search": "cannot search this network for code {code} ({error}): ask the host for its address"
+    " and run p2pcards join ADDRESS",
+    "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
+    "notice_unreachable_host": "cannot reach the host at {where} ({why})",
 }
 """The English of every notice, by key."""
 

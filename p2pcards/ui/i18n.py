@@ -592,6 +592,74 @@ _EN_REPLAY: dict[str, str] = {
     "rph_total": "total {n}",
 }
 _EN.update(_EN_REPLAY)
+# What host, join and resume print around a table: finding it, the code, what went wrong.
+_EN_CONNECTING: dict[str, str] = {
+    "join_looking": "Looking for the host of code {code} on this network...",
+    "join_found": "Found the host at {where}.",
+    "join_found_many": "{n} hosts answered ({where}); trying each in turn.",
+    "join_no_host_resume": "{error} (to go back into a game this computer had not finished: "
+    "p2pcards resume)",
+    "join_ask_code": "The host's invitation code (or give --code, or set P2PCARDS_CODE); "
+    "Tab completes a word.",
+    "join_code_prompt": "Invitation code: ",
+    "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
+    "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
+    "give the host's address, p2pcards join ADDRESS",
+    "join_resuming": "Resuming your unfinished game at {address} ({names}).",
+    "host_lan_off_no_number": "LAN discovery is off: the code has no number in front (43-robin-maple)",
+    "host_lan_off": "LAN discovery is off: {why}",
+    "host_lan_off_udp": "LAN discovery is off: UDP port {port} ({error})",
+    "cmd_interrupted": "Interrupted; the transcript so far is saved in the data directory.",
+    "cmd_port_taken": "{kind}: port {port} is already in use (another program, or another p2pcards, listens "
+    "there): choose another one with --port, e.g. --port {other}",
+    "cmd_port_taken_resume": "{kind}: the port this game listened on is already in use (another program, or "
+    "another p2pcards, listens there): stop that one, then resume again",
+}
+_EN.update(_EN_CONNECTING)
+
+# What resume, players and simulate list.
+_EN_LISTS: dict[str, str] = {
+    "resume_none": "No unfinished game on this computer.",
+    "resume_line": "{i}. {when}  {game}{at}: {names} (you: seat {seat})",
+    "resume_at": " at {host}:{port}",
+    "resume_you_host": " (you host)",
+    "resume_hint": "Resume one with: p2pcards resume NUMBER",
+    "resume_choose": "choose a number from 1 to {n}",
+    "resume_unreadable": "cannot read the journal {path}: {error}",
+    "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_no_session": "{path} cannot be resumed: its header does not say where the other players are "
+    "(its network session is empty or damaged), so the journal is left as it is.",
+    "players_note": "Note: the list of known players {problem}.",
+    "players_no_such": "No known player is named {name} or has such a key.",
+    "players_forgot": "Forgot {name} (key {fingerprint}).",
+    "players_none": "No known players yet: the players of each networked game are remembered here.",
+    "sim_strategy": "strategy",
+    "sim_seats": "seats",
+    "sim_wins": "wins",
+    "sim_win_rate": "win rate",
+    "sim_interval": "95% interval",
+    "sim_pen_hand": "pen/hand",
+    "sim_pts_hand": "pts/hand",
+    "sim_outs": "outs",
+    "sim_default": "default",
+    "sim_speed": "{hands} hands ({per_match} per match, {stalled} stalled) in {elapsed} s: {hps} hands/s, "
+    "{mps} matches/s",
+}
+_EN.update(_EN_LISTS)
+
+# click's own errors on the command line (their English is click's).
+_EN_CLICK: dict[str, str] = {
+    "click_try": "Try '{command} {option}' for help.",
+    "click_no_such_option": "No such option {name}.",
+    "click_no_such_command": "No such command {name}.",
+    "click_missing_argument": "Missing argument {name}.",
+    "click_missing_option": "Missing option {name}.",
+    "click_invalid_value": "Invalid value: {message}",
+    "click_invalid_value_for": "Invalid value for {name}: {message}",
+    "click_aborted": "Aborted!",
+}
+_EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)
 _EN.update(RULE_WORDS)
 
@@ -660,6 +728,22 @@ _EN_PLURAL.update(
         "rph_cards": ("{n} card", "{n} cards"),
         "rph_tricks": ("{n} trick", "{n} tricks"),
     }
+)
+_EN_PLURAL["join_wrong_code"] = (
+    "The host says that code is wrong: check it with the host and type it again ({left} try left).",
+    "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
+)
+_EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
+_EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
+)
+_EN_PLURAL["click_did_you_mean"] = ("Did you mean {options}?", "(Did you mean one of: {options}?)")
+_EN_PLURAL["click_extra_arguments"] = (
+    "Got unexpected extra argument ({arguments})",
+    "Got unexpected extra arguments ({arguments})",
 )
 _EN_PLURAL.update(AUDIT_PLURAL)
 _EN_PLURAL.update(RULE_PLURAL)

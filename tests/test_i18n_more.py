@@ -1,0 +1,283 @@
+"""The commands around a table speak the player's language too: what ``join`` and ``host``
+say while they connect (looking for the host, a wrong code, LAN discovery off, an
+interrupted game), with ``--lang`` or ``P2PCARDS_LANG``, and no English left in those lines."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+import trio
+from test_discovery import CODE, LOCAL, free_udp_port
+
+from p2pcards import cli
+from p2pcards.errors import JoinRefused, UsageError
+from p2pcards.net.discovery import reply_address
+from p2pcards.ui.i18n import Translator
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_join_by_code_looks_for_the_host_and_says_nobody_answered(tmp_path: Path, lang: str) -> None:
+    from e2e_helpers import run_cli
+
+    proc = run_cli(
+        ["join", "--bind", LOCAL, "--bot", "random", "--lang", lang],
+        home=tmp_path,
+        P2PCARDS_CODE=CODE,
+        P2PCARDS_DISCOVERY_PORT=str(free_udp_port()),
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    looking = {"fr": "Recherche de l'hôte du code 43-... sur ce réseau...",
+               "it": "Cerco l'host del codice 43-... su questa rete..."}[lang]  # fmt: skip
+    assert proc.stdout.splitlines()[0] == looking, proc.stdout
+    nobody = {"fr": "aucun hôte n'a répondu au code 43-... sur ce réseau en 3 s ; demandez",
+              "it": "nessun host con il codice 43-... ha risposto su questa rete entro 3"}[lang]  # fmt: skip
+    assert nobody in proc.stderr, proc.stderr
+    for english in ("Looking for", "no host with code", "answered on this network", "ask the host"):
+        assert english not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", ["The host says that code is wrong: check it with the host and type it again (2 tries left).",
+            "The host says that code is wrong: check it with the host and type it again (1 try left)."]),
+    ("fr", ["L'hôte refuse ce code : vérifiez-le et retapez-le (encore 2 essais).",
+            "L'hôte refuse ce code : vérifiez-le et retapez-le (encore 1 essai)."]),
+    ("it", ["L'host rifiuta questo codice: controllalo e riscrivilo (ancora 2 tentativi).",
+            "L'host rifiuta questo codice: controllalo e riscrivilo (ancora 1 tentativo)."]),
+])  # fmt: skip
+def test_a_wrong_code_is_asked_for_again_in_the_players_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: str, said: list[str]
+) -> None:
+    tried: list[str] = []
+    prompts: list[str] = []
+
+    async def join(code: str) -> str:
+        tried.append(code)
+        if len(tried) < 3:
+            raise JoinRefused("wrong-code", "the host refused: wrong invitation code")
+        return "seated"
+
+    def typed(prompt: str, words: object) -> str:
+        prompts.append(prompt)
+        return f"7-typed-{len(prompts)}"
+
+    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", typed)
+    assert trio.run(cli._joined_asking_again, join, "7-first-try", True, Translator(lang)) == "seated"
+    assert tried == ["7-first-try", "7-typed-1", "7-typed-2"]
+    assert capsys.readouterr().out.splitlines() == said
+    assert (
+        prompts
+        == [{"en": "Invitation code: ", "fr": "Code d'invitation : ", "it": "Codice d'invito: "}[lang]] * 2
+    )
+    assert all(len(line) < 80 for line in said[:1] if lang != "en")
+
+
+@pytest.mark.slow
+def test_a_host_whose_discovery_port_is_taken_says_so_in_italian(tmp_path: Path) -> None:
+    from e2e_helpers import free_port, processes
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken, processes(tmp_path) as procs:
+        taken.bind(("0.0.0.0", 0))
+        udp = taken.getsockname()[1]
+        args = [
+            "host",
+            "-n",
+            "2",
+            "--port",
+            str(free_port()),
+            "--bind",
+            LOCAL,
+            "--bot",
+            "random",
+            "--code",
+            CODE,
+        ]
+        host = procs.spawn("host", args, home=tmp_path, P2PCARDS_DISCOVERY_PORT=str(udp), P2PCARDS_LANG="it")
+        assert host.wait_for("Codice d'invito", timeout=20), host.tail()
+        assert f"Ricerca sulla rete locale disattivata: porta UDP {udp} (" in host.output()
+        assert "LAN discovery" not in host.output()
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_what_the_lower_layers_raise_is_said_in_the_players_language(lang: str) -> None:
+    tr = Translator(lang)
+    with pytest.raises(UsageError) as raised:
+        reply_address("::1")
+    assert str(raised.value) == "it works over IPv4, and --bind ::1 is not an IPv4 address"
+    said = cli._said(raised.value, tr)
+    assert said == {"fr": "elle passe par IPv4, et --bind ::1 n'est pas une adresse IPv4",
+                    "it": "funziona su IPv4, e --bind ::1 non è un indirizzo IPv4"}[lang]  # fmt: skip
+    assert cli._said(ValueError("plain"), tr) == "plain"
+    taken = cli._port_taken("host", 7777, tr)
+    assert taken.startswith(
+        {"fr": "host : le port 7777 est déjà utilisé", "it": "host: la porta 7777 è già"}[lang]
+    )
+    assert taken.endswith("--port 7778")
+    assert cli._port_taken("host", 7777, Translator("en")) == (
+        "host: port 7777 is already in use (another program, or another p2pcards, listens "
+        "there): choose another one with --port, e.g. --port 7778"
+    )
+    for line in (tr("cmd_interrupted"), tr("join_ask_code"), tr("join_looking", code="43-...")):
+        assert len(line) < 80, line
+
+
+# ---------------------------------------------------------------------------
+# resume, players, simulate
+
+RESUME_ENGLISH = ("No unfinished", "(you:", " at 127", "Resume one", "seat ", "cannot be resumed")
+PLAYERS_ENGLISH = ("No known", "Forgot", " game", " to 20", "key ")
+SIM_ENGLISH = ("strategy", "seats", "win rate", "95% interval", "pen/hand", "outs", "matches", "players",
+               "seed", "rules:", "default", "shared wins", "hands", "stalled")  # fmt: skip
+
+
+def said(args: list[str], lang: str | None, env: dict[str, str], english: tuple[str, ...],
+         fits: bool = True) -> str:  # fmt: skip
+    from click.testing import CliRunner
+
+    env = {**env, **({"P2PCARDS_LANG": lang} if lang else {})}
+    result = CliRunner().invoke(cli.main, args, env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output, result.output
+    if lang:
+        for phrase in english:
+            assert phrase not in result.output, (phrase, result.output)
+        assert not fits or all(len(line) <= 80 for line in result.output.splitlines()), result.output
+    return result.output
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_resume_lists_its_games_and_refuses_in_the_players_language(tmp_path: Path, lang: str) -> None:
+    from test_resume_cli import SESSION, journal
+
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    nothing = said(["resume", "--list"], lang, env, RESUME_ENGLISH)
+    assert nothing == {"fr": "Aucune partie inachevée sur cet ordinateur.\n",
+                       "it": "Nessuna partita non finita su questo computer.\n"}[lang]  # fmt: skip
+    os_env = pytest.MonkeyPatch()
+    os_env.setenv("P2PCARDS_HOME", str(tmp_path))
+    try:
+        first = journal(tmp_path, SESSION)
+        (tmp_path / "other.journal").write_bytes(first.read_bytes())
+        second = first.with_name("0" + first.name)
+        second.write_bytes(first.read_bytes())
+    finally:
+        os_env.undo()
+    listed = said(["resume"], lang, env, RESUME_ENGLISH, fits=False).splitlines()  # (long names)
+    line = {"fr": "nines à 127.0.0.1:7001 : Evil, ", "it": "nines a 127.0.0.1:7001: Evil, "}[lang]
+    assert len(listed) == 3 and line in listed[0], listed
+    assert listed[0].endswith({"fr": "me (vous : place 3)", "it": "me (tu: posto 3)"}[lang]), listed
+    assert listed[2] == {"fr": "Pour en reprendre une : p2pcards resume NUMÉRO",
+                         "it": "Per riprenderne una: p2pcards resume NUMERO"}[lang]  # fmt: skip
+    from click.testing import CliRunner
+
+    bad = CliRunner().invoke(cli.main, ["resume", "7", "--lang", lang], env=env)
+    assert bad.exit_code == 2
+    assert {"fr": "choisissez un numéro de 1 à 2", "it": "scegli un numero da 1 a 2"}[lang] in bad.output
+
+
+def test_resume_in_english_is_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_resume_cli import SESSION, journal
+
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    journal(tmp_path, SESSION)
+    out = said(["resume", "--list", "--lang", "en"], None, {}, ())
+    assert out.endswith("  nines at 127.0.0.1:7001: Evil, Bob VALID: Bob wins, Ann, me (you: seat 3)\n"), out
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_players_lists_and_forgets_in_the_players_language(tmp_path: Path, lang: str) -> None:
+    from test_known_players import BOB, CAROL, PUPPET, roster
+
+    from p2pcards.crypto.identity import fingerprint
+    from p2pcards.net.known import KnownPlayers
+
+    env = {"P2PCARDS_HOME": str(tmp_path)}
+    empty = said(["players"], lang, env, PLAYERS_ENGLISH)
+    start = {"fr": "Personne encore : ", "it": "Ancora nessuna persona: "}
+    assert empty.startswith(start[lang]), empty
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("bob", BOB), ("eve", PUPPET)), me=0, day="2026-12-01")
+    known.remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-05")
+    bob, eve = said(["players"], lang, env, PLAYERS_ENGLISH).splitlines()
+    assert bob.endswith({"fr": "2 parties du 2026-12-01 au 2026-12-05",
+                         "it": "2 partite dal 2026-12-01 al 2026-12-05"}[lang]), bob  # fmt: skip
+    assert eve.endswith({"fr": "1 partie du 2026-12-01 au 2026-12-01",
+                         "it": "1 partita dal 2026-12-01 al 2026-12-01"}[lang]), eve  # fmt: skip
+    gone = said(["players", "--forget", "eve"], lang, env, PLAYERS_ENGLISH)
+    forgot = {"fr": "Vous avez oublié eve (clé ", "it": "Hai dimenticato eve (chiave "}[lang]
+    assert gone == f"{forgot}{fingerprint(PUPPET.public_key)}).\n"
+    missing = said(["players", "--forget", "eve"], lang, env, PLAYERS_ENGLISH)
+    nobody = {"fr": "Personne de connu ne s'appelle 'eve' ni n'a une telle clé.",
+              "it": "Nessuna persona conosciuta si chiama 'eve' o ha una chiave così."}  # fmt: skip
+    assert missing == nobody[lang] + "\n"
+    english = said(["players", "--lang", "en"], None, env, ())
+    assert english.endswith("  2 games, 2026-12-01 to 2026-12-05\n"), english
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_simulate_prints_its_table_in_the_players_language(lang: str) -> None:
+    args = ["simulate", "-n", "3", "-g", "6", "-s", "2"]
+    out = said(args, lang, {}, SIM_ENGLISH)
+    head = {
+        "fr": ["stratégie", "places", "victoires", "% victoires", "IC 95 %", "pén./manche", "sorties"],
+        "it": ["strategia", "posti", "vittorie", "% vittorie", "IC 95%", "pen./mano", "uscite"],
+    }
+    assert [w.strip() for w in out.splitlines()[0].split("  ") if w.strip()] == head[lang], out
+    assert {"fr": "Nines : 6 parties, 3 joueurs, graine 2, règles : par défaut ;",
+            "it": "Nines: 6 partite, 3 giocatori, seme 2, regole: predefinite;"}[lang] in out  # fmt: skip
+    assert {"fr": " manches/s, ", "it": " mani/s, "}[lang] in out
+    one = said(["simulate", "-n", "3", "-g", "1", "--game", "neuf"], lang, {}, SIM_ENGLISH)
+    assert {"fr": "Le Neuf : 1 partie, 3 joueurs", "it": "Le Neuf: 1 partita, 3 giocatori"}[lang] in one
+    assert said([*args, "--json"], lang, {}, ())[:40] == said([*args, "--json"], None, {}, ())[:40]
+
+
+# ---------------------------------------------------------------------------
+# click's own usage errors
+
+USAGE_ENGLISH = ("Usage:", "Try '", "for help", "Error:", "No such", "Missing argument", "Invalid value",
+                 "Did you mean", "unexpected extra")  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "env"), [("fr", False), ("it", True)])
+def test_click_usage_errors_in_the_players_language(lang: str, env: bool) -> None:
+    from click.testing import CliRunner
+
+    def error(*args: str) -> str:
+        chosen = {"P2PCARDS_LANG": lang} if env else {}
+        result = CliRunner().invoke(cli.main, [*args, *([] if env else ["--lang", lang])], env=chosen)
+        assert result.exit_code == 2, result.output
+        for phrase in USAGE_ENGLISH:
+            assert phrase not in result.output, (phrase, result.output)
+        return result.output
+
+    said = {
+        "fr": ("Utilisation : main audit [OPTIONS] FILE", "Essayez 'main audit --help' pour l'aide.",
+               "Erreur : Option inconnue : '--bogus'.", "Erreur : Argument manquant : 'FILE'.",
+               "Erreur : Valeur non valide pour '-n' / '--players' : ", "Erreur : Argument en trop : b",
+               "(Vouliez-vous dire l'une de : '--delay', '--lang', '--name' ?)"),
+        "it": ("Uso: main audit [OPTIONS] FILE", "Prova 'main audit --help' per l'aiuto.",
+               "Errore: Opzione sconosciuta: '--bogus'.", "Errore: Manca l'argomento 'FILE'.",
+               "Errore: Valore non valido per '-n' / '--players': ", "Errore: Argomento in più: b",
+               "(Forse intendevi una di queste: '--delay', '--lang', '--name'?)"),
+    }[lang]  # fmt: skip
+    bogus = error("audit", "--bogus")
+    assert said[0] in bogus and said[1] in bogus and said[2] in bogus, bogus
+    assert said[3] in error("audit")
+    assert said[4] in error("play", "-n", "x")
+    assert said[5] in error("replay", "a", "b")
+    assert said[6] in error("play", "--lnag", "x")
+
+
+def test_click_usage_errors_in_english_are_clicks_own() -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli.main, ["play", "--lnag", "x"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "Usage: main play [OPTIONS]\nTry 'main play --help' for help.\n\n"
+        "Error: No such option '--lnag'. (Did you mean one of: '--delay', '--lang', '--name'?)\n"
+    )
+    typo = CliRunner().invoke(cli.main, ["audti"])
+    assert typo.output.endswith("Error: No such command 'audti'. Did you mean 'audit'?\n"), typo.output
