@@ -1,7 +1,9 @@
 """Where a node keeps what outlives a game: its identity key, its name, transcripts.
 
-The data directory is ``$P2PCARDS_HOME`` if set, else ``$XDG_DATA_HOME/p2pcards``,
-else ``~/.local/share/p2pcards``.
+The data directory is ``$P2PCARDS_HOME`` if set, else the system's own place for
+an application's data (``platformdirs``): on Linux ``$XDG_DATA_HOME/p2pcards``,
+else ``~/.local/share/p2pcards``; on macOS ``~/Library/Application
+Support/p2pcards``; on Windows ``%LOCALAPPDATA%\\p2pcards``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import os
 import time
 from pathlib import Path
 
+import platformdirs
+
 from p2pcards.crypto.identity import Identity
 
 
@@ -20,9 +24,7 @@ def data_dir() -> Path:
     home = os.environ.get("P2PCARDS_HOME")
     if home:
         return Path(home)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
-    return base / "p2pcards"
+    return Path(platformdirs.user_data_dir("p2pcards", appauthor=False))
 
 
 def load_identity(directory: Path | None = None) -> Identity:
