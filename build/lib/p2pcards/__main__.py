@@ -1,0 +1,5 @@
+"""``python -m p2pcards`` runs the command line."""
+
+from p2pcards.cli import main
+
+main()

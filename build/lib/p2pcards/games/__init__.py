@@ -1,0 +1,1 @@
+"""Game rules: pure, deterministic engines (no crypto, no I/O, no randomness)."""

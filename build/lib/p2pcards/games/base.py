@@ -1,0 +1,231 @@
+"""What every game provides, and the one match loop that runs any of them.
+
+A game is a rules engine (its ``HandState`` and ``Match``) plus the few facts
+the code around it needs: its name, table sizes, how its rule options are
+parsed, how many decks it uses, who stays in after a round of the cut, what a
+seat may see, and whether a hand ever needs fresh cards from the shuffler
+(Nines' recycled stock). Everything else - the local game, the simulator, the
+record - drives a game through :class:`Game` and :func:`play_match`, so adding
+a game means adding one module to ``games/`` and one entry to :data:`GAMES`.
+
+The loop plays with full information (local games, simulations). A seat sees
+only its :meth:`Game.view`; the shuffler is the only source of card order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from p2pcards.cards import Card, deck
+from p2pcards.errors import UsageError
+from p2pcards.say import Say
+
+
+class Shuffler(Protocol):
+    """Who shuffles: every card order of a match comes from here, nowhere else."""
+
+    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
+        """One card face up for each of ``seats``, from a freshly shuffled deck."""
+        ...
+
+    def deal(self) -> list[Card]:
+        """A shuffled deck for the next hand, top card first."""
+        ...
+
+    def recycle(self, cards: Sequence[Card]) -> tuple[Card, ...]:
+        """``cards`` shuffled (a new stock made of played cards, top first)."""
+        ...
+
+
+class RandomShuffler:
+    """Shuffles with one seeded ``random.Random``: the same seed, the same cards."""
+
+    __slots__ = ("copies", "rng")
+
+    def __init__(self, copies: int, rng: random.Random) -> None:
+        self.copies = copies
+        self.rng = rng
+
+    def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
+        cards = list(deck(self.copies))
+        self.rng.shuffle(cards)
+        return list(zip(seats, cards, strict=False))
+
+    def deal(self) -> list[Card]:
+        cards = list(deck(self.copies))
+        self.rng.shuffle(cards)
+        return cards
+
+    def recycle(self, cards: Sequence[Card]) -> tuple[Card, ...]:
+        out = list(cards)
+        self.rng.shuffle(out)
+        return tuple(out)
+
+
+class Game(Protocol):
+    """The facts about one game that the code around its engine needs."""
+
+    name: str
+    """Its name in records, commands and the first record of a transcript."""
+    title: str
+    min_players: int
+    max_players: int
+
+    def parse_rules(self, specs: Iterable[str]) -> Any:
+        """Rule options from ``--rule`` texts (UsageError naming a bad one)."""
+        ...
+
+    def rules_from_dict(self, data: Mapping[str, object]) -> Any:
+        """Rule options from a record's ``rules`` map (type-checked)."""
+        ...
+
+    def describe_rules(self, rules: Any, say: Say = ...) -> list[str]:
+        """Every rule option in words, one sentence each (for people reading an audit), in
+        English or in the language of ``say``."""
+        ...
+
+    def deck_copies(self, rules: Any) -> int:
+        """How many 52-card decks a hand is dealt from."""
+        ...
+
+    def cut_keeps(self, shown: Mapping[int, Card]) -> list[int]:
+        """After one round of the cut, the seats still in (one: the first dealer)."""
+        ...
+
+    def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """The seats ahead on these totals: the winners of a match that ends there."""
+        ...
+
+    def new_match(self, rules: Any, players: int, dealer: int) -> Any:
+        """A match at its start; ``start_hand(deck)``, ``close_hand()``, ``over``, ``totals``."""
+        ...
+
+    def view(self, hand: Any, seat: int, totals: Sequence[int]) -> Any:
+        """What ``seat`` may see of ``hand``: the only thing a strategy is given."""
+        ...
+
+    def restock(self, hand: Any, shuffler: Shuffler) -> Any | None:
+        """The action that refills the hand from the shuffler, when it needs one now."""
+        ...
+
+
+def check_players(game: Game, players: int) -> None:
+    """UsageError unless ``game`` is played by ``players`` seats."""
+    if not game.min_players <= players <= game.max_players:
+        lo, hi = game.min_players, game.max_players
+        span = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
+        raise UsageError(f"{game.title} is for {span} players, not {players}")
+
+
+def cut_for_deal(game: Game, shuffler: Shuffler, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
+    """Cut until one seat is left; seats tied in a round cut again among themselves."""
+    seats = list(range(players))
+    rounds: list[list[tuple[int, Card]]] = []
+    while True:
+        shown = shuffler.cut(seats)
+        rounds.append(shown)
+        seats = game.cut_keeps(dict(shown))
+        if len(seats) == 1:
+            return rounds, seats[0]
+
+
+Choose = Callable[[int, Any, Sequence[Any]], Any]
+"""``choose(seat, view, legal)``: the move of the seat to act."""
+
+
+class Observer(Protocol):
+    """What a display (or a recorder) is told as the match is played."""
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None: ...
+    def hand_start(self, hand: Any) -> None: ...
+    def move(self, action: Any) -> None: ...
+    def hand_end(self, hand: Any, result: Any, match: Any) -> None: ...
+    def match_end(self, match: Any) -> None: ...
+
+
+class Silent:
+    """An observer that watches nothing (simulations)."""
+
+    def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
+        pass
+
+    def hand_start(self, hand: Any) -> None:
+        pass
+
+    def move(self, action: Any) -> None:
+        pass
+
+    def hand_end(self, hand: Any, result: Any, match: Any) -> None:
+        pass
+
+    def match_end(self, match: Any) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class MatchLoop:
+    """The one match loop: the cut, then hands (dealer rotation is the engine's)
+    until the match is over. ``match``, ``hand`` and ``cut_rounds`` stay readable
+    while it runs and after an interruption (a player who quits)."""
+
+    game: Game
+    rules: Any
+    players: int
+    shuffler: Shuffler
+    choose: Choose
+    observer: Observer = field(default_factory=Silent)
+    match: Any = None
+    hand: Any = None
+    cut_rounds: list[list[tuple[int, Card]]] = field(default_factory=list)
+
+    def run(self) -> Any:
+        check_players(self.game, self.players)
+        self.cut_rounds, dealer = cut_for_deal(self.game, self.shuffler, self.players)
+        self.observer.cut(self.cut_rounds, dealer)
+        self.match = self.game.new_match(self.rules, self.players, dealer)
+        while not self.match.over:
+            self.play_hand()
+        self.observer.match_end(self.match)
+        return self.match
+
+    def play_hand(self) -> None:
+        match = self.match
+        hand = match.start_hand(self.shuffler.deal())
+        self.hand = hand
+        self.observer.hand_start(hand)
+        while True:
+            action = self.game.restock(hand, self.shuffler)
+            if action is None:
+                seat = hand.to_act
+                if seat is None:
+                    break
+                legal = hand.legal_actions()
+                action = self.choose(seat, self.game.view(hand, seat, tuple(match.totals)), legal)
+            before = len(hand.events)
+            hand.apply(action)
+            if len(hand.events) > before:
+                action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
+            self.observer.move(action)
+        result = match.close_hand()
+        self.hand = None
+        self.observer.hand_end(hand, result, match)
+
+
+GAMES: dict[str, Game] = {}
+"""Every game by name; filled by :func:`game` on first use (engines load lazily)."""
+
+
+def game(name: str) -> Game:
+    """The game called ``name`` (UsageError listing the names otherwise)."""
+    if not GAMES:
+        from p2pcards.games.neuf import GAME as NEUF
+        from p2pcards.games.nines import GAME as NINES
+
+        GAMES.update({NINES.name: NINES, NEUF.name: NEUF})
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise UsageError(f"unknown game {name!r}; choose from {', '.join(sorted(GAMES))}") from None

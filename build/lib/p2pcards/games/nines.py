@@ -1,0 +1,1092 @@
+"""Nines: the rules engine, deterministic and replica-friendly.
+
+``docs/rules-nines.md`` is the rule book this engine plays: the rules, every
+rule option and every decision the engine takes where the traditional rules
+are silent. ``docs/record.md`` describes the record built from its event log.
+
+The engine never draws randomness: the shuffled deck comes in from outside
+(``Match.start_hand(deck)``), and so does every recycled stock. It runs with
+full information (the local game, the audit) or with hidden cards: a seat's
+replica passes ``None`` for every card it cannot see. Hidden cards are tracked
+as counts; every rule that can be checked from public information is checked,
+and with full information every rule is.
+
+The engine's decisions, in short (the rule book has them in full):
+
+* Dealing is one card at a time from the dealer's left; the next card is the
+  up card and the rest is the stock (its top is drawn first).
+* After a draw the player always ends the turn explicitly, ``Play`` of the
+  drawn card or ``Keep``: other replicas cannot tell whether it was playable.
+* Stall: as many ``Keep``/``Pass`` turns in a row as there are playing seats.
+  Turns lost to an action card or a double 9 are not turns.
+* Action cards act only when played, never as the up card, and not on going
+  out; an Ace's forced draws come first and are dropped when nothing is left.
+* Draw until playable: a drawn legal card must be played; nothing left: pass.
+* Double nines: any two 9s, at the start of a turn; the next seat is skipped.
+  Stacking nines: that seat plays one 9 (the skip is cancelled) or
+  ``AcceptSkip``. No nine to go out covers two 9s as the last two cards.
+* Playoff: the tied seats play one hand, dealt by the first tied seat left of
+  the last dealer; it decides the winner only (its penalties never reach the
+  totals); a stalled playoff goes to the lowest penalty, and seats still tied
+  play again.
+* ``legal_actions`` lists each pair of 9s once, lower card first.
+* ``Keep`` and ``AcceptSkip`` leave no event: both are implied by the events
+  around them. A ``Draw`` may name the card drawn; where the replica knows the
+  top of the stock it must be that card, and its ``forced`` flag is the
+  engine's to set, never the caller's.
+
+Hidden cards (what a replica checks, and what it cannot):
+
+* A card a seat plays from its hidden cards, draws from a hidden stock or shows
+  at the end of the hand may not be one this replica sees anywhere else: in a
+  hand (its own included), on the discard pile or in the stock (rules
+  ``card-held``, ``draw-top``, ``reveal``). A seat may not play more hidden
+  cards than it holds.
+* For a hidden hand, "must play" (no draw or pass while holding a legal card),
+  "only the drawn card" (beyond the check above) and "a drawn legal card must be
+  played" (draw until playable) are checked only by that seat's own replica and
+  by the full-information audit. Everything about the cards it shows (suit or
+  rank, declared suit, no 9 as the last card) every replica checks.
+* ``needs_recycle()`` on a replica that cannot see the acting seat's hand says
+  "may be needed": only that seat knows whether it must draw. The recycle is
+  therefore started by the seat's announced draw (the stock is recycled at the
+  moment a draw finds it empty), and the audit rejects a recycle for a seat
+  that held a legal card.
+* Rule options are type-checked (``True`` is not a target, ``"yes"`` is not a
+  yes), since they also arrive from other nodes' records.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Literal
+
+from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
+from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
+from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
+from p2pcards.say import Say
+
+# ---------------------------------------------------------------------------
+# Rule options
+
+TieRule = Literal["share", "playoff"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NinesRules:
+    """Every rule option of Nines; the defaults are the main profile."""
+
+    target: int = 100
+    """The match ends when a total reaches this (ignored when ``hands`` is set)."""
+    hands: int | None = None
+    """Fixed-length match: play exactly this many hands (e.g. 5, 7, 10)."""
+    tie: TieRule = "share"
+    """``share``: tied lowest totals share the win; ``playoff``: one extra hand."""
+    draw_until_playable: bool = False
+    action_cards: bool = False
+    """Jack skips, Queen reverses (a skip with two players), Ace: next draws two."""
+    double_nines: bool = False
+    """Two decks (104 cards); two 9s played together change suit and skip."""
+    stacking_nines: bool = False
+    """A player about to be skipped by a double 9 may cancel it with a 9."""
+    hard_nines: bool = False
+    """A 9 left in hand costs 25 instead of 15."""
+    no_nine_out: bool = False
+    """A 9 may not be the last card played."""
+
+    def __post_init__(self) -> None:
+        # Records come from other nodes (from_dict): a wrong type is refused, not coerced.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and type(value) is not bool:
+                raise RuleOptionError(f"rule {f.name} is yes or no, not {value!r}")
+        if type(self.target) is not int or (self.hands is not None and type(self.hands) is not int):
+            raise RuleOptionError("target and hands are whole numbers")
+        if self.target < 1:
+            raise RuleOptionError("target must be at least 1")
+        if self.hands is not None and self.hands < 1:
+            raise RuleOptionError("hands must be at least 1")
+        if self.tie not in ("share", "playoff"):
+            raise RuleOptionError("tie must be 'share' or 'playoff'")
+        if self.stacking_nines and not self.double_nines:
+            raise RuleOptionError("stacking-nines needs double-nines")
+
+    @property
+    def deck_size(self) -> int:
+        return 2 * CARDS_PER_DECK if self.double_nines else CARDS_PER_DECK
+
+    @property
+    def nine_penalty(self) -> int:
+        return 25 if self.hard_nines else 15
+
+    def to_dict(self) -> dict[str, object]:
+        """Every option by name (the ``rules`` object of the record, ``docs/record.md``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> NinesRules:
+        names = {f.name for f in fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise RuleOptionError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+        try:
+            return cls(**data)  # type: ignore[arg-type]
+        except TypeError as e:
+            raise RuleOptionError(str(e)) from None
+
+    @classmethod
+    def parse(cls, specs: Iterable[str]) -> NinesRules:
+        """Build from CLI words: ``hard-nines``, ``target=150``, ``tie=playoff``."""
+        values: dict[str, object] = {}
+        types = {f.name: f.type for f in fields(cls)}
+        for spec in specs:
+            name, eq, raw = spec.partition("=")
+            key = name.strip().lower().replace("-", "_")
+            if key not in types:
+                known = ", ".join(n.replace("_", "-") for n in types)
+                raise RuleOptionError(f"unknown rule {name!r}; known rules: {known}")
+            kind = str(types[key])
+            if "bool" in kind:
+                if not eq or raw.lower() in ("1", "yes", "true", "on"):
+                    values[key] = True
+                elif raw.lower() in ("0", "no", "false", "off"):
+                    values[key] = False
+                else:
+                    raise RuleOptionError(f"rule {name} takes yes or no, not {raw!r}")
+            elif "int" in kind:
+                if not eq:
+                    raise RuleOptionError(f"rule {name} needs a value, e.g. {name}=100")
+                if raw.lower() in ("none", "") and "None" in kind:
+                    values[key] = None
+                    continue
+                try:
+                    values[key] = int(raw)
+                except ValueError:
+                    raise RuleOptionError(f"rule {name} needs a whole number, not {raw!r}") from None
+            else:
+                if not eq:
+                    raise RuleOptionError(f"rule {name} needs a value, e.g. tie=playoff")
+                values[key] = raw.lower()
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def hand_size(players: int) -> int:
+    """7 cards each with 2-4 players, 5 with 5-6."""
+    return 7 if players <= 4 else 5
+
+
+# ---------------------------------------------------------------------------
+# Actions (what a seat, or the table for a recycle, does)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Declare:
+    """The dealer names the active suit because the up card is a 9."""
+
+    seat: int
+    suit: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Play:
+    """Play one card; ``suit`` is the declared suit, required for a 9 only."""
+
+    seat: int
+    card: Card
+    suit: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayNines:
+    """Double nines: two 9s together, declaring ``suit`` and skipping the next player."""
+
+    seat: int
+    cards: tuple[Card, Card]
+    suit: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Draw:
+    """Draw the top of the stock. ``card`` is what the drawer saw (None if hidden).
+
+    ``forced`` is filled in by the engine in its event log (an Ace's draws).
+    """
+
+    seat: int
+    card: Card | None = None
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keep:
+    """Keep the drawn card and end the turn."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pass:
+    """Must draw, but the stock is empty and there is nothing to recycle."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AcceptSkip:
+    """Stacking nines: decline to cancel the skip of a double 9."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recycle:
+    """The table rebuilds the stock from the discards under the top card.
+
+    ``stock`` is the new stock, top card first; ``None`` for cards this replica
+    cannot see (the order is secret in the networked game).
+    """
+
+    stock: tuple[Card | None, ...]
+
+
+Action = Declare | Play | PlayNines | Draw | Keep | Pass | AcceptSkip | Recycle
+
+
+class Phase(Enum):
+    """Who must act, and how."""
+
+    DECLARE = "declare"  # the dealer declares a suit (up card is a 9)
+    TURN = "turn"  # the current player plays, draws or passes
+    DRAWN = "drawn"  # the current player drew: play the drawn card or keep it
+    FORCED_DRAW = "forced-draw"  # an Ace's victim draws its cards
+    STACK = "stack"  # stacking nines: cancel the skip with a 9, or accept it
+    RECYCLE = "recycle"  # the table must rebuild the stock before a draw
+    OVER = "over"
+
+
+# ---------------------------------------------------------------------------
+# Precomputed tables (legal_actions and apply run millions of times in simulations)
+
+MAX_PLAYERS = 6
+
+_LEGAL: dict[str, tuple[frozenset[Card], ...]] = {
+    suit: tuple(
+        frozenset(c for c in ALL_CARDS if c in NINES or SUIT_OF[c] == suit or RANK_OF[c] == rank)
+        for rank in range(14)  # indexed by the top card's rank, 1..13
+    )
+    for suit in SUITS
+}
+"""``_LEGAL[active_suit][top_rank]``: every card (both copies) that may be played."""
+
+_PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
+    tuple(
+        tuple(Play(seat=s, card=c, suit=x) for x in SUITS) if c in NINES else (Play(seat=s, card=c),)
+        for c in ALL_CARDS
+    )
+    for s in range(MAX_PLAYERS)
+)
+"""``_PLAYS[seat][card]``: the ways to play ``card`` (a 9 declares one of four suits)."""
+
+_DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
+_DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
+_KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
+_PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
+_ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
+
+
+# ---------------------------------------------------------------------------
+# One hand
+
+
+class HandState:
+    """One hand in progress. Mutable for speed; ``apply`` is all-or-nothing.
+
+    ``apply`` validates an action completely before changing anything, so an
+    illegal action raises :class:`IllegalAction` and leaves the state as it was.
+    """
+
+    __slots__ = (
+        "_forced_left",
+        "active_suit",
+        "dealer",
+        "dealt",
+        "direction",
+        "discards",
+        "end",
+        "events",
+        "hands",
+        "initial_stock",
+        "out",
+        "phase",
+        "players",
+        "quiet_turns",
+        "rules",
+        "seats",
+        "stock",
+        "turn",
+        "up_card",
+    )
+
+    def __init__(
+        self,
+        rules: NinesRules,
+        players: int,
+        dealer: int,
+        deck: Sequence[Card | None],
+        seats: Sequence[int] | None = None,
+    ) -> None:
+        """Deal ``deck`` (top card first). ``seats`` limits play to some seats (playoff)."""
+        self.rules = rules
+        self.players = players
+        self.seats: tuple[int, ...] = tuple(range(players)) if seats is None else tuple(seats)
+        if not 2 <= players <= MAX_PLAYERS:
+            raise UsageError(f"Nines is for 2 to {MAX_PLAYERS} players, not {players}")
+        if (
+            len(self.seats) < 2
+            or len(set(self.seats)) != len(self.seats)
+            or not all(type(s) is int and 0 <= s < players for s in self.seats)
+        ):
+            raise UsageError(f"not a valid set of playing seats: {self.seats}")
+        if dealer not in self.seats:
+            raise UsageError(f"dealer {dealer} is not playing this hand")
+        if len(deck) != rules.deck_size:
+            raise UsageError(f"deck has {len(deck)} cards, these rules need {rules.deck_size}")
+        known = [c for c in deck if c is not None]
+        if (
+            len(set(known)) != len(known)
+            or not all(type(c) is Card for c in known)
+            or any(c >= rules.deck_size for c in known)
+        ):
+            raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
+        self.dealer = dealer
+        self.direction = 1
+        order = self._seats_from(dealer)
+        n = len(order)
+        size = hand_size(n)
+        # One card at a time from the dealer's left: the k-th seat in order gets
+        # deck positions k, k + n, k + 2n, ...
+        self.hands: list[list[Card | None]] = [[] for _ in range(players)]
+        self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
+        for k, s in enumerate(order):
+            self.hands[s] = list(deck[k : size * n : n])
+            self.dealt[s] = list(deck[k : size * n : n])
+        pos = size * n
+        up = deck[pos]
+        if up is None:
+            raise UsageError("the up card is face up: every replica must know it")
+        self.up_card: Card = up
+        self.discards: list[Card] = [up]
+        rest = list(deck[pos + 1 :])
+        self.initial_stock: tuple[Card | None, ...] = tuple(rest)
+        rest.reverse()  # stored bottom..top so that pop() draws the top
+        self.stock: list[Card | None] = rest
+        self.active_suit: str = up.suit
+        self.turn = order[0]
+        self.quiet_turns = 0
+        self._forced_left = 0
+        self.events: list[Action] = []
+        self.end: str | None = None
+        self.out: int | None = None
+        if up in NINES:
+            self.phase = Phase.DECLARE
+            self.turn = dealer
+        else:
+            self.phase = Phase.TURN
+
+    # -- public read-only helpers ------------------------------------------
+
+    @property
+    def top(self) -> Card:
+        return self.discards[-1]
+
+    @property
+    def stock_size(self) -> int:
+        return len(self.stock)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that must act next, or None when the table acts (recycle) or over."""
+        if self.phase is Phase.RECYCLE or self.phase is Phase.OVER:
+            return None
+        return self.turn
+
+    def counts(self) -> list[int]:
+        return [len(h) for h in self.hands]
+
+    def is_legal_card(self, card: Card) -> bool:
+        """Matches the active suit or the top card's rank, or is a 9."""
+        return card in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+
+    def next_seat(self, seat: int, steps: int = 1) -> int:
+        """The seat ``steps`` turns after ``seat`` in the current direction."""
+        seats = self.seats
+        i = seats.index(seat)
+        return seats[(i + steps * self.direction) % len(seats)]
+
+    def _seats_from(self, dealer: int) -> list[int]:
+        """Playing seats in turn order, starting left of ``dealer``."""
+        return [self.next_seat(dealer, k) for k in range(1, len(self.seats) + 1)]
+
+    def where_visible(self, card: Card) -> str | None:
+        """Where this replica sees ``card`` (a hand, the discards, the stock), or None.
+
+        A card a replica can see somewhere cannot also be hidden in another
+        seat's hand: this is how a replica catches a peer playing a card it
+        cannot hold.
+        """
+        for s, hand in enumerate(self.hands):
+            if card in hand:
+                return f"in seat {s}'s hand"
+        if card in self.discards:
+            return "in the discard pile"
+        if card in self.stock:
+            return "in the stock"
+        return None
+
+    # -- legal actions ------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act. Needs that seat's hand to be known.
+
+        When :meth:`needs_recycle` is true the table acts first; the seat's
+        ``Draw`` listed here becomes applicable once the stock is rebuilt.
+        """
+        ph = self.phase
+        seat = self.turn
+        if ph is Phase.TURN:
+            hand = self._known_hand(seat)
+            legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+            plays = _PLAYS[seat]
+            acts: list[Action] = []
+            for c in hand:
+                if c in legal:
+                    acts.extend(plays[c])
+            rules = self.rules
+            if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
+                acts = []  # a lone 9 may not be played: the seat must draw
+            if rules.double_nines:
+                nines = sorted(c for c in hand if c in NINES)
+                if len(nines) >= 2 and not (rules.no_nine_out and len(hand) == 2):
+                    for i, a in enumerate(nines):
+                        for b in nines[i + 1 :]:
+                            acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
+            if not acts:
+                acts.append(self._draw_or_pass(seat))
+            return acts
+        if ph is Phase.OVER or ph is Phase.RECYCLE:
+            return []
+        if ph is Phase.DECLARE:
+            return list(_DECLARES[seat])
+        if ph is Phase.FORCED_DRAW:
+            return [_DRAWS[seat]]
+        hand = self._known_hand(seat)
+        if ph is Phase.DRAWN:
+            drawn = hand[-1]
+            acts = []
+            if self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                acts.extend(_PLAYS[seat][drawn])
+            if not self.rules.draw_until_playable:
+                acts.append(_KEEPS[seat])
+            elif not acts:
+                acts.append(self._draw_or_pass(seat))
+            return acts
+        # Phase.STACK
+        acts = []
+        for c in hand:
+            if c in NINES and self._may_play(seat, (c,)):
+                acts.extend(_PLAYS[seat][c])
+        acts.append(_ACCEPTS[seat])
+        return acts
+
+    def _known_hand(self, seat: int) -> list[Card]:
+        hand = self.hands[seat]
+        if None in hand:
+            raise UsageError(f"seat {seat}'s hand is hidden from this replica")
+        return hand  # type: ignore[return-value]
+
+    def _draw_or_pass(self, seat: int) -> Action:
+        if self.stock or len(self.discards) > 1:
+            return _DRAWS[seat]
+        return _PASSES[seat]
+
+    def _may_play(self, seat: int, cards: tuple[Card, ...]) -> bool:
+        """False only when 'no nine to go out' forbids ending on these 9s."""
+        if not self.rules.no_nine_out:
+            return True
+        if len(self.hands[seat]) > len(cards):
+            return True
+        return not all(c in NINES for c in cards)
+
+    def _playable_card(self, seat: int) -> Card | None:
+        """A card of ``seat``'s (known) hand that it may play now, if any."""
+        legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+        for c in self.hands[seat]:
+            if c in legal and self._may_play(seat, (c,)):  # type: ignore[arg-type]
+                return c
+        return None
+
+    # -- applying -----------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Check ``action`` against every rule this replica can check, then apply it."""
+        ph = self.phase
+        if ph is Phase.OVER:
+            raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise UsageError(f"not a Nines action: {action!r}")
+        if type(action) is not Recycle:
+            seat = action.seat  # type: ignore[union-attr]
+            if ph is Phase.RECYCLE:
+                raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
+            if seat != self.turn:
+                raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        handler(self, action)
+
+    def _apply_declare(self, a: Declare) -> None:
+        if self.phase is not Phase.DECLARE:
+            raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
+        _check_suit(a.seat, a.suit)
+        self.active_suit = a.suit
+        self.events.append(a)
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(self.dealer)
+
+    def _check_cards(self, seat: int, cards: Sequence[object], rule: str = "card-held") -> None:
+        """Every card is a card of this hand's deck."""
+        size = self.rules.deck_size
+        for c in cards:
+            if type(c) is not Card or c >= size:
+                raise IllegalAction(seat, rule, f"{c!r} is not a card of this deck")
+
+    def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
+        """``seat`` holds ``cards``, as far as this replica can tell.
+
+        A card not seen in the hand must stand for one of its hidden cards, and
+        then it may not be visible anywhere else.
+        """
+        hand = self.hands[seat]
+        missing = [c for c in cards if c not in hand]
+        if not missing:
+            return
+        if len(missing) > hand.count(None):
+            names = ", ".join(str(c) for c in missing)
+            raise IllegalAction(seat, "card-held", f"plays {names}, which it does not hold")
+        for c in missing:
+            where = self.where_visible(c)
+            if where is not None:
+                raise IllegalAction(seat, "card-held", f"plays {c}, which is {where}")
+
+    def _remove(self, seat: int, card: Card) -> None:
+        hand = self.hands[seat]
+        if card in hand:
+            hand.remove(card)
+        else:
+            hand.remove(None)
+
+    def _apply_play(self, a: Play) -> None:
+        seat, card, ph = a.seat, a.card, self.phase
+        self._check_cards(seat, (card,))
+        hand = self.hands[seat]
+        if ph is Phase.DRAWN:
+            drawn = hand[-1]
+            if card != drawn and (drawn is not None or card in hand):
+                raise IllegalAction(
+                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
+                )
+        elif ph is Phase.STACK:
+            if card not in NINES:
+                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+        elif ph is not Phase.TURN:
+            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+        self._check_held(seat, (card,))
+        is_nine = card in NINES
+        if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
+            raise IllegalAction(
+                seat,
+                "match-suit-or-rank",
+                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+            )
+        if is_nine:
+            _check_suit(seat, a.suit)
+        elif a.suit is not None:
+            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+        if not self._may_play(seat, (card,)):
+            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+        # Under draw-until-playable a drawn legal card must be played: playing it plays
+        # nothing from the hand, and a round of such turns could pass the same few
+        # cards round the table for ever (stock, play, recycle, ...). It counts
+        # towards the stall like a kept card.
+        forced_play = ph is Phase.DRAWN and self.rules.draw_until_playable
+        if ph is Phase.DRAWN:
+            hand.pop()  # the drawn card is always the last one
+        else:
+            self._remove(seat, card)
+        self.discards.append(card)
+        self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
+        self.events.append(a)
+        if not forced_play:
+            self.quiet_turns = 0
+        if not hand:
+            self._finish("out", seat)
+            return
+        self._after_play(seat, card)
+        if forced_play:
+            self.quiet_turns += 1  # the turn passed as the card's play said; only the count grows
+            if self.quiet_turns >= len(self.seats):
+                self._finish("stall", None)
+
+    def _apply_play_nines(self, a: PlayNines) -> None:
+        seat = a.seat
+        if not self.rules.double_nines:
+            raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
+        if self.phase is not Phase.TURN:
+            raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
+        cards = a.cards
+        if not isinstance(cards, tuple | list) or len(cards) != 2:
+            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+        self._check_cards(seat, cards)
+        if not (cards[0] in NINES and cards[1] in NINES):
+            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+        if cards[0] == cards[1]:
+            raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
+        self._check_held(seat, cards)
+        _check_suit(seat, a.suit)
+        if not self._may_play(seat, cards):
+            raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
+        for c in cards:
+            self._remove(seat, c)
+            self.discards.append(c)
+        self.active_suit = a.suit
+        self.events.append(a)
+        self.quiet_turns = 0
+        if not self.hands[seat]:
+            self._finish("out", seat)
+            return
+        victim = self.next_seat(seat)
+        if self.rules.stacking_nines:
+            self.turn = victim
+            self.phase = Phase.STACK
+        else:
+            self.turn = self.next_seat(seat, 2)
+            self.phase = Phase.TURN
+
+    def _after_play(self, seat: int, card: Card) -> None:
+        """Pass the turn, applying an action card's power when that variant is on."""
+        self.phase = Phase.TURN
+        if self.rules.action_cards:
+            r = RANK_OF[card]
+            if r == 11:  # Jack: skip
+                self.turn = self.next_seat(seat, 2)
+                return
+            if r == 12:  # Queen: reverse (a skip with two players)
+                if len(self.seats) == 2:
+                    self.turn = seat
+                else:
+                    self.direction = -self.direction
+                    self.turn = self.next_seat(seat)
+                return
+            if r == 1:  # Ace: the next player draws two and loses the turn
+                self.turn = self.next_seat(seat)
+                self._forced_left = 2
+                self._begin_forced_draw()
+                return
+        self.turn = self.next_seat(seat)
+
+    def _begin_forced_draw(self) -> None:
+        if self._forced_left <= 0:
+            self._end_forced()
+        elif self.stock:
+            self.phase = Phase.FORCED_DRAW
+        elif len(self.discards) > 1:
+            self.phase = Phase.RECYCLE
+        else:
+            self._end_forced()
+
+    def _end_forced(self) -> None:
+        self._forced_left = 0
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(self.turn)
+
+    def _apply_draw(self, a: Draw) -> None:
+        seat, ph = a.seat, self.phase
+        forced = ph is Phase.FORCED_DRAW
+        hand = self.hands[seat]
+        if ph is Phase.TURN:
+            if None not in hand:
+                c = self._playable_card(seat)
+                if c is not None:
+                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+        elif ph is Phase.DRAWN:
+            if not self.rules.draw_until_playable:
+                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+            drawn = hand[-1]
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+        elif not forced:
+            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+        if not self.stock:
+            if len(self.discards) > 1:
+                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
+            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+        top = self.stock[-1]
+        got = a.card
+        if got is not None:
+            self._check_cards(seat, (got,))
+            if top is not None and got != top:
+                raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
+            if top is None:
+                where = self.where_visible(got)
+                if where is not None:
+                    raise IllegalAction(seat, "draw-top", f"drew {got}, which is {where}")
+        else:
+            got = top
+        self.stock.pop()
+        hand.append(got)
+        self.events.append(Draw(seat=seat, card=got, forced=forced))
+        if forced:
+            self._forced_left -= 1
+            self._begin_forced_draw()
+            return
+        self.phase = Phase.DRAWN
+
+    def _apply_keep(self, a: Keep) -> None:
+        seat = a.seat
+        if self.phase is not Phase.DRAWN:
+            raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
+        if self.rules.draw_until_playable:
+            raise IllegalAction(seat, "draw-until-playable", "keep draws until a legal card, then plays it")
+        self._quiet_turn_ends(seat)
+
+    def _apply_pass(self, a: Pass) -> None:
+        seat, ph = a.seat, self.phase
+        if ph is Phase.TURN:
+            if None not in self.hands[seat]:
+                c = self._playable_card(seat)
+                if c is not None:
+                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+        elif ph is Phase.DRAWN and self.rules.draw_until_playable:
+            drawn = self.hands[seat][-1]
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+        else:
+            raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
+        if self.stock or len(self.discards) > 1:
+            raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
+        self.events.append(a)
+        self._quiet_turn_ends(seat)
+
+    def _apply_accept_skip(self, a: AcceptSkip) -> None:
+        if self.phase is not Phase.STACK:
+            raise IllegalAction(a.seat, "phase", "there is no skip to accept")
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(a.seat)
+
+    def _quiet_turn_ends(self, seat: int) -> None:
+        self.quiet_turns += 1
+        if self.quiet_turns >= len(self.seats):
+            self._finish("stall", None)
+            return
+        self.phase = Phase.TURN
+        self.turn = self.next_seat(seat)
+
+    def _apply_recycle(self, a: Recycle) -> None:
+        if not self.needs_recycle():
+            raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
+        under = self.discards[:-1]
+        stock = a.stock
+        if not isinstance(stock, tuple | list) or len(stock) != len(under):
+            raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
+        known = [c for c in stock if c is not None]
+        if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
+            raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
+        stray = set(known).difference(under)
+        if stray:
+            raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
+        self.discards = [self.discards[-1]]
+        new = list(stock)
+        new.reverse()
+        self.stock = new
+        self.events.append(a)
+        if self.phase is Phase.RECYCLE:
+            self.phase = Phase.FORCED_DRAW if self._forced_left else Phase.TURN
+
+    def needs_recycle(self) -> bool:
+        """True when the stock must be rebuilt now: the seat to act must draw from an
+        empty stock and there are discards under the top card.
+
+        A replica that cannot see that seat's hand cannot tell whether it must
+        draw and answers True ("may be needed"); only the seat's own replica and
+        the full-information audit know, so the recycle is the acting seat's
+        claim to make, and the audit checks it."""
+        if self.phase is Phase.RECYCLE:
+            return True
+        if self.stock or len(self.discards) <= 1:
+            return False
+        seat = self.turn
+        hand = self.hands[seat]
+        if self.phase is Phase.TURN:
+            return None in hand or self._playable_card(seat) is None
+        if self.phase is Phase.DRAWN and self.rules.draw_until_playable:
+            drawn = hand[-1]
+            return drawn is None or not (self.is_legal_card(drawn) and self._may_play(seat, (drawn,)))
+        return False
+
+    def _finish(self, end: str, out: int | None) -> None:
+        self.phase = Phase.OVER
+        self.end = end
+        self.out = out
+
+    # -- end of hand --------------------------------------------------------
+
+    def copy(self) -> HandState:
+        """An independent copy, to try an action without touching this hand."""
+        trial = copy.copy(self)
+        trial.hands = [list(h) for h in self.hands]
+        trial.dealt = [list(h) for h in self.dealt]
+        trial.stock = list(self.stock)
+        trial.discards = list(self.discards)
+        trial.events = list(self.events)
+        return trial
+
+    def reveal(self, seat: int, cards: Sequence[Card]) -> None:
+        """Replace ``seat``'s hidden cards by the cards it shows at the end of the hand."""
+        hand = self.hands[seat]
+        if len(cards) != len(hand):
+            raise IllegalAction(seat, "reveal", f"shows {len(cards)} cards but holds {len(hand)}")
+        self._check_cards(seat, cards, "reveal")
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(seat, "reveal", "shows the same card twice")
+        pool = list(cards)
+        for c in hand:
+            if c is not None:
+                if c not in pool:
+                    raise IllegalAction(seat, "reveal", f"does not show {c}, which it holds")
+                pool.remove(c)
+        for c in pool:
+            where = self.where_visible(c)
+            if where is not None:
+                raise IllegalAction(seat, "reveal", f"shows {c}, which is {where}")
+        self.hands[seat] = list(cards)
+
+    def penalties(self) -> list[int]:
+        """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
+        if self.phase is not Phase.OVER:
+            raise UsageError("the hand is not over")
+        nine = self.rules.nine_penalty
+        out: list[int] = []
+        for s in range(self.players):
+            hand = self.hands[s]
+            if None in hand:
+                raise UsageError(f"seat {s}'s cards must be revealed before scoring")
+            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))  # type: ignore[arg-type]
+        return out
+
+
+_HANDLERS = {
+    Play: HandState._apply_play,
+    Draw: HandState._apply_draw,
+    Keep: HandState._apply_keep,
+    Pass: HandState._apply_pass,
+    Declare: HandState._apply_declare,
+    PlayNines: HandState._apply_play_nines,
+    AcceptSkip: HandState._apply_accept_skip,
+    Recycle: HandState._apply_recycle,
+}
+
+
+def _check_suit(seat: int, suit: object) -> None:
+    if not isinstance(suit, str) or len(suit) != 1 or suit not in SUITS:
+        raise IllegalAction(seat, "declare", f"a 9 must declare one of S, H, D, C (got {suit!r})")
+
+
+# ---------------------------------------------------------------------------
+# The match
+
+
+def cut_lowest(shown: Mapping[int, Card]) -> list[int]:
+    """Seats tied for the lowest cut card (Ace low, suits do not rank)."""
+    low = min(c.rank for c in shown.values())
+    return sorted(s for s, c in shown.items() if c.rank == low)
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    number: int
+    dealer: int
+    end: str
+    out: int | None
+    penalties: tuple[int, ...]
+    totals: tuple[int, ...]
+    playoff: bool
+
+
+@dataclass(slots=True)
+class Match:
+    """A match of Nines: hands, cumulative totals, dealer rotation, match end."""
+
+    rules: NinesRules
+    players: int
+    dealer: int
+    totals: list[int] = field(default_factory=list)
+    results: list[HandResult] = field(default_factory=list)
+    hand: HandState | None = None
+    winners: tuple[int, ...] | None = None
+    playoff_seats: tuple[int, ...] | None = None
+    history: list[HandState] = field(default_factory=list)
+    """Every finished hand, kept for the full-information record."""
+    played_before: int = 0
+    """Hands scored before this match object took over (a match continued without a
+    player who left): they count towards ``hands`` and in the hand numbers."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 6:
+            raise RuleOptionError("Nines is for 2 to 6 players")
+        if not 0 <= self.dealer < self.players:
+            raise UsageError(f"no seat {self.dealer}")
+        if not self.totals:
+            self.totals = [0] * self.players
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the current (or next) hand, from 1."""
+        return self.played_before + len(self.results) + 1
+
+    def start_hand(self, deck: Sequence[Card | None]) -> HandState:
+        """Deal the next hand from ``deck`` (top card first; None where hidden)."""
+        if self.over:
+            raise UsageError("the match is over")
+        if self.hand is not None:
+            raise UsageError("a hand is still in progress")
+        self.hand = HandState(self.rules, self.players, self.dealer, deck, self.playoff_seats)
+        return self.hand
+
+    def close_hand(self) -> HandResult:
+        """Score the finished hand, then decide the next dealer or the match end."""
+        hand = self.hand
+        if hand is None or hand.phase is not Phase.OVER:
+            raise UsageError("no finished hand to close")
+        pens = hand.penalties()
+        playoff = self.playoff_seats is not None
+        if not playoff:
+            self.totals = [t + p for t, p in zip(self.totals, pens, strict=True)]
+        result = HandResult(
+            number=self.hand_number,
+            dealer=hand.dealer,
+            end=hand.end or "stall",
+            out=hand.out,
+            penalties=tuple(pens),
+            totals=tuple(self.totals),
+            playoff=playoff,
+        )
+        self.results.append(result)
+        self.history.append(hand)
+        self.hand = None
+        if playoff:
+            seats = self.playoff_seats or ()
+            if hand.out is not None:
+                self._decide((hand.out,))
+            else:
+                low = min(pens[s] for s in seats)
+                self._decide(tuple(s for s in seats if pens[s] == low))
+        elif self._match_ends():
+            low = min(self.totals)
+            self._decide(tuple(s for s, t in enumerate(self.totals) if t == low))
+        else:
+            self.dealer = (self.dealer + 1) % self.players
+        return result
+
+    def _match_ends(self) -> bool:
+        if self.rules.hands is not None:
+            return self.played_before + len(self.results) >= self.rules.hands
+        return max(self.totals) >= self.rules.target
+
+    def _decide(self, lowest: tuple[int, ...]) -> None:
+        if len(lowest) == 1 or self.rules.tie == "share":
+            self.winners = lowest
+            self.playoff_seats = None
+            return
+        self.playoff_seats = lowest
+        d = self.dealer
+        for _ in range(self.players):
+            d = (d + 1) % self.players
+            if d in lowest:
+                break
+        self.dealer = d
+
+
+# ---------------------------------------------------------------------------
+# The game's entry in the registry (p2pcards.games.base)
+
+
+class NinesGame:
+    """Nines as :class:`p2pcards.games.base.Game` sees it."""
+
+    name = "nines"
+    title = "Nines"
+    min_players = 2
+    max_players = 6
+
+    def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """The lowest total leads (the winners of a match that ends on these totals)."""
+        low = min(totals)
+        return tuple(s for s, t in enumerate(totals) if t == low)
+
+    def parse_rules(self, specs: Iterable[str]) -> NinesRules:
+        return NinesRules.parse(specs)
+
+    def rules_from_dict(self, data: Mapping[str, object]) -> NinesRules:
+        return NinesRules.from_dict(data)
+
+    def describe_rules(self, rules: NinesRules, say: Say = RULES_ENGLISH) -> list[str]:
+        """Every option in words, one sentence each (the audit's checklist), in ``say``'s language."""
+        if rules.hands is not None:
+            end = say.n("rules_nines_hands", rules.hands, n=rules.hands)
+        else:
+            end = say("rules_nines_target", target=rules.target)
+        tie = say("rules_nines_tie_share" if rules.tie == "share" else "rules_nines_tie_playoff")
+        variants = (
+            "draw_until_playable",
+            "action_cards",
+            "double_nines",
+            "stacking_nines",
+            "hard_nines",
+            "no_nine_out",
+        )
+        on = [say("rules_nines_" + name) for name in variants if getattr(rules, name)]
+        return [
+            say("rules_nines", end=end, tie=tie),
+            say(
+                "rules_nines_variants",
+                variants=say("rules_list_sep").join(on) if on else say("rules_nines_no_variant"),
+            ),
+        ]
+
+    def deck_copies(self, rules: NinesRules) -> int:
+        return 2 if rules.double_nines else 1
+
+    def cut_keeps(self, shown: Mapping[int, Card]) -> list[int]:
+        return cut_lowest(shown)
+
+    def new_match(self, rules: NinesRules, players: int, dealer: int) -> Match:
+        return Match(rules=rules, players=players, dealer=dealer)
+
+    def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> object:
+        from p2pcards.games.view import SeatView
+
+        return SeatView(hand, seat, tuple(totals))
+
+    def restock(self, hand: HandState, shuffler: object) -> Recycle | None:
+        if not hand.needs_recycle():
+            return None
+        return Recycle(stock=shuffler.recycle(hand.discards[:-1]))  # type: ignore[attr-defined]
+
+
+GAME = NinesGame()

@@ -1,0 +1,1 @@
+"""The network layer: trio TCP links, the full mesh, timeouts and persistence."""

@@ -1,0 +1,123 @@
+"""One connection to a peer (TLS over TCP, see ``p2pcards.net.tls``): bounded framing on
+read, one lock on write.
+
+Frames are concatenated msgpack objects. Each link owns one bounded
+:class:`~p2pcards.protocol.wire.StreamDecoder`; after any decoding error the
+link is dead. Writes go through one lock so that frames from concurrent tasks
+never interleave. A link can start with a tighter bound than the one it was made
+for (the lobby's, while a stranger has proven nothing) and be widened later.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections import deque
+from typing import Any
+
+import trio
+
+from p2pcards.errors import UsageError
+from p2pcards.protocol.wire import MAX_FRAME, StreamDecoder, WireError
+
+READ_CHUNK = 65536
+
+
+class LinkClosed(Exception):
+    """The peer closed the connection or it broke (``reason`` says how)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def _why(e: BaseException) -> str:
+    """A few words on why a stream broke ("TLS: decryption failed or bad record mac")."""
+    cause = e.__cause__
+    if isinstance(cause, ssl.SSLError):
+        return "TLS: " + (cause.reason or type(cause).__name__).lower().replace("_", " ")
+    return str(e) or type(e).__name__
+
+
+class Link:
+    """Frames to and from one peer.
+
+    ``max_frame`` is the largest frame the link may ever accept; ``limit``, if
+    given, a tighter bound that holds until :meth:`limit_frames` changes it.
+    """
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        max_frame: int = MAX_FRAME,
+        peer: str = "?",
+        limit: int | None = None,
+    ) -> None:
+        self.stream = stream
+        self.peer = peer
+        self.max_frame = max_frame
+        self._decoder = StreamDecoder(max_frame)
+        if limit is not None:
+            self.limit_frames(limit)
+        self._ready: deque[Any] = deque()
+        self._send_lock = trio.Lock()
+        self.send_broken = False
+        self.bytes_sent = 0
+        self.bytes_received = 0
+        self.frames_sent = 0
+        self.frames_received = 0
+
+    async def send(self, frame: bytes) -> None:
+        async with self._send_lock:
+            if self.send_broken:
+                raise LinkClosed("an earlier send was interrupted")
+            # A send cancelled half-way leaves the stream unusable: until this one
+            # completes, the link counts as broken.
+            self.send_broken = True
+            try:
+                await self.stream.send_all(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                raise LinkClosed(f"connection lost while sending ({_why(e)})") from None
+            self.send_broken = False
+            self.bytes_sent += len(frame)
+            self.frames_sent += 1
+
+    async def receive(self) -> Any:
+        """The next msgpack object from the peer (bounded; WireError on bad input)."""
+        while not self._ready:
+            if self._decoder.failed is not None:
+                raise self._decoder.failed
+            try:
+                data = await self.stream.receive_some(READ_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                raise LinkClosed(f"connection lost ({_why(e)})") from None
+            if not data:
+                raise LinkClosed("connection lost (the peer hung up)")
+            self.bytes_received += len(data)
+            self._ready.extend(self._decoder.feed(data))
+        self.frames_received += 1
+        return self._ready.popleft()
+
+    def limit_frames(self, size: int) -> None:
+        """Refuse frames over ``size`` bytes from now on (up to the ``max_frame`` the link was made for).
+
+        The decoder counts the bytes of the frame in progress against this bound as
+        they arrive, so a tight bound also caps what a peer can make this node buffer.
+        """
+        if not 0 < size <= self.max_frame:
+            raise UsageError(f"a frame bound of {size} bytes is outside 1..{self.max_frame}")
+        self._decoder.max_frame = size
+
+    @property
+    def frame_limit(self) -> int:
+        """The largest frame accepted now."""
+        return self._decoder.max_frame
+
+    @property
+    def failed(self) -> WireError | None:
+        return self._decoder.failed
+
+    async def aclose(self) -> None:
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            await self.stream.aclose()

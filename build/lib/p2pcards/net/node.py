@@ -1,0 +1,571 @@
+"""A node: host or join a table, link the mesh, play the match, keep the transcript."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.crypto.identity import Identity
+from p2pcards.errors import TranscriptError, UsageError
+from p2pcards.games.base import game as game_named
+from p2pcards.net import storage, tls
+from p2pcards.net.addresses import EVERY_ADDRESS, listen, show_address
+from p2pcards.net.known import KnownPlayers
+from p2pcards.net.portmap import PortMapping, Router, mappable, port_mapped
+from p2pcards.net.runner import Decider, RunResult, run_table
+from p2pcards.net.session import (
+    HostLobby,
+    LobbyUI,
+    Relinks,
+    SessionInfo,
+    Timeouts,
+    _accept_loop,
+    form_mesh,
+    join_table,
+)
+from p2pcards.protocol.fingerprint import TableFingerprint
+from p2pcards.protocol.journal import (
+    JournalContents,
+    JournalHeader,
+    encode_header,
+    encode_record,
+    read_journal,
+)
+from p2pcards.protocol.lobby import Seat
+from p2pcards.protocol.messages import Player
+from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.sitting import Sitting
+from p2pcards.protocol.table import TableCore as Table
+from p2pcards.protocol.table import table_class
+from p2pcards.protocol.transcript import encode_file, save, save_new
+from p2pcards.protocol.wire import Abort, SignedRecord
+
+LINGER = 3.0
+"""Seconds to keep links open after the match so that peers finish on their own."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a node's match ended, and where its transcript is."""
+
+    status: str  # "over", "failed", "aborted"
+    problem: str | None
+    blamed: tuple[int, ...]
+    transcript: Path | None
+    table: Table | None
+    names: list[str] = field(default_factory=list)
+    bytes_sent: int = 0
+    frames_sent: int = 0
+    fingerprint: TableFingerprint | None = None
+    """The table fingerprint the players compare (None if the match stopped before the cut)."""
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        m = self.table.match if self.table is not None else None
+        return tuple(m.winners or ()) if m is not None else ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeConfig:
+    """Who this node is and how it plays: everything a node needs besides the table."""
+
+    identity: Identity = field(default_factory=Identity.generate)
+    """This player's signing key (by default a fresh one, for this game only)."""
+    name: str
+    decide: Decider
+    ui: LobbyUI
+    bot: bool = False
+    """A bot plays this seat (``--bot``): the lobby says so, and a table of one person
+    and bots gives that person a day a turn (``session.final_clock``)."""
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    transcript: Path | None = None
+    data_dir: Path | None = None
+    bind: str = EVERY_ADDRESS
+    """Where to listen: every address, IPv6 and IPv4 (the default), or the one given."""
+    port: int = 0
+    on_progress: Callable[[Table], None] = lambda t: None
+    on_wait: Callable[[Table, float], None] = lambda t, waited: None
+    on_table_ready: Callable[[TableFingerprint, Table], None] = lambda fingerprint, t: None
+    """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
+    leaving: Callable[[], bool] = lambda: False
+    """True once this seat's player chose to leave while it was not their turn."""
+    confirming: Callable[[], bool | None] = lambda: None
+    """The person's answer on the table fingerprint once given (see ``run_table``)."""
+    leave_on_signals: bool = False
+    """The node is its own program: Ctrl-C, a closed terminal or SIGTERM during the
+    match signs that this seat leaves (several nodes in one process: off)."""
+    entropy: bytes | None = None
+    """Seed of this seat's secrets; fresh OS randomness unless a test or demo fixes it."""
+    keep_transcript: bool = True
+    journal: bool = True
+    """Keep a write-ahead journal in the data directory, so that a crash can be resumed."""
+    known_players: bool = True
+    """Check the roster against the players met before, and remember it (``net.known``)."""
+    port_mapping: bool = False
+    """Ask the router to forward the port this seat listens on (``net.portmap``; the CLI
+    does unless ``--no-port-mapping``)."""
+    router: Router | None = None
+    """Where to ask for the mapping (None: the system's default gateway)."""
+
+    def mapped(self, port: int) -> contextlib.AbstractAsyncContextManager[PortMapping]:
+        """The router's mapping of ``port`` for as long as this seat listens on it."""
+        enabled = self.port_mapping and mappable(self.bind)
+        return port_mapped(port, enabled=enabled, router=self.router)
+
+
+async def host_game(
+    cfg: NodeConfig,
+    *,
+    players: int,
+    rules: Any,
+    code: str,
+    game_id: bytes | None = None,
+    game: str = "nines",
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> Outcome:
+    """Host a table of ``players`` seats of ``game``; ``task_status.started`` gets the port."""
+    table_class(game)  # a game the protocol cannot play is refused before anyone joins
+    game_id = game_id if game_id is not None else os.urandom(16)
+    lobby = HostLobby(
+        identity=cfg.identity,
+        name=cfg.name,
+        rules=rules,
+        players=players,
+        code=code,
+        game_id=game_id,
+        ui=cfg.ui,
+        timeouts=cfg.timeouts,
+        game=game,
+        bot=cfg.bot,
+    )
+    listeners = await listen(cfg.port, cfg.bind)
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery, cfg.mapped(port) as mapped:
+        nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
+        nursery.start_soon(mapped.keep)
+        cfg.ui.invitation(code, port, mapped)
+        task_status.started(port)
+        info = await lobby.start()
+        if info.clock is None:
+            info.clock = cfg.timeouts.clock()
+        elif info.clock != cfg.timeouts.clock():  # the final clock is patient: play by it too
+            cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+        cfg.ui.table_clock(cfg.timeouts)
+        lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
+        try:
+            outcome = await _play(cfg, info, relinks, port)
+        finally:
+            nursery.cancel_scope.cancel()
+    return outcome
+
+
+async def join_game(
+    cfg: NodeConfig,
+    *,
+    host: str,
+    port: int,
+    code: str,
+    no_listen: bool = False,
+    alternatives: Sequence[tuple[str, int]] = (),
+) -> Outcome:
+    """Join the table at ``host:port`` with invitation ``code`` and play it.
+
+    ``alternatives``: more hosts to try in turn (several answered a search by the code's
+    number), until one proves the code and seats this node.
+
+    ``no_listen``: accept no connection (behind a router that cannot forward):
+    the seats that would dial this one reach it through the host instead.
+    """
+    listeners = [] if no_listen else await listen(cfg.port, cfg.bind)
+    listen_port = listeners[0].socket.getsockname()[1] if listeners else 0
+    try:
+        async with cfg.mapped(listen_port) as mapped:
+            if mapped.enabled and mapped.gateway is not None:  # no gateway: no router to speak of
+                cfg.ui.info(_mapping_notice(mapped, listen_port))
+            return await _join_and_play(cfg, host, port, code, listeners, listen_port, alternatives, mapped)
+    finally:
+        for listener in listeners:
+            await listener.aclose()
+
+
+def _mapping_notice(mapped: PortMapping, port: int) -> Notice:
+    m = mapped.mapping
+    if m is None:
+        return Notice("notice_no_mapping", port=port, why="; ".join(mapped.tried))
+    return Notice(
+        "notice_mapped", port=port, outside=show_address(m.external_address, m.external_port), how=m.method
+    )
+
+
+async def _join_and_play(
+    cfg: NodeConfig,
+    host: str,
+    port: int,
+    code: str,
+    listeners: list[trio.SocketListener],
+    listen_port: int,
+    alternatives: Sequence[tuple[str, int]],
+    mapped: PortMapping,
+) -> Outcome:
+    info = await join_table(
+        host=host,
+        port=port,
+        code=code,
+        identity=cfg.identity,
+        name=cfg.name,
+        listen_port=listen_port,
+        ui=cfg.ui,
+        timeouts=cfg.timeouts,
+        bot=cfg.bot,
+        alternatives=alternatives,
+        outside=mapped.external,
+    )
+    try:
+        await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+    except BaseException as e:
+        # The host (and the others) learn at once, and why: it is not a broken link.
+        why = f"{cfg.name} could not link with every seat: {e}" if isinstance(e, Exception) else "left"
+        with trio.CancelScope(shield=True):
+            for link in info.links.values():
+                with trio.move_on_after(1), contextlib.suppress(Exception):
+                    await link.send(Abort(why, 0).to_frame())
+                await link.aclose()
+        raise
+    if info.clock is not None:  # every seat plays by the host's clock
+        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+    cfg.ui.table_clock(cfg.timeouts)
+    relinks = Relinks(info, cfg.identity, cfg.timeouts)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mapped.keep)
+        for listener in listeners:  # higher seats dial this one again if their link breaks
+            nursery.start_soon(_accept_loop, listener, relinks.accept, nursery)
+        try:
+            return await _play(cfg, info, relinks, listen_port)
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float], None]:
+    """Tell the user when a peer's connection breaks, comes back, or stays away."""
+
+    def notice(peer: int, what: str, seconds: float) -> None:
+        who = {"name": info.roster[peer].name, "seat": peer}
+        if what == "lost":
+            left = int(seconds)
+            cfg.ui.info(Notice("notice_reconnecting", **who, left=f"{left // 60}:{left % 60:02d}"))
+        elif what == "back":
+            cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
+        else:
+            cfg.ui.info(Notice("notice_gone", **who, seconds=f"{seconds:.0f}"))
+
+    return notice
+
+
+def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> JournalHeader:
+    return JournalHeader(
+        game=info.game,
+        game_id=info.game_id,
+        rules=info.rules.to_dict(),
+        roster=tuple(Player(name=s.name, key=s.key) for s in info.roster),
+        seat=info.seat,
+        entropy=entropy,
+        session={
+            "seats": [[s.host, s.port, [list(a) for a in s.also]] for s in info.roster],
+            "host_address": None if info.host_address is None else list(info.host_address),
+            "listen_port": listen_port,
+            "relayed": sorted(info.relayed),
+            "clock": list(info.clock) if info.clock is not None else None,
+        },
+    )
+
+
+async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
+    """Bring this seat back into the match its journal at ``path`` records (after a crash).
+
+    The table is rebuilt from the journal; the seat listens on the port it had,
+    dials the peers it dials, and takes back the others as they dial in.
+    """
+    try:
+        contents = read_journal(path.read_bytes())
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    h = contents.header
+    if h.roster[h.seat].key != cfg.identity.public_key:
+        raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
+    try:
+        addresses = [_journal_seat(entry) for entry in h.session["seats"]]
+        host_address = h.session["host_address"]
+        listen_port = int(h.session["listen_port"])
+        rules = game_named(h.game).rules_from_dict(h.rules)
+    except (KeyError, TypeError, ValueError) as e:
+        raise UsageError(f"{path} is damaged: {e}") from None
+    seats = zip(h.roster, addresses, strict=True)
+    roster = tuple(Seat(name=p.name, key=p.key, host=a, port=port, also=also) for p, (a, port, also) in seats)
+    info = SessionInfo(
+        game_id=h.game_id,
+        rules=rules,
+        roster=roster,
+        seat=h.seat,
+        game=h.game,
+        host_address=None if host_address is None else (str(host_address[0]), int(host_address[1])),
+        relayed={int(p) for p in h.session.get("relayed", [])},
+    )
+    clock = h.session.get("clock")
+    if clock is not None:
+        info.clock = tuple(int(x) for x in clock)  # as its join record signed it
+        cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+    cfg.ui.table_clock(cfg.timeouts)
+    relinks = Relinks(info, cfg.identity, cfg.timeouts)
+    listeners = [] if listen_port == 0 else await listen(listen_port, cfg.bind)
+    try:
+        async with trio.open_nursery() as nursery, cfg.mapped(listen_port) as mapped:
+            nursery.start_soon(mapped.keep)
+            for listener in listeners:
+                nursery.start_soon(_accept_loop, listener, relinks.accept_any, nursery)
+            try:
+                return await _play(cfg, info, relinks, listen_port, restore=contents, entropy=h.entropy)
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        for listener in listeners:
+            await listener.aclose()
+
+
+def _journal_seat(entry: Any) -> tuple[str, int, tuple[tuple[str, int], ...]]:
+    """A seat's addresses in a journal: ``[host, port]`` (older journals) or with its others."""
+    host, port, *rest = entry
+    also = tuple((str(h), int(p)) for h, p in rest[0]) if rest else ()
+    return str(host), int(port), also
+
+
+async def _play(
+    cfg: NodeConfig,
+    info: SessionInfo,
+    relinks: Relinks | None = None,
+    listen_port: int = 0,
+    *,
+    restore: JournalContents | None = None,
+    entropy: bytes | None = None,
+) -> Outcome:
+    roster = [Player(name=s.name, key=s.key) for s in info.roster]
+    if entropy is None:
+        entropy = cfg.entropy if cfg.entropy is not None else os.urandom(32)
+    table = Sitting(
+        table_class(info.game)(
+            game_id=info.game_id,
+            roster=roster,
+            rules=info.rules,
+            seat=info.seat,
+            identity=cfg.identity,
+            entropy=entropy,
+            clock=info.clock,  # signed by every seat in its join record
+        )
+    )
+    if cfg.known_players and restore is None:
+        _check_known_players(cfg, roster, info.seat)
+    journal_file: storage.JournalFile | None = None
+    if cfg.journal:
+        jpath = storage.journal_path(info.game_id, info.seat, cfg.data_dir)
+        if restore is None:
+            journal_file = storage.JournalFile(jpath)
+            journal_file.write(encode_header(_journal_header(info, entropy, listen_port)))
+        else:
+            journal_file = storage.JournalFile(jpath, truncate_at=restore.sound)
+
+    def journal(records: list[SignedRecord]) -> None:
+        if journal_file is not None:
+            journal_file.write(b"".join(encode_record(r) for r in records))
+
+    result = RunResult(status="aborted", problem="interrupted")
+    ended = left = False
+    try:
+        async with _leave_on_signals(cfg.leave_on_signals) as interrupt:
+            result = await run_table(
+                table,
+                info.links,
+                cfg.decide,
+                timeouts=cfg.timeouts,
+                on_progress=_show_fingerprint(cfg),
+                on_wait=cfg.on_wait,
+                relinker=relinks,
+                grace=cfg.timeouts.grace,
+                on_link=link_notice(cfg, info),
+                restore=None if restore is None else restore.records,
+                journal=journal,
+                relayed=sorted(info.relayed),
+                leaving=cfg.leaving,
+                confirming=cfg.confirming,
+                interrupt=interrupt,
+            )
+        ended = True
+    except KeyboardInterrupt:
+        left = True  # the player left (the others were told): nothing to resume
+        raise
+    finally:
+        path: Path | None = cfg.transcript or storage.transcript_path(
+            info.game_id, info.seat, cfg.data_dir, game=info.game
+        )
+        status = result.status if result.problem is None else f"{result.status}: {result.problem}"
+        with trio.CancelScope(shield=True):
+            if not cfg.keep_transcript:
+                path = None
+            else:
+                try:
+                    data = encode_file(table.records_to_save(), saved_by=info.seat, status=status)
+                    if cfg.transcript is None:  # the default name: never over a game saved there before
+                        path = save_new(path, data)  # type: ignore[arg-type]
+                    else:
+                        save(path, data)  # type: ignore[arg-type]
+                    if cfg.bot:
+                        storage.remember_bot_transcript(data, cfg.data_dir)
+                except OSError as e:
+                    cfg.ui.info(Notice("notice_not_saved", path=path, error=e))
+                    path = None
+            if journal_file is not None:
+                # A match that ended (or that this player left) needs no journal; one
+                # interrupted otherwise keeps it, to be resumed.
+                journal_file.close(remove=ended or left)
+            await _linger(info, LINGER if result.status != "aborted" else 0.2)
+    return Outcome(
+        status=result.status,
+        problem=result.problem,
+        blamed=result.blamed,
+        transcript=path,
+        table=table,
+        names=[s.name for s in info.roster],
+        bytes_sent=sum(link.bytes_sent for link in info.links.values()),
+        frames_sent=sum(link.frames_sent for link in info.links.values()),
+        fingerprint=TableFingerprint.of_table(table),
+    )
+
+
+@contextlib.asynccontextmanager
+async def _leave_on_signals(wanted_here: bool) -> AsyncIterator[trio.Event]:
+    """An event set when the program is asked to stop while the match runs (Ctrl-C, a
+    closed terminal, a polite kill): the seat then signs that it leaves, and the others
+    go on at once instead of waiting out its grace. (Outside the main thread, where
+    signals cannot be caught, the event is never set.)"""
+    event = trio.Event()
+    if not wanted_here:
+        yield event
+        return
+    wanted = [getattr(signal, name) for name in ("SIGINT", "SIGHUP", "SIGTERM") if hasattr(signal, name)]
+    with contextlib.ExitStack() as stack:
+        try:
+            signals = stack.enter_context(trio.open_signal_receiver(*wanted))
+        except (RuntimeError, ValueError):
+            yield event
+            return
+
+        async def watch() -> None:
+            async for _ in signals:
+                event.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            try:
+                yield event
+            finally:
+                nursery.cancel_scope.cancel()
+
+
+def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:
+    """Before the first shuffle: warn of a known name with a new key, or a known key
+    under a new name; then remember this table's players. A list that cannot be
+    read or written weakens the check, it never stops the game."""
+    known = KnownPlayers.load(cfg.data_dir or storage.data_dir())
+    if known.problem is not None:
+        cfg.ui.info(Notice("notice_known_unreadable", problem=known.problem))
+    pairs = [(p.name, p.key) for p in roster]
+    for warning in known.check(pairs, seat):
+        cfg.ui.warning(warning)
+    try:
+        known.remember(pairs, seat)
+    except OSError as e:
+        cfg.ui.info(Notice("notice_known_unreadable", problem=f"{known.path} cannot be written ({e})"))
+
+
+def _show_fingerprint(cfg: NodeConfig) -> Callable[[Table], None]:
+    """``cfg.on_progress``, preceded once by ``cfg.on_table_ready`` when the fingerprint is known.
+
+    Only after the cut: the fingerprint covers every seat's cut secret, which a host
+    in the middle cannot choose (see :mod:`p2pcards.protocol.fingerprint`).
+    """
+    shown = False
+
+    def progress(table: Table) -> None:
+        nonlocal shown
+        if not shown:
+            fingerprint = TableFingerprint.of_table(table)
+            if fingerprint is not None:
+                shown = True
+                cfg.on_table_ready(fingerprint, table)
+        cfg.on_progress(table)
+
+    return progress
+
+
+async def _linger(info: SessionInfo, seconds: float) -> None:
+    """Close our sending side, then wait (a little) for every peer to close theirs."""
+
+    async def drain(link: object) -> None:
+        try:
+            while True:
+                await link.receive()  # type: ignore[attr-defined]
+        except Exception:
+            return
+
+    links = list(info.links.values())
+    for link in links:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await tls.send_eof(link.stream)  # under TLS: a TCP half-close, read as the end of stream
+    with trio.move_on_after(seconds):
+        async with trio.open_nursery() as nursery:
+            for link in links:
+                nursery.start_soon(drain, link)
+    for link in links:
+        await link.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Unfinished:
+    """A game this node's journal says it has not finished (see ``p2pcards resume``)."""
+
+    path: Path
+    game: str
+    seat: int
+    names: tuple[str, ...]
+    host_address: tuple[str, int] | None
+    records: int
+    modified: float
+
+
+def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
+    """Every readable journal in the data directory, most recent first."""
+    out = []
+    for path in storage.journal_dir(directory).glob("*.journal"):
+        try:
+            contents = read_journal(path.read_bytes())
+            host = contents.header.session.get("host_address")
+            address = None if host is None else (str(host[0]), int(host[1]))
+            out.append(
+                Unfinished(
+                    path=path,
+                    game=contents.header.game,
+                    seat=contents.header.seat,
+                    names=tuple(p.name for p in contents.header.roster),
+                    host_address=address,
+                    records=len(contents.records),
+                    modified=path.stat().st_mtime,
+                )
+            )
+        except (OSError, TranscriptError, TypeError, ValueError, IndexError):
+            continue  # not ours to judge here; `resume FILE` says what is wrong with it
+    return sorted(out, key=lambda u: -u.modified)

@@ -1,0 +1,742 @@
+"""Drive one seat's table over its links until the match ends, fails or times out.
+
+One reader task per peer feeds a bounded channel; the main task owns the table
+(no locking needed around it), sends what it drains to every link, asks the
+local decider when it is this seat's turn, and enforces the step timeouts: a
+turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
+silent peer is named, and the match ends with the transcript kept. A peer that
+hangs up is named once the table needs a record from it (see ``_play``), and
+one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
+
+A link that breaks is not a fault by itself. With a ``relinker`` (the session
+layer's way to dial a peer again, or to wait for it to dial in) the runner
+gets a new link to that peer within ``grace`` seconds, tells the table (whose
+:meth:`link_reset` gives the records to resend first), and goes on; the step
+timeouts wait for a peer that is away until its grace runs out. Only a peer
+that stays away longer is named, as a hang-up is today, and a node that lost
+every link at once blames nobody: its own connection is the likeliest cause.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.sitting import TIMED_OUT, Sitting
+from p2pcards.protocol.table import Table
+from p2pcards.protocol.wire import (
+    Abort,
+    Need,
+    Relay,
+    SignedRecord,
+    WireError,
+    decode_frame_object,
+    quote_claim,
+)
+
+
+class Relinker(Protocol):
+    """How a seat gets a new link to a peer whose connection broke."""
+
+    async def relink(self, peer: int) -> Link:
+        """A new authenticated link to ``peer`` (raise LinkClosed or OSError to try again)."""
+        ...
+
+
+LinkNotice = Callable[[int, str, float], None]
+"""``on_link(peer, what, seconds)``: ``"lost"`` (reconnecting, seconds left),
+``"back"`` (seconds away), or ``"gone"`` (it did not come back in time)."""
+
+GRACE = 120.0
+"""Seconds a peer whose link broke has to come back before it is named."""
+
+RETRY = 1.0
+"""Seconds between two attempts to relink a peer."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewLink:
+    """A peer's new link, from a relink task to the main task."""
+
+    link: Link
+
+
+@dataclass(frozen=True, slots=True)
+class StayedAway:
+    """A peer did not come back within its grace period."""
+
+    reason: str
+
+
+Decider = Callable[[Table], Awaitable[Any]]
+"""Returns this seat's next action, one of ``table.legal_actions()`` (called only
+when ``table.my_turn``); the game decides what an action is."""
+
+
+WAIT_NOTICE = 5.0
+"""Seconds of silence after which ``on_wait`` tells the user whom the table waits for."""
+
+
+class QuitMatch(Exception):
+    """The local player chose to leave the match."""
+
+
+ABORT_GRACE = 2.0
+"""Seconds a seat keeps going after a peer announced it stops, to reach its own verdict."""
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How the match ended for this seat.
+
+    ``status``: "over", "failed" (a fault, a timeout, or a peer stopped it) or
+    "aborted" (this seat's player left). ``blamed``: the seats this node itself
+    found at fault. ``problem``: what went wrong, for people.
+    """
+
+    status: str
+    problem: str | None = None
+    blamed: tuple[int, ...] = ()
+
+
+async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
+    async with out:
+        while True:
+            try:
+                obj = await link.receive()
+                frame = decode_frame_object(obj)
+            except (LinkClosed, WireError) as e:
+                await out.send((peer, (link, e)))
+                return
+            await out.send((peer, (link, frame)))
+
+
+STAYED_AWAY = "it did not come back"
+"""Why a peer counts as gone when no attempt to relink it failed with an error of its own."""
+
+
+async def _relink(
+    peer: int, relinker: Relinker, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]
+) -> None:
+    """Get a new link to ``peer`` before ``deadline``, or report that it stayed away."""
+    async with out:
+        last = STAYED_AWAY
+        with trio.move_on_at(deadline):
+            while True:
+                try:
+                    link = await relinker.relink(peer)
+                except (LinkClosed, OSError, WireError) as e:
+                    last = str(e) or type(e).__name__
+                    await trio.sleep(RETRY)
+                    continue
+                await out.send((peer, (None, NewLink(link))))
+                return
+        await out.send((peer, (None, StayedAway(last))))
+
+
+async def _send_all(table: Sitting, links: dict[int, Link], timeout: float) -> None:
+    """Send the table's new frames to every peer, and its answers to the peers that asked.
+
+    A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
+    buffers are full) is blamed: otherwise the send would block this seat, and with
+    it every timeout, forever.
+    """
+    present = set(table.present)  # a seat that left hears nothing more from this table
+    now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
+    out = [(frame, now) for frame in table.drain()]
+    for peer, frames in table.drain_replies().items():
+        if peer in links:
+            out.extend((frame, [(peer, links[peer])]) for frame in frames)
+    stuck: list[int] = []
+    for frame, targets in out:
+        for peer, link in targets:
+            if peer in stuck:
+                continue  # the others still get every frame, this seat's record first of all
+            with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
+                await link.send(frame)  # a closed link: its reader reports it
+            if scope.cancelled_caught:
+                stuck.append(peer)
+    if stuck:
+        with contextlib.suppress(RemoteProtocolError):
+            table.blame(stuck[0], f"stopped reading: a frame waited {timeout:g} s to be delivered")
+
+
+async def _to_every_peer(links: dict[int, Link], frame: bytes, timeout: float) -> None:
+    """Send a notice to every peer, giving up on one that takes no frame in ``timeout``."""
+    for link in list(links.values()):
+        with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+            await link.send(frame)
+
+
+async def _announce(links: dict[int, Link], reason: str, step: int) -> None:
+    """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
+    await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
+
+
+async def _heartbeat(table: Sitting, links: dict[int, Link]) -> None:
+    """While this seat's player decides, tell the others it is alive (a ``need``
+    frame, which also fetches any record it lacks). Peers waiting for this seat
+    then know their own connection works."""
+    while True:
+        await trio.sleep(WAIT_NOTICE)
+        if not table.my_turn:
+            continue  # the main task nudges the others while it waits for them
+        await _to_every_peer(links, table.need_frame(), WAIT_NOTICE)
+
+
+class RelayedLink:
+    """A peer this seat has no link with: its frames go wrapped in ``relay`` frames
+    through the host, which is linked with every seat; when the host is gone (or
+    away), through every seat this one is linked with, each of which passes them on
+    if it is linked with the peer. Records are signed end to end, so a carrier can
+    delay or drop them, not forge them; the peer reads the first copy."""
+
+    def __init__(
+        self,
+        me: int,
+        peer: int,
+        links: dict[int, Any],
+        present: Callable[[], Collection[int]] = lambda: range(6),
+    ) -> None:
+        self.me, self.peer, self.links, self.present = me, peer, links, present
+        self.bytes_sent = self.frames_sent = 0
+
+    def carriers(self) -> list[Link]:
+        """The host's link if this seat has it, else every link of its own but the peer's
+        (to seats still at the table: one that left no longer carries)."""
+        here = self.present()
+        direct = {
+            s: lk
+            for s, lk in self.links.items()
+            if s != self.peer and s in here and not isinstance(lk, RelayedLink)
+        }
+        return [direct[0]] if 0 in direct else [lk for _, lk in sorted(direct.items())]
+
+    async def send(self, frame: bytes) -> None:
+        wrapped = Relay(self.me, self.peer, frame).to_frame()
+        sent = False
+        for link in self.carriers():
+            with contextlib.suppress(LinkClosed):
+                await link.send(wrapped)
+                sent = True
+        if not sent:
+            raise LinkClosed(f"no seat linked with this one is here to carry its frames to seat {self.peer}")
+        self.bytes_sent += len(frame)
+        self.frames_sent += 1
+
+
+@dataclass(slots=True)
+class _Mesh:
+    """The links of this seat as they change: the current link of each peer, the
+    peers away (with the time their grace ends), and how to get a peer back."""
+
+    links: dict[int, Link]
+    nursery: trio.Nursery
+    send: trio.MemorySendChannel[tuple[int, Any]]
+    relinker: Relinker | None
+    grace: float
+    on_link: LinkNotice
+    away: dict[int, float] = field(default_factory=dict)
+    lost_at: dict[int, float] = field(default_factory=dict)
+
+    def start_reader(self, peer: int, link: Link) -> None:
+        self.nursery.start_soon(_reader, peer, link, self.send.clone())
+
+    def link_lost(self, peer: int, now: float) -> None:
+        """Start getting ``peer`` back (its grace runs from now)."""
+        assert self.relinker is not None
+        self.links.pop(peer, None)
+        self.away[peer] = now + self.grace
+        self.lost_at[peer] = now
+        self.on_link(peer, "lost", self.grace)
+        self.nursery.start_soon(_relink, peer, self.relinker, self.away[peer], self.send.clone())
+
+
+async def run_table(
+    table: Table | Sitting,
+    links: dict[int, Link],
+    decide: Decider,
+    *,
+    timeouts: Timeouts,
+    on_progress: Callable[[Table], None] = lambda t: None,
+    on_wait: Callable[[Table, float], None] = lambda t, waited: None,
+    relinker: Relinker | None = None,
+    grace: float = GRACE,
+    on_link: LinkNotice = lambda peer, what, seconds: None,
+    restore: Sequence[SignedRecord] | None = None,
+    journal: Callable[[list[SignedRecord]], None] = lambda records: None,
+    relayed: Sequence[int] = (),
+    leaving: Callable[[], bool] = lambda: False,
+    confirming: Callable[[], bool | None] = lambda: None,
+    interrupt: trio.Event | None = None,
+) -> RunResult:
+    """Play the match on ``table``; returns how it ended (never raises for peers' faults).
+
+    ``restore``: the journalled records of a seat that comes back after a crash
+    (the table is restored from them instead of started, and every link is new).
+    ``journal``: makes records durable; called before any frame is sent.
+    ``relayed``: peers this seat has no link with, reached through the host.
+    ``leaving``: True once this seat's player chose to leave while it was not their
+    turn (between hands, say); the seat then leaves at once (checked as frames come,
+    and at least every ``WAIT_NOTICE`` seconds).
+    ``confirming``: once this seat's person has compared the table fingerprint, True
+    if everyone read the same digits, False if not (None until then): signed into the
+    transcript as a ``confirm`` record, as soon as it is known (checked as ``leaving``).
+    ``interrupt``: set when this seat's person interrupts the program (Ctrl-C, a closed
+    terminal): whatever the table was waiting for, the seat signs that it leaves
+    ("interrupted") and the run ends, status "aborted".
+
+    ``table`` may be a :class:`Sitting` (the match goes on without a seat that
+    leaves); a bare table is wrapped in one.
+    """
+    if not isinstance(table, Sitting):
+        table = Sitting(table)
+    send, receive = trio.open_memory_channel[tuple[int, Any]](64)
+    result = RunResult(status="running")
+    links = dict(links)
+    async with trio.open_nursery() as nursery:
+        mesh = _Mesh(links, nursery, send, relinker, grace, on_link)
+        for peer, link in links.items():
+            mesh.start_reader(peer, link)
+        for peer in relayed:
+            links[peer] = RelayedLink(
+                table.seat if table.seat is not None else 0, peer, links, lambda: table.present
+            )
+        if restore is not None and relinker is not None:  # back from a crash: every peer is away
+            for peer in range(table.n):
+                if peer != table.seat and peer not in links:
+                    mesh.link_lost(peer, trio.current_time())
+        nursery.start_soon(_heartbeat, table, links)
+        try:
+            with trio.CancelScope() as playing:
+                if interrupt is not None:
+                    nursery.start_soon(_cancel_when_set, interrupt, playing)
+                await _play(
+                    table,
+                    mesh,
+                    decide,
+                    receive,
+                    timeouts,
+                    on_progress,
+                    on_wait,
+                    result,
+                    restore,
+                    journal,
+                    leaving,
+                    confirming,
+                )
+            if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
+                await _leave_now(table, links, journal, result)
+        except KeyboardInterrupt:
+            await _leave_now(table, links, journal, result)
+            raise
+        finally:
+            send.close()
+            nursery.cancel_scope.cancel()
+    return result
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def _leave_now(
+    table: Sitting, links: dict[int, Link], journal: Callable[[list[SignedRecord]], None], result: RunResult
+) -> None:
+    """The program is interrupted: sign that this player leaves (if the match is still
+    on) and send it, within 3 s whatever else is being cancelled."""
+    if table.seat is None or table.status not in ("running", "disputed"):
+        return
+    with trio.CancelScope(shield=True), trio.move_on_after(3):
+        await _leave(table, links, 1, journal, result, INTERRUPTED)
+    result.problem = INTERRUPTED
+
+
+async def _flush(
+    table: Sitting, links: dict[int, Link], timeout: float, journal: Callable[[list[SignedRecord]], None]
+) -> None:
+    """Make the table's new records durable, then send its frames (write-ahead)."""
+    records = table.drain_journal()
+    if records:
+        journal(records)
+    await _send_all(table, links, timeout)
+
+
+async def _play(
+    table: Sitting,
+    mesh: _Mesh,
+    decide: Decider,
+    receive: trio.MemoryReceiveChannel[tuple[int, Any]],
+    timeouts: Timeouts,
+    on_progress: Callable[[Table], None],
+    on_wait: Callable[[Table, float], None],
+    result: RunResult,
+    restore: Sequence[SignedRecord] | None,
+    journal: Callable[[list[SignedRecord]], None],
+    leaving: Callable[[], bool] = lambda: False,
+    confirming: Callable[[], bool | None] = lambda: None,
+) -> None:
+    links = mesh.links
+    if restore is None:
+        table.start()
+    else:
+        with contextlib.suppress(RemoteProtocolError):
+            table.restore(restore)
+        for peer, link in links.items():  # every link of a restarted node is new
+            await _resend(table, peer, link, timeouts.step)
+    await _flush(table, links, timeouts.step, journal)
+    step: tuple[object, int] = (None, -1)
+    deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
+    heard = trio.current_time()  # when a frame last came from any peer
+    closed: dict[int, str] = {}
+    away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
+    stop_deadline = math.inf
+    carried = False  # relayed frames went through this node
+    confirmed = False  # this seat's answer about the fingerprint was taken
+    while True:
+        # A peer that hung up is blamed when the table needs its record, not before:
+        # an honest seat that stopped because of someone else's fault closes its links
+        # too, and whichever hang-up arrives first must not decide who is blamed.
+        gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
+        if gone and table.failure is None:
+            with contextlib.suppress(RemoteProtocolError):
+                if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
+                    # every link is down: this node cannot tell who is at fault
+                    table.stop(
+                        f"lost every connection at step {table.step} and none came back in time: "
+                        "this node's own connection may be down"
+                    )
+                elif gone[0] in away_too_long:
+                    if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
+                        await _flush(table, links, timeouts.step, journal)  # this seat's first record there
+                        continue
+                else:
+                    table.blame(gone[0], closed[gone[0]])
+        if table.status == "over":
+            result.status = "over"
+            on_progress(table)
+            final = table.last_step_frame()  # for a seat that lacks one of them (see the method)
+            if final is not None:
+                present = set(table.present)
+                await _to_every_peer({p: lk for p, lk in links.items() if p in present}, final, 1)
+            if carried:  # the others may still need this node to finish: pass on and answer a while
+                await _serve_after(table, links, receive, timeouts.step)
+            return
+        if table.failure is not None:
+            result.status = "failed"
+            result.problem = table.failure.problem
+            if table.failure.peer is None:
+                result.blamed = ()
+            elif table.failure.peer not in result.blamed:
+                result.blamed = (table.failure.peer,)
+            on_progress(table)
+            await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
+            peer = table.failure.peer
+            who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
+            await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
+            return
+        if trio.current_time() >= stop_deadline and not table.stopped:
+            stop_deadline = math.inf  # the seat that said it stops has left the table since
+        if trio.current_time() >= stop_deadline:
+            # A peer stopped and this node reached no verdict of its own in the grace
+            # period: its reason is only its claim.
+            peer, (_, why) = next(iter(table.stopped.items()))
+            table.stop(
+                f"{table.roster[peer].name} (seat {peer}) stopped the match; its claim: {quote_claim(why)}"
+            )
+            continue
+        answer = None if confirmed else confirming()
+        if answer is not None:
+            confirmed = True
+            if table.confirm(answer):  # the player's word, signed: the audit says who compared
+                await _flush(table, links, timeouts.step, journal)
+        if leaving() and table.seat is not None and table.status in ("running", "disputed"):
+            await _leave(table, links, timeouts.step, journal, result)
+            return
+        if (table.current, table.step) != step:  # a new step, or the first of a table that continues
+            step = (table.current, table.step)
+            decision = table.spec.kind in table.DECISIONS
+            wait = timeouts.turn if decision else timeouts.step
+            started = trio.current_time()
+            turn_ends = started + wait  # the table's clock, for the seat whose turn it is
+            deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
+            notice = started + WAIT_NOTICE
+        # A peer that is away has until its grace ends before its silence counts.
+        waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
+        wait_until = max([deadline, *waiting_away])
+        on_progress(table)
+        if table.my_turn:
+            try:
+                # The table's clock ends for this seat first: it signs that it leaves, and
+                # the others, who wait a moment longer, go on without it on that record.
+                with trio.move_on_at(turn_ends) as turn:
+                    ends = TURN_ENDS.set(turn_ends)
+                    try:
+                        action = await decide(table)
+                    finally:
+                        TURN_ENDS.reset(ends)
+            except QuitMatch:
+                await _leave(table, links, timeouts.step, journal, result)
+                return
+            if turn.cancelled_caught:  # (a QuitMatch raised in time leaves, below)
+                if table.seat is not None and table.can_go_on_without(table.seat):
+                    await _leave(
+                        table, links, timeouts.step, journal, result, f"did not play within {wait:g} s"
+                    )
+                    result.problem = TURN_TIMED_OUT
+                    return
+                # Said at once and truly: the others name this seat for the time it took.
+                table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
+                continue
+            try:
+                table.act(action)
+            except RemoteProtocolError:
+                continue  # recorded in table.failure
+            except LocalProtocolError as e:
+                raise AssertionError(f"the decider chose an illegal action: {e}") from e
+            await _flush(table, links, timeouts.step, journal)
+            continue
+        try:
+            with trio.move_on_at(min(wait_until, notice, stop_deadline)) as scope:
+                peer, (source, item) = await receive.receive()
+        except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
+            if table.stopped:
+                stop_deadline = trio.current_time()
+                continue
+            table.stop(
+                f"every connection closed at step {table.step} ({table.spec.kind}); "
+                "this node cannot tell who left"
+            )
+            continue
+        now = trio.current_time()
+        if scope.cancelled_caught and now >= stop_deadline:
+            continue
+        if scope.cancelled_caught and now < wait_until:
+            on_wait(table, now - started)
+            table.nudge()  # ask for what we may lack; also tells the others we are alive
+            await _flush(table, links, timeouts.step, journal)
+            notice = now + WAIT_NOTICE
+            continue
+        if scope.cancelled_caught:
+            # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
+            relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
+            _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
+            continue
+        if isinstance(item, NewLink):
+            if peer in mesh.away and table.status in ("running", "disputed"):
+                away_for = now - mesh.lost_at.pop(peer, now)
+                del mesh.away[peer]
+                links[peer] = item.link
+                mesh.start_reader(peer, item.link)
+                await _resend(table, peer, item.link, timeouts.step)
+                mesh.on_link(peer, "back", away_for)
+                deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
+            else:
+                with contextlib.suppress(Exception):
+                    await item.link.stream.aclose()
+            continue
+        if isinstance(item, StayedAway):
+            if peer in mesh.away:
+                del mesh.away[peer]
+                why = f"{TIMED_OUT} {mesh.grace:g} s"
+                if item.reason != STAYED_AWAY:
+                    why += f" ({item.reason})"  # the last attempt's error, when there was one
+                closed[peer] = why
+                away_too_long.add(peer)
+                mesh.on_link(peer, "gone", mesh.grace)
+            continue
+        if source is not links.get(peer):
+            continue  # from a link that has been replaced since
+        if isinstance(item, Relay):
+            heard = now
+            carried = True
+            if await _carry(table, links, peer, item, timeouts.step):  # an abort, relayed
+                stop_deadline = min(stop_deadline, now + ABORT_GRACE)
+            await _flush(table, links, timeouts.step, journal)
+            continue
+        if not isinstance(item, LinkClosed):
+            heard = now
+        # A RemoteProtocolError is kept in table.failure and ends the loop above.
+        with contextlib.suppress(RemoteProtocolError):
+            if isinstance(item, LinkClosed):
+                if peer not in table.present:
+                    links.pop(peer, None)  # it left: nobody waits for it
+                elif mesh.relinker is not None and table.status in ("running", "disputed"):
+                    mesh.link_lost(peer, now)
+                else:
+                    closed[peer] = item.reason
+            elif isinstance(item, WireError):
+                table.blame(peer, f"malformed frame: {item}")
+            else:
+                if isinstance(item, Abort) and peer in table.present:
+                    stop_deadline = min(stop_deadline, now + ABORT_GRACE)
+                table.receive_frame(peer, item)
+        await _flush(table, links, timeouts.step, journal)
+
+
+async def _leave(
+    table: Sitting,
+    links: dict[int, Link],
+    timeout: float,
+    journal: Callable[[list[SignedRecord]], None],
+    result: RunResult,
+    reason: str = "quit",
+) -> None:
+    """This seat's player leaves: sign it, so that the others go on without waiting."""
+    result.status = "aborted"
+    name = table.roster[table.seat].name  # type: ignore[index]
+    table.leave(reason)
+    await _flush(table, links, timeout, journal)
+    await _announce(links, f"{name} left the match", table.step)
+
+
+TURN_TIMED_OUT = "timed out"
+"""The problem of a run this seat left because its own turn time ran out (status "aborted")."""
+INTERRUPTED = "interrupted"
+"""The problem of a run this seat left because the program was interrupted (status "aborted")."""
+
+TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_ends", default=None)
+"""While this seat's decider runs: when its turn ends on the table's clock (trio time).
+The turn began when the step did, which may be a while before a person's prompt."""
+
+LEAVE_WAIT = 3.0
+"""Seconds the others wait past a player's turn time for its signed leave (``_play``):
+its own clock ends first, and a seat whose node still runs says that it leaves, so
+that everyone goes on without it from the same record. One that says nothing by then
+(frozen, or hostile) is named for the time it took."""
+
+QUIET = 1.0
+"""Seconds without a frame after which a finished relay stops serving the others."""
+
+
+async def _serve_after(
+    table: Sitting, links: dict[int, Any], receive: trio.MemoryReceiveChannel[tuple[int, Any]], limit: float
+) -> None:
+    """The match is over here: go on carrying relay frames and answering ``need``
+    frames until the others are quiet (or ``limit`` seconds), so that seats that
+    reach each other only through this node finish too."""
+    with trio.move_on_after(limit):
+        while True:
+            with trio.move_on_after(QUIET) as quiet:
+                peer, (source, item) = await receive.receive()
+            if quiet.cancelled_caught:
+                return
+            if source is not links.get(peer) or isinstance(item, LinkClosed | WireError):
+                continue
+            if isinstance(item, Relay):
+                await _carry(table, links, peer, item, limit)
+            elif isinstance(item, Need):
+                with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
+                    table.receive_frame(peer, item)
+            await _send_all(table, links, limit)
+
+
+async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
+    """A relay frame from ``peer``: one ``peer`` asks this seat to carry (``from`` is
+    ``peer``), passed on if this seat is linked with its target; or one carried to this
+    seat, read as from its origin. True if that was an ``abort`` (a claim of its
+    origin's, never a fault of it)."""
+    with contextlib.suppress(RemoteProtocolError):
+        if relay.target != table.seat:
+            if relay.origin != peer:
+                table.blame(
+                    peer, f"sent a relay frame in the name of seat {relay.origin}, for seat {relay.target}"
+                )
+            target = links.get(relay.target)
+            if target is None or isinstance(target, RelayedLink):
+                return False  # not linked with it (or it is away): another carrier may be
+            try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
+                problem = table.carriable(peer, relay.inner())
+            except WireError as e:
+                problem = f"a malformed frame ({e})"
+            if problem is not None:
+                table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
+            with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+                await target.send(relay.to_frame())
+            return False
+        if not isinstance(links.get(relay.origin), RelayedLink):
+            return False  # the two have a link: the origin may have sent it to get the carrier blamed
+        try:
+            inner = relay.inner()
+        except WireError as e:
+            table.blame(peer, f"carried a malformed frame: {e}")
+            return False
+        table.receive_relayed(peer, relay.origin, inner)
+        return isinstance(inner, Abort)
+    return False
+
+
+async def _resend(table: Sitting, peer: int, link: Link, timeout: float) -> None:
+    """A new link to ``peer``: first the records it may lack, then where we stand."""
+    frames = [*table.link_reset(peer), table.need_frame()]
+    with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+        for frame in frames:
+            await link.send(frame)
+
+
+def _relays(table: Sitting) -> str:
+    """Who carries the frames of a relayed pair (``RelayedLink.carriers``), in words."""
+    if 0 in table.present:
+        return f"the host {table.roster[0].name}, seat 0"
+    return "the other seats, since the host left"
+
+
+def _time_out(
+    table: Sitting, waited: float, deaf: bool, result: RunResult, relayed: Collection[int] = ()
+) -> None:
+    """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    A seat in ``relayed`` reaches this node only through a relay (the host, or the
+    seats linked with both), which may have dropped its records: its silence is never
+    its fault here. It is named only by nodes linked with it directly; if it is all
+    that is missing, this node names nobody (the relay may be honest, and the seat
+    silent: this node cannot tell)."""
+    with contextlib.suppress(RemoteProtocolError):
+        if table.status == "disputed":
+            suspect = table.suspect_seat
+            if suspect is not None and suspect in relayed:
+                # The proof that would clear it could only come through a relay: as for silence,
+                # a seat reached only through a relay is not named (its record is not kept).
+                table.stop(
+                    f"a chain dispute about {table.roster[suspect].name} (seat {suspect}) saw no proof "
+                    f"in time; it is reached only through a relay: cannot tell who is at fault"
+                )
+                return
+            table.conclude_stalled()
+            return
+        waiting = table.waiting_for
+        names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
+        if deaf:
+            # Heard from nobody the whole wait: this node's own connection is the
+            # likeliest cause, and it can prove nobody else at fault.
+            table.stop(
+                f"heard from nobody while waiting {waited:.0f} s for {names} at step {table.step}: "
+                "this node's own connection may be down"
+            )
+            return
+        silent = [s for s in waiting if s not in table.stopped]
+        if not silent:
+            table.stop(f"{names} stopped before step {table.step}; this node cannot tell why")
+            return
+        direct = [s for s in silent if s not in relayed]
+        if not direct:
+            table.stop(
+                f"timed out waiting for {names} at step {table.step}, reached only through a relay "
+                f"({_relays(table)}): cannot tell who is at fault"
+            )
+            return
+        result.blamed = tuple(direct)
+        current = getattr(table, "current", table)
+        verb = "play" if table.spec.kind in getattr(current, "DECISIONS", ()) else "answer"
+        silent_names = " and ".join(table.roster[s].name for s in direct)
+        table.blame(direct[0], f"timed out: {silent_names} did not {verb} within {waited:.0f} s")

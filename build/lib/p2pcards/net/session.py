@@ -1,0 +1,1061 @@
+"""Hosting and joining a table, then linking every seat to every other (the mesh).
+
+The host is only the rendezvous: it checks invitations, fixes the roster and
+tells everyone where the others listen. Then each seat dials every lower seat
+(the host excepted, already linked), and every link is authenticated with
+Ed25519 signatures bound to the game id (see ``p2pcards.protocol.lobby``).
+
+Every connection is TLS 1.3 (``p2pcards.net.tls``) before its first lobby frame.
+The side that dials pins the key of the side it reached: a mesh link's dialler
+refuses any key but the roster key of the seat it dialled, and a joiner refuses
+a host whose certificate key is not the key of its challenge (which the host's
+SPAKE2 key confirmation then authenticates, bound to the TLS session). So the
+signatures and proofs that follow travel inside a channel that ends at the
+pinned key.
+
+The host's door is open to anyone, so whatever a stranger can make it hold is
+bounded before the stranger has proven the code: lobby frames of at most
+``MAX_LOBBY_FRAME`` bytes, one handshake deadline for TLS, hello and auth together,
+a few connections at once per source address and a few dozen in all, and a
+wrong code that costs its address a growing wait (not the host a held place).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import random
+import socket
+import ssl
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import trio
+
+from p2pcards.crypto.identity import Identity, is_valid_public_key, verify_signature
+from p2pcards.crypto.pake import ENTROPY_SIZE, BadPakeMessage, Pake, Side
+from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, UsageError
+from p2pcards.games.base import game as game_named
+from p2pcards.net import tls
+from p2pcards.net.addresses import show_address, unmapped
+from p2pcards.net.dial import connect_first, open_reusable, punch_point, simultaneous_open
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.portmap import PortMapping
+from p2pcards.net.tls import TLSError
+from p2pcards.protocol.admission import (
+    EVICT_AFTER,
+    MAX_CONNECTIONS,
+    PER_ADDRESS,
+    Admission,
+    DoorLimits,
+    Evict,
+    Proven,
+    Reason,
+    Refuse,
+    SendChallenge,
+    refuse,
+)
+from p2pcards.protocol.admission import address_group as address_group
+from p2pcards.protocol.lobby import (
+    LOBBY_VERSION,
+    MAX_LOBBY_FRAME,
+    Auth,
+    Challenge,
+    Hello,
+    LinkAuth,
+    LobbyUpdate,
+    Refused,
+    Role,
+    Seat,
+    Start,
+    VersionMismatch,
+    Welcome,
+    confirmation,
+    decode_lobby_object,
+    encode_lobby,
+    link_message,
+    normalize_code,
+    pake_binding,
+    proofs_equal,
+)
+from p2pcards.protocol.lobby import (
+    Link as LinkHello,
+)
+from p2pcards.protocol.messages import MAX_CLOCK, Body, show
+from p2pcards.protocol.names import names_by_key
+from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.wire import MAX_FRAME, WireError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """Seconds to wait, by kind of wait (a human's turn is long, a key reveal short)."""
+
+    handshake: float = 10.0
+    """From connecting to proving the code (TLS, hello and auth), or to authenticating a mesh link."""
+    mesh: float = 30.0
+    turn: float = 600.0
+    step: float = 60.0
+    lobby: float = 3600.0
+    busy: float = 30.0
+    """How long a joiner keeps trying again when the host answers that it is busy."""
+    grace: float = 120.0
+    """How long a seat whose connection broke has to come back before it is named."""
+
+    def clock(self) -> tuple[int, int, int]:
+        """The table's clock a host announces: turn, step and grace, in whole seconds."""
+        return (max(1, round(self.turn)), max(1, round(self.step)), max(1, round(self.grace)))
+
+    def with_clock(self, clock: Sequence[int]) -> Timeouts:
+        """These timeouts with the table's clock (the host's) for turns, steps and grace."""
+        turn, step, grace = clock
+        return replace(self, turn=float(turn), step=float(step), grace=float(grace))
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    """Everything the match needs from the lobby: the roster and the links."""
+
+    game_id: bytes
+    rules: Any
+    roster: tuple[Seat, ...]
+    seat: int
+    links: dict[int, Link] = field(default_factory=dict)
+    game: str = "nines"
+    """The game the table plays (the name in its join records)."""
+    host_address: tuple[str, int] | None = None
+    """Where a joiner reached the host (to dial it again); None at the host."""
+    relayed: set[int] = field(default_factory=set)
+    """Seats this one has no link with: their frames go through the host."""
+    clock: tuple[int, ...] | None = None
+    """The table's final clock (turn, step, grace), as the host fixed it at the start."""
+    punch: tuple[int, int] | None = None
+    """(address family, local port) of a joiner's connection to the host: the port that
+    hole punching binds again (``net.dial``). None at the host and after a resume."""
+    punched: set[int] = field(default_factory=set)
+    """Seats this one linked with by hole punching."""
+
+
+def final_clock(clock: Sequence[int], people: int) -> tuple[int, ...]:
+    """The clock a full table plays by: the host's, except that with exactly one person
+    seated (the others bots) nobody but bots waits on that person, so a turn may take
+    ``MAX_CLOCK`` (a day, as in a local game against bots). Bots alone keep the host's
+    clock: nobody is hurried, and a stuck bot is named in good time."""
+    turn, step, grace = clock
+    return (MAX_CLOCK if people == 1 else turn, step, grace)
+
+
+PATIENT = Notice("notice_patient")
+"""What each seat is told when the table's clock became ``final_clock``'s patient one."""
+
+
+class LobbyUI:
+    """What the lobby tells the person at this node (override to print)."""
+
+    def table_clock(self, timeouts: Timeouts) -> None:
+        """The clock the table plays by (the host's), once it is known."""
+
+    def invitation(self, code: str, port: int, mapped: PortMapping | None = None) -> None:
+        """The host is ready: show how to join (``mapped``: what its router said)."""
+
+    def lobby(self, names: Sequence[str], players: int) -> None: ...
+
+    def info(self, text: str) -> None: ...
+
+    def warning(self, text: str) -> None:
+        """Something the person must not miss (a known player with a new key): said loudly."""
+        self.info(text)
+
+
+async def _receive_lobby(link: Link, timeout: float) -> Body:
+    with trio.fail_after(timeout):
+        obj = await link.receive()
+    return decode_lobby_object(obj)
+
+
+async def _refuse(link: Link, refusal: Refuse) -> None:
+    with trio.move_on_after(2), contextlib.suppress(LinkClosed):
+        await link.send(encode_lobby(Refused(reason=str(refusal.reason), message=refusal.message)))
+    await link.aclose()
+
+
+def _reason(e: BaseException) -> str:
+    """Why a connection could not be made, in a few words ("Connection refused")."""
+    cause = e.__cause__
+    inner = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
+    for err in (e, *inner):
+        if isinstance(err, OSError) and err.errno:
+            return os.strerror(err.errno) if err.errno > 0 else (err.strerror or str(err))
+    return "no answer"
+
+
+def _peer_host(stream: trio.abc.Stream) -> str:
+    sock = getattr(stream, "socket", None)
+    try:
+        return unmapped(str(sock.getpeername()[0])) if sock is not None else ""
+    except OSError:
+        return ""
+
+
+def _peer_port(stream: trio.abc.Stream) -> int:
+    sock = getattr(stream, "socket", None)
+    try:
+        return int(sock.getpeername()[1]) if sock is not None else 0
+    except OSError:
+        return 0
+
+
+def _lobby_link(stream: trio.abc.Stream, peer: str) -> Link:
+    """A link that takes lobby frames only (``MAX_LOBBY_FRAME``) until the match starts on it."""
+    return Link(stream, peer=peer, limit=MAX_LOBBY_FRAME)
+
+
+# ---------------------------------------------------------------------------
+# Host
+
+PLAIN_REFUSAL = "protocol version mismatch: this host encrypts every link (TLS 1.3); update p2pcards"
+"""What a joiner of an older p2pcards, which speaks in the clear, is told in the clear."""
+
+
+@dataclass(eq=False, slots=True)
+class _Guest:
+    """One connection to the host, as the admission machine knows it (by identity), and the
+    scopes that end its waits."""
+
+    link: Link
+    stream: trio.SSLStream[trio.abc.Stream]
+    """The link's TLS stream (over the TCP stream)."""
+    door: trio.CancelScope = field(default_factory=trio.CancelScope)
+    """Cancelled when its place at the door goes to a newcomer."""
+    watch: trio.CancelScope = field(default_factory=trio.CancelScope)
+    """Cancelled when the game starts: from then on the match reads this link."""
+    evicted: Refuse | None = None
+    """What it is told when its place went to a newcomer."""
+    welcomed: bool = False
+    """It was told its seat: from then on only ``_stay`` (or the start) decides about it."""
+    relink: LinkHello | None = None
+    """A seated joiner dialling again during the match (its link hello)."""
+    bot: bool = False
+    """Its hello said a bot plays its seat (taken on its word: it only sets the clock)."""
+
+
+class HostLobby:
+    """The host's side: admit joiners until the table is full.
+
+    Every decision (who waits at the door, who is refused and why, who sits
+    where) is made by the sans-IO ``Admission`` machine of
+    ``p2pcards.protocol.admission``, which tests drive without sockets. This
+    class carries the decisions out: it reads and writes the links, keeps the
+    handshake deadline and the clock, draws the nonces, signs, and tells the
+    user. ``max_pending``, ``per_address`` and ``evict_after`` are the door's
+    limits (``DoorLimits``).
+    """
+
+    def __init__(
+        self,
+        *,
+        identity: Identity,
+        name: str,
+        rules: Any,
+        players: int,
+        code: str,
+        game_id: bytes,
+        ui: LobbyUI,
+        timeouts: Timeouts,
+        max_pending: int = MAX_CONNECTIONS,
+        per_address: int = PER_ADDRESS,
+        evict_after: float = EVICT_AFTER,
+        game: str = "nines",
+        bot: bool = False,
+    ) -> None:
+        self.identity = identity
+        self.bot = bot
+        """A bot plays the host's own seat (with the joiners' hellos, it sets the final clock)."""
+        self.game = game
+        self.rules = rules
+        self.players = players
+        self.code = code
+        self.game_id = game_id
+        self.ui = ui
+        self.timeouts = timeouts
+        self.max_pending = max_pending
+        self.per_address = per_address
+        self.evict_after = evict_after
+        self.tls = tls.server_context(identity)
+        """Presents the host's key to every connection (TLS 1.3)."""
+        self.host_seat = Seat(name=name, key=identity.public_key, host="", port=0)
+        self.admission: Admission[_Guest] = Admission(
+            game_id=game_id,
+            host=self.host_seat,
+            players=players,
+            code=code,
+            limits=DoorLimits(max_pending=max_pending, per_address=per_address, evict_after=evict_after),
+        )
+        self.full = trio.Event()
+        self.refused: Counter[str] = Counter()
+        """Refusals sent so far, by reason."""
+        # Serializes what joiners are told (welcome, then lobby updates in order, then start).
+        self._lock = trio.Lock()
+        self.relinks: Relinks | None = None
+        """Set once the match runs: a seat that dials the host again is handed to it."""
+
+    def names(self) -> list[str]:
+        """Who is seated, host first."""
+        return list(self.admission.names())
+
+    @property
+    def started(self) -> bool:
+        return self.admission.started
+
+    @property
+    def pending(self) -> int:
+        """Strangers the host waits on now (for their hello or their auth)."""
+        return self.admission.pending
+
+    async def _refuse(self, link: Link, refusal: Refuse) -> None:
+        self.refused[str(refusal.reason)] += 1
+        if refusal.note is not None:
+            self.ui.info(refusal.note)
+        await _refuse(link, refusal)
+
+    async def _broadcast_lobby(self) -> None:
+        update = encode_lobby(LobbyUpdate(names=self.admission.names(), players=self.players))
+        for guest in self.admission.seated():
+            with contextlib.suppress(LinkClosed):
+                await guest.link.send(update)
+        roster = self.admission.seating.roster()
+        # Look-alike names carry the start of their key's fingerprint, as in the game's lines.
+        self.ui.lobby(names_by_key([s.name for s in roster], [s.key for s in roster]), self.players)
+
+    async def handle(self, stream: trio.abc.Stream) -> None:
+        """One incoming connection: a joiner, a stranger, or garbage."""
+        peer = _peer_host(stream)
+        secured = tls.server(stream, self.tls)
+        guest = _Guest(_lobby_link(secured, peer), secured)
+        fresh = os.urandom(32), os.urandom(ENTROPY_SIZE)  # its nonce and the host's SPAKE2 entropy
+        door = self.admission.connected(guest, peer, trio.current_time(), *fresh, seen=_peer_port(stream))
+        if isinstance(door, Refuse):  # no lobby frame is read from it, only its TLS handshake
+            await self._refuse(guest.link, door)  # (which the refusal needs), within 2 s
+            return
+        if isinstance(door, Evict):
+            door.connection.evicted = door.refusal
+            door.connection.door.cancel()
+        try:
+            await self._check(guest)
+        except TLSError as e:
+            await self._turn_away(guest, peer, e)
+            return
+        except WireError as e:
+            await self._refuse(guest.link, self.admission.unreadable(guest, e))
+            return
+        except (trio.TooSlowError, LinkClosed):
+            self.admission.gone(guest)
+            await guest.link.aclose()
+            return
+        finally:
+            if not guest.welcomed:  # a seat taken but never announced (its welcome failed) is free again
+                self.admission.gone(guest)
+        if guest.welcomed:
+            await self._stay(guest)
+        elif guest.relink is not None and self.relinks is not None:
+            await self.relinks.take(guest.link, guest.relink)
+
+    async def _check(self, guest: _Guest) -> None:
+        """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
+
+        Everything the joiner must send before it has proven the code has to
+        arrive within one handshake deadline.
+        """
+        link = guest.link
+        with guest.door, trio.fail_after(self.timeouts.handshake):
+            await tls.handshake(guest.stream)
+            first = decode_lobby_object(await link.receive())
+            if isinstance(first, Hello):
+                guest.bot = first.bot is True
+            if isinstance(first, LinkHello) and self.relinks is not None:
+                guest.relink = first  # a seat of the match dialling again, not a joiner
+                return
+            answer = self.admission.hello(guest, first, tls.channel_binding(guest.stream))
+            if isinstance(answer, SendChallenge):
+                await link.send(encode_lobby(self._challenge(answer.nonce, answer.pake)))
+                auth = decode_lobby_object(await link.receive())
+                answer = self.admission.auth(guest, auth, trio.current_time())
+        if guest.door.cancelled_caught:  # its place went to a newcomer
+            await self._refuse(link, guest.evicted or refuse(Reason.BUSY))
+            return
+        if isinstance(answer, Refuse):
+            await self._refuse(link, answer)
+            return
+        if not isinstance(answer, Proven):  # only a cancelled wait stops at the challenge (above)
+            raise LocalProtocolError("the challenge was left unanswered")
+        async with self._lock:
+            seated = self.admission.seat(guest)
+            if isinstance(seated, Refuse):
+                await self._refuse(link, seated)
+                return
+            sig = self.identity.sign(seated.to_sign)
+            await link.send(encode_lobby(Welcome(seat=seated.seat, proof=seated.proof, sig=sig)))
+            guest.welcomed = True
+            self.ui.info(seated.note)
+            await self._broadcast_lobby()
+            if self.admission.full:
+                self.full.set()
+
+    async def _turn_away(self, guest: _Guest, peer: str, error: TLSError) -> None:
+        """A connection whose TLS handshake failed: nothing can be said to it inside TLS.
+
+        An older p2pcards that speaks in the clear is told in the clear that the
+        versions differ; anything else is closed, and noted unless it just hung up."""
+        self.admission.gone(guest)
+        if error.kind != "closed":
+            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=error))
+        if error.kind == "plain":
+            self.refused[str(Reason.VERSION)] += 1
+            refusal = Refused(reason=str(Reason.VERSION), message=PLAIN_REFUSAL)
+            transport = guest.stream.transport_stream
+            with (
+                trio.move_on_after(2),
+                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+            ):
+                await transport.send_all(encode_lobby(refusal))
+        await guest.link.aclose()
+
+    def _challenge(self, nonce: bytes, pake: bytes) -> Challenge:
+        return Challenge(
+            game=self.game_id,
+            key=self.identity.public_key,
+            nonce=nonce,
+            pake=pake,
+            play=self.game,
+            rules=tuple(sorted(self.rules.to_dict().items())),
+            players=self.players,
+            clock=self.timeouts.clock(),
+        )
+
+    async def _stay(self, guest: _Guest) -> None:
+        """A seated joiner's connection until the game starts (then the match owns it)."""
+        # Until the game starts, any byte or a hang-up from the joiner means it left.
+        with guest.watch:
+            with contextlib.suppress(LinkClosed, WireError):
+                await guest.link.receive()
+            async with self._lock:
+                left = self.admission.gone(guest)
+                if left is not None:
+                    if self.full.is_set():  # an unset event stays: start() may be waiting on it
+                        self.full = trio.Event()
+                    self.ui.info(left.note)
+                    await guest.link.aclose()
+                    await self._broadcast_lobby()
+                    return
+        # The stream belongs to the match now; trio closes it when this handler returns.
+        await trio.sleep_forever()
+
+    async def start(self) -> SessionInfo:
+        """Once full: fix the roster and tell every joiner.
+
+        Waits until the table is full, and again if a joiner left just after it filled.
+        From ``start`` on, each link takes the game's frames (``MAX_FRAME``).
+        """
+        while True:
+            await self.full.wait()
+            async with self._lock:
+                started = self.admission.start()
+                if started is None:
+                    continue  # a joiner left just after the table filled
+                for guest in started.connections:
+                    guest.watch.cancel()
+                announced = self.timeouts.clock()
+                people = (not self.bot) + sum(not guest.bot for guest in started.connections)
+                clock = final_clock(announced, people)
+                info = SessionInfo(
+                    game_id=self.game_id,
+                    rules=self.rules,
+                    roster=started.roster,
+                    seat=0,
+                    game=self.game,
+                    clock=clock,
+                )
+                changed = clock != announced  # only then is it sent: older joiners take the start as it was
+                frame = encode_lobby(Start(roster=started.roster, clock=clock if changed else None))
+                if changed:
+                    self.ui.info(PATIENT)
+                for i, guest in enumerate(started.connections, start=1):
+                    guest.link.limit_frames(MAX_FRAME)
+                    await guest.link.send(frame)
+                    info.links[i] = guest.link
+            return info
+
+
+# ---------------------------------------------------------------------------
+# Joiner
+
+
+FIRST_RETRY = 0.5
+"""Seconds before a joiner first tries a busy host again; each wait doubles, with some jitter..."""
+
+LONGEST_RETRY = 4.0
+"""...up to this many (the joiner gives up after ``Timeouts.busy`` seconds in all)."""
+
+
+async def join_table(
+    *,
+    host: str,
+    port: int,
+    code: str,
+    identity: Identity,
+    name: str,
+    listen_port: int,
+    ui: LobbyUI,
+    timeouts: Timeouts,
+    bot: bool = False,
+    alternatives: Sequence[tuple[str, int]] = (),
+    outside: tuple[str, int] | None = None,
+) -> SessionInfo:
+    """Dial the host, prove the invitation, wait in the lobby until the game starts.
+
+    A host that answers ``busy`` (too many strangers at its door, or a wrong code
+    from this address a moment ago) is tried again, with growing waits, for up to
+    ``timeouts.busy`` seconds: a flood at the host delays a joiner, it does not
+    turn it away. ``bot``: a bot plays this seat (the hello says so; see ``final_clock``).
+
+    ``alternatives``: other hosts to try in turn if this one does not seat this node
+    (several answered a search by the code's number; some may be impostors). With
+    SPAKE2 a host without the code learns nothing from a try but that its one guess
+    was wrong, so trying each costs nothing; the first that proves the code wins.
+
+    ``outside``: where the internet reaches ``listen_port`` (the router's mapping).
+    """
+    me = _Joiner(code, identity, name, listen_port, ui, timeouts, bot, outside)
+    candidates = [(host, port), *alternatives]
+    failures: list[str] = []
+    for i, (where, at) in enumerate(candidates):
+        try:
+            return await _join_retrying(where, at, me)
+        except (JoinRefused, PeerUnreachable) as e:
+            if len(candidates) == 1:
+                raise
+            failures.append(f"{show_address(where, at)}: {e}")
+            if i + 1 < len(candidates):
+                ui.info(Notice("notice_try_next", where=show_address(where, at), error=e))
+    raise PeerUnreachable(
+        f"none of the {len(candidates)} hosts that answered seated you (" + "; ".join(failures) + ")"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Joiner:
+    """Who joins, and how patiently: the same for every host a join by code tries."""
+
+    code: str
+    identity: Identity
+    name: str
+    listen_port: int
+    ui: LobbyUI
+    timeouts: Timeouts
+    bot: bool
+    outside: tuple[str, int] | None = None
+
+
+async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
+    """One host: join it, trying again while it answers ``busy``."""
+    timeouts, ui = me.timeouts, me.ui
+    give_up = trio.current_time() + timeouts.busy
+    wait = FIRST_RETRY
+    while True:
+        try:
+            info = await _join_once(host, port, me)
+            info.host_address = (host, port)
+            return info
+        except JoinRefused as e:
+            left = give_up - trio.current_time()
+            if e.reason != "busy" or timeouts.busy <= 0:
+                raise
+            if left <= 0:
+                raise JoinRefused("busy", f"{e} (still busy after {timeouts.busy:g} s of retries)") from None
+            pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
+            ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
+            await trio.sleep(pause)
+            wait = min(LONGEST_RETRY, 2 * wait)
+
+
+async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
+    timeouts = me.timeouts
+    try:
+        with trio.fail_after(timeouts.handshake):
+            stream = await open_reusable(host, port)
+    except (OSError, trio.TooSlowError) as e:
+        where = show_address(host, port)
+        raise PeerUnreachable(Notice("notice_unreachable_host", where=where, why=_reason(e))) from None
+    link = _lobby_link(tls.client(stream), show_address(host, port))
+    try:
+        server_key = await _host_tls(link, timeouts.handshake)
+        info = await _join(link, server_key, me)
+        info.punch = punch_point(stream)
+        return info
+    except BaseException:
+        await link.aclose()
+        raise
+
+
+async def _host_tls(link: Link, timeout: float) -> bytes:
+    """The TLS handshake with the host; the key its certificate holds (checked at the challenge)."""
+    stream: Any = link.stream
+    try:
+        with trio.fail_after(timeout):
+            await tls.handshake(stream)
+        return tls.peer_key(stream)
+    except TLSError as e:
+        if e.kind == "plain":
+            raise JoinRefused(
+                "version", "protocol version mismatch: the host does not encrypt its links (older p2pcards)"
+            ) from None
+        raise PeerUnreachable(f"no encrypted connection with the host at {link.peer}: {e}") from None
+    except trio.TooSlowError:
+        raise PeerUnreachable(f"the host at {link.peer} did not complete the TLS handshake") from None
+
+
+MIDDLE = "the host's encryption key does not match its signed key: someone may be in the middle"
+"""Why a joiner gives up when the host's TLS certificate holds another key than its challenge."""
+
+
+async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
+    try:
+        msg = await _receive_lobby(link, timeout)
+    except VersionMismatch as e:
+        raise JoinRefused(
+            "version",
+            f"protocol version mismatch: the host speaks {show(e.version)}, we speak {LOBBY_VERSION}",
+        ) from None
+    except WireError as e:
+        raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
+    except LinkClosed as e:
+        raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
+    except trio.TooSlowError:
+        raise PeerUnreachable("the host stopped answering") from None
+    if isinstance(msg, Refused):
+        raise JoinRefused(msg.reason, f"the host refused: {msg.message}")
+    if not isinstance(msg, kinds):
+        raise PeerUnreachable(f"the host sent an unexpected {msg.TYPE} message")
+    return msg
+
+
+async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
+    code, identity, name, listen_port, ui, t, bot = (
+        me.code,
+        me.identity,
+        me.name,
+        me.listen_port,
+        me.ui,
+        me.timeouts,
+        me.bot,
+    )
+    nj = os.urandom(32)
+    pake = Pake.start(Side.JOINER, normalize_code(code), os.urandom(ENTROPY_SIZE))
+    # ``bot`` is written only when true, so that a person's hello is the one older hosts know.
+    hello = Hello(
+        name=name,
+        key=identity.public_key,
+        nonce=nj,
+        port=listen_port,
+        pake=pake.message,
+        bot=True if bot else None,
+        outside=me.outside,
+    )
+    try:
+        await link.send(encode_lobby(hello))
+    except LinkClosed as e:
+        raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
+    ch: Challenge = await _expect(link, t.handshake, Challenge)
+    # The challenge's key is the one the host's confirmation below vouches for: TLS must
+    # end at that key, or someone relays this conversation.
+    if ch.key != server_key:
+        raise JoinRefused("impostor", MIDDLE)
+    try:  # before a guess is spent on a table this node cannot play
+        rules = game_named(ch.play).rules_from_dict(dict(ch.rules))
+    except UsageError as e:
+        raise JoinRefused("version", f"the host plays a game this version cannot play: {e}") from None
+    try:
+        key = pake.finish(ch.pake)
+    except BadPakeMessage as e:
+        raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
+    channel = tls.channel_binding(link.stream)
+    binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
+    sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
+    await link.send(encode_lobby(Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)))
+    welcome: Welcome = await _expect(link, t.handshake + 10, Welcome)
+    if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
+        ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
+    ):
+        raise JoinRefused(
+            "impostor", "the host could not prove it knows the code: not the table you were invited to"
+        )
+    ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
+    while True:
+        msg = await _expect(link, t.lobby, LobbyUpdate, Start)
+        if isinstance(msg, LobbyUpdate):
+            ui.lobby(msg.names, msg.players)
+            continue
+        roster: tuple[Seat, ...] = msg.roster
+        mine = [i for i, s in enumerate(roster) if s.key == identity.public_key]
+        if roster[0].key != ch.key or len(mine) != 1 or len(roster) != ch.players:
+            raise PeerUnreachable("the host announced an inconsistent roster")
+        if len({s.key for s in roster}) != len(roster) or not all(is_valid_public_key(s.key) for s in roster):
+            raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
+        link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
+        clock = tuple(ch.clock if msg.clock is None else msg.clock)  # the host's final word
+        if clock[0] >= MAX_CLOCK > ch.clock[0]:
+            ui.info(PATIENT)
+        return SessionInfo(
+            game_id=ch.game,
+            rules=rules,
+            roster=roster,
+            seat=mine[0],
+            links={0: link},
+            game=ch.play,
+            clock=clock,
+        )
+
+
+# ---------------------------------------------------------------------------
+# Mesh
+
+
+async def _link_handshake(
+    link: Link,
+    info: SessionInfo,
+    identity: Identity,
+    expect: Callable[[int], bool],
+    t: float,
+    *,
+    pin: int | None = None,
+    hello: LinkHello | None = None,
+) -> int:
+    """TLS, then link hellos and signatures, all within ``t`` seconds; return the authenticated seat.
+
+    ``pin``: the seat this node dialled, whose roster key the TLS server must hold.
+    ``hello``: the other end's link hello, when it was read already (TLS done).
+    Until then the link takes lobby frames only; afterwards the game's.
+    """
+    nonce = os.urandom(32)
+    stream: Any = link.stream
+    with trio.fail_after(t):
+        if hello is None:
+            await tls.handshake(stream)
+        if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
+            raise TLSError(
+                f"its encryption key is not the roster key of seat {pin}: someone may be in the middle",
+                kind="key",
+            )
+        await link.send(
+            encode_lobby(LinkHello(game=info.game_id, seat=info.seat, key=identity.public_key, nonce=nonce))
+        )
+        if hello is None:
+            hello = decode_lobby_object(await link.receive())
+        if not isinstance(hello, LinkHello) or hello.game != info.game_id:
+            raise WireError("not a link hello for this game")
+        peer = hello.seat
+        ok = 0 <= peer < len(info.roster) and peer != info.seat and expect(peer)
+        if not ok or info.roster[peer].key != hello.key:
+            raise WireError(f"claims seat {peer}, which it may not take")
+        await link.send(
+            encode_lobby(
+                LinkAuth(
+                    sig=identity.sign(link_message(info.game_id, hello.nonce, identity.public_key, hello.key))
+                )
+            )
+        )
+        auth = decode_lobby_object(await link.receive())
+    if not isinstance(auth, LinkAuth) or not verify_signature(
+        hello.key, auth.sig, link_message(info.game_id, nonce, hello.key, identity.public_key)
+    ):
+        raise WireError(f"could not prove it holds seat {peer}'s key")
+    link.limit_frames(MAX_FRAME)
+    return peer
+
+
+PUNCH_AFTER = 2.0
+"""Seconds a direct dial has to connect before the two seats try hole punching."""
+PUNCH_WINDOW = 8.0
+"""Seconds of simultaneous-open attempts before the two seats fall back to the host's relay."""
+
+
+def _punchable(info: SessionInfo, peer: int) -> bool:
+    """Both seats can try a simultaneous open: the host saw where each one's connection
+    came from, in the same address family as this seat's own connection to the host."""
+    if info.punch is None or not info.roster[peer].seen or not info.roster[info.seat].seen:
+        return False
+    try:
+        version = ipaddress.ip_address(info.roster[peer].host).version
+    except ValueError:
+        return False
+    return version == (6 if info.punch[0] == socket.AF_INET6 else 4)
+
+
+async def form_mesh(
+    info: SessionInfo,
+    identity: Identity,
+    listeners: Sequence[trio.SocketListener],
+    ui: LobbyUI,
+    timeouts: Timeouts,
+) -> None:
+    """Link this seat with every other: dial lower seats, accept higher ones.
+
+    A pair of seats whose dial does not connect within ``PUNCH_AFTER`` (a home router
+    in the way, or a seat that does not listen) tries hole punching (``net.dial``);
+    a pair that still has no link reaches each other through the host
+    (``info.relayed``), as a pair that cannot punch does at once.
+    """
+    n = len(info.roster)
+    need = {s for s in range(1, n) if s != info.seat} - set(info.links)
+    for s in sorted(need):
+        lower = min(s, info.seat)
+        if info.roster[lower].port == 0 and not _punchable(info, s):  # nothing to dial, no hole to punch
+            info.relayed.add(s)
+    need -= info.relayed
+    if not need:
+        return
+    done = trio.Event()
+    # Only a seat that higher seats dial needs its key in a server context (and on disk, briefly).
+    server = tls.server_context(identity) if any(s > info.seat for s in need) else None
+
+    def may_dial_us(s: int) -> bool:
+        return s > info.seat and s not in info.links
+
+    def linked(peer: int, link: Link) -> None:
+        info.links[peer] = link
+        if need <= set(info.links):
+            done.set()
+
+    async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
+        if server is None:  # nobody may dial this seat
+            await stream.aclose()
+            return False
+        link = _lobby_link(tls.server(stream, server), _peer_host(stream))
+        expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
+        try:
+            peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
+            await link.aclose()
+            return False
+        linked(peer, link)
+        return True
+
+    failures: list[PeerUnreachable] = []
+
+    async def dial(peer: int) -> None:
+        try:
+            await _dial(peer)
+        except PeerUnreachable as e:
+            failures.append(e)  # raised as such below, not inside an exception group
+            done.set()
+
+    def through_host(peer: int, why: str) -> None:
+        seat = info.roster[peer]
+        ui.info(Notice("notice_relayed", name=seat.name, seat=peer, why=why))
+        info.relayed.add(peer)
+        need.discard(peer)
+        if need <= set(info.links):
+            done.set()
+
+    async def _dial(peer: int) -> None:
+        seat = info.roster[peer]
+        punchable = _punchable(info, peer)
+        why = "it does not listen"
+        stream: trio.SocketStream | None = None
+        if seat.port:
+            try:
+                with trio.fail_after(PUNCH_AFTER if punchable else timeouts.handshake):
+                    stream, _where = await connect_first(seat.addresses)
+            except (OSError, trio.TooSlowError) as e:
+                why = f"{show_address(seat.host, seat.port)}: {_reason(e)}"
+        if stream is None and punchable:
+            stream = await _punch(peer)
+            if stream is None:
+                why += "; hole punching failed"
+        if stream is None:
+            through_host(peer, why)
+            return
+        link = _lobby_link(tls.client(stream), _peer_host(stream))
+        try:
+            await _link_handshake(link, info, identity, lambda s: s == peer, timeouts.handshake, pin=peer)
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+            await link.aclose()
+            raise PeerUnreachable(
+                f"link to {seat.name} (seat {peer}) failed: {e or 'no answer in time'}"
+            ) from None
+        linked(peer, link)
+        announce(peer)
+
+    async def _punch(peer: int) -> trio.SocketStream | None:
+        assert info.punch is not None  # _punchable
+        seat = info.roster[peer]
+        stream = await simultaneous_open(info.punch[0], info.punch[1], (seat.host, seat.seen), PUNCH_WINDOW)
+        if stream is not None:
+            info.punched.add(peer)
+        return stream
+
+    def announce(peer: int) -> None:
+        if peer in info.punched:
+            ui.info(Notice("notice_punched", name=info.roster[peer].name, seat=peer))
+
+    async def await_punch(peer: int) -> None:
+        """The seat dialled by ``peer``: if it has not dialled in by ``PUNCH_AFTER``, punch
+        (at once if this seat does not listen: the other side does not dial it first)."""
+        if info.roster[info.seat].port:
+            await trio.sleep(PUNCH_AFTER)
+        if peer in info.links:
+            return
+        stream = await _punch(peer)
+        if stream is not None and peer in info.links:  # it dialled in meanwhile
+            info.punched.discard(peer)
+            await stream.aclose()
+            return
+        if stream is not None and await accept(stream, only=peer):
+            announce(peer)
+            return
+        if stream is not None:
+            info.punched.discard(peer)
+        if peer not in info.links and peer in need:  # the other side gave up at the same moment
+            through_host(peer, "no link from it; hole punching failed")
+
+    with trio.move_on_after(timeouts.mesh):
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:
+                nursery.start_soon(_accept_loop, listener, accept, nursery)
+            for peer in sorted(need):
+                if peer < info.seat:
+                    nursery.start_soon(dial, peer)
+                elif _punchable(info, peer):
+                    nursery.start_soon(await_punch, peer)
+            await done.wait()
+            nursery.cancel_scope.cancel()
+    for peer in sorted(need - set(info.links)):  # never dialled in: it could not reach this seat
+        through_host(peer, f"no link from it in {timeouts.mesh:g} s")
+    if failures:
+        raise failures[0]
+    direct = [info.roster[p].name for p in sorted(info.links) if p != 0 and p not in info.punched]
+    if direct:  # with the punched and relayed seats said above: how this seat reaches every other
+        ui.info(Notice("notice_direct", names=", ".join(direct)))
+
+
+async def _dial_seat(
+    info: SessionInfo, identity: Identity, peer: int, addresses: Sequence[tuple[str, int]], t: float
+) -> Link:
+    """Dial seat ``peer`` at the first of ``addresses`` that answers and authenticate the
+    link: TLS pinned to its roster key, then the link hellos and signatures. OSError or
+    trio.TooSlowError if it cannot be reached; LinkClosed if the handshake fails."""
+    with trio.fail_after(t):
+        stream, (host, port) = await connect_first(addresses)
+    link = _lobby_link(tls.client(stream), show_address(host, port))
+    try:
+        await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
+    except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
+        await link.aclose()
+        raise LinkClosed(str(e) or "no answer in time") from None
+    return link
+
+
+Handler = Callable[[trio.abc.Stream], Awaitable[None]]
+
+
+async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery: trio.Nursery) -> None:
+    """Accept connections and hand each to ``handler`` without closing it afterwards
+    (unlike ``trio.serve_listeners``): the accepted links outlive this loop."""
+    while True:
+        stream = await listener.accept()
+        nursery.start_soon(handler, stream)
+
+
+# ---------------------------------------------------------------------------
+# Reconnecting during a match
+
+
+class Relinks:
+    """This seat's side of reconnection during a match (``runner.Relinker``).
+
+    The seat that dialled a link dials it again: a joiner dials the host at the
+    address it joined, and a seat dials the lower seats at their roster
+    addresses. The other end takes the new connection on its listener (the
+    host's lobby port, a joiner's mesh port) and hands it over here. Each new
+    link is authenticated exactly like the first one: TLS with the dialled
+    seat's key pinned, then the link hellos and signatures.
+    """
+
+    def __init__(self, info: SessionInfo, identity: Identity, timeouts: Timeouts) -> None:
+        self.info = info
+        self.identity = identity
+        self.timeouts = timeouts
+        self._server: ssl.SSLContext | None = None
+        self._channels = {
+            p: trio.open_memory_channel[Link](1) for p in range(len(info.roster)) if p != info.seat
+        }
+
+    def dials(self, peer: int) -> bool:
+        return peer < self.info.seat
+
+    def _addresses(self, peer: int) -> tuple[tuple[str, int], ...]:
+        if peer == 0:
+            if self.info.host_address is None:
+                raise LinkClosed("the host's address is not known")
+            return (self.info.host_address,)
+        return self.info.roster[peer].addresses
+
+    async def relink(self, peer: int) -> Link:
+        """A new authenticated link to ``peer``: dialled, or taken when it dials in."""
+        if not self.dials(peer):
+            return await self._channels[peer][1].receive()
+        addresses = self._addresses(peer)
+        try:
+            return await _dial_seat(self.info, self.identity, peer, addresses, self.timeouts.handshake)
+        except trio.TooSlowError:
+            raise LinkClosed(f"no answer from {show_address(*addresses[0])}") from None
+        except LinkClosed as e:
+            raise LinkClosed(f"the new link failed: {e.reason}") from None
+
+    def server_context(self) -> ssl.SSLContext:
+        if self._server is None:
+            self._server = tls.server_context(self.identity)
+        return self._server
+
+    async def accept(self, stream: trio.abc.Stream) -> None:
+        """A connection to this seat's listener during the match: a seat dialling again."""
+        link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
+        await self.take(link)
+
+    async def accept_any(self, stream: trio.abc.Stream) -> None:
+        """A connection to a seat that came back after a crash: a seat dialling again is
+        taken back; anyone else (a late joiner) is told the game has started."""
+        link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
+        try:
+            with trio.fail_after(self.timeouts.handshake):
+                await tls.handshake(link.stream)  # type: ignore[arg-type]
+                first = decode_lobby_object(await link.receive())
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError):
+            await link.aclose()
+            return
+        if isinstance(first, LinkHello):
+            await self.take(link, first)
+        else:
+            await _refuse(link, refuse(Reason.STARTED))
+
+    async def take(self, link: Link, hello: LinkHello | None = None) -> None:
+        """Authenticate a seat that dials in again and hand its link to the match.
+        Returns once the link is closed (a listener's handler owns its stream)."""
+        try:
+            peer = await _link_handshake(
+                link, self.info, self.identity, lambda s: s > self.info.seat, self.timeouts.handshake,
+                hello=hello,
+            )  # fmt: skip
+        except (WireError, LinkClosed, TLSError, trio.TooSlowError):
+            await link.aclose()
+            return
+        send, receive = self._channels[peer]
+        with contextlib.suppress(trio.WouldBlock):
+            stale = receive.receive_nowait()  # an earlier attempt nobody took: this one is newer
+            await stale.aclose()
+        send.send_nowait(link)
+        await trio.sleep_forever()  # the match owns the link; this ends with the match

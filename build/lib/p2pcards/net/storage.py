@@ -1,0 +1,146 @@
+"""Where a node keeps what outlives a game: its identity key, its name, transcripts.
+
+The data directory is ``$P2PCARDS_HOME`` if set, else the system's own place for
+an application's data (``platformdirs``): on Linux ``$XDG_DATA_HOME/p2pcards``,
+else ``~/.local/share/p2pcards``; on macOS ``~/Library/Application
+Support/p2pcards``; on Windows ``%LOCALAPPDATA%\\p2pcards``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import platformdirs
+
+from p2pcards.crypto.identity import Identity
+
+
+def data_dir() -> Path:
+    home = os.environ.get("P2PCARDS_HOME")
+    if home:
+        return Path(home)
+    return Path(platformdirs.user_data_dir("p2pcards", appauthor=False))
+
+
+def load_identity(directory: Path | None = None) -> Identity:
+    """This user's Ed25519 identity, created (mode 0600) on first use."""
+    return Identity.load_or_create((directory or data_dir()) / "identity.key")
+
+
+def _config_path(directory: Path | None) -> Path:
+    return (directory or data_dir()) / "config.json"
+
+
+def remembered_name(directory: Path | None = None) -> str | None:
+    try:
+        data = json.loads(_config_path(directory).read_text())
+    except (OSError, ValueError):
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def remember_name(name: str, directory: Path | None = None) -> None:
+    path = _config_path(directory)
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data["name"] = name
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def transcript_path(game_id: bytes, seat: int, directory: Path | None = None, *, game: str = "nines") -> Path:
+    """The default file for this node's transcript of a game: the game's name, the date
+    the game started here, its id and the seat (``neuf-2026-11-30-0123456789ab-s2.p2pt``)."""
+    day = time.strftime("%Y-%m-%d")
+    return (directory or data_dir()) / "transcripts" / f"{game}-{day}-{game_id.hex()[:12]}-s{seat}.p2pt"
+
+
+BOT_TRANSCRIPTS = "bot-transcripts.json"
+"""The transcripts this computer saved from a seat a bot played (a watched game, ``--bot``)."""
+
+
+def remember_bot_transcript(data: bytes, directory: Path | None = None) -> None:
+    """Note that a bot played the seat that saved the transcript ``data``: the file says
+    only which seat saved it, and ``p2pcards history`` must not call that seat the
+    person's. Kept by the SHA-256 of the file's bytes; a note that cannot be written is lost."""
+    path = (directory or data_dir()) / BOT_TRANSCRIPTS
+    digests = sorted(bot_transcripts(directory) | {hashlib.sha256(data).hexdigest()})
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(digests) + "\n")
+        os.replace(tmp, path)
+
+
+def bot_transcripts(directory: Path | None = None) -> frozenset[str]:
+    """The SHA-256 of each transcript a bot's seat saved here (none if the note is unreadable)."""
+    try:
+        data = json.loads(((directory or data_dir()) / BOT_TRANSCRIPTS).read_text())
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(d for d in data if type(d) is str) if type(data) is list else frozenset()
+
+
+def journal_dir(directory: Path | None = None) -> Path:
+    return (directory or data_dir()) / "journals"
+
+
+def journal_path(game_id: bytes, seat: int, directory: Path | None = None) -> Path:
+    """The write-ahead journal of this node's seat in a game (kept only while the game runs)."""
+    return journal_dir(directory) / f"{game_id.hex()}-s{seat}.journal"
+
+
+class JournalFile:
+    """An append-only journal file: each write is made durable (fsync) before it returns.
+
+    The file holds the seat's secret entropy: it is created with mode 0600 in a
+    0700 directory, and removed once the game has ended and its transcript is saved.
+    """
+
+    def __init__(self, path: Path, *, truncate_at: int | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if truncate_at is None:
+            flags |= os.O_TRUNC
+        self.path = path
+        self._fd = os.open(path, flags, 0o600)
+        if truncate_at is not None:
+            os.ftruncate(self._fd, truncate_at)  # a torn tail is dropped before anything is added
+        self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        try:
+            fd = os.open(self.path.parent, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        os.fsync(self._fd)
+
+    def close(self, *, remove: bool = False) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if remove:
+            with contextlib.suppress(OSError):
+                self.path.unlink()

@@ -1,0 +1,57 @@
+"""Lines for the people at a table that the layers below the UI write (the lobby, the links).
+
+Each is an English sentence, so a log or a test reads it as it is, that also carries
+its key and values: a UI says it in the player's language instead
+(:mod:`p2pcards.ui.i18n` holds the translations under the same keys).
+"""
+
+from __future__ import annotations
+
+NOTICES: dict[str, str] = {
+    "notice_joined": "{name} joined from {peer}",
+    "notice_left_table": "{name} left the table",
+    "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
+    "notice_seated": "seated at a table of {game} ({players} players); waiting for the others",
+    "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
+    "notice_busy": "the host is busy; trying again in {pause} s",
+    "notice_try_next": "not joined at {where} ({error}); trying the next host that answered",
+    "notice_relayed": "cannot reach {name} (seat {seat}) directly ({why}): its messages go through the host",
+    "notice_punched": "linked with {name} (seat {seat}) through both routers (hole punching)",
+    "notice_direct": "linked directly with {names}",
+    "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
+    "notice_back": "{name} (seat {seat}) is back after {seconds} s",
+    "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "notice_refused_connection": "refused a connection from {peer}: {error}",
+    "notice_refused_link": "refused a link from {peer}: {error}",
+    "notice_not_saved": "could not save the transcript to {path}: {error}",
+    "notice_known_new_key": "WARNING: {name} (seat {seat}) comes with a key you have never seen ({new}); the"
+    " {name} you played with until {last} had {old}. It may be someone else, put there by the host: compare"
+    " the table fingerprint before you play on (or it is {name} on a new machine)",
+    "notice_known_renamed": "WARNING: {name} (seat {seat}) has the key of the player you knew as {known}"
+    " (last seen {last}): the same person under a new name, or someone showing you another table",
+    "notice_known_unreadable": "the list of known players {problem}",
+    "notice_mapped": "your router forwards {outside} from the internet to port {port} here ({how}),"
+    " until you leave",
+    "notice_no_mapping": "no router opened port {port} ({why}): a seat that cannot dial you reaches you"
+    " through the host",
+    "notice_no_host": "no host with code {code} answered on this network within {seconds} s; ask the host"
+    " for its address and run p2pcards join ADDRESS",
+    "notice_no_search": "cannot search this network for code {code} ({error}): ask the host for its address"
+    " and run p2pcards join ADDRESS",
+    "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
+    "notice_unreachable_host": "cannot reach the host at {where} ({why})",
+}
+"""The English of every notice, by key."""
+
+
+class Notice(str):
+    """A notice: its English text, with ``key`` and ``values`` to say it in another language."""
+
+    key: str
+    values: dict[str, object]
+
+    def __new__(cls, key: str, **values: object) -> Notice:
+        self = super().__new__(cls, NOTICES[key].format(**values))
+        self.key = key
+        self.values = values
+        return self

@@ -1,0 +1,403 @@
+"""Wire encoding: signed records, frames, and bounded decoding of untrusted bytes.
+
+A *frame* is one msgpack map. Two kinds exist:
+
+* ``{"v": 1, "kind": "record", "raw": <bin>, "sig": <bin 64>}`` - one signed
+  record. ``raw`` is itself a msgpack map (the record) and ``sig`` is the
+  author's Ed25519 signature over ``SIGN_PREFIX + raw``. The exact ``raw``
+  bytes are what is signed, stored in transcripts and hashed into digests, so
+  no canonical re-encoding is ever needed.
+* ``{"v": 1, "kind": "evidence", "records": [[raw, sig], ...]}`` - other
+  authors' signed records, forwarded: two different records of one author for
+  one step (equivocation), the record that shows a fault, or records a lagging
+  seat asked for. Records are signed end to end, so a forwarder can withhold
+  but never forge.
+* ``{"v": 1, "kind": "need", "step": <int>, "have": [<seat>, ...], "last": <bin 32>}``
+  - "I am at this step, hold these seats' records of it, and my digest of the
+  step before is this": a peer answers with the records it holds that the
+  sender lacks, and with its own records of the step before if its digest
+  differs (also a sign of life while waiting).
+* ``{"v": 1, "kind": "abort", "step": <int>, "reason": <str>}`` - the sender
+  stops at that step; the reason is its claim, not evidence.
+
+Every decode uses hard bounds (frame size, string/bin/array/map lengths, no
+extension types, string map keys only) and a schema check; any problem raises
+:class:`WireError`, which the table turns into a ``RemoteProtocolError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2pcards.protocol.messages import Body, SchemaError, body_from_wire, show
+
+PROTOCOL_VERSION = 1
+SIGN_PREFIX = b"p2pcards/v1/record\x00"
+MAX_FRAME = 256 * 1024
+"""Largest frame accepted, in bytes (a 104-card deck record is under 4 KiB)."""
+MAX_RECORD = 64 * 1024
+MAX_ARRAY = 256
+MAX_MAP = 32
+MAX_EVIDENCE = 32
+
+
+class WireError(ValueError):
+    """Bytes that are not a well-formed frame or record of this protocol."""
+
+
+def is_version(v: object) -> bool:
+    """Exactly the integer 1 (``True`` and ``1.0`` are not versions)."""
+    return type(v) is int and v == PROTOCOL_VERSION
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise WireError("extension types are not allowed")
+
+
+def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
+    """Unpacker options for untrusted input of at most ``max_size`` bytes."""
+    return {
+        "raw": False,
+        "strict_map_key": True,
+        "use_list": True,
+        "max_buffer_size": max_size,
+        "max_str_len": max_size,
+        "max_bin_len": max_size,
+        "max_array_len": max_array,
+        "max_map_len": MAX_MAP,
+        "max_ext_len": 0,
+        "ext_hook": _no_ext,
+    }
+
+
+def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> Any:
+    """Decode exactly one msgpack object from ``data`` with every bound applied."""
+    if len(data) > max_size:
+        raise WireError(f"{len(data)} bytes exceeds the limit of {max_size}")
+    unpacker = msgpack.Unpacker(**unpack_limits(max_size, max_array))
+    try:
+        unpacker.feed(data)
+        obj = unpacker.unpack()
+    except WireError:
+        raise
+    except msgpack.OutOfData:
+        raise WireError("truncated msgpack") from None
+    except (ValueError, msgpack.UnpackException, RecursionError) as e:
+        # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
+        # ExtraData, BufferFull); anything else would be a local bug and propagates.
+        raise WireError(f"undecodable msgpack ({type(e).__name__}: {e})") from None
+    if unpacker.tell() != len(data):
+        raise WireError("trailing bytes after the msgpack object")
+    return obj
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+# ---------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """The signed content: where it belongs (game, step, chain) and its body."""
+
+    game_id: bytes
+    step: int
+    seat: int
+    prev: bytes
+    body: Body
+
+    def to_bytes(self) -> bytes:
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "game": self.game_id,
+                "step": self.step,
+                "seat": self.seat,
+                "prev": self.prev,
+                "type": self.body.TYPE,
+                "body": self.body.to_wire(),
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SignedRecord:
+    """A record as received: the exact signed bytes, the signature, and the parsed record."""
+
+    raw: bytes
+    sig: bytes
+    record: Record
+
+    @property
+    def digest(self) -> bytes:
+        return hashlib.sha256(self.raw).digest()
+
+    def to_frame(self) -> bytes:
+        return pack({"v": PROTOCOL_VERSION, "kind": "record", "raw": self.raw, "sig": self.sig})
+
+
+_HEADER_KEYS = frozenset({"v", "game", "step", "seat", "prev", "type", "body"})
+
+
+def parse_record(raw: Any, sig: Any) -> SignedRecord:
+    """Parse (not verify) a signed record from untrusted values."""
+    if type(raw) is not bytes or type(sig) is not bytes or len(sig) != 64:
+        raise WireError("a record is raw bytes with a 64-byte signature")
+    obj = unpack_untrusted(raw, MAX_RECORD)
+    if type(obj) is not dict or set(obj) != _HEADER_KEYS:
+        raise WireError("a record is a map with keys v, game, step, seat, prev, type, body")
+    if not is_version(obj["v"]):
+        raise WireError(
+            f"protocol version mismatch: peer speaks {show(obj['v'])}, this node {PROTOCOL_VERSION}"
+        )
+    game, step, seat, prev = obj["game"], obj["step"], obj["seat"], obj["prev"]
+    if type(game) is not bytes or len(game) != 16:
+        raise WireError("record game id must be 16 bytes")
+    if type(step) is not int or not 0 <= step < 1 << 32:
+        raise WireError("record step must be an integer in 0..2^32-1")
+    if type(seat) is not int or not 0 <= seat < 6:
+        raise WireError("record seat must be an integer in 0..5")
+    if type(prev) is not bytes or len(prev) != 32:
+        raise WireError("record prev must be 32 bytes")
+    try:
+        body = body_from_wire(obj["type"], obj["body"])
+    except SchemaError as e:
+        raise WireError(str(e)) from None
+    return SignedRecord(raw, sig, Record(game_id=game, step=step, seat=seat, prev=prev, body=body))
+
+
+# ---------------------------------------------------------------------------
+# Frames
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Records forwarded as proof (see module docstring)."""
+
+    records: tuple[SignedRecord, ...]
+
+    def to_frame(self) -> bytes:
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "kind": "evidence",
+                "records": [[r.raw, r.sig] for r in self.records],
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """A peer says it is stopping the match at ``step``, and why.
+
+    A notice, not evidence: ``reason`` is the sender's claim. A seat that owed a
+    record at that step and sent this instead is the seat that stopped the match.
+    """
+
+    reason: str
+    step: int = 0
+
+    def to_frame(self) -> bytes:
+        return pack(
+            {"v": PROTOCOL_VERSION, "kind": "abort", "step": self.step, "reason": self.reason[:MAX_REASON]}
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """The sender is stuck at ``step`` and asks for the records it may lack.
+
+    Defeats selective sending: a record its author sent to some seats only
+    reaches the others through any seat that holds it.
+    """
+
+    step: int
+    have: tuple[int, ...] = ()
+    last: bytes = bytes(32)
+    """The sender's digest of step ``step - 1`` (zeros at step 0): a peer whose own
+    digest differs was shown another history, and answers with that step's records."""
+
+    def to_frame(self) -> bytes:
+        return pack(
+            {
+                "v": PROTOCOL_VERSION,
+                "kind": "need",
+                "step": self.step,
+                "have": list(self.have),
+                "last": self.last,
+            }
+        )
+
+
+MAX_REASON = 300
+
+
+def quote_claim(text: str) -> str:
+    """A peer's claim quoted for a message: escaped (no control character or line
+    break of the peer's reaches a terminal) and clearly marked as its words."""
+    return repr(text[:160])
+
+
+@dataclass(frozen=True, slots=True)
+class Relay:
+    """A frame the host carries between two seats that have no link of their own:
+    ``origin`` wrote ``frame`` (a whole frame, as bytes) for ``target``.
+
+    Records inside are signed end to end, so the host can delay or drop them but
+    not forge or alter them; what is not signed (a ``need``, an ``abort``) is
+    taken as the host says it, and never used to blame ``origin``.
+    """
+
+    origin: int
+    target: int
+    frame: bytes
+
+    def to_frame(self) -> bytes:
+        obj = {"v": PROTOCOL_VERSION, "kind": "relay", "from": self.origin, "to": self.target}
+        return pack({**obj, "frame": self.frame})
+
+    def inner(self) -> SignedRecord | Evidence | Abort | Need:
+        """The carried frame (WireError if it is not one, or is itself a relay)."""
+        obj = unpack_untrusted(self.frame, MAX_FRAME)
+        if type(obj) is dict and obj.get("kind") == "relay":
+            raise WireError("a relayed frame cannot be a relay frame")
+        return decode_frame_object(obj)  # type: ignore[return-value]
+
+
+Frame = SignedRecord | Evidence | Abort | Need | Relay
+
+
+def decode_frame(data: bytes) -> Frame:
+    """Decode one frame from untrusted bytes (see :func:`decode_frame_object`)."""
+    return decode_frame_object(unpack_untrusted(data, MAX_FRAME))
+
+
+def decode_frame_object(obj: Any) -> Frame:
+    """Check an already bounded-unpacked object and build the frame."""
+    if type(obj) is not dict:
+        raise WireError("a frame must be a map")
+    if not is_version(obj.get("v")):
+        raise WireError(
+            f"protocol version mismatch: peer speaks {show(obj.get('v'))}, this node {PROTOCOL_VERSION}"
+        )
+    kind = obj.get("kind")
+    if kind == "record":
+        if set(obj) != {"v", "kind", "raw", "sig"}:
+            raise WireError("a record frame has exactly the keys v, kind, raw, sig")
+        return parse_record(obj["raw"], obj["sig"])
+    if kind == "evidence":
+        if set(obj) != {"v", "kind", "records"}:
+            raise WireError("an evidence frame has exactly the keys v, kind, records")
+        recs = obj["records"]
+        if type(recs) is not list or not 1 <= len(recs) <= MAX_EVIDENCE:
+            raise WireError(f"evidence holds 1..{MAX_EVIDENCE} records")
+        out = []
+        for item in recs:
+            if type(item) is not list or len(item) != 2:
+                raise WireError("each evidence item is [raw, sig]")
+            out.append(parse_record(item[0], item[1]))
+        return Evidence(tuple(out))
+    if kind == "abort":
+        if set(obj) != {"v", "kind", "step", "reason"}:
+            raise WireError("an abort frame has exactly the keys v, kind, step, reason")
+        reason = obj["reason"]
+        if type(reason) is not str or len(reason) > MAX_REASON:
+            raise WireError(f"an abort reason is text of at most {MAX_REASON} characters")
+        return Abort(reason, _step(obj["step"], "abort"))
+    if kind == "need":
+        if set(obj) != {"v", "kind", "step", "have", "last"}:
+            raise WireError("a need frame has exactly the keys v, kind, step, have, last")
+        have, last = obj["have"], obj["last"]
+        if type(have) is not list or len(have) > 6 or any(type(s) is not int or not 0 <= s < 6 for s in have):
+            raise WireError("the have list of a need frame holds at most 6 seats 0..5")
+        if type(last) is not bytes or len(last) != 32:
+            raise WireError("the last digest of a need frame is 32 bytes")
+        return Need(_step(obj["step"], "need"), tuple(sorted(set(have))), last)
+    if kind == "relay":
+        if set(obj) != {"v", "kind", "from", "to", "frame"}:
+            raise WireError("a relay frame has exactly the keys v, kind, from, to, frame")
+        origin, target, frame = obj["from"], obj["to"], obj["frame"]
+        if any(type(x) is not int or not 0 <= x < 6 for x in (origin, target)) or origin == target:
+            raise WireError("a relay frame names two different seats 0..5")
+        if type(frame) is not bytes:
+            raise WireError("a relay frame carries a frame as bytes")
+        return Relay(origin, target, frame)
+    raise WireError(f"unknown frame kind {show(kind)}")
+
+
+def _step(value: Any, kind: str) -> int:
+    if type(value) is not int or not 0 <= value < 1 << 32:
+        raise WireError(f"the step of a {kind} frame must be an integer in 0..2^32-1")
+    return value
+
+
+class StreamDecoder:
+    """Splits one byte stream into msgpack objects, within hard bounds.
+
+    The unpacker's own limits bound each string and container and the bytes it
+    holds unparsed, but not a whole object: it parses containers as their bytes
+    arrive, so an array of large strings could grow without end. The decoder
+    therefore also counts the bytes of the object in progress and refuses any
+    over ``max_frame``. After any error it is dead: an unpacker is never reused
+    after bad input, and the stream's peer is treated as misbehaving.
+    """
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self.max_frame = max_frame
+        self._unpacker = msgpack.Unpacker(**unpack_limits(max_frame))
+        self._fed = 0  # bytes fed so far
+        self._start = 0  # stream offset where the object in progress began
+        self.failed: WireError | None = None
+
+    def feed(self, data: bytes) -> list[Any]:
+        """The objects completed by ``data`` (WireError on bad input, then forever)."""
+        if self.failed is not None:
+            raise self.failed
+        out = []
+        try:
+            self._fed += len(data)
+            self._unpacker.feed(data)
+            for obj in self._unpacker:
+                end = self._unpacker.tell()
+                self._check_size(end)
+                self._start = end
+                out.append(obj)
+            self._check_size(self._fed)
+        except WireError as e:
+            self.failed = e
+            raise
+        except msgpack.BufferFull:
+            self.failed = WireError(f"a frame of more than {self.max_frame} bytes")
+            raise self.failed from None
+        except (msgpack.StackError, RecursionError):
+            self.failed = WireError("a frame nested too deeply")
+            raise self.failed from None
+        except (ValueError, msgpack.UnpackException) as e:
+            self.failed = WireError(f"undecodable stream ({type(e).__name__}: {e})")
+            raise self.failed from None
+        return out
+
+    def _check_size(self, end: int) -> None:
+        if end - self._start > self.max_frame:
+            raise WireError(f"a frame of more than {self.max_frame} bytes")
+
+
+class FrameDecoder(StreamDecoder):
+    """A :class:`StreamDecoder` whose objects must be frames of the game."""
+
+    def feed(self, data: bytes) -> list[Frame]:  # type: ignore[override]
+        frames = []
+        for obj in super().feed(data):
+            try:
+                frames.append(decode_frame_object(obj))
+            except WireError as e:
+                self.failed = e
+                raise
+        return frames

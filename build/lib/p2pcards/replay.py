@@ -1,0 +1,194 @@
+"""A finished game, hand by hand, with every card shown: ``p2pcards replay FILE``.
+
+The transcript is audited first (nothing is shown that the audit did not
+verify); then the full-information record of ``docs/record.md`` is written out
+as text for people, as the game screen and the web page say it: the rules in
+words, each hand's cards as dealt (sorted as the game screen sorts a hand),
+every move as a sentence, and the scores, folded to the terminal's width. A
+match that went on without a player shows the hands of every table it was
+played at, and who left when. It is said in the reader's language (a
+:class:`~p2pcards.ui.i18n.Translator`; English unless told).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from p2pcards.games.base import game as game_named
+from p2pcards.protocol.audit import HOW, how_in_words
+from p2pcards.replay_moves import (
+    ENGLISH,
+    SUIT_SYMBOLS,
+    card_text,
+    gone_between,
+    hand_result,
+    neuf_positions,
+    nines_positions,
+    player_names,
+    seat_name,
+    sort_cards,
+    suit_word,
+    tables,
+)
+from p2pcards.safetext import clean
+from p2pcards.ui.i18n import Translator
+from p2pcards.ui.render import WIDTH, fill
+
+__all__ = ["card_text", "hand_lines", "replay"]
+
+
+def _cards(cards: Sequence[str]) -> str:
+    return " ".join(card_text(c) for c in cards) if cards else "-"
+
+
+def _rules_lines(record: Mapping[str, Any], width: int, tr: Translator) -> list[str]:
+    """The rules in force, in the words the audit uses (``Game.describe_rules``)."""
+    rules = record.get("rules")
+    if not isinstance(rules, dict):
+        return []
+    try:
+        spec = game_named(str(record.get("game")))
+        sentences = spec.describe_rules(spec.rules_from_dict(dict(rules)), tr)
+    except Exception:  # rules this version cannot read: said as they are written
+        sentences = [tr("rp_rules_raw", rules=", ".join(f"{k} {v}" for k, v in rules.items()))]
+    return [line for s in sentences for line in fill(s, width, "", "    ")]
+
+
+def _heading(hand: Mapping[str, Any], names: Sequence[str], game: str, width: int, tr: Translator) -> str:
+    playoff = tr("rp_heading_playoff") if hand.get("playoff") else ""
+    dealer = seat_name(names, hand.get("dealer"), tr)
+    title = tr("rp_heading", n=hand.get("number", "?"), playoff=playoff, dealer=dealer)
+    if game == "neuf":
+        trump = hand.get("trump")
+        title += (
+            tr("rp_heading_trumps", suit=suit_word(trump, tr), symbol=SUIT_SYMBOLS[trump])
+            if trump in SUIT_SYMBOLS
+            else tr("rp_heading_no_trump")
+        )
+    head = f"── {title} "
+    return head + "─" * max(1, width - len(head))
+
+
+def hand_lines(
+    hand: Mapping[str, Any],
+    names: Sequence[str],
+    game: str,
+    rules: Mapping[str, Any],
+    width: int = WIDTH,
+    tr: Translator = ENGLISH,
+) -> list[str]:
+    """One hand of a record as lines of text at most ``width`` wide (a card or a name
+    longer than a line is the only thing that may overflow)."""
+    trump = hand.get("trump")
+    dealt = [list(c) for c in hand.get("dealt", [])]
+    lines = [_heading(hand, names, game, width, tr)]
+    positions = neuf_positions(hand, names, tr) if game == "neuf" else nines_positions(hand, names, rules, tr)
+    lines += fill(positions[0]["text"], width)
+    lines.append("  " + tr("rp_dealt"))
+    column = max((len(seat_name(names, s, tr)) for s in range(len(dealt))), default=4)
+    for seat, cards in enumerate(dealt):
+        name = seat_name(names, seat, tr)
+        text = f"{name:<{column}}  {_cards(sort_cards(cards, game, trump))}"
+        lines += fill(text, width, "    ", " " * (6 + column))
+    moves = [p["text"] for p in positions[1:]]
+    if game == "neuf":
+        dummy = _cards(sort_cards(list(hand.get("dummy", [])), game, trump))
+        lines += fill(tr("rp_dummy", cards=dummy), width, "  ", "    ")
+        exchanges = len(hand.get("exchanges", []))
+        lines.append("  " + tr("rp_exchanges"))
+        lines += _numbered(moves[:exchanges], width)
+        lines.append("  " + tr("rp_tricks"))
+        lines += _numbered([_trick(t, names, tr) for t in hand.get("tricks", [])], width)
+    else:
+        stock = list(hand.get("stock", []))
+        said = tr.n("rp_stock", len(stock), n=len(stock), cards=_cards(stock))
+        lines += fill(said, width, "  ", "    ")
+        lines.append("  " + tr("rp_moves"))
+        lines += _numbered(moves, width)
+    for text in hand_result(game, hand, names, tr):
+        lines += fill(text, width, "  ", "    ")
+    return lines
+
+
+def _numbered(texts: Sequence[str], width: int) -> list[str]:
+    out = []
+    for i, text in enumerate(texts, start=1):
+        head = f"    {i}. "
+        out += fill(text, width, head, " " * len(head))
+    return out or ["    -"]
+
+
+def _trick(trick: Mapping[str, Any], names: Sequence[str], tr: Translator) -> str:
+    """``p2 leads 5♣, p0 plays 8♣, p1 plays 10♣: p1 wins.``"""
+    plays = [p for p in trick.get("plays", []) if isinstance(p, Mapping)]
+    said = [
+        tr(
+            "rp_trick_lead" if i == 0 else "rp_trick_play",
+            who=seat_name(names, p.get("seat"), tr),
+            card=card_text(str(p.get("card"))),
+        )
+        for i, p in enumerate(plays)
+    ]
+    return tr("rp_trick_won", plays=", ".join(said), who=seat_name(names, trick.get("winner"), tr))
+
+
+def _departure(d: Mapping[str, Any], ended: bool, tr: Translator) -> str:
+    """Who left, when and how, and what became of the hand in progress."""
+    name = clean(str(d.get("name", "?")), 40)
+    scored = d.get("after_hands", 0)
+    how = str(d.get("how"))
+    how = how if how in HOW else ("signed" if d.get("signed") else "judged gone")
+    reason = clean(str(d.get("reason", "")), 200)
+    hand = d.get("hand", scored + 1 if isinstance(scored, int) else "?")
+    return tr.n(
+        "rp_departure",
+        scored if isinstance(scored, int) else 2,
+        name=name,
+        n=scored,
+        how=how_in_words(how, tr),
+        reason=reason,
+        hand=hand,
+        rest=tr("rp_rest_ended" if ended else "rp_rest_on"),
+        total=d.get("total", "?"),
+    )
+
+
+def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLISH) -> Iterator[list[str]]:
+    """The game as blocks of lines: who played, then each hand, then the result; every
+    line at most ``width`` wide, in the language of ``tr``."""
+    game = str(record.get("game"))
+    rules = record.get("rules") if isinstance(record.get("rules"), dict) else {}
+    segments = tables(record)
+    everyone = player_names(segments[0])
+    title = {"nines": "Nines", "neuf": "Le Neuf"}.get(game, clean(game, 20))
+    heading = tr("rp_title", game=title, names=", ".join(everyone))
+    yield fill(heading, width, "", "    ") + _rules_lines(record, width, tr)
+    for k, table in enumerate(segments):
+        if k:
+            last = k == len(segments) - 1 and not table.get("hands")
+            gone = gone_between(segments[k - 1], table, record)
+            yield [line for d in gone for line in fill(_departure(d, last, tr), width, "", "    ")]
+        names = player_names(table)
+        for hand in table.get("hands", []):
+            yield hand_lines(hand, names, game, rules, width, tr)
+    names = player_names(record)
+    result = record.get("result", {})
+    winners = [names[s] for s in result.get("winners", []) if isinstance(s, int) and 0 <= s < len(names)]
+    totals = result.get("totals", [])
+    tail = []
+    if result.get("finished"):
+        kept = [f"{clean(str(d.get('name', '?')), 40)} {d.get('total')}" for d in record.get("left", [])]
+        final = ", ".join(f"{seat_name(names, s, tr)} {t}" for s, t in enumerate(totals))
+        if kept:
+            final += tr("rp_final_left", kept=", ".join(kept))
+        tail += fill(tr("rp_final", totals=final), width, "", "    ")
+        said = (
+            tr.n("audit_winners", len(winners), names=", ".join(winners))
+            if winners
+            else tr("audit_winner_nobody")
+        )
+        tail += fill(said, width, "", "    ")
+    else:
+        tail += fill(tr("rp_unfinished"), width, "", "")
+    yield tail

@@ -1,0 +1,46 @@
+"""How the layers below the interface say a sentence to a person, in that person's language.
+
+The audit's report and the games' descriptions of their rules write text for people
+without knowing the interface: each text method takes a :class:`Say`, which says a
+message by key (``say("audit_winner", names=...)``) and, with :meth:`Say.n`, a message
+whose words follow a number. The English of those messages lives beside the code that
+says them (a plain dictionary by key), and :class:`English` says it: the default, so a
+log, a test or the JSON record reads the same English as ever. The interface passes its
+:class:`~p2pcards.ui.i18n.Translator` instead, whose catalogs hold the French and the
+Italian under the same keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+
+class Say(Protocol):
+    """Says a message by key, its ``{fields}`` filled with ``values``."""
+
+    def __call__(self, key: str, /, **values: object) -> str: ...
+
+    def n(self, key: str, count: int, /, **values: object) -> str:
+        """A message whose words follow ``count``: ``1 hand``, ``2 hands``."""
+        ...
+
+
+class English:
+    """Says messages in English, from dictionaries by key (``plural``: singular and plural)."""
+
+    __slots__ = ("_one", "_plural")
+
+    def __init__(
+        self, messages: Mapping[str, str], plural: Mapping[str, tuple[str, str]] | None = None
+    ) -> None:
+        self._one = messages
+        self._plural = plural or {}
+
+    def __call__(self, key: str, /, **values: object) -> str:
+        text = self._one[key]
+        return text.format(**values) if values else text
+
+    def n(self, key: str, count: int, /, **values: object) -> str:
+        one, many = self._plural[key]
+        return (one if count == 1 else many).format(**values)

@@ -1,0 +1,809 @@
+"""Every user-visible string of p2pcards, in English, and how it is said in French and Italian.
+
+The English here is the source of the message catalogs: ``p2pcards/locale`` holds the
+template (``p2pcards.pot``) and one ``.po`` file a language, which ``scripts/i18n``
+regenerates from this module and compiles to the ``.mo`` files the standard library's
+:mod:`gettext` reads. Each message's key is its ``msgctxt``. The original rule documents
+are French and Italian, so players from there are served in their language.
+
+Card notation (``9S``, ``10H``) is the same in every language; suit *names* are
+accepted in all three at any suit prompt, whatever the interface language, so a
+player never has to guess which words work.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+import unicodedata
+from collections.abc import Mapping
+from pathlib import Path
+
+from p2pcards.cards import SUIT_SYMBOLS, SUITS
+from p2pcards.errors import CardParseError
+from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
+from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
+from p2pcards.protocol.notice import NOTICES
+from p2pcards.ui.po import Message
+
+LANGS = ("en", "fr", "it")
+DEFAULT_LANG = "en"
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "p2pcards"
+
+
+def detect_lang(env: Mapping[str, str] | None = None) -> str:
+    """The interface language from LC_ALL, LC_MESSAGES or LANG (POSIX order); English otherwise."""
+    env = os.environ if env is None else env
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        if value:
+            code = value.split("_")[0].split(".")[0].split("@")[0].lower()
+            return code if code in LANGS else DEFAULT_LANG
+    return DEFAULT_LANG
+
+
+# ---------------------------------------------------------------------------
+# Suit names in every language (for display and for input)
+
+SUIT_WORDS: dict[str, dict[str, str]] = {
+    "en": {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"},
+    "fr": {"S": "pique", "H": "cœur", "D": "carreau", "C": "trèfle"},
+    "it": {"S": "picche", "H": "cuori", "D": "quadri", "C": "fiori"},
+}
+
+# Extra spellings accepted on input: singulars, plurals, words without accents.
+_SUIT_ALIASES: dict[str, str] = {
+    "spade": "S",
+    "heart": "H",
+    "diamond": "D",
+    "club": "C",
+    "piques": "S",
+    "coeur": "H",
+    "coeurs": "H",
+    "cœurs": "H",
+    "carreaux": "D",
+    "trefle": "C",
+    "trefles": "C",
+    "trèfles": "C",
+    "picca": "S",
+    "cuore": "H",
+    "quadro": "D",
+    "fiore": "C",
+}
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents, so ``Trèfle`` and ``trefle`` compare equal."""
+    t = text.strip().lower().replace("œ", "oe")
+    return "".join(ch for ch in unicodedata.normalize("NFKD", t) if not unicodedata.combining(ch))
+
+
+_SUIT_LOOKUP: dict[str, str] = {}
+for _names in SUIT_WORDS.values():
+    for _letter, _name in _names.items():
+        _SUIT_LOOKUP[_fold(_name)] = _letter
+for _alias, _letter in _SUIT_ALIASES.items():
+    _SUIT_LOOKUP[_fold(_alias)] = _letter
+
+
+def parse_suit_word(text: str) -> str:
+    """A suit from a letter (``S H D C``), a symbol or a name in any of the three languages.
+
+    Names may be abbreviated to any unambiguous prefix of two letters or more
+    (``pi`` is spades in French and Italian alike; ``c`` alone is clubs).
+    """
+    t = text.strip()
+    if t in SUIT_SYMBOLS.values() or t in ("♤", "♡", "♢", "♧"):
+        return {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"}[t]
+    if len(t) == 1 and t.upper() in SUITS:
+        return t.upper()
+    f = _fold(t)
+    if f in _SUIT_LOOKUP:
+        return _SUIT_LOOKUP[f]
+    if len(f) >= 2:
+        found = {letter for name, letter in _SUIT_LOOKUP.items() if name.startswith(f)}
+        if len(found) == 1:
+            return found.pop()
+    raise CardParseError(f"not a suit: {text!r}")
+
+
+# ---------------------------------------------------------------------------
+# Command words: accepted in every language at every prompt
+
+COMMAND_WORDS: dict[str, str] = {}
+for _cmd, _words in {
+    "help": ("help", "?", "aide", "aiuto"),
+    "score": ("score", "scores", "points", "punti", "punteggio"),
+    "quit": ("quit", "q", "exit", "quitter", "esci"),
+    "draw": ("draw", "d", "piocher", "pioche", "pesca", "pescare"),
+    "keep": ("keep", "k", "garder", "garde", "tieni", "tenere"),
+    "pass": ("pass", "passer", "passe", "passo", "passa"),
+    "yes": ("y", "yes", "o", "oui", "s", "si", "sì"),
+    "no": ("n", "no", "non"),
+}.items():
+    for _w in _words:
+        COMMAND_WORDS[_w] = _cmd
+
+
+# ---------------------------------------------------------------------------
+# The strings
+
+_EN: dict[str, str] = {
+    **NOTICES,
+    "host_hosting": "Hosting {game} for {players} players on port {port}.",
+    "host_code": "Invitation code: {code}",
+    "host_others_join": "The others join with:",
+    "host_address_hint": "(ADDRESS: this machine's address on a network the others can reach)",
+    "host_other_addresses": "(or another address of this machine: {addresses})",
+    "host_private": "(that address works on this network; from the internet, forward TCP port\n"
+    " {port} of your router to this machine and give the others your public address)",
+    "host_lan": "(on this network the code alone finds this host: {command})",
+    "host_env": "(or set P2PCARDS_CODE to keep the code out of the process list)",
+    "host_internet": "From the internet:",
+    "host_mapped": "(your router forwards that address to port {port} of this machine ({how}) while the"
+    " table is open)",
+    "host_double_nat": "(your router forwards {outside} ({how}), but that address is itself private: another"
+    " router, your provider's, is in front of it, and nobody outside can dial in. A friend on another"
+    " connection may host instead)",
+    "host_no_mapping": "(that address works on this network. No router opened port {port}: {why}.\n"
+    " From the internet: turn on UPnP or NAT-PMP in your router, or forward its TCP\n"
+    " port {port} to this machine, and give the others your public address)",
+    "you": "you",
+    "You": "You",
+    "welcome": "Nines: {you} against {others} ({bots}).",
+    "bots": "{name} bots",
+    "welcome_watch": "Nines: {names} ({bots}).",
+    "goal_target": "Lowest total wins; the match ends when a total reaches {target}.",
+    "goal_hands": "Lowest total wins after {hands} hands.",
+    "goal_one_hand": "One hand: the lowest total wins.",
+    "hint": "Type help at any prompt for help, score for the scores, quit to leave.",
+    "cut_title": "Cut for the first deal (lowest card deals, Ace low):",
+    "cut_tie": "Tie for lowest between {names}: they cut again.",
+    "cut_dealer": "{name} deals first.",
+    "cut_dealer_you": "You deal first.",
+    "hand_title": "Hand {n}",
+    "playoff_title": "Playoff hand: {names}",
+    "deals": "{name} deals",
+    "deals_you": "you deal",
+    "up_card": "Up card {card}",
+    "stock": "Stock",
+    "top": "Top",
+    "suit": "Suit",
+    "cards_one": "1 card",
+    "cards_many": "{n} cards",
+    "total": "total {n}",
+    "dealer_mark": "dealer",
+    "sits_out": "sits out",
+    "to_play": "to play",
+    "your_hand": "Your hand",
+    "your_turn": "Legal moves:",
+    "turn_title": "your turn",
+    "your_turn_stack": "{who} played two 9s: play a 9 to cancel the skip, or accept it:",
+    "opt_draw": "draw a card (you have nothing to play)",
+    "opt_pass": "pass (nothing to play, nothing to draw)",
+    "opt_keep": "keep it",
+    "opt_play": "play {card}",
+    "opt_nine": "{card} (wild)",
+    "opt_double": "{c1}+{c2} (two 9s)",
+    "opt_accept_skip": "accept the skip",
+    "prompt": "Your move",
+    "prompt_suit": "Which suit? {choices} (or S H D C, hearts...)",
+    "prompt_draw": "You have no card to play: press Enter to draw.",
+    "prompt_pass": "Nothing to play and nothing to draw: press Enter to pass.",
+    "prompt_drawn": "You drew {card}, which can be played. Play it? (y/n)",
+    "prompt_declare": "The up card is a 9 and you deal: name the active suit.",
+    "prompt_continue": "Press Enter for the next hand.",
+    "drew_must_play": "You drew {card} and must play it.",
+    "drew_forced": "An Ace makes you draw: you get {card}.",
+    "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
+    "err_empty": "Type the number of your move (1-{n}) or a card; help shows the rules.",
+    "err_not_card_enter": "{text} is not a card - press Enter, or type 1",
+    "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
+    "err_number": "There is no move {text} - type a number 1-{n}",
+    "err_number_one": "There is no move {text} - type 1",
+    "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",
+    "err_yes_no": "Please answer y or n (or type help).",
+    "err_not_now": "{what} is not possible now - type a number 1-{n}",
+    "err_rule": "Not allowed: {why} [rule: {rule}]",
+    "err_no_suit_needed": "Only a 9 names a suit: just type {card}",
+    # The rules a refusal names ([rule: ...]): in English their ids, in other languages words
+    **{f"rulename_{rule}": rule for rule in (
+        "card-held", "match-suit-or-rank", "must-play", "play-drawn", "no-nine-out", "draw-once", "pass",
+        "phase", "stacking-nines", "double-nines", "draw-until-playable", "declare", "turn-order",
+        "follow-suit", "look-once", "blind-exchange", "draw-top",
+    )},
+    "rule_card-held": "you do not hold {card}",
+    "rule_match-suit-or-rank": "{card} matches neither the active suit {suit} nor the rank of {top}",
+    "rule_must-play": "you hold a card you can play ({card}), so you may not draw",
+    "rule_must-play-pass": "you hold a card you can play ({card}), so you may not pass",
+    "rule_play-drawn": "after drawing you may play only the card you drew ({card})",
+    "rule_no-nine-out": "a 9 may not be your last card",
+    "rule_draw-once": "you never draw a second card",
+    "rule_pass": "you may pass only when there is nothing left to draw",
+    "rule_keep": "you can keep a card only right after drawing it",
+    "rule_stacking-nines": "only a 9 cancels the skip",
+    "log_play": "{who} played {card}",
+    "log_play_you": "You played {card}",
+    "log_play9": "{who} played {card} and declared {suit}",
+    "log_play9_you": "You played {card} and declared {suit}",
+    "log_double": "{who} played {c1} and {c2} and declared {suit}",
+    "log_double_you": "You played {c1} and {c2} and declared {suit}",
+    "log_draw": "{who} drew a card",
+    "log_draw_you": "You drew {card}",
+    "log_draws": "{who} drew {n} cards",
+    "log_draw_keep": "{who} drew a card and kept it",
+    "log_draw_keep_you": "You drew {card} and kept it",
+    "log_draw_play": "{who} drew and played {card}",
+    "log_draw_play_you": "You drew and played {card}",
+    "log_forced": "{who} had to draw {n} (Ace)",
+    "log_forced_you": "You had to draw {cards} (Ace)",
+    "log_pass": "{who} passed (nothing to draw)",
+    "log_pass_you": "You passed (nothing to draw)",
+    "log_declare": "{who} declared {suit} (the up card is a 9)",
+    "log_declare_you": "You declared {suit} (the up card is a 9)",
+    "log_recycle": "The discards were shuffled into a new stock",
+    "log_skip": "{who} accepted the skip",
+    "log_skip_you": "You accepted the skip",
+    "act_skip": " - next player skipped",
+    "act_reverse": " - direction reversed",
+    "act_ace": " - next player draws 2",
+    "out": "{who} went out!",
+    "out_you": "You went out!",
+    "stall": "A full round without a card played: the hand ends.",
+    "stall_short": "stalled: nobody went out",
+    "scores_after": "Scores after hand {n}",
+    "final_scores": "Final scores",
+    "scores": "Scores",
+    "col_hand": "Hand",
+    "row_total": "Total",
+    "note_out": "* went out",
+    "note_playoff": "p: playoff hand (not added to the totals)",
+    "playoff_mark": "p",
+    "winner": "{names} wins with {total} points.",
+    "winner_you": "You win with {total} points!",
+    "winners": "{names} share the win with {total} points.",
+    "playoff_needed": "Tie for the lowest total between {names}: a playoff hand decides.",
+    "quit": "Game abandoned.",
+    "confirm_quit": "Quit the game? It stops here, for the bots too. (y/n)",
+    "record_written": "Record written to {path}.",
+    "record_failed": "Could not write the record to {path}: {error}",
+    "record_partial": "Record of {n} finished hands written to {path} (the hand in progress is left out).",
+    "seed": "Seed {seed}: replay this deal with --seed {seed}.",
+    "transcript_saved": "Signed transcript (check it with p2pcards audit FILE):\n  {path}",
+    "waiting_for": "Waiting for {names} ({seconds} s)...",
+    "status_turn": "{names} to play",
+    "status_shuffle": "Waiting for {names} to shuffle",
+    "status_keys": "Waiting for keys from {names}",
+    "status_step": "Waiting for {names}",
+    "status_left": "{left} left",
+    "net_leaving": "You leave the table; the others play on without you.",
+    "net_leaving_ends": "You leave the table; too few players remain, so the match ends for everyone.",
+    "net_over": "The match is over; every node verified every move.",
+    "net_you_left": "You left the match.",
+    "net_you_timed_out": "Your time to play ran out on the table's clock: you left the match.",
+    "net_you_left_interrupted": "Interrupted: you left the match, and the others were told (signed).",
+    "net_confirm_leave": "Leave the match? The others play on without you. (y/n)",
+    "net_confirm_leave_ends": "Leave the match? Too few players would remain: it ends for everyone. (y/n)",
+    "net_stay": "You stay at the table.",
+    "turn_warning": "{left} s left for your move on the table's clock.",
+    "prompt_time_left": "{left} left",
+    "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
+    "reason_quit": "quit",
+    "reason_timed_out": "timed out",
+    "reason_interrupted": "interrupted",
+    "reason_no_play": "did not play within {seconds} s",
+    "net_stopped_blame": "The match stopped because of {who}: {why}",
+    "net_stopped": "The match stopped: {why}",
+    "lobby": "At the table ({n} of {players}): {names}",
+    "linked": "Everyone is linked: {names}. Shuffling...",
+    "fingerprint": "Table fingerprint: {fingerprint}",
+    "fingerprint_compare": (
+        "Compare it with the other players (read it aloud): everyone must have the same digits. "
+        "If they differ, someone is in the middle: leave the game."
+    ),
+    "fingerprint_ask": "Do all the players read these same digits? y(es), n(o), Enter if not compared",
+    "fingerprint_ask_again": "Answer y if everyone has the same digits, n if not, or press Enter.",
+    "fingerprint_differ": "The digits differ: someone is in the middle. You leave the game (signed).",
+    "fingerprint_skipped": "Not compared: the transcript will say that you did not confirm it.",
+    "and": "and",
+    "help_title": "How to play Nines",
+    "help_rules": (
+        "Play a card of the active suit or of the top card's rank; a 9 is wild and names the next "
+        "suit. With no card to play you draw one card and may play it if it fits. First out scores "
+        "0; the others pay their cards (A=1, 2-10 face value, J Q K=10, 9={nine}). Lowest total wins."
+    ),
+    "help_variants": "Variants in force",
+    "help_keys": "What to type",
+    "help_rows": (
+        "a number from the list\t1\n"
+        "a card\t7h  10S  TH  9♠   (for a 9 add a suit: 9s h)\n"
+        "a suit, when asked\th  ♥  hearts  cœur  cuori\n"
+        "draw (d), keep (k), pass\twhen the list offers them\n"
+        "score\tthe score table\n"
+        "help\tthis text\n"
+        "quit\tleave the game"
+    ),
+    "help_cards": "",
+    "you_obj": "you",
+    "bots_heuristic": "heuristic bots",
+    "bots_random": "random bots",
+    "variants_title": "Variants:",
+    "variant_draw_until_playable": "with nothing to play, draw until you get a card you can play, "
+    "and play it",
+    "variant_action_cards": "a Jack skips the next player, a Queen reverses the direction, an Ace makes "
+    "the next player draw two and lose the turn",
+    "variant_double_nines": "two decks; two 9s played together change the suit and skip the next player",
+    "variant_stacking_nines": "a player about to be skipped by two 9s may cancel the skip with a 9",
+    "variant_hard_nines": "a 9 left in hand costs 25 instead of 15",
+    "variant_no_nine_out": "a 9 may not be your last card",
+    "variant_tie_playoff": "players tied for the lowest total play one more hand to decide",
+    "host_loopback": "(that address reaches this computer only, not the others' computers: start\n"
+    " without --bind, or bind this machine's address on their network)",
+    "net_continued_ends_none": "{name} left the match ({reason}) before any hand was finished, and too few"
+    " players remain to go on: the match ends with no winner.",
+    # The frame of every --help (the texts themselves are the command line's own)
+    "click_usage": "Usage:",
+    "click_options": "Options",
+    "click_commands": "Commands",
+    "click_default": "default:",
+}
+
+# ---------------------------------------------------------------------------
+# Le Neuf (p2pcards/ui/neuf_*.py). French card words are used as a French
+# player would: atout, pli, entamer, fournir, le mort (the dummy).
+
+_EN_NEUF: dict[str, str] = {
+    "neuf_welcome": "Le Neuf: {you} against {others} ({bots}).",
+    "neuf_welcome_watch": "Le Neuf: {names} ({bots}).",
+    "neuf_goal": (
+        "Everyone starts at {start} and counts down: each hand adds 4 minus the tricks taken, so "
+        "each trick over 4 takes a point off. The match ends when a total reaches 0; the lowest "
+        "total wins."
+    ),
+    "neuf_rotation": "Trumps change with every hand: {rotation}, then round again.",
+    "neuf_rotation_fixed": "The same trumps in every hand: {rotation}.",
+    "neuf_rotation_none": "No trumps in any hand.",
+    "neuf_open": "Open exchanges: you may look at the dummy before you take it or leave it.",
+    "neuf_blind": "Blind exchanges: the dummy is taken or left unseen; nobody looks at it.",
+    "neuf_cut_title": "Cut for the first deal (highest card deals, Ace high):",
+    "neuf_cut_tie": "Tie for highest between {names}: they cut again.",
+    "neuf_trump": "trumps {suit}",
+    "neuf_no_trump": "no trumps",
+    "neuf_nt": "NT",
+    "neuf_order": "Turns to take the dummy: {order}.",
+    "neuf_leads": "{who} leads the first trick.",
+    "neuf_leads_you": "You lead the first trick.",
+    "neuf_exchange_title": "your turn: the dummy",
+    "neuf_trick_title": "trick {n}",
+    "neuf_tricks_zero": "0 tricks",
+    "neuf_tricks_one": "1 trick",
+    "neuf_tricks_many": "{n} tricks",
+    "neuf_took_mark": "took the dummy",
+    "neuf_took_mark_you": "took the dummy",
+    "neuf_dummy_down": "The dummy lies face down, as it was dealt.",
+    "neuf_dummy_gave": "In the dummy's place lies the hand {who} gave up.",
+    "neuf_dummy_gave_you": "In the dummy's place lies the hand you gave up.",
+    "neuf_the_dummy": "The dummy",
+    "neuf_after_exchanges": "After the exchanges:",
+    "neuf_known": "{who} holds {cards} (you saw them in the dummy)",
+    "neuf_dummy_known": "Out of play in the dummy: {cards}",
+    "neuf_prompt_look": "Look at the dummy? (y/n)",
+    "neuf_prompt_take": "Take the dummy? (y/n)",
+    "neuf_prompt_take_blind": "Take the dummy without looking? (y/n)",
+    "neuf_err_not_yet": "{text}: no card is played before the dummy is settled - answer y or n",
+    "neuf_log_look": "{who} looked at the dummy",
+    "neuf_log_look_you": "You looked at the dummy",
+    "neuf_log_look_take": "{who} looked at the dummy and took it",
+    "neuf_log_look_take_you": "You looked at the dummy and took it",
+    "neuf_log_look_leave": "{who} looked at the dummy and left it",
+    "neuf_log_look_leave_you": "You looked at the dummy and left it",
+    "neuf_log_take": "{who} took the dummy without looking",
+    "neuf_log_take_you": "You took the dummy without looking",
+    "neuf_log_leave": "{who} left the dummy without looking",
+    "neuf_log_leave_you": "You left the dummy without looking",
+    "neuf_log_take_blind": "{who} took the dummy",
+    "neuf_log_take_blind_you": "You took the dummy",
+    "neuf_log_leave_blind": "{who} left the dummy",
+    "neuf_log_leave_blind_you": "You left the dummy",
+    "neuf_trick": "Trick {n}: {plays}",
+    "neuf_led": "{who} led {card}",
+    "neuf_led_you": "you led {card}",
+    "neuf_played": "{who} played {card}",
+    "neuf_played_you": "you played {card}",
+    "neuf_wins": "{who} wins",
+    "neuf_wins_you": "you win",
+    "neuf_suit_led": "{suit} led",
+    "neuf_your_lead": "You lead: play any card.",
+    "neuf_follow": "You must follow {suit}:",
+    "neuf_void": "You have no {suit}: play any card.",
+    "neuf_prompt": "Your card",
+    "neuf_rule_follow-suit": "you hold a {one}, and {many} were led: you must follow suit",
+    "neuf_suit1_S": "spade",
+    "neuf_suit1_H": "heart",
+    "neuf_suit1_D": "diamond",
+    "neuf_suit1_C": "club",
+    "neuf_hand_over": "Hand {n} is over: every card is played, none is left in any hand.",
+    "neuf_dummy_held": "The dummy held {cards} (out of play).",
+    "neuf_dummy_dealt": "As dealt, the dummy held {cards}.",
+    "neuf_hands_played": "The hands as played:",
+    "neuf_hands_verified": "The hands as played, every card revealed and checked by every node:",
+    "neuf_col_trumps": "Trumps",
+    "neuf_row_start": "Start",
+    "neuf_note_scores": "Each hand: points added (tricks taken). Totals count down to 0.",
+    "neuf_help_title": "How to play Le Neuf",
+    "neuf_help_deal": (
+        "Three players and a fourth hand, the dummy, get 13 cards each. Within a suit the cards "
+        "rank A K Q J 10 down to 2."
+    ),
+    "neuf_help_open": (
+        "Before play the dealer, then the player on the dealer's left, then the third player may "
+        "each look at the dummy (privately) and take it, leaving their own hand in its place."
+    ),
+    "neuf_help_blind": (
+        "Before play the dealer, then the player on the dealer's left, then the third player may "
+        "each take the dummy, leaving their own hand in its place. Exchanges are blind: nobody "
+        "looks at the dummy."
+    ),
+    "neuf_help_play": (
+        "The player on the dealer's left leads the first trick. Follow suit if you can; if you "
+        "cannot, play any card. The highest trump wins the trick, else the highest card of the "
+        "suit led; the winner leads the next trick."
+    ),
+    "neuf_help_play_nt": (
+        "The player on the dealer's left leads the first trick. Follow suit if you can; if you "
+        "cannot, play any card. The highest card of the suit led wins the trick; the winner leads "
+        "the next trick."
+    ),
+    "neuf_help_score": (
+        "Everyone starts at {start}; each hand adds 4 minus the tricks you took. The match ends "
+        "after a hand in which a total reaches 0 or less; the lowest total wins."
+    ),
+    "neuf_help_keys": (
+        "What to type\n"
+        "  y or n                      when asked about the dummy\n"
+        "  a number from the list      1\n"
+        "  a card                      QS  10h  TH  q♠\n"
+        "  score                       the score table\n"
+        "  help                        this text\n"
+        "  quit                        leave the game"
+    ),
+}
+
+_EN.update(_EN_NEUF)
+
+# What the commands other than play, host and join print.
+_EN_COMMANDS: dict[str, str] = {
+    "cmd_error": "Error: {error}",
+    "hist_seat": "seat {seat}",
+    "hist_not_transcript": "not a p2pcards transcript",
+    "hist_failed": "failed: {name}",
+    "hist_no_winner": "no winner: no hand finished",
+    "hist_unfinished_at": "unfinished at hand {hand}",
+    "hist_unfinished_before": "unfinished before the first hand",
+    "hist_your_bot": "your bot",
+    "hist_you": "you",
+    "hist_left": "left",
+    "hist_mark_verified": "✓ verified",
+    "hist_mark_invalid": "✗ invalid",
+    "hist_mark_incomplete": "… incomplete",
+    "hist_mark_unchecked": "· unchecked",
+    "hist_none": "No saved game yet: games are saved in {folder}",
+    "hist_auditing": "Auditing",
+    "hist_replay_hint": "(p2pcards replay N shows game N move by move; --html FILE makes it a web page)",
+    "replay_not_shown": "Nothing of a transcript that does not verify is shown: see p2pcards audit.",
+    "replay_no_page": "No page was written to {path}.",
+    "replay_cannot_write": "Error: cannot write {path}: {error}",
+    "replay_press_enter": "Press Enter for the next hand",
+}
+_EN.update(_EN_COMMANDS)
+
+# ``p2pcards replay``: the hands of a game in the terminal and on its web page.
+_EN_REPLAY: dict[str, str] = {
+    "rp_title": "{game}: {names}.",
+    "rp_rules_raw": "Rules: {rules}.",
+    "rp_heading": "Hand {n}{playoff} · {dealer} deals",
+    "rp_heading_playoff": " (playoff)",
+    "rp_heading_trumps": " · trumps {suit} ({symbol})",
+    "rp_heading_no_trump": " · no trump",
+    "rp_dealt": "Dealt:",
+    "rp_dummy": "Dummy: {cards}",
+    "rp_exchanges": "Exchanges:",
+    "rp_tricks": "Tricks:",
+    "rp_moves": "Moves:",
+    "rp_trick_lead": "{who} leads {card}",
+    "rp_trick_play": "{who} plays {card}",
+    "rp_trick_won": "{plays}: {who} wins.",
+    "rp_rest_ended": "the others were too few to play on",
+    "rp_rest_on": "the others played on from a fresh deal",
+    "rp_final": "Final totals: {totals}",
+    "rp_final_left": " (and, who left: {kept})",
+    "rp_unfinished": "The game did not finish: only the hands verified to their end are shown.",
+    "rp_no_trump": "no trump",
+    "rp_and": " and ",
+    "rp_playoff_again": "Playoff: {names} play again for the win. ",
+    "rp_up_nine": ": a 9, so the dealer names the suit",
+    "rp_declare": "{who} names {suit} ({symbol}) as the suit to follow",
+    "rp_play_together": "{who} plays {cards} together and names {suit} ({symbol})",
+    "rp_play": "{who} plays {card}",
+    "rp_and_names": " and names {suit} ({symbol})",
+    "rp_draw": "{who} draws {card}",
+    "rp_draw_forced": " (forced by an Ace)",
+    "rp_draw_plays": " and plays it",
+    "rp_draw_keeps": " and keeps it",
+    "rp_pass": "{who} has nothing to draw and passes",
+    "rp_trumps_are": "trumps are {suit} ({symbol})",
+    "rp_looks_takes": "{who} looks at the dummy and takes it",
+    "rp_looks_keeps": "{who} looks at the dummy and keeps the hand",
+    "rp_blind_takes": "{who} takes the dummy without looking",
+    "rp_blind_keeps": "{who} keeps the hand, unseen dummy",
+    "rp_trick_leads": "Trick {n}: {who} leads {card}",
+    "rp_trick_plays": "Trick {n}: {who} plays {card}",
+    "rp_wins_trick": "; {who} wins the trick",
+    "rp_tricks_won": "Tricks won: {seats}.",
+    "rp_neuf_scores": "Scores (4 − tricks won): {seats}.",
+    "rp_went_out": "{who} went out.",
+    "rp_stalled": "The hand stalled: a full round with no card played.",
+    "rp_penalties": "Penalties: {seats}.",
+    "rp_playoff_totals": "A playoff decides the winner only: the totals do not change.",
+    "rp_totals": "Totals: {seats}.",
+    # the --html page
+    "rph_chart_title": "Totals after each hand",
+    "rph_goal": "the game ends at {goal}",
+    "rph_start": "start",
+    "rph_point_start": "{name}: {v} at the start",
+    "rph_point": "{name}: {v} after hand {i}",
+    "rph_after_hand": "After hand",
+    "rph_seat": "Seat",
+    "rph_player": "Player",
+    "rph_key_fingerprint": "Key fingerprint",
+    "rph_table_fingerprint": "Table fingerprint",
+    "rph_date": "Date",
+    "rph_file_saved": "File saved {saved}: the file's own word, not signed.",
+    "rph_rules": "Rules",
+    "rph_table": "The table",
+    "rph_controls": "Step through the game",
+    "rph_prev_hand": "Previous hand (Page Up)",
+    "rph_prev_move": "Previous move (Left arrow)",
+    "rph_next_move": "Next move (Right arrow)",
+    "rph_next_hand": "Next hand (Page Down)",
+    "rph_hand_button": "Hand",
+    "rph_move_button": "Move",
+    "rph_keys": "Keys: ← → move by move, Page Up / Page Down hand by hand, Home / End the deal / the last"
+    " move of the hand.",
+    "rph_address": "The address ({address}) always points at what is shown.",
+    "rph_every_move": "Every move of this hand",
+    "rph_scores": "Scores",
+    "rph_verification": "Verification",
+    "rph_noscript": "The table needs JavaScript; the scores and the verification above do not.",
+    "rph_trump": "Trump",
+    "rph_trick_of": "Trick {n} of 13",
+    "rph_trick": "Trick",
+    "rph_pile": "Discard pile ({n})",
+    "rph_to_be_named": "to be named",
+    "rph_suit_to_follow": "Suit to follow",
+    "rph_next_card": ", next {card}",
+    "rph_stock": "Stock",
+    "rph_no_hand": "No hand to show",
+    "rph_where": "Hand {i} of {n} · {what}",
+    "rph_the_deal": "the deal",
+    "rph_move_of": "move {m} of {last}",
+    "rph_dealer": "dealer",
+    "rph_total": "total {n}",
+}
+_EN.update(_EN_REPLAY)
+# What host, join and resume print around a table: finding it, the code, what went wrong.
+_EN_CONNECTING: dict[str, str] = {
+    "join_looking": "Looking for the host of code {code} on this network...",
+    "join_found": "Found the host at {where}.",
+    "join_found_many": "{n} hosts answered ({where}); trying each in turn.",
+    "join_no_host_resume": "{error} (to go back into a game this computer had not finished: "
+    "p2pcards resume)",
+    "join_ask_code": "The host's invitation code (or give --code, or set P2PCARDS_CODE); "
+    "Tab completes a word.",
+    "join_code_prompt": "Invitation code: ",
+    "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
+    "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
+    "give the host's address, p2pcards join ADDRESS",
+    "join_resuming": "Resuming your unfinished game at {address} ({names}).",
+    "host_lan_off_no_number": "LAN discovery is off: the code has no number in front (43-robin-maple)",
+    "host_lan_off": "LAN discovery is off: {why}",
+    "host_lan_off_udp": "LAN discovery is off: UDP port {port} ({error})",
+    "cmd_interrupted": "Interrupted; the transcript so far is saved in the data directory.",
+    "cmd_port_taken": "{kind}: port {port} is already in use (another program, or another p2pcards, listens "
+    "there): choose another one with --port, e.g. --port {other}",
+    "cmd_port_taken_resume": "{kind}: the port this game listened on is already in use (another program, or "
+    "another p2pcards, listens there): stop that one, then resume again",
+}
+_EN.update(_EN_CONNECTING)
+
+# What resume, players and simulate list.
+_EN_LISTS: dict[str, str] = {
+    "resume_none": "No unfinished game on this computer.",
+    "resume_line": "{i}. {when}  {game}{at}: {names} (you: seat {seat})",
+    "resume_at": " at {host}:{port}",
+    "resume_you_host": " (you host)",
+    "resume_hint": "Resume one with: p2pcards resume NUMBER",
+    "resume_choose": "choose a number from 1 to {n}",
+    "resume_unreadable": "cannot read the journal {path}: {error}",
+    "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_no_session": "{path} cannot be resumed: its header does not say where the other players are "
+    "(its network session is empty or damaged), so the journal is left as it is.",
+    "players_note": "Note: the list of known players {problem}.",
+    "players_no_such": "No known player is named {name} or has such a key.",
+    "players_forgot": "Forgot {name} (key {fingerprint}).",
+    "players_none": "No known players yet: the players of each networked game are remembered here.",
+    "sim_strategy": "strategy",
+    "sim_seats": "seats",
+    "sim_wins": "wins",
+    "sim_win_rate": "win rate",
+    "sim_interval": "95% interval",
+    "sim_pen_hand": "pen/hand",
+    "sim_pts_hand": "pts/hand",
+    "sim_outs": "outs",
+    "sim_default": "default",
+    "sim_speed": "{hands} hands ({per_match} per match, {stalled} stalled) in {elapsed} s: {hps} hands/s, "
+    "{mps} matches/s",
+}
+_EN.update(_EN_LISTS)
+
+# click's own errors on the command line (their English is click's).
+_EN_CLICK: dict[str, str] = {
+    "click_try": "Try '{command} {option}' for help.",
+    "click_no_such_option": "No such option {name}.",
+    "click_no_such_command": "No such command {name}.",
+    "click_missing_argument": "Missing argument {name}.",
+    "click_missing_option": "Missing option {name}.",
+    "click_invalid_value": "Invalid value: {message}",
+    "click_invalid_value_for": "Invalid value for {name}: {message}",
+    "click_aborted": "Aborted!",
+}
+_EN.update(_EN_CLICK)
+_EN.update(AUDIT_WORDS)
+_EN.update(RULE_WORDS)
+
+# Messages that change with a number: (singular, plural) in English; each language has
+# its own forms (French says "1 manche", "0 manche"; Italian "0 mani").
+_EN_PLURAL: dict[str, tuple[str, str]] = {
+    "net_standings": (
+        "Standings after {hands} hand, when it stopped: {scores}",
+        "Standings after {hands} hands, when it stopped: {scores}",
+    ),
+    "net_continued": (
+        "{name} left the match ({reason}). The hand in progress does not count; the others play on"
+        " without them from a fresh deal. Totals after {hands} hand: {scores}.",
+        "{name} left the match ({reason}). The hand in progress does not count; the others play on"
+        " without them from a fresh deal. Totals after {hands} hands: {scores}.",
+    ),
+    "net_continued_ends": (
+        "{name} left the match ({reason}). The hand in progress does not count, and too few players"
+        " remain to go on: the match ends on the totals after {hands} hand: {scores}.",
+        "{name} left the match ({reason}). The hand in progress does not count, and too few players"
+        " remain to go on: the match ends on the totals after {hands} hands: {scores}.",
+    ),
+}
+
+_EN_PLURAL.update(
+    {
+        "hist_won": ("{names} won", "{names} won"),
+        "hist_won_with": ("{names} won with {score}", "{names} won with {score} each"),
+        "hist_verifying": (
+            "Verifying {n} game (a full audit of each; --no-verify skips it)...",
+            "Verifying {n} games (a full audit of each; --no-verify skips it)...",
+        ),
+        "replay_wrote": ("Wrote {path}: {n} hand.", "Wrote {path}: {n} hands."),
+        "hist_older": (
+            "({n} older game not shown: see more with -n {more})",
+            "({n} older games not shown: see more with -n {more})",
+        ),
+    }
+)
+_EN_PLURAL.update(
+    {  # p2pcards replay (the English says "cards" whatever the number, as it always did)
+        "rp_stock": (
+            "Stock ({n} cards, the top first): {cards}",
+            "Stock ({n} cards, the top first): {cards}",
+        ),
+        "rp_departure": (
+            '{name} left after {n} hand ({how}: "{reason}"), during hand {hand}: that hand is void,'
+            " and {rest}; {name} keeps a total of {total}.",
+            '{name} left after {n} hands ({how}: "{reason}"), during hand {hand}: that hand is void,'
+            " and {rest}; {name} keeps a total of {total}.",
+        ),
+        "rp_nines_deal": (
+            "{dealer} deals {n} cards each; the up card is {card}",
+            "{dealer} deals {n} cards each; the up card is {card}",
+        ),
+        "rp_recycle": (
+            "The stock is empty: the discards under {card} become the new stock ({n} cards)",
+            "The stock is empty: the discards under {card} become the new stock ({n} cards)",
+        ),
+        "rp_neuf_deal": (
+            "{dealer} deals {n} cards to each player and to the dummy; ",
+            "{dealer} deals {n} cards to each player and to the dummy; ",
+        ),
+        "rph_dummy": ("Dummy ({n} cards)", "Dummy ({n} cards)"),
+        "rph_stock_cards": ("{n} cards", "{n} cards"),
+        "rph_cards": ("{n} card", "{n} cards"),
+        "rph_tricks": ("{n} trick", "{n} tricks"),
+    }
+)
+_EN_PLURAL["join_wrong_code"] = (
+    "The host says that code is wrong: check it with the host and type it again ({left} try left).",
+    "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
+)
+_EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
+_EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
+    "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
+    "shared wins count 1/k to each winner",
+)
+_EN_PLURAL["click_did_you_mean"] = ("Did you mean {options}?", "(Did you mean one of: {options}?)")
+_EN_PLURAL["click_extra_arguments"] = (
+    "Got unexpected extra argument ({arguments})",
+    "Got unexpected extra arguments ({arguments})",
+)
+_EN_PLURAL.update(AUDIT_PLURAL)
+_EN_PLURAL.update(RULE_PLURAL)
+
+
+def template() -> list[Message]:
+    """Every message of the catalogs, in the order of this module: the ``.pot`` file's content."""
+    out = [Message(key, text) for key, text in _EN.items()]
+    out += [Message(key, one, many, ["", ""]) for key, (one, many) in _EN_PLURAL.items()]
+    return out
+
+
+def catalog(lang: str) -> gettext.NullTranslations:
+    """The translations of ``lang`` (English: none, the source strings are the English)."""
+    if lang == DEFAULT_LANG:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+class Translator:
+    """Says a message in one language, by key; a message without a translation is said in English."""
+
+    __slots__ = ("_catalog", "lang")
+
+    def __init__(self, lang: str = DEFAULT_LANG) -> None:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+        self.lang = lang
+        self._catalog = catalog(lang)
+
+    def __call__(self, key: str, **values: object) -> str:
+        text = self._catalog.pgettext(key, _EN[key])
+        return text.format(**values) if values else text
+
+    def text(self, key: str, english: str) -> str:
+        """A message that is not in this module (the command line's help), by key and English."""
+        return self._catalog.pgettext(key, english)
+
+    def n(self, key: str, count: int, **values: object) -> str:
+        """A message whose words follow ``count`` (its plural forms): ``1 hand``, ``2 hands``."""
+        one, many = _EN_PLURAL[key]
+        return self._catalog.npgettext(key, one, many, count).format(**values)
+
+    def rule_name(self, rule: str) -> str:
+        """How a refusal names a rule of the engine (its id in English; words elsewhere)."""
+        key = f"rulename_{rule}"
+        return self(key) if key in _EN else rule
+
+    def has(self, key: str) -> bool:
+        return key in _EN or key in _EN_PLURAL
+
+    def cards(self, n: int) -> str:
+        """``1 card`` / ``5 cards``."""
+        return self("cards_one") if n == 1 else self("cards_many", n=n)
+
+    def suit_name(self, suit: str) -> str:
+        return SUIT_WORDS[self.lang][suit]
+
+    def join(self, names: list[str]) -> str:
+        """``a``, ``a and b``, ``a, b and c``."""
+        if len(names) <= 1:
+            return "".join(names)
+        return ", ".join(names[:-1]) + f" {self('and')} " + names[-1]

@@ -1,0 +1,100 @@
+"""The keyboard of a person at a terminal: what they type counts only at a prompt.
+
+At a live table things happen between a player's prompts (the others' moves, the
+status line). A line typed meanwhile would otherwise wait in the terminal and be
+read as the answer to the next prompt, before the player has seen what it asks
+(a ``1`` typed during another's turn played the first legal move). So, on a
+terminal, what was typed before a prompt appears is thrown away (the player is
+told once), and between prompts the terminal does not echo keys, so that they
+do not run into the status line. Elsewhere (a pipe, a file, Windows) reads are
+left as they are.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+
+try:
+    import select
+    import termios
+except ImportError:  # Windows: no terminal modes to set
+    termios = None  # type: ignore[assignment]
+
+
+class Keyboard:
+    """Guards ``read`` (``input``-like) on standard input, when it is a terminal."""
+
+    def __init__(self, read: Callable[[str], str], told: Callable[[], None]) -> None:
+        self._read, self._told = read, told
+        self._fd: int | None = None
+        self._saved: list | None = None  # type: ignore[type-arg]
+        self._discarded_before = False
+        if termios is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                if sys.stdin.isatty():
+                    self._fd = sys.stdin.fileno()
+                    self._saved = termios.tcgetattr(self._fd)
+                    atexit.register(self.restore)
+
+    def read(self, prompt: str) -> str:
+        if self._fd is None:
+            return self._read(prompt)
+        if self._drop_typed_ahead() and not self._discarded_before:
+            self._discarded_before = True
+            self._told()
+        self._echo(True)
+        try:
+            return self._read(prompt)
+        finally:
+            self._echo(False)
+
+    def _drop_typed_ahead(self) -> bool:
+        """Throw away what waits in the terminal; True if a whole line did."""
+        assert self._fd is not None
+        try:
+            pending = bool(select.select([self._fd], [], [], 0)[0])
+            termios.tcflush(self._fd, termios.TCIFLUSH)
+        except (OSError, ValueError):
+            return False
+        return pending
+
+    def _echo(self, on: bool) -> None:
+        assert self._fd is not None
+        with contextlib.suppress(OSError, ValueError, termios.error):
+            attrs = termios.tcgetattr(self._fd)
+            attrs[3] = attrs[3] | termios.ECHO if on else attrs[3] & ~termios.ECHO
+            termios.tcsetattr(self._fd, termios.TCSANOW, attrs)
+
+    def restore(self) -> None:
+        """Leave the terminal as it was found (also at exit)."""
+        if self._fd is not None and self._saved is not None:
+            with contextlib.suppress(OSError, ValueError, termios.error):
+                termios.tcsetattr(self._fd, termios.TCSANOW, self._saved)
+
+
+def ask_code(prompt: str, words: Sequence[str]) -> str:
+    """An invitation code typed at the terminal, shown as it is typed (a typo is seen),
+    each word completed with Tab from the code words ``words`` where the system has
+    line editing (``readline``)."""
+    try:
+        import readline
+    except ImportError:  # (Windows without pyreadline: no completion, the code is still read)
+        return input(prompt).strip()
+
+    def complete(text: str, state: int) -> str | None:
+        matches = [w for w in words if w.startswith(text.lower())]
+        return matches[state] if state < len(matches) else None
+
+    completer, delims = readline.get_completer(), readline.get_completer_delims()
+    readline.set_completer(complete)
+    readline.set_completer_delims(" -")
+    binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
+    readline.parse_and_bind(binding)
+    try:
+        return input(prompt).strip()
+    finally:
+        readline.set_completer(completer)
+        readline.set_completer_delims(delims)

@@ -1,0 +1,691 @@
+"""Turn game state into text for the terminal: the table, moves in words, scores.
+
+Everything here is a pure function of what one seat may see (a
+:class:`~p2pcards.games.view.SeatView`, the public move log, the hand results),
+so the same rendering serves the local game and a networked one. Nothing here
+reads input or decides anything.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+import re
+import shutil
+import sys
+import textwrap
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TextIO
+
+from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit, hand_sort_key
+from p2pcards.games.nines import (
+    AcceptSkip,
+    Action,
+    Declare,
+    Draw,
+    HandResult,
+    Keep,
+    NinesRules,
+    Pass,
+    Play,
+    PlayNines,
+    Recycle,
+)
+from p2pcards.games.view import SeatView
+from p2pcards.protocol.names import names_by_key
+from p2pcards.ui.i18n import Translator
+
+WIDTH = 78
+"""Lines stay within 80 columns, with a margin for terminals that wrap at 80: the width
+used when the output is not a terminal (see :func:`line_width`)."""
+MIN_WIDTH = 40
+MAX_WIDTH = 100
+"""Bounds of :func:`line_width`: narrower, nothing fits; wider, lines get hard to read."""
+MAX_MOVES = 8
+"""The table shows at most this many recent moves (the older ones scrolled by above)."""
+NAME_WIDTH = 10
+NAME_LIMIT = 32
+"""Longest name shown (the protocol's limit); the table's columns cut names to NAME_WIDTH."""
+
+
+def line_width() -> int:
+    """Columns for a full line (rules, wrapped text): the terminal's width less a margin,
+    within :data:`MIN_WIDTH`..:data:`MAX_WIDTH`, so a header never wraps onto two lines;
+    :data:`WIDTH` when the output is not a terminal (``COLUMNS`` is obeyed, as usual)."""
+    columns = shutil.get_terminal_size((WIDTH + 2, 24)).columns
+    return max(MIN_WIDTH, min(MAX_WIDTH, columns - 2))
+
+
+# ---------------------------------------------------------------------------
+# Text a terminal's encoding cannot print
+
+ASCII_FALLBACKS: dict[str, str] = {
+    "♠": "S",
+    "♥": "H",
+    "♦": "D",
+    "♣": "C",
+    "♤": "S",
+    "♡": "H",
+    "♢": "D",
+    "♧": "C",
+    "…": "...",
+    "─": "-",
+    "—": "-",
+    "–": "-",
+    "·": "-",
+    "▶": ">",
+    "✓": "+",
+    "✗": "x",
+    "×": "x",
+    "→": "->",
+    "œ": "oe",
+    "Œ": "OE",
+    "æ": "ae",
+    "ß": "ss",
+    "’": "'",
+    "‘": "'",
+    "“": '"',
+    "”": '"',
+    "«": '"',
+    "»": '"',
+    "\u00a0": " ",
+}
+"""ASCII stand-ins for the characters the interface uses (suits as their letters)."""
+
+FALLBACK_ERRORS = "p2pcards-ascii"
+"""The codec error handler that writes :data:`ASCII_FALLBACKS` (or a letter without its
+accent, else ``?``) for what an encoding lacks, instead of raising UnicodeEncodeError."""
+
+
+def _ascii_for(ch: str) -> str:
+    if ch in ASCII_FALLBACKS:
+        return ASCII_FALLBACKS[ch]
+    bare = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+    return bare if bare and bare.isascii() else "?"
+
+
+def _fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(_ascii_for(ch) for ch in error.object[error.start : error.end]), error.end
+
+
+codecs.register_error(FALLBACK_ERRORS, _fallback)
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """``text`` as a stream in ``encoding`` can print it: ``9♠`` is ``9S``, ``cœur`` is
+    ``coeur``, ``é`` is ``e`` on an ASCII terminal (None, or an unknown encoding: unchanged)."""
+    if encoding is None:
+        return text
+    try:
+        return text.encode(encoding, FALLBACK_ERRORS).decode(encoding)
+    except (LookupError, UnicodeError):
+        return text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Style:
+    """How cards look on this terminal: Unicode suit symbols and/or ANSI colour."""
+
+    unicode: bool = False
+    color: bool = False
+
+    @classmethod
+    def detect(cls, stream: TextIO | None = None, env: Mapping[str, str] | None = None) -> Style:
+        """Colour only on a tty with NO_COLOR unset and TERM not dumb; symbols if the encoding has them."""
+        stream = sys.stdout if stream is None else stream
+        env = os.environ if env is None else env
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        color = tty and "NO_COLOR" not in env and env.get("TERM", "") != "dumb"
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "".join(SUIT_SYMBOLS.values()).encode(encoding)
+            uni = True
+        except (LookupError, UnicodeEncodeError):
+            uni = False
+        return cls(unicode=uni, color=color)
+
+    def card(self, card: Card) -> str:
+        return format_card(card, unicode=self.unicode, color=self.color)
+
+    def cards(self, cards: Sequence[Card]) -> str:
+        return " ".join(self.card(c) for c in cards)
+
+    def suit(self, suit: str) -> str:
+        return format_suit(suit, unicode=self.unicode, color=self.color)
+
+    @property
+    def sep(self) -> str:
+        return " · " if self.unicode else " - "
+
+    @property
+    def ellipsis(self) -> str:
+        return "…" if self.unicode else "..."
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.color else text
+
+    def dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.color else text
+
+
+def visible_len(text: str) -> int:
+    """Length on screen, not counting ANSI colour codes."""
+    n, i = 0, 0
+    while i < len(text):
+        if text[i] == "\x1b":
+            j = text.find("m", i)
+            i = len(text) if j < 0 else j + 1
+            continue
+        n += 1
+        i += 1
+    return n
+
+
+_WORDS = re.compile(r"\[[^\]]*\]|\S+")
+
+
+def wrap(text: str, width: int | None = None) -> str:
+    """Fold lines wider than ``width`` (by default the terminal's, :func:`line_width` + 1)
+    at spaces, indenting continuations under the text."""
+    width = line_width() + 1 if width is None else width
+    out: list[str] = []
+    for line in text.split("\n"):
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        words = _WORDS.findall(line[lead:])  # a [bracketed] group stays on one line
+        current = line[:lead] + words[0]
+        for word in words[1:]:
+            if visible_len(f"{current} {word}") > width:
+                out.append(current)
+                current = " " * (lead + 2) + word
+            else:
+                current = f"{current} {word}"
+        out.append(current)
+    return "\n".join(out)
+
+
+def pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - visible_len(text))
+
+
+class Seated(Protocol):
+    """A roster entry: a name chosen by its player and the key that proves who they are."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def key(self) -> bytes: ...
+
+
+def table_names(roster: Sequence[Seated]) -> tuple[str, ...]:
+    """The names of a networked table as every line shows them.
+
+    The names come from the other players, so they are cleaned of anything a
+    terminal would obey (see :mod:`p2pcards.safetext`), and names that look
+    alike (``alice``, ``Alice``, ``аlice`` with a Cyrillic ``а``) carry the start
+    of their key's fingerprint, ``alice#1a2b``, so nobody is taken for another.
+    """
+    names = [p.name for p in roster]
+    return tuple(names_by_key(names, [p.key for p in roster], limit=NAME_LIMIT, width=NAME_WIDTH))
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def rule_line(title: str, style: Style, width: int | None = None) -> str:
+    """``── Hand 2 · Carol deals ───────``, exactly ``width`` wide (by default the terminal's,
+    :func:`line_width`), unless the title itself is wider."""
+    width = line_width() if width is None else width
+    bar = "─" if style.unicode else "-"
+    # Too wide for the terminal: the parts between the first and the last go first (the
+    # hand's number and whose turn it is stay), then the title is cut: a heading never wraps.
+    parts = title.split(style.sep)
+    while len(parts) > 2 and visible_len(f"{bar * 2} {style.sep.join(parts)} {bar}") > width:
+        del parts[-2]
+    title = style.sep.join(parts)
+    room = width - 5  # the bars and spaces around the title
+    if visible_len(title) > room > 0 and len(title) == visible_len(title):
+        title = title[: room - 1] + style.ellipsis
+    head = f"{bar * 2} {title} "
+    return style.bold(head + bar * max(1, width - visible_len(head)))
+
+
+# ---------------------------------------------------------------------------
+# Moves in words
+
+
+def describe_moves(
+    log: Sequence[Action],
+    *,
+    names: Sequence[str],
+    me: int | None,
+    tr: Translator,
+    style: Style,
+    action_cards: bool = False,
+    turn_over: bool = False,
+) -> list[str]:
+    """One sentence per move. A draw and the keep that ends that turn make one sentence.
+
+    A networked table's log has no keep (keeping changes nothing anybody sees): a
+    draw followed by another seat's move was kept, and so was a draw at the end of
+    the log when ``turn_over`` says that its turn has ended. Either way the words
+    are those of the offline game (``Bob drew a card and kept it``).
+
+    Cards drawn by other seats are never shown, even if the log holds them.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(log):
+        a = log[i]
+        nxt = log[i + 1] if i + 1 < len(log) else None
+        if isinstance(a, Recycle):
+            out.append(tr("log_recycle"))
+        elif isinstance(a, Declare):
+            out.append(_say(tr, "log_declare", a.seat, me, names, suit=_suit_words(a.suit, tr, style)))
+        elif isinstance(a, Play):
+            card = style.card(a.card)
+            if a.card.is_nine and a.suit is not None:
+                text = _say(
+                    tr, "log_play9", a.seat, me, names, card=card, suit=_suit_words(a.suit, tr, style)
+                )
+            else:
+                text = _say(tr, "log_play", a.seat, me, names, card=card)
+            if action_cards and a.card.rank in (1, 11, 12):
+                text += tr({1: "act_ace", 11: "act_skip", 12: "act_reverse"}[a.card.rank])
+            out.append(text)
+        elif isinstance(a, PlayNines):
+            c1, c2 = (style.card(c) for c in a.cards)
+            suit = _suit_words(a.suit, tr, style)
+            out.append(_say(tr, "log_double", a.seat, me, names, c1=c1, c2=c2, suit=suit) + tr("act_skip"))
+        elif isinstance(a, Draw):
+            run = [a]
+            while i + 1 < len(log):
+                b = log[i + 1]
+                if isinstance(b, Draw) and b.seat == a.seat and b.forced == a.forced:
+                    run.append(b)
+                    i += 1
+                else:
+                    break
+            nxt = log[i + 1] if i + 1 < len(log) else None
+            kept = isinstance(nxt, Keep) and nxt.seat == a.seat
+            if kept:
+                i += 1
+            elif not a.forced:
+                after = next((b for b in log[i + 1 :] if getattr(b, "seat", None) is not None), None)
+                kept = turn_over if after is None else after.seat != a.seat
+            out.append(_describe_draws(run, kept, me=me, names=names, tr=tr, style=style))
+        elif isinstance(a, Keep):
+            pass  # always follows its draw, handled there
+        elif isinstance(a, Pass):
+            out.append(_say(tr, "log_pass", a.seat, me, names))
+        elif isinstance(a, AcceptSkip):
+            out.append(_say(tr, "log_skip", a.seat, me, names))
+        i += 1
+    return out
+
+
+def _describe_draws(
+    run: list[Draw], kept: bool, *, me: int | None, names: Sequence[str], tr: Translator, style: Style
+) -> str:
+    seat = run[0].seat
+    mine = seat == me
+    seen = [d.card for d in run if d.card is not None] if mine else []
+    shown = style.cards(seen) if len(seen) == len(run) else ""
+    if run[0].forced:
+        if mine and shown:
+            return tr("log_forced_you", cards=shown)
+        return tr("log_forced", who=names[seat], n=len(run))
+    if len(run) == 1:
+        if mine and shown:
+            return tr("log_draw_keep_you" if kept else "log_draw_you", card=shown)
+        return tr("log_draw_keep" if kept else "log_draw", who=names[seat])
+    if mine and shown:
+        return tr("log_draw_you", card=shown)
+    return tr("log_draws", who=names[seat], n=len(run))
+
+
+def bots_words(bot: str, tr: Translator) -> str:
+    """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
+    key = f"bots_{bot}"
+    return tr(key) if tr.has(key) else tr("bots", name=bot)
+
+
+def object_names(seats: Sequence[int], names: Sequence[str], me: int | None, tr: Translator) -> list[str]:
+    """The names of ``seats`` after a preposition (``between you and Carol``): the player at
+    this terminal, when called by the word for "you", takes its object form (Italian ``te``)."""
+    return [tr("you_obj") if s == me and names[s] == tr("you") else names[s] for s in seats]
+
+
+def _say(tr: Translator, key: str, seat: int, me: int | None, names: Sequence[str], **values: object) -> str:
+    if seat == me:
+        return tr(key + "_you", **values)
+    return tr(key, who=names[seat], **values)
+
+
+def _suit_words(suit: str, tr: Translator, style: Style) -> str:
+    """``♣`` on a Unicode terminal (``C (clubs)`` otherwise), so it reads in any language."""
+    if style.unicode:
+        return style.suit(suit)
+    return f"{suit} ({tr.suit_name(suit)})"
+
+
+def describe_end(end: str, out: int | None, *, names: Sequence[str], me: int | None, tr: Translator) -> str:
+    if end == "out" and out is not None:
+        return tr("out_you") if out == me else tr("out", who=names[out])
+    return tr("stall")
+
+
+# ---------------------------------------------------------------------------
+# The table
+
+
+def listed_names(names: Sequence[str], me: int | None, tr: Translator) -> list[str]:
+    """The names in a table's list of players: "you" for the player's own seat, whatever
+    name it has at the table (the others see that one), as in the moves said below it."""
+    return [tr("you") if s == me else name for s, name in enumerate(names)]
+
+
+def render_table(
+    view: SeatView,
+    *,
+    names: Sequence[str],
+    dealer: int,
+    hand_number: int,
+    playoff: bool,
+    moves: Sequence[str],
+    tr: Translator,
+    style: Style,
+) -> str:
+    """The table as ``view.seat`` sees it: players, top card, recent moves, own hand."""
+    me = view.seat
+    title = tr("hand_title", n=hand_number) + style.sep + tr("turn_title")
+    if playoff:
+        title = tr("playoff_title", names=tr.join([names[s] for s in view.seats])) + style.sep + title
+    lines = [rule_line(title, style)]
+    # Players in turn order from this seat, so the list reads as the order of play.
+    order = [me] + [view.next_seat(me, k) for k in range(1, len(view.seats))] if me in view.seats else []
+    order += [s for s in range(view.players) if s not in order]
+    shown = listed_names(names, me, tr)
+    width = min(NAME_WIDTH, max(len(n) for n in shown))
+    for s in order:
+        mark = "▶" if style.unicode else ">"
+        mark = mark if s == me and me in view.seats else " "
+        name = pad(short_name(shown[s]), width)
+        total = tr("total", n=view.totals[s]) if view.totals else ""
+        if s not in view.seats:
+            row = f" {mark} {name}  {pad(tr('sits_out'), 9)} {total}"
+        else:
+            row = f" {mark} {name}  {pad(tr.cards(view.count(s)), 9)} {total}"
+            if s == dealer:
+                row += f"  ({tr('dealer_mark')})"
+        lines.append(row.rstrip())
+    top = view.top
+    suit = style.suit(view.active_suit)
+    suit_text = f"{suit} {tr.suit_name(view.active_suit)}"
+    lines.append(
+        f"   {tr('top')} {style.card(top)}   {tr('suit')} {suit_text}   {tr('stock')} {view.stock_size}"
+    )
+    if moves:
+        lines.append("")
+        shown = list(moves)[-MAX_MOVES:]
+        if len(moves) > MAX_MOVES:
+            lines.append(style.dim("   " + style.ellipsis))
+        lines.extend(f"   {m}" for m in shown)
+    lines.append("")
+    mine = sorted(view.my_cards, key=hand_sort_key)
+    lines.append(f"   {style.bold(tr('your_hand'))}  {style.cards(mine)}")
+    return "\n".join(lines)
+
+
+def hand_heading(
+    names: Sequence[str],
+    dealer: int,
+    hand_number: int,
+    seats: Sequence[int],
+    playoff: bool,
+    me: int | None,
+    up_card: Card,
+    tr: Translator,
+    style: Style,
+) -> str:
+    """The line printed when a hand is dealt: number, dealer, up card."""
+    head = (
+        tr("playoff_title", names=tr.join([names[s] for s in seats]))
+        if playoff
+        else tr("hand_title", n=hand_number)
+    )
+    deals = tr("deals_you") if dealer == me else tr("deals", name=names[dealer])
+    dot = style.sep
+    return rule_line(f"{head}{dot}{deals}{dot}{tr('up_card', card=style.card(up_card))}", style)
+
+
+def clock_text(seconds: float) -> str:
+    """``0:42``, ``9:05``, ``1:00:00``: time left on the table's clock, whole seconds rounded up."""
+    total = max(0, math.ceil(seconds - 1e-9))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+STATUS_WAITS = ("turn", "shuffle", "keys", "step")
+"""What a waiting player can be waiting for: a decision, a shuffle, keys, any other step."""
+
+
+def waiting_status(
+    what: str, names: Sequence[str], left: float | None, *, tr: Translator, style: Style
+) -> str:
+    """The status line of a player who waits: ``Alice to play — 0:42 left``,
+    ``Waiting for keys from Bob…``; ``left`` is the time left on the table's clock
+    (None when it is not worth counting down). ``what`` is one of :data:`STATUS_WAITS`."""
+    text = tr(f"status_{what}", names=tr.join(list(names)))
+    if left is None:
+        return text + style.ellipsis
+    dash = " — " if style.unicode else " - "
+    return text + dash + tr("status_left", left=clock_text(left))
+
+
+def render_options(labels: Sequence[str]) -> str:
+    """Numbered choices, laid out in columns when they are short."""
+    cells = [f"{i}) {label}" for i, label in enumerate(labels, 1)]
+    widest = max(visible_len(c) for c in cells)
+    per_line = max(1, (line_width() - 3) // (widest + 3)) if widest <= 24 else 1
+    lines = []
+    for k in range(0, len(cells), per_line):
+        row = cells[k : k + per_line]
+        lines.append("   " + "".join(pad(c, widest + 3) for c in row).rstrip())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Scores
+
+
+def render_scores(
+    results: Sequence[HandResult],
+    *,
+    names: Sequence[str],
+    totals: Sequence[int],
+    tr: Translator,
+    style: Style,
+    title: str,
+) -> str:
+    """One row per hand, one column per player: penalties, then the totals."""
+    n = len(names)
+    col = max(6, min(NAME_WIDTH, max(len(x) for x in names)) + 1)
+    first = max(6, len(tr("col_hand")), len(tr("row_total"))) + 1
+    head = pad(tr("col_hand"), first) + "".join(f"{short_name(x, col - 1):>{col}}" for x in names)
+    lines = [rule_line(title, style), style.bold(head)]
+    any_out = any_playoff = False
+    for r in results:
+        label = f"{r.number}"
+        if r.playoff:
+            label += tr("playoff_mark")
+            any_playoff = True
+        cells = []
+        for s in range(n):
+            v = f"{r.penalties[s]}"
+            if r.end == "out" and r.out == s:
+                v += "*"
+                any_out = True
+            cells.append(f"{v:>{col}}")
+        end = tr("stall_short") if r.end != "out" else ""
+        row = pad(label, first) + "".join(cells)
+        if end:
+            row += "  " + style.dim(_shorten(end, line_width() - visible_len(row) - 2))
+        lines.append(row)
+    lines.append(style.bold(pad(tr("row_total"), first) + "".join(f"{t:>{col}}" for t in totals)))
+    notes = [tr("note_out")] if any_out else []
+    if any_playoff:
+        notes.append(tr("note_playoff"))
+    if notes:
+        lines.append(style.dim("   ".join(notes)))
+    return "\n".join(lines)
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def describe_winners(
+    winners: Sequence[int], totals: Sequence[int], *, names: Sequence[str], me: int | None, tr: Translator
+) -> str:
+    total = totals[winners[0]]
+    if len(winners) == 1:
+        if winners[0] == me:
+            return tr("winner_you", total=total)
+        return tr("winner", names=names[winners[0]], total=total)
+    return tr("winners", names=tr.join([names[s] for s in winners]), total=total)
+
+
+def render_cut(
+    rounds: Sequence[Sequence[tuple[int, Card]]],
+    *,
+    dealer: int,
+    names: Sequence[str],
+    me: int | None,
+    tr: Translator,
+    style: Style,
+) -> str:
+    """Each cut round and the dealer it gives."""
+    lines = [tr("cut_title")]
+    for k, shown in enumerate(rounds):
+        lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
+        if k + 1 < len(rounds):
+            tied = object_names([s for s, _ in rounds[k + 1]], names, me, tr)
+            lines.append("   " + tr("cut_tie", names=tr.join(tied)))
+    lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# What the interface remembers
+
+
+class TableContext:
+    """The interface's memory of the match: names, who deals, and this hand's public moves.
+
+    The game loop feeds it (``new_hand``, ``record``); whoever shows the table
+    reads the moves a player has not seen yet (``unseen``) and marks them seen.
+    Mutable on purpose: it follows the game as it goes.
+    """
+
+    __slots__ = ("_seen", "action_cards", "dealer", "hand_number", "log", "me", "names", "playoff")
+
+    def __init__(self, names: Sequence[str], *, me: int | None, action_cards: bool = False) -> None:
+        self.names = tuple(names)
+        self.me = me
+        self.action_cards = action_cards
+        self.dealer = 0
+        self.hand_number = 0
+        self.playoff = False
+        self.log: list[Action] = []
+        self._seen = 0
+
+    def new_hand(self, *, dealer: int, hand_number: int, playoff: bool) -> None:
+        self.dealer, self.hand_number, self.playoff = dealer, hand_number, playoff
+        self.log = []
+        self._seen = 0
+
+    def record(self, action: Action) -> None:
+        self.log.append(action)
+
+    def unseen(self) -> list[Action]:
+        return self.log[self._seen :]
+
+    def mark_seen(self, upto: int | None = None) -> None:
+        """The moves up to ``upto`` (all by default) were shown."""
+        self._seen = len(self.log) if upto is None else self._seen + upto
+
+
+# ---------------------------------------------------------------------------
+# Help and the variants in words
+
+
+VARIANTS = (
+    "draw_until_playable",
+    "action_cards",
+    "double_nines",
+    "stacking_nines",
+    "hard_nines",
+    "no_nine_out",
+)
+"""The yes/no options of Nines, in the order they are told."""
+
+
+def variant_lines(rules: NinesRules, tr: Translator) -> list[str]:
+    """Each variant in force with what it does: ``hard-nines: a 9 left in hand costs 25``."""
+    on = [name for name in VARIANTS if getattr(rules, name)]
+    lines = [f"{name.replace('_', '-')}: {tr('variant_' + name)}" for name in on]
+    if rules.tie != "share":
+        lines.append(f"tie={rules.tie}: {tr('variant_tie_playoff')}")
+    return lines
+
+
+_GLUED = re.compile(r" ([;:!?»])")
+
+
+def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = None) -> list[str]:
+    """``text`` folded to ``width`` columns, indented; French punctuation that follows a
+    space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
+    glued = _GLUED.sub("\u00a0\\1", text)
+    later = indent if subsequent is None else subsequent
+    lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
+def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = None) -> str:
+    """What ``help`` shows at a Nines prompt: the rules in brief for the options in force (the
+    cost of a 9, the variants), then what to type, laid out for the terminal's width."""
+    rules = NinesRules() if rules is None else rules
+    width = line_width() if width is None else width
+    lines = [tr("help_title")]
+    lines += fill(tr("help_rules", nine=rules.nine_penalty), width)
+    variants = variant_lines(rules, tr)
+    if variants:
+        lines.append(tr("help_variants"))
+        for v in variants:
+            lines += fill(v, width, "  ", "    ")
+    lines.append(tr("help_keys"))
+    rows = [row.split("\t", 1) for row in tr("help_rows").split("\n")]
+    label = min(max(len(left) for left, _ in rows) + 2, width // 2)
+    for left, right in rows:
+        if len(left) + 2 > label:  # a label too long for the column: the meaning goes below
+            lines.append(f"  {left}")
+            left = ""
+        lines += fill(right, width, "  " + left.ljust(label), " " * (2 + label))
+    cards = tr("help_cards")
+    if cards:
+        lines += fill(cards, width)
+    return "\n".join(lines)
