@@ -4,6 +4,7 @@ in a fresh environment, with its languages (the catalogs are package data)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,12 @@ def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None =
 
 
 def test_a_wheel_installs_a_working_p2pcards_in_a_fresh_environment(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # a copy: building leaves a build/ folder beside what it builds
+    shutil.copytree(ROOT / "p2pcards", source / "p2pcards", ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / part, source / part)
     wheels = tmp_path / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, ROOT)
+    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, source)
     (wheel,) = wheels.glob("p2pcards-*.whl")
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv)

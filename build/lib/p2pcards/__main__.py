@@ -1,5 +1,0 @@
-"""``python -m p2pcards`` runs the command line."""
-
-from p2pcards.cli import main
-
-main()

@@ -1,1 +1,0 @@
-"""Game rules: pure, deterministic engines (no crypto, no I/O, no randomness)."""

@@ -1,1 +1,0 @@
-"""The network layer: trio TCP links, the full mesh, timeouts and persistence."""
