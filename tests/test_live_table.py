@@ -544,7 +544,7 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
         deciding.sendline("quit")
         deciding.expect(ENGLISH.confirm_leave, timeout=10)
         deciding.sendline("y")
-        waiting.expect("The match stopped", timeout=20)
+        waiting.expect("nobody remains to play on with you", timeout=20)
         for child in (deciding, waiting):
             child.expect(pexpect.EOF, timeout=20)
     finally:
@@ -554,4 +554,4 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
     screen = (tmp_path / ("bob.screen" if who == "Ann" else "ann.screen")).read_bytes().decode("utf-8")
     lines = screen_lines(screen.replace("\r\n", "\n"))
     assert not [line for line in lines if STATUS.search(line)], lines[-10:]
-    assert any(line.startswith("The match stopped") for line in lines)
+    assert any(line.startswith(f"{who} left the match (quit)") for line in lines), lines[-10:]

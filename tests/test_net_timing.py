@@ -296,9 +296,10 @@ async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_cras
     results, _ = await run_seats(tables, links, {0: bot(0), 1: leave}, hang_up=True)  # type: ignore[dict-item]
     assert results[1].status == "aborted"
     r0 = results[0]
-    # Seat 1 signed that it leaves; one seat alone cannot go on: the match stops there.
-    assert r0.status == "failed" and r0.blamed == (1,)
-    assert r0.problem == "p1 left the match (it said: 'quit')", r0.problem
+    # Seat 1 signed that it leaves; one seat alone cannot go on: the match stops there,
+    # and a signed leave is nobody's fault.
+    assert r0.status == "left" and r0.blamed == ()
+    assert r0.problem == "p1 left the match (it said: 'quit'): nobody remains to play on", r0.problem
 
 
 async def test_a_player_who_leaves_is_not_waited_for_and_the_others_finish(

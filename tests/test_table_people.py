@@ -165,10 +165,11 @@ def test_at_a_table_of_two_the_one_left_is_told_who_left_not_that_its_connection
         time.sleep(0.3)
         table.ann.sendintr()  # type: ignore[attr-defined]
         table.ann.expect(pexpect.EOF, timeout=20)  # type: ignore[attr-defined]
-        [(_, out)] = _others_after(table, 2)
+        [(code, out)] = _others_after(table, 2)
     text = " ".join(out.split())
-    assert "Ann left the match" in text and "interrupted" in text, out
-    assert "own connection may be down" not in text, out
+    assert "Ann left the match (interrupted): nobody remains to play on with you" in text, out
+    assert "own connection may be down" not in text and "because of" not in text, out  # a leave is no fault
+    assert code == 0, out  # the match ended: nobody is named
 
 
 def test_a_player_whose_clock_runs_out_leaves_and_the_others_play_on(tmp_path: Path) -> None:

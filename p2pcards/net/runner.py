@@ -98,7 +98,8 @@ ABORT_GRACE = 2.0
 class RunResult:
     """How the match ended for this seat.
 
-    ``status``: "over", "failed" (a fault, a timeout, or a peer stopped it) or
+    ``status``: "over", "failed" (a fault, a timeout, or a peer stopped it), "left"
+    (every other seat left, signed, and this one has nobody to play on with) or
     "aborted" (this seat's player left). ``blamed``: the seats this node itself
     found at fault. ``problem``: what went wrong, for people.
     """
@@ -433,7 +434,8 @@ async def _play(
                 await _serve_after(table, links, receive, timeouts.step)
             return
         if table.failure is not None:
-            result.status = "failed"
+            # "left": another seat signed its leave and none remain to play on (nobody's fault)
+            result.status = "left" if getattr(table, "left_alone", None) else "failed"
             result.problem = table.failure.problem
             if table.failure.peer is None:
                 result.blamed = ()

@@ -71,6 +71,9 @@ class Sitting:
         self._failure: tuple[RemoteProtocolError, RemoteProtocolError] | None = None
         self._without_me: dict[bytes, set[int]] = {}  # table -> seats that went on without this one
         self._ids: dict[bytes, dict[bytes, tuple[int, ...]]] = {}  # table id -> continuation id -> seats
+        self.left_alone: tuple[str, str] | None = None
+        """(name, reason) of the seat whose signed leave left this one with nobody to play on
+        with: the match stops here, and nobody is at fault."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.current, name)
@@ -284,7 +287,9 @@ class Sitting:
                 continue
             if len(self._old) - 1 < MIN_TO_CONTINUE:  # nobody to go on with: the match stops here
                 name = self.current.roster[seat].name
-                self.current.blame(seat, f"{name} left the match (it said: {quote_claim(reason)})")
+                self.left_alone = (name, reason)  # a signed leave is no fault: nobody is blamed
+                said = quote_claim(reason)
+                self.current.stop(f"{name} left the match (it said: {said}): nobody remains to play on")
             else:
                 self.continue_without(self._old[seat], reason)
             return

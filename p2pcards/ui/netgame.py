@@ -754,6 +754,10 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
             outcome.problem or ""
         )
         lines = [tr(key or "net_you_left")]
+    elif outcome.status == "left" and getattr(outcome.table, "left_alone", None) is not None:
+        name, reason = outcome.table.left_alone  # type: ignore[union-attr]  # (a Sitting, just checked)
+        reason = leave_reason(tr, clean(reason, TEXT_LIMIT))
+        lines = [tr("net_others_left", name=clean(name, NAME_LIMIT), reason=reason)]
     elif outcome.blamed:
         who = tr.join([names[s] for s in outcome.blamed if s < len(names)])  # look-alikes carry a tag
         lines = [tr("net_stopped_blame", who=who, why=why)]
