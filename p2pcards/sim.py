@@ -3,7 +3,7 @@
 This is a pure runner (no printing, no click): the ``simulate`` command and
 ``scripts/bench.py`` both build on it. It drives the rules engine with full
 information, as the local game does, but every strategy only ever sees a
-:class:`~p2pcards.games.view.SeatView` of its own seat.
+:class:`~p2pcards.games.nines.SeatView` of its own seat.
 
 Conventions (each one is what the numbers mean):
 

@@ -1,4 +1,4 @@
-"""Bring the message catalogs up to date with the English in p2pcards (ui/i18n.py, and cli.py's help).
+"""Bring the message catalogs up to date with the English in p2pcards (ui/i18n.py and the help in cli/).
 
     scripts/i18n           write p2pcards/locale/p2pcards.pot, merge it into each
                            language's .po (translations kept; a message whose English

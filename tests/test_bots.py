@@ -26,8 +26,8 @@ from p2pcards.games.nines import (
     Play,
     PlayNines,
     Recycle,
+    SeatView,
 )
-from p2pcards.games.view import SeatView
 
 VARIANT_FLAGS = (
     "draw_until_playable",

@@ -37,7 +37,7 @@ MAY_IMPORT = {
     "net": {"rules", "crypto", "protocol", "net"},
     "interface": set(ORDER),
 }
-SPECIFIC_GAMES = ("p2pcards.games.nines", "p2pcards.games.neuf", "p2pcards.games.view")
+SPECIFIC_GAMES = ("p2pcards.games.nines", "p2pcards.games.neuf")
 
 ADAPTERS = "p2pcards.protocol.adapters"
 """The game adapters: the one place of the protocol layer that knows each game."""
@@ -108,3 +108,56 @@ def test_generic_layers_name_no_game() -> None:
     assert not naming, sorted(naming)
     assert "p2pcards.protocol.table" not in naming and "p2pcards.protocol.audit" not in naming
     assert "p2pcards.net.runner" not in naming and "p2pcards.net.node" not in naming
+
+
+
+def imports_of(tree: ast.Module, module: str) -> set[str]:
+    """The p2pcards modules that ``module`` imports anywhere in it: at the top, in ``if``, ``try``
+    and ``with`` blocks, and inside functions too (a deferred import still ties the two modules).
+    ``from p2pcards.x import y`` is an import of module ``p2pcards.x.y`` when that is one, else of
+    ``p2pcards.x``; relative imports are resolved against ``module``'s package."""
+    package = module if (PACKAGE.parent / Path(*module.split(".")) / "__init__.py").exists() else (
+        module.rpartition(".")[0]
+    )
+    found: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            for alias in node.names:
+                whole = f"{base}.{alias.name}"
+                found.add(whole if real_modules({whole}) else base)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return real_modules({name for name in found if name == "p2pcards" or name.startswith("p2pcards.")})
+
+
+def test_no_import_circle() -> None:
+    """No module imports, through others, a module that imports it back: each can be read (and
+    imported) after the ones it needs, and a function-level import never hides a circle."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        graph[module] = imports_of(ast.parse(path.read_text(encoding="utf-8")), module) - {module}
+    circles = []
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                circles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                walk(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    assert not circles, circles

@@ -30,10 +30,10 @@ from p2pcards.games.nines import (
     Play,
     PlayNines,
     Recycle,
+    SeatView,
     cut_lowest,
     hand_size,
 )
-from p2pcards.games.view import SeatView
 
 Snapshot = Callable[[HandState], dict[str, object]]
 DEFAULT = NinesRules()

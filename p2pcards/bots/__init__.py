@@ -7,8 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from p2pcards.errors import UsageError
-from p2pcards.games.nines import Action
-from p2pcards.games.view import SeatView
+from p2pcards.games.nines import Action, SeatView
 
 
 class Strategy(Protocol):

@@ -1,6 +1,6 @@
 """A rule-of-thumb Nines player built on the strategy tips of the rule documents.
 
-It sees only a :class:`~p2pcards.games.view.SeatView` (its own cards and public
+It sees only a :class:`~p2pcards.games.nines.SeatView` (its own cards and public
 information) and scores every legal action; the best score wins, ties going
 to the first legal action, so the choice never depends on the random
 generator. The tips it follows (``seeds/000`` and ``001``, "Conseils"):
@@ -40,8 +40,8 @@ from p2pcards.games.nines import (
     Play,
     PlayNines,
     Recycle,
+    SeatView,
 )
-from p2pcards.games.view import SeatView
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

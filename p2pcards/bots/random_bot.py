@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from p2pcards.games.nines import Action
-from p2pcards.games.view import SeatView
+from p2pcards.games.nines import Action, SeatView
 
 
 class RandomBot:

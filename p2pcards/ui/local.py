@@ -21,22 +21,19 @@ from p2pcards.cards import Card
 from p2pcards.errors import UsageError
 from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler, check_players
 from p2pcards.games.base import game as game_named
-from p2pcards.games.neuf import NeufRules
 from p2pcards.games.nines import GAME as NINES
-from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules
-from p2pcards.games.view import SeatView
-from p2pcards.record import build_game_record, dumps_record
+from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules, SeatView
+from p2pcards.record import build_game_record
 from p2pcards.ui.display import ConsoleDisplay
 from p2pcards.ui.i18n import Translator
+from p2pcards.ui.neuf_local import play_neuf
+from p2pcards.ui.play_session import PlayOptions, save_record, seat_names
 from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, HumanPlayer, QuitGame
 from p2pcards.ui.render import Style, TableContext
 from p2pcards.ui.screen import NinesScreen, Screen, make_screen, probe
 
 if TYPE_CHECKING:
     from p2pcards.net.runner import Decider
-
-BOT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
-
 
 class MoveSource(Protocol):
     """Where one seat's moves come from: a bot strategy or a human at a prompt."""
@@ -128,30 +125,6 @@ class _TableLog:
 # The whole `p2pcards play` session
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayOptions:
-    players: int = 4
-    bot: str = "heuristic"
-    seed: int | None = None
-    rules: NinesRules | NeufRules | None = None
-    """The rules of ``game``; None for the game's defaults (see :attr:`game_rules`)."""
-    record: Path | None = None
-    watch: bool = False
-    name: str | None = None
-    lang: str = "en"
-    offline: bool = False
-    transcript: Path | None = None
-    game: str = "nines"
-    """``nines``, or ``neuf`` for Le Neuf (3 players)."""
-    delay: float = 0.0
-    """With ``watch``: seconds between two moves, so that a person can follow the match."""
-
-    @property
-    def game_rules(self) -> Any:
-        """The rules in force: those given, or the game's defaults."""
-        return self.rules if self.rules is not None else game_named(self.game).parse_rules(())
-
-
 @dataclass(slots=True)
 class Played:
     """What a finished (or quit) session leaves behind for the record and the user."""
@@ -162,18 +135,6 @@ class Played:
     problem: str | None = None
     interrupted: bool = False
     """The program was interrupted (Ctrl-C, a closed terminal): it exits with status 130."""
-
-
-def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: int, partial: bool) -> int:
-    """Write a game's JSON record and say so; the exit status (1 if it could not be written)."""
-    tr = console.tr
-    try:
-        path.write_text(dumps_record(doc), encoding="utf-8")
-    except OSError as e:
-        console.say(tr("record_failed", path=path, error=e.strerror or e))
-        return 1
-    console.say(tr("record_partial", path=path, n=hands) if partial else tr("record_written", path=path))
-    return 0
 
 
 class _Quit(Exception):
@@ -318,14 +279,6 @@ def _interrupted(error: BaseException) -> bool:
     return isinstance(error, KeyboardInterrupt)
 
 
-def seat_names(players: int, human: str | None) -> list[str]:
-    """The human (if any) in seat 0, bots named in order, skipping the human's name."""
-    pool = [n for n in BOT_NAMES if human is None or n.lower() != human.lower()]
-    if human is None:
-        return pool[:players]
-    return [human, *pool[: players - 1]]
-
-
 def play_local(
     opts: PlayOptions,
     *,
@@ -360,8 +313,6 @@ def _play(
 ) -> int:
     spec = game_named(opts.game)
     if opts.offline and opts.game == "neuf":
-        from p2pcards.ui.neuf_local import play_neuf
-
         return play_neuf(opts, read=read, write=write, echo=echo, style=style)
     check_players(spec, opts.players)
     tr = Translator(opts.lang)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import IllegalAction, UsageError
@@ -23,15 +23,12 @@ from p2pcards.games.neuf import GAME as NEUF
 from p2pcards.games.neuf import PLAYERS, Action, NeufRules, NeufView
 from p2pcards.record import build_game_record
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.local import save_record
 from p2pcards.ui.neuf_display import NeufDisplay
 from p2pcards.ui.neuf_prompt import NeufConsole, NeufHuman
 from p2pcards.ui.neuf_render import NeufTable, neuf_help
+from p2pcards.ui.play_session import PlayOptions, save_record, seat_names
 from p2pcards.ui.prompt import QuitGame
 from p2pcards.ui.render import Style
-
-if TYPE_CHECKING:
-    from p2pcards.ui.local import PlayOptions
 
 
 def neuf_rules(opts: PlayOptions) -> NeufRules:
@@ -51,8 +48,6 @@ def play_neuf(
     style: Style | None = None,
 ) -> int:
     """Play one match of Le Neuf; returns the exit status (0 also after a quit)."""
-    from p2pcards.ui.local import seat_names
-
     if opts.players != PLAYERS:
         raise UsageError(f"Le Neuf is for exactly {PLAYERS} players, not {opts.players}")
     if opts.transcript is not None:

@@ -41,8 +41,8 @@ from p2pcards.games.nines import (
     Phase,
     Play,
     PlayNines,
+    SeatView,
 )
-from p2pcards.games.view import SeatView
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
 from p2pcards.ui.keyboard import Keyboard
 from p2pcards.ui.render import (

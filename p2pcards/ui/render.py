@@ -1,7 +1,7 @@
 """Turn game state into text for the terminal: the table, moves in words, scores.
 
 Everything here is a pure function of what one seat may see (a
-:class:`~p2pcards.games.view.SeatView`, the public move log, the hand results),
+:class:`~p2pcards.games.nines.SeatView`, the public move log, the hand results),
 so the same rendering serves the local game and a networked one. Nothing here
 reads input or decides anything.
 """
@@ -33,8 +33,8 @@ from p2pcards.games.nines import (
     Play,
     PlayNines,
     Recycle,
+    SeatView,
 )
-from p2pcards.games.view import SeatView
 from p2pcards.protocol.names import names_by_key
 from p2pcards.ui.i18n import Translator
 

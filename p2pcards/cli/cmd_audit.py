@@ -1,0 +1,54 @@
+"""``p2pcards audit``: a transcript verified offline."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import click
+
+from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _echo_json, _lang_option, _language, _Localized
+
+
+@click.command(cls=_Localized)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the full-information record (docs/record.md) as JSON."
+)
+@_lang_option
+def audit(file: str, as_json: bool, lang: str | None) -> None:
+    """Verify a game's signed transcript offline, and say what was checked.
+
+    Exit status: 0 valid (a finished game, every record verified); 1 invalid
+    (a problem was found: each names the seat at fault, or nobody, and the
+    record; damage to the file's structure is one, with its byte offset) or
+    incomplete (the game or the file stops before the end, and no fault is
+    proven); 2 the file cannot be read or is not a p2pcards transcript.
+    """
+
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.audit import audit_file
+    from p2pcards.protocol.fingerprint import TableFingerprint
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+
+    tr = Translator(_language(lang))
+    try:
+        report = audit_file(file)
+    except TranscriptError as e:
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
+        sys.exit(2)
+    if as_json:  # (the record is for programs: its words stay English)
+        _echo_json(report.to_record())
+    else:
+        # Names and problems come from the players' records: one clean line each
+        # (keeping the summary's own indentation).
+        for line in report.summary(tr).split("\n"):
+            indent = line[: len(line) - len(line.lstrip(" "))]
+            _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
+        fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
+        if fingerprint is not None:
+            _echo(tr("fingerprint", fingerprint=fingerprint))
+            for line in textwrap.wrap(report.comparison(say=tr), 78):
+                _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
+    sys.exit(0 if report.valid else 1)

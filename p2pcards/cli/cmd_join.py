@@ -1,0 +1,194 @@
+"""``p2pcards join``: a seat at a table found by its address or by the invitation code alone."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import click
+
+from p2pcards.cli.group import MESSAGE_LIMIT, _language, _Localized
+from p2pcards.cli.network import (
+    _DISCOVERY_PORT,
+    NODE_EXIT_CODES,
+    _check_resumable,
+    _leaves,
+    _network_options,
+    _run_node,
+    _said,
+)
+
+DEFAULT_PORT = 7777
+"""The host's port when an address names none (``host``'s default port)."""
+
+
+def _parse_address(address: str) -> tuple[str, int]:
+    """HOST:PORT, [IPv6]:PORT, or a host alone (then port 7777, ``host``'s default)."""
+    a = address.strip()
+    host, port = a, str(DEFAULT_PORT)
+    if a.startswith("["):
+        close = a.find("]")
+        host, rest = (a[1:close], a[close + 1 :]) if close > 0 else ("", "")
+        if rest:
+            port = rest[1:] if rest.startswith(":") else ""
+    elif a.count(":") == 1:
+        host, port = a.split(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(
+            f"{address!r} is not HOST or HOST:PORT with a port from 1 to 65535"
+            " (for example 203.0.113.5:7777), nor an invitation code (43-robin-maple)"
+        )
+    return host, int(port)
+
+
+CODE_TRIES = 3
+"""How many times a person may type the invitation code before ``join`` gives up."""
+
+
+def _ask_code(code: str | None, tr: Any) -> str:
+    """The invitation code, asked for when it was not given."""
+    if code:
+        return code
+    if not sys.stdin.isatty():
+        raise click.UsageError(tr("join_no_code"))
+    click.echo(tr("join_ask_code"))
+    return _type_code(tr)
+
+
+def _type_code(tr: Any) -> str:
+    from p2pcards.net.words import WORDS
+    from p2pcards.ui.keyboard import ask_code
+
+    while True:
+        try:
+            typed = ask_code(tr("join_code_prompt"), WORDS)
+        except EOFError:
+            raise click.Abort() from None
+        if typed:
+            return typed
+
+
+async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
+    """``join(code)``; when the code was typed here and the host says it is wrong, the
+    person types it again (``CODE_TRIES`` in all) instead of starting over."""
+    from p2pcards.errors import JoinRefused
+
+    for attempt in range(1, CODE_TRIES + 1):
+        try:
+            return await join(code)
+        except BaseException as e:  # (trio may wrap it in an exception group)
+            refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
+            if not typed or refused is None or refused.reason != "wrong-code" or attempt == CODE_TRIES:
+                raise
+        left = CODE_TRIES - attempt
+        click.echo(tr.n("join_wrong_code", left, left=left))
+        import trio
+
+        code = await trio.to_thread.run_sync(_type_code, tr)
+    raise AssertionError("unreachable")
+
+
+@click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
+@click.argument("address", required=False, metavar="[ADDRESS|CODE]")
+@click.option(
+    "--code",
+    envvar="P2PCARDS_CODE",
+    default=None,
+    help="The invitation code (or set P2PCARDS_CODE; asked for if missing).",
+)
+@click.option(
+    "-p",
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    help="Port to listen on for the other seats (default: any).",
+)
+@click.option(
+    "--no-listen",
+    is_flag=True,
+    help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
+)
+@_DISCOVERY_PORT
+@_network_options
+def join(
+    address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts
+) -> None:  # type: ignore[no-untyped-def]
+    """Join the table at ADDRESS (HOST:PORT) with its invitation code, or find it by the code alone.
+
+    p2pcards join 43-robin-maple finds the host on this network: it asks
+    (broadcast on UDP port 7777) which host has a code numbered 43, never
+    sending the words, then proves the code to the one that answers. With no
+    ADDRESS or CODE the code is asked for (or taken from P2PCARDS_CODE, which
+    keeps it out of the process list) and the host is found the same way.
+
+    The host chooses the game (Nines or Le Neuf) and its rules; this node
+    learns them when it joins.
+    """
+    from p2pcards.net import discovery
+    from p2pcards.net.addresses import show_address
+    from p2pcards.net.node import join_game, resume_game, unfinished_games
+    from p2pcards.protocol.lobby import normalize_code
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
+
+    tr = Translator(_language(opts["lang"]))
+    if address is not None and discovery.code_number(address) is not None:
+        if code and normalize_code(code) != normalize_code(address):
+            raise click.UsageError(tr("join_two_codes"))
+        address, code = None, address
+    typed = not code
+    if address is None:  # find the host on this network by the code's public number
+        code = _ask_code(code, tr)
+        number = discovery.code_number(code)
+        if number is None:
+            raise click.UsageError(tr("join_code_no_number"))
+        udp_port = discovery_port or discovery.DISCOVERY_PORT
+        unfinished = bool(unfinished_games())
+
+        async def find_and_join(config):  # type: ignore[no-untyped-def]
+            click.echo(tr("join_looking", code=discovery.shown(number)))
+            try:
+                hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
+            except discovery.NoHostAnswered as e:
+                if unfinished:  # a started game's host answers no search: `resume` goes back into it
+                    raise discovery.NoHostAnswered(tr("join_no_host_resume", error=_said(e, tr))) from None
+                raise
+            where = ", ".join(show_address(*h) for h in hosts)
+            if len(hosts) == 1:
+                click.echo(tr("join_found", where=where))
+            else:  # an impostor among them gets one guess of the code, nothing more
+                click.echo(tr("join_found_many", n=len(hosts), where=where))
+            (host_name, host_port), *others = hosts
+
+            async def join(code: str):  # type: ignore[no-untyped-def]
+                where = {"host": host_name, "port": host_port, "alternatives": others}
+                return await join_game(config, code=code, no_listen=no_listen, **where)
+
+            return await _joined_asking_again(join, code, typed, tr)
+
+        _run_node("join", find_and_join, port=port, **opts)
+        return
+    host_name, host_port = _parse_address(address)
+    # The same command again after a crash: back into the game this node had not finished.
+    earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
+    if earlier:
+        names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
+        click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
+        _check_resumable(earlier[0].path, tr)
+
+        async def resume(config):  # type: ignore[no-untyped-def]
+            return await resume_game(config, earlier[0].path)
+
+        _run_node("join", resume, port=0, **opts)
+        return
+    code = _ask_code(code, tr)
+
+    async def run(config):  # type: ignore[no-untyped-def]
+        async def join(code: str):  # type: ignore[no-untyped-def]
+            return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+
+        return await _joined_asking_again(join, code, typed, tr)
+
+    _run_node("join", run, port=port, **opts)

@@ -1,0 +1,58 @@
+"""``p2pcards players``: the players this node has met, and forgetting some."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from p2pcards.cli.group import (
+    MESSAGE_LIMIT,
+    NAME_LIMIT,
+    _echo,
+    _echo_json,
+    _lang_option,
+    _language,
+    _Localized,
+)
+
+
+@click.command(cls=_Localized)
+@click.option("--forget", "forget", metavar="NAME|KEY", default=None,
+              help="Forget the players of this name, or whose key fingerprint starts so.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects.")
+@_lang_option
+def players(forget: str | None, as_json: bool, lang: str | None) -> None:
+    """List the players this node has played with (name and key), or forget some.
+
+    Before a networked game's first shuffle, a known name with a key never seen, or a
+    known key under another name, is announced loudly: a host may have seated a puppet.
+    """
+    from p2pcards.crypto.identity import fingerprint
+    from p2pcards.net import storage
+    from p2pcards.net.known import KnownPlayers
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+
+    tr = Translator(_language(lang))
+    known = KnownPlayers.load(storage.data_dir())
+    if known.problem is not None:
+        _echo(tr("players_note", problem=clean(known.problem, MESSAGE_LIMIT)), err=True)
+    if forget is not None:
+        gone = known.forget(forget)
+        if not gone:
+            _echo(tr("players_no_such", name=repr(clean(forget, NAME_LIMIT))), err=True)
+            sys.exit(1)
+        for p in gone:
+            _echo(tr("players_forgot", name=clean(p.name, NAME_LIMIT), fingerprint=fingerprint(p.key)))
+        return
+    entries = sorted(known.players.values(), key=lambda p: (p.name.casefold(), p.first))
+    if as_json:
+        _echo_json([p.to_json() | {"fingerprint": fingerprint(p.key)} for p in entries])
+        return
+    if not entries:
+        _echo(tr("players_none"))
+        return
+    for p in entries:
+        games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
+        _echo(f"{clean(p.name, NAME_LIMIT):<20} {fingerprint(p.key)}  {games}")

@@ -1,0 +1,81 @@
+"""``p2pcards replay``: a game shown hand by hand, in the terminal or as a web page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _lang_option, _language, _Localized
+
+
+@click.command(cls=_Localized)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--step", is_flag=True, help="Wait for Enter after each hand (in a terminal).")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the game as one self-contained web page to this file instead, to step through it.",
+)
+@_lang_option
+def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> None:
+    """Show a game hand by hand with every card: the cards as dealt, every move, the scores.
+
+    FILE is a transcript, or the number p2pcards history gives a game (1, the
+    newest). The transcript is audited first: only what verifies is shown. With --html
+    the same game is written as a web page that works offline. Exit status:
+    0 shown, 1 the transcript is invalid (nothing is shown, no page is
+    written), 2 it cannot be read (or the page cannot be written).
+    """
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.audit import audit_file
+    from p2pcards.replay import replay as replay_blocks
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.render import line_width
+
+    tr = Translator(_language(lang))
+
+    if not Path(file).exists():
+        from p2pcards import history as hist
+        from p2pcards.net import storage
+
+        try:
+            numbered = hist.numbered(file, storage.data_dir() / "transcripts")
+        except LookupError as e:
+            _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
+            sys.exit(2)
+        file = str(numbered) if numbered is not None else file
+    try:
+        report = audit_file(file)
+    except TranscriptError as e:
+        _echo(tr("cmd_error", error=clean(str(e), MESSAGE_LIMIT)), err=True)
+        sys.exit(2)
+    if not report.valid and not report.incomplete:
+        _echo(report.summary(tr).split("\n")[0], err=True)
+        _echo(tr("replay_not_shown"), err=True)
+        if html_path is not None:
+            _echo(tr("replay_no_page", path=clean(html_path, MESSAGE_LIMIT)), err=True)
+        sys.exit(1)
+    if html_path is not None:
+        from p2pcards.replay_html import write_page
+
+        try:
+            write_page(report, html_path, tr)
+        except OSError as e:
+            path = clean(html_path, MESSAGE_LIMIT)
+            _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)
+            sys.exit(2)
+        hands = report.hands_verified
+        _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
+        return
+    blocks = list(replay_blocks(report.to_record(), line_width(), tr))
+    for i, block in enumerate(blocks):
+        for line in block:
+            _echo(line)
+        _echo("")
+        if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
+            click.prompt(tr("replay_press_enter"), default="", show_default=False)

@@ -1,0 +1,63 @@
+"""``p2pcards resume``: back into a game this computer had not finished."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from p2pcards.cli.group import MESSAGE_LIMIT, _language, _Localized
+from p2pcards.cli.network import NODE_EXIT_CODES, _check_resumable, _network_options, _run_node
+
+
+@click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
+@click.argument("which", required=False)
+@click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
+@_network_options
+def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[no-untyped-def]
+    """Go back into a game this computer had not finished (after a crash or a closed terminal).
+
+    Every node keeps a journal of its game until the game ends. With no WHICH,
+    the only unfinished game is resumed (or they are listed, if there are
+    several); WHICH is a number from the list or a journal file. The others
+    wait for a player who lost its connection (see --grace).
+    """
+    import datetime
+
+    from p2pcards.net.node import resume_game, unfinished_games
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
+
+    tr = Translator(_language(opts["lang"]))
+    games = unfinished_games()
+    if which is not None and not which.isdigit():
+        path = Path(which)
+    else:
+        if not games:
+            click.echo(tr("resume_none"))
+            return
+        if list_only or (which is None and len(games) > 1):
+            for i, u in enumerate(games, start=1):
+                when = datetime.datetime.fromtimestamp(u.modified).strftime("%Y-%m-%d %H:%M")
+                # Everything here comes from the journal, and the names from the players.
+                host = u.host_address
+                at = tr("resume_you_host")
+                if host:
+                    at = tr("resume_at", host=clean(host[0], MESSAGE_LIMIT), port=host[1])
+                names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in u.names)
+                game = clean(u.game, SHOWN_NAME)
+                click.echo(tr("resume_line", i=i, when=when, game=game, at=at, names=names, seat=u.seat))
+            if not list_only:
+                click.echo(tr("resume_hint"))
+            return
+        index = int(which) if which is not None else 1
+        if not 1 <= index <= len(games):
+            raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
+        path = games[index - 1].path
+    _check_resumable(path, tr)
+
+    async def run(config):  # type: ignore[no-untyped-def]
+        return await resume_game(config, path)
+
+    _run_node("resume", run, port=0, **opts)

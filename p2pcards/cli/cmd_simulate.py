@@ -1,0 +1,79 @@
+"""``p2pcards simulate``: many bot-only matches (see :mod:`p2pcards.sim`)."""
+
+from __future__ import annotations
+
+import click
+
+from p2pcards.cli.group import _lang_option, _language, _Localized
+
+_SIM_RULES_HELP = (
+    "A rule option of the game, repeatable. Nines: target=N, hands=N, tie=share|playoff, "
+    "draw-until-playable, action-cards, double-nines, stacking-nines (needs double-nines), hard-nines, "
+    "no-nine-out. Le Neuf: trumps=HDSCN (the rotation, N for no trump), exchange=open|blind, start=N."
+)
+
+
+@click.command(cls=_Localized)
+@click.option("--game", "game_name", type=click.Choice(["nines", "neuf"]), default="nines", show_default=True,
+              help="The game: nines (2 to 6 players) or neuf (Le Neuf, 3 players).")  # fmt: skip
+@click.option("-n", "--players", type=click.IntRange(2, 6), default=None,
+              help="Seats at the table: 2 to 6 for Nines (default 4), 3 for Le Neuf.")  # fmt: skip
+@click.option("-g", "--games", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Matches to play.")  # fmt: skip
+@click.option("-b", "--bots", default="heuristic,random", show_default=True,
+              help="Comma-separated strategies, cycled over the seats and rotated every match.")  # fmt: skip
+@click.option("-s", "--seed", type=int, default=0, show_default=True, help="Same seed, same numbers.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="RULE[=VALUE]", help=_SIM_RULES_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table.")
+@_lang_option
+def simulate(
+    game_name: str,
+    players: int | None,
+    games: int,
+    bots: str,
+    seed: int,
+    rules: tuple[str, ...],
+    as_json: bool,
+    lang: str | None,
+) -> None:
+    """Play many bot-only matches of Nines or Le Neuf; report win rates and speed.
+
+    A strategy's win rate is its wins per seat held; a shared win counts 1/k
+    to each of the k tied winners.
+    """
+    import json
+
+    from p2pcards import sim
+    from p2pcards.bots import BOT_NAMES
+    from p2pcards.errors import RuleOptionError, UsageError
+    from p2pcards.games.base import check_players, game
+
+    spec = game(game_name)
+    if players is None:
+        players = 4 if spec.max_players >= 4 else spec.max_players
+    try:
+        check_players(spec, players)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'--players'") from None
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if not names:
+        raise click.BadParameter("name at least one bot", param_hint="'--bots'")
+    for b in names:
+        if b not in BOT_NAMES:
+            raise click.BadParameter(
+                f"unknown bot {b!r}; choose from {', '.join(BOT_NAMES)}", param_hint="'--bots'"
+            )
+    try:
+        table_rules = spec.parse_rules(rules)
+    except RuleOptionError as e:
+        raise click.BadParameter(str(e), param_hint="'--rule'") from None
+    try:
+        result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name)
+    except UsageError as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:  # (for programs: its words stay English)
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        from p2pcards.ui.i18n import Translator
+
+        click.echo(result.format_table(Translator(_language(lang))))

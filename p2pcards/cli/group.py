@@ -1,0 +1,326 @@
+"""The ``p2pcards`` group and what its commands share: help and click's errors in the player's
+language, ``--lang``, names checked as the table checks them, and printing text and JSON that
+any terminal shows."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import sys
+from typing import Any
+
+import click
+
+MESSAGE_LIMIT = 500
+NAME_LIMIT = 40
+"""Longest error line shown; errors may quote what a peer sent (a refusal, a name)."""
+
+
+def _check_name(name: str) -> str:
+    """A usable name for the table, or UsageError: the other nodes would refuse the rest."""
+    from p2pcards.errors import UsageError
+    from p2pcards.protocol.messages import MAX_NAME
+    from p2pcards.safetext import has_unsafe
+
+    name = name.strip()[:MAX_NAME].strip()
+    if not name:
+        raise UsageError("a name cannot be empty")
+    if has_unsafe(name):
+        raise UsageError("a name cannot contain control, bidi or invisible characters")
+    return name
+
+
+def _usable_name(name: str) -> str:
+    """``--name`` checked as the table will check it: a bad one is a usage error (exit 2)."""
+    from p2pcards.errors import UsageError
+
+    try:
+        return _check_name(name)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'--name'") from None
+
+
+_LANG_META = "p2pcards.lang"
+
+
+def _lang_in(args: list[str]) -> str | None:
+    """The value of ``--lang`` on the command line, read before click parses it (``--help`` is
+    answered first, whatever the order of the options)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def help_lang(ctx: click.Context | None = None) -> str:
+    """The language of the help: ``--lang``, else P2PCARDS_LANG, else the locale's; English otherwise."""
+    from p2pcards.ui.i18n import DEFAULT_LANG, LANGS, detect_lang
+
+    for value in (ctx.meta.get(_LANG_META) if ctx is not None else None, os.environ.get("P2PCARDS_LANG")):
+        if value and value.lower() in LANGS:
+            return value.lower()
+        if value:
+            return DEFAULT_LANG
+    return detect_lang()
+
+
+def _help_texts(command: click.Command, name: str, ctx: click.Context) -> list[tuple[str, str]]:
+    """(key, English) of every help text of a command: its help, epilog and options."""
+    out = []
+    if command.help:
+        out.append((f"help_{name}", inspect.cleandoc(command.help)))
+    if command.epilog:
+        out.append((f"help_{name}_epilog", inspect.cleandoc(command.epilog)))
+    for param in command.get_params(ctx):
+        text = getattr(param, "help", None)
+        if text and not getattr(param, "hidden", False):
+            option = "help" if param.name == "_click_default_help" else param.name  # (click's -h)
+            out.append((f"help_{name}_{option}", inspect.cleandoc(text)))
+    return out
+
+
+def help_messages() -> list[tuple[str, str]]:
+    """(key, English) of every help text of the command line, each English text once (the
+    options that host, join and resume share are translated once)."""
+    seen: dict[str, str] = {}
+    commands = [("main", main), *((n, main.commands[n]) for n in sorted(main.commands))]
+    for name, command in commands:
+        with click.Context(command, info_name=name) as ctx:
+            for key, text in _help_texts(command, name, ctx):
+                seen.setdefault(text, key)
+    return [(key, text) for text, key in seen.items()]
+
+
+def _say_help(text: str | None, tr: Any, keys: dict[str, str]) -> str | None:
+    """``text`` in the translator's language (as it is, when it is no message of the catalogs)."""
+    if not text:
+        return text
+    english = inspect.cleandoc(text)
+    key = keys.get(english)
+    return tr.text(key, english) if key else text
+
+
+class _Localized(click.Command):
+    """A command whose help is written in the player's language."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        found = _lang_in(args)
+        if found is not None:
+            ctx.meta[_LANG_META] = found
+        return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from p2pcards.ui.i18n import Translator
+
+        tr = Translator(help_lang(ctx))
+        keys = {text: key for key, text in help_messages()}
+        with contextlib.ExitStack() as stack:
+            for obj, attr in [(self, "help"), (self, "epilog"), *((p, "help") for p in self.get_params(ctx))]:
+                original = getattr(obj, attr, None)
+                if original:
+                    setattr(obj, attr, _say_help(original, tr, keys))
+                    stack.callback(setattr, obj, attr, original)
+            ctx.meta["p2pcards.tr"], ctx.meta["p2pcards.keys"] = tr, keys
+            super().format_help(ctx, formatter)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from p2pcards.ui.i18n import Translator
+
+        tr = ctx.meta.get("p2pcards.tr") or Translator(help_lang(ctx))
+        pieces = " ".join(self.collect_usage_pieces(ctx))
+        formatter.write_usage(ctx.command_path, pieces, tr("click_usage") + " ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        tr = ctx.meta["p2pcards.tr"]
+        rows = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None and not isinstance(param, click.Argument):
+                said = tr("click_default") + " "
+                text = record[1].replace("[default: ", f"[{said}").replace("; default: ", f"; {said}")
+                rows.append((record[0], text))
+        if rows:
+            with formatter.section(tr("click_options")):
+                formatter.write_dl(rows)
+
+
+class _LocalizedGroup(_Localized, click.Group):
+    """The ``p2pcards`` group: its help and the list of its commands in the player's language."""
+
+    command_class = _Localized
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        tr, keys = ctx.meta["p2pcards.tr"], ctx.meta["p2pcards.keys"]
+        listed = [(n, self.get_command(ctx, n)) for n in self.list_commands(ctx)]
+        commands = [(n, c) for n, c in listed if c is not None and not c.hidden]
+        if not commands:
+            return
+        limit = formatter.width - 6 - max(len(n) for n, _ in commands)
+        rows = []
+        for name, command in commands:
+            original = command.help
+            command.help = _say_help(original, tr, keys)
+            try:
+                rows.append((name, command.get_short_help_str(limit)))
+            finally:
+                command.help = original
+        with formatter.section(tr("click_commands")):
+            formatter.write_dl(rows)
+
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:  # fmt: skip
+        """As click's own, with its errors said in the player's language (``Error:``, the usage,
+        ``Try ... --help``, an unknown option, a missing argument, an invalid value)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        from p2pcards.ui.i18n import LANGS, Translator
+
+        found = _lang_in(list(sys.argv[1:] if args is None else args))
+        tr = Translator(found.lower() if found and found.lower() in LANGS else help_lang())
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as e:
+            _show_error(e, tr)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo(tr("click_aborted"), err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _show_error(error: click.ClickException, tr: Any) -> None:
+    """What click's ``error.show()`` prints, in the translator's language."""
+    ctx = error.ctx if isinstance(error, click.UsageError) else None
+    if ctx is not None:
+        hint = ""
+        if ctx.command.get_help_option(ctx) is not None:
+            option = max(ctx.command.get_help_option_names(ctx), key=len)
+            hint = tr("click_try", command=ctx.command_path, option=option) + "\n"
+        click.echo(f"{ctx.get_usage()}\n{hint}", err=True, color=ctx.color)
+    click.echo(tr("cmd_error", error=_click_message(error, tr)), err=True, color=ctx.color if ctx else None)
+
+
+def _click_message(error: click.ClickException, tr: Any) -> str:
+    """The message of one of click's errors in the translator's language (the words a value's
+    own check gives stay as they are)."""
+    import re
+
+    def possibilities(found: list[str] | None) -> str:
+        if not found:
+            return ""
+        names = ", ".join(repr(p) for p in sorted(found))
+        return " " + tr.n("click_did_you_mean", len(found), options=names)
+
+    if isinstance(error, click.NoSuchOption):
+        return tr("click_no_such_option", name=repr(error.option_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.exceptions.NoSuchCommand):
+        return tr("click_no_such_command", name=repr(error.command_name)) + possibilities(error.possibilities)
+    if isinstance(error, click.MissingParameter) and not error.message:
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        kind = error.param_type or (error.param.param_type_name if error.param is not None else "parameter")
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint or ())
+        key = {"argument": "click_missing_argument", "option": "click_missing_option"}.get(kind)
+        if key is not None and shown:
+            return tr(key, name=shown)
+        return error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        hint = error.param_hint
+        if hint is None and error.param is not None:
+            hint = error.param.get_error_hint(error.ctx)
+        if hint is None:
+            return tr("click_invalid_value", message=error.message)
+        shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint)
+        return tr("click_invalid_value_for", name=shown, message=error.message)
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", error.message)
+    if extra is not None:
+        words = extra.group(1).split(" ")
+        return tr.n("click_extra_arguments", len(words), arguments=extra.group(1))
+    return error.format_message()
+
+
+@click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="p2pcards")
+def main() -> None:
+    """Peer-to-peer card games with no server and no trusted dealer."""
+    _fallback_streams()
+
+
+def _fallback_streams() -> None:
+    """On a terminal that is not UTF-8 nothing may crash: what the output's encoding lacks
+    is written as its ASCII look-alike (``♠`` as ``S``), what the input cannot decode as ``?``."""
+    from p2pcards.ui.render import FALLBACK_ERRORS
+
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=FALLBACK_ERRORS)
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        with contextlib.suppress(ValueError, OSError):
+            sys.stdin.reconfigure(errors="replace")
+
+
+def _echo(text: str = "", *, err: bool = False) -> None:
+    """``click.echo`` of text the stream can print: on an ASCII terminal ``✓`` is ``+``, and
+    so on (click writes UTF-8 to a stream it finds ASCII, which such a terminal garbles)."""
+    from p2pcards.ui.render import encodable
+
+    stream = sys.stderr if err else sys.stdout
+    click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
+
+
+_LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
+
+_lang_option = click.option(
+    "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_LANG_HELP
+)
+"""``--lang`` of every command."""
+
+
+def _language(lang: str | None) -> str:
+    """The language asked for (``--lang`` or P2PCARDS_LANG), else the locale's; a usage error if unknown."""
+    from p2pcards.ui.i18n import LANGS, detect_lang
+
+    if lang is not None and lang.lower() not in LANGS:
+        raise click.BadParameter(f"unknown language {lang!r}; choose from {', '.join(LANGS)}",
+                                 param_hint="'--lang'")  # fmt: skip
+    return lang.lower() if lang else detect_lang()
+
+
+def _echo_json(document: object) -> None:
+    """Print ``document`` as JSON (:func:`_json_for_terminal`); where the output's encoding lacks
+    a character, every non-ASCII one is a ``\\uXXXX`` escape: the same document, never a crash."""
+    import json
+
+    text = _json_for_terminal(document)
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(document, indent=2)
+    click.echo(text)
+
+
+def _json_for_terminal(document: object) -> str:
+    """JSON whose strings keep their characters, except those a terminal would obey
+    (C1 controls, bidi, invisible ones), written as ``\\uXXXX`` escapes: the same
+    document for a JSON reader, inert on a screen. (``json`` escapes C0 itself.)"""
+    import json
+
+    from p2pcards.safetext import has_unsafe
+
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if not has_unsafe(text.replace("\n", "")):  # the indentation's line breaks are the only C0 left
+        return text
+    return "".join(json.dumps(c)[1:-1] if c != "\n" and has_unsafe(c) else c for c in text)

@@ -1,0 +1,213 @@
+"""What ``host``, ``join`` and ``resume`` share: their options, running a node under trio and
+turning its errors into one line, and refusing a journal that cannot be resumed."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _usable_name
+from p2pcards.protocol.messages import MAX_CLOCK
+
+NODE_EXIT_CODES = (
+    "Exit status: 0 the match ended, or you left it; 1 it stopped for another reason "
+    "(the others named, or a timeout); 2 a mistake on the command line; 130 interrupted (Ctrl-C)."
+)
+
+
+_DISCOVERY_PORT = click.option(
+    "--discovery-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="P2PCARDS_DISCOVERY_PORT",
+    hidden=True,
+    help="UDP port of LAN discovery (default 7777; both ends must use the same).",
+)
+"""Hidden: host and join must agree on it (tests run their own)."""
+
+
+def _network_options(f):  # type: ignore[no-untyped-def]
+    """Options shared by ``host`` and ``join``."""
+    options = [
+        click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
+        click.option("-b", "--bot", default=None, metavar="[heuristic|random]",
+                     help="Let a bot play this seat: heuristic or random."),
+        click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
+        click.option(
+            "--transcript",
+            type=click.Path(dir_okay=False, writable=True),
+            default=None,
+            help="Save the signed transcript here (default: a file in the data directory).",
+        ),
+        click.option(
+            "--turn-timeout",
+            type=click.FloatRange(1, MAX_CLOCK),
+            default=600,
+            show_default=True,
+            help="Seconds for a turn.",
+        ),
+        click.option(
+            "--step-timeout",
+            type=click.FloatRange(1, MAX_CLOCK),
+            default=60,
+            show_default=True,
+            help="Seconds for any other step (shuffles, key reveals).",
+        ),
+        click.option(
+            "--grace",
+            type=click.FloatRange(1, MAX_CLOCK),
+            default=120,
+            show_default=True,
+            help="Seconds a player whose connection broke has to come back before the match stops.",
+        ),
+        _lang_option,
+        click.option(
+            "--no-port-mapping",
+            is_flag=True,
+            envvar="P2PCARDS_NO_PORT_MAPPING",
+            help="Do not ask the router (UPnP, NAT-PMP, PCP) to forward the port this seat listens on.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: str | None, lang: str | None,
+              turn_timeout: float, step_timeout: float, grace: float, bind: str,
+              port: int, no_port_mapping: bool) -> None:  # fmt: skip
+    """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""
+    import getpass
+    import random
+    from pathlib import Path
+
+    import trio
+
+    from p2pcards.bots import BOT_NAMES
+    from p2pcards.errors import P2PCardsError
+    from p2pcards.net import storage
+    from p2pcards.net.node import NodeConfig
+    from p2pcards.net.runner import INTERRUPTED
+    from p2pcards.net.session import Timeouts
+    from p2pcards.safetext import clean
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.netgame import NetworkUI, bot_decider
+    from p2pcards.ui.prompt import Console
+    from p2pcards.ui.render import Style
+
+    # Mistakes on the command line are usage errors (exit 2, with the usage), as click's own.
+    language = _language(lang)
+    if bot is not None and bot not in BOT_NAMES:
+        raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
+                                 param_hint="'-b' / '--bot'")  # fmt: skip
+    if name is not None:
+        name = _usable_name(name)
+    tr = Translator(language)
+    try:
+        console = Console(
+            tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
+        )
+        if name is None:
+            name = storage.remembered_name() or getpass.getuser() or "player"
+        name = _check_name(name)
+        identity = storage.load_identity()
+        storage.remember_name(name)
+        ui = NetworkUI(console, human=bot is None)
+        decide = bot_decider(bot, random.Random()) if bot is not None else ui.decide
+        config = NodeConfig(
+            identity=identity,
+            name=name,
+            decide=decide,
+            bot=bot is not None,
+            ui=ui,
+            timeouts=Timeouts(turn=turn_timeout, step=step_timeout, grace=grace),
+            transcript=Path(transcript) if transcript else None,
+            bind=bind,
+            port=port,
+            port_mapping=not no_port_mapping,
+            on_progress=ui.progress,
+            on_wait=ui.waiting,
+            on_table_ready=ui.table_ready,
+            leaving=ui.leaving,
+            confirming=ui.confirming,
+            leave_on_signals=True,
+        )
+        outcome = trio.run(run, config)
+    except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
+        leaves = _leaves(e)
+        if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+            click.echo(tr("cmd_interrupted"), err=True)
+            sys.exit(130)
+        ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
+        if ours is not None:  # may quote a peer: a host's refusal, a seat's name
+            raise click.ClickException(clean(_said(ours, tr), MESSAGE_LIMIT)) from None
+        system = next((x for x in leaves if isinstance(x, OSError)), None)
+        if system is not None and system.errno == errno.EADDRINUSE:
+            raise click.ClickException(_port_taken(kind, port, tr)) from None
+        if system is not None:
+            raise click.ClickException(f"{kind}: {system.strerror or system}") from None
+        raise
+    with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
+        ui.finished(outcome)
+    if outcome.status == "aborted" and outcome.problem == INTERRUPTED:
+        sys.exit(130)  # as a program stopped by Ctrl-C
+    sys.exit(0 if outcome.status in ("over", "aborted") else 1)
+
+
+def _port_taken(kind: str, port: int, tr: Any) -> str:
+    """What to do when the port to listen on is taken (rather than "Address already in use")."""
+    if port:
+        return tr("cmd_port_taken", kind=kind, port=port, other=port + 1 if port < 65535 else 7777)
+    return tr("cmd_port_taken_resume", kind=kind)
+
+
+def _said(error: BaseException, tr: Any) -> str:
+    """An error's message in the player's language: a layer below the interface that raises
+    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
+    from p2pcards.protocol.notice import Notice
+
+    message = error.args[0] if len(error.args) == 1 else None
+    return tr(message.key, **message.values) if isinstance(message, Notice) else str(error)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or the exception itself."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for sub in error.exceptions for leaf in _leaves(sub)]
+    return [error]
+
+
+def _check_resumable(path: Path, tr: Any) -> None:
+    """Refuse a journal that cannot be resumed in one sentence naming the file, before
+    anything runs: the journal stays as it is, so nothing of the game is lost (a mended
+    copy, or a newer p2pcards, may still resume it). The network session is what
+    :func:`p2pcards.net.node.resume_game` reads: the seats' addresses, the host's and
+    the port this seat listened on."""
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.journal import read_journal
+    from p2pcards.safetext import clean
+
+    shown = clean(str(path), MESSAGE_LIMIT)
+    try:
+        header = read_journal(path.read_bytes()).header
+    except OSError as e:
+        raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
+    except TranscriptError as e:
+        raise click.ClickException(tr("resume_damaged", path=shown, error=e)) from None
+    session = header.session
+    seats, host = session.get("seats"), session.get("host_address")
+    usable = (
+        isinstance(seats, list)
+        and len(seats) == len(header.roster)
+        and all(isinstance(s, list) and len(s) in (2, 3) and type(s[1]) is int for s in seats)  # 3: with also
+        and "host_address" in session
+        and (host is None or (isinstance(host, list) and len(host) == 2 and type(host[1]) is int))
+        and type(session.get("listen_port")) is int
+    )
+    if not usable:
+        raise click.ClickException(tr("resume_no_session", path=shown))
