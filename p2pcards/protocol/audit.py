@@ -905,7 +905,7 @@ def _reference_join(
     for i in range(index + 1, min(len(pairs), index + 2 * MAX_SEATS)):
         raw, sig = pairs[i]
         try:
-            other = parse_record(raw, sig)  # type: ignore[arg-type]
+            other = parse_record(raw, sig)
         except WireError:
             continue
         r = other.record

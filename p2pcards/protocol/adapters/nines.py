@@ -72,8 +72,8 @@ class NinesTable(TableCore):
         "turn": "_on_turn",
         "draw-keys": "_on_draw_keys",
     }
-    hand: NinesHand | None  # type: ignore[assignment]
-    match: Match | None  # type: ignore[assignment]
+    hand: NinesHand | None
+    match: Match | None
 
     # -- the hooks of TableCore ----------------------------------------------------
 
@@ -321,7 +321,7 @@ class NinesTable(TableCore):
         else:
             if body.suit is None:
                 self._fail(seat, "two 9s must declare a suit", step=step)
-            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)  # type: ignore[arg-type]
+            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)
         self._engine_apply(action, seat, step)
         for shown in body.cards:
             pos = (shown.round, shown.pos)
