@@ -206,7 +206,7 @@ def build_game_record(
         writer = RECORD_WRITERS[game]
     except KeyError:
         raise ValueError(f"no record format for the game {game!r}") from None
-    return writer(match, players, cut_rounds, verdict)  # type: ignore[no-any-return]
+    return writer(match, players, cut_rounds, verdict)
 
 
 # ---------------------------------------------------------------------------

@@ -24,12 +24,16 @@ from p2pcards.errors import UsageError
 from p2pcards.say import Say
 
 
-class Shuffler(Protocol):
-    """Who shuffles: every card order of a match comes from here, nowhere else."""
+class Cutter(Protocol):
+    """Who shuffles for the cut for the deal (the network's cut needs no deck beyond it)."""
 
     def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
         """One card face up for each of ``seats``, from a freshly shuffled deck."""
         ...
+
+
+class Shuffler(Cutter, Protocol):
+    """Who shuffles: every card order of a match comes from here, nowhere else."""
 
     def deal(self) -> list[Card]:
         """A shuffled deck for the next hand, top card first."""
@@ -120,7 +124,7 @@ def check_players(game: Game, players: int) -> None:
         raise UsageError(f"{game.title} is for {span} players, not {players}")
 
 
-def cut_for_deal(game: Game, shuffler: Shuffler, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
+def cut_for_deal(game: Game, shuffler: Cutter, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
     """Cut until one seat is left; seats tied in a round cut again among themselves."""
     seats = list(range(players))
     rounds: list[list[tuple[int, Card]]] = []

@@ -524,7 +524,7 @@ class HandState:
         """A card of ``seat``'s (known) hand that it may play now, if any."""
         legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
         for c in self.hands[seat]:
-            if c in legal and self._may_play(seat, (c,)):  # type: ignore[arg-type]
+            if c in legal and self._may_play(seat, (c,)):
                 return c
         return None
 

@@ -812,8 +812,8 @@ class _Replay:
         elif table.status == "disputed":
             seat, why = table.suspect or (None, "broken chain")
             culprit = table.proof[0] if table.proof else None
-            where = index_of.get(culprit.raw) if culprit is not None else None
-            self.replayed.append(Problem(_hand(table), seat, where, why))  # the fault, where it starts
+            start = index_of.get(culprit.raw) if culprit is not None else None
+            self.replayed.append(Problem(_hand(table), seat, start, why))  # the fault, where it starts
         elif table.status == "running" and not (report.problems or self.listed or self.tail):
             who = ", ".join(str(s) for s in table.waiting_for)
             # Nobody is blamed: a seat may have stopped because of another's fault that
@@ -905,7 +905,7 @@ def _reference_join(
     for i in range(index + 1, min(len(pairs), index + 2 * MAX_SEATS)):
         raw, sig = pairs[i]
         try:
-            other = parse_record(raw, sig)  # type: ignore[arg-type]
+            other = parse_record(raw, sig)
         except WireError:
             continue
         r = other.record
@@ -981,10 +981,15 @@ class _ClaimsBeyondTheFile:
         super()._on_continue(spec, bodies, step)  # type: ignore[misc]
 
 
-@functools.cache
+_AUDITED: dict[type[TableCore], type[TableCore]] = {}
+
+
 def _audited(cls: type[TableCore]) -> type[TableCore]:
-    """The table class ``cls`` as the audit replays it (see :class:`_ClaimsBeyondTheFile`)."""
-    return type(f"Audited{cls.__name__}", (_ClaimsBeyondTheFile, cls), {})
+    """The table class ``cls`` as the audit replays it (see :class:`_ClaimsBeyondTheFile`),
+    made once per class."""
+    if cls not in _AUDITED:
+        _AUDITED[cls] = type(f"Audited{cls.__name__}", (_ClaimsBeyondTheFile, cls), {})
+    return _AUDITED[cls]
 
 
 def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:

@@ -113,7 +113,7 @@ def _rule_value(value: RuleValue) -> bytes:
     if isinstance(value, list | tuple):
         if len(value) > 255:
             raise ValueError("a rule's list is longer than 255 items")
-        return b"\x05" + bytes([len(value)]) + b"".join(_rule_value(v) for v in value)  # type: ignore[arg-type]
+        return b"\x05" + bytes([len(value)]) + b"".join(_rule_value(v) for v in value)
     raise TypeError(f"a rule value is nil, a boolean, an integer, text or a list, not {type(value).__name__}")
 
 
@@ -187,7 +187,7 @@ class TableFingerprint:
         return cls.compute(
             game_id=table.game_id,
             game=table.GAME,
-            rules=table.rules.to_dict(),  # type: ignore[arg-type]
+            rules=table.rules.to_dict(),
             keys=[p.key for p in table.roster],
             secrets=secrets,
         )

@@ -152,7 +152,7 @@ def _rule_scalar(v: Any) -> bool:
 
 def _rule_value(v: Any, where: str) -> RuleValue:
     if _rule_scalar(v):
-        return v  # type: ignore[no-any-return]
+        return v
     if type(v) is list and len(v) <= MAX_RULE_LIST and all(_rule_scalar(x) for x in v):
         return tuple(v)
     raise SchemaError(f"{where} must be a boolean, an integer, text, nil, or a short list of those")

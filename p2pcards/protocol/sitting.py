@@ -392,25 +392,29 @@ class Sitting:
         latest = {rec.record.game_id: i for i, rec in enumerate(records)}
         self.current.restore(groups.pop(self.current.game_id, []))
         while True:
-            signed = []  # (when, id, base, gone, own continue record) of the tables this seat signed into
+            signed = []  # (when, id, base, gone, its continue's reason) of the tables this seat signed into
             for gid, recs in groups.items():
                 found = self._next_table(gid)
                 if found is None:
                     continue
                 base, gone = found
                 seat = _seat_without(self.tables[base].seat, gone)
-                own = [r for r in recs if r.record.seat == seat and isinstance(r.record.body, Continue)]
+                own = [
+                    r.record.body.reason
+                    for r in recs
+                    if r.record.seat == seat and isinstance(r.record.body, Continue)
+                ]
                 if own:
                     signed.append((latest[gid], gid, base, gone, own[0]))
             if not signed:
                 break
-            _, gid, base, gone, own = max(signed, key=lambda x: x[0])
+            _, gid, base, gone, reason = max(signed, key=lambda x: x[0])
             for _, other, *_rest in signed:
                 if other != gid:
                     groups.pop(other)  # a table it signed into, then amended
             while (event := self.tables[base].next_event()) is not None:
                 self._events.append(event)
-            self._switch(base, gone, own.record.body.reason).restore(groups.pop(gid))  # type: ignore[attr-defined]
+            self._switch(base, gone, reason).restore(groups.pop(gid))
         for gid, recs in groups.items():
             self._ahead[gid] = recs[:MAX_QUEUED]
 

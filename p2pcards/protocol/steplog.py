@@ -212,12 +212,12 @@ class StepLog:
 
     def _take(self, sender: int, frame: Frame, *, origin: int | None = None) -> None:
         """One frame from ``sender``'s link: its own (``origin`` None) or carried for ``origin``."""
-        if isinstance(frame, Need) and self.failure is None:
+        if self.failure is not None:
+            raise self.failure
+        if isinstance(frame, Need):
             # Answered even once finished: a finished seat still helps the others finish.
             self._receive_need(sender if origin is None else origin, frame)
             return
-        if self.failure is not None:
-            raise self.failure
         if self.status not in ("running", "disputed"):
             return
         if isinstance(frame, Relay):

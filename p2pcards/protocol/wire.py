@@ -392,7 +392,7 @@ class StreamDecoder:
 class FrameDecoder(StreamDecoder):
     """A :class:`StreamDecoder` whose objects must be frames of the game."""
 
-    def feed(self, data: bytes) -> list[Frame]:  # type: ignore[override]
+    def feed(self, data: bytes) -> list[Frame]:
         frames = []
         for obj in super().feed(data):
             try:

@@ -776,7 +776,7 @@ class Translator:
         self.lang = lang
         self._catalog = catalog(lang)
 
-    def __call__(self, key: str, **values: object) -> str:
+    def __call__(self, key: str, /, **values: object) -> str:
         text = self._catalog.pgettext(key, _EN[key])
         return text.format(**values) if values else text
 
@@ -784,7 +784,7 @@ class Translator:
         """A message that is not in this module (the command line's help), by key and English."""
         return self._catalog.pgettext(key, english)
 
-    def n(self, key: str, count: int, **values: object) -> str:
+    def n(self, key: str, count: int, /, **values: object) -> str:
         """A message whose words follow ``count`` (its plural forms): ``1 hand``, ``2 hands``."""
         one, many = _EN_PLURAL[key]
         return self._catalog.npgettext(key, one, many, count).format(**values)

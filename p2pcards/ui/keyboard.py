@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 try:
     import select
@@ -30,7 +31,7 @@ class Keyboard:
     def __init__(self, read: Callable[[str], str], told: Callable[[], None]) -> None:
         self._read, self._told = read, told
         self._fd: int | None = None
-        self._saved: list | None = None  # type: ignore[type-arg]
+        self._saved: list[Any] | None = None
         self._discarded_before = False
         if termios is not None:
             with contextlib.suppress(OSError, ValueError, AttributeError):

@@ -88,7 +88,7 @@ class LocalGame:
             choose,
             _TableLog(self.table, self.observer, self),
         )
-        return self.loop.run()  # type: ignore[no-any-return]
+        return self.loop.run()
 
 
 @dataclass(slots=True)

@@ -77,7 +77,7 @@ def play_neuf(
     sources: list[Any] = list(bots)
 
     def choose(seat: int, view: NeufView, legal: Sequence[Action]) -> Action:
-        return sources[seat].choose(view, legal, rng)  # type: ignore[no-any-return]
+        return sources[seat].choose(view, legal, rng)
 
     loop = MatchLoop(
         NEUF, rules, PLAYERS, RandomShuffler(1, random.Random(f"p2pcards-shuffle:{seed}")), choose, display

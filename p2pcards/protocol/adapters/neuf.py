@@ -95,8 +95,8 @@ class NeufTable(TableCore):
         "unlock": "_on_unlock",
         "turn": "_on_turn",
     }
-    hand: NeufHand | None  # type: ignore[assignment]
-    match: Match | None  # type: ignore[assignment]
+    hand: NeufHand | None
+    match: Match | None
 
     def __init__(self, **kwargs: object) -> None:
         roster = kwargs.get("roster")

@@ -71,8 +71,8 @@ class NinesTable(TableCore):
         "turn": "_on_turn",
         "draw-keys": "_on_draw_keys",
     }
-    hand: NinesHand | None  # type: ignore[assignment]
-    match: Match | None  # type: ignore[assignment]
+    hand: NinesHand | None
+    match: Match | None
 
     # -- the hooks of TableCore ----------------------------------------------------
 
@@ -198,7 +198,7 @@ class NinesTable(TableCore):
         holdings, up, stock = self._deal_layout()
         h.holdings, h.up, h.stock = holdings, up, stock
         deck: list[Card | None] = [None] * self.rules.deck_size
-        up_card = self.hand.ledger.open(up)
+        up_card = h.ledger.open(up)
         if up_card is None:
             h.dispute = (None, "the up card does not open to a card")
             self._start_reveal()
@@ -206,7 +206,7 @@ class NinesTable(TableCore):
         deck[up[1]] = ALL_CARDS[up_card]
         if self.seat is not None:
             for pos in holdings[self.seat]:
-                card = self.hand.ledger.open_mine(pos)
+                card = h.ledger.open_mine(pos)
                 if card is None:
                     h.dispute = (self.seat, f"dealt position {pos[1]} does not open to a card")
                 else:
@@ -306,7 +306,7 @@ class NinesTable(TableCore):
                 self._fail(seat, "after drawing only the drawn card may be played", step=step)
             if not 0 < shown.key < group.ORDER:  # checked before the key is used
                 self._fail(seat, "shows a key outside the group order", step=step)
-            opened = self.hand.ledger.open(pos, {seat: shown.key})
+            opened = h.ledger.open(pos, {seat: shown.key})
             if opened is None or opened != shown.card:
                 h.dispute = (
                     seat,
@@ -320,7 +320,7 @@ class NinesTable(TableCore):
         else:
             if body.suit is None:
                 self._fail(seat, "two 9s must declare a suit", step=step)
-            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)  # type: ignore[arg-type]
+            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)
         self._engine_apply(action, seat, step)
         for shown in body.cards:
             pos = (shown.round, shown.pos)
@@ -362,7 +362,7 @@ class NinesTable(TableCore):
             self._store_keys(seat, body, [pos], step)  # type: ignore[arg-type]
         card: Card | None = None
         if drawer == self.seat:
-            opened = self.hand.ledger.open_mine(pos)
+            opened = h.ledger.open_mine(pos)
             if opened is None:
                 h.dispute = (self.seat, f"the drawn position {pos} does not open to a card")
             else:
