@@ -19,16 +19,15 @@ from p2pcards.games.base import game as game_named
 from p2pcards.protocol.audit import HOW, how_in_words
 from p2pcards.replay_moves import (
     ENGLISH,
-    SUIT_SYMBOLS,
     card_text,
+    cards_line,
+    game_title,
     gone_between,
     hand_result,
-    neuf_positions,
-    nines_positions,
     player_names,
+    replay_of,
     seat_name,
     sort_cards,
-    suit_word,
     tables,
 )
 from p2pcards.safetext import clean
@@ -36,10 +35,6 @@ from p2pcards.ui.i18n import Translator
 from p2pcards.ui.render import WIDTH, fill
 
 __all__ = ["card_text", "hand_lines", "replay"]
-
-
-def _cards(cards: Sequence[str]) -> str:
-    return " ".join(card_text(c) for c in cards) if cards else "-"
 
 
 def _rules_lines(record: Mapping[str, Any], width: int, tr: Translator) -> list[str]:
@@ -59,13 +54,7 @@ def _heading(hand: Mapping[str, Any], names: Sequence[str], game: str, width: in
     playoff = tr("rp_heading_playoff") if hand.get("playoff") else ""
     dealer = seat_name(names, hand.get("dealer"), tr)
     title = tr("rp_heading", n=hand.get("number", "?"), playoff=playoff, dealer=dealer)
-    if game == "neuf":
-        trump = hand.get("trump")
-        title += (
-            tr("rp_heading_trumps", suit=suit_word(trump, tr), symbol=SUIT_SYMBOLS[trump])
-            if trump in SUIT_SYMBOLS
-            else tr("rp_heading_no_trump")
-        )
+    title += replay_of(game).heading(hand, tr)
     head = f"── {title} "
     return head + "─" * max(1, width - len(head))
 
@@ -83,54 +72,19 @@ def hand_lines(
     trump = hand.get("trump")
     dealt = [list(c) for c in hand.get("dealt", [])]
     lines = [_heading(hand, names, game, width, tr)]
-    positions = neuf_positions(hand, names, tr) if game == "neuf" else nines_positions(hand, names, rules, tr)
+    positions = replay_of(game).positions(hand, names, rules, tr)
     lines += fill(positions[0]["text"], width)
     lines.append("  " + tr("rp_dealt"))
     column = max((len(seat_name(names, s, tr)) for s in range(len(dealt))), default=4)
     for seat, cards in enumerate(dealt):
         name = seat_name(names, seat, tr)
-        text = f"{name:<{column}}  {_cards(sort_cards(cards, game, trump))}"
+        text = f"{name:<{column}}  {cards_line(sort_cards(cards, game, trump))}"
         lines += fill(text, width, "    ", " " * (6 + column))
     moves = [p["text"] for p in positions[1:]]
-    if game == "neuf":
-        dummy = _cards(sort_cards(list(hand.get("dummy", [])), game, trump))
-        lines += fill(tr("rp_dummy", cards=dummy), width, "  ", "    ")
-        exchanges = len(hand.get("exchanges", []))
-        lines.append("  " + tr("rp_exchanges"))
-        lines += _numbered(moves[:exchanges], width)
-        lines.append("  " + tr("rp_tricks"))
-        lines += _numbered([_trick(t, names, tr) for t in hand.get("tricks", [])], width)
-    else:
-        stock = list(hand.get("stock", []))
-        said = tr.n("rp_stock", len(stock), n=len(stock), cards=_cards(stock))
-        lines += fill(said, width, "  ", "    ")
-        lines.append("  " + tr("rp_moves"))
-        lines += _numbered(moves, width)
+    lines += replay_of(game).hand_body(hand, names, moves, width, tr)
     for text in hand_result(game, hand, names, tr):
         lines += fill(text, width, "  ", "    ")
     return lines
-
-
-def _numbered(texts: Sequence[str], width: int) -> list[str]:
-    out = []
-    for i, text in enumerate(texts, start=1):
-        head = f"    {i}. "
-        out += fill(text, width, head, " " * len(head))
-    return out or ["    -"]
-
-
-def _trick(trick: Mapping[str, Any], names: Sequence[str], tr: Translator) -> str:
-    """``p2 leads 5♣, p0 plays 8♣, p1 plays 10♣: p1 wins.``"""
-    plays = [p for p in trick.get("plays", []) if isinstance(p, Mapping)]
-    said = [
-        tr(
-            "rp_trick_lead" if i == 0 else "rp_trick_play",
-            who=seat_name(names, p.get("seat"), tr),
-            card=card_text(str(p.get("card"))),
-        )
-        for i, p in enumerate(plays)
-    ]
-    return tr("rp_trick_won", plays=", ".join(said), who=seat_name(names, trick.get("winner"), tr))
 
 
 def _departure(d: Mapping[str, Any], ended: bool, tr: Translator) -> str:
@@ -161,7 +115,7 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
     rules = record.get("rules") if isinstance(record.get("rules"), dict) else {}
     segments = tables(record)
     everyone = player_names(segments[0])
-    title = {"nines": "Nines", "neuf": "Le Neuf"}.get(game, clean(game, 20))
+    title = game_title(game)
     heading = tr("rp_title", game=title, names=", ".join(everyone))
     yield fill(heading, width, "", "    ") + _rules_lines(record, width, tr)
     for k, table in enumerate(segments):

@@ -36,16 +36,17 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.crypto.identity import fingerprint
+from p2pcards.errors import UsageError
 from p2pcards.protocol.audit import AuditReport, rules_in_words
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.replay_moves import (
     ENGLISH,
     by_seat,
     first_seats,
+    game_title,
     hand_result,
-    neuf_positions,
-    nines_positions,
     player_names,
+    replay_of,
     seat_name,
     tables,
 )
@@ -53,7 +54,6 @@ from p2pcards.ui.i18n import SUIT_WORDS, Translator
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 """One line colour per seat of the score chart (six seats at most, two to spare)."""
-TITLES = {"nines": "Nines", "neuf": "Le Neuf"}
 
 
 def escape(text: object) -> str:
@@ -75,11 +75,15 @@ def script_json(data: Any) -> str:
 
 
 def start_totals(record: Mapping[str, Any]) -> list[int]:
-    """Every seat's total before the first hand (Le Neuf counts down from ``start``)."""
+    """Every seat's total before the first hand (the game's ``start_total``: Le Neuf counts
+    down from ``start``; 0 for a game this version lacks)."""
     n = len(record.get("players", []))
     rules = record.get("rules") or {}
-    start = rules.get("start", 0) if record.get("game") == "neuf" else 0
-    return [start if isinstance(start, int) else 0] * n
+    try:
+        start = replay_of(str(record.get("game"))).start_total(rules if isinstance(rules, dict) else {})
+    except UsageError:
+        start = 0
+    return [start] * n
 
 
 def _table_start(table: Mapping[str, Any], record: Mapping[str, Any]) -> list[int]:
@@ -120,7 +124,7 @@ def game_data(record: Mapping[str, Any], names: Sequence[str], tr: Translator = 
         totals = _table_start(table, record)
         for hand in table.get("hands", []):
             positions = (
-                neuf_positions(hand, here, tr) if game == "neuf" else nines_positions(hand, here, rules, tr)
+                replay_of(game).positions(hand, here, rules, tr)
             )
             hands.append(
                 {
@@ -318,15 +322,9 @@ def checklist_html(report: AuditReport, names: Sequence[str], tr: Translator = E
 
 
 def match_goal(game: str, rules: Mapping[str, Any]) -> int | None:
-    """The total that ends the match, if the rules have one: Le Neuf's 0, Nines' target,
-    but none in a Nines match of a fixed number of hands (``hands``), where the target
-    is ignored."""
-    if game == "neuf":
-        return 0
-    if rules.get("hands") is not None:
-        return None
-    target = rules.get("target")
-    return target if type(target) is int else None
+    """The total that ends the match, if the rules have one (the game's ``goal``: Le Neuf's
+    0, Nines' target, but none in a Nines match of a fixed number of hands)."""
+    return replay_of(game).goal(rules)
 
 
 def render_page(report: AuditReport, tr: Translator = ENGLISH) -> str:
@@ -336,7 +334,7 @@ def render_page(report: AuditReport, tr: Translator = ENGLISH) -> str:
     record = report.to_record()
     names = player_names(tables(record)[0])  # everyone who sat down
     game = str(record.get("game"))
-    title = TITLES.get(game, game)
+    title = game_title(game)
     rules = record.get("rules") or {}
     goal = match_goal(game, rules)
     series = score_series(record)

@@ -5,20 +5,23 @@ The terminal replay (:mod:`p2pcards.replay`) and the web page
 after the audit verified the transcript) and say each move in the same
 sentence (``Bob plays 9♣ and names diamonds (♦)``), in the reader's language (a
 :class:`~p2pcards.ui.i18n.Translator`: English unless told); each seat's cards are
-kept sorted as the game screen sorts them (:func:`sort_cards`).
+kept sorted as the game screen sorts them (:func:`sort_cards`). Each game steps
+through its own hands (the ``positions`` part of its :class:`~p2pcards.games.base.Parts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
-from p2pcards.cards import hand_sort_key, parse_card
+from p2pcards.cards import Card, hand_sort_key, parse_card
 from p2pcards.crypto.identity import fingerprint
-from p2pcards.errors import CardParseError
-from p2pcards.safetext import label_names
+from p2pcards.errors import CardParseError, UsageError
+from p2pcards.games.base import game as game_named
+from p2pcards.games.base import load
+from p2pcards.safetext import clean, label_names
 from p2pcards.ui.i18n import SUIT_WORDS, Translator
-from p2pcards.ui.neuf_render import neuf_sort
+from p2pcards.ui.render import fill
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -35,19 +38,18 @@ def card_text(card: str) -> str:
 
 
 def sort_cards(cards: Sequence[str], game: str, trump: Any = None) -> list[str]:
-    """``cards`` in the order the game screen shows a hand: Nines by suit with the 9s
-    last (:func:`p2pcards.cards.hand_sort_key`), Le Neuf by suit from the trump, each
-    suit from the Ace down (:func:`p2pcards.ui.neuf_render.neuf_sort`). A list that
-    holds something other than a card is left as it is."""
+    """``cards`` in the order the screen of ``game`` shows a hand (the ``card_order`` of
+    its :class:`~p2pcards.games.base.Parts`; ``trump`` is the hand's trump, if the game
+    has one). A list that holds something other than a card is left as it is."""
     try:
         parsed = [parse_card(str(c)) for c in cards]
     except CardParseError:
         return list(cards)
-    if game == "neuf":
-        ordered = neuf_sort(parsed, trump if trump in SUIT_SYMBOLS else None)
-    else:
-        ordered = sorted(parsed, key=hand_sort_key)
-    return [c.text() for c in ordered]
+    try:
+        order: Callable[[list[Card], str | None], list[Card]] = load(game_named(game).parts.card_order)
+    except UsageError:
+        order = lambda cards, trump: sorted(cards, key=hand_sort_key)  # noqa: E731 (a game this version lacks)
+    return [c.text() for c in order(parsed, trump if trump in SUIT_SYMBOLS else None)]
 
 
 def tables(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -99,7 +101,7 @@ def seat_name(names: Sequence[str], seat: Any, tr: Translator = ENGLISH) -> str:
     return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else tr("audit_seat", seat=seat)
 
 
-def _suit(suit: Any, tr: Translator = ENGLISH) -> str:
+def suit_symbol(suit: Any, tr: Translator = ENGLISH) -> str:
     return SUIT_SYMBOLS[suit] if suit in SUIT_SYMBOLS else tr("rp_no_trump")
 
 
@@ -108,7 +110,7 @@ def suit_word(suit: Any, tr: Translator = ENGLISH) -> str:
     return SUIT_WORDS[tr.lang][suit] if suit in SUIT_SYMBOLS else str(suit)
 
 
-def _remove(cards: list[str], card: str) -> None:
+def remove_card(cards: list[str], card: str) -> None:
     """Take ``card`` out of a hand (a double deck's two copies are alike: either will do)."""
     if card in cards:
         cards.remove(card)
@@ -122,174 +124,70 @@ def by_seat(values: Sequence[Any], names: Sequence[str], tr: Translator = ENGLIS
 # Positions: the table after each move of a hand
 
 
-def nines_positions(
-    hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any], tr: Translator = ENGLISH
-) -> list[dict[str, Any]]:
-    """The table of a hand of Nines before its first move, then after each event.
+class GameReplay(Protocol):
+    """What a game's ``replay`` module (the ``replay`` part of its
+    :class:`~p2pcards.games.base.Parts`) gives the replays of its records."""
 
-    Each position holds every seat's cards (sorted as the game screen sorts a
-    hand), the top of the discard pile, the suit to follow, the stock (size and
-    next card) and one sentence saying the move. A drawn card that was kept
-    leaves no event (``docs/record.md``): the sentence of the draw says so, by
-    the same rule a reader of the record uses.
-    """
-    hands = [list(cards) for cards in hand.get("dealt", [])]
-    stock = list(hand.get("stock", []))
-    up = str(hand.get("up_card", ""))
-    top, suit, pile = up, (None if up[:-1] == "9" else up[-1:]), 1
-    dealer = seat_name(names, hand.get("dealer"), tr)
-    playing = [names[s] for s, cards in enumerate(hands) if cards and s < len(names)]
-    each = max((len(c) for c in hands), default=0)
-    text = tr.n("rp_nines_deal", each, dealer=dealer, n=each, card=card_text(up))
-    if hand.get("playoff"):
-        text = tr("rp_playoff_again", names=", ".join(playing)) + text
-    if suit is None:
-        text += tr("rp_up_nine")
-    events = list(hand.get("events", []))
-    keeps_rule = not rules.get("draw_until_playable", False)
+    def positions(
+        self, hand: Mapping[str, Any], names: Sequence[str], rules: Mapping[str, Any], tr: Translator
+    ) -> list[dict[str, Any]]:
+        """The table before the hand's first move, then after each: ``text`` says the move."""
+        ...
 
-    def snap(text: str, seat: Any, drawn: str | None = None) -> dict[str, Any]:
-        return {
-            "hands": [sort_cards(c, "nines") for c in hands],
-            "drawn": drawn,
-            "top": top,
-            "suit": suit,
-            "stock": len(stock),
-            "next": stock[0] if stock else None,
-            "pile": pile,
-            "seat": seat,
-            "text": text,
-        }
+    def heading(self, hand: Mapping[str, Any], tr: Translator) -> str:
+        """What the hand's heading adds after its number and dealer (Le Neuf's trump)."""
+        ...
 
-    out = [snap(text + ".", None)]
-    for i, e in enumerate(events):
-        kind, seat = e.get("type"), e.get("seat")
-        who = seat_name(names, seat, tr)
-        seat_hand = hands[seat] if isinstance(seat, int) and 0 <= seat < len(hands) else []
-        if kind == "declare":
-            suit = e.get("suit")
-            text = tr("rp_declare", who=who, suit=suit_word(suit, tr), symbol=_suit(suit, tr))
-        elif kind == "play" and "cards" in e:
-            cards = [str(c) for c in e["cards"]]
-            for c in cards:
-                _remove(seat_hand, c)
-            top, suit, pile = cards[-1], e.get("suit"), pile + len(cards)
-            shown = tr("rp_and").join(card_text(c) for c in cards)
-            named = {"suit": suit_word(suit, tr), "symbol": _suit(suit, tr)}
-            text = tr("rp_play_together", who=who, cards=shown, **named)
-        elif kind == "play":
-            card = str(e.get("card"))
-            _remove(seat_hand, card)
-            top, pile = card, pile + 1
-            suit = e.get("suit", card[-1:])
-            text = tr("rp_play", who=who, card=card_text(card))
-            if "suit" in e:
-                text += tr("rp_and_names", suit=suit_word(suit, tr), symbol=_suit(suit, tr))
-        elif kind == "draw":
-            card = str(e.get("card"))
-            if stock:
-                stock.pop(0)
-            seat_hand.append(card)
-            text = tr("rp_draw", who=who, card=card_text(card))
-            if e.get("forced"):
-                text += tr("rp_draw_forced")
-            elif keeps_rule:
-                after = events[i + 1] if i + 1 < len(events) else {}
-                played = after.get("type") == "play" and after.get("seat") == seat
-                text += tr("rp_draw_plays") if played and after.get("card") == card else tr("rp_draw_keeps")
-        elif kind == "recycle":
-            stock = [str(c) for c in e.get("stock", [])]
-            pile = 1
-            text = tr.n("rp_recycle", len(stock), card=card_text(top), n=len(stock))
-        elif kind == "pass":
-            text = tr("rp_pass", who=who)
-        else:
-            text = ", ".join(f"{k} {v}" for k, v in e.items())
-        drawn = str(e.get("card")) if kind == "draw" else None
-        out.append(snap(text + ".", seat if isinstance(seat, int) else None, drawn))
-    return out
+    def hand_body(
+        self, hand: Mapping[str, Any], names: Sequence[str], moves: Sequence[str], width: int, tr: Translator
+    ) -> list[str]:
+        """The lines after the cards dealt: what else was dealt, then ``moves`` (one
+        sentence each, from :meth:`positions`), laid out as the game reads best."""
+        ...
+
+    def hand_result(self, hand: Mapping[str, Any], names: Sequence[str], tr: Translator) -> list[str]:
+        """How a hand ended, in a few sentences (shown after its last move)."""
+        ...
+
+    def start_total(self, rules: Mapping[str, Any]) -> int:
+        """Every seat's total before the first hand (Le Neuf counts down from ``start``)."""
+        ...
+
+    def goal(self, rules: Mapping[str, Any]) -> int | None:
+        """The total that ends the match, if the rules have one."""
+        ...
 
 
-def neuf_positions(
-    hand: Mapping[str, Any], names: Sequence[str], tr: Translator = ENGLISH
-) -> list[dict[str, Any]]:
-    """The table of a hand of Le Neuf after the deal, each exchange turn and each card played.
+def game_title(game: str) -> str:
+    """The title of the game called ``game`` (its name, cleaned, for a game this version lacks)."""
+    try:
+        return game_named(game).title
+    except UsageError:
+        return clean(game, 20)
 
-    A seat that takes the dummy swaps its whole hand with the cards lying in
-    the dummy's place (``docs/record.md``); the trick on the table stays shown,
-    with its winner, until the next card is led.
-    """
-    hands = [list(cards) for cards in hand.get("dealt", [])]
-    dummy = list(hand.get("dummy", []))
-    won = [0] * len(hands)
-    trick: list[list[Any]] = []
-    dealer = seat_name(names, hand.get("dealer"), tr)
-    trump = hand.get("trump")
-    trumps = tr("rp_no_trump")
-    if trump:
-        trumps = tr("rp_trumps_are", suit=suit_word(trump, tr), symbol=_suit(trump, tr))
-    text = tr.n("rp_neuf_deal", len(dummy), dealer=dealer, n=len(dummy)) + trumps
 
-    def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
-        return {
-            "hands": [sort_cards(c, "neuf", trump) for c in hands],
-            "dummy": sort_cards(dummy, "neuf", trump),
-            "trick": [list(p) for p in trick],
-            "trick_no": number,
-            "winner": winner,
-            "won": list(won),
-            "seat": seat,
-            "text": text,
-        }
-
-    out = [snap(text + ".", None, 0)]
-    for e in hand.get("exchanges", []):
-        seat = e.get("seat")
-        who = seat_name(names, seat, tr)
-        looked, took = bool(e.get("looked")), bool(e.get("took"))
-        if took and isinstance(seat, int) and 0 <= seat < len(hands):
-            hands[seat], dummy = dummy, hands[seat]
-        if looked:
-            text = tr("rp_looks_takes" if took else "rp_looks_keeps", who=who)
-        else:
-            text = tr("rp_blind_takes" if took else "rp_blind_keeps", who=who)
-        out.append(snap(text + ".", seat, 0))
-    for number, t in enumerate(hand.get("tricks", []), start=1):
-        trick = []
-        plays = list(t.get("plays", []))
-        for i, p in enumerate(plays):
-            seat, card = p.get("seat"), str(p.get("card"))
-            if isinstance(seat, int) and 0 <= seat < len(hands):
-                _remove(hands[seat], card)
-            trick.append([seat, card])
-            who = seat_name(names, seat, tr)
-            key = "rp_trick_leads" if i == 0 else "rp_trick_plays"
-            text = tr(key, n=number, who=who, card=card_text(card))
-            winner = None
-            if i == len(plays) - 1:
-                winner = t.get("winner")
-                if isinstance(winner, int) and 0 <= winner < len(won):
-                    won[winner] += 1
-                text += tr("rp_wins_trick", who=seat_name(names, winner, tr))
-            out.append(snap(text + ".", seat, number, winner))
-    return out
+def replay_of(game: str) -> GameReplay:
+    """The replay of the game called ``game`` (UsageError for a game this version lacks)."""
+    module: GameReplay = load(game_named(game).parts.replay)
+    return module
 
 
 def hand_result(
     game: str, hand: Mapping[str, Any], names: Sequence[str], tr: Translator = ENGLISH
 ) -> list[str]:
-    """How a hand ended, in a few sentences (shown after its last move)."""
-    lines = []
-    if game == "neuf":
-        lines.append(tr("rp_tricks_won", seats=by_seat(hand.get("won", []), names, tr)))
-        lines.append(tr("rp_neuf_scores", seats=by_seat(hand.get("scores", []), names, tr)))
-    else:
-        if hand.get("end") == "out":
-            lines.append(tr("rp_went_out", who=seat_name(names, hand.get("out"), tr)))
-        elif hand.get("end") == "stall":
-            lines.append(tr("rp_stalled"))
-        lines.append(tr("rp_penalties", seats=by_seat(hand.get("penalties", []), names, tr)))
-        if hand.get("playoff"):
-            lines.append(tr("rp_playoff_totals"))
+    """How a hand ended, in a few sentences (shown after its last move), then the totals."""
+    lines = replay_of(game).hand_result(hand, names, tr)
     lines.append(tr("rp_totals", seats=by_seat(hand.get("totals", []), names, tr)))
     return lines
+
+
+def cards_line(cards: Sequence[str]) -> str:
+    return " ".join(card_text(c) for c in cards) if cards else "-"
+
+
+def numbered(texts: Sequence[str], width: int) -> list[str]:
+    out = []
+    for i, text in enumerate(texts, start=1):
+        head = f"    {i}. "
+        out += fill(text, width, head, " " * len(head))
+    return out or ["    -"]

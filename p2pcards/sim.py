@@ -163,7 +163,7 @@ class SimResult:
             from p2pcards.ui.i18n import Translator
 
             say = Translator()
-        points = say("sim_pen_hand") if self.game == "nines" else say("sim_pts_hand")
+        points = say(get_game(self.game).hand_points)
         words = ("strategy", "seats", "wins", "win_rate", "interval")
         header = (*(say(f"sim_{k}") for k in words), points, say("sim_outs"))
         rows = [header]

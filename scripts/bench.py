@@ -40,15 +40,17 @@ from p2pcards.crypto import poker
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import Pake, Side
-from p2pcards.games import neuf, nines
 from p2pcards.games.base import game
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf import rules as neuf
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Keys, Lock, Player, Reveal
-from p2pcards.protocol.table import Table, TableCore
+from p2pcards.protocol.table import TableCore
 from p2pcards.protocol.transcript import decode_file, encode_file
 from p2pcards.protocol.wire import parse_record
 from p2pcards.sim import simulate

@@ -46,12 +46,12 @@ from protocol_helpers import game_id_for, identity_for, make_tables
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto import encoding, group
 from p2pcards.errors import RemoteProtocolError
-from p2pcards.games import nines
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol import messages as m
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,

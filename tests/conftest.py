@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import settings
 
-from p2pcards.games.nines import HandState
+from p2pcards.games.nines.rules import HandState
 
 # Property tests draw the same examples on every run, so that the suite (and the
 # continuous integration that gates every change) gives the same verdict twice;

@@ -20,13 +20,13 @@ import trio.testing
 
 from p2pcards.bots import make_bot
 from p2pcards.crypto.identity import Identity
-from p2pcards.games.nines import Action, NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import Action, NinesRules
 from p2pcards.net import tls
 from p2pcards.net.link import Link
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.runner import Decider
 from p2pcards.net.session import LobbyUI, Timeouts
-from p2pcards.protocol.table import Table
 
 LOCALHOST = "127.0.0.1"
 CODE = "7-amber-lantern"

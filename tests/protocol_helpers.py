@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from p2pcards.bots import Strategy
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto.identity import Identity
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.loopback import LocalNetwork, Tamper, play_bots
 from p2pcards.protocol.messages import Body, Lock, Player, Reveal
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SignedRecord
 

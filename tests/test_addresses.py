@@ -15,7 +15,7 @@ import trio
 from net_helpers import CODE, RecordingUI, closed_port, config, start_host
 
 from p2pcards.errors import PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.addresses import EVERY_ADDRESS, listen, show_address, unmapped
 from p2pcards.net.node import Outcome, join_game
 

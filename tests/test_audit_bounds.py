@@ -33,7 +33,7 @@ from protocol_helpers import (
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.cli import main
 from p2pcards.crypto import identity
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import MAX_JUNK, MAX_LISTED, AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.protocol.messages import Continue

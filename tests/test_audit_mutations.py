@@ -143,7 +143,7 @@ from protocol_helpers import (
     transcript_bytes,
 )
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.transcript import decode_file
 

@@ -31,9 +31,9 @@ from p2pcards.bots import make_bot
 from p2pcards.cli import main
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.errors import TranscriptError
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Continue, Join, Leave

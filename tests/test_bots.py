@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pcards.bots import BOT_NAMES, Strategy, make_bot
-from p2pcards.bots.heuristic import HeuristicBot, Weights, read_history
 from p2pcards.cards import Card, deck, parse_card, parse_cards
 from p2pcards.errors import UsageError
-from p2pcards.games.nines import (
+from p2pcards.games.nines.bots import HeuristicBot, Weights, read_history
+from p2pcards.games.nines.rules import (
     AcceptSkip,
     Action,
     Declare,

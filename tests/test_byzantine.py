@@ -43,9 +43,9 @@ from hypothesis import strategies as st
 from protocol_helpers import EarlierTable, make_tables
 
 from p2pcards.bots.random_bot import RandomBot
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.protocol import messages as m
 from p2pcards.protocol.audit import audit_bytes
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import Evidence, Record, Relay, SignedRecord, decode_frame
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards import record
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines import record as nines_record
+from p2pcards.games.nines.rules import NinesRules
 
 ROOT = Path(__file__).resolve().parent.parent
 SELF = Path(__file__).resolve()
@@ -87,7 +87,7 @@ def _cited_paths(path: Path) -> list[str]:
 def test_the_documents_are_found() -> None:
     rel = {_rel(p) for p in DOCUMENTS}
     assert {"README.md", "protocol.md", "docs/rules-nines.md", "docs/record.md"} <= rel
-    assert "p2pcards/games/nines.py" in rel and "tests/test_record.py" in rel
+    assert "p2pcards/games/nines/rules.py" in rel and "tests/test_record.py" in rel
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=_rel)
@@ -114,7 +114,7 @@ def test_the_path_check_sees_links_and_code_spans() -> None:
     names = _repository_names()
     assert _exists("docs/rules-nines.md", sample, names)
     assert _exists("rules-nines.md", sample, names)  # relative to the document
-    assert _exists("nines.py", sample, names)  # a bare file name of the repository
+    assert _exists("adapter.py", sample, names)  # a bare file name of the repository
     assert _exists("../protocol.md#5-the-step-sequence", sample, names)
     assert not _exists("docs/nowhere.md", sample, names)
     assert not _exists("p2pcards/nowhere.py", sample, names)
@@ -133,7 +133,7 @@ def test_every_rule_option_is_in_the_rule_book() -> None:
 
 
 def test_every_le_neuf_rule_option_is_in_its_rule_book() -> None:
-    from p2pcards.games.neuf import NeufRules
+    from p2pcards.games.neuf.rules import NeufRules
 
     book = (ROOT / "docs" / "rules-neuf.md").read_text(encoding="utf-8")
     names = {f.name for f in dataclasses.fields(NeufRules)} | set(NeufRules().to_dict())
@@ -143,8 +143,8 @@ def test_every_le_neuf_rule_option_is_in_its_rule_book() -> None:
 
 
 def _event_kinds() -> set[str]:
-    """Every ``"type"`` the record writer puts in an event (read from its source)."""
-    tree = ast.parse(Path(record.__file__).read_text(encoding="utf-8"))
+    """Every ``"type"`` the record writer of Nines puts in an event (read from its source)."""
+    tree = ast.parse(Path(nines_record.__file__).read_text(encoding="utf-8"))
     kinds = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from protocol_helpers import SHORT_RULES, make_tables, run_match
 
-from p2pcards.games import nines
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.protocol.events import CutDone, HandEnded, HandStarted, MatchOver, Moved
-from p2pcards.protocol.table import Table
 
 
 def drain(table: Table) -> list[object]:

@@ -32,13 +32,14 @@ from p2pcards.bots import make_bot
 from p2pcards.crypto import group
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.errors import RemoteProtocolError
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Body, Keys, KeyShare, Lock
-from p2pcards.protocol.table import Table, TableCore
+from p2pcards.protocol.table import TableCore
 
 CHEAT = 1
 

@@ -29,14 +29,15 @@ from protocol_helpers import (
 
 from p2pcards.cli import main
 from p2pcards.crypto.identity import Identity
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.node import Outcome
 from p2pcards.protocol.audit import audit_bytes, audit_file
 from p2pcards.protocol.fingerprint import DOMAIN, TableFingerprint, fingerprint_input
 from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.protocol.messages import Join, Player
-from p2pcards.protocol.table import Table, table_class
+from p2pcards.protocol.table import table_class
 
 KEYS = [bytes([0x11]) * 32, bytes([0x22]) * 32]
 SECRETS = [bytes([0x33]) * 32, bytes([0x44]) * 32]

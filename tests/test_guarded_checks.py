@@ -30,11 +30,11 @@ from protocol_helpers import (
 )
 
 from p2pcards.crypto import kdf, poker
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.ledger import CardLedger
 from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.protocol.messages import Body, Dispute, Keys, KeyShare, PlayCards, Result, Reveal
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import MAX_FRAME, FrameDecoder, StreamDecoder, WireError
 

@@ -11,9 +11,9 @@ import random
 
 from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster
 
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 
 

@@ -18,7 +18,7 @@ from net_helpers import RecordingUI, config, join_seat, start_host
 
 from p2pcards.cli import main
 from p2pcards.crypto.identity import Identity, fingerprint
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.known import FILE_NAME, KnownPlayers
 from p2pcards.net.node import Outcome
 

@@ -1,10 +1,11 @@
-"""The layers import one way only, and the generic layers know no particular game.
+"""The layers import one way only, and the generic code knows no particular game.
 
 rules (``cards``, ``games``, the game ``record``) -> crypto -> protocol -> network -> interface. A
-module may import from its own layer and the layers before it. Nothing under
-``crypto/``, ``protocol/`` or ``net/`` may import a specific game: games are
-reached through the registries (``p2pcards.games.base`` for the engines,
-``p2pcards.protocol.table`` for the protocol's game adapters).
+module may import from its own layer and the layers before it. A game is one folder
+(``p2pcards/games/nines/``) whose modules sit in the layer their name says: ``rules``,
+``record`` with the rules, ``bots`` with the bots, ``adapter`` in the protocol, the screen
+and its parts in the interface. Nothing outside a game's folder imports it: games are
+reached through the registry (``p2pcards.games.base``).
 """
 
 from __future__ import annotations
@@ -37,13 +38,37 @@ MAY_IMPORT = {
     "net": {"rules", "crypto", "protocol", "net"},
     "interface": set(ORDER),
 }
-SPECIFIC_GAMES = ("p2pcards.games.nines", "p2pcards.games.neuf")
+GAME_FOLDERS = tuple(
+    f"p2pcards.games.{p.name}" for p in sorted((PACKAGE / "games").iterdir()) if (p / "__init__.py").exists()
+)
+"""Every game's folder, as a package name."""
 
-ADAPTERS = "p2pcards.protocol.adapters"
-"""The game adapters: the one place of the protocol layer that knows each game."""
+GAME_PARTS = {
+    "rules": "rules",
+    "record": "rules",
+    "bots": "bots",
+    "adapter": "protocol",
+    "screen": "interface",
+    "display": "interface",
+    "render": "interface",
+    "prompt": "interface",
+    "replay": "interface",
+}
+"""The layer of each module a game's folder may hold, by its name."""
+
+
+def game_folder(module: str) -> str | None:
+    """The game folder ``module`` is in (or is), if any."""
+    return next((g for g in GAME_FOLDERS if module == g or module.startswith(g + ".")), None)
 
 
 def layer_of(module: str) -> str:
+    folder = game_folder(module)
+    if folder is not None:
+        part = module.removeprefix(folder).lstrip(".") or "rules"
+        if part not in GAME_PARTS:
+            raise AssertionError(f"{module}: a game's folder holds only {', '.join(GAME_PARTS)}")
+        return GAME_PARTS[part]
     for name, prefixes in sorted(LAYERS.items(), key=lambda kv: kv[0] == "package"):
         if any(module == p or (name != "package" and module.startswith(p + ".")) for p in prefixes):
             return name
@@ -96,18 +121,21 @@ def test_imports_point_down(layer: str) -> None:
     assert not bad, bad
 
 
-def test_generic_layers_name_no_game() -> None:
+def test_the_games_are_folders() -> None:
+    assert set(GAME_FOLDERS) >= {"p2pcards.games.nines", "p2pcards.games.neuf"}
+
+
+def test_nothing_outside_a_game_folder_imports_it() -> None:
+    """The generic code (the protocol, the network, the command line, the record, the
+    replays, the local game) reaches a game only through the registry and its parts."""
     naming = set()
     for module, found in imports().items():
-        if module.startswith(ADAPTERS + "."):
-            continue
-        if layer_of(module) in ("crypto", "protocol", "net") and any(
-            t == g or t.startswith(g + ".") for t in found for g in SPECIFIC_GAMES
-        ):
-            naming.add(module)
+        here = game_folder(module)
+        for target in real_modules(found):
+            there = game_folder(target)
+            if there is not None and there != here:
+                naming.add(f"{module} imports {target}")
     assert not naming, sorted(naming)
-    assert "p2pcards.protocol.table" not in naming and "p2pcards.protocol.audit" not in naming
-    assert "p2pcards.net.runner" not in naming and "p2pcards.net.node" not in naming
 
 
 

@@ -19,18 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster, make_tables
 
-from p2pcards.bots.neuf import NeufRandomBot
 from p2pcards.bots.random_bot import RandomBot
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.bots import NeufRandomBot
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.events import Continued
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Continue, Reveal
 from p2pcards.protocol.sitting import Sitting
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SIGN_PREFIX, Evidence, Record, SignedRecord, decode_frame
 

@@ -25,11 +25,11 @@ from e2e_helpers import ENGLISH, LOCAL, HumanSeat, close_human, free_port, spawn
 from net_helpers import bot, close_all, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.runner import run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.net.words import new_code
-from p2pcards.protocol.table import Table
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.netgame import HumanDecider, TableWatcher
 from p2pcards.ui.prompt import PIPE_EVERY, Console

@@ -27,7 +27,7 @@ from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, WrappedStream, knock
 from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import Pake, Side
 from p2pcards.errors import JoinRefused, PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import session, tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import HostLobby, SessionInfo, Timeouts, address_group, form_mesh, join_table

@@ -40,7 +40,8 @@ from net_helpers import (
 from p2pcards.crypto.identity import Identity, fingerprint
 from p2pcards.crypto.pake import Pake, Side, password
 from p2pcards.errors import JoinRefused, PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import session
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome, join_game
@@ -59,7 +60,6 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.lobby import Link as LinkHello
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import MAX_FRAME, WireError, pack
 
 ONE_HAND = NinesRules(hands=1)

@@ -13,11 +13,11 @@ import pytest
 import trio
 from net_helpers import RecordingUI, bot, config, join_seat, play_match, start_host
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.node import Outcome
 from p2pcards.net.runner import Decider
 from p2pcards.protocol.audit import audit_file
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import load
 from p2pcards.protocol.wire import Evidence, SignedRecord, parse_record
 

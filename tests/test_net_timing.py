@@ -24,13 +24,13 @@ from net_helpers import (
 )
 from protocol_helpers import SHORT_RULES, make_tables
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.link import Link
 from p2pcards.net.runner import LEAVE_WAIT, TURN_TIMED_OUT, WAIT_NOTICE, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SignedRecord, decode_frame
 

@@ -9,17 +9,17 @@ from fractions import Fraction
 import pytest
 
 from p2pcards.bots import BOT_NAMES, make_bot
-from p2pcards.bots.neuf import (
+from p2pcards.cards import Card, deck, parse_card, parse_cards
+from p2pcards.errors import UsageError
+from p2pcards.games.base import MatchLoop, RandomShuffler
+from p2pcards.games.neuf.bots import (
     NeufHeuristicBot,
     NeufRandomBot,
     NeufStrategy,
     average_estimate,
     estimate_tricks,
 )
-from p2pcards.cards import Card, deck, parse_card, parse_cards
-from p2pcards.errors import UsageError
-from p2pcards.games.base import MatchLoop, RandomShuffler
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.rules import (
     GAME,
     Action,
     Decline,

@@ -36,7 +36,7 @@ from test_play_neuf import replay_neuf, validate_neuf_record
 from p2pcards.bots import make_bot
 from p2pcards.cards import parse_card
 from p2pcards.cli import main
-from p2pcards.games.neuf import NeufRules
+from p2pcards.games.neuf.rules import NeufRules
 from p2pcards.net.node import NodeConfig, Outcome, host_game
 from p2pcards.net.runner import Decider
 from p2pcards.net.words import new_code

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from p2pcards.cards import ALL_CARDS, deck
 from p2pcards.errors import IllegalAction
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.rules import (
     TRUMPS_HEARTS_FIRST,
     TRUMPS_SPADES_FIRST,
     Action,

@@ -19,9 +19,9 @@ from protocol_helpers import entropy_for, game_id_for, identity_for, make_roster
 from p2pcards.bots import make_bot
 from p2pcards.cards import ALL_CARDS, SUIT_OF
 from p2pcards.crypto import group, poker
-from p2pcards.games import neuf
-from p2pcards.games.neuf import NeufRules, Phase
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf import rules as neuf
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.rules import NeufRules, Phase
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import (

@@ -14,7 +14,7 @@ import pytest
 
 from p2pcards.cards import Card, deck, parse_card, parse_cards
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.rules import (
     POWER,
     TRUMPS_HEARTS_FIRST,
     TRUMPS_SPADES_FIRST,

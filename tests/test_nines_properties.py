@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from p2pcards.cards import ALL_CARDS, SUITS, deck, penalty
 from p2pcards.errors import IllegalAction
-from p2pcards.games.nines import (
+from p2pcards.games.nines.rules import (
     AcceptSkip,
     Action,
     Declare,

@@ -15,7 +15,7 @@ import pytest
 
 from p2pcards.cards import Card, deck, parse_card, parse_cards, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
-from p2pcards.games.nines import (
+from p2pcards.games.nines.rules import (
     AcceptSkip,
     Action,
     Declare,
@@ -1103,7 +1103,7 @@ def test_draw_until_playable_cannot_pass_the_same_cards_round_the_table_for_ever
 
     from p2pcards.bots import make_bot
     from p2pcards.games.base import MatchLoop, RandomShuffler
-    from p2pcards.games.nines import GAME
+    from p2pcards.games.nines.rules import GAME
 
     rules = NinesRules.parse(["draw-until-playable", "hands=2"])
     bots = [make_bot("heuristic") for _ in range(6)]

@@ -32,7 +32,7 @@ from p2pcards.crypto import pake as pake_module
 from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import BadPakeMessage, Pake, Side
 from p2pcards.errors import JoinRefused
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import HostLobby, join_table

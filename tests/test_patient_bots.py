@@ -14,7 +14,7 @@ import pytest
 import trio
 from net_helpers import FAST, RecordingUI, config, join_seat, start_host
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import session
 from p2pcards.net.node import NodeConfig, Outcome
 from p2pcards.net.session import PATIENT, Timeouts, final_clock

@@ -22,10 +22,11 @@ from test_record import replay, validate_record
 from p2pcards.cards import parse_card
 from p2pcards.cli import main
 from p2pcards.errors import CardParseError
-from p2pcards.games.nines import Draw, Keep, NinesRules, Play, PlayNines
+from p2pcards.games.nines.prompt import Chosen, build_menu, parse_answer
+from p2pcards.games.nines.rules import Draw, Keep, NinesRules, Play, PlayNines
 from p2pcards.ui.i18n import Translator, detect_lang, parse_suit_word
 from p2pcards.ui.local import PlayOptions, play_local
-from p2pcards.ui.prompt import Attempt, Chosen, Problem, build_menu, parse_answer
+from p2pcards.ui.prompt import Attempt, Problem
 from p2pcards.ui.render import WIDTH, Style, visible_len
 
 EN = ["--lang", "en"]

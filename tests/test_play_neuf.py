@@ -30,7 +30,8 @@ from click.testing import CliRunner
 from p2pcards.cards import SUIT_OF, Card, deck, parse_card, parse_cards
 from p2pcards.cli import main
 from p2pcards.errors import IllegalAction
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.render import hand_text
+from p2pcards.games.neuf.rules import (
     Decline,
     Exchange,
     Look,
@@ -42,7 +43,6 @@ from p2pcards.games.neuf import (
 )
 from p2pcards.protocol.audit import audit_file
 from p2pcards.ui.local import PlayOptions, play_local
-from p2pcards.ui.neuf_render import hand_text
 from p2pcards.ui.render import WIDTH, Style, visible_len
 
 EN = ["--lang", "en"]

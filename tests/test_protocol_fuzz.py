@@ -12,10 +12,10 @@ from protocol_helpers import identity_for, make_tables
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto import encoding
 from p2pcards.errors import RemoteProtocolError
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol import messages as m
 from p2pcards.protocol.loopback import LocalNetwork
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import SIGN_PREFIX, Record, SignedRecord
 
 RULES = NinesRules(target=60)

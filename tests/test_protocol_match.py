@@ -9,11 +9,11 @@ import pytest
 
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto.identity import Identity
-from p2pcards.games.nines import NinesRules, Phase
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules, Phase
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 
 

@@ -16,12 +16,12 @@ from p2pcards.bots.random_bot import RandomBot
 from p2pcards.cards import ALL_CARDS
 from p2pcards.crypto import group, poker
 from p2pcards.crypto.identity import Identity
-from p2pcards.games import nines
-from p2pcards.games.nines import NinesRules, Phase
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules, Phase
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Body, Keys, KeyShare, Lock, PlayCards, Player, Shown, Shuffle
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import MAX_FRAME, SIGN_PREFIX, Record, SignedRecord, decode_frame, pack
 

@@ -15,12 +15,12 @@ import trio.testing
 from net_helpers import bot, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 
 TIMEOUTS = Timeouts(turn=120.0, step=30.0)

@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, start_host
 
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.node import Outcome, join_game
 from p2pcards.protocol.audit import audit_file
 from p2pcards.protocol.transcript import load

@@ -22,7 +22,10 @@ from hypothesis import strategies as st
 
 from p2pcards.bots import make_bot
 from p2pcards.cards import Card, deck, parse_cards
-from p2pcards.games.nines import (
+from p2pcards.games.base import MatchLoop, RandomShuffler
+from p2pcards.games.nines import GAME as NINES_GAME
+from p2pcards.games.nines.record import build_record
+from p2pcards.games.nines.rules import (
     AcceptSkip,
     Declare,
     Draw,
@@ -38,9 +41,7 @@ from p2pcards.games.nines import (
     cut_lowest,
     hand_size,
 )
-from p2pcards.record import FORMAT, build_record, dumps_record
-from p2pcards.ui.local import LocalGame, LocalShuffler
-from p2pcards.ui.render import TableContext
+from p2pcards.record import FORMAT, dumps_record
 
 CARD = re.compile(r"^(10|[2-9AJQK])[SHDC]$")
 SUIT = re.compile(r"^[SHDC]$")
@@ -313,21 +314,22 @@ class Silent:
 
 def bot_match(
     rules: NinesRules, players: int, seed: int, bot: str = "random", shuffler: Any = None
-) -> LocalGame:
-    names = [f"p{i}" for i in range(players)]
-    game = LocalGame(
-        rules=rules,
-        sources=[make_bot(bot) for _ in range(players)],
-        shuffler=shuffler or LocalShuffler(rules, random.Random(seed)),
-        rng=random.Random(seed + 1),
-        table=TableContext(names, me=None, action_cards=rules.action_cards),
-        observer=Silent(),
+) -> MatchLoop:
+    bots = [make_bot(bot) for _ in range(players)]
+    rng = random.Random(seed + 1)
+    game = MatchLoop(
+        NINES_GAME,
+        rules,
+        players,
+        shuffler or RandomShuffler(NINES_GAME.deck_copies(rules), random.Random(seed)),
+        lambda seat, view, legal: bots[seat].choose(view, legal, rng),
+        Silent(),
     )
     game.run()
     return game
 
 
-def record_of(game: LocalGame) -> dict[str, Any]:
+def record_of(game: MatchLoop) -> dict[str, Any]:
     assert game.match is not None
     names = [f"p{i}" for i in range(game.match.players)]
     doc = build_record(game.match, names, game.cut_rounds)

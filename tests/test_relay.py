@@ -15,11 +15,11 @@ import trio.testing
 from net_helpers import bot
 from protocol_helpers import SHORT_RULES, make_tables
 
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link
 from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import Abort, Evidence, Relay, SignedRecord, WireError, decode_frame
 
@@ -214,7 +214,7 @@ async def test_two_of_four_seats_that_accept_no_connection_play_through_the_host
     be dialled, and 1 and 2 accept nothing); the match ends with identical transcripts."""
     from net_helpers import CODE, LOCALHOST, RecordingUI, config, start_host
 
-    from p2pcards.games.nines import NinesRules
+    from p2pcards.games.nines.rules import NinesRules
     from p2pcards.net.node import Outcome, join_game
     from p2pcards.protocol.audit import audit_file
     from p2pcards.protocol.transcript import load
@@ -270,7 +270,7 @@ async def run_without(
     """A match of ``n`` seats, all linked but the ``missing`` pairs, whose host may leave
     at a step; ``meddle(tables, links)`` runs beside it. Also returns the virtual time
     it took (the bots answer at once: only waits on the network take time)."""
-    from p2pcards.games.nines import NinesRules
+    from p2pcards.games.nines.rules import NinesRules
     from p2pcards.protocol.sitting import Sitting
 
     tables = {s: Sitting(t) for s, t in make_tables(n, NinesRules(target=100), seed=5).items()}

@@ -14,10 +14,10 @@ from test_neuf_protocol import run as run_neuf
 from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.cli import main
 from p2pcards.games.base import game as game_named
+from p2pcards.games.neuf.render import neuf_sort
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.replay import card_text
 from p2pcards.replay_moves import SUIT_NAMES
-from p2pcards.ui.neuf_render import neuf_sort
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

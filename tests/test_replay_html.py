@@ -51,14 +51,14 @@ from test_neuf_protocol import run as run_neuf
 from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.cli import main
 from p2pcards.crypto.identity import fingerprint
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.neuf.render import neuf_sort
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes, audit_file
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.table import Table
 from p2pcards.replay import card_text
 from p2pcards.replay_html import escape, player_names, script_json
-from p2pcards.ui.neuf_render import neuf_sort
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE_NAMES = ("<b id=pwned>x</b>", "</script><b id=x>", "<script>window.pwn=1</script>")

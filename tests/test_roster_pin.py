@@ -25,7 +25,7 @@ from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, tls_connect, tls_ser
 
 from p2pcards.crypto.identity import Identity, verify_signature
 from p2pcards.errors import JoinRefused, PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import SessionInfo, form_mesh, join_table

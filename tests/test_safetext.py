@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from p2pcards.cli import _json_for_terminal, main
 from p2pcards.crypto.identity import Identity, fingerprint
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.node import Outcome
 from p2pcards.protocol.lobby import Hello, decode_lobby_object, encode_lobby
 from p2pcards.protocol.messages import MAX_NAME, Player, SchemaError, body_from_wire
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import PROTOCOL_VERSION, WireError, unpack_untrusted
 from p2pcards.safetext import (
     MAX_MARKS,

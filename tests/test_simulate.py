@@ -15,8 +15,8 @@ from p2pcards.cards import Card, parse_cards
 from p2pcards.cli import main
 from p2pcards.errors import UsageError
 from p2pcards.games.base import RandomShuffler, cut_for_deal
-from p2pcards.games.nines import GAME as NINES
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import GAME as NINES
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.sim import (
     SimResult,
     match_rngs,

@@ -24,8 +24,8 @@ import trio
 from click.testing import CliRunner, Result
 
 from p2pcards.cli import main
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.ui.render import visible_len
 
 EXE = Path(sys.executable).with_name("p2pcards")

@@ -26,12 +26,12 @@ from test_leave import play_until, sittings, withholding
 
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.crypto import kdf
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Body, Leave, Lock, Reveal
 from p2pcards.protocol.sitting import Sitting
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import SIGN_PREFIX, Record, SignedRecord, parse_record
 

@@ -39,7 +39,7 @@ from net_helpers import (
 
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import JoinRefused, PeerUnreachable
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import session, tls
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.node import Outcome

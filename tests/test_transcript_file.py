@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from protocol_helpers import SHORT_RULES, make_tables, records_file, run_match, transcript_bytes
 
 from p2pcards.errors import TranscriptError
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.record import build_record
 from p2pcards.protocol.audit import AuditReport, audit_bytes, audit_file
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.transcript import FORMAT, FORMAT_VERSION, decode_file, encode_file, load, save
 from p2pcards.protocol.wire import SignedRecord, pack
-from p2pcards.record import build_record
 
 SEED = 1  # a seed whose short match lasts more than one hand
 

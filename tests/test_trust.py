@@ -15,10 +15,10 @@ from protocol_helpers import SHORT_RULES, game_id_for, identity_for, make_roster
 
 from p2pcards.bots.random_bot import RandomBot
 from p2pcards.errors import RemoteProtocolError
+from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Commit, Join, PlayCards, Reveal, Shown, Shuffle
-from p2pcards.protocol.table import Table
 from p2pcards.protocol.wire import (
     PROTOCOL_VERSION,
     SIGN_PREFIX,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.crypto.identity import Identity, verify_signature
-from p2pcards.games.nines import NinesRules
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.messages import (
     BODY_TYPES,
     AcceptSkip,

@@ -12,6 +12,7 @@ import click
 
 from p2pcards.cli.group import _Localized
 from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node, _said
+from p2pcards.games.base import folder_names
 
 INVITATION_WIDTH = 80
 """The invitation fits a terminal of 80 columns, in every language."""
@@ -113,8 +114,8 @@ def _command_name() -> str:
 @click.option(
     "--game",
     "game_name",
-    type=click.Choice(["nines", "neuf"]),
-    default="nines",
+    type=click.Choice(folder_names()),
+    default=folder_names()[0],
     show_default=True,
     help="The game: nines (2 to 6 players) or neuf for Le Neuf (3 players).",
 )

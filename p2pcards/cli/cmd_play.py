@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from p2pcards.cli.group import _lang_option, _language, _Localized, _usable_name
+from p2pcards.games.base import folder_names
 
 _PLAY_RULES_HELP = "A rule option of the game, repeatable: see the lists below."
 
@@ -43,8 +44,8 @@ DEFAULT_DELAY = 0.6
 @click.option(
     "--game",
     "game_name",
-    type=click.Choice(["nines", "neuf"]),
-    default="nines",
+    type=click.Choice(folder_names()),
+    default=folder_names()[0],
     show_default=True,
     help="The game: nines, or neuf for Le Neuf (3 players, trick-taking with a dummy).",
 )

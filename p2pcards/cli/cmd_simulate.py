@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from p2pcards.cli.group import _lang_option, _language, _Localized
+from p2pcards.games.base import folder_names
 
 _SIM_RULES_HELP = (
     "A rule option of the game, repeatable. Nines: target=N, hands=N, tie=share|playoff, "
@@ -14,7 +15,8 @@ _SIM_RULES_HELP = (
 
 
 @click.command(cls=_Localized)
-@click.option("--game", "game_name", type=click.Choice(["nines", "neuf"]), default="nines", show_default=True,
+@click.option("--game", "game_name", type=click.Choice(folder_names()), default=folder_names()[0],
+              show_default=True,
               help="The game: nines (2 to 6 players) or neuf (Le Neuf, 3 players).")  # fmt: skip
 @click.option("-n", "--players", type=click.IntRange(2, 6), default=None,
               help="Seats at the table: 2 to 6 for Nines (default 4), 3 for Le Neuf.")  # fmt: skip

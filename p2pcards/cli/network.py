@@ -156,7 +156,7 @@ def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: 
         ui.finished(outcome)
     if outcome.status == "aborted" and outcome.problem == INTERRUPTED:
         sys.exit(130)  # as a program stopped by Ctrl-C
-    sys.exit(0 if outcome.status in ("over", "aborted") else 1)
+    sys.exit(0 if outcome.status in ("over", "aborted", "left") else 1)
 
 
 def _port_taken(kind: str, port: int, tr: Any) -> str:

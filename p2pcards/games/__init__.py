@@ -1,1 +1,1 @@
-"""Game rules: pure, deterministic engines (no crypto, no I/O, no randomness)."""
+"""The games: one folder each (``nines``, ``neuf``), and what every game provides (``base``)."""

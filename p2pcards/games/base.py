@@ -5,8 +5,10 @@ the code around it needs: its name, table sizes, how its rule options are
 parsed, how many decks it uses, who stays in after a round of the cut, what a
 seat may see, and whether a hand ever needs fresh cards from the shuffler
 (Nines' recycled stock). Everything else - the local game, the simulator, the
-record - drives a game through :class:`Game` and :func:`play_match`, so adding
-a game means adding one module to ``games/`` and one entry to :data:`GAMES`.
+record, the protocol's table, the terminal - drives a game through :class:`Game`,
+its :class:`Parts` and :class:`MatchLoop`, so adding a game means adding one folder
+to ``games/`` (``games/nines/``, ``games/neuf/``) and its name to :data:`PACKAGES`
+(or calling :func:`register`).
 
 The loop plays with full information (local games, simulations). A seat sees
 only its :meth:`Game.view`; the shuffler is the only source of card order.
@@ -14,10 +16,11 @@ only its :meth:`Game.view`; the shuffler is the only source of card order.
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, Self, TypeVar
 
 from p2pcards.cards import Card, deck
 from p2pcards.errors import UsageError
@@ -69,29 +72,148 @@ class RandomShuffler:
         return tuple(out)
 
 
-class Game(Protocol):
-    """The facts about one game that the code around its engine needs."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Parts:
+    """Where a game's pieces beyond its rules live, each as ``"module:name"``.
+
+    They sit in later layers (the protocol, the terminal), which the rules may
+    name but not import: generic code loads a part with :func:`load` when it
+    needs it, so a game is one folder and nothing generic names it.
+    """
+
+    table: str
+    """Its table on the protocol: a subclass of ``p2pcards.protocol.core.TableCore``."""
+    screen: str
+    """Its terminal: a class with the constructor and methods of ``p2pcards.ui.screen.Screen``."""
+    record: str
+    """Its record writer: ``(match, players, cut_rounds, verdict) -> dict``."""
+    replay: str
+    """The module that replays its records (a module name alone, no ``:name``): what
+    ``p2pcards.replay_moves.GameReplay`` lists."""
+    bots: str
+    """Its strategies: a mapping of bot name to a factory of strategies."""
+    card_order: str
+    """How its screen sorts a hand's cards: ``(cards, trump) -> list of cards``."""
+
+
+def load(ref: str) -> Any:
+    """The object a :class:`Parts` entry names (``"package.module:name"``, or a module alone),
+    imported on first use."""
+    module, _, name = ref.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, name) if name else loaded
+
+
+A = TypeVar("A")
+A_co = TypeVar("A_co", covariant=True)
+H_co = TypeVar("H_co", covariant=True)
+H_contra = TypeVar("H_contra", contravariant=True)
+M_co = TypeVar("M_co", covariant=True)
+Result_co = TypeVar("Result_co", covariant=True)
+R = TypeVar("R", bound="Rules")
+V_co = TypeVar("V_co", covariant=True)
+
+
+class Rules(Protocol):
+    """A game's rule options: agreed at the table, written in every record."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a record's ``rules`` map (what ``Game.rules_from_dict`` reads back)."""
+        ...
+
+
+class Hand(Protocol[A]):
+    """One hand being played, with full information (the local game, a replica's replay).
+
+    ``A`` is the game's action: what a seat does, and what the hand logs."""
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that acts next; None when the hand is over."""
+        ...
+
+    @property
+    def events(self) -> Sequence[A]:
+        """What happened so far, as the engine logged it (a drawn card named)."""
+        ...
+
+    def legal_actions(self) -> list[A]:
+        """Every action the seat to act may take now (never empty while it is to act)."""
+        ...
+
+    def apply(self, action: A) -> None:
+        """Play ``action`` (IllegalAction naming the rule otherwise; the hand is unchanged)."""
+        ...
+
+    def copy(self) -> Self:
+        """An independent copy, to try an action on (:func:`p2pcards.ui.screen.probe`)."""
+        ...
+
+
+class Match(Protocol[H_co, Result_co]):
+    """A match: hands dealt in turn until it is over, and the totals it keeps."""
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the hand being played (or next dealt), from 1."""
+        ...
+
+    @property
+    def playoff(self) -> bool:
+        """Whether that hand is a playoff between tied seats."""
+        ...
+
+    @property
+    def totals(self) -> Sequence[int]: ...
+
+    @property
+    def results(self) -> Sequence[Result_co]: ...
+
+    def start_hand(self, deck: Sequence[Card | None]) -> H_co:
+        """Deal the next hand from ``deck`` (top card first)."""
+        ...
+
+    def close_hand(self) -> Result_co:
+        """Score the hand just played into the totals."""
+        ...
+
+
+class Game(Protocol[R, M_co, H_contra, V_co, A_co]):
+    """The facts about one game that the code around its engine needs.
+
+    Typed by the game's rules ``R``, its match ``M_co``, its hand ``H_contra``, what a
+    seat sees ``V_co`` and its action ``A_co``, so that a type checker holds each game to
+    the interface (``GAME: Game[NinesRules, Match, HandState, SeatView, Action]``).
+    """
 
     name: str
     """Its name in records, commands and the first record of a transcript."""
     title: str
     min_players: int
     max_players: int
+    hand_points: str
+    """The message that names what a hand scores, as a column of the simulator's table
+    (``sim_pen_hand``: penalties; ``sim_pts_hand``: points)."""
+    parts: Parts
+    """Where its table, screen, record, replay and bots are (loaded with :func:`load`)."""
 
-    def parse_rules(self, specs: Iterable[str]) -> Any:
+    def parse_rules(self, specs: Iterable[str]) -> R:
         """Rule options from ``--rule`` texts (UsageError naming a bad one)."""
         ...
 
-    def rules_from_dict(self, data: Mapping[str, object]) -> Any:
+    def rules_from_dict(self, data: Mapping[str, object]) -> R:
         """Rule options from a record's ``rules`` map (type-checked)."""
         ...
 
-    def describe_rules(self, rules: Any, say: Say = ...) -> list[str]:
+    def describe_rules(self, rules: R, say: Say = ...) -> list[str]:
         """Every rule option in words, one sentence each (for people reading an audit), in
         English or in the language of ``say``."""
         ...
 
-    def deck_copies(self, rules: Any) -> int:
+    def deck_copies(self, rules: R) -> int:
         """How many 52-card decks a hand is dealt from."""
         ...
 
@@ -103,20 +225,24 @@ class Game(Protocol):
         """The seats ahead on these totals: the winners of a match that ends there."""
         ...
 
-    def new_match(self, rules: Any, players: int, dealer: int) -> Any:
-        """A match at its start; ``start_hand(deck)``, ``close_hand()``, ``over``, ``totals``."""
+    def new_match(self, rules: R, players: int, dealer: int) -> M_co:
+        """A match at its start."""
         ...
 
-    def view(self, hand: Any, seat: int, totals: Sequence[int]) -> Any:
+    def view(self, hand: H_contra, seat: int, totals: Sequence[int]) -> V_co:
         """What ``seat`` may see of ``hand``: the only thing a strategy is given."""
         ...
 
-    def restock(self, hand: Any, shuffler: Shuffler) -> Any | None:
+    def restock(self, hand: H_contra, shuffler: Shuffler) -> A_co | None:
         """The action that refills the hand from the shuffler, when it needs one now."""
         ...
 
 
-def check_players(game: Game, players: int) -> None:
+AnyGame = Game[Any, Any, Any, Any, Any]
+"""A game found by its name: what its types are is known only to the game's own code."""
+
+
+def check_players(game: AnyGame, players: int) -> None:
     """UsageError unless ``game`` is played by ``players`` seats."""
     if not game.min_players <= players <= game.max_players:
         lo, hi = game.min_players, game.max_players
@@ -124,7 +250,7 @@ def check_players(game: Game, players: int) -> None:
         raise UsageError(f"{game.title} is for {span} players, not {players}")
 
 
-def cut_for_deal(game: Game, shuffler: Cutter, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
+def cut_for_deal(game: AnyGame, shuffler: Cutter, players: int) -> tuple[list[list[tuple[int, Card]]], int]:
     """Cut until one seat is left; seats tied in a round cut again among themselves."""
     seats = list(range(players))
     rounds: list[list[tuple[int, Card]]] = []
@@ -175,7 +301,7 @@ class MatchLoop:
     until the match is over. ``match``, ``hand`` and ``cut_rounds`` stay readable
     while it runs and after an interruption (a player who quits)."""
 
-    game: Game
+    game: AnyGame
     rules: Any
     players: int
     shuffler: Shuffler
@@ -218,17 +344,46 @@ class MatchLoop:
         self.observer.hand_end(hand, result, match)
 
 
-GAMES: dict[str, Game] = {}
+PACKAGES = ("p2pcards.games.nines", "p2pcards.games.neuf")
+"""The folders of the games that come with p2pcards; each package's ``GAME`` is its entry."""
+
+GAMES: dict[str, AnyGame] = {}
 """Every game by name; filled by :func:`game` on first use (engines load lazily)."""
 
 
-def game(name: str) -> Game:
-    """The game called ``name`` (UsageError listing the names otherwise)."""
-    if not GAMES:
-        from p2pcards.games.neuf import GAME as NEUF
-        from p2pcards.games.nines import GAME as NINES
+def register(entry: AnyGame) -> None:
+    """Make ``entry`` playable by its name everywhere (a game from outside :data:`PACKAGES`)."""
+    _load_games()
+    GAMES[entry.name] = entry
 
-        GAMES.update({NINES.name: NINES, NEUF.name: NEUF})
+
+def names() -> tuple[str, ...]:
+    """The names of every game, in the order :data:`PACKAGES` lists them."""
+    _load_games()
+    return tuple(GAMES)
+
+
+def folder_names() -> tuple[str, ...]:
+    """The names of the games of :data:`PACKAGES`, without loading them (a game's name is
+    its folder's name): the choices a command offers."""
+    return tuple(p.rpartition(".")[2] for p in PACKAGES)
+
+
+def default_game() -> str:
+    """The game a command plays when none is named (the first of :data:`PACKAGES`)."""
+    return names()[0]
+
+
+def _load_games() -> None:
+    if not GAMES:
+        for package in PACKAGES:
+            entry: AnyGame = importlib.import_module(package).GAME
+            GAMES.setdefault(entry.name, entry)
+
+
+def game(name: str) -> AnyGame:
+    """The game called ``name`` (UsageError listing the names otherwise)."""
+    _load_games()
     try:
         return GAMES[name]
     except KeyError:

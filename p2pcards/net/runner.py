@@ -32,7 +32,7 @@ from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import TIMED_OUT, Sitting
-from p2pcards.protocol.table import Table
+from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.wire import (
     Abort,
     Need,

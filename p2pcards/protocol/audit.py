@@ -30,13 +30,13 @@ from p2pcards.errors import (
     TranscriptError,
     UsageError,
 )
-from p2pcards.games.base import game
+from p2pcards.games.base import default_game, game
 from p2pcards.protocol.audit_words import ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
-from p2pcards.protocol.table import GAME_NAME, TableCore, table_class
+from p2pcards.protocol.table import TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import (
     MAX_RECORD,
@@ -172,7 +172,7 @@ class AuditReport:
         if t is None or t.match is None:
             return {
                 "format": FORMAT,
-                "game": GAME_NAME if t is None else t.GAME,
+                "game": default_game() if t is None else t.GAME,
                 "rules": None if t is None else t.rules.to_dict(),
                 "players": [{"seat": i, "name": n, "key": k} for i, (n, k) in enumerate(self.players)],
                 "verdict": self.verdict(),

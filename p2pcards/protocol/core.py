@@ -14,7 +14,7 @@ The steps every game shares: ``join`` (all) -> ``cut-commit`` (all) ->
 first shuffle pass of hand 1) -> per hand: ``shuffle`` x n-1 (seats 1 to n-1)
 -> ``lock`` x n (seat n-1 first, the seat to act first after the deal last;
 in round 0 each with its author's deal keys) -> the game's own steps (a game adapter, see
-:mod:`p2pcards.protocol.adapters`), which may add shuffle rounds and end the
+each game's ``adapter`` in its folder), which may add shuffle rounds and end the
 hand with ``reveal`` (all reveal the hand secret and commit to the next, as
 the cut's reveal does;
 every pass and key is verified and the game replays the hand with every card

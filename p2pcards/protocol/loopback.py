@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from p2pcards.errors import RemoteProtocolError
-from p2pcards.protocol.table import Table
+from p2pcards.protocol.table import TableCore as Table
 
 
 class Strategy(Protocol):

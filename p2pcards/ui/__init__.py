@@ -1,10 +1,8 @@
-"""Terminal interface: strings (i18n), rendering, input parsing, display and the local game loop.
+"""Terminal interface: strings (i18n), what every game's screen shares, and the local game loop.
 
-Rendering (``render``, ``neuf_render``), input parsing and the human seat
-(``prompt``, ``neuf_prompt``) and the running commentary (``display``,
-``neuf_display``) know nothing about who shuffles or where the other seats'
-moves come from. ``screen`` bundles them per game, chosen by the game's name,
-so that the networked table view (``netgame``) serves every game unchanged;
-``local`` and ``neuf_local`` are the in-process game loops that plug bots and
-one human together.
+Text layout (``render``), the console and its prompts (``prompt``) and the
+screen interface (``screen``) know nothing about a particular game: each
+game's screen is in its own folder (``p2pcards/games/nines/screen.py``), chosen
+by the game's name, so that the networked table view (``netgame``) and the
+local game (``local``) serve every game unchanged.
 """

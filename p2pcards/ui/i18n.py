@@ -352,7 +352,7 @@ _EN: dict[str, str] = {
 }
 
 # ---------------------------------------------------------------------------
-# Le Neuf (p2pcards/ui/neuf_*.py). French card words are used as a French
+# Le Neuf (p2pcards/games/neuf/). French card words are used as a French
 # player would: atout, pli, entamer, fournir, le mort (the dummy).
 
 _EN_NEUF: dict[str, str] = {

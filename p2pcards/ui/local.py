@@ -1,10 +1,11 @@
-"""The local game: one human (or nobody, when watching) against bots, in this process.
+"""The local game: one human (or nobody, when watching) against bots, for any game.
 
 Three things are kept apart so that a networked game can swap one and keep
-the rest: the *shuffler* (here ``random.Random``; later the mental-poker
-protocol), the *sources of moves* (one object per seat with a single
-``choose(view, legal, rng)`` method: a bot strategy or the human's prompt),
-and the *display* (rendering and prompts, :mod:`p2pcards.ui.display`).
+the rest: the *shuffler* (a seeded ``random.Random`` offline, the mental-poker
+protocol between loopback nodes otherwise), the *sources of moves* (one per
+seat with a single ``choose(view, legal, rng)`` method: a bot strategy or the
+human at the game's screen), and the *screen* (the game's own, chosen by its
+name: :func:`p2pcards.ui.screen.make_screen`).
 """
 
 from __future__ import annotations
@@ -14,111 +15,98 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from p2pcards.bots import make_bot
 from p2pcards.cards import Card
-from p2pcards.errors import UsageError
-from p2pcards.games.base import MatchLoop, Observer, RandomShuffler, Shuffler, check_players
+from p2pcards.errors import IllegalAction, UsageError
+from p2pcards.games.base import Game, MatchLoop, RandomShuffler, check_players
 from p2pcards.games.base import game as game_named
-from p2pcards.games.nines import GAME as NINES
-from p2pcards.games.nines import Action, HandResult, HandState, Match, NinesRules, SeatView
-from p2pcards.record import build_game_record
-from p2pcards.ui.display import ConsoleDisplay
+from p2pcards.protocol.events import HandStarted
+from p2pcards.record import build_game_record, dumps_record
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.neuf_local import play_neuf
-from p2pcards.ui.play_session import PlayOptions, save_record, seat_names
-from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, HumanPlayer, QuitGame
-from p2pcards.ui.render import Style, TableContext
-from p2pcards.ui.screen import NinesScreen, Screen, make_screen, probe
+from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, QuitGame
+from p2pcards.ui.render import Style
+from p2pcards.ui.screen import Screen, make_screen, probe
 
 if TYPE_CHECKING:
     from p2pcards.net.runner import Decider
 
-class MoveSource(Protocol):
-    """Where one seat's moves come from: a bot strategy or a human at a prompt."""
 
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
+BOT_NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace")
 
 
-class LocalShuffler(RandomShuffler):
-    """Shuffles a Nines match with one seeded ``random.Random``: the same seed, the same cards."""
-
-    __slots__ = ()
-
-    def __init__(self, rules: NinesRules, rng: random.Random) -> None:
-        super().__init__(2 if rules.double_nines else 1, rng)
-
-
-@dataclass(slots=True, kw_only=True)
-class LocalGame:
-    """Runs a match to its end on the shared match loop (:class:`~p2pcards.games.base.MatchLoop`);
-    ``match``, ``hand`` and ``cut_rounds`` stay readable after a quit."""
-
-    rules: NinesRules
-    sources: Sequence[MoveSource]
-    shuffler: Shuffler
-    rng: random.Random
-    """Randomness handed to the bots (separate from the shuffles)."""
-    table: TableContext
-    observer: Observer
-    loop: MatchLoop | None = None
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayOptions:
+    players: int = 4
+    bot: str = "heuristic"
+    seed: int | None = None
+    rules: object | None = None
+    """The rules of ``game``; None for the game's defaults (see :attr:`game_rules`)."""
+    record: Path | None = None
+    watch: bool = False
+    name: str | None = None
+    lang: str = "en"
+    offline: bool = False
+    transcript: Path | None = None
+    game: str = "nines"
+    """The game's name in the registry (``nines``, ``neuf``)."""
+    delay: float = 0.0
+    """With ``watch``: seconds between two moves, so that a person can follow the match."""
 
     @property
-    def match(self) -> Match | None:
-        return None if self.loop is None else self.loop.match
-
-    @property
-    def hand(self) -> HandState | None:
-        return None if self.loop is None else self.loop.hand
-
-    @property
-    def cut_rounds(self) -> list[list[tuple[int, Card]]]:
-        return [] if self.loop is None else self.loop.cut_rounds
-
-    def run(self) -> Match:
-        def choose(seat: int, view: SeatView, legal: Sequence[Action]) -> Action:
-            return self.sources[seat].choose(view, legal, self.rng)
-
-        self.loop = MatchLoop(
-            NINES,
-            self.rules,
-            len(self.sources),
-            self.shuffler,
-            choose,
-            _TableLog(self.table, self.observer, self),
-        )
-        return self.loop.run()
+    def game_rules(self) -> Any:
+        """The rules in force: those given, or the game's defaults."""
+        return self.rules if self.rules is not None else game_named(self.game).parse_rules(())
 
 
-@dataclass(slots=True)
-class _TableLog:
-    """Keeps the table context's move log in step with the loop, then tells the display."""
+def seat_names(players: int, human: str | None) -> list[str]:
+    """The human (if any) in seat 0, bots named in order, skipping the human's name."""
+    pool = [n for n in BOT_NAMES if human is None or n.lower() != human.lower()]
+    if human is None:
+        return pool[:players]
+    return [human, *pool[: players - 1]]
 
-    table: TableContext
-    observer: Observer
-    game: LocalGame
+
+def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: int, partial: bool) -> int:
+    """Write a game's JSON record and say so; the exit status (1 if it could not be written)."""
+    tr = console.tr
+    try:
+        path.write_text(dumps_record(doc), encoding="utf-8")
+    except OSError as e:
+        console.say(tr("record_failed", path=path, error=e.strerror or e))
+        return 1
+    console.say(tr("record_partial", path=path, n=hands) if partial else tr("record_written", path=path))
+    return 0
+
+
+class OnScreen:
+    """The match loop's observer for a local match: it tells the game's screen what
+    happens, as a networked table's events tell it (so both show the same table)."""
+
+    __slots__ = ("loop", "screen")
+
+    def __init__(self, screen: Screen, loop: Callable[[], MatchLoop | None]) -> None:
+        self.screen = screen
+        self.loop = loop
 
     def cut(self, rounds: Sequence[Sequence[tuple[int, Card]]], dealer: int) -> None:
-        self.observer.cut(rounds, dealer)
+        self.screen.cut(rounds, dealer)
 
-    def hand_start(self, hand: HandState) -> None:
-        match = self.game.match
-        assert match is not None
-        self.table.new_hand(
-            dealer=hand.dealer, hand_number=match.hand_number, playoff=match.playoff_seats is not None
-        )
-        self.observer.hand_start(hand)
+    def hand_start(self, hand: Any) -> None:
+        loop = self.loop()
+        assert loop is not None and loop.match is not None
+        match = loop.match
+        self.screen.hand_start(HandStarted(hand, match.hand_number, match.playoff))
 
-    def move(self, action: Action) -> None:
-        self.table.record(action)
-        self.observer.move(action)
+    def move(self, action: Any) -> None:
+        self.screen.move(action)
 
-    def hand_end(self, hand: HandState, result: HandResult, match: Match) -> None:
-        self.observer.hand_end(hand, result, match)
+    def hand_end(self, hand: Any, result: Any, match: Any) -> None:
+        self.screen.hand_end(hand, result, match)
 
-    def match_end(self, match: Match) -> None:
-        self.observer.match_end(match)
+    def match_end(self, match: Any) -> None:
+        self.screen.match_end(match)
 
 
 # ---------------------------------------------------------------------------
@@ -129,7 +117,7 @@ class _TableLog:
 class Played:
     """What a finished (or quit) session leaves behind for the record and the user."""
 
-    match: Match | None
+    match: Any
     cut_rounds: list[list[tuple[int, Card]]]
     transcript: Path | None = None
     problem: str | None = None
@@ -142,35 +130,32 @@ class _Quit(Exception):
         self.game = game
 
 
-def _run_offline(
-    opts: PlayOptions,
-    seed: int,
-    names: list[str],
-    console: Console,
-    display: ConsoleDisplay,
-    table: TableContext,
-) -> Played:
-    """The match in this process, shuffled by a seeded generator (no protocol)."""
-    sources: list[MoveSource] = [make_bot(opts.bot) for _ in range(opts.players)]
-    game = LocalGame(
-        rules=opts.game_rules,
-        sources=sources,
-        shuffler=LocalShuffler(opts.game_rules, random.Random(f"p2pcards-shuffle:{seed}")),
-        rng=random.Random(f"p2pcards-bots:{seed}"),
-        table=table,
-        observer=display,
-    )
-    if table.me is not None:
-        sources[table.me] = HumanPlayer(
-            console=console, table=table, explain=lambda a: None if game.hand is None else probe(game.hand, a)
-        )
-    console.score_text = lambda: display.scores(game.match) if game.match else console.tr("row_total")
+def _run_offline(opts: PlayOptions, spec: Game, seed: int, console: Console, screen: Screen) -> Played:
+    """The match in this process, shuffled by a seeded generator (no protocol): any game
+    on the one match loop, the human's moves asked through the game's screen."""
+    rules = opts.game_rules
+    bots = [make_bot(opts.bot, spec.name) for _ in range(opts.players)]
+    rng = random.Random(f"p2pcards-bots:{seed}")
+    shuffler = RandomShuffler(spec.deck_copies(rules), random.Random(f"p2pcards-shuffle:{seed}"))
+    me = None if opts.watch else 0
+    loop: MatchLoop | None = None
+
+    def explain(action: Any) -> IllegalAction | None:
+        return None if loop is None or loop.hand is None else probe(loop.hand, action)
+
+    def choose(seat: int, view: Any, legal: Sequence[Any]) -> Any:
+        if seat == me:
+            return screen.ask(view, legal, explain, rng)
+        return bots[seat].choose(view, legal, rng)
+
+    loop = MatchLoop(spec, rules, opts.players, shuffler, choose, OnScreen(screen, lambda: loop))
+    console.score_text = lambda: screen.scores(loop.match) if loop.match else console.tr("row_total")
     try:
-        game.run()
+        loop.run()
     except (QuitGame, KeyboardInterrupt) as e:
         interrupted = isinstance(e, KeyboardInterrupt) or e.interrupted
-        raise _Quit(Played(game.match, game.cut_rounds, interrupted=interrupted)) from None
-    return Played(game.match, game.cut_rounds)
+        raise _Quit(Played(loop.match, loop.cut_rounds, interrupted=interrupted)) from None
+    return Played(loop.match, loop.cut_rounds)
 
 
 def _run_networked(
@@ -293,7 +278,7 @@ def play_local(
     By default every seat is a separate node on loopback TCP running the full
     protocol (mental-poker shuffle, signed transcript), for Nines and Le Neuf
     alike; ``offline`` plays the same match in this process with the rules
-    engine alone (Le Neuf's: :func:`p2pcards.ui.neuf_local.play_neuf`).
+    engine alone, on the same screen.
     A spectator's ``delay`` paces an offline match in its display, a networked one in its bots.
     """
     pacing = SPECTATOR_DELAY.set(opts.delay if opts.watch and opts.offline else 0.0)
@@ -312,8 +297,6 @@ def _play(
     style: Style | None,
 ) -> int:
     spec = game_named(opts.game)
-    if opts.offline and opts.game == "neuf":
-        return play_neuf(opts, read=read, write=write, echo=echo, style=style)
     check_players(spec, opts.players)
     tr = Translator(opts.lang)
     style = Style.detect() if style is None else style
@@ -340,8 +323,7 @@ def _play(
     quit_early = False
     try:
         if opts.offline:
-            assert isinstance(screen, NinesScreen)
-            game = _run_offline(opts, seed, names, console, screen.display, screen.context)
+            game = _run_offline(opts, spec, seed, console, screen)
         else:
             game = _run_networked(opts, seed, names, console, screen)
     except _Quit as q:

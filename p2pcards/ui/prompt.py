@@ -17,43 +17,24 @@ erased before any other output, so that waiting never scrolls the screen.
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Literal
 
 import click
 
-from p2pcards.cards import SUITS, Card, hand_sort_key, parse_card
-from p2pcards.errors import CardParseError, IllegalAction
-from p2pcards.games.nines import (
-    AcceptSkip,
-    Action,
-    Declare,
-    Draw,
-    Keep,
-    Pass,
-    Phase,
-    Play,
-    PlayNines,
-    SeatView,
-)
+from p2pcards.cards import SUITS
+from p2pcards.errors import CardParseError
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
 from p2pcards.ui.keyboard import Keyboard
 from p2pcards.ui.render import (
     Style,
-    TableContext,
-    describe_moves,
     encodable,
     line_width,
-    nines_help,
-    render_options,
-    render_table,
     visible_len,
     wrap,
 )
@@ -367,7 +348,7 @@ class Console:
                     raise QuitGame
                 continue
             if cmd == "help":  # (said: folded to the terminal's width)
-                self.say(self.help_text() if self.help_text else nines_help(None, self.tr))
+                self.say(self.help_text() if self.help_text else self.tr("help_keys"))
                 continue
             if cmd == "score":
                 self.say(self.score_text() if self.score_text else self.tr("row_total"))
@@ -421,94 +402,20 @@ class Console:
 # ---------------------------------------------------------------------------
 # The menu of legal moves
 
-OptionKind = Literal["play", "nine", "double", "draw", "pass", "keep", "accept-skip"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Option:
-    """One numbered choice; a 9 is one choice whose suit is asked next."""
-
-    kind: OptionKind
-    actions: tuple[Action, ...]
-    cards: tuple[Card, ...] = ()
-
-    def with_suit(self, suit: str | None) -> Action | None:
-        """The action for ``suit`` (None if this choice still needs a suit)."""
-        if self.kind not in ("nine", "double"):
-            return self.actions[0]
-        if suit is None:
-            return None
-        return next(a for a in self.actions if getattr(a, "suit", None) == suit)
-
-    @property
-    def needs_suit(self) -> bool:
-        return self.kind in ("nine", "double")
-
-
-def build_menu(legal: Sequence[Action]) -> list[Option]:
-    """Group the legal actions: one choice per card (two copies of a card are one choice)."""
-    groups: dict[tuple[str, ...], list[Action]] = {}
-    kinds: dict[tuple[str, ...], OptionKind] = {}
-    cards: dict[tuple[str, ...], tuple[Card, ...]] = {}
-    for a in legal:
-        if isinstance(a, Play):
-            key: tuple[str, ...] = ("play", a.card.text())
-            if key in kinds and groups[key] and getattr(groups[key][0], "card", None) != a.card:
-                continue  # the other copy of the same card (double deck)
-            kinds[key] = "nine" if a.card.is_nine else "play"
-            cards[key] = (a.card,)
-        elif isinstance(a, PlayNines):
-            key = ("double", *sorted(c.text() for c in a.cards))
-            if key in kinds and set(groups[key][0].cards) != set(a.cards):  # type: ignore[union-attr]
-                continue
-            kinds[key], cards[key] = "double", tuple(a.cards)
-        elif isinstance(a, Draw):
-            key, kinds[key] = ("draw",), "draw"
-        elif isinstance(a, Pass):
-            key, kinds[key] = ("pass",), "pass"
-        elif isinstance(a, Keep):
-            key, kinds[key] = ("keep",), "keep"
-        elif isinstance(a, AcceptSkip):
-            key, kinds[key] = ("accept-skip",), "accept-skip"
-        else:
-            continue
-        groups.setdefault(key, []).append(a)
-    menu = [Option(kind=kinds[k], actions=tuple(v), cards=cards.get(k, ())) for k, v in groups.items()]
-    # Single cards in the order of the hand display, then pairs of 9s, then draw / keep / pass.
-    return sorted(menu, key=lambda o: (len(o.cards), *hand_sort_key(o.cards[0])) if o.cards else (3, 0, 0, 0))
-
-
-def option_label(option: Option, tr: Translator, style: Style, *, drawn: bool = False) -> str:
-    k = option.kind
-    if k == "play":
-        return tr("opt_play", card=style.card(option.cards[0])) if drawn else style.card(option.cards[0])
-    if k == "nine":
-        return tr("opt_nine", card=style.card(option.cards[0]))
-    if k == "double":
-        c1, c2 = (style.card(c) for c in option.cards)
-        return tr("opt_double", c1=c1, c2=c2)
-    return tr(
-        {"draw": "opt_draw", "pass": "opt_pass", "keep": "opt_keep", "accept-skip": "opt_accept_skip"}[k]
-    )
-
 
 # ---------------------------------------------------------------------------
 # Parsing one answer
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Chosen:
-    """A legal choice; ``suit`` was given on the same line (``9s h``) or is None."""
-
-    option: Option
-    suit: str | None = None
+# ---------------------------------------------------------------------------
+# The human seat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attempt:
     """Something the player may not do now: the engine will say which rule forbids it."""
 
-    action: Action
+    action: object
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -516,268 +423,3 @@ class Problem:
     """Input that is not a move at all; ``message`` is the hint to show."""
 
     message: str
-
-
-Parsed = Chosen | Attempt | Problem
-
-
-def parse_answer(
-    text: str,
-    options: Sequence[Option],
-    *,
-    seat: int,
-    hand: Sequence[Card],
-    tr: Translator,
-    drawn: Card | None = None,
-) -> Parsed:
-    """Interpret one line: a number, a card (optionally with a suit), or draw/keep/pass."""
-    words = text.replace(",", " ").split()
-    n = len(options)
-    if not words:
-        if n == 1 and options[0].kind in ("draw", "pass", "keep", "accept-skip"):
-            return Chosen(option=options[0])
-        if n > 1:  # Enter alone, with moves to choose from: say what to type
-            return Problem(message=tr("err_empty", n=n))
-        return Problem(message=_hint(tr, "''", options))
-    first = words[0]
-    rest = words[1:]
-    if first.isdigit():
-        k = int(first)
-        if not 1 <= k <= n:
-            return Problem(
-                message=tr("err_number", text=first, n=n) if n > 1 else tr("err_number_one", text=first)
-            )
-        return _with_suit(options[k - 1], rest, tr)
-    cmd = COMMAND_WORDS.get(first.lower())
-    if cmd in ("draw", "keep", "pass") and not rest:
-        for o in options:
-            if o.kind == cmd:
-                return Chosen(option=o)
-        made: Action = {"draw": Draw, "keep": Keep, "pass": Pass}[cmd](seat=seat)
-        return Attempt(action=made)
-    if cmd in ("yes", "no") and not rest:
-        return Problem(message=tr("err_not_now", what=first, n=n))
-    # Cards: "7h", "9s h", "9s 9h c" (two 9s), also "10 h" is not accepted: ranks stick to suits.
-    cards: list[Card] = []
-    while words and len(cards) < 2:
-        try:
-            cards.append(parse_card(words[0]))
-        except CardParseError:
-            break
-        words = words[1:]
-    if not cards:
-        return Problem(message=_hint(tr, first, options))
-    if len(words) > 1:
-        return Problem(message=tr("err_not_suit", text=" ".join(words)))
-    # The copy actually held, so that a refusal is about the rule, not about which copy.
-    held: list[Card] = []
-    for c in cards:
-        h = _held(c, [x for x in hand if x not in held], drawn if drawn not in held else None)
-        held.append(c if h is None else h)
-    if len(cards) == 2:
-        for o in options:
-            if o.kind == "double" and sorted(c.text() for c in o.cards) == sorted(c.text() for c in cards):
-                return _with_suit(o, words, tr)
-        pair = (held[0], held[1])
-        return Attempt(action=PlayNines(seat=seat, cards=pair, suit=_suit_or_default(words)))
-    card = cards[0]
-    for o in options:
-        if o.kind in ("play", "nine") and o.cards[0].text() == card.text():
-            return _with_suit(o, words, tr)
-    target = held[0]
-    return Attempt(
-        action=Play(seat=seat, card=target, suit=_suit_or_default(words) if card.is_nine else None)
-    )
-
-
-def _held(card: Card, hand: Sequence[Card], drawn: Card | None) -> Card | None:
-    """The copy of ``card`` the player holds (the drawn one first), if any."""
-    if drawn is not None and drawn.text() == card.text():
-        return drawn
-    return next((c for c in hand if c.text() == card.text()), None)
-
-
-def _suit_or_default(words: Sequence[str]) -> str:
-    """A suit for an attempt the engine will refuse anyway (the suit is not the problem)."""
-    try:
-        return parse_suit_word(words[0]) if words else "S"
-    except CardParseError:
-        return "S"
-
-
-def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
-    if not rest:
-        return Chosen(option=option)
-    if len(rest) > 1:
-        return Problem(message=tr("err_not_suit", text=" ".join(rest)))
-    if not option.needs_suit:
-        card = option.cards[0].text() if option.cards else rest[0]
-        return Problem(message=tr("err_no_suit_needed", card=card))
-    try:
-        return Chosen(option=option, suit=parse_suit_word(rest[0]))
-    except CardParseError:
-        return Problem(message=tr("err_not_suit", text=rest[0]))
-
-
-def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
-    example = next((o.cards[0].text() for o in options if o.cards), "7H")
-    if len(options) == 1:
-        key = "err_not_card_enter" if options[0].kind in ("draw", "pass") else "err_not_card_one"
-        return tr(key, text=text, example=example)
-    return tr("err_not_card", text=text, n=len(options), example=example)
-
-
-def explain_refusal(
-    error: IllegalAction,
-    action: Action,
-    view: SeatView,
-    options: Sequence[Option],
-    tr: Translator,
-    style: Style,
-) -> str:
-    """The engine's verdict in the player's language, naming the rule."""
-    card = getattr(action, "card", None)
-    if isinstance(action, PlayNines):
-        card = action.cards[0]
-    values: dict[str, object] = {
-        "card": style.card(card) if isinstance(card, Card) else "",
-        "suit": style.suit(view.active_suit),
-        "top": style.card(view.top),
-    }
-    key = f"rule_{error.rule}"
-    if error.rule == "must-play":
-        playable = next((o.cards[0] for o in options if o.cards), None)
-        values["card"] = style.card(playable) if playable is not None else ""
-        if isinstance(action, Pass):
-            key = "rule_must-play-pass"
-    elif error.rule == "play-drawn" and view.my_cards:
-        values["card"] = style.card(view.my_cards[-1])
-    elif error.rule == "phase" and isinstance(action, Keep):
-        key = "rule_keep"
-    why = tr(key, **values) if tr.has(key) else error.detail
-    return tr("err_rule", why=why, rule=tr.rule_name(error.rule))
-
-
-# ---------------------------------------------------------------------------
-# The human seat
-
-
-@dataclass(slots=True)
-class HumanPlayer:
-    """A seat played from the keyboard; same interface as a bot strategy.
-
-    ``explain(action)`` returns the engine's :class:`IllegalAction` for an
-    action, or None if it is legal; it is how a refusal names its rule.
-    """
-
-    console: Console
-    table: TableContext
-    explain: Callable[[Action], IllegalAction | None]
-    name: str = "human"
-
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        return self._choose(view, legal)
-
-    def _choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
-        tr, con = self.console.tr, self.console
-        phase = view.phase
-        if phase is Phase.DECLARE:
-            self._show_table(view)
-            return Declare(seat=view.seat, suit=con.ask_suit(tr("prompt_declare")))
-        if phase is Phase.FORCED_DRAW:
-            return legal[0]
-        options = build_menu(legal)
-        if phase is Phase.DRAWN:
-            return self._after_draw(view, legal, options)
-        self._show_table(view)
-        heading = tr("your_turn")
-        if phase is Phase.STACK:
-            last = next((a for a in reversed(self.table.log) if isinstance(a, PlayNines)), None)
-            who = self.table.names[last.seat] if last is not None else "?"
-            heading = tr("your_turn_stack", who=who)
-        if len(options) == 1 and options[0].kind in ("draw", "pass"):
-            con.say(tr("prompt_draw" if options[0].kind == "draw" else "prompt_pass"))
-        else:
-            con.say("   " + heading)
-            con.say(render_options([option_label(o, tr, con.style) for o in options]))
-        return self._ask_move(view, options, prompt=tr("prompt"))
-
-    def _ask_move(self, view: SeatView, options: Sequence[Option], *, prompt: str) -> Action:
-        tr, con = self.console.tr, self.console
-        while True:
-            text = con.ask(prompt)
-            parsed = parse_answer(text, options, seat=view.seat, hand=view.my_cards, tr=tr)
-            if isinstance(parsed, Problem):
-                con.say(parsed.message)
-                continue
-            if isinstance(parsed, Attempt):
-                error = self.explain(parsed.action)
-                if error is None:  # legal after all (cannot happen with a complete menu)
-                    return parsed.action
-                con.say(explain_refusal(error, parsed.action, view, options, tr, con.style))
-                continue
-            action = parsed.option.with_suit(parsed.suit)
-            if action is None:
-                action = parsed.option.with_suit(con.ask_suit())
-            assert action is not None
-            return action
-
-    def _after_draw(self, view: SeatView, legal: Sequence[Action], options: list[Option]) -> Action:
-        tr, con, style = self.console.tr, self.console, self.console.style
-        drawn = view.my_cards[-1]
-        card = style.card(drawn)
-        kinds = [o.kind for o in options]
-        if kinds in (["keep"], ["draw"], ["pass"]):  # no choice: the moves' log tells it, once
-            return legal[0]
-        if "keep" not in kinds and len(options) == 1:  # draw until playable: must play it
-            con.say(tr("drew_must_play", card=card))
-            action = options[0].with_suit(None) or options[0].with_suit(con.ask_suit())
-            assert action is not None
-            return action
-        play = next(o for o in options if o.kind in ("play", "nine"))
-        keep = next(o for o in options if o.kind == "keep")
-        while True:
-            text = con.ask(tr("prompt_drawn", card=card))
-            word = COMMAND_WORDS.get(text.lower())
-            if word == "yes" or text == "1":
-                return play.with_suit(None) or play.with_suit(con.ask_suit())  # type: ignore[return-value]
-            if word in ("no", "keep") or text == "2":
-                return keep.actions[0]
-            parsed = parse_answer(text, [play, keep], seat=view.seat, hand=view.my_cards, tr=tr, drawn=drawn)
-            if isinstance(parsed, Chosen):
-                action = parsed.option.with_suit(parsed.suit) or parsed.option.with_suit(con.ask_suit())
-                assert action is not None
-                return action
-            if isinstance(parsed, Attempt):
-                error = self.explain(parsed.action)
-                if error is not None:
-                    con.say(explain_refusal(error, parsed.action, view, options, tr, style))
-                    continue
-            con.say(tr("err_yes_no"))
-
-    def _show_table(self, view: SeatView) -> None:
-        t = self.table
-        con = self.console
-        moves = describe_moves(
-            t.unseen(),
-            names=t.names,
-            me=view.seat,
-            tr=con.tr,
-            style=con.style,
-            action_cards=t.action_cards,
-            turn_over=True,  # it is this player's turn: a draw before it was kept
-        )
-        t.mark_seen()
-        con.say("")
-        con.say(
-            render_table(
-                view,
-                names=t.names,
-                dealer=t.dealer,
-                hand_number=t.hand_number,
-                playoff=t.playoff,
-                moves=moves,
-                tr=con.tr,
-                style=con.style,
-            )
-        )

@@ -20,21 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TextIO
 
-from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit, hand_sort_key
-from p2pcards.games.nines import (
-    AcceptSkip,
-    Action,
-    Declare,
-    Draw,
-    HandResult,
-    Keep,
-    NinesRules,
-    Pass,
-    Play,
-    PlayNines,
-    Recycle,
-    SeatView,
-)
+from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit
 from p2pcards.protocol.names import names_by_key
 from p2pcards.ui.i18n import Translator
 
@@ -266,96 +252,6 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
 # Moves in words
 
 
-def describe_moves(
-    log: Sequence[Action],
-    *,
-    names: Sequence[str],
-    me: int | None,
-    tr: Translator,
-    style: Style,
-    action_cards: bool = False,
-    turn_over: bool = False,
-) -> list[str]:
-    """One sentence per move. A draw and the keep that ends that turn make one sentence.
-
-    A networked table's log has no keep (keeping changes nothing anybody sees): a
-    draw followed by another seat's move was kept, and so was a draw at the end of
-    the log when ``turn_over`` says that its turn has ended. Either way the words
-    are those of the offline game (``Bob drew a card and kept it``).
-
-    Cards drawn by other seats are never shown, even if the log holds them.
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(log):
-        a = log[i]
-        nxt = log[i + 1] if i + 1 < len(log) else None
-        if isinstance(a, Recycle):
-            out.append(tr("log_recycle"))
-        elif isinstance(a, Declare):
-            out.append(_say(tr, "log_declare", a.seat, me, names, suit=_suit_words(a.suit, tr, style)))
-        elif isinstance(a, Play):
-            card = style.card(a.card)
-            if a.card.is_nine and a.suit is not None:
-                text = _say(
-                    tr, "log_play9", a.seat, me, names, card=card, suit=_suit_words(a.suit, tr, style)
-                )
-            else:
-                text = _say(tr, "log_play", a.seat, me, names, card=card)
-            if action_cards and a.card.rank in (1, 11, 12):
-                text += tr({1: "act_ace", 11: "act_skip", 12: "act_reverse"}[a.card.rank])
-            out.append(text)
-        elif isinstance(a, PlayNines):
-            c1, c2 = (style.card(c) for c in a.cards)
-            suit = _suit_words(a.suit, tr, style)
-            out.append(_say(tr, "log_double", a.seat, me, names, c1=c1, c2=c2, suit=suit) + tr("act_skip"))
-        elif isinstance(a, Draw):
-            run = [a]
-            while i + 1 < len(log):
-                b = log[i + 1]
-                if isinstance(b, Draw) and b.seat == a.seat and b.forced == a.forced:
-                    run.append(b)
-                    i += 1
-                else:
-                    break
-            nxt = log[i + 1] if i + 1 < len(log) else None
-            kept = isinstance(nxt, Keep) and nxt.seat == a.seat
-            if kept:
-                i += 1
-            elif not a.forced:
-                after = next((b for b in log[i + 1 :] if getattr(b, "seat", None) is not None), None)
-                kept = turn_over if after is None else after.seat != a.seat
-            out.append(_describe_draws(run, kept, me=me, names=names, tr=tr, style=style))
-        elif isinstance(a, Keep):
-            pass  # always follows its draw, handled there
-        elif isinstance(a, Pass):
-            out.append(_say(tr, "log_pass", a.seat, me, names))
-        elif isinstance(a, AcceptSkip):
-            out.append(_say(tr, "log_skip", a.seat, me, names))
-        i += 1
-    return out
-
-
-def _describe_draws(
-    run: list[Draw], kept: bool, *, me: int | None, names: Sequence[str], tr: Translator, style: Style
-) -> str:
-    seat = run[0].seat
-    mine = seat == me
-    seen = [d.card for d in run if d.card is not None] if mine else []
-    shown = style.cards(seen) if len(seen) == len(run) else ""
-    if run[0].forced:
-        if mine and shown:
-            return tr("log_forced_you", cards=shown)
-        return tr("log_forced", who=names[seat], n=len(run))
-    if len(run) == 1:
-        if mine and shown:
-            return tr("log_draw_keep_you" if kept else "log_draw_you", card=shown)
-        return tr("log_draw_keep" if kept else "log_draw", who=names[seat])
-    if mine and shown:
-        return tr("log_draw_you", card=shown)
-    return tr("log_draws", who=names[seat], n=len(run))
-
-
 def bots_words(bot: str, tr: Translator) -> str:
     """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
     key = f"bots_{bot}"
@@ -368,13 +264,15 @@ def object_names(seats: Sequence[int], names: Sequence[str], me: int | None, tr:
     return [tr("you_obj") if s == me and names[s] == tr("you") else names[s] for s in seats]
 
 
-def _say(tr: Translator, key: str, seat: int, me: int | None, names: Sequence[str], **values: object) -> str:
+def seat_says(
+    tr: Translator, key: str, seat: int, me: int | None, names: Sequence[str], **values: object
+) -> str:
     if seat == me:
         return tr(key + "_you", **values)
     return tr(key, who=names[seat], **values)
 
 
-def _suit_words(suit: str, tr: Translator, style: Style) -> str:
+def suit_words(suit: str, tr: Translator, style: Style) -> str:
     """``♣`` on a Unicode terminal (``C (clubs)`` otherwise), so it reads in any language."""
     if style.unicode:
         return style.suit(suit)
@@ -395,58 +293,6 @@ def listed_names(names: Sequence[str], me: int | None, tr: Translator) -> list[s
     """The names in a table's list of players: "you" for the player's own seat, whatever
     name it has at the table (the others see that one), as in the moves said below it."""
     return [tr("you") if s == me else name for s, name in enumerate(names)]
-
-
-def render_table(
-    view: SeatView,
-    *,
-    names: Sequence[str],
-    dealer: int,
-    hand_number: int,
-    playoff: bool,
-    moves: Sequence[str],
-    tr: Translator,
-    style: Style,
-) -> str:
-    """The table as ``view.seat`` sees it: players, top card, recent moves, own hand."""
-    me = view.seat
-    title = tr("hand_title", n=hand_number) + style.sep + tr("turn_title")
-    if playoff:
-        title = tr("playoff_title", names=tr.join([names[s] for s in view.seats])) + style.sep + title
-    lines = [rule_line(title, style)]
-    # Players in turn order from this seat, so the list reads as the order of play.
-    order = [me] + [view.next_seat(me, k) for k in range(1, len(view.seats))] if me in view.seats else []
-    order += [s for s in range(view.players) if s not in order]
-    shown = listed_names(names, me, tr)
-    width = min(NAME_WIDTH, max(len(n) for n in shown))
-    for s in order:
-        mark = "▶" if style.unicode else ">"
-        mark = mark if s == me and me in view.seats else " "
-        name = pad(short_name(shown[s]), width)
-        total = tr("total", n=view.totals[s]) if view.totals else ""
-        if s not in view.seats:
-            row = f" {mark} {name}  {pad(tr('sits_out'), 9)} {total}"
-        else:
-            row = f" {mark} {name}  {pad(tr.cards(view.count(s)), 9)} {total}"
-            if s == dealer:
-                row += f"  ({tr('dealer_mark')})"
-        lines.append(row.rstrip())
-    top = view.top
-    suit = style.suit(view.active_suit)
-    suit_text = f"{suit} {tr.suit_name(view.active_suit)}"
-    lines.append(
-        f"   {tr('top')} {style.card(top)}   {tr('suit')} {suit_text}   {tr('stock')} {view.stock_size}"
-    )
-    if moves:
-        lines.append("")
-        shown = list(moves)[-MAX_MOVES:]
-        if len(moves) > MAX_MOVES:
-            lines.append(style.dim("   " + style.ellipsis))
-        lines.extend(f"   {m}" for m in shown)
-    lines.append("")
-    mine = sorted(view.my_cards, key=hand_sort_key)
-    lines.append(f"   {style.bold(tr('your_hand'))}  {style.cards(mine)}")
-    return "\n".join(lines)
 
 
 def hand_heading(
@@ -512,49 +358,7 @@ def render_options(labels: Sequence[str]) -> str:
 # Scores
 
 
-def render_scores(
-    results: Sequence[HandResult],
-    *,
-    names: Sequence[str],
-    totals: Sequence[int],
-    tr: Translator,
-    style: Style,
-    title: str,
-) -> str:
-    """One row per hand, one column per player: penalties, then the totals."""
-    n = len(names)
-    col = max(6, min(NAME_WIDTH, max(len(x) for x in names)) + 1)
-    first = max(6, len(tr("col_hand")), len(tr("row_total"))) + 1
-    head = pad(tr("col_hand"), first) + "".join(f"{short_name(x, col - 1):>{col}}" for x in names)
-    lines = [rule_line(title, style), style.bold(head)]
-    any_out = any_playoff = False
-    for r in results:
-        label = f"{r.number}"
-        if r.playoff:
-            label += tr("playoff_mark")
-            any_playoff = True
-        cells = []
-        for s in range(n):
-            v = f"{r.penalties[s]}"
-            if r.end == "out" and r.out == s:
-                v += "*"
-                any_out = True
-            cells.append(f"{v:>{col}}")
-        end = tr("stall_short") if r.end != "out" else ""
-        row = pad(label, first) + "".join(cells)
-        if end:
-            row += "  " + style.dim(_shorten(end, line_width() - visible_len(row) - 2))
-        lines.append(row)
-    lines.append(style.bold(pad(tr("row_total"), first) + "".join(f"{t:>{col}}" for t in totals)))
-    notes = [tr("note_out")] if any_out else []
-    if any_playoff:
-        notes.append(tr("note_playoff"))
-    if notes:
-        lines.append(style.dim("   ".join(notes)))
-    return "\n".join(lines)
-
-
-def _shorten(text: str, width: int) -> str:
+def shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
@@ -577,14 +381,17 @@ def render_cut(
     me: int | None,
     tr: Translator,
     style: Style,
+    words: tuple[str, str] = ("cut_title", "cut_tie"),
 ) -> str:
-    """Each cut round and the dealer it gives."""
-    lines = [tr("cut_title")]
+    """Each cut round and the dealer it gives; ``words`` are the messages of the title and
+    of a tie (a game whose cut is won by the highest card says so in its own)."""
+    title, tie = words
+    lines = [tr(title)]
     for k, shown in enumerate(rounds):
         lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
         if k + 1 < len(rounds):
             tied = object_names([s for s, _ in rounds[k + 1]], names, me, tr)
-            lines.append("   " + tr("cut_tie", names=tr.join(tied)))
+            lines.append("   " + tr(tie, names=tr.join(tied)))
     lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
     return "\n".join(lines)
 
@@ -593,64 +400,8 @@ def render_cut(
 # What the interface remembers
 
 
-class TableContext:
-    """The interface's memory of the match: names, who deals, and this hand's public moves.
-
-    The game loop feeds it (``new_hand``, ``record``); whoever shows the table
-    reads the moves a player has not seen yet (``unseen``) and marks them seen.
-    Mutable on purpose: it follows the game as it goes.
-    """
-
-    __slots__ = ("_seen", "action_cards", "dealer", "hand_number", "log", "me", "names", "playoff")
-
-    def __init__(self, names: Sequence[str], *, me: int | None, action_cards: bool = False) -> None:
-        self.names = tuple(names)
-        self.me = me
-        self.action_cards = action_cards
-        self.dealer = 0
-        self.hand_number = 0
-        self.playoff = False
-        self.log: list[Action] = []
-        self._seen = 0
-
-    def new_hand(self, *, dealer: int, hand_number: int, playoff: bool) -> None:
-        self.dealer, self.hand_number, self.playoff = dealer, hand_number, playoff
-        self.log = []
-        self._seen = 0
-
-    def record(self, action: Action) -> None:
-        self.log.append(action)
-
-    def unseen(self) -> list[Action]:
-        return self.log[self._seen :]
-
-    def mark_seen(self, upto: int | None = None) -> None:
-        """The moves up to ``upto`` (all by default) were shown."""
-        self._seen = len(self.log) if upto is None else self._seen + upto
-
-
 # ---------------------------------------------------------------------------
 # Help and the variants in words
-
-
-VARIANTS = (
-    "draw_until_playable",
-    "action_cards",
-    "double_nines",
-    "stacking_nines",
-    "hard_nines",
-    "no_nine_out",
-)
-"""The yes/no options of Nines, in the order they are told."""
-
-
-def variant_lines(rules: NinesRules, tr: Translator) -> list[str]:
-    """Each variant in force with what it does: ``hard-nines: a 9 left in hand costs 25``."""
-    on = [name for name in VARIANTS if getattr(rules, name)]
-    lines = [f"{name.replace('_', '-')}: {tr('variant_' + name)}" for name in on]
-    if rules.tie != "share":
-        lines.append(f"tie={rules.tie}: {tr('variant_tie_playoff')}")
-    return lines
 
 
 _GLUED = re.compile(r" ([;:!?»])")
@@ -665,27 +416,3 @@ def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = Non
     return [line.replace("\u00a0", " ") for line in lines]
 
 
-def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = None) -> str:
-    """What ``help`` shows at a Nines prompt: the rules in brief for the options in force (the
-    cost of a 9, the variants), then what to type, laid out for the terminal's width."""
-    rules = NinesRules() if rules is None else rules
-    width = line_width() if width is None else width
-    lines = [tr("help_title")]
-    lines += fill(tr("help_rules", nine=rules.nine_penalty), width)
-    variants = variant_lines(rules, tr)
-    if variants:
-        lines.append(tr("help_variants"))
-        for v in variants:
-            lines += fill(v, width, "  ", "    ")
-    lines.append(tr("help_keys"))
-    rows = [row.split("\t", 1) for row in tr("help_rows").split("\n")]
-    label = min(max(len(left) for left, _ in rows) + 2, width // 2)
-    for left, right in rows:
-        if len(left) + 2 > label:  # a label too long for the column: the meaning goes below
-            lines.append(f"  {left}")
-            left = ""
-        lines += fill(right, width, "  " + left.ljust(label), " " * (2 + label))
-    cards = tr("help_cards")
-    if cards:
-        lines += fill(cards, width)
-    return "\n".join(lines)

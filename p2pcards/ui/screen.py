@@ -4,10 +4,10 @@ The networked view (:mod:`p2pcards.ui.netgame`) and the local demo follow a
 seat's table through its events and ask its human for decisions without
 knowing the game: they talk to a :class:`Screen`, and :func:`make_screen`
 picks the game's own rendering and prompts by the game's name (the name in the
-table's join record). Each screen wraps the display and the human seat of its
-game (:mod:`p2pcards.ui.display` and :mod:`p2pcards.ui.prompt` for Nines,
-:mod:`p2pcards.ui.neuf_display` and :mod:`p2pcards.ui.neuf_prompt` for Le Neuf),
-so the offline games and the networked ones show the same table.
+table's join record). Each game's screen lives in its folder
+(``p2pcards/games/nines/screen.py``, ``p2pcards/games/neuf/screen.py``) and
+wraps that game's display and human seat, so the offline games and the
+networked ones show the same table.
 """
 
 from __future__ import annotations
@@ -18,13 +18,10 @@ from typing import Any, Protocol
 
 from p2pcards.cards import Card
 from p2pcards.errors import IllegalAction, UsageError
+from p2pcards.games.base import game as game_named
+from p2pcards.games.base import load
 from p2pcards.protocol.events import HandStarted
-from p2pcards.ui.display import ConsoleDisplay
-from p2pcards.ui.neuf_display import NeufDisplay
-from p2pcards.ui.neuf_prompt import NeufHuman
-from p2pcards.ui.neuf_render import NeufTable, neuf_help
-from p2pcards.ui.prompt import Console, HumanPlayer
-from p2pcards.ui.render import TableContext, nines_help
+from p2pcards.ui.prompt import Console
 
 Explain = Callable[[Any], IllegalAction | None]
 """The engine's verdict on an action (None if it is legal): how a refusal names its rule."""
@@ -66,8 +63,9 @@ class Screen(Protocol):
     def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any: ...
 
 
-class _ShownOnDisplay:
-    """What every game's screen hands to its display as it is (the rest is the game's)."""
+class ShownOnDisplay:
+    """What every game's screen hands to its display as it is (the rest is the game's):
+    a game's screen inherits it and adds its intro, its hands, its moves and its prompt."""
 
     __slots__ = ()
     display: Any
@@ -91,91 +89,6 @@ class _ShownOnDisplay:
         return str(self.display.scores(match))
 
 
-class NinesScreen(_ShownOnDisplay):
-    """Nines: the table context (the moves a player has not seen), the display, the menu of moves."""
-
-    __slots__ = ("console", "context", "display", "names", "rules")
-
-    def __init__(
-        self,
-        console: Console,
-        names: Sequence[str],
-        *,
-        me: int | None,
-        rules: Any,
-        watch: bool,
-        pause_between_hands: bool,
-    ) -> None:
-        self.console = console
-        self.names = tuple(names)
-        self.rules = rules
-        self.context = TableContext(names, me=me, action_cards=rules.action_cards)
-        self.display = ConsoleDisplay(
-            console, self.context, watch=watch, pause_between_hands=pause_between_hands
-        )
-        console.help_text = lambda: nines_help(rules, console.tr)  # the rules in force: a 9 may cost 25
-
-    def intro(self, bot: str | None) -> None:
-        self.display.intro(self.rules, bot)
-
-    def hand_start(self, event: HandStarted) -> None:
-        self.context.new_hand(dealer=event.hand.dealer, hand_number=event.number, playoff=event.playoff)
-        self.display.hand_start(event.hand)
-
-    def move(self, action: Any) -> None:
-        self.context.record(action)
-        self.display.move(action)
-
-    def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any:
-        return HumanPlayer(console=self.console, table=self.context, explain=explain).choose(view, legal, rng)
-
-
-class NeufScreen(_ShownOnDisplay):
-    """Le Neuf: what the player has been shown of the hand, the display, the dummy and card prompts."""
-
-    __slots__ = ("console", "display", "names", "table")
-
-    def __init__(
-        self,
-        console: Console,
-        names: Sequence[str],
-        *,
-        me: int | None,
-        rules: Any,
-        watch: bool,
-        pause_between_hands: bool,
-        verified: bool = False,
-    ) -> None:
-        self.console = console
-        self.names = tuple(names)
-        self.table = NeufTable(names, me=me)
-        self.display = NeufDisplay(
-            console,
-            self.table,
-            rules,
-            watch=watch,
-            pause_between_hands=pause_between_hands,
-            verified=verified,
-        )
-        console.help_text = lambda: neuf_help(rules, console.tr, console.style)
-
-    def intro(self, bot: str | None) -> None:
-        self.display.intro(bot)
-
-    def hand_start(self, event: HandStarted) -> None:
-        self.display.hand_start(event.hand)
-
-    def move(self, action: Any) -> None:
-        self.display.move(action)
-
-    def ask(self, view: Any, legal: Sequence[Any], explain: Explain, rng: random.Random) -> Any:
-        return NeufHuman(console=self.console, table=self.table, explain=explain).choose(view, legal, rng)  # type: ignore[arg-type]
-
-
-SCREENS: dict[str, type[NinesScreen] | type[NeufScreen]] = {"nines": NinesScreen, "neuf": NeufScreen}
-"""Each game's screen, by the game's name."""
-
-
 def make_screen(
     game: str,
     console: Console,
@@ -194,18 +107,13 @@ def make_screen(
     the end of a hand were checked by every node with every card revealed.
     """
     try:
-        cls = SCREENS[game]
-    except KeyError:
+        cls: Callable[..., Screen] = load(game_named(game).parts.screen)
+    except UsageError:
         raise UsageError(f"this terminal cannot show the game {game!r}") from None
-    if cls is NeufScreen:
-        screen: Screen = NeufScreen(
-            console, names, me=me, rules=rules, watch=watch, pause_between_hands=pause_between_hands,
-            verified=verified,
-        )  # fmt: skip
-    else:
-        screen = NinesScreen(
-            console, names, me=me, rules=rules, watch=watch, pause_between_hands=pause_between_hands
-        )
+    screen = cls(
+        console, names, me=me, rules=rules, watch=watch, pause_between_hands=pause_between_hands,
+        verified=verified,
+    )  # fmt: skip
 
     def score_text() -> str:
         current = match()

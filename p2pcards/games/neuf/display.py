@@ -1,11 +1,11 @@
 """Printing a match of Le Neuf as it happens: every move for a spectator, the highlights for a player.
 
-The counterpart of :mod:`p2pcards.ui.display` for Nines, and an observer of the
+The counterpart of :mod:`p2pcards.games.nines.display` for Nines, and an observer of the
 shared match loop (:class:`~p2pcards.games.base.Observer`) or, over the
 network, of a seat's table (:class:`p2pcards.ui.netgame.TableWatcher`). A
 spectator (``--watch``) sees every hand as dealt, each exchange decision, each
 trick as it completes, and the hands after the exchanges. A player sees the
-table at each of its turns (:mod:`p2pcards.ui.neuf_prompt`); this module prints
+table at each of its turns (:mod:`p2pcards.games.neuf.prompt`); this module prints
 what happens between those turns: the deal, each exchange decision as it is
 taken (``Bob looked at the dummy``, ``Bob took the dummy``), the end of each
 hand with every hand as played, the scores and the winners. At a networked
@@ -25,19 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from p2pcards.cards import Card
-from p2pcards.games.neuf import (
-    Action,
-    Decline,
-    Exchange,
-    HandResult,
-    HandState,
-    Look,
-    Match,
-    NeufRules,
-    PlayCard,
-    trick_winner,
-)
-from p2pcards.ui.neuf_render import (
+from p2pcards.games.neuf.render import (
     NeufTable,
     cards_line,
     describe_trick,
@@ -48,6 +36,18 @@ from p2pcards.ui.neuf_render import (
     render_neuf_cut,
     render_neuf_scores,
     rotation_words,
+)
+from p2pcards.games.neuf.rules import (
+    Action,
+    Decline,
+    Exchange,
+    HandResult,
+    HandState,
+    Look,
+    Match,
+    NeufRules,
+    PlayCard,
+    trick_winner,
 )
 from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, pace
 from p2pcards.ui.render import bots_words, describe_winners, pad, short_name

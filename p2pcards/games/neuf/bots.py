@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, Card
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.rules import (
     PLAYERS,
     POWER,
     Action,
@@ -340,3 +340,7 @@ def _beats(card: Card, best: Card, led: str | None, trump: Trump) -> bool:
     if s == b:
         return POWER[card] > POWER[best]
     return s == trump
+
+
+BOTS = {"random": NeufRandomBot, "heuristic": NeufHeuristicBot}
+"""The strategies of Le Neuf, by the names ``--bot`` takes."""

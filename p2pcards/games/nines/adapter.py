@@ -27,8 +27,8 @@ from typing import ClassVar
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import group, poker
 from p2pcards.errors import IllegalAction, LocalProtocolError
-from p2pcards.games import nines
-from p2pcards.games.nines import Match, Phase, SeatView, hand_size
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.rules import Match, Phase, SeatView, hand_size
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos

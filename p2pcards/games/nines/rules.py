@@ -66,6 +66,7 @@ from typing import Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
+from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
 from p2pcards.say import Say
 
@@ -955,6 +956,11 @@ class Match:
         return self.winners is not None
 
     @property
+    def playoff(self) -> bool:
+        """Whether the hand being played (or next dealt) is a playoff between tied seats."""
+        return self.playoff_seats is not None
+
+    @property
     def hand_number(self) -> int:
         """The number of the current (or next) hand, from 1."""
         return self.played_before + len(self.results) + 1
@@ -1112,6 +1118,15 @@ class NinesGame:
     title = "Nines"
     min_players = 2
     max_players = 6
+    hand_points = "sim_pen_hand"
+    parts = Parts(
+        table="p2pcards.games.nines.adapter:NinesTable",
+        screen="p2pcards.games.nines.screen:NinesScreen",
+        record="p2pcards.games.nines.record:build_record",
+        replay="p2pcards.games.nines.replay",
+        bots="p2pcards.games.nines.bots:BOTS",
+        card_order="p2pcards.games.nines.render:card_order",
+    )
 
     def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
         """The lowest total leads (the winners of a match that ends on these totals)."""
@@ -1157,13 +1172,14 @@ class NinesGame:
     def new_match(self, rules: NinesRules, players: int, dealer: int) -> Match:
         return Match(rules=rules, players=players, dealer=dealer)
 
-    def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> object:
+    def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> SeatView:
         return SeatView(hand, seat, tuple(totals))
 
-    def restock(self, hand: HandState, shuffler: object) -> Recycle | None:
+    def restock(self, hand: HandState, shuffler: Shuffler) -> Recycle | None:
         if not hand.needs_recycle():
             return None
-        return Recycle(stock=shuffler.recycle(hand.discards[:-1]))  # type: ignore[attr-defined]
+        return Recycle(stock=shuffler.recycle(hand.discards[:-1]))
 
 
-GAME = NinesGame()
+GAME: Game[NinesRules, Match, HandState, SeatView, Action] = NinesGame()
+"""Nines in the registry of games (:mod:`p2pcards.games.base`), checked against its interface."""

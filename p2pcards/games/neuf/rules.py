@@ -43,6 +43,7 @@ from typing import Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, Card, parse_suit
 from p2pcards.errors import CardParseError, IllegalAction, RuleOptionError, UsageError
+from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
 from p2pcards.say import Say
 
@@ -783,6 +784,11 @@ class Match:
         return self.winners is not None
 
     @property
+    def playoff(self) -> bool:
+        """Le Neuf has no playoff: a tie is shared."""
+        return False
+
+    @property
     def hand_number(self) -> int:
         """The number of the current (or next) hand, from 1."""
         return self.played_before + len(self.results) + 1
@@ -1005,6 +1011,15 @@ class NeufGame:
     title = "Le Neuf"
     min_players = PLAYERS
     max_players = PLAYERS
+    hand_points = "sim_pts_hand"
+    parts = Parts(
+        table="p2pcards.games.neuf.adapter:NeufTable",
+        screen="p2pcards.games.neuf.screen:NeufScreen",
+        record="p2pcards.games.neuf.record:build_neuf_record",
+        replay="p2pcards.games.neuf.replay",
+        bots="p2pcards.games.neuf.bots:BOTS",
+        card_order="p2pcards.games.neuf.render:card_order",
+    )
 
     def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
         """The lowest total leads (the winners of a match that ends on these totals)."""
@@ -1041,8 +1056,9 @@ class NeufGame:
     def view(self, hand: HandState, seat: int, totals: Sequence[int]) -> NeufView:
         return NeufView(hand, seat, tuple(totals))
 
-    def restock(self, hand: HandState, shuffler: object) -> None:
+    def restock(self, hand: HandState, shuffler: Shuffler) -> None:
         return None  # every card is dealt at once
 
 
-GAME = NeufGame()
+GAME: Game[NeufRules, Match, HandState, NeufView, Action] = NeufGame()
+"""Le Neuf in the registry of games (:mod:`p2pcards.games.base`), checked against its interface."""

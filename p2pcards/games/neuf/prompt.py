@@ -23,18 +23,11 @@ from dataclasses import dataclass
 
 from p2pcards.cards import SUIT_OF, Card, parse_card
 from p2pcards.errors import CardParseError, IllegalAction
-from p2pcards.games.neuf import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
+from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
+from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
-from p2pcards.ui.neuf_render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
-
-
-class NeufConsole(Console):
-    """A :class:`~p2pcards.ui.prompt.Console` for Le Neuf (its ``help_text`` is the help of Le Neuf)."""
-
-    __slots__ = ()
-
 
 # ---------------------------------------------------------------------------
 # Parsing
@@ -105,7 +98,7 @@ class NeufHuman:
     action, or None if it is legal; it is how a refusal names its rule.
     """
 
-    console: NeufConsole
+    console: Console
     table: NeufTable
     explain: Callable[[Action], IllegalAction | None]
     name: str = "human"

@@ -37,8 +37,8 @@ from typing import ClassVar
 from p2pcards.cards import ALL_CARDS, Card
 from p2pcards.crypto import group
 from p2pcards.errors import IllegalAction, LocalProtocolError
-from p2pcards.games import neuf
-from p2pcards.games.neuf import Match, NeufView, Phase
+from p2pcards.games.neuf import rules as neuf
+from p2pcards.games.neuf.rules import Match, NeufView, Phase
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from p2pcards.cards import SUIT_OF, Card
-from p2pcards.games.neuf import (
+from p2pcards.games.neuf.rules import (
     POWER,
     ExchangeRecord,
     HandResult,
@@ -34,8 +34,8 @@ from p2pcards.ui.render import (
     fill,
     line_width,
     listed_names,
-    object_names,
     pad,
+    render_cut,
     rule_line,
     short_name,
 )
@@ -208,14 +208,8 @@ def render_neuf_cut(
     style: Style,
 ) -> str:
     """Each round of the cut (the highest card deals) and the dealer it gives."""
-    lines = [tr("neuf_cut_title")]
-    for k, shown in enumerate(rounds):
-        lines.append("   " + "   ".join(f"{names[s]} {style.card(c)}" for s, c in shown))
-        if k + 1 < len(rounds):
-            tied = object_names([s for s, _ in rounds[k + 1]], names, me, tr)
-            lines.append("   " + tr("neuf_cut_tie", names=tr.join(tied)))
-    lines.append(tr("cut_dealer_you") if dealer == me else tr("cut_dealer", name=names[dealer]))
-    return "\n".join(lines)
+    words = ("neuf_cut_title", "neuf_cut_tie")
+    return render_cut(rounds, dealer=dealer, names=names, me=me, tr=tr, style=style, words=words)
 
 
 # ---------------------------------------------------------------------------
@@ -385,3 +379,8 @@ class NeufTable:
     def new_hand(self, *, dealer: int, hand_number: int, trump: Trump) -> None:
         self.dealer, self.hand_number, self.trump = dealer, hand_number, trump
         self.shown_exchanges = self.shown_tricks = 0
+
+
+def card_order(cards: list[Card], trump: str | None) -> list[Card]:
+    """A hand as the screen shows it (:func:`neuf_sort`); ``trump`` None for a hand without one."""
+    return neuf_sort(cards, trump)

@@ -15,7 +15,8 @@ import contextlib
 from collections.abc import Sequence
 
 from p2pcards.cards import Card, hand_sort_key, penalty
-from p2pcards.games.nines import (
+from p2pcards.games.nines.render import TableContext, describe_moves, render_scores, variant_lines
+from p2pcards.games.nines.rules import (
     Action,
     Draw,
     HandResult,
@@ -28,18 +29,14 @@ from p2pcards.games.nines import (
 )
 from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, pace
 from p2pcards.ui.render import (
-    TableContext,
     bots_words,
     describe_end,
-    describe_moves,
     describe_winners,
     hand_heading,
     object_names,
     pad,
     render_cut,
-    render_scores,
     short_name,
-    variant_lines,
 )
 
 

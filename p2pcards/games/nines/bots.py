@@ -27,8 +27,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from p2pcards.bots.random_bot import RandomBot
 from p2pcards.cards import SUITS, Card, penalty
-from p2pcards.games.nines import (
+from p2pcards.games.nines.rules import (
     AcceptSkip,
     Action,
     Declare,
@@ -290,3 +291,7 @@ def _played(a: Action) -> tuple[Card, ...]:
     if isinstance(a, PlayNines):
         return a.cards
     return ()
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+"""The strategies of Nines, by the names ``--bot`` takes."""
