@@ -46,6 +46,7 @@ GAME_FOLDERS = tuple(
 GAME_PARTS = {
     "rules": "rules",
     "record": "rules",
+    "words": "rules",
     "bots": "bots",
     "adapter": "protocol",
     "screen": "interface",

@@ -1019,6 +1019,7 @@ class NeufGame:
         replay="p2pcards.games.neuf.replay",
         bots="p2pcards.games.neuf.bots:BOTS",
         card_order="p2pcards.games.neuf.render:card_order",
+        words="p2pcards.games.neuf.words:WORDS",
     )
 
     def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
