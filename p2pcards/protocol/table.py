@@ -21,7 +21,7 @@ def table_class(name: str) -> type[TableCore]:
     try:
         cls: type[TableCore] = load(game(name).parts.table)
     except UsageError:
-        raise UsageError(f"the protocol does not play {name!r}; it plays {', '.join(_names())}") from None
+        raise UsageError(f"the protocol does not play {name!r} yet; it plays {', '.join(_names())}") from None
     return cls
 
 
