@@ -549,7 +549,7 @@ def _present(
 ) -> list[int] | None:
     """The seats of the first table still at table ``last``, following the ``continue``
     records back from it; None if they do not lead back to the first table."""
-    chain = []
+    chain: list[tuple[int, ...]] = []
     at = last
     while at != first:
         if at not in continues or len(chain) > n:

@@ -112,7 +112,8 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
     """The game as blocks of lines: who played, then each hand, then the result; every
     line at most ``width`` wide, in the language of ``tr``."""
     game = str(record.get("game"))
-    rules = record.get("rules") if isinstance(record.get("rules"), dict) else {}
+    given = record.get("rules")
+    rules: Mapping[str, Any] = given if isinstance(given, dict) else {}
     segments = tables(record)
     everyone = player_names(segments[0])
     title = game_title(game)

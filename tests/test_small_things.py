@@ -391,7 +391,8 @@ case "$1 $2" in
         chmod +x "$here/p2pcards"
         case "$*" in *"[test]"*)
             printf '#!/bin/sh\necho "ruff $*" >> "$LOG"\n' > "$here/ruff"
-            chmod +x "$here/ruff" ;;
+            printf '#!/bin/sh\necho mypy "$@" >> "$LOG"\n' > "$here/mypy"
+            chmod +x "$here/ruff" "$here/mypy" ;;
         esac
         exit 0 ;;
     "-m pytest") echo "pytest ${*:3}" >> "$LOG"; exit 0 ;;
@@ -421,25 +422,26 @@ def test_play_installs_what_playing_needs_and_test_adds_the_test_tools(tmp_path:
 
     assert run("play", "--watch") == [f"pip {repo}", "p2pcards play --watch"]  # no test tools
     assert run("play") == ["p2pcards play"]  # set up once
-    tests = [f"pip {repo}[test]", "ruff check p2pcards tests scripts"]
+    lint = ["ruff check p2pcards tests scripts", "mypy"]  # mypy's files are in pyproject.toml
+    tests = [f"pip {repo}[test]", *lint]
     assert run("test", "-q") == [*tests, "pytest -n auto -q"]
-    assert run("test") == ["ruff check p2pcards tests scripts", "pytest -n auto"]
+    assert run("test") == [*lint, "pytest -n auto"]
     assert run("play") == ["p2pcards play"]
     env["P2PCARDS_TEST_WORKERS"] = "0"  # every test in one process
-    assert run("test", "-x") == ["ruff check p2pcards tests scripts", "pytest -n 0 -x"]
+    assert run("test", "-x") == [*lint, "pytest -n 0 -x"]
     del env["P2PCARDS_TEST_WORKERS"]
     with (repo / "pyproject.toml").open("a") as f:  # a changed pyproject refreshes each set in turn
         f.write("\n# changed\n")
     assert run("play") == [f"pip {repo}", "p2pcards play"]
-    assert run("test") == [f"pip {repo}[test]", "ruff check p2pcards tests scripts", "pytest -n auto"]
+    assert run("test") == [*tests, "pytest -n auto"]
     shutil.rmtree(repo / ".venv")  # from scratch, the tests first: playing needs nothing more
-    assert run("test") == [f"pip {repo}[test]", "ruff check p2pcards tests scripts", "pytest -n auto"]
+    assert run("test") == [*tests, "pytest -n auto"]
     assert run("play") == ["p2pcards play"]
     stamps = repo / ".venv"  # a venv set up by the scripts before, with everything in it
     with contextlib.suppress(FileNotFoundError):
         (stamps / ".installed-runtime").rename(stamps / ".installed-from")
         (stamps / ".installed-test").unlink()
-    assert run("test") == ["ruff check p2pcards tests scripts", "pytest -n auto"]
+    assert run("test") == [*lint, "pytest -n auto"]
     assert run("play") == ["p2pcards play"]
 
 

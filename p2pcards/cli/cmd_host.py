@@ -6,13 +6,16 @@ import contextlib
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from p2pcards.cli.group import _Localized
 from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node, _said
 from p2pcards.games.base import folder_names
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from p2pcards.net.node import NodeConfig, Outcome
 
 INVITATION_WIDTH = 80
 """The invitation fits a terminal of 80 columns, in every language."""
@@ -155,8 +158,8 @@ def host(
     code: str | None,
     no_discovery: bool,
     discovery_port: int | None,
-    **opts,
-) -> None:  # type: ignore[no-untyped-def]
+    **opts: Any,
+) -> None:
     """Host a table of Nines or Le Neuf: print an invitation, wait for the others, play.
 
     The others join with the command printed; the game and its rules come
@@ -172,6 +175,7 @@ def host(
     from p2pcards.net.node import host_game
     from p2pcards.net.words import new_code
     from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.netgame import NetworkUI
 
     spec = game(game_name)
     if players is None:
@@ -208,12 +212,14 @@ def host(
     udp_port = discovery_port or discovery.DISCOVERY_PORT
     discovering = False
 
-    async def run(config):  # type: ignore[no-untyped-def]
+    async def run(config: NodeConfig) -> Outcome:
         nonlocal discovering
-        config.ui.on_invitation = functools.partial(invitation, tr=config.ui.console.tr)
+        ui = config.ui
+        assert isinstance(ui, NetworkUI)  # (what _run_node sets up)
+        ui.on_invitation = functools.partial(invitation, tr=ui.console.tr)
         play = functools.partial(host_game, players=players, rules=table_rules, code=invite, game=spec.name)
         sockets = None
-        tr = config.ui.console.tr
+        tr = ui.console.tr
         if no_discovery:
             pass
         elif number is None:
@@ -227,6 +233,7 @@ def host(
                 click.echo(tr("host_lan_off_udp", port=udp_port, error=e.strerror or e), err=True)
         if sockets is None:
             return await play(config)
+        assert number is not None  # (the responder is open only for a code with a number)
         discovering = True
         return await discovery.hosting(play, config, number=number, sockets=sockets)
 

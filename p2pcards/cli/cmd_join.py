@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from p2pcards.cli.network import (
     _run_node,
     _said,
 )
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from p2pcards.net.node import NodeConfig, Outcome
 
 DEFAULT_PORT = 7777
 """The host's port when an address names none (``host``'s default port)."""
@@ -112,8 +115,8 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
 @_DISCOVERY_PORT
 @_network_options
 def join(
-    address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts
-) -> None:  # type: ignore[no-untyped-def]
+    address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts: Any
+) -> None:
     """Join the table at ADDRESS (HOST:PORT) with its invitation code, or find it by the code alone.
 
     p2pcards join 43-robin-maple finds the host on this network: it asks
@@ -140,17 +143,17 @@ def join(
         address, code = None, address
     typed = not code
     if address is None:  # find the host on this network by the code's public number
-        code = _ask_code(code, tr)
-        number = discovery.code_number(code)
+        wanted = _ask_code(code, tr)
+        number = discovery.code_number(wanted)
         if number is None:
             raise click.UsageError(tr("join_code_no_number"))
         udp_port = discovery_port or discovery.DISCOVERY_PORT
         unfinished = bool(unfinished_games())
 
-        async def find_and_join(config):  # type: ignore[no-untyped-def]
+        async def find_and_join(config: NodeConfig) -> Outcome:
             click.echo(tr("join_looking", code=discovery.shown(number)))
             try:
-                hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
+                hosts = await discovery.locate(wanted, port=udp_port, bind=opts["bind"])
             except discovery.NoHostAnswered as e:
                 if unfinished:  # a started game's host answers no search: `resume` goes back into it
                     raise discovery.NoHostAnswered(tr("join_no_host_resume", error=_said(e, tr))) from None
@@ -162,11 +165,17 @@ def join(
                 click.echo(tr("join_found_many", n=len(hosts), where=where))
             (host_name, host_port), *others = hosts
 
-            async def join(code: str):  # type: ignore[no-untyped-def]
-                where = {"host": host_name, "port": host_port, "alternatives": others}
-                return await join_game(config, code=code, no_listen=no_listen, **where)
+            async def join(code: str) -> Outcome:
+                return await join_game(
+                    config,
+                    host=host_name,
+                    port=host_port,
+                    alternatives=others,
+                    code=code,
+                    no_listen=no_listen,
+                )
 
-            return await _joined_asking_again(join, code, typed, tr)
+            return await _joined_asking_again(join, wanted, typed, tr)
 
         _run_node("join", find_and_join, port=port, **opts)
         return
@@ -178,15 +187,15 @@ def join(
         click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
         _check_resumable(earlier[0].path, tr)
 
-        async def resume(config):  # type: ignore[no-untyped-def]
+        async def resume(config: NodeConfig) -> Outcome:
             return await resume_game(config, earlier[0].path)
 
         _run_node("join", resume, port=0, **opts)
         return
     code = _ask_code(code, tr)
 
-    async def run(config):  # type: ignore[no-untyped-def]
-        async def join(code: str):  # type: ignore[no-untyped-def]
+    async def run(config: NodeConfig) -> Outcome:
+        async def join(code: str) -> Outcome:
             return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
 
         return await _joined_asking_again(join, code, typed, tr)

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from p2pcards.cli.group import MESSAGE_LIMIT, _language, _Localized
 from p2pcards.cli.network import NODE_EXIT_CODES, _check_resumable, _network_options, _run_node
 
+if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from p2pcards.net.node import NodeConfig, Outcome
+
 
 @click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
 @click.argument("which", required=False)
 @click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
 @_network_options
-def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[no-untyped-def]
+def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     """Go back into a game this computer had not finished (after a crash or a closed terminal).
 
     Every node keeps a journal of its game until the game ends. With no WHICH,
@@ -57,7 +61,7 @@ def resume(which: str | None, list_only: bool, **opts) -> None:  # type: ignore[
         path = games[index - 1].path
     _check_resumable(path, tr)
 
-    async def run(config):  # type: ignore[no-untyped-def]
+    async def run(config: NodeConfig) -> Outcome:
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, **opts)

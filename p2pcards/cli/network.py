@@ -6,13 +6,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _usable_name
 from p2pcards.protocol.messages import MAX_CLOCK
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from p2pcards.net.node import NodeConfig, Outcome
 
 NODE_EXIT_CODES = (
     "Exit status: 0 the match ended, or you left it; 1 it stopped for another reason "
@@ -31,7 +35,10 @@ _DISCOVERY_PORT = click.option(
 """Hidden: host and join must agree on it (tests run their own)."""
 
 
-def _network_options(f):  # type: ignore[no-untyped-def]
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def _network_options(f: Command) -> Command:
     """Options shared by ``host`` and ``join``."""
     options = [
         click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
@@ -78,7 +85,8 @@ def _network_options(f):  # type: ignore[no-untyped-def]
     return f
 
 
-def _run_node(kind: str, run, *, name: str | None, bot: str | None, transcript: str | None, lang: str | None,
+def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, name: str | None,
+              bot: str | None, transcript: str | None, lang: str | None,
               turn_timeout: float, step_timeout: float, grace: float, bind: str,
               port: int, no_port_mapping: bool) -> None:  # fmt: skip
     """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""

@@ -41,8 +41,7 @@ from p2pcards.protocol.journal import (
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.sitting import Sitting
-from p2pcards.protocol.table import TableCore as Table
+from p2pcards.protocol.sitting import SeatTable, Sitting
 from p2pcards.protocol.table import table_class
 from p2pcards.protocol.transcript import encode_file, save, save_new
 from p2pcards.protocol.wire import Abort, SignedRecord
@@ -59,7 +58,7 @@ class Outcome:
     problem: str | None
     blamed: tuple[int, ...]
     transcript: Path | None
-    table: Table | None
+    table: SeatTable | None
     names: list[str] = field(default_factory=list)
     bytes_sent: int = 0
     frames_sent: int = 0
@@ -90,9 +89,9 @@ class NodeConfig:
     bind: str = EVERY_ADDRESS
     """Where to listen: every address, IPv6 and IPv4 (the default), or the one given."""
     port: int = 0
-    on_progress: Callable[[Table], None] = lambda t: None
-    on_wait: Callable[[Table, float], None] = lambda t, waited: None
-    on_table_ready: Callable[[TableFingerprint, Table], None] = lambda fingerprint, t: None
+    on_progress: Callable[[SeatTable], None] = lambda t: None
+    on_wait: Callable[[SeatTable, float], None] = lambda t, waited: None
+    on_table_ready: Callable[[TableFingerprint, SeatTable], None] = lambda fingerprint, t: None
     """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
     leaving: Callable[[], bool] = lambda: False
     """True once this seat's player chose to leave while it was not their turn."""
@@ -492,7 +491,7 @@ def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> No
         cfg.ui.info(Notice("notice_known_unreadable", problem=f"{known.path} cannot be written ({e})"))
 
 
-def _show_fingerprint(cfg: NodeConfig) -> Callable[[Table], None]:
+def _show_fingerprint(cfg: NodeConfig) -> Callable[[SeatTable], None]:
     """``cfg.on_progress``, preceded once by ``cfg.on_table_ready`` when the fingerprint is known.
 
     Only after the cut: the fingerprint covers every seat's cut secret, which a host
@@ -500,7 +499,7 @@ def _show_fingerprint(cfg: NodeConfig) -> Callable[[Table], None]:
     """
     shown = False
 
-    def progress(table: Table) -> None:
+    def progress(table: SeatTable) -> None:
         nonlocal shown
         if not shown:
             fingerprint = TableFingerprint.of_table(table)

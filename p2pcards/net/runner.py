@@ -31,7 +31,7 @@ import trio
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import Timeouts
-from p2pcards.protocol.sitting import TIMED_OUT, Sitting
+from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.wire import (
     Abort,
@@ -77,7 +77,7 @@ class StayedAway:
     reason: str
 
 
-Decider = Callable[[Table], Awaitable[Any]]
+Decider = Callable[[SeatTable], Awaitable[Any]]
 """Returns this seat's next action, one of ``table.legal_actions()`` (called only
 when ``table.my_turn``); the game decides what an action is."""
 
@@ -144,7 +144,7 @@ async def _relink(
         await out.send((peer, (None, StayedAway(last))))
 
 
-async def _send_all(table: Sitting, links: dict[int, Link], timeout: float) -> None:
+async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
@@ -171,19 +171,19 @@ async def _send_all(table: Sitting, links: dict[int, Link], timeout: float) -> N
             table.blame(stuck[0], f"stopped reading: a frame waited {timeout:g} s to be delivered")
 
 
-async def _to_every_peer(links: dict[int, Link], frame: bytes, timeout: float) -> None:
+async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: float) -> None:
     """Send a notice to every peer, giving up on one that takes no frame in ``timeout``."""
     for link in list(links.values()):
         with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
             await link.send(frame)
 
 
-async def _announce(links: dict[int, Link], reason: str, step: int) -> None:
+async def _announce(links: dict[int, PeerLink], reason: str, step: int) -> None:
     """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
     await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
 
 
-async def _heartbeat(table: Sitting, links: dict[int, Link]) -> None:
+async def _heartbeat(table: Sitting, links: dict[int, PeerLink]) -> None:
     """While this seat's player decides, tell the others it is alive (a ``need``
     frame, which also fetches any record it lacks). Peers waiting for this seat
     then know their own connection works."""
@@ -235,12 +235,16 @@ class RelayedLink:
         self.frames_sent += 1
 
 
+PeerLink = Link | RelayedLink
+"""How this seat reaches one peer: its own link, or through the seats that carry relays."""
+
+
 @dataclass(slots=True)
 class _Mesh:
     """The links of this seat as they change: the current link of each peer, the
     peers away (with the time their grace ends), and how to get a peer back."""
 
-    links: dict[int, Link]
+    links: dict[int, PeerLink]
     nursery: trio.Nursery
     send: trio.MemorySendChannel[tuple[int, Any]]
     relinker: Relinker | None
@@ -268,8 +272,8 @@ async def run_table(
     decide: Decider,
     *,
     timeouts: Timeouts,
-    on_progress: Callable[[Table], None] = lambda t: None,
-    on_wait: Callable[[Table, float], None] = lambda t, waited: None,
+    on_progress: Callable[[SeatTable], None] = lambda t: None,
+    on_wait: Callable[[SeatTable, float], None] = lambda t, waited: None,
     relinker: Relinker | None = None,
     grace: float = GRACE,
     on_link: LinkNotice = lambda peer, what, seconds: None,
@@ -303,20 +307,20 @@ async def run_table(
         table = Sitting(table)
     send, receive = trio.open_memory_channel[tuple[int, Any]](64)
     result = RunResult(status="running")
-    links = dict(links)
+    peers: dict[int, PeerLink] = dict(links)
     async with trio.open_nursery() as nursery:
-        mesh = _Mesh(links, nursery, send, relinker, grace, on_link)
+        mesh = _Mesh(peers, nursery, send, relinker, grace, on_link)
         for peer, link in links.items():
             mesh.start_reader(peer, link)
         for peer in relayed:
-            links[peer] = RelayedLink(
-                table.seat if table.seat is not None else 0, peer, links, lambda: table.present
+            peers[peer] = RelayedLink(
+                table.seat if table.seat is not None else 0, peer, peers, lambda: table.present
             )
         if restore is not None and relinker is not None:  # back from a crash: every peer is away
             for peer in range(table.n):
-                if peer != table.seat and peer not in links:
+                if peer != table.seat and peer not in peers:
                     mesh.link_lost(peer, trio.current_time())
-        nursery.start_soon(_heartbeat, table, links)
+        nursery.start_soon(_heartbeat, table, peers)
         try:
             with trio.CancelScope() as playing:
                 if interrupt is not None:
@@ -336,9 +340,9 @@ async def run_table(
                     confirming,
                 )
             if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
-                await _leave_now(table, links, journal, result)
+                await _leave_now(table, peers, journal, result)
         except KeyboardInterrupt:
-            await _leave_now(table, links, journal, result)
+            await _leave_now(table, peers, journal, result)
             raise
         finally:
             send.close()
@@ -352,7 +356,10 @@ async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
 
 
 async def _leave_now(
-    table: Sitting, links: dict[int, Link], journal: Callable[[list[SignedRecord]], None], result: RunResult
+    table: Sitting,
+    links: dict[int, PeerLink],
+    journal: Callable[[list[SignedRecord]], None],
+    result: RunResult,
 ) -> None:
     """The program is interrupted: sign that this player leaves (if the match is still
     on) and send it, within 3 s whatever else is being cancelled."""
@@ -364,7 +371,7 @@ async def _leave_now(
 
 
 async def _flush(
-    table: Sitting, links: dict[int, Link], timeout: float, journal: Callable[[list[SignedRecord]], None]
+    table: Sitting, links: dict[int, PeerLink], timeout: float, journal: Callable[[list[SignedRecord]], None]
 ) -> None:
     """Make the table's new records durable, then send its frames (write-ahead)."""
     records = table.drain_journal()
@@ -379,8 +386,8 @@ async def _play(
     decide: Decider,
     receive: trio.MemoryReceiveChannel[tuple[int, Any]],
     timeouts: Timeouts,
-    on_progress: Callable[[Table], None],
-    on_wait: Callable[[Table, float], None],
+    on_progress: Callable[[SeatTable], None],
+    on_wait: Callable[[SeatTable, float], None],
     result: RunResult,
     restore: Sequence[SignedRecord] | None,
     journal: Callable[[list[SignedRecord]], None],
@@ -443,8 +450,8 @@ async def _play(
                 result.blamed = (table.failure.peer,)
             on_progress(table)
             await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
-            peer = table.failure.peer
-            who = "nobody" if peer is None else f"{table.roster[peer].name} (seat {peer})"
+            at_fault = table.failure.peer
+            who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
             await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
             return
         if trio.current_time() >= stop_deadline and not table.stopped:
@@ -588,7 +595,7 @@ async def _play(
 
 async def _leave(
     table: Sitting,
-    links: dict[int, Link],
+    links: dict[int, PeerLink],
     timeout: float,
     journal: Callable[[list[SignedRecord]], None],
     result: RunResult,
@@ -678,7 +685,7 @@ async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay,
     return False
 
 
-async def _resend(table: Sitting, peer: int, link: Link, timeout: float) -> None:
+async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> None:
     """A new link to ``peer``: first the records it may lack, then where we stand."""
     frames = [*table.link_reset(peer), table.need_frame()]
     with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):

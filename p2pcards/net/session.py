@@ -378,7 +378,9 @@ class HostLobby:
             if isinstance(first, LinkHello) and self.relinks is not None:
                 guest.relink = first  # a seat of the match dialling again, not a joiner
                 return
-            answer = self.admission.hello(guest, first, tls.channel_binding(guest.stream))
+            answer: SendChallenge | Proven | Refuse = self.admission.hello(
+                guest, first, tls.channel_binding(guest.stream)
+            )
             if isinstance(answer, SendChallenge):
                 await link.send(encode_lobby(self._challenge(answer.nonce, answer.pake)))
                 auth = decode_lobby_object(await link.receive())
@@ -753,8 +755,11 @@ async def _link_handshake(
             encode_lobby(LinkHello(game=info.game_id, seat=info.seat, key=identity.public_key, nonce=nonce))
         )
         if hello is None:
-            hello = decode_lobby_object(await link.receive())
-        if not isinstance(hello, LinkHello) or hello.game != info.game_id:
+            got = decode_lobby_object(await link.receive())
+            if not isinstance(got, LinkHello):
+                raise WireError("not a link hello for this game")
+            hello = got
+        if hello.game != info.game_id:
             raise WireError("not a link hello for this game")
         peer = hello.seat
         ok = 0 <= peer < len(info.roster) and peer != info.seat and expect(peer)
@@ -959,7 +964,7 @@ async def _dial_seat(
     return link
 
 
-Handler = Callable[[trio.abc.Stream], Awaitable[None]]
+Handler = Callable[[trio.abc.Stream], Awaitable[object]]
 
 
 async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery: trio.Nursery) -> None:

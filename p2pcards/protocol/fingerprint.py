@@ -77,9 +77,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from p2pcards.protocol.messages import Confirm, Reveal
+from p2pcards.cards import Card
+from p2pcards.games.base import Rules
+from p2pcards.protocol.messages import Confirm, Player, Reveal
 from p2pcards.protocol.table import TableCore
+from p2pcards.protocol.transcript import Transcript
 
 DOMAIN = b"p2pcards/v1/table-fingerprint\x00"
 GROUPS = 3
@@ -170,7 +174,7 @@ class TableFingerprint:
         return cls(hashlib.sha256(data).digest())
 
     @classmethod
-    def of_table(cls, table: TableCore) -> TableFingerprint | None:
+    def of_table(cls, table: Fingerprinted) -> TableFingerprint | None:
         """The fingerprint of a seat's (or an audit's) table, once the cut is done; None before."""
         steps = table.transcript.steps
         if not table.cut_rounds or len(steps) <= CUT_REVEAL_STEP:
@@ -191,6 +195,26 @@ class TableFingerprint:
             keys=[p.key for p in table.roster],
             secrets=secrets,
         )
+
+
+class Fingerprinted(Protocol):
+    """What a fingerprint is read from: a table (``TableCore``), or a seat's ``Sitting``
+    (the network layer's view of its tables)."""
+
+    @property
+    def GAME(self) -> str: ...
+    @property
+    def game_id(self) -> bytes: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def roster(self) -> Sequence[Player]: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def cut_rounds(self) -> Sequence[Sequence[tuple[int, Card]]]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -448,3 +448,8 @@ class Sitting:
 def _seat_without(seat: int | None, gone: Sequence[int]) -> int | None:
     """``seat``'s number at the table that continues its own without the seats ``gone``."""
     return None if seat is None else seat - sum(1 for s in gone if s < seat)
+
+
+SeatTable = TableCore | Sitting
+"""A seat's table as the network layer hands it on (to a decider, a screen, a fingerprint):
+a :class:`Sitting`, whose other attributes are its current table's, or a bare table."""

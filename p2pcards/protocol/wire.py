@@ -356,7 +356,7 @@ class StreamDecoder:
         self._start = 0  # stream offset where the object in progress began
         self.failed: WireError | None = None
 
-    def feed(self, data: bytes) -> list[Any]:
+    def feed(self, data: bytes | bytearray) -> list[Any]:
         """The objects completed by ``data`` (WireError on bad input, then forever)."""
         if self.failed is not None:
             raise self.failed
@@ -392,7 +392,7 @@ class StreamDecoder:
 class FrameDecoder(StreamDecoder):
     """A :class:`StreamDecoder` whose objects must be frames of the game."""
 
-    def feed(self, data: bytes) -> list[Frame]:
+    def feed(self, data: bytes | bytearray) -> list[Frame]:
         frames = []
         for obj in super().feed(data):
             try:

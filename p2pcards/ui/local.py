@@ -168,7 +168,7 @@ def _run_networked(
 
     from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
-    from p2pcards.protocol.table import TableCore
+    from p2pcards.protocol.sitting import SeatTable
     from p2pcards.ui.netgame import (
         HumanDecider,
         TableWatcher,
@@ -192,7 +192,7 @@ def _run_networked(
     # A fixed seed fixes every seat's secrets, hence the shuffles: the same game again.
     entropies = [hashlib.sha256(f"p2pcards-demo:{seed}:{s}".encode()).digest() for s in range(opts.players)]
 
-    def waiting(t: TableCore, waited: float) -> None:
+    def waiting(t: SeatTable, waited: float) -> None:
         who = [names[s] for s in t.waiting_for]
         console.say(console.tr("waiting_for", names=console.tr.join(who), seconds=int(waited)))
 

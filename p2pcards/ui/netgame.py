@@ -34,8 +34,7 @@ from p2pcards.net.words import new_code
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
 from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.sitting import MIN_TO_CONTINUE
-from p2pcards.protocol.table import TableCore
+from p2pcards.protocol.sitting import MIN_TO_CONTINUE, SeatTable, Sitting
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.prompt import Console, QuitGame
@@ -85,7 +84,7 @@ class TableWatcher:
     """Called when a hand ends and the match goes on."""
     hold_after_hand: bool = False
     """For a player: after a hand's scores, hold what follows until :meth:`release`."""
-    table: TableCore | None = None
+    table: SeatTable | None = None
     """The table last seen (for the score table on demand)."""
     clock: Any = None
     """The table's clock (``Timeouts``: ``turn`` and ``step`` seconds), once known."""
@@ -119,13 +118,13 @@ class TableWatcher:
         else:
             show()
 
-    def __call__(self, table: TableCore) -> None:
+    def __call__(self, table: SeatTable) -> None:
         self.table = table
         while (event := table.next_event()) is not None:
             self._event(event)
         self._status(table)
 
-    def waiting(self, table: TableCore, waited: float) -> None:
+    def waiting(self, table: SeatTable, waited: float) -> None:
         """The runner's ``on_wait``: the table has waited ``waited`` seconds for this step."""
         self.table = table
         now = self.now()
@@ -135,7 +134,7 @@ class TableWatcher:
         if text is not None:
             self.screen.console.status.note(text, key=(table.step, tuple(table.waiting_for)), now=now)
 
-    def status_text(self, table: TableCore) -> str | None:
+    def status_text(self, table: SeatTable) -> str | None:
         """What the table waits for, in words, with the time left on its clock; None
         when it waits for nobody else (this seat decides, or the match is over)."""
         table = getattr(table, "current", table)  # a Sitting: its current table's seats
@@ -157,11 +156,11 @@ class TableWatcher:
         console = self.screen.console
         return waiting_status(what, who, left, tr=console.tr, style=console.style)
 
-    def _follow_step(self, table: TableCore, now: float) -> None:
+    def _follow_step(self, table: SeatTable, now: float) -> None:
         if table.step != self._step:
             self._step, self._since = table.step, now
 
-    def _status(self, table: TableCore) -> str | None:
+    def _status(self, table: SeatTable) -> str | None:
         self._follow_step(table, self.now())
         text = self.status_text(table)
         current = getattr(table, "current", table)  # a Sitting: its current table
@@ -261,7 +260,7 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
     make_bot(name)
     bots: dict[str, Any] = {}
 
-    async def decide(table: TableCore) -> Any:
+    async def decide(table: SeatTable) -> Any:
         bot = bots.get(table.GAME)
         if bot is None:
             bot = bots[table.GAME] = make_bot(name, table.GAME)
@@ -433,7 +432,7 @@ class HumanDecider:
         total = self.turn_time()
         return None if total is None else trio.current_time() + total
 
-    async def __call__(self, table: TableCore) -> Any:
+    async def __call__(self, table: SeatTable) -> Any:
         self.ends_if_leaving = _ends_without_one(table)
         view = table.view()
         assert view is not None
@@ -518,8 +517,8 @@ async def play_on_loopback(
     rules: Any,
     names: Sequence[str],
     deciders: Sequence[Decider],
-    on_progress: Callable[[TableCore], None],
-    on_wait: Callable[[TableCore, float], None] = lambda t, w: None,
+    on_progress: Callable[[SeatTable], None],
+    on_wait: Callable[[SeatTable, float], None] = lambda t, w: None,
     entropies: Sequence[bytes | None] | None = None,
     transcript: Path | None = None,
     data_dir: Path | None = None,
@@ -640,7 +639,7 @@ class NetworkUI(LobbyUI):
             text = self.console.tr(text.key, **text.values)
         self.console.say(self.console.style.bold(f"!! {clean(text, 2 * TEXT_LIMIT)}"))
 
-    def table_ready(self, fingerprint: TableFingerprint, table: TableCore) -> None:
+    def table_ready(self, fingerprint: TableFingerprint, table: SeatTable) -> None:
         """Show the table fingerprint, and ask the players to compare it (see README)."""
         if self.watcher is None:
             self._attach(table)
@@ -671,7 +670,7 @@ class NetworkUI(LobbyUI):
             self.decider.screen = screen
         return screen
 
-    def _attach(self, table: TableCore) -> None:
+    def _attach(self, table: SeatTable) -> None:
         # The events begin at the match's first table, whose seats they name, also when
         # this node resumes a match that went on at another table since (a Sitting).
         tables = getattr(table, "tables", [table])
@@ -694,7 +693,7 @@ class NetworkUI(LobbyUI):
             self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
         screen.intro(None)  # the host chose the rules: say which are in force
 
-    def progress(self, table: TableCore) -> None:
+    def progress(self, table: SeatTable) -> None:
         if self.watcher is None:
             self._attach(table)
         assert self.watcher is not None
@@ -713,14 +712,14 @@ class NetworkUI(LobbyUI):
         if self.watcher is not None:
             self.watcher.clock = timeouts
 
-    def waiting(self, table: TableCore, waited: float) -> None:
+    def waiting(self, table: SeatTable, waited: float) -> None:
         """The table has waited a while: the status line says for whom, and how long is left."""
         if self.watcher is None:
             self._attach(table)
         assert self.watcher is not None
         self.watcher.waiting(table, waited)
 
-    async def decide(self, table: TableCore) -> Any:
+    async def decide(self, table: SeatTable) -> Any:
         if self.decider is None:
             self._attach(table)
         assert self.decider is not None
@@ -754,8 +753,8 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
             outcome.problem or ""
         )
         lines = [tr(key or "net_you_left")]
-    elif outcome.status == "left" and getattr(outcome.table, "left_alone", None) is not None:
-        name, reason = outcome.table.left_alone  # type: ignore[union-attr]  # (a Sitting, just checked)
+    elif outcome.status == "left" and isinstance(outcome.table, Sitting) and outcome.table.left_alone:
+        name, reason = outcome.table.left_alone
         reason = leave_reason(tr, clean(reason, TEXT_LIMIT))
         lines = [tr("net_others_left", name=clean(name, NAME_LIMIT), reason=reason)]
     elif outcome.blamed:

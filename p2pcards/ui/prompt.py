@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import click
 
@@ -411,11 +412,16 @@ class Console:
 # The human seat
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attempt:
-    """Something the player may not do now: the engine will say which rule forbids it."""
+A = TypeVar("A")
 
-    action: object
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt(Generic[A]):
+    """Something the player may not do now: the engine will say which rule forbids it.
+
+    ``A`` is the game's action."""
+
+    action: A
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -269,6 +269,7 @@ class NeufHeuristicBot:
     def _follow(self, view: NeufView, count: _Count, cards: list[Card], after: list[int]) -> Card:
         trump = view.trump
         led = view.led_suit
+        assert led is not None  # (called with a trick in progress)
         plays = view.current
         best = _best(plays, trump)
         hand = list(view.my_cards)

@@ -35,7 +35,7 @@ from p2pcards.ui.render import Style, render_options
 
 def parse_card_answer(
     text: str, cards: Sequence[Card], *, seat: int, tr: Translator
-) -> PlayCard | Attempt | Problem:
+) -> PlayCard | Attempt[PlayCard] | Problem:
     """One line at the card prompt: a number from the list of ``cards`` (the legal
     cards, in the order shown) or a card in any notation.
 
@@ -167,7 +167,7 @@ class NeufHuman:
             error = self.explain(parsed.action)
             if error is None:  # legal after all (cannot happen: the list is every legal card)
                 return parsed.action
-            con.say(explain_refusal(error, parsed.action, view, tr, style))  # type: ignore[arg-type]
+            con.say(explain_refusal(error, parsed.action, view, tr, style))
 
     def _show_table(self, view: NeufView) -> None:
         t, con = self.table, self.console

@@ -36,10 +36,10 @@ there and summed up here:
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, Card, parse_suit
 from p2pcards.errors import CardParseError, IllegalAction, RuleOptionError, UsageError
@@ -641,7 +641,8 @@ class HandState:
         return trial
 
 
-_HANDLERS = {
+# Each handler takes the action of its key's type: the argument's type is the key's.
+_HANDLERS: dict[type, Callable[[HandState, Any], None]] = {
     Look: HandState._apply_look,
     Exchange: HandState._apply_exchange,
     Decline: HandState._apply_decline,

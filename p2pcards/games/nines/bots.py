@@ -148,7 +148,9 @@ class HeuristicBot:
         nxt = view.next_seat(view.seat)
 
         def value(a: Action) -> tuple[float, float, float]:
-            suit = a.suit if isinstance(a, Declare) else None
+            if not isinstance(a, Declare):
+                return (0, 0, 0.0)  # names no suit: holds none of it
+            suit = a.suit
             naturals = [c for c in hand if not c.is_nine and c.suit == suit]
             return (
                 len(naturals),
@@ -171,6 +173,7 @@ class HeuristicBot:
             # Not playing keeps every card: only the worth of the 9s held counts.
             return self._nines_worth(sum(1 for c in hand if c.is_nine), risk, reading)
         played = _played(a)
+        assert isinstance(a, Play | PlayNines)  # what is left plays cards (_played is empty otherwise)
         rest = list(hand)
         for c in played:
             rest.remove(c)

@@ -112,7 +112,7 @@ class Chosen:
     suit: str | None = None
 
 
-Parsed = Chosen | Attempt | Problem
+Parsed = Chosen | Attempt[Action] | Problem
 
 
 def parse_answer(

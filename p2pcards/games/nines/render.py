@@ -100,7 +100,7 @@ def describe_moves(
             if kept:
                 i += 1
             elif not a.forced:
-                after = next((b for b in log[i + 1 :] if getattr(b, "seat", None) is not None), None)
+                after = next((b for b in log[i + 1 :] if not isinstance(b, Recycle)), None)
                 kept = turn_over if after is None else after.seat != a.seat
             out.append(_describe_draws(run, kept, me=me, names=names, tr=tr, style=style))
         elif isinstance(a, Keep):

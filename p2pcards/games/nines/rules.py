@@ -59,10 +59,10 @@ Hidden cards (what a replica checks, and what it cannot):
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
@@ -539,8 +539,8 @@ class HandState:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise UsageError(f"not a Nines action: {action!r}")
-        if type(action) is not Recycle:
-            seat = action.seat  # type: ignore[union-attr]
+        if not isinstance(action, Recycle):
+            seat = action.seat
             if ph is Phase.RECYCLE:
                 raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
             if seat != self.turn:
@@ -880,14 +880,15 @@ class HandState:
         nine = self.rules.nine_penalty
         out: list[int] = []
         for s in range(self.players):
-            hand = self.hands[s]
-            if None in hand:
+            hand = [c for c in self.hands[s] if c is not None]
+            if len(hand) != len(self.hands[s]):
                 raise UsageError(f"seat {s}'s cards must be revealed before scoring")
-            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))  # type: ignore[arg-type]
+            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))
         return out
 
 
-_HANDLERS = {
+# Each handler takes the action of its key's type: the argument's type is the key's.
+_HANDLERS: dict[type, Callable[[HandState, Any], None]] = {
     Play: HandState._apply_play,
     Draw: HandState._apply_draw,
     Keep: HandState._apply_keep,
