@@ -348,9 +348,10 @@ def play_match(
     first deal.
     """
     spec = get_game(game)
+    picks = [s.choose for s in seats]
 
     def choose(seat: int, view: Any, legal: Sequence[Any]) -> Any:
-        return seats[seat].choose(view, legal, bot_rng)
+        return picks[seat](view, legal, bot_rng)
 
     shuffler = RandomShuffler(spec.deck_copies(rules), deal_rng)
     return MatchLoop(spec, rules, len(seats), shuffler, choose).run()

@@ -12,4 +12,12 @@ class RandomBot:
     name = "random"
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        return legal[rng.randrange(len(legal))]
+        n = len(legal)
+        if type(rng) is not random.Random:
+            return legal[rng.randrange(n)]
+        # rng.randrange(n) itself, the same draws, without its argument checks (one call a move)
+        k = n.bit_length()
+        r = rng.getrandbits(k)
+        while r >= n:
+            r = rng.getrandbits(k)
+        return legal[r]

@@ -60,13 +60,29 @@ class RandomShuffler:
 
     def deal(self) -> list[Card]:
         cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
+        _shuffle(self.rng, cards)
         return cards
 
     def recycle(self, cards: Sequence[Card]) -> tuple[Card, ...]:
         out = list(cards)
-        self.rng.shuffle(out)
+        _shuffle(self.rng, out)
         return tuple(out)
+
+
+def _shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)``: the same draws and the same order, without a method call per
+    card (a simulation shuffles a deck every hand)."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 class Game(Protocol):
@@ -196,26 +212,46 @@ class MatchLoop:
         return self.match
 
     def play_hand(self) -> None:
+        """Play one hand. A move that is one of the ``legal_actions`` just listed goes
+        through the engine's ``apply_legal`` where it has one (no check could fail);
+        any other move, and every restock, through the checked ``apply``."""
         match = self.match
-        hand = match.start_hand(self.shuffler.deal())
+        game, shuffler, choose, observer = self.game, self.shuffler, self.choose, self.observer
+        hand = match.start_hand(shuffler.deal())
         self.hand = hand
-        self.observer.hand_start(hand)
+        observer.hand_start(hand)
+        move = None if type(observer) is Silent else observer.move
+        apply_legal = getattr(hand, "apply_legal", hand.apply)
+        totals = tuple(match.totals)
+        views: dict[int, Any] = {}  # a view is a live window: one per seat serves the whole hand
         while True:
-            action = self.game.restock(hand, self.shuffler)
+            action = game.restock(hand, shuffler)
             if action is None:
                 seat = hand.to_act
                 if seat is None:
                     break
                 legal = hand.legal_actions()
-                action = self.choose(seat, self.game.view(hand, seat, tuple(match.totals)), legal)
-            before = len(hand.events)
-            hand.apply(action)
-            if len(hand.events) > before:
-                action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
-            self.observer.move(action)
+                view = views.get(seat)
+                if view is None:
+                    view = views[seat] = game.view(hand, seat, totals)
+                action = choose(seat, view, legal)
+                before = len(hand.events)
+                for candidate in legal:
+                    if candidate is action:
+                        apply_legal(action)
+                        break
+                else:
+                    hand.apply(action)
+            else:
+                before = len(hand.events)
+                hand.apply(action)
+            if move is not None:
+                if len(hand.events) > before:
+                    action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
+                move(action)
         result = match.close_hand()
         self.hand = None
-        self.observer.hand_end(hand, result, match)
+        observer.hand_end(hand, result, match)
 
 
 GAMES: dict[str, Game] = {}

@@ -292,6 +292,9 @@ _PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 
 _DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
 _DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
+_DRAWN = tuple(tuple(Draw(seat=s, card=c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+"""``_DRAWN[seat][card]``: the event of an ordinary draw (a frozen dataclass is slow to build)."""
+_TURN = Phase.TURN
 _KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
 _PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
 _ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
@@ -310,6 +313,7 @@ class HandState:
 
     __slots__ = (
         "_forced_left",
+        "_succ",
         "active_suit",
         "dealer",
         "dealt",
@@ -357,12 +361,13 @@ class HandState:
         known = [c for c in deck if c is not None]
         if (
             len(set(known)) != len(known)
-            or not all(type(c) is Card for c in known)
-            or any(c >= rules.deck_size for c in known)
+            or not set(map(type, known)) <= {Card}
+            or (known and max(known) >= rules.deck_size)
         ):
             raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
         self.dealer = dealer
         self.direction = 1
+        self._succ = self._successors()
         order = self._seats_from(dealer)
         n = len(order)
         size = hand_size(n)
@@ -422,9 +427,18 @@ class HandState:
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
         """The seat ``steps`` turns after ``seat`` in the current direction."""
+        if steps == 1:
+            nxt = self._succ.get(seat)
+            if nxt is not None:
+                return nxt
         seats = self.seats
         i = seats.index(seat)
         return seats[(i + steps * self.direction) % len(seats)]
+
+    def _successors(self) -> dict[int, int]:
+        """Each playing seat's next seat in the current direction (asked on every turn)."""
+        seats, d, n = self.seats, self.direction, len(self.seats)
+        return {s: seats[(i + d) % n] for i, s in enumerate(seats)}
 
     def _seats_from(self, dealer: int) -> list[int]:
         """Playing seats in turn order, starting left of ``dealer``."""
@@ -456,14 +470,16 @@ class HandState:
         """
         ph = self.phase
         seat = self.turn
-        if ph is Phase.TURN:
-            hand = self._known_hand(seat)
+        if ph is _TURN:  # nearly every call: kept short
+            hand = self.hands[seat]
+            if None in hand:
+                self._known_hand(seat)
             legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
             plays = _PLAYS[seat]
             acts: list[Action] = []
             for c in hand:
                 if c in legal:
-                    acts.extend(plays[c])
+                    acts += plays[c]
             rules = self.rules
             if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
                 acts = []  # a lone 9 may not be played: the seat must draw
@@ -544,12 +560,25 @@ class HandState:
                 raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
             if seat != self.turn:
                 raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        handler(self, action)
+        handler(self, action, True)
 
-    def _apply_declare(self, a: Declare) -> None:
-        if self.phase is not Phase.DECLARE:
-            raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
-        _check_suit(a.seat, a.suit)
+    def apply_legal(self, action: Action) -> None:
+        """Apply ``action``, one of :meth:`legal_actions` of this very state, without
+        checking it again.
+
+        The engine's own loop and rollouts take their moves from ``legal_actions``,
+        so the checks of :meth:`apply` could only pass; skipping them is most of a
+        move's cost. The state changes are :meth:`apply`'s own code (every handler
+        runs its checks only when asked to), so both paths play the same rules;
+        an action from anywhere else (a peer, a person) goes through :meth:`apply`.
+        """
+        _HANDLERS[type(action)](self, action, False)
+
+    def _apply_declare(self, a: Declare, check: bool) -> None:
+        if check:
+            if self.phase is not Phase.DECLARE:
+                raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
+            _check_suit(a.seat, a.suit)
         self.active_suit = a.suit
         self.events.append(a)
         self.phase = Phase.TURN
@@ -587,35 +616,37 @@ class HandState:
         else:
             hand.remove(None)
 
-    def _apply_play(self, a: Play) -> None:
+    def _apply_play(self, a: Play, check: bool) -> None:
         seat, card, ph = a.seat, a.card, self.phase
-        self._check_cards(seat, (card,))
         hand = self.hands[seat]
-        if ph is Phase.DRAWN:
-            drawn = hand[-1]
-            if card != drawn and (drawn is not None or card in hand):
-                raise IllegalAction(
-                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
-                )
-        elif ph is Phase.STACK:
-            if card not in NINES:
-                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
-        elif ph is not Phase.TURN:
-            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
-        self._check_held(seat, (card,))
+        if check:
+            self._check_cards(seat, (card,))
         is_nine = card in NINES
-        if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
-            raise IllegalAction(
-                seat,
-                "match-suit-or-rank",
-                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
-            )
-        if is_nine:
-            _check_suit(seat, a.suit)
-        elif a.suit is not None:
-            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
-        if not self._may_play(seat, (card,)):
-            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+        if check:
+            if ph is Phase.DRAWN:
+                drawn = hand[-1]
+                if card != drawn and (drawn is not None or card in hand):
+                    raise IllegalAction(
+                        seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
+                    )
+            elif ph is Phase.STACK:
+                if not is_nine:
+                    raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+            elif ph is not Phase.TURN:
+                raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+            self._check_held(seat, (card,))
+            if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
+                raise IllegalAction(
+                    seat,
+                    "match-suit-or-rank",
+                    f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+                )
+            if is_nine:
+                _check_suit(seat, a.suit)
+            elif a.suit is not None:
+                raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+            if not self._may_play(seat, (card,)):
+                raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
         # Under draw-until-playable a drawn legal card must be played: playing it plays
         # nothing from the hand, and a round of such turns could pass the same few
         # cards round the table for ever (stock, play, recycle, ...). It counts
@@ -639,24 +670,24 @@ class HandState:
             if self.quiet_turns >= len(self.seats):
                 self._finish("stall", None)
 
-    def _apply_play_nines(self, a: PlayNines) -> None:
-        seat = a.seat
-        if not self.rules.double_nines:
-            raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
-        if self.phase is not Phase.TURN:
-            raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
-        cards = a.cards
-        if not isinstance(cards, tuple | list) or len(cards) != 2:
-            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
-        self._check_cards(seat, cards)
-        if not (cards[0] in NINES and cards[1] in NINES):
-            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
-        if cards[0] == cards[1]:
-            raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
-        self._check_held(seat, cards)
-        _check_suit(seat, a.suit)
-        if not self._may_play(seat, cards):
-            raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
+    def _apply_play_nines(self, a: PlayNines, check: bool) -> None:
+        seat, cards = a.seat, a.cards
+        if check:
+            if not self.rules.double_nines:
+                raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
+            if self.phase is not Phase.TURN:
+                raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
+            if not isinstance(cards, tuple | list) or len(cards) != 2:
+                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+            self._check_cards(seat, cards)
+            if not (cards[0] in NINES and cards[1] in NINES):
+                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+            if cards[0] == cards[1]:
+                raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
+            self._check_held(seat, cards)
+            _check_suit(seat, a.suit)
+            if not self._may_play(seat, cards):
+                raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
         for c in cards:
             self._remove(seat, c)
             self.discards.append(c)
@@ -687,6 +718,7 @@ class HandState:
                     self.turn = seat
                 else:
                     self.direction = -self.direction
+                    self._succ = self._successors()
                     self.turn = self.next_seat(seat)
                 return
             if r == 1:  # Ace: the next player draws two and loses the turn
@@ -694,7 +726,7 @@ class HandState:
                 self._forced_left = 2
                 self._begin_forced_draw()
                 return
-        self.turn = self.next_seat(seat)
+        self.turn = self._succ[seat]
 
     def _begin_forced_draw(self) -> None:
         if self._forced_left <= 0:
@@ -711,30 +743,31 @@ class HandState:
         self.phase = Phase.TURN
         self.turn = self.next_seat(self.turn)
 
-    def _apply_draw(self, a: Draw) -> None:
+    def _apply_draw(self, a: Draw, check: bool) -> None:
         seat, ph = a.seat, self.phase
         forced = ph is Phase.FORCED_DRAW
         hand = self.hands[seat]
-        if ph is Phase.TURN:
-            if None not in hand:
-                c = self._playable_card(seat)
-                if c is not None:
-                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
-        elif ph is Phase.DRAWN:
-            if not self.rules.draw_until_playable:
-                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
-            drawn = hand[-1]
-            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
-        elif not forced:
-            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
-        if not self.stock:
-            if len(self.discards) > 1:
-                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
-            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+        if check:
+            if ph is Phase.TURN:
+                if None not in hand:
+                    c = self._playable_card(seat)
+                    if c is not None:
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+            elif ph is Phase.DRAWN:
+                if not self.rules.draw_until_playable:
+                    raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+                drawn = hand[-1]
+                if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+            elif not forced:
+                raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+            if not self.stock:
+                if len(self.discards) > 1:
+                    raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
+                raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
         top = self.stock[-1]
         got = a.card
-        if got is not None:
+        if got is not None and check:
             self._check_cards(seat, (got,))
             if top is not None and got != top:
                 raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
@@ -746,41 +779,48 @@ class HandState:
             got = top
         self.stock.pop()
         hand.append(got)
-        self.events.append(Draw(seat=seat, card=got, forced=forced))
+        if got is None or forced:
+            self.events.append(Draw(seat=seat, card=got, forced=forced))
+        else:
+            self.events.append(_DRAWN[seat][got])
         if forced:
             self._forced_left -= 1
             self._begin_forced_draw()
             return
         self.phase = Phase.DRAWN
 
-    def _apply_keep(self, a: Keep) -> None:
+    def _apply_keep(self, a: Keep, check: bool) -> None:
         seat = a.seat
-        if self.phase is not Phase.DRAWN:
-            raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
-        if self.rules.draw_until_playable:
-            raise IllegalAction(seat, "draw-until-playable", "keep draws until a legal card, then plays it")
+        if check:
+            if self.phase is not Phase.DRAWN:
+                raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
+            if self.rules.draw_until_playable:
+                raise IllegalAction(
+                    seat, "draw-until-playable", "keep draws until a legal card, then plays it"
+                )
         self._quiet_turn_ends(seat)
 
-    def _apply_pass(self, a: Pass) -> None:
+    def _apply_pass(self, a: Pass, check: bool) -> None:
         seat, ph = a.seat, self.phase
-        if ph is Phase.TURN:
-            if None not in self.hands[seat]:
-                c = self._playable_card(seat)
-                if c is not None:
-                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
-        elif ph is Phase.DRAWN and self.rules.draw_until_playable:
-            drawn = self.hands[seat][-1]
-            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
-        else:
-            raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
-        if self.stock or len(self.discards) > 1:
-            raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
+        if check:
+            if ph is Phase.TURN:
+                if None not in self.hands[seat]:
+                    c = self._playable_card(seat)
+                    if c is not None:
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+            elif ph is Phase.DRAWN and self.rules.draw_until_playable:
+                drawn = self.hands[seat][-1]
+                if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+            else:
+                raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
+            if self.stock or len(self.discards) > 1:
+                raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
         self.events.append(a)
         self._quiet_turn_ends(seat)
 
-    def _apply_accept_skip(self, a: AcceptSkip) -> None:
-        if self.phase is not Phase.STACK:
+    def _apply_accept_skip(self, a: AcceptSkip, check: bool) -> None:
+        if check and self.phase is not Phase.STACK:
             raise IllegalAction(a.seat, "phase", "there is no skip to accept")
         self.phase = Phase.TURN
         self.turn = self.next_seat(a.seat)
@@ -791,21 +831,22 @@ class HandState:
             self._finish("stall", None)
             return
         self.phase = Phase.TURN
-        self.turn = self.next_seat(seat)
+        self.turn = self._succ[seat]
 
-    def _apply_recycle(self, a: Recycle) -> None:
-        if not self.needs_recycle():
-            raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
-        under = self.discards[:-1]
+    def _apply_recycle(self, a: Recycle, check: bool) -> None:
         stock = a.stock
-        if not isinstance(stock, tuple | list) or len(stock) != len(under):
-            raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
-        known = [c for c in stock if c is not None]
-        if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
-            raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
-        stray = set(known).difference(under)
-        if stray:
-            raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
+        if check:
+            if not self.needs_recycle():
+                raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
+            under = self.discards[:-1]
+            if not isinstance(stock, tuple | list) or len(stock) != len(under):
+                raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
+            known = [c for c in stock if c is not None]
+            if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
+                raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
+            stray = set(known).difference(under)
+            if stray:
+                raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
         self.discards = [self.discards[-1]]
         new = list(stock)
         new.reverse()
