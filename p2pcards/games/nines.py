@@ -292,9 +292,20 @@ _PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 
 _DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
 _DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
-_DRAWN = tuple(tuple(Draw(seat=s, card=c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
-"""``_DRAWN[seat][card]``: the event of an ordinary draw (a frozen dataclass is slow to build)."""
-_TURN = Phase.TURN
+_DRAW_EVENTS = tuple(tuple(Draw(seat=s, card=c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+"""``_DRAW_EVENTS[seat][card]``: the event of an ordinary draw (a frozen dataclass is slow to build)."""
+
+_DECLARE, _TURN, _DRAWN, _FORCED_DRAW, _STACK, _RECYCLE, _OVER = (
+    Phase.DECLARE,
+    Phase.TURN,
+    Phase.DRAWN,
+    Phase.FORCED_DRAW,
+    Phase.STACK,
+    Phase.RECYCLE,
+    Phase.OVER,
+)
+"""The phases as module names: looking a member up on its enum class costs ten times a
+global's, and the engine asks for phases several times a move."""
 _KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
 _PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
 _ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
@@ -396,10 +407,10 @@ class HandState:
         self.end: str | None = None
         self.out: int | None = None
         if up in NINES:
-            self.phase = Phase.DECLARE
+            self.phase = _DECLARE
             self.turn = dealer
         else:
-            self.phase = Phase.TURN
+            self.phase = _TURN
 
     # -- public read-only helpers ------------------------------------------
 
@@ -414,7 +425,7 @@ class HandState:
     @property
     def to_act(self) -> int | None:
         """The seat that must act next, or None when the table acts (recycle) or over."""
-        if self.phase is Phase.RECYCLE or self.phase is Phase.OVER:
+        if self.phase is _RECYCLE or self.phase is _OVER:
             return None
         return self.turn
 
@@ -492,14 +503,14 @@ class HandState:
             if not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
-        if ph is Phase.OVER or ph is Phase.RECYCLE:
+        if ph is _OVER or ph is _RECYCLE:
             return []
-        if ph is Phase.DECLARE:
+        if ph is _DECLARE:
             return list(_DECLARES[seat])
-        if ph is Phase.FORCED_DRAW:
+        if ph is _FORCED_DRAW:
             return [_DRAWS[seat]]
         hand = self._known_hand(seat)
-        if ph is Phase.DRAWN:
+        if ph is _DRAWN:
             drawn = hand[-1]
             acts = []
             if self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
@@ -509,7 +520,7 @@ class HandState:
             elif not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
-        # Phase.STACK
+        # _STACK
         acts = []
         for c in hand:
             if c in NINES and self._may_play(seat, (c,)):
@@ -549,14 +560,14 @@ class HandState:
     def apply(self, action: Action) -> None:
         """Check ``action`` against every rule this replica can check, then apply it."""
         ph = self.phase
-        if ph is Phase.OVER:
+        if ph is _OVER:
             raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise UsageError(f"not a Nines action: {action!r}")
         if type(action) is not Recycle:
             seat = action.seat  # type: ignore[union-attr]
-            if ph is Phase.RECYCLE:
+            if ph is _RECYCLE:
                 raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
             if seat != self.turn:
                 raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
@@ -576,12 +587,12 @@ class HandState:
 
     def _apply_declare(self, a: Declare, check: bool) -> None:
         if check:
-            if self.phase is not Phase.DECLARE:
+            if self.phase is not _DECLARE:
                 raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
             _check_suit(a.seat, a.suit)
         self.active_suit = a.suit
         self.events.append(a)
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(self.dealer)
 
     def _check_cards(self, seat: int, cards: Sequence[object], rule: str = "card-held") -> None:
@@ -623,16 +634,16 @@ class HandState:
             self._check_cards(seat, (card,))
         is_nine = card in NINES
         if check:
-            if ph is Phase.DRAWN:
+            if ph is _DRAWN:
                 drawn = hand[-1]
                 if card != drawn and (drawn is not None or card in hand):
                     raise IllegalAction(
                         seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
                     )
-            elif ph is Phase.STACK:
+            elif ph is _STACK:
                 if not is_nine:
                     raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
-            elif ph is not Phase.TURN:
+            elif ph is not _TURN:
                 raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
             self._check_held(seat, (card,))
             if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
@@ -651,11 +662,13 @@ class HandState:
         # nothing from the hand, and a round of such turns could pass the same few
         # cards round the table for ever (stock, play, recycle, ...). It counts
         # towards the stall like a kept card.
-        forced_play = ph is Phase.DRAWN and self.rules.draw_until_playable
-        if ph is Phase.DRAWN:
+        forced_play = ph is _DRAWN and self.rules.draw_until_playable
+        if ph is _DRAWN:
             hand.pop()  # the drawn card is always the last one
+        elif card in hand:
+            hand.remove(card)
         else:
-            self._remove(seat, card)
+            hand.remove(None)  # one of the cards this replica cannot see
         self.discards.append(card)
         self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
         self.events.append(a)
@@ -675,7 +688,7 @@ class HandState:
         if check:
             if not self.rules.double_nines:
                 raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
-            if self.phase is not Phase.TURN:
+            if self.phase is not _TURN:
                 raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
             if not isinstance(cards, tuple | list) or len(cards) != 2:
                 raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
@@ -700,14 +713,14 @@ class HandState:
         victim = self.next_seat(seat)
         if self.rules.stacking_nines:
             self.turn = victim
-            self.phase = Phase.STACK
+            self.phase = _STACK
         else:
             self.turn = self.next_seat(seat, 2)
-            self.phase = Phase.TURN
+            self.phase = _TURN
 
     def _after_play(self, seat: int, card: Card) -> None:
         """Pass the turn, applying an action card's power when that variant is on."""
-        self.phase = Phase.TURN
+        self.phase = _TURN
         if self.rules.action_cards:
             r = RANK_OF[card]
             if r == 11:  # Jack: skip
@@ -732,28 +745,28 @@ class HandState:
         if self._forced_left <= 0:
             self._end_forced()
         elif self.stock:
-            self.phase = Phase.FORCED_DRAW
+            self.phase = _FORCED_DRAW
         elif len(self.discards) > 1:
-            self.phase = Phase.RECYCLE
+            self.phase = _RECYCLE
         else:
             self._end_forced()
 
     def _end_forced(self) -> None:
         self._forced_left = 0
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(self.turn)
 
     def _apply_draw(self, a: Draw, check: bool) -> None:
         seat, ph = a.seat, self.phase
-        forced = ph is Phase.FORCED_DRAW
+        forced = ph is _FORCED_DRAW
         hand = self.hands[seat]
         if check:
-            if ph is Phase.TURN:
+            if ph is _TURN:
                 if None not in hand:
                     c = self._playable_card(seat)
                     if c is not None:
                         raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
-            elif ph is Phase.DRAWN:
+            elif ph is _DRAWN:
                 if not self.rules.draw_until_playable:
                     raise IllegalAction(seat, "draw-once", "a player never draws a second card")
                 drawn = hand[-1]
@@ -782,17 +795,17 @@ class HandState:
         if got is None or forced:
             self.events.append(Draw(seat=seat, card=got, forced=forced))
         else:
-            self.events.append(_DRAWN[seat][got])
+            self.events.append(_DRAW_EVENTS[seat][got])
         if forced:
             self._forced_left -= 1
             self._begin_forced_draw()
             return
-        self.phase = Phase.DRAWN
+        self.phase = _DRAWN
 
     def _apply_keep(self, a: Keep, check: bool) -> None:
         seat = a.seat
         if check:
-            if self.phase is not Phase.DRAWN:
+            if self.phase is not _DRAWN:
                 raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
             if self.rules.draw_until_playable:
                 raise IllegalAction(
@@ -803,12 +816,12 @@ class HandState:
     def _apply_pass(self, a: Pass, check: bool) -> None:
         seat, ph = a.seat, self.phase
         if check:
-            if ph is Phase.TURN:
+            if ph is _TURN:
                 if None not in self.hands[seat]:
                     c = self._playable_card(seat)
                     if c is not None:
                         raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
-            elif ph is Phase.DRAWN and self.rules.draw_until_playable:
+            elif ph is _DRAWN and self.rules.draw_until_playable:
                 drawn = self.hands[seat][-1]
                 if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
                     raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
@@ -820,9 +833,9 @@ class HandState:
         self._quiet_turn_ends(seat)
 
     def _apply_accept_skip(self, a: AcceptSkip, check: bool) -> None:
-        if check and self.phase is not Phase.STACK:
+        if check and self.phase is not _STACK:
             raise IllegalAction(a.seat, "phase", "there is no skip to accept")
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(a.seat)
 
     def _quiet_turn_ends(self, seat: int) -> None:
@@ -830,7 +843,7 @@ class HandState:
         if self.quiet_turns >= len(self.seats):
             self._finish("stall", None)
             return
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self._succ[seat]
 
     def _apply_recycle(self, a: Recycle, check: bool) -> None:
@@ -852,8 +865,8 @@ class HandState:
         new.reverse()
         self.stock = new
         self.events.append(a)
-        if self.phase is Phase.RECYCLE:
-            self.phase = Phase.FORCED_DRAW if self._forced_left else Phase.TURN
+        if self.phase is _RECYCLE:
+            self.phase = _FORCED_DRAW if self._forced_left else _TURN
 
     def needs_recycle(self) -> bool:
         """True when the stock must be rebuilt now: the seat to act must draw from an
@@ -863,21 +876,21 @@ class HandState:
         draw and answers True ("may be needed"); only the seat's own replica and
         the full-information audit know, so the recycle is the acting seat's
         claim to make, and the audit checks it."""
-        if self.phase is Phase.RECYCLE:
+        if self.phase is _RECYCLE:
             return True
         if self.stock or len(self.discards) <= 1:
             return False
         seat = self.turn
         hand = self.hands[seat]
-        if self.phase is Phase.TURN:
+        if self.phase is _TURN:
             return None in hand or self._playable_card(seat) is None
-        if self.phase is Phase.DRAWN and self.rules.draw_until_playable:
+        if self.phase is _DRAWN and self.rules.draw_until_playable:
             drawn = hand[-1]
             return drawn is None or not (self.is_legal_card(drawn) and self._may_play(seat, (drawn,)))
         return False
 
     def _finish(self, end: str, out: int | None) -> None:
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.end = end
         self.out = out
 
@@ -915,7 +928,7 @@ class HandState:
 
     def penalties(self) -> list[int]:
         """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             raise UsageError("the hand is not over")
         nine = self.rules.nine_penalty
         out: list[int] = []
@@ -1202,6 +1215,8 @@ class NinesGame:
         return SeatView(hand, seat, tuple(totals))
 
     def restock(self, hand: HandState, shuffler: object) -> Recycle | None:
+        if hand.stock and hand.phase is not _RECYCLE:
+            return None  # the answer of needs_recycle on nearly every move, without the call
         if not hand.needs_recycle():
             return None
         return Recycle(stock=shuffler.recycle(hand.discards[:-1]))  # type: ignore[attr-defined]
