@@ -387,8 +387,9 @@ class HandState:
         self.hands: list[list[Card | None]] = [[] for _ in range(players)]
         self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
         for k, s in enumerate(order):
-            self.hands[s] = list(deck[k : size * n : n])
-            self.dealt[s] = list(deck[k : size * n : n])
+            dealt = deck[k : size * n : n]
+            self.hands[s] = list(dealt)
+            self.dealt[s] = list(dealt)
         pos = size * n
         up = deck[pos]
         if up is None:
@@ -513,7 +514,8 @@ class HandState:
         if ph is _DRAWN:
             drawn = hand[-1]
             acts = []
-            if self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+            legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+            if drawn in legal and self._may_play(seat, (drawn,)):
                 acts.extend(_PLAYS[seat][drawn])
             if not self.rules.draw_until_playable:
                 acts.append(_KEEPS[seat])
@@ -677,7 +679,11 @@ class HandState:
         if not hand:
             self._finish("out", seat)
             return
-        self._after_play(seat, card)
+        if self.rules.action_cards:
+            self._after_play(seat, card)
+        else:  # what _after_play does without action cards, saving a call on most moves
+            self.phase = _TURN
+            self.turn = self._succ[seat]
         if forced_play:
             self.quiet_turns += 1  # the turn passed as the card's play said; only the count grows
             if self.quiet_turns >= len(self.seats):
