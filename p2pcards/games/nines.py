@@ -62,6 +62,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
+from operator import countOf
 from typing import Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
@@ -290,6 +291,13 @@ _PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 )
 """``_PLAYS[seat][card]``: the ways to play ``card`` (a 9 declares one of four suits)."""
 
+_DECK_AND_HIDDEN = {
+    size: frozenset([*ALL_CARDS[:size], None]) for size in (CARDS_PER_DECK, 2 * CARDS_PER_DECK)
+}
+"""Every card of a one- or two-deck game, and None (a card this replica cannot see)."""
+_PENALTY = {nine: tuple(penalty(c, nine) for c in ALL_CARDS) for nine in (15, 25)}
+"""``_PENALTY[nine_penalty][card]``: what a card left in hand costs."""
+
 _DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
 _DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
 _DRAW_EVENTS = tuple(tuple(Draw(seat=s, card=c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
@@ -367,19 +375,25 @@ class HandState:
             raise UsageError(f"not a valid set of playing seats: {self.seats}")
         if dealer not in self.seats:
             raise UsageError(f"dealer {dealer} is not playing this hand")
-        if len(deck) != rules.deck_size:
-            raise UsageError(f"deck has {len(deck)} cards, these rules need {rules.deck_size}")
-        known = [c for c in deck if c is not None]
+        deck_size = rules.deck_size
+        if len(deck) != deck_size:
+            raise UsageError(f"deck has {len(deck)} cards, these rules need {deck_size}")
+        # One set serves every check (a simulation deals a deck every hand): no card
+        # twice, every card of this deck, and each one a Card (5.0 == 5, True == 1).
+        cards = set(deck)
+        hidden = None in cards
         if (
-            len(set(known)) != len(known)
-            or not set(map(type, known)) <= {Card}
-            or (known and max(known) >= rules.deck_size)
+            len(cards) != (len(deck) - deck.count(None) + 1 if hidden else len(deck))
+            or not cards <= _DECK_AND_HIDDEN[deck_size]
+            or countOf(map(type, cards), Card) != len(cards) - hidden
         ):
             raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
         self.dealer = dealer
         self.direction = 1
-        self._succ = self._successors()
-        order = self._seats_from(dealer)
+        self._succ = succ = self._successors()
+        order = [succ[dealer]]
+        while len(order) < len(self.seats):
+            order.append(succ[order[-1]])
         n = len(order)
         size = hand_size(n)
         # One card at a time from the dealer's left: the k-th seat in order gets
@@ -942,7 +956,7 @@ class HandState:
             hand = self.hands[s]
             if None in hand:
                 raise UsageError(f"seat {s}'s cards must be revealed before scoring")
-            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))  # type: ignore[arg-type]
+            out.append(0 if s == self.out else sum(map(_PENALTY[nine].__getitem__, hand)))  # type: ignore[arg-type]
         return out
 
 
