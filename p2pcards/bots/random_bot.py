@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from p2pcards.games.base import BIT_LENGTH
 from p2pcards.games.nines import Action, SeatView
 
 
@@ -13,10 +14,10 @@ class RandomBot:
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         n = len(legal)
-        if type(rng) is not random.Random:
+        if type(rng) is not random.Random or n >= len(BIT_LENGTH):
             return legal[rng.randrange(n)]
         # rng.randrange(n) itself, the same draws, without its argument checks (one call a move)
-        k = n.bit_length()
+        k = BIT_LENGTH[n]
         r = rng.getrandbits(k)
         while r >= n:
             r = rng.getrandbits(k)

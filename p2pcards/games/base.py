@@ -69,16 +69,23 @@ class RandomShuffler:
         return tuple(out)
 
 
+BIT_LENGTH = tuple(n.bit_length() for n in range(1024))
+"""``BIT_LENGTH[n]`` is ``n.bit_length()``, looked up faster than asked (once a card shuffled)."""
+
+
 def _shuffle(rng: random.Random, items: list[Any]) -> None:
     """``rng.shuffle(items)``: the same draws and the same order, without a method call per
     card (a simulation shuffles a deck every hand)."""
     if type(rng) is not random.Random:
         rng.shuffle(items)
         return
+    if len(items) >= len(BIT_LENGTH):
+        rng.shuffle(items)
+        return
     getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        k = BIT_LENGTH[n]
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
@@ -214,7 +221,9 @@ class MatchLoop:
     def play_hand(self) -> None:
         """Play one hand. A move that is one of the ``legal_actions`` just listed goes
         through the engine's ``apply_legal`` where it has one (no check could fail);
-        any other move, and every restock, through the checked ``apply``."""
+        any other move, and every restock, through the checked ``apply``. An engine's
+        ``decision()``, where it has one, answers the restock check, ``to_act`` and
+        ``legal_actions`` in one call (it is asked on every move)."""
         match = self.match
         game, shuffler, choose, observer = self.game, self.shuffler, self.choose, self.observer
         hand = match.start_hand(shuffler.deal())
@@ -222,28 +231,36 @@ class MatchLoop:
         observer.hand_start(hand)
         move = None if type(observer) is Silent else observer.move
         apply_legal = getattr(hand, "apply_legal", hand.apply)
+        decision = getattr(hand, "decision", None)
         totals = tuple(match.totals)
         views: dict[int, Any] = {}  # a view is a live window: one per seat serves the whole hand
         while True:
-            action = game.restock(hand, shuffler)
+            found = None if decision is None else decision()
+            action = None if found is not None else game.restock(hand, shuffler)
             if action is None:
-                seat = hand.to_act
-                if seat is None:
-                    break
-                legal = hand.legal_actions()
+                if found is None:
+                    seat = hand.to_act
+                    if seat is None:
+                        break
+                    legal = hand.legal_actions()
+                else:
+                    seat, legal = found
                 view = views.get(seat)
                 if view is None:
                     view = views[seat] = game.view(hand, seat, totals)
                 action = choose(seat, view, legal)
-                before = len(hand.events)
+                if move is not None:
+                    before = len(hand.events)
                 for candidate in legal:
                     if candidate is action:
                         apply_legal(action)
                         break
                 else:
                     hand.apply(action)
-            else:
+            elif move is not None:
                 before = len(hand.events)
+                hand.apply(action)
+            else:
                 hand.apply(action)
             if move is not None:
                 if len(hand.events) > before:

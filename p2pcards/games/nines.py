@@ -332,6 +332,7 @@ class HandState:
 
     __slots__ = (
         "_forced_left",
+        "_full_info",
         "_succ",
         "active_suit",
         "dealer",
@@ -388,6 +389,7 @@ class HandState:
             or countOf(map(type, cards), Card) != len(cards) - hidden
         ):
             raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
+        self._full_info = not hidden  # no card hidden from this replica (local game, simulation, audit)
         self.dealer = dealer
         self.direction = 1
         self._succ = succ = self._successors()
@@ -444,6 +446,15 @@ class HandState:
             return None
         return self.turn
 
+    def decision(self) -> tuple[int, list[Action]] | None:
+        """The seat to act and its :meth:`legal_actions`; None when the table acts first
+        (:meth:`needs_recycle`) or the hand is over. The three questions the engine's own
+        loop asks before every move, in one call."""
+        ph = self.phase
+        if ph is _OVER or ph is _RECYCLE or (not self.stock and self.needs_recycle()):
+            return None
+        return self.turn, self.legal_actions()
+
     def counts(self) -> list[int]:
         return [len(h) for h in self.hands]
 
@@ -498,7 +509,7 @@ class HandState:
         seat = self.turn
         if ph is _TURN:  # nearly every call: kept short
             hand = self.hands[seat]
-            if None in hand:
+            if not self._full_info and None in hand:
                 self._known_hand(seat)
             legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
             plays = _PLAYS[seat]
@@ -524,7 +535,7 @@ class HandState:
             return list(_DECLARES[seat])
         if ph is _FORCED_DRAW:
             return [_DRAWS[seat]]
-        hand = self._known_hand(seat)
+        hand = self.hands[seat] if self._full_info else self._known_hand(seat)
         if ph is _DRAWN:
             drawn = hand[-1]
             acts = []
@@ -881,6 +892,8 @@ class HandState:
             if stray:
                 raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
         self.discards = [self.discards[-1]]
+        if None in stock:
+            self._full_info = False
         new = list(stock)
         new.reverse()
         self.stock = new
