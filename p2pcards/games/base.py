@@ -55,7 +55,7 @@ class RandomShuffler:
 
     def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
         cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
+        _shuffle(self.rng, cards)
         return list(zip(seats, cards, strict=False))
 
     def deal(self) -> list[Card]:

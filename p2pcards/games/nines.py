@@ -963,13 +963,13 @@ class HandState:
         """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
         if self.phase is not _OVER:
             raise UsageError("the hand is not over")
-        nine = self.rules.nine_penalty
+        cost = _PENALTY[self.rules.nine_penalty].__getitem__
         out: list[int] = []
         for s in range(self.players):
             hand = self.hands[s]
             if None in hand:
                 raise UsageError(f"seat {s}'s cards must be revealed before scoring")
-            out.append(0 if s == self.out else sum(map(_PENALTY[nine].__getitem__, hand)))  # type: ignore[arg-type]
+            out.append(0 if s == self.out else sum(map(cost, hand)))  # type: ignore[arg-type]
         return out
 
 
