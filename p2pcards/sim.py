@@ -23,6 +23,9 @@ Conventions (each one is what the numbers mean):
   ``(seed, match number)``, one for the cards (cut, deals, recycles) and one
   for the bots' choices: the same arguments give the same numbers, on any
   machine and in any order of matches.
+* ``jobs`` spreads the matches over that many processes; since each match has
+  its own generators and the counts only add up (wins as exact fractions), the
+  numbers are the same with any number of jobs, only the clock differs.
 * The 95% interval is Wilson's score interval on wins per seat. Seats of the
   same strategy in one match are not independent, so for a strategy that holds
   several seats the interval is a little narrower than it should be.
@@ -36,6 +39,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from p2pcards.bots import Strategy, make_bot
@@ -243,12 +247,16 @@ def simulate(
     seed: int = 0,
     rules: Any = None,
     game: str = "nines",
+    jobs: int = 1,
 ) -> SimResult:
-    """Play ``games`` matches of ``game`` among ``players`` seats run by ``bots``."""
+    """Play ``games`` matches of ``game`` among ``players`` seats run by ``bots``, in
+    ``jobs`` processes (the strategies must then pickle, as the built-in ones do)."""
     spec = get_game(game)
     check_players(spec, players)
     if games < 1:
         raise UsageError(f"play at least one match, not {games}")
+    if type(jobs) is not int or jobs < 1:
+        raise UsageError(f"run at least one job, not {jobs}")
     strategies: dict[str, Strategy] = {}
     names: list[str] = []
     for b in bots:
@@ -268,15 +276,12 @@ def simulate(
     if len(names) > players:
         raise UsageError(f"{len(names)} bots named for {players} seats")
     rules = rules if rules is not None else spec.parse_rules(())
-    tallies = {n: _Tally() for n in strategies}
-    hands = stalled = 0
     start = time.perf_counter()
-    for g in range(games):
-        seating = seat_names(names, players, g)
-        match = play_match(rules, [strategies[n] for n in seating], *match_rngs(seed, g), game=game)
-        hands += len(match.results)
-        stalled += sum(1 for r in match.results if getattr(r, "end", None) == "stall")
-        _tally(match, seating, tallies)
+    common = (players, names, strategies, seed, rules, spec.name)
+    if jobs == 1 or games == 1:
+        tallies, hands, stalled = _play_range(range(games), *common)
+    else:
+        tallies, hands, stalled = _play_in_processes(games, jobs, *common)
     elapsed = time.perf_counter() - start
     stats = tuple(
         StrategyStats(
@@ -302,6 +307,68 @@ def simulate(
         elapsed=elapsed,
         game=spec.name,
     )
+
+
+_Counts = tuple[dict[str, _Tally], int, int]
+"""Per-strategy tallies, hands played, stalled hands."""
+
+
+def _play_range(
+    matches: range,
+    players: int,
+    names: Sequence[str],
+    strategies: dict[str, Strategy],
+    seed: int,
+    rules: Any,
+    game: str,
+) -> _Counts:
+    """Play the matches numbered ``matches`` and count them (one job's share)."""
+    tallies = {n: _Tally() for n in strategies}
+    hands = stalled = 0
+    for g in matches:
+        seating = seat_names(names, players, g)
+        match = play_match(rules, [strategies[n] for n in seating], *match_rngs(seed, g), game=game)
+        hands += len(match.results)
+        stalled += sum(1 for r in match.results if getattr(r, "end", None) == "stall")
+        _tally(match, seating, tallies)
+    return tallies, hands, stalled
+
+
+def _play_in_processes(
+    games: int,
+    jobs: int,
+    players: int,
+    names: Sequence[str],
+    strategies: dict[str, Strategy],
+    seed: int,
+    rules: Any,
+    game: str,
+) -> _Counts:
+    """Cut the match numbers into runs, play the runs in ``jobs`` processes, add the counts up."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    runs = min(games, 4 * jobs)  # a few runs per job, so that a slow run does not hold the rest
+    bounds = [games * k // runs for k in range(runs + 1)]
+    tallies = {n: _Tally() for n in strategies}
+    hands = stalled = 0
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            pool.submit(_play_range, range(lo, hi), players, names, strategies, seed, rules, game)
+            for lo, hi in pairwise(bounds)
+        ]
+        for f in futures:
+            part, h, st = f.result()
+            hands += h
+            stalled += st
+            for n, t in part.items():
+                total = tallies[n]
+                total.seats += t.seats
+                total.matches += t.matches
+                total.wins += t.wins
+                total.hands += t.hands
+                total.penalty += t.penalty
+                total.outs += t.outs
+    return tallies, hands, stalled
 
 
 def _tally(match: Any, seating: Sequence[str], tallies: dict[str, _Tally]) -> None:
@@ -348,9 +415,10 @@ def play_match(
     first deal.
     """
     spec = get_game(game)
+    picks = [s.choose for s in seats]
 
     def choose(seat: int, view: Any, legal: Sequence[Any]) -> Any:
-        return seats[seat].choose(view, legal, bot_rng)
+        return picks[seat](view, legal, bot_rng)
 
     shuffler = RandomShuffler(spec.deck_copies(rules), deal_rng)
     return MatchLoop(spec, rules, len(seats), shuffler, choose).run()

@@ -141,6 +141,61 @@ def engine_rows(quick: bool) -> list[Row]:
     return rows
 
 
+def _spiel_hands(pyspiel: Any, players: int, hands: int, seed: int) -> float:
+    """CPU seconds for ``hands`` games of OpenSpiel's ``crazy_eights`` (default parameters),
+    random play: every chance outcome and every move drawn uniformly, as the Nines bots do."""
+    spiel_game = pyspiel.load_game("crazy_eights", {"players": players})
+    rng = random.Random(seed)
+    start = time.process_time()
+    for _ in range(hands):
+        state = spiel_game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()  # uniform in this game: the deal and the draws
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+    return time.process_time() - start
+
+
+@group("openspiel", "Nines beside OpenSpiel's crazy_eights (if pyspiel imports): random play, hands/s")
+def openspiel_rows(quick: bool) -> list[Row]:
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return [
+            Row(
+                area="openspiel",
+                measure="Nines beside OpenSpiel crazy_eights",
+                value="skipped",
+                notes="pyspiel does not import here: `pip install open_spiel` into the environment that runs "
+                "this script (it is no dependency of p2pcards)",
+            )
+        ]
+    runs, games = (3, 10) if quick else (15, 20)
+    rows = []
+    for players in (2, 4, 6):
+        nines_s = spiel_s = 0.0
+        hands = 0
+        for run in range(runs):  # alternating runs: a busy machine slows both sides alike
+            start = time.process_time()
+            r = simulate(players, games, ["random"], seed=run)
+            nines_s += time.process_time() - start
+            spiel_s += _spiel_hands(pyspiel, players, r.hands_played, run)
+            hands += r.hands_played
+        rows.append(
+            Row(
+                area="openspiel",
+                measure=f"{players} players: Nines hands/s over crazy_eights hands/s",
+                value=f"{spiel_s / nines_s:.2f}x",
+                notes=f"Nines {hands / nines_s:,.0f}, crazy_eights {hands / spiel_s:,.0f} hands/s; "
+                f"{hands} hands each in {runs} alternating runs, random play, CPU time, one core",
+            )
+        )
+    return rows
+
+
 @group("bots", "heuristic vs random: 4-player matches to 100, 1 heuristic + 3 random seats")
 def bot_rows(quick: bool) -> list[Row]:
     games = 200 if quick else 2000
@@ -1770,6 +1825,87 @@ def lobby_rows(quick: bool) -> list[Row]:
             )
         )
         rows.append(Row(area="lobby", measure=measure, value=f"{1000 * run.seated_s:.0f} ms", notes=notes))
+    return rows
+
+
+def _child_env() -> dict[str, str]:
+    """This process's p2pcards for a child ``python``, with a data folder of its own and
+    bytecode caches written as in any installation."""
+    import p2pcards
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(
+        PYTHONPATH=str(Path(p2pcards.__file__).resolve().parent.parent),
+        P2PCARDS_HOME=tempfile.mkdtemp(prefix="p2pcards-bench-home-"),
+        P2PCARDS_NO_PORT_MAPPING="1",
+        P2PCARDS_LANG="en",
+    )
+    return env
+
+
+def _run_child(args: list[str], env: dict[str, str], until: str | None = None) -> tuple[float, float, str]:
+    """(wall ms, CPU ms, stderr) of ``python ARGS`` run to its end, or stopped once a line of its
+    output holds ``until`` (its CPU time then includes its last moments, spent waiting)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, *args],
+        stdout=subprocess.DEVNULL if until is None else subprocess.PIPE,
+        stderr=subprocess.PIPE if until is None else subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
+    err = ""
+    if until is None:
+        assert child.stderr is not None
+        err = child.stderr.read()
+        child.stderr.close()
+    else:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if until in line:
+                break
+        child.kill()
+        child.stdout.close()
+    _, _, usage = os.wait4(child.pid, 0)  # the child's own CPU time
+    wall = time.perf_counter() - start
+    child.returncode = 0
+    return 1000 * wall, 1000 * (usage.ru_utime + usage.ru_stime), err
+
+
+@group("startup", "start-up: importing the command line, p2pcards --help, a host reaching its lobby")
+def startup_rows(quick: bool) -> list[Row]:
+    runs = 3 if quick else 7
+    env = _child_env()
+    host = ["-m", "p2pcards", "host", "--bot", "random", "--players", "2", "--port", "0"]
+    host += ["--bind", "127.0.0.1", "--no-discovery", "--name", "Bench", "--code", "7-apple-banana"]
+    cases = [
+        ("python -c pass (the interpreter alone)", ["-c", "pass"], None),
+        ("import p2pcards.cli", ["-X", "importtime", "-c", "import p2pcards.cli"], None),
+        ("p2pcards --help", ["-m", "p2pcards", "--help"], None),
+        # the line the others type to join: the lobby is open
+        ("p2pcards host: start to its invitation", host, "--code"),
+    ]
+    rows = []
+    for measure, args, until in cases:
+        _run_child(args, env, until)  # a first run writes the bytecode caches
+        walls, cpus, imports = [], [], []
+        for _ in range(runs):
+            wall, cpu, err = _run_child(args, env, until)
+            walls.append(wall)
+            cpus.append(cpu)
+            mine = [line for line in err.splitlines() if line.rstrip().endswith("| p2pcards.cli")]
+            if mine:
+                imports.append(int(mine[-1].split("|")[1]) / 1000)
+        extra = f"; -X importtime: {statistics.median(imports):.0f} ms" if imports else ""
+        rows.append(
+            Row(
+                area="startup",
+                measure=measure,
+                value=f"{statistics.median(cpus):.0f} ms CPU",
+                notes=f"wall {statistics.median(walls):.0f} ms{extra}; median of {runs} fresh processes",
+            )
+        )
     return rows
 
 

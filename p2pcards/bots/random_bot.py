@@ -6,6 +6,8 @@ import random
 from collections.abc import Sequence
 from typing import TypeVar
 
+from p2pcards.games.base import BIT_LENGTH
+
 A = TypeVar("A")
 
 
@@ -15,4 +17,12 @@ class RandomBot:
     name = "random"
 
     def choose(self, view: object, legal: Sequence[A], rng: random.Random) -> A:
-        return legal[rng.randrange(len(legal))]
+        n = len(legal)
+        if type(rng) is not random.Random or n >= len(BIT_LENGTH):
+            return legal[rng.randrange(n)]
+        # rng.randrange(n) itself, the same draws, without its argument checks (one call a move)
+        k = BIT_LENGTH[n]
+        r = rng.getrandbits(k)
+        while r >= n:
+            r = rng.getrandbits(k)
+        return legal[r]

@@ -26,6 +26,8 @@ _SIM_RULES_HELP = (
               help="Comma-separated strategies, cycled over the seats and rotated every match.")  # fmt: skip
 @click.option("-s", "--seed", type=int, default=0, show_default=True, help="Same seed, same numbers.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="RULE[=VALUE]", help=_SIM_RULES_HELP)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes to spread the matches over (the same numbers with any count).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table.")
 @_lang_option
 def simulate(
@@ -35,6 +37,7 @@ def simulate(
     bots: str,
     seed: int,
     rules: tuple[str, ...],
+    jobs: int,
     as_json: bool,
     lang: str | None,
 ) -> None:
@@ -70,7 +73,7 @@ def simulate(
     except RuleOptionError as e:
         raise click.BadParameter(str(e), param_hint="'--rule'") from None
     try:
-        result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name)
+        result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name, jobs=jobs)
     except UsageError as e:
         raise click.ClickException(str(e)) from None
     if as_json:  # (for programs: its words stay English)

@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _usable_name
-from p2pcards.protocol.messages import MAX_CLOCK
+
+MAX_CLOCK = 86_400
+"""``p2pcards.protocol.messages.MAX_CLOCK`` (a test keeps them equal): the longest timeout the
+others accept. Written here so that ``p2pcards --help`` does not load the message schemas."""
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.net.node import NodeConfig, Outcome

@@ -58,18 +58,41 @@ class RandomShuffler:
 
     def cut(self, seats: Sequence[int]) -> list[tuple[int, Card]]:
         cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
+        _shuffle(self.rng, cards)
         return list(zip(seats, cards, strict=False))
 
     def deal(self) -> list[Card]:
         cards = list(deck(self.copies))
-        self.rng.shuffle(cards)
+        _shuffle(self.rng, cards)
         return cards
 
     def recycle(self, cards: Sequence[Card]) -> tuple[Card, ...]:
         out = list(cards)
-        self.rng.shuffle(out)
+        _shuffle(self.rng, out)
         return tuple(out)
+
+
+BIT_LENGTH = tuple(n.bit_length() for n in range(1024))
+"""``BIT_LENGTH[n]`` is ``n.bit_length()``, looked up faster than asked (once a card shuffled)."""
+
+
+def _shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)``: the same draws and the same order, without a method call per
+    card (a simulation shuffles a deck every hand)."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    if len(items) >= len(BIT_LENGTH):
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = BIT_LENGTH[n]
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -191,6 +214,8 @@ class Game(Protocol[R, M_co, H_contra, V_co, A_co]):
     seat sees ``V_co`` and its action ``A_co``, so that a type checker holds each game to
     the interface (``GAME: Game[NinesRules, Match, HandState, SeatView, Action]``).
     """
+
+
 
     name: str
     """Its name in records, commands and the first record of a transcript."""
@@ -325,26 +350,56 @@ class MatchLoop:
         return self.match
 
     def play_hand(self) -> None:
+        """Play one hand. A move that is one of the ``legal_actions`` just listed goes
+        through the engine's ``apply_legal`` where it has one (no check could fail);
+        any other move, and every restock, through the checked ``apply``. An engine's
+        ``decision()``, where it has one, answers the restock check, ``to_act`` and
+        ``legal_actions`` in one call (it is asked on every move)."""
         match = self.match
-        hand = match.start_hand(self.shuffler.deal())
+        game, shuffler, choose, observer = self.game, self.shuffler, self.choose, self.observer
+        hand = match.start_hand(shuffler.deal())
         self.hand = hand
-        self.observer.hand_start(hand)
+        observer.hand_start(hand)
+        move = None if type(observer) is Silent else observer.move
+        apply_legal = getattr(hand, "apply_legal", hand.apply)
+        decision = getattr(hand, "decision", None)
+        totals = tuple(match.totals)
+        views: dict[int, Any] = {}  # a view is a live window: one per seat serves the whole hand
         while True:
-            action = self.game.restock(hand, self.shuffler)
+            found = None if decision is None else decision()
+            action = None if found is not None else game.restock(hand, shuffler)
             if action is None:
-                seat = hand.to_act
-                if seat is None:
-                    break
-                legal = hand.legal_actions()
-                action = self.choose(seat, self.game.view(hand, seat, tuple(match.totals)), legal)
-            before = len(hand.events)
-            hand.apply(action)
-            if len(hand.events) > before:
-                action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
-            self.observer.move(action)
+                if found is None:
+                    seat = hand.to_act
+                    if seat is None:
+                        break
+                    legal = hand.legal_actions()
+                else:
+                    seat, legal = found
+                view = views.get(seat)
+                if view is None:
+                    view = views[seat] = game.view(hand, seat, totals)
+                action = choose(seat, view, legal)
+                if move is not None:
+                    before = len(hand.events)
+                for candidate in legal:
+                    if candidate is action:
+                        apply_legal(action)
+                        break
+                else:
+                    hand.apply(action)
+            elif move is not None:
+                before = len(hand.events)
+                hand.apply(action)
+            else:
+                hand.apply(action)
+            if move is not None:
+                if len(hand.events) > before:
+                    action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
+                move(action)
         result = match.close_hand()
         self.hand = None
-        self.observer.hand_end(hand, result, match)
+        observer.hand_end(hand, result, match)
 
 
 PACKAGES = ("p2pcards.games.nines", "p2pcards.games.neuf")

@@ -62,6 +62,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
+from operator import countOf
 from typing import Any, Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
@@ -291,8 +292,29 @@ _PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 )
 """``_PLAYS[seat][card]``: the ways to play ``card`` (a 9 declares one of four suits)."""
 
+_DECK_AND_HIDDEN = {
+    size: frozenset([*ALL_CARDS[:size], None]) for size in (CARDS_PER_DECK, 2 * CARDS_PER_DECK)
+}
+"""Every card of a one- or two-deck game, and None (a card this replica cannot see)."""
+_PENALTY = {nine: tuple(penalty(c, nine) for c in ALL_CARDS) for nine in (15, 25)}
+"""``_PENALTY[nine_penalty][card]``: what a card left in hand costs."""
+
 _DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
 _DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
+_DRAW_EVENTS = tuple(tuple(Draw(seat=s, card=c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+"""``_DRAW_EVENTS[seat][card]``: the event of an ordinary draw (a frozen dataclass is slow to build)."""
+
+_DECLARE, _TURN, _DRAWN, _FORCED_DRAW, _STACK, _RECYCLE, _OVER = (
+    Phase.DECLARE,
+    Phase.TURN,
+    Phase.DRAWN,
+    Phase.FORCED_DRAW,
+    Phase.STACK,
+    Phase.RECYCLE,
+    Phase.OVER,
+)
+"""The phases as module names: looking a member up on its enum class costs ten times a
+global's, and the engine asks for phases several times a move."""
 _KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
 _PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
 _ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
@@ -311,6 +333,8 @@ class HandState:
 
     __slots__ = (
         "_forced_left",
+        "_full_info",
+        "_succ",
         "active_suit",
         "dealer",
         "dealt",
@@ -353,18 +377,26 @@ class HandState:
             raise UsageError(f"not a valid set of playing seats: {self.seats}")
         if dealer not in self.seats:
             raise UsageError(f"dealer {dealer} is not playing this hand")
-        if len(deck) != rules.deck_size:
-            raise UsageError(f"deck has {len(deck)} cards, these rules need {rules.deck_size}")
-        known = [c for c in deck if c is not None]
+        deck_size = rules.deck_size
+        if len(deck) != deck_size:
+            raise UsageError(f"deck has {len(deck)} cards, these rules need {deck_size}")
+        # One set serves every check (a simulation deals a deck every hand): no card
+        # twice, every card of this deck, and each one a Card (5.0 == 5, True == 1).
+        cards = set(deck)
+        hidden = None in cards
         if (
-            len(set(known)) != len(known)
-            or not all(type(c) is Card for c in known)
-            or any(c >= rules.deck_size for c in known)
+            len(cards) != (len(deck) - deck.count(None) + 1 if hidden else len(deck))
+            or not cards <= _DECK_AND_HIDDEN[deck_size]
+            or countOf(map(type, cards), Card) != len(cards) - hidden
         ):
             raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
+        self._full_info = not hidden  # no card hidden from this replica (local game, simulation, audit)
         self.dealer = dealer
         self.direction = 1
-        order = self._seats_from(dealer)
+        self._succ = succ = self._successors()
+        order = [succ[dealer]]
+        while len(order) < len(self.seats):
+            order.append(succ[order[-1]])
         n = len(order)
         size = hand_size(n)
         # One card at a time from the dealer's left: the k-th seat in order gets
@@ -372,8 +404,9 @@ class HandState:
         self.hands: list[list[Card | None]] = [[] for _ in range(players)]
         self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
         for k, s in enumerate(order):
-            self.hands[s] = list(deck[k : size * n : n])
-            self.dealt[s] = list(deck[k : size * n : n])
+            dealt = deck[k : size * n : n]
+            self.hands[s] = list(dealt)
+            self.dealt[s] = list(dealt)
         pos = size * n
         up = deck[pos]
         if up is None:
@@ -392,10 +425,10 @@ class HandState:
         self.end: str | None = None
         self.out: int | None = None
         if up in NINES:
-            self.phase = Phase.DECLARE
+            self.phase = _DECLARE
             self.turn = dealer
         else:
-            self.phase = Phase.TURN
+            self.phase = _TURN
 
     # -- public read-only helpers ------------------------------------------
 
@@ -410,9 +443,18 @@ class HandState:
     @property
     def to_act(self) -> int | None:
         """The seat that must act next, or None when the table acts (recycle) or over."""
-        if self.phase is Phase.RECYCLE or self.phase is Phase.OVER:
+        if self.phase is _RECYCLE or self.phase is _OVER:
             return None
         return self.turn
+
+    def decision(self) -> tuple[int, list[Action]] | None:
+        """The seat to act and its :meth:`legal_actions`; None when the table acts first
+        (:meth:`needs_recycle`) or the hand is over. The three questions the engine's own
+        loop asks before every move, in one call."""
+        ph = self.phase
+        if ph is _OVER or ph is _RECYCLE or (not self.stock and self.needs_recycle()):
+            return None
+        return self.turn, self.legal_actions()
 
     def counts(self) -> list[int]:
         return [len(h) for h in self.hands]
@@ -423,9 +465,18 @@ class HandState:
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
         """The seat ``steps`` turns after ``seat`` in the current direction."""
+        if steps == 1:
+            nxt = self._succ.get(seat)
+            if nxt is not None:
+                return nxt
         seats = self.seats
         i = seats.index(seat)
         return seats[(i + steps * self.direction) % len(seats)]
+
+    def _successors(self) -> dict[int, int]:
+        """Each playing seat's next seat in the current direction (asked on every turn)."""
+        seats, d, n = self.seats, self.direction, len(self.seats)
+        return {s: seats[(i + d) % n] for i, s in enumerate(seats)}
 
     def _seats_from(self, dealer: int) -> list[int]:
         """Playing seats in turn order, starting left of ``dealer``."""
@@ -457,14 +508,16 @@ class HandState:
         """
         ph = self.phase
         seat = self.turn
-        if ph is Phase.TURN:
-            hand = self._known_hand(seat)
+        if ph is _TURN:  # nearly every call: kept short
+            hand = self.hands[seat]
+            if not self._full_info and None in hand:
+                self._known_hand(seat)
             legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
             plays = _PLAYS[seat]
             acts: list[Action] = []
             for c in hand:
                 if c in legal:
-                    acts.extend(plays[c])
+                    acts += plays[c]
             rules = self.rules
             if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
                 acts = []  # a lone 9 may not be played: the seat must draw
@@ -477,24 +530,25 @@ class HandState:
             if not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
-        if ph is Phase.OVER or ph is Phase.RECYCLE:
+        if ph is _OVER or ph is _RECYCLE:
             return []
-        if ph is Phase.DECLARE:
+        if ph is _DECLARE:
             return list(_DECLARES[seat])
-        if ph is Phase.FORCED_DRAW:
+        if ph is _FORCED_DRAW:
             return [_DRAWS[seat]]
-        hand = self._known_hand(seat)
-        if ph is Phase.DRAWN:
+        hand = self.hands[seat] if self._full_info else self._known_hand(seat)  # type: ignore[assignment]
+        if ph is _DRAWN:
             drawn = hand[-1]
             acts = []
-            if self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+            legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
+            if drawn in legal and self._may_play(seat, (drawn,)):
                 acts.extend(_PLAYS[seat][drawn])
             if not self.rules.draw_until_playable:
                 acts.append(_KEEPS[seat])
             elif not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
-        # Phase.STACK
+        # _STACK
         acts = []
         for c in hand:
             if c in NINES and self._may_play(seat, (c,)):
@@ -534,26 +588,39 @@ class HandState:
     def apply(self, action: Action) -> None:
         """Check ``action`` against every rule this replica can check, then apply it."""
         ph = self.phase
-        if ph is Phase.OVER:
+        if ph is _OVER:
             raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise UsageError(f"not a Nines action: {action!r}")
-        if not isinstance(action, Recycle):
-            seat = action.seat
-            if ph is Phase.RECYCLE:
+        if type(action) is not Recycle:
+            seat = action.seat  # type: ignore[union-attr]  # every action but Recycle has a seat
+            if ph is _RECYCLE:
                 raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
             if seat != self.turn:
                 raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        handler(self, action)
+        handler(self, action, True)
 
-    def _apply_declare(self, a: Declare) -> None:
-        if self.phase is not Phase.DECLARE:
-            raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
-        _check_suit(a.seat, a.suit)
+    def apply_legal(self, action: Action) -> None:
+        """Apply ``action``, one of :meth:`legal_actions` of this very state, without
+        checking it again.
+
+        The engine's own loop and rollouts take their moves from ``legal_actions``,
+        so the checks of :meth:`apply` could only pass; skipping them is most of a
+        move's cost. The state changes are :meth:`apply`'s own code (every handler
+        runs its checks only when asked to), so both paths play the same rules;
+        an action from anywhere else (a peer, a person) goes through :meth:`apply`.
+        """
+        _HANDLERS[type(action)](self, action, False)
+
+    def _apply_declare(self, a: Declare, check: bool) -> None:
+        if check:
+            if self.phase is not _DECLARE:
+                raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
+            _check_suit(a.seat, a.suit)
         self.active_suit = a.suit
         self.events.append(a)
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(self.dealer)
 
     def _check_cards(self, seat: int, cards: Sequence[object], rule: str = "card-held") -> None:
@@ -588,44 +655,48 @@ class HandState:
         else:
             hand.remove(None)
 
-    def _apply_play(self, a: Play) -> None:
+    def _apply_play(self, a: Play, check: bool) -> None:
         seat, card, ph = a.seat, a.card, self.phase
-        self._check_cards(seat, (card,))
         hand = self.hands[seat]
-        if ph is Phase.DRAWN:
-            drawn = hand[-1]
-            if card != drawn and (drawn is not None or card in hand):
-                raise IllegalAction(
-                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
-                )
-        elif ph is Phase.STACK:
-            if card not in NINES:
-                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
-        elif ph is not Phase.TURN:
-            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
-        self._check_held(seat, (card,))
+        if check:
+            self._check_cards(seat, (card,))
         is_nine = card in NINES
-        if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
-            raise IllegalAction(
-                seat,
-                "match-suit-or-rank",
-                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
-            )
-        if is_nine:
-            _check_suit(seat, a.suit)
-        elif a.suit is not None:
-            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
-        if not self._may_play(seat, (card,)):
-            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+        if check:
+            if ph is _DRAWN:
+                drawn = hand[-1]
+                if card != drawn and (drawn is not None or card in hand):
+                    raise IllegalAction(
+                        seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
+                    )
+            elif ph is _STACK:
+                if not is_nine:
+                    raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+            elif ph is not _TURN:
+                raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+            self._check_held(seat, (card,))
+            if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
+                raise IllegalAction(
+                    seat,
+                    "match-suit-or-rank",
+                    f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+                )
+            if is_nine:
+                _check_suit(seat, a.suit)
+            elif a.suit is not None:
+                raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+            if not self._may_play(seat, (card,)):
+                raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
         # Under draw-until-playable a drawn legal card must be played: playing it plays
         # nothing from the hand, and a round of such turns could pass the same few
         # cards round the table for ever (stock, play, recycle, ...). It counts
         # towards the stall like a kept card.
-        forced_play = ph is Phase.DRAWN and self.rules.draw_until_playable
-        if ph is Phase.DRAWN:
+        forced_play = ph is _DRAWN and self.rules.draw_until_playable
+        if ph is _DRAWN:
             hand.pop()  # the drawn card is always the last one
+        elif card in hand:
+            hand.remove(card)
         else:
-            self._remove(seat, card)
+            hand.remove(None)  # one of the cards this replica cannot see
         self.discards.append(card)
         self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
         self.events.append(a)
@@ -634,30 +705,34 @@ class HandState:
         if not hand:
             self._finish("out", seat)
             return
-        self._after_play(seat, card)
+        if self.rules.action_cards:
+            self._after_play(seat, card)
+        else:  # what _after_play does without action cards, saving a call on most moves
+            self.phase = _TURN
+            self.turn = self._succ[seat]
         if forced_play:
             self.quiet_turns += 1  # the turn passed as the card's play said; only the count grows
             if self.quiet_turns >= len(self.seats):
                 self._finish("stall", None)
 
-    def _apply_play_nines(self, a: PlayNines) -> None:
-        seat = a.seat
-        if not self.rules.double_nines:
-            raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
-        if self.phase is not Phase.TURN:
-            raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
-        cards = a.cards
-        if not isinstance(cards, tuple | list) or len(cards) != 2:
-            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
-        self._check_cards(seat, cards)
-        if not (cards[0] in NINES and cards[1] in NINES):
-            raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
-        if cards[0] == cards[1]:
-            raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
-        self._check_held(seat, cards)
-        _check_suit(seat, a.suit)
-        if not self._may_play(seat, cards):
-            raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
+    def _apply_play_nines(self, a: PlayNines, check: bool) -> None:
+        seat, cards = a.seat, a.cards
+        if check:
+            if not self.rules.double_nines:
+                raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
+            if self.phase is not _TURN:
+                raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
+            if not isinstance(cards, tuple | list) or len(cards) != 2:
+                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+            self._check_cards(seat, cards)
+            if not (cards[0] in NINES and cards[1] in NINES):
+                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+            if cards[0] == cards[1]:
+                raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
+            self._check_held(seat, cards)
+            _check_suit(seat, a.suit)
+            if not self._may_play(seat, cards):
+                raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
         for c in cards:
             self._remove(seat, c)
             self.discards.append(c)
@@ -670,14 +745,14 @@ class HandState:
         victim = self.next_seat(seat)
         if self.rules.stacking_nines:
             self.turn = victim
-            self.phase = Phase.STACK
+            self.phase = _STACK
         else:
             self.turn = self.next_seat(seat, 2)
-            self.phase = Phase.TURN
+            self.phase = _TURN
 
     def _after_play(self, seat: int, card: Card) -> None:
         """Pass the turn, applying an action card's power when that variant is on."""
-        self.phase = Phase.TURN
+        self.phase = _TURN
         if self.rules.action_cards:
             r = RANK_OF[card]
             if r == 11:  # Jack: skip
@@ -688,6 +763,7 @@ class HandState:
                     self.turn = seat
                 else:
                     self.direction = -self.direction
+                    self._succ = self._successors()
                     self.turn = self.next_seat(seat)
                 return
             if r == 1:  # Ace: the next player draws two and loses the turn
@@ -695,47 +771,48 @@ class HandState:
                 self._forced_left = 2
                 self._begin_forced_draw()
                 return
-        self.turn = self.next_seat(seat)
+        self.turn = self._succ[seat]
 
     def _begin_forced_draw(self) -> None:
         if self._forced_left <= 0:
             self._end_forced()
         elif self.stock:
-            self.phase = Phase.FORCED_DRAW
+            self.phase = _FORCED_DRAW
         elif len(self.discards) > 1:
-            self.phase = Phase.RECYCLE
+            self.phase = _RECYCLE
         else:
             self._end_forced()
 
     def _end_forced(self) -> None:
         self._forced_left = 0
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(self.turn)
 
-    def _apply_draw(self, a: Draw) -> None:
+    def _apply_draw(self, a: Draw, check: bool) -> None:
         seat, ph = a.seat, self.phase
-        forced = ph is Phase.FORCED_DRAW
+        forced = ph is _FORCED_DRAW
         hand = self.hands[seat]
-        if ph is Phase.TURN:
-            if None not in hand:
-                c = self._playable_card(seat)
-                if c is not None:
-                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
-        elif ph is Phase.DRAWN:
-            if not self.rules.draw_until_playable:
-                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
-            drawn = hand[-1]
-            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
-        elif not forced:
-            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
-        if not self.stock:
-            if len(self.discards) > 1:
-                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
-            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+        if check:
+            if ph is _TURN:
+                if None not in hand:
+                    c = self._playable_card(seat)
+                    if c is not None:
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+            elif ph is _DRAWN:
+                if not self.rules.draw_until_playable:
+                    raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+                drawn = hand[-1]
+                if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+            elif not forced:
+                raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+            if not self.stock:
+                if len(self.discards) > 1:
+                    raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
+                raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
         top = self.stock[-1]
         got = a.card
-        if got is not None:
+        if got is not None and check:
             self._check_cards(seat, (got,))
             if top is not None and got != top:
                 raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
@@ -747,43 +824,50 @@ class HandState:
             got = top
         self.stock.pop()
         hand.append(got)
-        self.events.append(Draw(seat=seat, card=got, forced=forced))
+        if got is None or forced:
+            self.events.append(Draw(seat=seat, card=got, forced=forced))
+        else:
+            self.events.append(_DRAW_EVENTS[seat][got])
         if forced:
             self._forced_left -= 1
             self._begin_forced_draw()
             return
-        self.phase = Phase.DRAWN
+        self.phase = _DRAWN
 
-    def _apply_keep(self, a: Keep) -> None:
+    def _apply_keep(self, a: Keep, check: bool) -> None:
         seat = a.seat
-        if self.phase is not Phase.DRAWN:
-            raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
-        if self.rules.draw_until_playable:
-            raise IllegalAction(seat, "draw-until-playable", "keep draws until a legal card, then plays it")
+        if check:
+            if self.phase is not _DRAWN:
+                raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
+            if self.rules.draw_until_playable:
+                raise IllegalAction(
+                    seat, "draw-until-playable", "keep draws until a legal card, then plays it"
+                )
         self._quiet_turn_ends(seat)
 
-    def _apply_pass(self, a: Pass) -> None:
+    def _apply_pass(self, a: Pass, check: bool) -> None:
         seat, ph = a.seat, self.phase
-        if ph is Phase.TURN:
-            if None not in self.hands[seat]:
-                c = self._playable_card(seat)
-                if c is not None:
-                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
-        elif ph is Phase.DRAWN and self.rules.draw_until_playable:
-            drawn = self.hands[seat][-1]
-            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
-        else:
-            raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
-        if self.stock or len(self.discards) > 1:
-            raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
+        if check:
+            if ph is _TURN:
+                if None not in self.hands[seat]:
+                    c = self._playable_card(seat)
+                    if c is not None:
+                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+            elif ph is _DRAWN and self.rules.draw_until_playable:
+                drawn = self.hands[seat][-1]
+                if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+            else:
+                raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
+            if self.stock or len(self.discards) > 1:
+                raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
         self.events.append(a)
         self._quiet_turn_ends(seat)
 
-    def _apply_accept_skip(self, a: AcceptSkip) -> None:
-        if self.phase is not Phase.STACK:
+    def _apply_accept_skip(self, a: AcceptSkip, check: bool) -> None:
+        if check and self.phase is not _STACK:
             raise IllegalAction(a.seat, "phase", "there is no skip to accept")
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = self.next_seat(a.seat)
 
     def _quiet_turn_ends(self, seat: int) -> None:
@@ -791,29 +875,32 @@ class HandState:
         if self.quiet_turns >= len(self.seats):
             self._finish("stall", None)
             return
-        self.phase = Phase.TURN
-        self.turn = self.next_seat(seat)
+        self.phase = _TURN
+        self.turn = self._succ[seat]
 
-    def _apply_recycle(self, a: Recycle) -> None:
-        if not self.needs_recycle():
-            raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
-        under = self.discards[:-1]
+    def _apply_recycle(self, a: Recycle, check: bool) -> None:
         stock = a.stock
-        if not isinstance(stock, tuple | list) or len(stock) != len(under):
-            raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
-        known = [c for c in stock if c is not None]
-        if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
-            raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
-        stray = set(known).difference(under)
-        if stray:
-            raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
+        if check:
+            if not self.needs_recycle():
+                raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
+            under = self.discards[:-1]
+            if not isinstance(stock, tuple | list) or len(stock) != len(under):
+                raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
+            known = [c for c in stock if c is not None]
+            if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
+                raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
+            stray = set(known).difference(under)
+            if stray:
+                raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
         self.discards = [self.discards[-1]]
+        if None in stock:
+            self._full_info = False
         new = list(stock)
         new.reverse()
         self.stock = new
         self.events.append(a)
-        if self.phase is Phase.RECYCLE:
-            self.phase = Phase.FORCED_DRAW if self._forced_left else Phase.TURN
+        if self.phase is _RECYCLE:
+            self.phase = _FORCED_DRAW if self._forced_left else _TURN
 
     def needs_recycle(self) -> bool:
         """True when the stock must be rebuilt now: the seat to act must draw from an
@@ -823,21 +910,21 @@ class HandState:
         draw and answers True ("may be needed"); only the seat's own replica and
         the full-information audit know, so the recycle is the acting seat's
         claim to make, and the audit checks it."""
-        if self.phase is Phase.RECYCLE:
+        if self.phase is _RECYCLE:
             return True
         if self.stock or len(self.discards) <= 1:
             return False
         seat = self.turn
         hand = self.hands[seat]
-        if self.phase is Phase.TURN:
+        if self.phase is _TURN:
             return None in hand or self._playable_card(seat) is None
-        if self.phase is Phase.DRAWN and self.rules.draw_until_playable:
+        if self.phase is _DRAWN and self.rules.draw_until_playable:
             drawn = hand[-1]
             return drawn is None or not (self.is_legal_card(drawn) and self._may_play(seat, (drawn,)))
         return False
 
     def _finish(self, end: str, out: int | None) -> None:
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.end = end
         self.out = out
 
@@ -875,20 +962,20 @@ class HandState:
 
     def penalties(self) -> list[int]:
         """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             raise UsageError("the hand is not over")
-        nine = self.rules.nine_penalty
+        cost = _PENALTY[self.rules.nine_penalty].__getitem__
         out: list[int] = []
         for s in range(self.players):
             hand = [c for c in self.hands[s] if c is not None]
             if len(hand) != len(self.hands[s]):
                 raise UsageError(f"seat {s}'s cards must be revealed before scoring")
-            out.append(0 if s == self.out else sum(penalty(c, nine) for c in hand))
+            out.append(0 if s == self.out else sum(map(cost, hand)))
         return out
 
 
 # Each handler takes the action of its key's type: the argument's type is the key's.
-_HANDLERS: dict[type, Callable[[HandState, Any], None]] = {
+_HANDLERS: dict[type, Callable[[HandState, Any, bool], None]] = {
     Play: HandState._apply_play,
     Draw: HandState._apply_draw,
     Keep: HandState._apply_keep,
@@ -1177,6 +1264,8 @@ class NinesGame:
         return SeatView(hand, seat, tuple(totals))
 
     def restock(self, hand: HandState, shuffler: Shuffler) -> Recycle | None:
+        if hand.stock and hand.phase is not _RECYCLE:
+            return None  # the answer of needs_recycle on nearly every move, without the call
         if not hand.needs_recycle():
             return None
         return Recycle(stock=shuffler.recycle(hand.discards[:-1]))
