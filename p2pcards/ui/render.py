@@ -358,7 +358,7 @@ def _describe_draws(
 
 def bots_words(bot: str, tr: Translator) -> str:
     """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
-    key = f"bots_{bot}"
+    key = f"bots_{bot.partition(':')[0]}"  # (expert:0.5 is still an expert)
     return tr(key) if tr.has(key) else tr("bots", name=bot)
 
 
