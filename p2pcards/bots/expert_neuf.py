@@ -137,7 +137,8 @@ class NeufSearch:
         incumbent = self.base.choose(view, legal, rng)
         if view.phase is not Phase.PLAY:
             return incumbent, list(legal)
-        out_there = {c for c in DECK if c not in set(view.played())}
+        played = set(view.played())
+        out_there = [c for c in DECK if c not in played]
         out: list[Action] = []
         last: PlayCard | None = None
         ordered = sorted(
