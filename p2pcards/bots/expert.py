@@ -60,6 +60,10 @@ State = TypeVar("State")
 class Budget:
     """When the search stops: after ``seconds`` of thinking, or ``iterations`` deals, whichever first.
 
+    Thinking time is the processor time of the thread that searches: a machine
+    busy with other work makes the bot slower, not weaker, and a measurement
+    of its strength means the same on any load.
+
     ``iterations`` alone makes the bot deterministic (same view, same seed, same
     move on any machine); ``seconds`` alone keeps it within a turn clock.
     """
@@ -146,7 +150,7 @@ class Search(Generic[Obs, State]):
     """Paired determinised rollouts; see the module doc."""
 
     def __init__(
-        self, game: SearchGame[Obs, State], budget: Budget, clock: Callable[[], float] = time.perf_counter
+        self, game: SearchGame[Obs, State], budget: Budget, clock: Callable[[], float] = time.thread_time
     ) -> None:
         self.game = game
         self.budget = budget
