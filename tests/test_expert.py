@@ -205,14 +205,14 @@ def test_nines_expert_decides_the_same_on_a_replica_with_hidden_cards() -> None:
 # Legal moves everywhere
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(rules=nines_rules(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_nines_expert_plays_whole_hands_legally(rules: NinesRules, players: int, seed: int) -> None:
     rng = random.Random(seed)
     cards = list(deck(2 if rules.double_nines else 1))
     rng.shuffle(cards)
     h = HandState(rules, players, rng.randrange(players), cards)
-    expert = ExpertBot(NinesSearch(), Budget(seconds=None, iterations=4))
+    expert = ExpertBot(NinesSearch(), Budget(seconds=None, iterations=2))
     steps = 0
     while h.phase is not Phase.OVER and steps < 300:
         steps += 1
@@ -229,8 +229,8 @@ def test_nines_expert_plays_whole_hands_legally(rules: NinesRules, players: int,
 
 @pytest.mark.parametrize("rules", [neuf.NeufRules(), neuf.NeufRules(exchange="blind")], ids=["open", "blind"])
 def test_neuf_expert_plays_whole_hands_legally(rules: neuf.NeufRules) -> None:
-    expert = ExpertBot(NeufSearch(), Budget(seconds=None, iterations=4))
-    for seed in range(3):
+    expert = ExpertBot(NeufSearch(), Budget(seconds=None, iterations=2))
+    for seed in range(2):
         rng = random.Random(seed)
         cards = list(deck())
         rng.shuffle(cards)
@@ -335,6 +335,10 @@ def test_play_offers_levels_and_refuses_a_level_with_a_bot() -> None:
         main, ["play", "--offline", "--watch", "--level", "easy", "-n", "2", "-r", "hands=1", "-s", "3"]
     )
     assert watched.exit_code == 0, watched.output
+    assert "(random bots)" in watched.output.splitlines()[0]
+    args = ["play", "--offline", "--level", "hard", "-s", "1", "--lang", "en"]
+    hard = CliRunner().invoke(main, args, input="q\n")
+    assert "(expert bots)" in hard.output.splitlines()[0], hard.output
 
 
 def test_the_network_decider_thinks_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
