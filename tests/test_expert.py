@@ -201,6 +201,38 @@ def test_nines_expert_decides_the_same_on_a_replica_with_hidden_cards() -> None:
     assert decisions > 5
 
 
+def test_neuf_expert_decides_the_same_on_its_own_replica() -> None:
+    """A seat's replica holds only what that seat saw (looks and exchanges included)."""
+    bot = ExpertBot(NeufSearch(), Budget(seconds=None, iterations=3))
+    decisions = 0
+    for seed in range(2):
+        rng = random.Random(f"replica-{seed}")
+        order = list(deck())
+        rng.shuffle(order)
+        dealer = seed % 3
+        full = neuf.HandState(neuf.NeufRules(), dealer, order)
+        me = (dealer + seed) % 3
+        mine = set(full.hands[me])
+        replica = neuf.HandState(neuf.NeufRules(), dealer, [c if c in mine else None for c in order])
+        while full.phase is not neuf.Phase.OVER:
+            seat = full.turn
+            legal = full.legal_actions()
+            if seat == me and len(legal) > 1:
+                seen = neuf.NeufView(replica, me)
+                on_full = bot.choose(neuf.NeufView(full, me), legal, random.Random(decisions))
+                on_replica = bot.choose(seen, replica.legal_actions(), random.Random(decisions))
+                assert on_full == on_replica
+                decisions += 1
+            action = legal[rng.randrange(len(legal))]
+            if isinstance(action, neuf.Look | neuf.Exchange):
+                told = type(action)(seat=seat, cards=tuple(full.dummy) if seat == me else None)  # type: ignore[arg-type]
+            else:
+                told = action
+            full.apply(action)
+            replica.apply(told)
+    assert decisions > 5
+
+
 # ---------------------------------------------------------------------------
 # Legal moves everywhere
 
