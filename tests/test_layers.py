@@ -48,6 +48,7 @@ GAME_PARTS = {
     "record": "rules",
     "words": "rules",
     "bots": "bots",
+    "expert": "bots",
     "adapter": "protocol",
     "screen": "interface",
     "display": "interface",

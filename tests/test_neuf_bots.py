@@ -72,7 +72,7 @@ def test_bots_always_choose_a_legal_action(rules: NeufRules) -> None:
 
 
 def test_bot_names() -> None:
-    assert set(BOT_NAMES) == {"random", "heuristic"}
+    assert set(BOT_NAMES) == {"random", "heuristic", "expert"}
     assert isinstance(make_bot("random", "neuf"), NeufRandomBot)
     assert isinstance(make_bot("heuristic", "neuf"), NeufHeuristicBot)
     with pytest.raises(UsageError):

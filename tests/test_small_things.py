@@ -340,7 +340,8 @@ def test_italian_says_tra_te_after_a_preposition() -> None:
     ("lang", "bot", "words"),
     [("fr", "heuristic", "(bots heuristiques)"), ("fr", "random", "(bots au hasard)"),
      ("it", "heuristic", "(bot euristici)"), ("it", "random", "(bot casuali)"),
-     ("en", "random", "(random bots)")],
+     ("en", "random", "(random bots)"), ("fr", "expert", "(bots experts)"),
+     ("it", "expert:0.05", "(bot esperti)")],
 )  # fmt: skip
 def test_the_bots_are_named_in_the_players_language(lang: str, bot: str, words: str) -> None:
     for game in ("nines", "neuf"):

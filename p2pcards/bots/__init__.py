@@ -1,7 +1,8 @@
 """Strategies that choose a move from one seat's view (never hidden cards).
 
 Each game lists its strategies in its folder (the ``bots`` part of its
-:class:`~p2pcards.games.base.Parts`); :func:`make_bot` finds them by name.
+:class:`~p2pcards.games.base.Parts`), and its side of the ``expert``'s search
+(the ``expert`` part); :func:`make_bot` finds them by name.
 """
 
 from __future__ import annotations
@@ -29,13 +30,37 @@ class Strategy(Protocol[V_contra, A]):
 
 
 def make_bot(name: str, game: str = "nines") -> Strategy[Any, Any]:
-    """The strategy called ``name`` (see :data:`BOT_NAMES`) for ``game``."""
-    factories: Mapping[str, Callable[[], Strategy[Any, Any]]] = load(game_named(game).parts.bots)
+    """The strategy called ``name`` (see :data:`BOT_NAMES`) for ``game``.
+
+    ``expert`` takes a thinking budget after a colon: ``expert:0.5`` thinks half a
+    second a move, ``expert:300i`` searches 300 deals a move (the same every time).
+    """
+    base, colon, budget = name.partition(":")
+    parts = game_named(game).parts
+    if base == "expert" and parts.expert is not None:
+        from p2pcards.bots.expert import Budget
+
+        spec = Budget.parse(budget) if colon else Budget()
+        make_expert: Callable[[Budget, str], Strategy[Any, Any]] = load(parts.expert)
+        return make_expert(spec, name)
+    factories: Mapping[str, Callable[[], Strategy[Any, Any]]] = load(parts.bots)
     try:
+        if colon or not base:
+            raise KeyError(name)
         return factories[name]()
     except KeyError:
         raise UsageError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}") from None
 
 
-BOT_NAMES = ("heuristic", "random")
-"""The strategies every game offers."""
+def check_bot(name: str) -> str:
+    """``name`` if it names a strategy (UsageError saying which ones do, otherwise)."""
+    make_bot(name)
+    return name
+
+
+BOT_NAMES = ("heuristic", "random", "expert")
+"""The strategies every game that comes with p2pcards offers (``expert`` also as
+``expert:SECONDS`` or ``expert:DEALSi``)."""
+
+LEVELS = {"easy": "random", "normal": "heuristic", "hard": "expert"}
+"""The difficulty a person chooses, and the strategy that plays it."""

@@ -56,8 +56,12 @@ DEFAULT_DELAY = 0.6
     default=None,
     help="Number of players: 2 to 6 for Nines (default 4); Le Neuf is for 3.",
 )
-@click.option("-b", "--bot", default="heuristic", show_default=True, metavar="[heuristic|random]",
-              help="Bots: heuristic or random.")  # fmt: skip
+@click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
+              help="Bots: heuristic (the default), random or expert (expert:0.5 thinks 0.5 s a move; "
+                   "default 0.2).")  # fmt: skip
+@click.option("-l", "--level", type=click.Choice(["easy", "normal", "hard"]), default=None,
+              help="How strong the bots are: easy (random), normal (heuristic) "
+                   "or hard (expert).")  # fmt: skip
 @click.option("-s", "--seed", type=int, default=None, help="Seed of the shuffles, to replay the same game.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="RULE", help=_PLAY_RULES_HELP)
 @click.option(
@@ -90,7 +94,8 @@ DEFAULT_DELAY = 0.6
 def play(
     game_name: str,
     players: int | None,
-    bot: str,
+    bot: str | None,
+    level: str | None,
     seed: int | None,
     rules: tuple[str, ...],
     record: str | None,
@@ -108,7 +113,7 @@ def play(
     --offline plays in this process with the rules engine alone.
     """
 
-    from p2pcards.bots import BOT_NAMES
+    from p2pcards.bots import LEVELS, check_bot
     from p2pcards.errors import UsageError
     from p2pcards.games.base import check_players, game
     from p2pcards.ui.local import PlayOptions, play_local
@@ -121,9 +126,14 @@ def play(
         check_players(spec, players)
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
-    if bot not in BOT_NAMES:
-        raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
-                                 param_hint="'-b' / '--bot'")  # fmt: skip
+    if bot is not None and level is not None:
+        raise click.BadParameter("choose the bots by --bot or by --level, not both",
+                                 param_hint="'-l' / '--level'")  # fmt: skip
+    bot = LEVELS[level] if level is not None else bot or "heuristic"
+    try:
+        check_bot(bot)
+    except UsageError as e:
+        raise click.BadParameter(str(e), param_hint="'-b' / '--bot'") from None
     try:
         table_rules = spec.parse_rules(rules)
     except UsageError as e:

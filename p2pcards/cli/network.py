@@ -45,8 +45,9 @@ def _network_options(f: Command) -> Command:
     """Options shared by ``host`` and ``join``."""
     options = [
         click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
-        click.option("-b", "--bot", default=None, metavar="[heuristic|random]",
-                     help="Let a bot play this seat: heuristic or random."),
+        click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
+                     help="Let a bot play this seat: heuristic, random or expert (expert:0.5 thinks 0.5 s a "
+                          "move; default 0.2)."),
         click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
         click.option(
             "--transcript",
@@ -99,7 +100,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
 
     import trio
 
-    from p2pcards.bots import BOT_NAMES
+    from p2pcards.bots import check_bot
     from p2pcards.errors import P2PCardsError
     from p2pcards.net import storage
     from p2pcards.net.node import NodeConfig
@@ -113,9 +114,11 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
 
     # Mistakes on the command line are usage errors (exit 2, with the usage), as click's own.
     language = _language(lang)
-    if bot is not None and bot not in BOT_NAMES:
-        raise click.BadParameter(f"unknown bot {bot!r}; choose from {', '.join(BOT_NAMES)}",
-                                 param_hint="'-b' / '--bot'")  # fmt: skip
+    if bot is not None:
+        try:
+            check_bot(bot)
+        except P2PCardsError as e:
+            raise click.BadParameter(str(e), param_hint="'-b' / '--bot'") from None
     if name is not None:
         name = _usable_name(name)
     tr = Translator(language)

@@ -117,6 +117,8 @@ class Parts:
     """Its strategies: a mapping of bot name to a factory of strategies."""
     card_order: str
     """How its screen sorts a hand's cards: ``(cards, trump) -> list of cards``."""
+    expert: str | None = None
+    """Its side of the ``expert``'s search (``(budget, name) -> strategy``), if it has one."""
     words: str | None = None
     """The English of its own messages (a ``dict`` of key to text), if it has any beyond
     those every game shares; the catalogs in ``p2pcards/locale`` hold their translations."""

@@ -329,6 +329,7 @@ _EN: dict[str, str] = {
     "you_obj": "you",
     "bots_heuristic": "heuristic bots",
     "bots_random": "random bots",
+    "bots_expert": "expert bots",
     "variants_title": "Variants:",
     "variant_draw_until_playable": "with nothing to play, draw until you get a card you can play, "
     "and play it",

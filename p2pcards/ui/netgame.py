@@ -266,7 +266,13 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
             bot = bots[table.GAME] = make_bot(name, table.GAME)
         view = table.view()
         assert view is not None
-        return bot.choose(view, table.legal_actions(), rng)
+        prepare = getattr(bot, "prepare", None)
+        if prepare is None:
+            return bot.choose(view, table.legal_actions(), rng)
+        # A bot that searches reads the view here, then thinks in a worker thread: the
+        # network keeps running meanwhile (the turn clock, the other peers' records).
+        think = prepare(view, table.legal_actions(), rng)
+        return await trio.to_thread.run_sync(think, abandon_on_cancel=True)
 
     return decide
 

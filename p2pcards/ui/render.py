@@ -254,7 +254,7 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
 
 def bots_words(bot: str, tr: Translator) -> str:
     """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
-    key = f"bots_{bot}"
+    key = f"bots_{bot.partition(':')[0]}"  # (expert:0.5 is still an expert)
     return tr(key) if tr.has(key) else tr("bots", name=bot)
 
 

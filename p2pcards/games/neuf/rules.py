@@ -1019,6 +1019,7 @@ class NeufGame:
         record="p2pcards.games.neuf.record:build_neuf_record",
         replay="p2pcards.games.neuf.replay",
         bots="p2pcards.games.neuf.bots:BOTS",
+        expert="p2pcards.games.neuf.expert:make_expert",
         card_order="p2pcards.games.neuf.render:card_order",
         words="p2pcards.games.neuf.words:WORDS",
     )

@@ -1213,6 +1213,7 @@ class NinesGame:
         record="p2pcards.games.nines.record:build_record",
         replay="p2pcards.games.nines.replay",
         bots="p2pcards.games.nines.bots:BOTS",
+        expert="p2pcards.games.nines.expert:make_expert",
         card_order="p2pcards.games.nines.render:card_order",
     )
 
