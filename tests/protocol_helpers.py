@@ -52,15 +52,17 @@ def make_roster(n: int, seed: int = 0) -> tuple[Player, ...]:
 
 class EarlierTable(Table):
     """A seat as nodes wrote before reveals carried the next hand's commitment (and seat
-    0's first shuffle) and locks the deal keys: its records leave them out, so each hand
-    has a ``commit`` step, seat 0's shuffle step and a ``deal`` step (protocol.md
-    section 5), as the transcripts of that time show."""
+    0's first shuffle), locks the deal keys and moves the passes of the next hand: its
+    records leave them out, so each hand has a ``commit`` step, seat 0's shuffle step
+    and a ``deal`` step (protocol.md section 5), as the transcripts of that time show."""
 
     def _author(self, body: Body) -> None:
         if isinstance(body, Reveal):
-            body = dataclasses.replace(body, next=None, shuffle=None)
+            body = dataclasses.replace(body, next=None, shuffle=None, keys=None)
         elif isinstance(body, Lock):
             body = dataclasses.replace(body, keys=None)
+        elif getattr(body, "ahead", None) is not None:  # nor passes of the next hand
+            body = dataclasses.replace(body, ahead=None)  # type: ignore[type-var]
         super()._author(body)
 
 
