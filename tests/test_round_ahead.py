@@ -477,3 +477,26 @@ def test_a_seat_that_crashes_midway_through_the_next_hands_round_0_comes_back(vi
         report = audit_bytes(encode_file(t.transcript.records(), saved_by=s, status=t.status))
         assert report.valid, report.problems
     assert "shuffle" not in hand_kinds(net.tables[0])[1]
+
+
+def test_the_latency_group_prints_its_rows_as_json_with_the_table_beside(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``scripts/bench.py --only latency --json``: a list of rows on stdout, the table on stderr."""
+    import json
+
+    def fake(quick: bool) -> list[Any]:
+        bench.LATENCY_JSON[:] = [
+            {"game": "nines", "players": 6, "steps_per_hand": 43.0, "seconds_per_hand_at_100ms": 4.3}
+        ]
+        return [bench.Row(area="latency", measure="Nines, 6 players", value="4.30 s")]
+
+    monkeypatch.setitem(bench.GROUPS, "latency", ("latency", fake))
+    assert bench.main(["--only", "latency", "--json"]) == 0
+    out, err = capsys.readouterr()
+    rows = json.loads(out)
+    assert rows == [{"game": "nines", "players": 6, "steps_per_hand": 43.0, "seconds_per_hand_at_100ms": 4.3}]
+    assert "Nines, 6 players" in err and "4.30 s" in err
+    assert bench.main(["--only", "latency"]) == 0  # without --json: the table alone, on stdout
+    out, _ = capsys.readouterr()
+    assert "Nines, 6 players" in out and not out.lstrip().startswith("[")

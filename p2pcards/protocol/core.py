@@ -18,7 +18,12 @@ in round 0 each with its author's deal keys) -> the game's own steps (a game ada
 hand with ``reveal`` (all reveal the hand secret and commit to the next, as
 the cut's reveal does;
 every pass and key is verified and the game replays the hand with every card
-known) -> next hand or ``result`` (all sign the outcome). A seat that sends
+known) -> next hand or ``result`` (all sign the outcome). A game may let the
+records of its play carry the passes of the next hand's round 0
+(``AHEAD_STEPS``, :class:`Ahead`): that round is then made while the hand is
+played, one pass after another in a fixed order, each checked when the record
+carrying it completes, and the next hand's deal keys come with the reveal, so
+that hand waits only for its players. A seat that sends
 no commitment or first pass in a reveal, or no deal keys with a lock (as
 earlier versions did), brings back a ``commit`` step (and seat 0's shuffle
 step) before the shuffles or a ``deal`` step after the locks: every record

@@ -13,9 +13,12 @@ Step sequence of a hand: ``shuffle`` x n -> ``lock`` x n (each lock of round 0
 carries its author's deal keys, so the hand is dealt when the last completes)
 -> turns (one author each) with ``draw-keys`` (all but the drawer) after each
 draw and ``shuffle``/``lock`` rounds when a draw finds the stock empty ->
-``reveal`` (whose records carry the commitments of the next hand). Seats that
-leave the commitments or the deal keys out add a ``commit`` step before the
-shuffles or a ``deal`` step after the locks. A ``dispute`` record (a seat's private
+``reveal`` (whose records carry the commitments of the next hand). From the
+second hand on, round 0 was shuffled and locked while the hand before was
+played: each seat's pass rode in one of its turn or draw-keys records (see
+``TableCore.AHEAD_STEPS``), its deal keys in its reveal, so the hand begins with
+its first turn. Seats that leave the commitments or the deal keys out add a
+``commit`` step before the shuffles or a ``deal`` step after the locks. A ``dispute`` record (a seat's private
 card did not open) or a public card that does not open jumps to ``reveal``.
 """
 
