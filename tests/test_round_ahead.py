@@ -500,3 +500,90 @@ def test_the_latency_group_prints_its_rows_as_json_with_the_table_beside(
     assert bench.main(["--only", "latency"]) == 0  # without --json: the table alone, on stdout
     out, _ = capsys.readouterr()
     assert "Nines, 6 players" in out and not out.lstrip().startswith("[")
+
+
+# -- the audit of edited passes carried ahead (as tests/test_audit_mutations.py does) ---------
+
+
+def honest_records() -> list[Any]:
+    from protocol_helpers import RawRecord, honest_transcript
+
+    from p2pcards.protocol.transcript import decode_file
+
+    data = honest_transcript(3, RULES, 3)
+    return [RawRecord(raw, sig) for raw, sig in decode_file(data).records]  # type: ignore[arg-type]
+
+
+def carriers(records: list[Any]) -> list[tuple[int, dict[str, Any]]]:
+    from protocol_helpers import record_map
+
+    out = []
+    for i, r in enumerate(records):
+        obj = record_map(r.raw)
+        if isinstance(obj.get("body"), dict) and "ahead" in obj["body"]:
+            out.append((i, obj))
+    return out
+
+
+def audit_edit(records: list[Any], i: int, obj: dict[str, Any], *, rechained: bool) -> Any:
+    from protocol_helpers import raw_records_file, rechain, sign_map
+
+    edited = [*records[:i], sign_map(obj, obj["seat"], 3), *records[i + 1 :]]
+    if rechained:
+        edited = rechain(edited, i, 3)
+    return audit_bytes(raw_records_file(edited))
+
+
+EDITS: list[tuple[str, Any, str]] = [
+    ("a repeated element", lambda a: a[1].__setitem__(3, a[1][0]), "not a valid deck"),
+    ("one element short", lambda a: a[1].pop(), "wrong size"),
+    ("an invalid element", lambda a: a[1].__setitem__(0, b"\xff" * 32), "not a valid deck"),
+    ("its kind swapped", lambda a: a.__setitem__(0, "lock" if a[0] == "shuffle" else "shuffle"), "its turn"),
+    ("its commitment out or in", lambda a: a.__setitem__(2, None if a[2] else bytes(32)), "commitment"),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "words"), EDITS, ids=[e[0] for e in EDITS])
+def test_an_edited_carried_pass_blames_its_signer_at_its_record(what: str, edit: Any, words: str) -> None:
+    records = honest_records()
+    found = carriers(records)
+    # Every pass of hand 2's round 0 (3 shuffles, 3 locks), then of hand 3's, which never
+    # comes (the match ends): each is checked all the same when its step completes.
+    assert len(found) == 12
+    for i, obj in found:
+        edit(obj["body"]["ahead"])
+        report = audit_edit(records, i, obj, rechained=False)
+        assert not report.valid
+        first = next(p for p in report.problems if p.seat is not None)
+        assert (first.seat, first.record) == (obj["seat"], i) and words in first.what, (what, i, first)
+        assert all(p.seat in (None, obj["seat"]) for p in report.problems)
+
+
+def test_a_dishonest_but_valid_carried_pass_is_blamed_at_the_next_hands_reveal() -> None:
+    records = honest_records()
+    (i, obj), (j, nxt) = carriers(records)[:2]  # seat 0's shuffle, then seat 1's over it
+    deck = obj["body"]["ahead"][1]
+    deck[0], deck[1] = deck[1], deck[0]
+    report = audit_edit(records, i, obj, rechained=True)
+    assert not report.valid and report.hands_verified == 1
+    first = next(p for p in report.problems if p.seat is not None)
+    # Seat 0's pass does not follow from its secret, and seat 1's pass (over the edited
+    # deck) does not give what seat 1 published: both are provably inconsistent, and the
+    # reveal checks seat by seat: seat 0, at the record that carried its pass.
+    assert (first.seat, first.record) == (0, i) and "shuffle" in first.what, first
+    assert nxt["seat"] == 1 and j > i
+
+
+def test_a_pass_left_out_is_no_fault_and_the_next_one_then_comes_out_of_its_turn() -> None:
+    """A record need not carry a pass: the last pass of the hand that never comes left out
+    (chain rebuilt) is another honest history. The first one left out, the next seat's
+    pass then comes before its turn: that seat signed it, and is blamed."""
+    records = honest_records()
+    i, obj = carriers(records)[-1]
+    del obj["body"]["ahead"]
+    assert audit_edit(records, i, obj, rechained=True).valid
+    (i, obj), (j, nxt) = carriers(records)[6:8]  # hand 3's first two passes
+    del obj["body"]["ahead"]
+    report = audit_edit(records, i, obj, rechained=True)
+    first = next(p for p in report.problems if p.seat is not None)
+    assert (first.seat, first.record) == (nxt["seat"], j) and "its turn" in first.what, first
