@@ -14,6 +14,8 @@ import argparse
 import contextlib
 import dataclasses
 import hashlib
+import itertools
+import json
 import math
 import os
 import random
@@ -1174,6 +1176,11 @@ class DelayedRun:
     """Virtual seconds of the whole match (join, cut and result steps included)."""
     steps: list[Step]
     wall_s: float
+    hands_s: tuple[float, ...] = ()
+    """Each hand's virtual seconds: from the last seat completing the step before it (the
+    cut's reveal, or the last hand's) to the last seat completing its reveal."""
+    hand_steps: tuple[int, ...] = ()
+    """Each hand's steps, counted the same way (its reveal included, the one before not)."""
 
 
 async def _delayed_match(
@@ -1218,12 +1225,29 @@ async def _delayed_match(
     def last_seat_at(step: int) -> float:
         return max(next(t for k, t in entered[s] if k >= step) for s in tables)
 
+    ends = [i + 1 for i, k in enumerate(kinds) if k in ("cut-reveal", "reveal")]
     return DelayedRun(
         hand_s=last_seat_at(after) - last_seat_at(first),
         match_s=match_s,
         steps=steps,
         wall_s=time.perf_counter() - real_start,
+        hands_s=tuple(last_seat_at(b) - last_seat_at(a) for a, b in itertools.pairwise(ends)),
+        hand_steps=tuple(b - a for a, b in itertools.pairwise(ends)),
     )
+
+
+def without_ahead(table_cls: type[TableCore]) -> type[TableCore]:
+    """``table_cls`` as nodes played before a hand's round 0 was shuffled and locked while
+    the hand before it was played: every hand shuffles and locks in steps of its own."""
+
+    class WithoutAhead(table_cls):  # type: ignore[valid-type,misc]
+        AHEAD_STEPS = ()
+
+    return WithoutAhead
+
+
+LATENCY_JSON: list[dict[str, Any]] = []
+"""The latency group's rows for ``--json``: one per game and table size."""
 
 
 def run_delayed(players: int, rules: Any, table_cls: type[TableCore], delay: float, seed: int) -> DelayedRun:
@@ -1326,6 +1350,58 @@ def latency_rows(quick: bool) -> list[Row]:
                     f"{apart.match_s - run.match_s:.2f} s a match",
                 )
             )
+    rows += _ahead_rows(quick)
+    return rows
+
+
+def _ahead_rows(quick: bool) -> list[Row]:
+    """Hands that follow a hand: their round 0 was shuffled and locked while the hand before
+    was played, so they wait only for the players. Each hand from the second on, against
+    the same hands (same seed, same moves) played by seats that shuffle every hand in steps
+    of its own; fills ``LATENCY_JSON``."""
+    area, delay = "latency", DELAYS[0]
+    hands = 2 if quick else 4
+    cases: list[tuple[str, str, int, Any, type[TableCore]]] = [
+        ("Nines", "nines", 2, NinesRules(hands=hands), Table),
+        ("Nines", "nines", 4, NinesRules(hands=hands), Table),
+        ("Nines", "nines", 6, NinesRules(hands=hands), Table),
+        ("Le Neuf", "neuf", neuf.PLAYERS, NeufRules(start=hands), NeufTable),
+    ]
+    rows: list[Row] = []
+    LATENCY_JSON.clear()
+    for label, game_name, players, rules, table_cls in cases:
+        run = run_delayed(players, rules, table_cls, delay, seed=1)
+        before = run_delayed(players, rules, without_ahead(table_cls), delay, seed=1)
+        after_first = len(run.hands_s) - 1
+        secs = statistics.fmean(run.hands_s[1:])
+        secs_before = statistics.fmean(before.hands_s[1:])
+        steps = statistics.fmean(run.hand_steps[1:])
+        steps_before = statistics.fmean(before.hand_steps[1:])
+        rows.append(
+            Row(
+                area=area,
+                measure=f"{label}, {players} players, a hand after a hand at {_ms(delay)}: virtual time",
+                value=f"{secs:.2f} s",
+                notes=f"mean of hands 2 to {after_first + 1} of a {after_first + 1}-hand match (seed 1), "
+                f"{steps:.1f} steps a hand; the same hands shuffled and locked in steps of their own: "
+                f"{secs_before:.2f} s, {steps_before:.1f} steps (round 0 made while the hand before "
+                f"is played saves {secs_before - secs:.2f} s a hand); the first hand "
+                f"{run.hands_s[0]:.2f} s, {run.hand_steps[0]} steps",
+            )
+        )
+        LATENCY_JSON.append(
+            {
+                "game": game_name,
+                "players": players,
+                "steps_per_hand": round(steps, 2),
+                "seconds_per_hand_at_100ms": round(secs, 3),
+                "hands": after_first,
+                "first_hand_steps": run.hand_steps[0],
+                "first_hand_seconds_at_100ms": round(run.hands_s[0], 3),
+                "steps_per_hand_without_ahead": round(steps_before, 2),
+                "seconds_per_hand_at_100ms_without_ahead": round(secs_before, 3),
+            }
+        )
     return rows
 
 
@@ -2058,6 +2134,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run only this group (repeatable)",
     )
     parser.add_argument("--list", action="store_true", help="list the groups and exit")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the latency group's rows as JSON on stdout (the table goes to stderr)",
+    )
     args = parser.parse_args(argv)
     if args.list:
         for name, (description, _) in GROUPS.items():
@@ -2070,10 +2151,13 @@ def main(argv: list[str] | None = None) -> int:
         description, fn = GROUPS[name]
         print(f"running {name}: {description} ...", file=sys.stderr, flush=True)
         rows.extend(fn(args.quick))
-    print(format_rows(rows))
     kind = "quick" if args.quick else "full"
     took = time.perf_counter() - start
-    print(f"\n({kind} run, {took:.1f} s; Python {sys.version.split()[0]})")
+    table = sys.stderr if args.json else sys.stdout
+    print(format_rows(rows), file=table)
+    print(f"\n({kind} run, {took:.1f} s; Python {sys.version.split()[0]})", file=table)
+    if args.json:
+        print(json.dumps(LATENCY_JSON, indent=1))
     return 0
 
 

@@ -52,16 +52,27 @@ def make_roster(n: int, seed: int = 0) -> tuple[Player, ...]:
 
 class EarlierTable(Table):
     """A seat as nodes wrote before reveals carried the next hand's commitment (and seat
-    0's first shuffle) and locks the deal keys: its records leave them out, so each hand
-    has a ``commit`` step, seat 0's shuffle step and a ``deal`` step (protocol.md
-    section 5), as the transcripts of that time show."""
+    0's first shuffle), locks the deal keys and moves the passes of the next hand: its
+    records leave them out, so each hand has a ``commit`` step, seat 0's shuffle step
+    and a ``deal`` step (protocol.md section 5), as the transcripts of that time show."""
 
     def _author(self, body: Body) -> None:
         if isinstance(body, Reveal):
-            body = dataclasses.replace(body, next=None, shuffle=None)
+            body = dataclasses.replace(body, next=None, shuffle=None, keys=None)
         elif isinstance(body, Lock):
             body = dataclasses.replace(body, keys=None)
+        elif getattr(body, "ahead", None) is not None:  # nor passes of the next hand
+            body = dataclasses.replace(body, ahead=None)  # type: ignore[type-var]
         super()._author(body)
+
+
+class PreviousTable(Table):
+    """A seat as nodes played before a hand's round 0 was made while the hand before it
+    was played (protocol.md section 5, *Round 0 ahead*): no record carries a pass of the
+    next hand, and every hand shuffles and locks in steps of its own, as the
+    transcripts of that time show (they must audit as they did)."""
+
+    AHEAD_STEPS = ()
 
 
 def make_tables(
@@ -120,9 +131,12 @@ def records_file(records: Iterable[SignedRecord], *, saved_by: int | None = 0, s
 
 
 @functools.cache
-def honest_transcript(n: int = 3, rules: NinesRules = SHORT_RULES, seed: int = 0) -> bytes:
-    """Seat 0's transcript of a finished honest match (computed once per arguments)."""
-    tables = make_tables(n, rules, seed)
+def honest_transcript(
+    n: int = 3, rules: NinesRules = SHORT_RULES, seed: int = 0, table_class: type[Table] = Table
+) -> bytes:
+    """Seat 0's transcript of a finished honest match (computed once per arguments), every
+    seat a ``table_class``."""
+    tables = make_tables(n, rules, seed, table_classes=dict.fromkeys(range(n), table_class))
     net = run_match(tables, seed)
     if net.failures or any(t.status != "over" for t in tables.values()):
         raise AssertionError(f"the honest match did not finish cleanly: {net.failures}")

@@ -1,6 +1,9 @@
 """Structured mutations of a real transcript, each re-signed by the right seat.
 
-An honest 3-seat match is played; one of its records is decoded, one field is
+An honest 3-seat match is played (by seats that make every hand's round 0 in
+steps of its own, as before round 0 was made ahead: those transcripts must
+audit as they did; the passes carried ahead are edited in
+``tests/test_round_ahead.py``); one of its records is decoded, one field is
 set to a valid, boundary or absurd value, and the record is packed again and
 signed with the key of the seat it names, so its signature is valid. The file
 is rebuilt with a correct checksum and audited. The honest tables write what
@@ -131,6 +134,7 @@ from hypothesis import strategies as st
 from protocol_helpers import (
     SHORT_RULES,
     EarlierTable,
+    PreviousTable,
     RawRecord,
     honest_transcript,
     identity_for,
@@ -236,7 +240,7 @@ SOURCES = (MAIN, RECYCLES, STACKING, OLD)
 
 def source_transcript(source: Source) -> bytes:
     if not source.old:
-        return honest_transcript(N_SEATS, source.rules, source.seed)
+        return honest_transcript(N_SEATS, source.rules, source.seed, PreviousTable)
     tables = make_tables(
         N_SEATS, source.rules, source.seed, table_classes=dict.fromkeys(range(N_SEATS), EarlierTable)
     )

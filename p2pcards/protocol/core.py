@@ -18,7 +18,12 @@ each game's ``adapter`` in its folder), which may add shuffle rounds and end the
 hand with ``reveal`` (all reveal the hand secret and commit to the next, as
 the cut's reveal does;
 every pass and key is verified and the game replays the hand with every card
-known) -> next hand or ``result`` (all sign the outcome). A seat that sends
+known) -> next hand or ``result`` (all sign the outcome). A game may let the
+records of its play carry the passes of the next hand's round 0
+(``AHEAD_STEPS``, :class:`Ahead`): that round is then made while the hand is
+played, one pass after another in a fixed order, each checked when the record
+carrying it completes, and the next hand's deal keys come with the reveal, so
+that hand waits only for its players. A seat that sends
 no commitment or first pass in a reveal, or no deal keys with a lock (as
 earlier versions did), brings back a ``commit`` step (and seat 0's shuffle
 step) before the shuffles or a ``deal`` step after the locks: every record
@@ -35,7 +40,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, NoReturn
 
 from p2pcards.cards import ALL_CARDS, Card
@@ -48,6 +53,7 @@ from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, Match
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
     SIDE_BODIES,
+    AheadPass,
     Body,
     Commit,
     Confirm,
@@ -105,6 +111,30 @@ class HandCrypto:
     @property
     def rounds(self) -> list[Round]:
         return self.ledger.rounds
+
+
+@dataclass(slots=True)
+class Ahead:
+    """Round 0 of the hand that follows, shuffled and locked while this hand is played:
+    its passes ride in this hand's records (:class:`AheadPass`), one after another in a
+    fixed order (every seat's shuffle from seat 0 on, then every lock from seat n-1 on),
+    each in a step after the one that carried the pass it works on."""
+
+    number: int
+    ledger: CardLedger
+    order: tuple[tuple[str, int], ...]
+    """The passes in the order they are made: (kind, seat)."""
+    done: list[int] = field(default_factory=list)
+    """The step whose record carried each pass made so far, in that order."""
+    commits: dict[int, bytes] = field(default_factory=dict)
+    """Each seat's commitment to its secret of that hand, from its shuffle pass."""
+
+    def due(self) -> tuple[str, int] | None:
+        """The pass that comes next, (kind, seat); None once round 0 is locked."""
+        return self.order[len(self.done)] if len(self.done) < len(self.order) else None
+
+    def made(self, kind: str, seat: int) -> bool:
+        return (kind, seat) in self.order[: len(self.done)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +224,9 @@ class TableCore:
     """The game's name, as the join record states it."""
     DECISIONS: tuple[str, ...] = ("turn",)
     """The step kinds whose record is a seat's decision (see :meth:`act`)."""
+    AHEAD_STEPS: ClassVar[tuple[str, ...]] = ()
+    """The game's step kinds whose records may carry a pass of the next hand
+    (:class:`Ahead`); none: every hand shuffles in steps of its own."""
     SHARED_STEPS: ClassVar[dict[str, str]] = {
         "join": "_on_join",
         "continue": "_on_continue",
@@ -254,6 +287,8 @@ class TableCore:
         self.cut_rounds: list[list[tuple[int, Card]]] = []
         self.hand: Any = None
         self.hands_crypto: list[Any] = []  # every hand's, for measurements
+        self.ahead: Ahead | None = None
+        """Round 0 of the next hand, made while this one is played (AHEAD_STEPS)."""
         self._cut_commits: dict[int, bytes] = {}
         self.carry = carry
         self.carried: tuple[int, ...] | None = None
@@ -468,7 +503,7 @@ class TableCore:
             raise LocalProtocolError("it is not this seat's turn to decide")
         if action not in self.legal_actions():
             raise LocalProtocolError(f"not a legal action now: {action}")
-        body = self._body_for_action(action)
+        body = self._with_ahead(self._body_for_action(action))
         self._author(body)
         self.log.advance()
 
@@ -538,8 +573,12 @@ class TableCore:
         elif kind == "reveal":
             assert h is not None and h.secret is not None
             number = h.number + 1
+            made = self.ahead is not None and self.ahead.number == number and bool(self.ahead.done)
             body = Reveal(
-                secret=h.secret, next=self._next_commitment(number), shuffle=self._next_shuffle(number)
+                secret=h.secret,
+                next=self._next_commitment(number),
+                shuffle=None if made else self._next_shuffle(number),
+                keys=self._ahead_keys(number),
             )
         elif kind == "result":
             assert self.match is not None and self.match.winners is not None
@@ -547,7 +586,7 @@ class TableCore:
         else:
             body = self._game_body(kind)
         if body is not None:
-            self._author(body)
+            self._author(self._with_ahead(body))
 
     # Overridable in tests that play a dishonest seat.
     def _shuffle_body(self) -> Body:
@@ -565,6 +604,32 @@ class TableCore:
     def _keys_body(self, positions: Sequence[Pos]) -> Keys:
         assert self.hand is not None
         return Keys(keys=self.hand.ledger.my_keys(positions))
+
+    def _with_ahead(self, body: Body) -> Body:
+        """``body`` with this seat's pass of the next hand when that pass is due (the
+        pass before it came in a complete step) and this step may carry it."""
+        a = self.ahead
+        if (
+            a is None
+            or self.spec.kind not in self.AHEAD_STEPS
+            or a.due() is None
+            or a.due()[1] != self.seat  # type: ignore[index]
+            or not any(f.name == "ahead" for f in fields(body))  # type: ignore[arg-type]
+        ):
+            return body
+        kind = a.due()[0]  # type: ignore[index]
+        deck = a.ledger.my_pass(kind, 0)
+        nxt = self._next_commitment(a.number) if kind == "shuffle" else None
+        return replace(body, ahead=AheadPass(kind=kind, deck=deck, next=nxt))  # type: ignore[type-var]
+
+    def _ahead_keys(self, number: int) -> tuple[Any, ...] | None:
+        """This seat's deal keys of hand ``number``, sent with its reveal when its lock pass
+        of that hand was carried ahead and the game knows that hand's deal already."""
+        a = self.ahead
+        if a is None or a.number != number or self.seat is None or not a.made("lock", self.seat):
+            return None
+        positions = self._next_deal_positions(self.seat)
+        return None if positions is None else a.ledger.my_keys(positions)
 
     # --------------------------------------------------------------- helpers
 
@@ -621,6 +686,38 @@ class TableCore:
         spec, step = self.spec, self.step - 1
         bodies = {s: r.record.body for s, r in records.items()}
         self.STEPS[spec.kind](self, spec, bodies, step)
+        for seat, body in bodies.items():  # then the passes of the next hand, in seat order
+            carried = getattr(body, "ahead", None)
+            if carried is not None:
+                self._take_ahead(spec, seat, carried, step)
+
+    def _take_ahead(self, spec: StepSpec, seat: int, carried: AheadPass, step: int) -> None:
+        """Check and keep ``seat``'s pass of the next hand, carried by its record of ``step``:
+        it must be the pass due, from that seat, the pass before it in an earlier step."""
+        a = self.ahead
+        if a is None or spec.kind not in self.AHEAD_STEPS:
+            self._fail(seat, f"carries a pass of the next hand in a {spec.kind} step", step=step)
+        if a.due() != (carried.kind, seat) or (a.done and a.done[-1] >= step):
+            self._fail(seat, f"sent a {carried.kind} pass of the next hand out of its turn", step=step)
+        if (carried.next is None) != (carried.kind == "lock"):
+            self._fail(seat, "a shuffle pass of the next hand carries a commitment, a lock none", step=step)
+        problem = a.ledger.check_pass(carried.kind, 0, seat, 0, carried.deck, step)
+        if problem is not None:
+            self._fail(seat, f"{problem} (next hand)", step=step)
+        if carried.next is not None:
+            a.commits[seat] = carried.next
+        a.done.append(step)
+
+    def _open_ahead(self, number: int) -> Ahead | None:
+        """Round 0 of hand ``number``, to be made while the hand before it is played."""
+        if not self.AHEAD_STEPS:
+            return None
+        ledger = CardLedger(self.n, self.rules.deck_size, self.seat, self._hand_secret(number))
+        n = self.n
+        order = (n - 1, *range(n - 1))
+        ledger.new_round(range(self.rules.deck_size), order)
+        passes = tuple(("shuffle", s) for s in range(n)) + tuple(("lock", s) for s in order)
+        return Ahead(number=number, ledger=ledger, order=passes)
 
     def step_began(self) -> None:
         self._author_auto()
@@ -734,19 +831,74 @@ class TableCore:
         ``commit`` step collects them."""
         number = 1 if self.hand is None else self.hand.number + 1
         secret = self._hand_secret(number)
-        ledger = CardLedger(self.n, self.rules.deck_size, self.seat, secret)
+        ahead = self.ahead if self.ahead is not None and self.ahead.number == number else None
+        if ahead is not None and not ahead.done:
+            ahead = None  # nothing was carried ahead: the hand shuffles as one without
+        if ahead is None:
+            ledger = CardLedger(self.n, self.rules.deck_size, self.seat, secret)
+        else:
+            ledger = ahead.ledger
         self.hand = self._new_hand(number, secret, ledger)
         self.hands_crypto.append(self.hand)
+        self.ahead = self._open_ahead(number + 1)
+        step = self.step - 1
         carried = {seat: body.next for seat, body in reveals.items()}  # type: ignore[attr-defined]
+        if ahead is not None:
+            self._begin_made_hand(ahead, reveals, carried, step)
+            return
         if any(c is None for c in carried.values()):
             self.hand.commit_step = True
             self._next("commit", self._all(), Commit)
             return
-        step = self.step - 1
         self._on_commit(self.spec, {s: Commit(commit=c) for s, c in carried.items()}, step)
         first = reveals[0].shuffle  # type: ignore[attr-defined]
         if first is not None:  # seat 0's first pass came with its reveal: the step is done
             self._on_shuffle(self.spec, {0: Shuffle(round=self.spec.round, deck=first)}, step)
+
+    def _begin_made_hand(
+        self, ahead: Ahead, reveals: dict[int, Body], carried: dict[int, bytes | None], step: int
+    ) -> None:
+        """The hand whose round 0 was (partly) made while the last one was played: its
+        commitments are those its shuffle passes carried (a reveal's ``next`` must say
+        the same), seat 0's first pass is made already, and a seat whose lock pass is
+        made sends its deal keys with its reveal. Round 0 goes on from the first pass
+        still to make, in steps of its own; then the deal."""
+        h = self.hand
+        assert h is not None
+        for seat, body in reveals.items():
+            assert isinstance(body, Reveal)
+            made = ahead.commits.get(seat)
+            if made is not None and body.next is not None and body.next != made:
+                self._fail(seat, "commits to another secret than its pass of the next hand did", step=step)
+            if seat == 0 and body.shuffle is not None:
+                self._fail(seat, "sent its first shuffle pass again, made already", step=step)
+            if body.keys is not None:
+                if not ahead.made("lock", seat):
+                    self._fail(seat, "sent deal keys with its reveal before its lock pass", step=step)
+                self._store_keys(seat, Keys(keys=body.keys), self._deal_positions(seat), step)
+                h.keyed.add(seat)
+            if made is not None:
+                carried[seat] = made
+        h.commits.update({s: c for s, c in carried.items() if c is not None})
+        if len(h.commits) < self.n:
+            h.commit_step = True
+            self._next("commit", self._all(), Commit)
+            return
+        self._go_on_round0()
+
+    def _go_on_round0(self) -> None:
+        """The next step of round 0, from the passes made so far (or the deal)."""
+        assert self.hand is not None
+        rd = self.hand.rounds[0]
+        for seat in range(self.n):
+            if seat not in rd.shuffles:
+                self._next("shuffle", (seat,), Shuffle, rnd=0, seat=seat)
+                return
+        for seat in rd.lock_order:
+            if seat not in rd.locks:
+                self._next("lock", (seat,), Lock, rnd=0, seat=seat)
+                return
+        self._deck_ready(0)
 
     def _check_reveal(self, seat: int, body: Reveal, step: int) -> None:
         """Only seat 0 shuffles first: a first shuffle pass from another seat is a fault."""
@@ -756,6 +908,12 @@ class TableCore:
     def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
         assert h is not None
+        if h.rounds:  # round 0 was begun ahead: the commitments known stand
+            for seat, body in bodies.items():
+                if h.commits.setdefault(seat, body.commit) != body.commit:  # type: ignore[attr-defined]
+                    self._fail(seat, "commits to another secret than its pass of this hand did", step=step)
+            self._go_on_round0()
+            return
         for seat, body in bodies.items():
             h.commits[seat] = body.commit  # type: ignore[attr-defined]
         rnd = self._new_round(range(self.rules.deck_size), last=self._first_to_act())
@@ -929,6 +1087,12 @@ class TableCore:
 
     def _game_body(self, kind: str) -> Body | None:
         """This seat's record for a step kind of the game that needs no decision."""
+        return None
+
+    def _next_deal_positions(self, seat: int) -> list[Pos] | None:
+        """Round-0 positions whose keys ``seat`` publishes at the deal of the next hand,
+        if that deal is known before this hand's reveal (None: it is not, and the seats
+        key it in a ``deal`` step)."""
         return None
 
     def _body_for_action(self, action: Any) -> Body:

@@ -209,9 +209,37 @@ class Shown:
         return [self.round, self.pos, self.card, self.key.to_bytes(32, "big")]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AheadPass:
+    """The author's shuffle or lock pass of round 0 of the hand that follows, carried by
+    a record of this hand: the next deck is shuffled and locked while this hand is
+    played, so the next hand waits for no step of its own before its deal. A shuffle
+    pass carries the author's commitment to its secret of that hand (``next``), so the
+    pass is bound to the secret before anyone sees it; a lock pass carries none."""
+
+    kind: str
+    deck: tuple[bytes, ...]
+    next: bytes | None
+
+    def to_wire(self) -> list[Any]:
+        return [self.kind, list(self.deck), self.next]
+
+
+def _pass_kind(v: Any, where: str) -> str:
+    if type(v) is not str or v not in ("shuffle", "lock"):
+        raise SchemaError(f"{where} must be shuffle or lock")
+    return v
+
+
 _player = _tuple(_name, _bin(32), build=lambda name, key: Player(name=name, key=key))
 _key_share = _tuple(
     _uint(MAX_ROUNDS), _uint(MAX_DECK - 1), _scalar, build=lambda r, p, k: KeyShare(round=r, pos=p, key=k)
+)
+_ahead = _tuple(
+    _pass_kind,
+    _array(_bin(32), MAX_DECK, 1),
+    _optional(_bin(32)),
+    build=lambda kind, deck, nxt: AheadPass(kind=kind, deck=deck, next=nxt),
 )
 _shown = _tuple(
     _uint(MAX_ROUNDS),
@@ -224,6 +252,10 @@ _shown = _tuple(
 
 # ---------------------------------------------------------------------------
 # Bodies
+
+
+AHEAD = frozenset({"ahead"})
+"""The optional field of the bodies that may carry a pass of the next hand (see AheadPass)."""
 
 
 class Body:
@@ -297,11 +329,16 @@ class Reveal(Body):
         "secret": _bin(32),
         "next": _bin(32),
         "shuffle": _array(_bin(32), MAX_DECK, 1),
+        "keys": _array(_key_share, MAX_DECK),
     }
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next", "shuffle"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"next", "shuffle", "keys"})
     secret: bytes
     next: bytes | None = None
     shuffle: tuple[bytes, ...] | None = None
+    keys: tuple[KeyShare, ...] | None = None
+    """The author's deal keys of the hand that follows, when its lock pass of that
+    hand's round 0 was carried ahead (see :class:`AheadPass`): they travel once
+    this hand is over, so nobody sees a card of the next hand while this one is played."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -340,8 +377,10 @@ class Keys(Body):
     """Lock keys the sender publishes so that others can open positions (deal, draw)."""
 
     TYPE: ClassVar[str] = "keys"
-    SCHEMA: ClassVar[dict[str, Check]] = {"keys": _array(_key_share, MAX_DECK)}
+    SCHEMA: ClassVar[dict[str, Check]] = {"keys": _array(_key_share, MAX_DECK), "ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
     keys: tuple[KeyShare, ...]
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -349,8 +388,10 @@ class DeclareSuit(Body):
     """The dealer names the active suit because the up card is a 9."""
 
     TYPE: ClassVar[str] = "declare"
-    SCHEMA: ClassVar[dict[str, Check]] = {"suit": _suit}
+    SCHEMA: ClassVar[dict[str, Check]] = {"suit": _suit, "ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
     suit: str
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -361,9 +402,12 @@ class PlayCards(Body):
     SCHEMA: ClassVar[dict[str, Check]] = {
         "cards": _array(_shown, 2, 1),
         "suit": _optional(_suit),
+        "ahead": _ahead,
     }
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
     cards: tuple[Shown, ...]
     suit: str | None
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -371,7 +415,9 @@ class DrawCard(Body):
     """Ask for the top card of the stock (the others answer with their keys)."""
 
     TYPE: ClassVar[str] = "draw"
-    SCHEMA: ClassVar[dict[str, Check]] = {}
+    SCHEMA: ClassVar[dict[str, Check]] = {"ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -379,7 +425,9 @@ class KeepCard(Body):
     """Keep the card just drawn; the turn ends."""
 
     TYPE: ClassVar[str] = "keep"
-    SCHEMA: ClassVar[dict[str, Check]] = {}
+    SCHEMA: ClassVar[dict[str, Check]] = {"ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,7 +435,9 @@ class PassTurn(Body):
     """Nothing to draw and nothing to recycle: the turn passes."""
 
     TYPE: ClassVar[str] = "pass"
-    SCHEMA: ClassVar[dict[str, Check]] = {}
+    SCHEMA: ClassVar[dict[str, Check]] = {"ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -395,7 +445,9 @@ class AcceptSkip(Body):
     """Stacking nines: accept the skip of a double 9."""
 
     TYPE: ClassVar[str] = "accept-skip"
-    SCHEMA: ClassVar[dict[str, Check]] = {}
+    SCHEMA: ClassVar[dict[str, Check]] = {"ahead": _ahead}
+    OPTIONAL: ClassVar[frozenset[str]] = AHEAD
+    ahead: AheadPass | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,9 +13,12 @@ Step sequence of a hand: ``shuffle`` x n -> ``lock`` x n (each lock of round 0
 carries its author's deal keys, so the hand is dealt when the last completes)
 -> turns (one author each) with ``draw-keys`` (all but the drawer) after each
 draw and ``shuffle``/``lock`` rounds when a draw finds the stock empty ->
-``reveal`` (whose records carry the commitments of the next hand). Seats that
-leave the commitments or the deal keys out add a ``commit`` step before the
-shuffles or a ``deal`` step after the locks. A ``dispute`` record (a seat's private
+``reveal`` (whose records carry the commitments of the next hand). From the
+second hand on, round 0 was shuffled and locked while the hand before was
+played: each seat's pass rode in one of its turn or draw-keys records (see
+``TableCore.AHEAD_STEPS``), its deal keys in its reveal, so the hand begins with
+its first turn. Seats that leave the commitments or the deal keys out add a
+``commit`` step before the shuffles or a ``deal`` step after the locks. A ``dispute`` record (a seat's private
 card did not open) or a public card that does not open jumps to ``reveal``.
 """
 
@@ -71,6 +74,8 @@ class NinesTable(TableCore):
         "turn": "_on_turn",
         "draw-keys": "_on_draw_keys",
     }
+    AHEAD_STEPS: ClassVar[tuple[str, ...]] = ("turn", "draw-keys")
+    """A turn or draw-keys record may carry its author's pass of the next hand's round 0."""
     hand: NinesHand | None
     match: Match | None
 
@@ -161,16 +166,19 @@ class NinesTable(TableCore):
                 return pos
         raise LocalProtocolError(f"this seat does not hold {card}")
 
-    def _deal_order(self) -> list[int]:
-        """The playing seats in the order they are dealt: from the dealer's left, the dealer last."""
+    def _deal_order(self, dealer: int | None = None, seats: tuple[int, ...] | None = None) -> list[int]:
+        """The playing seats in the order they are dealt: from the dealer's left, the dealer
+        last (this hand's, unless another dealer and playing seats are given)."""
         assert self.match is not None
-        seats = self.match.playoff_seats or tuple(range(self.n))
-        i = seats.index(self.match.dealer)
+        if dealer is None:
+            dealer, seats = self.match.dealer, self.match.playoff_seats
+        seats = seats or tuple(range(self.n))
+        i = seats.index(dealer)
         return [seats[(i + k) % len(seats)] for k in range(1, len(seats) + 1)]
 
-    def _deal_layout(self) -> tuple[dict[int, list[Pos]], Pos, list[Pos]]:
+    def _deal_layout(self, order: list[int] | None = None) -> tuple[dict[int, list[Pos]], Pos, list[Pos]]:
         """Positions of round 0 dealt to each seat, the up card, and the stock (top first)."""
-        order = self._deal_order()
+        order = self._deal_order() if order is None else order
         size = hand_size(len(order))
         holdings: dict[int, list[Pos]] = {s: [] for s in range(self.n)}
         for k in range(size * len(order)):
@@ -183,12 +191,21 @@ class NinesTable(TableCore):
         9, which nobody knows before the deal)."""
         return self._deal_order()[0]
 
-    def _deal_positions(self, seat: int) -> list[Pos]:
+    def _deal_positions(self, seat: int, order: list[int] | None = None) -> list[Pos]:
         """Round-0 positions whose keys ``seat`` publishes at the deal: all but its own."""
-        holdings, up, _ = self._deal_layout()
+        holdings, up, _ = self._deal_layout(order)
         out = [p for s, ps in holdings.items() if s != seat for p in ps]
         out.append(up)
         return sorted(out)
+
+    def _next_deal_positions(self, seat: int) -> list[Pos] | None:
+        """The next hand is dealt by the seat left of this hand's dealer, to every seat,
+        unless it may be a playoff (``tie=playoff``: which seats play is known only once
+        this hand is scored); then the deal keys wait for a ``deal`` step."""
+        assert self.match is not None
+        if self.rules.tie == "playoff" or self.match.playoff_seats is not None:
+            return None
+        return self._deal_positions(seat, self._deal_order((self.match.dealer + 1) % self.n, None))
 
     def _on_deal(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
