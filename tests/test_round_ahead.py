@@ -34,14 +34,15 @@ from p2pcards.crypto import group
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.base import game
-from p2pcards.games.neuf import NeufRules
-from p2pcards.games.nines import NinesRules
-from p2pcards.protocol.adapters.neuf import NeufTable
+from p2pcards.games.neuf.adapter import NeufTable
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.journal import JournalHeader, encode_header, encode_record, read_journal
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import AheadPass, Body, Reveal
-from p2pcards.protocol.table import Table, TableCore
+from p2pcards.protocol.table import TableCore
 from p2pcards.protocol.transcript import encode_file
 
 CHEAT = 1

@@ -875,7 +875,10 @@ class TableCore:
             if body.keys is not None:
                 if not ahead.made("lock", seat):
                     self._fail(seat, "sent deal keys with its reveal before its lock pass", step=step)
-                self._store_keys(seat, Keys(keys=body.keys), self._deal_positions(seat), step)
+                expected = self._deal_positions(seat)
+                if expected is None:
+                    self._fail(seat, "sent deal keys with its reveal where no deal follows", step=step)
+                self._store_keys(seat, Keys(keys=body.keys), expected, step)
                 h.keyed.add(seat)
             if made is not None:
                 carried[seat] = made
