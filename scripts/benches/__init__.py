@@ -1,0 +1,1 @@
+"""The benchmark groups of scripts/bench.py, one module per area."""
