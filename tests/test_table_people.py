@@ -244,10 +244,12 @@ def test_a_typed_code_is_shown_completed_with_tab_and_asked_again_when_wrong(tmp
 def test_help_shows_the_choices_of_bot_and_language(command: str) -> None:
     from click.testing import CliRunner
 
+    from p2pcards.bots import BOT_NAMES
     from p2pcards.cli import main
 
     text = CliRunner().invoke(main, [command, "--help"]).output
-    assert "--bot [heuristic|random]" in text and "--lang [en|fr|it]" in text, text
+    assert f"--bot [{'|'.join(BOT_NAMES)}]" in text and "--lang [en|fr|it]" in text, text
+    assert set(BOT_NAMES) == {"heuristic", "random", "expert"}
 
 
 def test_simulate_help_lists_the_rules_of_both_games() -> None:
