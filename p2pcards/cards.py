@@ -157,6 +157,10 @@ def penalty(card: Card, nine_value: int = 15) -> int:
     return 10 if r > 10 else r
 
 
+PENALTIES = {nine: tuple(penalty(c, nine) for c in ALL_CARDS) for nine in (15, 25)}
+"""``PENALTIES[nine_value][card]``: :func:`penalty`, looked up (the bots ask it at every move)."""
+
+
 def hand_sort_key(card: Card) -> tuple[int, int, int]:
     """Sort by suit, then rank, with the 9s (wild) last."""
     return (1 if card.is_nine else 0, SUITS.index(card.suit), card.rank)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from p2pcards.bots import BOT_NAMES, Strategy, make_bot
 from p2pcards.cards import Card, deck, parse_card, parse_cards
 from p2pcards.errors import UsageError
-from p2pcards.games.nines.bots import HeuristicBot, Weights, read_history
+from p2pcards.games.nines.bots import HeuristicBot, HistoryReader, Weights, read_history
 from p2pcards.games.nines.rules import (
     AcceptSkip,
     Action,
@@ -98,6 +98,77 @@ def test_both_bots_always_choose_a_legal_action(rules: NinesRules, players: int,
 
     h = _play_hand(rules, players, bots, rng, check)
     assert h.end in ("out", "stall")
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rule_sets(), players=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_the_history_read_as_it_grows_decides_as_the_history_read_whole(
+    rules: NinesRules, players: int, seed: int
+) -> None:
+    """The expert's rollouts keep one reader per hand and feed it each new event; at every
+    decision of a hand (recycles included) that reading, and the move chosen from it, are
+    those of reading the seat's whole view again."""
+    rng = random.Random(seed)
+    names = ("heuristic", "random")
+    bots = [make_bot(names[(seed >> s) & 1]) for s in range(players)]
+    heuristic = HeuristicBot()
+    readers: list[HistoryReader] = []
+    seen = {"decisions": 0}
+
+    def check(h: HandState, seat: int, legal: list[Action]) -> None:
+        if not readers:
+            readers.append(HistoryReader(h.seats, h.up_card.suit))
+        reader = readers[0]
+        reader.feed(h.events)
+        view = SeatView(h, seat)
+        whole = read_history(view)
+        grown = reader.reading(seat)
+        assert grown == whole
+        assert heuristic.choose_reading(view, legal, grown) == heuristic.choose(view, legal, rng)
+        seen["decisions"] += 1
+
+    _play_hand(rules, players, bots, rng, check)
+    assert seen["decisions"] > 0
+
+
+def test_a_recycle_makes_the_growing_reader_read_the_history_again() -> None:
+    """Before a recycle the up card's suit was active; after one, the suit before the first
+    play is unknown, for the whole history: the reader starts over, as a whole reading does."""
+    rules = NinesRules()
+    for seed in range(2000):
+        rng = random.Random(seed)
+        h = HandState(rules, 6, 0, _shuffled_deck(rules, rng))
+        reader = HistoryReader(h.seats, h.up_card.suit)
+        bots = [make_bot("random") for _ in range(6)]
+        while h.phase is not Phase.OVER and not any(isinstance(e, Recycle) for e in h.events):
+            if h.needs_recycle():
+                h.apply(_recycle(h, rng))
+                break
+            reader.feed(h.events)
+            h.apply(bots[h.turn].choose(SeatView(h, h.turn), h.legal_actions(), rng))
+        if not any(isinstance(e, Recycle) for e in h.events) or not _drew_under_the_up_card(h.events):
+            continue
+        # A reader that never learnt of the recycle still believes the up card's suit was faced.
+        unaware = HistoryReader(h.seats, h.up_card.suit)
+        unaware.feed([e for e in h.events if not isinstance(e, Recycle)])
+        if all(unaware.reading(s) == read_history(SeatView(h, s)) for s in h.seats):
+            continue  # the beliefs that differed were wiped since: this hand tells nothing
+        reader.feed(h.events)
+        assert reader.active is None or any(isinstance(e, Play | PlayNines | Declare) for e in h.events)
+        for seat in h.seats:
+            assert reader.reading(seat) == read_history(SeatView(h, seat))
+        return
+    raise AssertionError("no hand of 2000 recycled its stock after a draw under the up card")
+
+
+def _drew_under_the_up_card(events: Sequence[Action]) -> bool:
+    """Someone drew or passed before the first card was played or suit declared."""
+    for e in events:
+        if isinstance(e, Play | PlayNines | Declare):
+            return False
+        if isinstance(e, Pass) or (isinstance(e, Draw) and not e.forced):
+            return True
+    return False
 
 
 def test_every_phase_and_variant_action_is_met() -> None:

@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2pcards.bots.random_bot import RandomBot
-from p2pcards.cards import SUITS, Card, penalty
+from p2pcards.cards import NINES, PENALTIES, RANK_OF, SUIT_OF, SUITS, Card, penalty
 from p2pcards.games.nines.rules import (
-    AcceptSkip,
     Action,
     Declare,
     Draw,
@@ -89,6 +88,84 @@ class _Reading:
     """Moves so far (plays, draws, passes) per player: how long the hand has run."""
 
 
+@dataclass(slots=True)  # not frozen: built at every move of every rollout, and never changed
+class _Decision:
+    """What every action of one decision is scored against: the hand's make-up by suit
+    and rank, the next players' counts, the beliefs summed by suit (read once, not per action)."""
+
+    rules: NinesRules
+    players: int
+    risk: float
+    reading: _Reading
+    held: int
+    nines: int
+    naturals: int
+    suit_count: dict[str, int]
+    suit_penalty: dict[str, int]
+    """Per suit, the penalty points of the natural cards held in it."""
+    rank_count: dict[int, int]
+    """Per rank, the natural cards held of it."""
+    short_sum: dict[str, float]
+    """Per suit, the beliefs of every opponent that it is short in that suit, summed."""
+    no_nine_out: bool
+    shed_penalty: tuple[int, ...]
+    """Per card, what it costs left in hand under these rules."""
+    victim_cards: int
+    prev_cards: int
+    turn_worth: float
+    victim_short: dict[str, float]
+    active_suit: str
+
+    @classmethod
+    def read(
+        cls, view: SeatView, reading: _Reading, hand: Sequence[Card], risk: float, w: Weights
+    ) -> _Decision:
+        suit_count = dict.fromkeys(SUITS, 0)
+        suit_penalty = dict.fromkeys(SUITS, 0)
+        rank_count: dict[int, int] = {}
+        nines = 0
+        for c in hand:
+            if c in NINES:
+                nines += 1
+                continue
+            suit = SUIT_OF[c]
+            suit_count[suit] += 1
+            suit_penalty[suit] += PENALTIES[15][c]
+            rank = RANK_OF[c]
+            rank_count[rank] = rank_count.get(rank, 0) + 1
+        short_sum = {}
+        for suit in SUITS:
+            total = 0.0
+            for b in reading.short.values():  # summed in the same order as ever: same float
+                total += b[suit]
+            short_sum[suit] = total
+        me = view.seat
+        rules = view.rules
+        victim = view.next_seat(me)
+        victim_cards = view.count(victim)
+        players = view.players
+        return cls(
+            rules=rules,
+            players=players,
+            risk=risk,
+            reading=reading,
+            held=len(hand),
+            nines=nines,
+            naturals=len(hand) - nines,
+            suit_count=suit_count,
+            suit_penalty=suit_penalty,
+            rank_count=rank_count,
+            short_sum=short_sum,
+            no_nine_out=rules.no_nine_out,
+            shed_penalty=PENALTIES[rules.nine_penalty],
+            victim_cards=victim_cards,
+            prev_cards=view.count(view.next_seat(me, -1)),
+            turn_worth=w.skip * (_threat(victim_cards) + (1 if players == 2 else 0)),
+            victim_short=reading.short.get(victim, {}),
+            active_suit=view.active_suit,
+        )
+
+
 class HeuristicBot:
     """Scores each legal action with :class:`Weights`; see the module doc for the tips."""
 
@@ -102,12 +179,17 @@ class HeuristicBot:
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
+        return self.choose_reading(view, legal, read_history(view))
+
+    def choose_reading(self, view: SeatView, legal: Sequence[Action], reading: _Reading) -> Action:
+        """:meth:`choose` with the public history already read (a rollout keeps one
+        :class:`HistoryReader` for the whole hand instead of replaying it every move)."""
+        if len(legal) == 1:
+            return legal[0]
         phase = view.phase
         if phase is Phase.DECLARE:
-            return self._declare(view, legal)
-        rules = view.rules
-        reading = read_history(view)
-        hand = list(view.my_cards)
+            return self._declare(view, legal, reading)
+        hand = view.my_cards
         plays = [a for a in legal if isinstance(a, Play | PlayNines)]
         if not plays:
             return legal[0]
@@ -115,36 +197,32 @@ class HeuristicBot:
         for a in plays:
             if len(_played(a)) == len(hand):
                 return a
-        best = self._best(view, rules, reading, hand, plays)
+        at = _Decision.read(view, reading, hand, self._risk(view), self.weights)
+        best = self._best(at, plays)
         if phase is Phase.DRAWN:
             keep = [a for a in legal if isinstance(a, Keep)]
             if keep:
-                margin = self._score(view, rules, reading, hand, keep[0]) - self._score(
-                    view, rules, reading, hand, best
-                )
+                margin = self._score(at, keep[0]) - self._score(at, best)
                 if margin > self.weights.keep_margin:
                     return keep[0]
             return best
-        return self._best(view, rules, reading, hand, legal)
+        return self._best(at, legal)
 
-    def _best(
-        self, view: SeatView, rules: NinesRules, reading: _Reading, hand: list[Card], acts: Sequence[Action]
-    ) -> Action:
+    def _best(self, at: _Decision, acts: Sequence[Action]) -> Action:
         """The highest-scoring action; the first one listed wins a tie."""
         best = acts[0]
         best_score = float("-inf")
         for a in acts:
-            s = self._score(view, rules, reading, hand, a)
+            s = self._score(at, a)
             if s > best_score:
                 best, best_score = a, s
         return best
 
     # -- phases --------------------------------------------------------------
 
-    def _declare(self, view: SeatView, legal: Sequence[Action]) -> Action:
+    def _declare(self, view: SeatView, legal: Sequence[Action], reading: _Reading) -> Action:
         """Up card is a 9: name the suit held most, tie-broken by the next player's shortness."""
         hand = view.my_cards
-        reading = read_history(view)
         nxt = view.next_seat(view.seat)
 
         def value(a: Action) -> tuple[float, float, float]:
@@ -162,63 +240,55 @@ class HeuristicBot:
 
     # -- scoring -------------------------------------------------------------
 
-    def _score(
-        self, view: SeatView, rules: NinesRules, reading: _Reading, hand: list[Card], a: Action
-    ) -> float:
+    def _score(self, at: _Decision, a: Action) -> float:
+        """How good ``a`` looks from the decision ``at`` (what every action shares is read once there)."""
         w = self.weights
-        me = view.seat
-        risk = self._risk(view)
-        nine_pen = rules.nine_penalty
-        if isinstance(a, Keep | AcceptSkip | Draw | Pass):
+        risk = at.risk
+        if not isinstance(a, Play | PlayNines):
             # Not playing keeps every card: only the worth of the 9s held counts.
-            return self._nines_worth(sum(1 for c in hand if c.is_nine), risk, reading)
+            return self._nines_worth(at.nines, risk, at.reading)
         played = _played(a)
-        assert isinstance(a, Play | PlayNines)  # what is left plays cards (_played is empty otherwise)
-        rest = list(hand)
-        for c in played:
-            rest.remove(c)
-        new_suit = a.suit if isinstance(a, PlayNines) or played[0].is_nine else played[0].suit
+        first = played[0]
+        natural = first not in NINES  # a Play of a natural card; 9s never count among naturals
+        new_suit = SUIT_OF[first] if natural else a.suit
         assert new_suit is not None
-        new_rank = played[-1].rank
-        score = w.shed * risk * sum(penalty(c, nine_pen) for c in played)
-        naturals = [c for c in rest if not c.is_nine]
-        in_suit = [c for c in naturals if c.suit == new_suit]
-        score += w.suit_length * len(in_suit)
-        score += w.tie_penalty * sum(penalty(c) for c in in_suit)
-        score += w.tie_short * sum(b[new_suit] for b in reading.short.values())
-        if in_suit or any(c.rank == new_rank for c in naturals):
+        new_rank = RANK_OF[played[-1]]
+        cost = at.shed_penalty
+        score = w.shed * risk * (cost[first] if len(played) == 1 else cost[played[0]] + cost[played[1]])
+        in_suit = at.suit_count[new_suit] - natural
+        score += w.suit_length * in_suit
+        score += w.tie_penalty * (at.suit_penalty[new_suit] - (PENALTIES[15][first] if natural else 0))
+        score += w.tie_short * at.short_sum[new_suit]
+        if in_suit or at.rank_count.get(new_rank, 0) - natural > 0:
             score += w.follow
-        nines = sum(1 for c in rest if c.is_nine)
-        score += self._nines_worth(nines, risk, reading)
-        if rules.no_nine_out and naturals == [] and rest:
+        score += self._nines_worth(at.nines - (len(played) - natural), risk, at.reading)
+        if at.no_nine_out and at.naturals - natural == 0 and at.held > len(played):
             score -= w.nine_keep  # only 9s left: they cannot go out, so the next turn is a draw
         # Tempo and blocking against the player who acts next.
         # A lost turn matters when its victim is close to out; with two players it is a turn gained.
-        victim = view.next_seat(me)
-        victim_cards = view.count(victim)
-        turn_worth = w.skip * (_threat(victim_cards) + (1 if view.players == 2 else 0))
+        turn_worth = at.turn_worth
+        rules = at.rules
         skipped = False
-        if isinstance(a, PlayNines):
+        if type(a) is PlayNines:
             skipped = True
             if rules.stacking_nines:
                 score += turn_worth * 0.5  # the victim may cancel it with a 9
                 skipped = False
-        elif rules.action_cards and not played[0].is_nine:
-            r = played[0].rank
-            if r == 11 or (r == 12 and view.players == 2):
+        elif rules.action_cards and natural:
+            r = RANK_OF[first]
+            if r == 11 or (r == 12 and at.players == 2):
                 skipped = True
             elif r == 1:
                 score += turn_worth * 1.5  # loses the turn and draws two
             elif r == 12:
                 # A reverse gives the next turn to the player before: good if the one after is closer to out.
-                prev = view.next_seat(me, -1)
-                score += w.skip * 0.5 * (_threat(victim_cards) - _threat(view.count(prev)))
+                score += w.skip * 0.5 * (_threat(at.victim_cards) - _threat(at.prev_cards))
         if skipped:
             score += turn_worth
-        if victim_cards <= 2 and not skipped:
-            short = reading.short.get(victim, {})
+        if at.victim_cards <= 2 and not skipped:
+            short = at.victim_short
             score += w.block * short.get(new_suit, 0.0)
-            if new_suit == view.active_suit and short.get(new_suit, 0.0) == 0.0:
+            if new_suit == at.active_suit and short.get(new_suit, 0.0) == 0.0:
                 score -= w.block * 0.25  # leaving the suit they just faced without drawing
         return score
 
@@ -244,43 +314,80 @@ class HeuristicBot:
 
 
 def read_history(view: SeatView) -> _Reading:
-    """Replay the public events: who drew or passed under which suit, and this seat's turns.
+    """Replay the public events: who drew or passed under which suit, and this seat's turns."""
+    reader = HistoryReader(view.seats, view.discards[0].suit)
+    reader.feed(view.events)
+    return reader.reading(view.seat)
+
+
+class HistoryReader:
+    """The public history read for every seat at once, one new event at a time.
+
+    A rollout asks for a reading at every move of a hand whose history only
+    grows: feeding it the new events keeps that linear in the hand's length.
 
     The active suit before the first play is the up card's suit, known while
-    the bottom discard is still the up card (no recycle yet).
+    the bottom discard is still the up card: once a recycle shows up, the
+    history is read again from the start with that suit unknown.
     """
-    me = view.seat
-    events = view.events
-    short: dict[int, dict[str, float]] = {s: dict.fromkeys(SUITS, 0.0) for s in view.seats if s != me}
-    recycled = any(isinstance(e, Recycle) for e in events)
-    active: str | None = None if recycled else view.discards[0].suit
-    moves = 0
-    for e in events:
-        if isinstance(e, Declare):
-            active = e.suit
-        elif isinstance(e, Play):
-            active = e.suit if e.card.is_nine else e.card.suit
-            moves += 1
-            if e.seat != me and not e.card.is_nine:
-                short[e.seat][e.card.suit] = 0.0
-        elif isinstance(e, PlayNines):
-            active = e.suit
-            moves += 1
-        elif isinstance(e, Draw):
-            if not e.forced:
+
+    __slots__ = ("_up_suit", "active", "done", "moves", "seats", "short")
+
+    def __init__(self, seats: Sequence[int], up_suit: str) -> None:
+        self.seats = tuple(seats)
+        self._up_suit: str | None = up_suit
+        self._restart()
+
+    def _restart(self) -> None:
+        self.short: dict[int, dict[str, float]] = {s: dict.fromkeys(SUITS, 0.0) for s in self.seats}
+        self.active: str | None = self._up_suit
+        self.moves = 0
+        self.done = 0
+        """How many events of the history are read."""
+
+    def feed(self, events: Sequence[Action]) -> None:
+        """Read ``events[done:]``; ``events`` is the whole history, of which ``done`` were fed before."""
+        short = self.short
+        active = self.active
+        moves = self.moves
+        for k in range(self.done, len(events)):
+            e = events[k]
+            if isinstance(e, Declare):
+                active = e.suit
+            elif isinstance(e, Play):
                 moves += 1
-            if e.seat == me:
-                continue
-            beliefs = short[e.seat]
-            for s in SUITS:
-                beliefs[s] *= _DECAY_PER_DRAW
-            if not e.forced and active is not None:
-                beliefs[active] = 1.0
-        elif isinstance(e, Pass):
-            moves += 1
-            if e.seat != me and active is not None:
-                short[e.seat][active] = 1.0
-    return _Reading(short=short, rounds=moves / len(view.seats))
+                if e.card in NINES:
+                    active = e.suit
+                else:
+                    active = SUIT_OF[e.card]
+                    short[e.seat][active] = 0.0
+            elif isinstance(e, PlayNines):
+                active = e.suit
+                moves += 1
+            elif isinstance(e, Draw):
+                beliefs = short[e.seat]
+                for s in SUITS:
+                    beliefs[s] *= _DECAY_PER_DRAW
+                if not e.forced:
+                    moves += 1
+                    if active is not None:
+                        beliefs[active] = 1.0
+            elif isinstance(e, Pass):
+                moves += 1
+                if active is not None:
+                    short[e.seat][active] = 1.0
+            elif isinstance(e, Recycle) and self._up_suit is not None:
+                self._up_suit = None
+                self._restart()
+                self.feed(events)
+                return
+        self.active, self.moves, self.done = active, moves, len(events)
+
+    def reading(self, seat: int) -> _Reading:
+        """What ``seat`` reads in the history fed so far (its own entries left out)."""
+        return _Reading(
+            short={s: b for s, b in self.short.items() if s != seat}, rounds=self.moves / len(self.seats)
+        )
 
 
 def _threat(cards: int) -> int:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from p2pcards.bots.expert import Budget, ExpertBot
 from p2pcards.cards import ALL_CARDS, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
-from p2pcards.games.nines.bots import HeuristicBot
+from p2pcards.games.nines.bots import HeuristicBot, HistoryReader
 from p2pcards.games.nines.rules import (
     Action,
     Declare,
@@ -272,16 +272,24 @@ class NinesSearch:
         return state.copy()
 
     def apply(self, state: HandState, action: Action, rng: random.Random) -> None:
-        state.apply(action)
+        state.apply_legal(action)  # one of the legal moves of the view this state was dealt from
         _restock(state, rng)
 
     def rollout(self, state: HandState, rng: random.Random) -> None:
-        base = self.base
+        """The heuristic for every seat, reading the history as it grows (not again at each move),
+        on the engine's trusted path (every move is one of ``legal_actions``)."""
+        choose = self.base.choose_reading
+        reader = HistoryReader(state.seats, state.up_card.suit)
         steps = 0
         while state.phase is not Phase.OVER:
             legal = state.legal_actions()
-            seat = state.turn
-            state.apply(legal[0] if len(legal) == 1 else base.choose(SeatView(state, seat), legal, rng))
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                seat = state.turn
+                reader.feed(state.events)
+                action = choose(SeatView(state, seat), legal, reader.reading(seat))
+            state.apply_legal(action)
             _restock(state, rng)
             steps += 1
             if steps > 400:  # a hand going round for ever: score it as a stall would
