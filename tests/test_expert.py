@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pcards.bots import BOT_NAMES, LEVELS, check_bot, make_bot
-from p2pcards.bots.expert import Budget, ExpertBot, Search, choose_paired
+from p2pcards.bots.expert import PRUNE_AFTER, Budget, ExpertBot, Search, choose_paired
 from p2pcards.cards import Card, deck
 from p2pcards.errors import UsageError
 from p2pcards.games.neuf import rules as neuf
@@ -308,6 +308,49 @@ def test_a_time_budget_stops_the_search_at_its_deadline() -> None:
     legal = h.legal_actions()
     stats = search.run(obs, legal[0], legal, random.Random(0))
     assert stats.iterations == 5  # the clock reads 0.1 s later at each iteration's end
+
+
+class _Coins:
+    """A toy game for the search: a move's reward is a coin with its own odds, tossed by
+    the deal's random stream, so paired moves share their luck where their odds overlap."""
+
+    def __init__(self, odds: dict[str, float]) -> None:
+        self.odds = odds
+        self.played: dict[str, int] = dict.fromkeys(odds, 0)
+
+    def determinise(self, obs: object, rng: random.Random) -> list[object]:
+        return []
+
+    def clone(self, state: list[object]) -> list[object]:
+        return list(state)
+
+    def apply(self, state: list[object], action: str, rng: random.Random) -> None:
+        self.played[action] += 1
+        state.append(rng.random() < self.odds[action])
+
+    def rollout(self, state: list[object], rng: random.Random) -> None:
+        pass
+
+    def reward(self, obs: object, state: list[object]) -> float:
+        return float(state[-1])
+
+
+def test_a_plainly_worse_move_stops_being_searched_and_a_clear_choice_ends_the_search() -> None:
+    coins = _Coins({"good": 0.9, "bad": 0.1, "awful": 0.0})
+    stats = Search(coins, Budget(seconds=None, iterations=500)).run(
+        None, "bad", ["bad", "good", "awful"], random.Random(3)
+    )
+    assert stats.chosen == "good"  # the incumbent was plainly worse: it is replaced
+    assert stats.iterations == PRUNE_AFTER  # both others dropped at the first look: nothing left to decide
+    assert coins.played == {"good": PRUNE_AFTER, "bad": PRUNE_AFTER, "awful": PRUNE_AFTER}
+
+
+def test_moves_in_doubt_are_searched_to_the_end_of_the_budget() -> None:
+    coins = _Coins({"a": 0.5, "b": 0.5})
+    stats = Search(coins, Budget(seconds=None, iterations=300)).run(None, "a", ["a", "b"], random.Random(4))
+    assert stats.iterations == 300
+    assert coins.played == {"a": 300, "b": 300}
+    assert stats.chosen == "a"  # equal odds: the incumbent stays
 
 
 def test_another_move_replaces_the_incumbent_only_when_plainly_better() -> None:

@@ -157,20 +157,26 @@ class Search(Generic[Obs, State]):
         self.clock = clock
 
     def run(self, obs: Obs, incumbent: Any, moves: Sequence[Any], rng: random.Random) -> SearchStats:
-        """Score ``moves`` on deals from ``obs``; keep ``incumbent`` unless another is plainly better."""
+        """Score ``moves`` on deals from ``obs``; keep ``incumbent`` unless another is plainly better.
+
+        A move plainly worse than the best so far (:func:`plainly_worse`) stops being
+        played out: the deals left go to the moves still in doubt, and the search
+        ends as soon as one move is left, since more deals could not change it.
+        """
         game = self.game
         start = self.clock()
         deadline = None if self.budget.seconds is None else start + self.budget.seconds
         limit = self.budget.iterations
         scores: list[list[float]] = [[] for _ in moves]
+        alive = list(range(len(moves)))
         done = 0
         while True:
             deal = game.determinise(obs, rng)
             stream = rng.getrandbits(64)
-            for k, move in enumerate(moves):
+            for k in alive:
                 state = game.clone(deal)
                 play = random.Random(stream)
-                game.apply(state, move, play)
+                game.apply(state, moves[k], play)
                 game.rollout(state, play)
                 scores[k].append(game.reward(obs, state))
             done += 1
@@ -178,9 +184,39 @@ class Search(Generic[Obs, State]):
                 break
             if deadline is not None and self.clock() >= deadline:
                 break
-        means = {m: sum(s) / done for m, s in zip(moves, scores, strict=True)}
-        chosen = choose_paired(moves, scores, incumbent)
+            if done >= PRUNE_AFTER and done % PRUNE_EVERY == 0:
+                alive = [k for k in alive if not plainly_worse(scores, alive, k)]
+                if len(alive) == 1:
+                    break
+        means = {moves[k]: sum(s) / len(s) for k, s in enumerate(scores)}
+        left = [moves[k] for k in alive]
+        if incumbent in left:
+            chosen = choose_paired(left, [scores[k] for k in alive], incumbent)
+        else:  # the incumbent was plainly worse than some move still in the running
+            chosen = max(left, key=lambda m: means[m])
         return SearchStats(iterations=done, seconds=self.clock() - start, means=means, chosen=chosen)
+
+
+PRUNE_AFTER = 32
+"""Deals every move is played on before any is dropped."""
+PRUNE_EVERY = 8
+"""Deals between two looks at which moves to drop."""
+PRUNE_Z = 3.0
+"""Standard errors by which a move must trail the best to be dropped: looking again and
+again, a tighter bound would drop good moves by chance."""
+
+
+def plainly_worse(scores: Sequence[Sequence[float]], alive: Sequence[int], k: int) -> bool:
+    """Move ``k`` trails the best of ``alive`` (by mean over the deals all of them were
+    played on) by more than :data:`PRUNE_Z` standard errors of the paired differences."""
+    n = len(scores[k])
+    best = max(alive, key=lambda j: (sum(scores[j]), -j))
+    if best == k or n < 2:
+        return False
+    diffs = [a - b for a, b in zip(scores[best], scores[k], strict=True)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > PRUNE_Z * math.sqrt(var / n)
 
 
 def choose_paired(
