@@ -658,14 +658,14 @@ import sys
 
 import trio
 
-from p2pcards.net import node
+from p2pcards.net import runner
 from p2pcards.net.node import NodeConfig, join_game
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.protocol.wire import Abort
 
 host, port, code, name, reason = sys.argv[1:6]
 links = {}
-real_run_table = node.run_table
+real_run_table = runner.run_table  # (the node loads it when the match starts)
 
 
 async def run_table(table, table_links, decide, **options):
@@ -673,7 +673,7 @@ async def run_table(table, table_links, decide, **options):
     return await real_run_table(table, table_links, decide, **options)
 
 
-node.run_table = run_table
+runner.run_table = run_table
 
 
 async def decide(table):

@@ -113,16 +113,16 @@ async def one_game(tmp_path: Path, joiner: Identity, name: str, host_ui: Recordi
 async def test_a_puppet_in_a_known_players_seat_is_announced_before_the_first_shuffle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from p2pcards.net import node
+    from p2pcards.net import runner  # (the node loads it when the match starts)
 
     said_before_play: list[list[str]] = []
-    real_run_table = node.run_table
+    real_run_table = runner.run_table
 
     async def run_table(table, *args, **kwargs):  # type: ignore[no-untyped-def]
         said_before_play.append([i for i in host_ui.infos if "WARNING" in i])
         return await real_run_table(table, *args, **kwargs)
 
-    monkeypatch.setattr(node, "run_table", run_table)
+    monkeypatch.setattr(runner, "run_table", run_table)
     with trio.fail_after(60):
         host_ui = RecordingUI()
         await one_game(tmp_path, BOB, "bob", host_ui)

@@ -53,7 +53,19 @@ def make_bot(name: str, game: str = "nines") -> Strategy[Any, Any]:
 
 
 def check_bot(name: str) -> str:
-    """``name`` if it names a strategy (UsageError saying which ones do, otherwise)."""
+    """``name`` if it names a strategy (UsageError saying which ones do, otherwise).
+
+    One of :data:`BOT_NAMES` (and an expert's budget) is checked by its name, without
+    loading a game's bots or search: a node checks ``--bot`` before its lobby, and makes
+    the strategy when the match starts. Any other name is checked by making it."""
+    base, colon, budget = name.partition(":")
+    if base in BOT_NAMES and not colon:
+        return name
+    if base == "expert":
+        from p2pcards.bots.expert import Budget
+
+        Budget.parse(budget)
+        return name
     make_bot(name)
     return name
 

@@ -104,7 +104,6 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
     from p2pcards.errors import P2PCardsError
     from p2pcards.net import storage
     from p2pcards.net.node import NodeConfig
-    from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
@@ -168,6 +167,8 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         raise
     with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
         ui.finished(outcome)
+    from p2pcards.net.runner import INTERRUPTED  # (loaded with the match, not before the lobby)
+
     if outcome.status == "aborted" and outcome.problem == INTERRUPTED:
         sys.exit(130)  # as a program stopped by Ctrl-C
     sys.exit(0 if outcome.status in ("over", "aborted", "left") else 1)

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
-from spake2.ed25519_basic import NotOnCurve
-from spake2.parameters.ed25519 import ParamsEd25519
+if TYPE_CHECKING:
+    from spake2 import SPAKE2_A, SPAKE2_B
+
+# The ``spake2`` package (its Ed25519 group arithmetic) loads at the first exchange, not
+# with the lobby's messages: a host shows its invitation before anyone has dialled it.
 
 MESSAGE_SIZE = 33
 """Bytes in a SPAKE2 message: the side byte and a 32-byte Ed25519 element."""
@@ -49,10 +52,15 @@ PASSWORD_DOMAIN = b"p2pcards/v2/code\x00"
 ID_A = b"p2pcards/v2/joiner"
 ID_B = b"p2pcards/v2/host"
 
-M = ParamsEd25519.M.to_bytes()
-"""The joiner's blinding element (the ``spake2`` package's, from the seed ``M``)."""
-N = ParamsEd25519.N.to_bytes()
-"""The host's blinding element (from the seed ``N``)."""
+
+def __getattr__(name: str) -> Any:
+    """``M``, the joiner's blinding element (the ``spake2`` package's, from the seed ``M``),
+    and ``N``, the host's (from the seed ``N``): computed when asked (``spake2`` loads late)."""
+    if name in ("M", "N"):
+        from spake2.parameters.ed25519 import ParamsEd25519
+
+        return getattr(ParamsEd25519, name).to_bytes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Side(enum.Enum):
@@ -98,6 +106,9 @@ class Pake:
                 raise ValueError("unexpected entropy request")
             return supplied.pop()
 
+        from spake2 import SPAKE2_A, SPAKE2_B
+        from spake2.parameters.ed25519 import ParamsEd25519
+
         kind = SPAKE2_A if side is Side.JOINER else SPAKE2_B
         state = kind(password(code), idA=ID_A, idB=ID_B, params=ParamsEd25519, entropy_f=entropy_f)
         return cls(side=side, message=state.start(), _state=state)
@@ -115,6 +126,10 @@ class Pake:
         expected = b"B" if self.side is Side.JOINER else b"A"
         if peer_message[:1] != expected:
             raise BadPakeMessage("the SPAKE2 message is not from the other side")
+        from spake2 import SPAKEError
+        from spake2.ed25519_basic import NotOnCurve
+        from spake2.parameters.ed25519 import ParamsEd25519
+
         try:
             element = ParamsEd25519.group.bytes_to_element(peer_message[1:])
             if element.to_bytes() != peer_message[1:]:

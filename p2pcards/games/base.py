@@ -434,16 +434,29 @@ def default_game() -> str:
     return names()[0]
 
 
+_ALL_LOADED = False
+"""Whether every package of :data:`PACKAGES` is in :data:`GAMES` (else only some are, by
+:func:`game`, and nothing registered yet: :func:`register` loads them all first)."""
+
+
 def _load_games() -> None:
-    if not GAMES:
+    global _ALL_LOADED
+    if not _ALL_LOADED:
+        GAMES.clear()  # in the order of PACKAGES, whichever of them loaded first
         for package in PACKAGES:
             entry: AnyGame = importlib.import_module(package).GAME
             GAMES.setdefault(entry.name, entry)
+        _ALL_LOADED = True
 
 
 def game(name: str) -> AnyGame:
     """The game called ``name`` (UsageError listing the names otherwise)."""
-    _load_games()
+    if name not in GAMES and not _ALL_LOADED and name in folder_names():
+        # Only this game's engine: a host of Nines starts without loading Le Neuf's rules.
+        entry: AnyGame = importlib.import_module(PACKAGES[folder_names().index(name)]).GAME
+        GAMES.setdefault(entry.name, entry)
+    if name not in GAMES:
+        _load_games()
     try:
         return GAMES[name]
     except KeyError:

@@ -8,7 +8,7 @@ import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -17,9 +17,7 @@ from p2pcards.errors import TranscriptError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.net import storage, tls
 from p2pcards.net.addresses import EVERY_ADDRESS, listen, show_address
-from p2pcards.net.known import KnownPlayers
 from p2pcards.net.portmap import PortMapping, Router, mappable, port_mapped
-from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import (
     HostLobby,
     LobbyUI,
@@ -30,21 +28,20 @@ from p2pcards.net.session import (
     form_mesh,
     join_table,
 )
-from p2pcards.protocol.fingerprint import TableFingerprint
-from p2pcards.protocol.journal import (
-    JournalContents,
-    JournalHeader,
-    encode_header,
-    encode_record,
-    read_journal,
-)
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.sitting import SeatTable, Sitting
-from p2pcards.protocol.table import table_class
-from p2pcards.protocol.transcript import encode_file, save, save_new
 from p2pcards.protocol.wire import Abort, SignedRecord
+
+if TYPE_CHECKING:
+    from p2pcards.net.runner import Decider
+    from p2pcards.protocol.fingerprint import TableFingerprint
+    from p2pcards.protocol.journal import JournalContents, JournalHeader
+    from p2pcards.protocol.sitting import SeatTable
+
+# The match - its table, the game's engine, the runner, the journal, the transcript, the
+# fingerprint, the players met before - loads when the match starts (in ``_play`` and the
+# functions it calls): a host shows its invitation, and a joiner its lobby, without them.
 
 LINGER = 3.0
 """Seconds to keep links open after the match so that peers finish on their own."""
@@ -130,7 +127,13 @@ async def host_game(
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> Outcome:
     """Host a table of ``players`` seats of ``game``; ``task_status.started`` gets the port."""
-    table_class(game)  # a game the protocol cannot play is refused before anyone joins
+    try:  # a game the protocol cannot play is refused before anyone joins...
+        game_named(game)
+    except UsageError:
+        from p2pcards.protocol.table import table_class
+
+        table_class(game)  # ...in the protocol's words (its engine loads with the match)
+        raise
     game_id = game_id if game_id is not None else os.urandom(16)
     lobby = HostLobby(
         identity=cfg.identity,
@@ -268,6 +271,8 @@ def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float
 
 
 def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> JournalHeader:
+    from p2pcards.protocol.journal import JournalHeader
+
     return JournalHeader(
         game=info.game,
         game_id=info.game_id,
@@ -291,6 +296,8 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     The table is rebuilt from the journal; the seat listens on the port it had,
     dials the peers it dials, and takes back the others as they dial in.
     """
+    from p2pcards.protocol.journal import read_journal
+
     try:
         contents = read_journal(path.read_bytes())
     except OSError as e:
@@ -353,6 +360,13 @@ async def _play(
     restore: JournalContents | None = None,
     entropy: bytes | None = None,
 ) -> Outcome:
+    from p2pcards.net.runner import RunResult, run_table
+    from p2pcards.protocol.fingerprint import TableFingerprint
+    from p2pcards.protocol.journal import encode_header, encode_record
+    from p2pcards.protocol.sitting import Sitting
+    from p2pcards.protocol.table import table_class
+    from p2pcards.protocol.transcript import encode_file, save, save_new
+
     roster = [Player(name=s.name, key=s.key) for s in info.roster]
     if entropy is None:
         entropy = cfg.entropy if cfg.entropy is not None else os.urandom(32)
@@ -479,6 +493,8 @@ def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> No
     """Before the first shuffle: warn of a known name with a new key, or a known key
     under a new name; then remember this table's players. A list that cannot be
     read or written weakens the check, it never stops the game."""
+    from p2pcards.net.known import KnownPlayers
+
     known = KnownPlayers.load(cfg.data_dir or storage.data_dir())
     if known.problem is not None:
         cfg.ui.info(Notice("notice_known_unreadable", problem=known.problem))
@@ -497,6 +513,8 @@ def _show_fingerprint(cfg: NodeConfig) -> Callable[[SeatTable], None]:
     Only after the cut: the fingerprint covers every seat's cut secret, which a host
     in the middle cannot choose (see :mod:`p2pcards.protocol.fingerprint`).
     """
+    from p2pcards.protocol.fingerprint import TableFingerprint
+
     shown = False
 
     def progress(table: SeatTable) -> None:
@@ -550,6 +568,8 @@ def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
     """Every readable journal in the data directory, most recent first."""
     out = []
     for path in storage.journal_dir(directory).glob("*.journal"):
+        from p2pcards.protocol.journal import read_journal  # (only when there is one to read)
+
         try:
             contents = read_journal(path.read_bytes())
             host = contents.header.session.get("host_address")

@@ -284,8 +284,7 @@ class HostLobby:
         self.max_pending = max_pending
         self.per_address = per_address
         self.evict_after = evict_after
-        self.tls = tls.server_context(identity)
-        """Presents the host's key to every connection (TLS 1.3)."""
+        self._tls: ssl.SSLContext | None = None
         self.host_seat = Seat(name=name, key=identity.public_key, host="", port=0)
         self.admission: Admission[_Guest] = Admission(
             game_id=game_id,
@@ -301,6 +300,14 @@ class HostLobby:
         self._lock = trio.Lock()
         self.relinks: Relinks | None = None
         """Set once the match runs: a seat that dials the host again is handed to it."""
+
+    @property
+    def tls(self) -> ssl.SSLContext:
+        """Presents the host's key to every connection (TLS 1.3). Made at the first one, not
+        before the invitation is shown: the certificate loads X.509 and signs."""
+        if self._tls is None:
+            self._tls = tls.server_context(self.identity)
+        return self._tls
 
     def names(self) -> list[str]:
         """Who is seated, host first."""

@@ -26,14 +26,16 @@ import os
 import ssl
 import tempfile
 from functools import cache
+from typing import TYPE_CHECKING
 
 import trio
-from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.x509.oid import NameOID
 
 from p2pcards.crypto.identity import Identity
+
+if TYPE_CHECKING:
+    from cryptography import x509
 
 TLS_HANDSHAKE = 0x16
 """First byte of a TLS connection (a handshake record)..."""
@@ -63,6 +65,10 @@ class TLSError(Exception):
 
 def certificate(identity: Identity) -> x509.Certificate:
     """A self-signed certificate for ``identity``'s Ed25519 key (its only content that matters)."""
+    # X.509 loads with the first connection, not with the lobby: a host shows its invitation first.
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "p2pcards")])
     return (
         x509.CertificateBuilder()
@@ -190,6 +196,8 @@ def peer_key(stream: trio.SSLStream[trio.abc.Stream]) -> bytes:
     der = stream.getpeercert(binary_form=True)
     if not der:
         raise TLSError("the peer presented no certificate", kind="key")
+    from cryptography import x509  # (loaded late: see certificate)
+
     try:
         key = x509.load_der_x509_certificate(der).public_key()
     except ValueError:

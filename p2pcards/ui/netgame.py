@@ -19,27 +19,32 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from p2pcards.bots import make_bot
+from p2pcards.bots import check_bot, make_bot
 from p2pcards.errors import PeerUnreachable
 from p2pcards.games.base import game as game_named
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.portmap import PortMapping
-from p2pcards.net.runner import INTERRUPTED, TURN_ENDS, TURN_TIMED_OUT, WAIT_NOTICE, Decider, QuitMatch
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.net.words import new_code
-from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, HandStarted, MatchOver, Moved
-from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.sitting import MIN_TO_CONTINUE, SeatTable, Sitting
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.prompt import Console, QuitGame
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
-from p2pcards.ui.screen import Screen, make_screen, probe
+
+if TYPE_CHECKING:
+    from p2pcards.net.runner import Decider
+    from p2pcards.protocol.events import Event
+    from p2pcards.protocol.fingerprint import TableFingerprint
+    from p2pcards.protocol.sitting import SeatTable
+    from p2pcards.ui.screen import Screen
+
+# The match's parts - the runner, the table's events, the game's screen, the bots - load
+# where they are used, once the match starts: a node shows its lobby without them.
 
 TEXT_LIMIT = 400
 """Longest notice shown from the network (a peer's reason for stopping is at most 300 characters)."""
@@ -51,8 +56,9 @@ STATUS_TICK = 0.5
 CLOCK_SHOWN = 3600.0
 """Longer clocks (a person alone with bots has a day) are not counted down: nobody is hurried."""
 
-SLOW_STEP = WAIT_NOTICE
-"""Seconds after which the clock of a step that is not a decision (a shuffle, keys) is shown too."""
+SLOW_STEP = 5.0
+"""Seconds after which the clock of a step that is not a decision (a shuffle, keys) is shown too:
+the runner's ``WAIT_NOTICE`` (a test keeps them equal; written here, the lobby loads no runner)."""
 
 STEP_WAITS = {
     "shuffle": "shuffle",
@@ -189,6 +195,8 @@ class TableWatcher:
             self._ticking = False
 
     def _event(self, event: Event) -> None:
+        from p2pcards.protocol.events import Continued, CutDone, HandEnded, HandStarted, MatchOver, Moved
+
         screen = self.screen
         if isinstance(event, CutDone):
             screen.cut(event.rounds, event.dealer)
@@ -257,7 +265,7 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
     An unknown strategy is refused at once; the game's own strategy of that
     name is made at the first decision (a joiner learns the game from the host).
     """
-    make_bot(name)
+    check_bot(name)
     bots: dict[str, Any] = {}
 
     async def decide(table: SeatTable) -> Any:
@@ -279,6 +287,8 @@ def bot_decider(name: str, rng: random.Random) -> Decider:
 
 def _fewest(table: Any) -> int:
     """The fewest players with whom the match on ``table`` goes on (after a leave)."""
+    from p2pcards.protocol.sitting import MIN_TO_CONTINUE
+
     name = getattr(table, "GAME", None)
     return max(MIN_TO_CONTINUE, game_named(name).min_players) if name is not None else MIN_TO_CONTINUE
 
@@ -432,6 +442,8 @@ class HumanDecider:
     def _turn_ends(self) -> float | None:
         """When this turn's time ends on the table's clock (trio time), or None without
         one (the runner's ``TURN_ENDS``; else ``turn_time`` from now)."""
+        from p2pcards.net.runner import TURN_ENDS
+
         ends = TURN_ENDS.get()
         if ends is not None:
             return ends
@@ -439,6 +451,9 @@ class HumanDecider:
         return None if total is None else trio.current_time() + total
 
     async def __call__(self, table: SeatTable) -> Any:
+        from p2pcards.net.runner import QuitMatch
+        from p2pcards.ui.screen import probe
+
         self.ends_if_leaving = _ends_without_one(table)
         view = table.view()
         assert view is not None
@@ -659,6 +674,8 @@ class NetworkUI(LobbyUI):
 
     def _screen_for(self, table: Any) -> Screen:
         """The game's screen for the table in play (a continued match's: its own seats)."""
+        from p2pcards.ui.screen import make_screen
+
         current = getattr(table, "current", table)
         screen = make_screen(
             current.GAME,
@@ -745,6 +762,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     The problem may quote a peer (the reason it gave for stopping) and names come
     from the peers: both are cleaned, so that they stay text on one line.
     """
+    from p2pcards.net.runner import INTERRUPTED, TURN_TIMED_OUT
+    from p2pcards.protocol.sitting import Sitting
+
     if outcome.table is not None:
         names = list(table_names(outcome.table.roster))
         # A match that went on without a seat scores the seats of its last table.
