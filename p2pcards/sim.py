@@ -43,6 +43,7 @@ from itertools import pairwise
 from typing import Any
 
 from p2pcards.bots import Strategy, make_bot
+from p2pcards.bots.random_bot import RandomBot, picker
 from p2pcards.errors import UsageError
 from p2pcards.games.base import MatchLoop, RandomShuffler, check_players
 from p2pcards.games.base import game as get_game
@@ -227,7 +228,8 @@ def _fmt_rule(v: object) -> str:
 class _Tally:
     seats: int = 0
     matches: int = 0
-    wins: Fraction = Fraction(0)
+    wins: int | Fraction = 0
+    """Exact: a whole number until a win is shared (Fraction sums are slow, and most wins are whole)."""
     hands: int = 0
     penalty: int = 0
     outs: int = 0
@@ -389,8 +391,9 @@ def _tally(match: Any, seating: Sequence[str], tallies: dict[str, _Tally]) -> No
     for n in seating:
         tallies[n].seats += 1
     winners = match.winners or ()
+    share: int | Fraction = 1 if len(winners) <= 1 else Fraction(1, len(winners))
     for w in winners:
-        tallies[seating[w]].wins += Fraction(1, len(winners))
+        tallies[seating[w]].wins += share
 
 
 def match_rngs(seed: int, match: int) -> tuple[random.Random, random.Random]:
@@ -421,4 +424,6 @@ def play_match(
         return picks[seat](view, legal, bot_rng)
 
     shuffler = RandomShuffler(spec.deck_copies(rules), deal_rng)
-    return MatchLoop(spec, rules, len(seats), shuffler, choose).run()
+    # Random bots only (the engine benchmark): no views, one call a move, the same draws.
+    pick = picker(bot_rng) if all(type(s) is RandomBot for s in seats) else None
+    return MatchLoop(spec, rules, len(seats), shuffler, choose, pick=pick).run()

@@ -9,6 +9,7 @@ leaves the same state by either path, and whole matches come out the same.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from conftest import snapshot_hand
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from test_nines_properties import player_counts, rule_sets, seeds
 
 from p2pcards.bots import make_bot
+from p2pcards.bots.random_bot import RandomBot, picker
 from p2pcards.cards import deck
 from p2pcards.games.nines.rules import HandState, Match, NinesRules, Phase, Recycle
 from p2pcards.sim import match_rngs, play_match
@@ -67,10 +69,56 @@ def _events(match: Match) -> list[object]:
 def test_the_match_loop_plays_the_same_matches_checked(
     rules: NinesRules, players: int, seed: int, bots: str
 ) -> None:
-    """The loop's trusted path against the same loop made to check every move."""
+    """The loop's trusted path against the same loop made to check every move (random bots
+    play by ``HandState.play_out``, which the checked loop goes without)."""
     seats = [make_bot(bots) for _ in range(players)]
     fast = play_match(rules, seats, *match_rngs(seed, 0))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(HandState, "apply_legal", HandState.apply)
+        mp.delattr(HandState, "play_out")
         slow = play_match(rules, seats, *match_rngs(seed, 0))
     assert _events(fast) == _events(slow)
+
+
+class _SlowRandom(RandomBot):
+    """The random bot as any other strategy: a view per seat, ``choose`` asked each move."""
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rule_sets(), players=player_counts, seed=seeds)
+def test_play_out_plays_the_matches_of_the_checked_loop(rules: NinesRules, players: int, seed: int) -> None:
+    """Random bots only: the engine plays each hand itself (``play_out``, the picks of
+    ``random_bot.picker``, the trusted path), and the matches are move for move those of
+    the loop asking each bot's ``choose`` with a view and checking every move."""
+    calls = 0
+    play_out = HandState.play_out
+
+    def counted(h: HandState, *args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        play_out(h, *args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(HandState, "play_out", counted)
+        fast = play_match(rules, [RandomBot() for _ in range(players)], *match_rngs(seed, 0))
+    assert calls == len(fast.history)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(HandState, "apply_legal", HandState.apply)
+        slow = play_match(rules, [_SlowRandom() for _ in range(players)], *match_rngs(seed, 0))
+    assert _events(fast) == _events(slow)
+
+
+class _OtherRandom(random.Random):
+    """A generator of another type: the picks go through its own ``randrange``."""
+
+
+@pytest.mark.parametrize("make_rng", [random.Random, _OtherRandom])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 8, 31, 1023, 1024, 1500])
+def test_the_picker_draws_as_the_random_bot(make_rng: type[random.Random], n: int) -> None:
+    legal = list(range(n))
+    rng_bot, rng_pick = make_rng(n), make_rng(n)
+    pick = picker(rng_pick)
+    bot = RandomBot()
+    for _ in range(50):
+        assert pick(legal) == bot.choose(None, legal, rng_bot)
+    assert rng_pick.getstate() == rng_bot.getstate()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from p2pcards.games.base import BIT_LENGTH
@@ -26,3 +26,25 @@ class RandomBot:
         while r >= n:
             r = rng.getrandbits(k)
         return legal[r]
+
+
+def picker(rng: random.Random) -> Callable[[Sequence[A]], A]:
+    """``RandomBot().choose(view, legal, rng)`` as ``pick(legal)``: the same draws from ``rng``,
+    for a loop whose seats are all random bots (``MatchLoop.pick``), which then builds no
+    view and makes one call a move."""
+    if type(rng) is not random.Random:
+        return lambda legal: legal[rng.randrange(len(legal))]
+    getrandbits = rng.getrandbits
+    top = len(BIT_LENGTH)
+
+    def pick(legal: Sequence[A]) -> A:
+        n = len(legal)
+        if n >= top:
+            return legal[rng.randrange(n)]
+        k = BIT_LENGTH[n]
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return legal[r]
+
+    return pick

@@ -73,24 +73,25 @@ class RandomShuffler:
 
 
 BIT_LENGTH = tuple(n.bit_length() for n in range(1024))
-"""``BIT_LENGTH[n]`` is ``n.bit_length()``, looked up faster than asked (once a card shuffled)."""
+"""``BIT_LENGTH[n]`` is ``n.bit_length()``, looked up faster than asked (once a card shuffled, once
+a random bot's move)."""
+
+_SWAPS = tuple(tuple((i, BIT_LENGTH[i + 1]) for i in range(n - 1, 0, -1)) for n in range(105))
+"""``_SWAPS[n]``: the steps of shuffling ``n`` cards (two decks at most), each the position ``i``
+filled and the bits of each draw of its partner in ``0..i``."""
 
 
 def _shuffle(rng: random.Random, items: list[Any]) -> None:
     """``rng.shuffle(items)``: the same draws and the same order, without a method call per
     card (a simulation shuffles a deck every hand)."""
-    if type(rng) is not random.Random:
+    if type(rng) is not random.Random or len(items) >= len(_SWAPS):
         rng.shuffle(items)
         return
-    if len(items) >= len(BIT_LENGTH):
-        rng.shuffle(items)
-        return
+    swaps = _SWAPS[len(items)]
     getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = BIT_LENGTH[n]
-        j = getrandbits(k)
-        while j >= n:
+    for i, k in swaps:
+        j = getrandbits(k)  # rng._randbelow(i + 1): k bits, drawn again until at most i
+        while j > i:
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
 
@@ -340,6 +341,12 @@ class MatchLoop:
     match: Any = None
     hand: Any = None
     cut_rounds: list[list[tuple[int, Card]]] = field(default_factory=list)
+    pick: Callable[[Sequence[Any]], Any] | None = None
+    """``choose`` for every seat without the seat or its view, where no seat's strategy
+    needs either (random bots only): ``pick(legal)`` is one of ``legal``, drawn as
+    ``choose`` would. With a silent observer and an engine whose hand has
+    ``play_out(pick, shuffler)``, the engine then plays each hand itself, with no view
+    built and no move looked up (most of a simulation of random bots)."""
 
     def run(self) -> Any:
         check_players(self.game, self.players)
@@ -352,20 +359,32 @@ class MatchLoop:
         return self.match
 
     def play_hand(self) -> None:
-        """Play one hand. A move that is one of the ``legal_actions`` just listed goes
-        through the engine's ``apply_legal`` where it has one (no check could fail);
-        any other move, and every restock, through the checked ``apply``. An engine's
-        ``decision()``, where it has one, answers the restock check, ``to_act`` and
-        ``legal_actions`` in one call (it is asked on every move)."""
-        match = self.match
-        game, shuffler, choose, observer = self.game, self.shuffler, self.choose, self.observer
+        """Play one hand: by the engine itself (its ``play_out``) when ``pick`` makes every
+        choice and nothing watches, otherwise move by move (:meth:`_play_moves`)."""
+        match, shuffler, observer = self.match, self.shuffler, self.observer
         hand = match.start_hand(shuffler.deal())
         self.hand = hand
         observer.hand_start(hand)
+        play_out = getattr(hand, "play_out", None)
+        if self.pick is not None and type(observer) is Silent and play_out is not None:
+            play_out(self.pick, shuffler)  # no views, no look-ups: most of a simulation of random bots
+        else:
+            self._play_moves(hand)
+        result = match.close_hand()
+        self.hand = None
+        observer.hand_end(hand, result, match)
+
+    def _play_moves(self, hand: Any) -> None:
+        """Play ``hand`` to its end, one ``choose`` a move. A move that is one of the
+        ``legal_actions`` just listed goes through the engine's ``apply_legal`` where it has
+        one (no check could fail); any other move, and every restock, through the checked
+        ``apply``. An engine's ``decision()``, where it has one, answers the restock check,
+        ``to_act`` and ``legal_actions`` in one call (it is asked on every move)."""
+        game, shuffler, choose, observer = self.game, self.shuffler, self.choose, self.observer
         move = None if type(observer) is Silent else observer.move
         apply_legal = getattr(hand, "apply_legal", hand.apply)
         decision = getattr(hand, "decision", None)
-        totals = tuple(match.totals)
+        totals = tuple(self.match.totals)
         views: dict[int, Any] = {}  # a view is a live window: one per seat serves the whole hand
         while True:
             found = None if decision is None else decision()
@@ -399,9 +418,6 @@ class MatchLoop:
                 if len(hand.events) > before:
                     action = hand.events[-1]  # the engine's event: the drawn card, the forced flag
                 move(action)
-        result = match.close_hand()
-        self.hand = None
-        observer.hand_end(hand, result, match)
 
 
 PACKAGES = ("p2pcards.games.nines", "p2pcards.games.neuf")

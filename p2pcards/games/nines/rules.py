@@ -315,6 +315,24 @@ _DECLARE, _TURN, _DRAWN, _FORCED_DRAW, _STACK, _RECYCLE, _OVER = (
 )
 """The phases as module names: looking a member up on its enum class costs ten times a
 global's, and the engine asks for phases several times a move."""
+_ALL_SEATS = {n: tuple(range(n)) for n in range(2, MAX_PLAYERS + 1)}
+"""The playing seats of every hand but a playoff's, by table size."""
+_SUCCESSORS: dict[tuple[tuple[int, ...], int], dict[int, int]] = {}
+"""``HandState._successors`` by (playing seats, direction): built once, shared, never changed."""
+_DEAL_ORDERS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+""":func:`_deal_order` by (playing seats, dealer)."""
+
+
+def _deal_order(seats: tuple[int, ...], dealer: int) -> tuple[int, ...]:
+    """The playing seats from the dealer's left round to the dealer (the order of the deal),
+    worked out once for each seating and dealer."""
+    order = _DEAL_ORDERS.get((seats, dealer))
+    if order is None:
+        i, n = seats.index(dealer), len(seats)
+        order = _DEAL_ORDERS[seats, dealer] = tuple(seats[(i + k) % n] for k in range(1, n + 1))
+    return order
+
+
 _KEEPS = tuple(Keep(seat=s) for s in range(MAX_PLAYERS))
 _PASSES = tuple(Pass(seat=s) for s in range(MAX_PLAYERS))
 _ACCEPTS = tuple(AcceptSkip(seat=s) for s in range(MAX_PLAYERS))
@@ -334,6 +352,7 @@ class HandState:
     __slots__ = (
         "_forced_left",
         "_full_info",
+        "_nine_rules",
         "_succ",
         "active_suit",
         "dealer",
@@ -366,15 +385,18 @@ class HandState:
         """Deal ``deck`` (top card first). ``seats`` limits play to some seats (playoff)."""
         self.rules = rules
         self.players = players
-        self.seats: tuple[int, ...] = tuple(range(players)) if seats is None else tuple(seats)
-        if not 2 <= players <= MAX_PLAYERS:
+        if type(players) is not int or not 2 <= players <= MAX_PLAYERS:
             raise UsageError(f"Nines is for 2 to {MAX_PLAYERS} players, not {players}")
-        if (
-            len(self.seats) < 2
-            or len(set(self.seats)) != len(self.seats)
-            or not all(type(s) is int and 0 <= s < players for s in self.seats)
-        ):
-            raise UsageError(f"not a valid set of playing seats: {self.seats}")
+        if seats is None:
+            self.seats: tuple[int, ...] = _ALL_SEATS[players]  # every seat plays: valid as built
+        else:
+            self.seats = tuple(seats)
+            if (
+                len(self.seats) < 2
+                or len(set(self.seats)) != len(self.seats)
+                or not all(type(s) is int and 0 <= s < players for s in self.seats)
+            ):
+                raise UsageError(f"not a valid set of playing seats: {self.seats}")
         if dealer not in self.seats:
             raise UsageError(f"dealer {dealer} is not playing this hand")
         deck_size = rules.deck_size
@@ -391,33 +413,32 @@ class HandState:
         ):
             raise UsageError("deck holds a card twice, a non-card or a card of the wrong deck")
         self._full_info = not hidden  # no card hidden from this replica (local game, simulation, audit)
+        self._nine_rules = rules.no_nine_out or rules.double_nines  # a turn's plays need _nine_variants
         self.dealer = dealer
         self.direction = 1
-        self._succ = succ = self._successors()
-        order = [succ[dealer]]
-        while len(order) < len(self.seats):
-            order.append(succ[order[-1]])
+        self._succ = self._successors()
+        order = _deal_order(self.seats, dealer)
         n = len(order)
-        size = hand_size(n)
+        pos = hand_size(n) * n
+        cards_in_order = deck if type(deck) is list else list(deck)  # slices of a list are lists
         # One card at a time from the dealer's left: the k-th seat in order gets
         # deck positions k, k + n, k + 2n, ...
-        self.hands: list[list[Card | None]] = [[] for _ in range(players)]
-        self.dealt: list[list[Card | None]] = [[] for _ in range(players)]
+        hands: list[list[Card | None]] = [[] for _ in range(players)]
+        dealt: list[list[Card | None]] = [[] for _ in range(players)]
         for k, s in enumerate(order):
-            dealt = deck[k : size * n : n]
-            self.hands[s] = list(dealt)
-            self.dealt[s] = list(dealt)
-        pos = size * n
+            hands[s] = cards_in_order[k:pos:n]
+            dealt[s] = cards_in_order[k:pos:n]
+        self.hands = hands
+        self.dealt = dealt
         up = deck[pos]
         if up is None:
             raise UsageError("the up card is face up: every replica must know it")
         self.up_card: Card = up
         self.discards: list[Card] = [up]
-        rest = list(deck[pos + 1 :])
-        self.initial_stock: tuple[Card | None, ...] = tuple(rest)
-        rest.reverse()  # stored bottom..top so that pop() draws the top
+        rest = cards_in_order[:pos:-1]  # the stock, stored bottom..top so that pop() draws the top
         self.stock: list[Card | None] = rest
-        self.active_suit: str = up.suit
+        self.initial_stock: tuple[Card | None, ...] = tuple(cards_in_order[pos + 1 :])
+        self.active_suit: str = SUIT_OF[up]
         self.turn = order[0]
         self.quiet_turns = 0
         self._forced_left = 0
@@ -474,9 +495,16 @@ class HandState:
         return seats[(i + steps * self.direction) % len(seats)]
 
     def _successors(self) -> dict[int, int]:
-        """Each playing seat's next seat in the current direction (asked on every turn)."""
-        seats, d, n = self.seats, self.direction, len(self.seats)
-        return {s: seats[(i + d) % n] for i, s in enumerate(seats)}
+        """Each playing seat's next seat in the current direction (asked on every turn).
+
+        One table per seating and direction serves every hand (a simulation deals
+        thousands): the hands share it, so it is replaced, never changed in place."""
+        key = (self.seats, self.direction)
+        succ = _SUCCESSORS.get(key)
+        if succ is None:
+            seats, d, n = self.seats, self.direction, len(self.seats)
+            succ = _SUCCESSORS[key] = {s: seats[(i + d) % n] for i, s in enumerate(seats)}
+        return succ
 
     def _seats_from(self, dealer: int) -> list[int]:
         """Playing seats in turn order, starting left of ``dealer``."""
@@ -518,16 +546,24 @@ class HandState:
             for c in hand:
                 if c in legal:
                     acts += plays[c]
-            rules = self.rules
-            if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
-                acts = []  # a lone 9 may not be played: the seat must draw
-            if rules.double_nines:
-                nines = sorted(c for c in hand if c in NINES)
-                if len(nines) >= 2 and not (rules.no_nine_out and len(hand) == 2):
-                    for i, a in enumerate(nines):
-                        for b in nines[i + 1 :]:
-                            acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
+            if self._nine_rules:
+                acts = self._nine_variants(seat, hand, acts)  # type: ignore[arg-type]
             if not acts:
+                acts.append(_DRAWS[seat] if self.stock or len(self.discards) > 1 else _PASSES[seat])
+            return acts
+        if ph is _DRAWN:  # the next most common: after every draw
+            hand = self.hands[seat] if self._full_info else self._known_hand(seat)  # type: ignore[assignment]
+            drawn = hand[-1]
+            rules = self.rules
+            if drawn in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]] and (
+                not rules.no_nine_out or len(hand) > 1 or drawn not in NINES  # _may_play, inline
+            ):
+                acts = list(_PLAYS[seat][drawn])
+            else:
+                acts = []
+            if not rules.draw_until_playable:
+                acts.append(_KEEPS[seat])
+            elif not acts:
                 acts.append(self._draw_or_pass(seat))
             return acts
         if ph is _OVER or ph is _RECYCLE:
@@ -536,24 +572,28 @@ class HandState:
             return list(_DECLARES[seat])
         if ph is _FORCED_DRAW:
             return [_DRAWS[seat]]
-        hand = self.hands[seat] if self._full_info else self._known_hand(seat)  # type: ignore[assignment]
-        if ph is _DRAWN:
-            drawn = hand[-1]
-            acts = []
-            legal = _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]
-            if drawn in legal and self._may_play(seat, (drawn,)):
-                acts.extend(_PLAYS[seat][drawn])
-            if not self.rules.draw_until_playable:
-                acts.append(_KEEPS[seat])
-            elif not acts:
-                acts.append(self._draw_or_pass(seat))
-            return acts
         # _STACK
+        hand = self.hands[seat] if self._full_info else self._known_hand(seat)  # type: ignore[assignment]
         acts = []
         for c in hand:
             if c in NINES and self._may_play(seat, (c,)):
                 acts.extend(_PLAYS[seat][c])
         acts.append(_ACCEPTS[seat])
+        return acts
+
+    def _nine_variants(self, seat: int, hand: list[Card], acts: list[Action]) -> list[Action]:
+        """``acts`` (the single plays of a turn) as the nine rules amend them: no nine to go
+        out, and the pairs of a double 9. Out of :meth:`legal_actions` since most tables
+        play neither."""
+        rules = self.rules
+        if rules.no_nine_out and len(hand) == 1 and hand[0] in NINES:
+            acts = []  # a lone 9 may not be played: the seat must draw
+        if rules.double_nines:
+            nines = sorted(c for c in hand if c in NINES)
+            if len(nines) >= 2 and not (rules.no_nine_out and len(hand) == 2):
+                for i, a in enumerate(nines):
+                    for b in nines[i + 1 :]:
+                        acts.extend(PlayNines(seat=seat, cards=(a, b), suit=s) for s in SUITS)
         return acts
 
     def _known_hand(self, seat: int) -> list[Card]:
@@ -613,6 +653,25 @@ class HandState:
         """
         _HANDLERS[type(action)](self, action, False)
 
+    def play_out(self, pick: Callable[[list[Action]], Action], shuffler: Shuffler) -> None:
+        """Play the hand to its end: every move ``pick(legal_actions())``, applied by the
+        trusted path, and every stock a draw finds empty rebuilt from ``shuffler``.
+
+        The match loop's hand when no strategy needs a view (random bots: most of a
+        simulation's time). The same moves as the loop's ``decision`` and ``apply_legal``
+        make, in three calls a move instead of five; ``pick`` must return one of the
+        actions it is given."""
+        legal_actions, handlers = self.legal_actions, _HANDLERS
+        while True:
+            ph = self.phase
+            if ph is _OVER:
+                return
+            if ph is _RECYCLE or (not self.stock and self.needs_recycle()):
+                self.apply(Recycle(stock=shuffler.recycle(self.discards[:-1])))
+                continue
+            action = pick(legal_actions())
+            handlers[type(action)](self, action, False)
+
     def _apply_declare(self, a: Declare, check: bool) -> None:
         if check:
             if self.phase is not _DECLARE:
@@ -659,53 +718,30 @@ class HandState:
         seat, card, ph = a.seat, a.card, self.phase
         hand = self.hands[seat]
         if check:
-            self._check_cards(seat, (card,))
-        is_nine = card in NINES
-        if check:
-            if ph is _DRAWN:
-                drawn = hand[-1]
-                if card != drawn and (drawn is not None or card in hand):
-                    raise IllegalAction(
-                        seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
-                    )
-            elif ph is _STACK:
-                if not is_nine:
-                    raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
-            elif ph is not _TURN:
-                raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
-            self._check_held(seat, (card,))
-            if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
-                raise IllegalAction(
-                    seat,
-                    "match-suit-or-rank",
-                    f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
-                )
-            if is_nine:
-                _check_suit(seat, a.suit)
-            elif a.suit is not None:
-                raise IllegalAction(seat, "declare", "only a 9 declares a suit")
-            if not self._may_play(seat, (card,)):
-                raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+            self._check_play(a, hand)
+        rules = self.rules
         # Under draw-until-playable a drawn legal card must be played: playing it plays
         # nothing from the hand, and a round of such turns could pass the same few
         # cards round the table for ever (stock, play, recycle, ...). It counts
         # towards the stall like a kept card.
-        forced_play = ph is _DRAWN and self.rules.draw_until_playable
+        forced_play = False
         if ph is _DRAWN:
             hand.pop()  # the drawn card is always the last one
-        elif card in hand:
-            hand.remove(card)
+            forced_play = rules.draw_until_playable
         else:
-            hand.remove(None)  # one of the cards this replica cannot see
+            try:
+                hand.remove(card)
+            except ValueError:
+                hand.remove(None)  # one of the cards this replica cannot see
         self.discards.append(card)
-        self.active_suit = a.suit if is_nine else SUIT_OF[card]  # type: ignore[assignment]
+        self.active_suit = a.suit if card in NINES else SUIT_OF[card]  # type: ignore[assignment]
         self.events.append(a)
         if not forced_play:
             self.quiet_turns = 0
         if not hand:
             self._finish("out", seat)
             return
-        if self.rules.action_cards:
+        if rules.action_cards:
             self._after_play(seat, card)
         else:  # what _after_play does without action cards, saving a call on most moves
             self.phase = _TURN
@@ -714,6 +750,36 @@ class HandState:
             self.quiet_turns += 1  # the turn passed as the card's play said; only the count grows
             if self.quiet_turns >= len(self.seats):
                 self._finish("stall", None)
+
+    def _check_play(self, a: Play, hand: list[Card | None]) -> None:
+        """Every rule of :meth:`_apply_play` this replica can check (the checked path only)."""
+        seat, card, ph = a.seat, a.card, self.phase
+        self._check_cards(seat, (card,))
+        is_nine = card in NINES
+        if ph is _DRAWN:
+            drawn = hand[-1]
+            if card != drawn and (drawn is not None or card in hand):
+                raise IllegalAction(
+                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
+                )
+        elif ph is _STACK:
+            if not is_nine:
+                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+        elif ph is not _TURN:
+            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+        self._check_held(seat, (card,))
+        if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
+            raise IllegalAction(
+                seat,
+                "match-suit-or-rank",
+                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+            )
+        if is_nine:
+            _check_suit(seat, a.suit)
+        elif a.suit is not None:
+            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+        if not self._may_play(seat, (card,)):
+            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
 
     def _apply_play_nines(self, a: PlayNines, check: bool) -> None:
         seat, cards = a.seat, a.cards
@@ -789,40 +855,10 @@ class HandState:
         self.turn = self.next_seat(self.turn)
 
     def _apply_draw(self, a: Draw, check: bool) -> None:
-        seat, ph = a.seat, self.phase
-        forced = ph is _FORCED_DRAW
+        seat = a.seat
+        forced = self.phase is _FORCED_DRAW
         hand = self.hands[seat]
-        if check:
-            if ph is _TURN:
-                if None not in hand:
-                    c = self._playable_card(seat)
-                    if c is not None:
-                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
-            elif ph is _DRAWN:
-                if not self.rules.draw_until_playable:
-                    raise IllegalAction(seat, "draw-once", "a player never draws a second card")
-                drawn = hand[-1]
-                if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
-            elif not forced:
-                raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
-            if not self.stock:
-                if len(self.discards) > 1:
-                    raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
-                raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
-        top = self.stock[-1]
-        got = a.card
-        if got is not None and check:
-            self._check_cards(seat, (got,))
-            if top is not None and got != top:
-                raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
-            if top is None:
-                where = self.where_visible(got)
-                if where is not None:
-                    raise IllegalAction(seat, "draw-top", f"drew {got}, which is {where}")
-        else:
-            got = top
-        self.stock.pop()
+        got = self.stock.pop() if not check else self._draw_checked(a, hand, forced)
         hand.append(got)
         if got is None or forced:
             self.events.append(Draw(seat=seat, card=got, forced=forced))
@@ -833,6 +869,43 @@ class HandState:
             self._begin_forced_draw()
             return
         self.phase = _DRAWN
+
+    def _draw_checked(self, a: Draw, hand: list[Card | None], forced: bool) -> Card | None:
+        """The checked path's draw: every rule this replica can check, then the top of the
+        stock taken off; returns the card drawn (the one ``a`` names where this replica
+        cannot see the top). Nothing changes unless every check passes."""
+        seat, ph = a.seat, self.phase
+        if ph is _TURN:
+            if None not in hand:
+                c = self._playable_card(seat)
+                if c is not None:
+                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+        elif ph is _DRAWN:
+            if not self.rules.draw_until_playable:
+                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+            drawn = hand[-1]
+            if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
+                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+        elif not forced:
+            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+        if not self.stock:
+            if len(self.discards) > 1:
+                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
+            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+        top = self.stock[-1]
+        got = a.card
+        if got is None:
+            got = top
+        else:
+            self._check_cards(seat, (got,))
+            if top is not None and got != top:
+                raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
+            if top is None:
+                where = self.where_visible(got)
+                if where is not None:
+                    raise IllegalAction(seat, "draw-top", f"drew {got}, which is {where}")
+        self.stock.pop()
+        return got
 
     def _apply_keep(self, a: Keep, check: bool) -> None:
         seat = a.seat
@@ -966,11 +1039,11 @@ class HandState:
             raise UsageError("the hand is not over")
         cost = _PENALTY[self.rules.nine_penalty].__getitem__
         out: list[int] = []
-        for s in range(self.players):
-            hand = [c for c in self.hands[s] if c is not None]
-            if len(hand) != len(self.hands[s]):
-                raise UsageError(f"seat {s}'s cards must be revealed before scoring")
-            out.append(0 if s == self.out else sum(map(cost, hand)))
+        for s, hand in enumerate(self.hands):
+            try:
+                out.append(0 if s == self.out else sum(map(cost, hand)))  # type: ignore[arg-type]
+            except TypeError:  # a card not revealed (None) has no price; cheaper than looking first
+                raise UsageError(f"seat {s}'s cards must be revealed before scoring") from None
         return out
 
 
@@ -1065,7 +1138,7 @@ class Match:
     def close_hand(self) -> HandResult:
         """Score the finished hand, then decide the next dealer or the match end."""
         hand = self.hand
-        if hand is None or hand.phase is not Phase.OVER:
+        if hand is None or hand.phase is not _OVER:
             raise UsageError("no finished hand to close")
         pens = hand.penalties()
         playoff = self.playoff_seats is not None
