@@ -57,6 +57,22 @@ def _nines_position(rules: NinesRules, players: int, seed: int, moves: int) -> H
     return chosen
 
 
+def test_a_dealt_position_passes_the_turn_the_way_the_real_hand_does_after_a_reverse() -> None:
+    """With action cards a Queen reverses the order of play: the deals searched must go the same way."""
+    rules = NinesRules(action_cards=True)
+    found = 0
+    for seed in range(300):
+        for moves in (6, 12, 20):
+            h = _nines_position(rules, 4, seed, moves)
+            if h is None or h.direction != -1:
+                continue
+            view = SeatView(h, h.turn)
+            deal = NinesSearch().determinise(observe_nines(view, h.legal_actions()), random.Random(seed))
+            assert [deal.next_seat(s) for s in h.seats] == [h.next_seat(s) for s in h.seats]
+            found += 1
+    assert found >= 5, "too few positions after a reverse"
+
+
 def _nines_hidden_swapped(h: HandState, me: int, rng: random.Random) -> HandState:
     """The same hand with every card ``me`` cannot see (other hands, the stock) dealt anew."""
     other = h.copy()

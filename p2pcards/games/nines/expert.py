@@ -343,6 +343,7 @@ def _template(obs: NinesObservation) -> HandState:
         base = _TEMPLATES[key] = HandState(obs.rules, obs.players, obs.seats[0], deck, obs.seats)
     state = base.copy()
     state.direction = obs.direction
+    state._succ = state._successors()  # the turn order follows the direction (a Queen reverses it)
     state.active_suit = obs.active_suit
     state.up_card = obs.up_card
     state.turn = obs.seat
