@@ -158,7 +158,8 @@ def penalty(card: Card, nine_value: int = 15) -> int:
 
 
 PENALTIES = {nine: tuple(penalty(c, nine) for c in ALL_CARDS) for nine in (15, 25)}
-"""``PENALTIES[nine_value][card]``: :func:`penalty`, looked up (the bots ask it at every move)."""
+"""``PENALTIES[nine_value][card]``: :func:`penalty`, looked up (the engine and the bots ask it
+at every hand's end and every move)."""
 
 
 def hand_sort_key(card: Card) -> tuple[int, int, int]:

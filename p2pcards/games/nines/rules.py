@@ -65,7 +65,7 @@ from enum import Enum
 from operator import countOf
 from typing import Any, Literal
 
-from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
+from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, PENALTIES, RANK_OF, SUIT_OF, SUITS, Card
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
 from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
@@ -296,8 +296,6 @@ _DECK_AND_HIDDEN = {
     size: frozenset([*ALL_CARDS[:size], None]) for size in (CARDS_PER_DECK, 2 * CARDS_PER_DECK)
 }
 """Every card of a one- or two-deck game, and None (a card this replica cannot see)."""
-_PENALTY = {nine: tuple(penalty(c, nine) for c in ALL_CARDS) for nine in (15, 25)}
-"""``_PENALTY[nine_penalty][card]``: what a card left in hand costs."""
 
 _DECLARES = tuple(tuple(Declare(seat=s, suit=x) for x in SUITS) for s in range(MAX_PLAYERS))
 _DRAWS = tuple(Draw(seat=s) for s in range(MAX_PLAYERS))
@@ -1037,7 +1035,7 @@ class HandState:
         """Each seat's penalty for this hand (0 for who went out and for seats sitting out)."""
         if self.phase is not _OVER:
             raise UsageError("the hand is not over")
-        cost = _PENALTY[self.rules.nine_penalty].__getitem__
+        cost = PENALTIES[self.rules.nine_penalty].__getitem__
         out: list[int] = []
         for s, hand in enumerate(self.hands):
             try:
