@@ -159,7 +159,7 @@ class Search(Generic[Obs, State]):
     def run(self, obs: Obs, incumbent: Any, moves: Sequence[Any], rng: random.Random) -> SearchStats:
         """Score ``moves`` on deals from ``obs``; keep ``incumbent`` unless another is plainly better.
 
-        A move plainly worse than the best so far (:func:`plainly_worse`) stops being
+        A move that trails the best so far by :data:`PRUNE_Z` standard errors stops being
         played out: the deals left go to the moves still in doubt, and the search
         ends as soon as one move is left, since more deals could not change it.
         """
@@ -185,7 +185,8 @@ class Search(Generic[Obs, State]):
             if deadline is not None and self.clock() >= deadline:
                 break
             if done >= PRUNE_AFTER and done % PRUNE_EVERY == 0:
-                alive = [k for k in alive if not plainly_worse(scores, alive, k)]
+                best = max(alive, key=lambda j: (sum(scores[j]), -j))
+                alive = [k for k in alive if k == best or not leads(scores[best], scores[k], PRUNE_Z)]
                 if len(alive) == 1:
                     break
         means = {moves[k]: sum(s) / len(s) for k, s in enumerate(scores)}
@@ -206,17 +207,16 @@ PRUNE_Z = 3.0
 again, a tighter bound would drop good moves by chance."""
 
 
-def plainly_worse(scores: Sequence[Sequence[float]], alive: Sequence[int], k: int) -> bool:
-    """Move ``k`` trails the best of ``alive`` (by mean over the deals all of them were
-    played on) by more than :data:`PRUNE_Z` standard errors of the paired differences."""
-    n = len(scores[k])
-    best = max(alive, key=lambda j: (sum(scores[j]), -j))
-    if best == k or n < 2:
+def leads(a: Sequence[float], b: Sequence[float], z: float) -> bool:
+    """Scores ``a`` beat the paired scores ``b`` (same deals) by more than ``z`` standard
+    errors of their differences; one deal proves nothing."""
+    n = len(a)
+    if n < 2:
         return False
-    diffs = [a - b for a, b in zip(scores[best], scores[k], strict=True)]
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean > PRUNE_Z * math.sqrt(var / n)
+    return mean > z * math.sqrt(var / n)
 
 
 def choose_paired(
@@ -224,15 +224,9 @@ def choose_paired(
 ) -> Any:
     """The best-scoring move if it beats ``incumbent`` by ``z`` standard errors of the paired
     differences, else ``incumbent`` (the first listed move wins a tie of means)."""
-    n = len(scores[0])
     best = max(range(len(moves)), key=lambda k: (sum(scores[k]), -k))
     base = moves.index(incumbent)
-    if best == base or n < 2:
-        return moves[base] if n < 2 else moves[best]
-    diffs = [a - b for a, b in zip(scores[best], scores[base], strict=True)]
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return moves[best] if mean > z * math.sqrt(var / n) else moves[base]
+    return moves[best] if leads(scores[best], scores[base], z) else moves[base]
 
 
 class ExpertBot(Generic[Obs, State]):
