@@ -342,8 +342,7 @@ def _template(obs: NinesObservation) -> HandState:
         deck = list(ALL_CARDS[: obs.rules.deck_size])
         base = _TEMPLATES[key] = HandState(obs.rules, obs.players, obs.seats[0], deck, obs.seats)
     state = base.copy()
-    state.direction = obs.direction
-    state._succ = state._successors()  # the turn order follows the direction (a Queen reverses it)
+    state.turn_direction(obs.direction)  # a Queen may have reversed it
     state.active_suit = obs.active_suit
     state.up_card = obs.up_card
     state.turn = obs.seat

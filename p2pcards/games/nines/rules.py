@@ -316,7 +316,7 @@ global's, and the engine asks for phases several times a move."""
 _ALL_SEATS = {n: tuple(range(n)) for n in range(2, MAX_PLAYERS + 1)}
 """The playing seats of every hand but a playoff's, by table size."""
 _SUCCESSORS: dict[tuple[tuple[int, ...], int], dict[int, int]] = {}
-"""``HandState._successors`` by (playing seats, direction): built once, shared, never changed."""
+"""``HandState._succ`` by (playing seats, direction): built once, shared, never changed."""
 _DEAL_ORDERS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 """:func:`_deal_order` by (playing seats, dealer)."""
 
@@ -413,8 +413,7 @@ class HandState:
         self._full_info = not hidden  # no card hidden from this replica (local game, simulation, audit)
         self._nine_rules = rules.no_nine_out or rules.double_nines  # a turn's plays need _nine_variants
         self.dealer = dealer
-        self.direction = 1
-        self._succ = self._successors()
+        self.turn_direction(1)
         order = _deal_order(self.seats, dealer)
         n = len(order)
         pos = hand_size(n) * n
@@ -492,17 +491,19 @@ class HandState:
         i = seats.index(seat)
         return seats[(i + steps * self.direction) % len(seats)]
 
-    def _successors(self) -> dict[int, int]:
-        """Each playing seat's next seat in the current direction (asked on every turn).
+    def turn_direction(self, direction: int) -> None:
+        """Set the order of play (1 or -1) and each playing seat's next seat in it (asked on
+        every turn).
 
         One table per seating and direction serves every hand (a simulation deals
         thousands): the hands share it, so it is replaced, never changed in place."""
-        key = (self.seats, self.direction)
+        self.direction = direction
+        key = (self.seats, direction)
         succ = _SUCCESSORS.get(key)
         if succ is None:
-            seats, d, n = self.seats, self.direction, len(self.seats)
-            succ = _SUCCESSORS[key] = {s: seats[(i + d) % n] for i, s in enumerate(seats)}
-        return succ
+            seats, n = self.seats, len(self.seats)
+            succ = _SUCCESSORS[key] = {s: seats[(i + direction) % n] for i, s in enumerate(seats)}
+        self._succ = succ
 
     def _seats_from(self, dealer: int) -> list[int]:
         """Playing seats in turn order, starting left of ``dealer``."""
@@ -826,8 +827,7 @@ class HandState:
                 if len(self.seats) == 2:
                     self.turn = seat
                 else:
-                    self.direction = -self.direction
-                    self._succ = self._successors()
+                    self.turn_direction(-self.direction)
                     self.turn = self.next_seat(seat)
                 return
             if r == 1:  # Ace: the next player draws two and loses the turn
