@@ -30,7 +30,7 @@ import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.session import Timeouts
+from p2pcards.net.session import WAIT_NOTICE, Timeouts
 from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.wire import (
@@ -80,10 +80,6 @@ class StayedAway:
 Decider = Callable[[SeatTable], Awaitable[Any]]
 """Returns this seat's next action, one of ``table.legal_actions()`` (called only
 when ``table.my_turn``); the game decides what an action is."""
-
-
-WAIT_NOTICE = 5.0
-"""Seconds of silence after which ``on_wait`` tells the user whom the table waits for."""
 
 
 class QuitMatch(Exception):

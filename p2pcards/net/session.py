@@ -89,6 +89,10 @@ from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
+WAIT_NOTICE = 5.0
+"""Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
+waits for (here, not in the runner, so that the lobby's status line may read it)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Timeouts:

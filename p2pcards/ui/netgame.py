@@ -28,7 +28,7 @@ from p2pcards.errors import PeerUnreachable
 from p2pcards.games.base import game as game_named
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
 from p2pcards.net.portmap import PortMapping
-from p2pcards.net.session import LobbyUI, Timeouts
+from p2pcards.net.session import WAIT_NOTICE, LobbyUI, Timeouts
 from p2pcards.net.words import new_code
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
@@ -56,9 +56,9 @@ STATUS_TICK = 0.5
 CLOCK_SHOWN = 3600.0
 """Longer clocks (a person alone with bots has a day) are not counted down: nobody is hurried."""
 
-SLOW_STEP = 5.0
+SLOW_STEP = WAIT_NOTICE
 """Seconds after which the clock of a step that is not a decision (a shuffle, keys) is shown too:
-the runner's ``WAIT_NOTICE`` (a test keeps them equal; written here, the lobby loads no runner)."""
+when the runner says whom the table waits for."""
 
 STEP_WAITS = {
     "shuffle": "shuffle",
