@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 import trio
 import trio.testing
 from net_helpers import bot, memory_links
@@ -67,6 +68,7 @@ async def run_with_cuts(
     cuts: Callable[[dict[int, Table], dict[int, dict[int, Link]], Switchboard], object],
     *,
     grace: float = GRACE,
+    timeouts: Timeouts = TIMEOUTS,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n)
@@ -86,7 +88,7 @@ async def run_with_cuts(
             tables[s],
             links[s],
             bot(s),
-            timeouts=TIMEOUTS,
+            timeouts=timeouts,
             relinker=board.for_seat(s),  # type: ignore[arg-type]
             grace=grace,
             on_link=on_link,
@@ -188,3 +190,34 @@ async def test_the_others_go_on_without_a_seat_that_stays_away_past_the_grace(
     assert results[2].status == "failed" and results[2].blamed == (), results[2]
     assert "own connection" in (results[2].problem or "")
 
+
+
+# Seat 2 loses its link with one of the others first, and its last records reach only
+# the other; then it is gone for good. The two that remain stood at different steps
+# when it went: each must still go on without it, at one table, and name nobody.
+# (The steps are ones where, before the fix, the two waited for each other and blamed
+# each other; the short grace and clocks are those of the end-to-end tests.)
+HASTY = Timeouts(turn=5.0, step=5.0)
+
+
+@pytest.mark.parametrize(
+    ("at_step", "first", "grace"),
+    [(23, 0, 3.0), (26, 1, 3.0), (33, 0, 3.0), (3, 0, 120.0), (4, 1, 120.0)],
+)
+async def test_a_seat_whose_last_records_reached_only_one_of_the_others_is_left_behind_by_both(
+    autojump_clock: trio.testing.MockClock, at_step: int, first: int, grace: float
+) -> None:
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, at_step)
+        board.blocked.add(2)
+        await cut(links[2][first], links[first][2])
+        await trio.sleep(0.1)  # seat 2 goes on with the other alone for a moment
+        other = 1 - first
+        await cut(links[2][other], links[other][2])
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts, grace=grace, timeouts=HASTY)
+    for s in (0, 1):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert (2, "gone") in notices[s]
+    summaries = assert_valid_and_same({s: tables[s] for s in (0, 1)})
+    assert all("p2 left after" in text for text in summaries), summaries

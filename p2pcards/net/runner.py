@@ -401,6 +401,7 @@ async def _play(
     await _flush(table, links, timeouts.step, journal)
     step: tuple[object, int] = (None, -1)
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
+    asked = 0.0  # when this node last asked the others for records it lacks
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
@@ -412,6 +413,9 @@ async def _play(
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
         gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
+        if away_too_long:  # judged gone here, and another seat already went on without it
+            gone += sorted((away_too_long & table.proposed_without()) - set(gone) - set(table.stopped))
+            gone = [s for s in gone if s in table.present]
         if gone and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
                 if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
@@ -479,6 +483,9 @@ async def _play(
         # A peer that is away has until its grace ends before its silence counts.
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
         wait_until = max([deadline, *waiting_away])
+        # The records of a seat that is away may reach this node only through the others,
+        # who may still be receiving them: ask again often, not only at each notice.
+        ask_at = asked + AWAY_ASK if waiting_away else math.inf
         on_progress(table)
         if table.my_turn:
             try:
@@ -512,7 +519,7 @@ async def _play(
             await _flush(table, links, timeouts.step, journal)
             continue
         try:
-            with trio.move_on_at(min(wait_until, notice, stop_deadline)) as scope:
+            with trio.move_on_at(min(wait_until, notice, stop_deadline, ask_at)) as scope:
                 peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
             if table.stopped:
@@ -527,10 +534,12 @@ async def _play(
         if scope.cancelled_caught and now >= stop_deadline:
             continue
         if scope.cancelled_caught and now < wait_until:
-            on_wait(table, now - started)
+            if now >= notice:
+                on_wait(table, now - started)
+                notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
+            asked = now
             await _flush(table, links, timeouts.step, journal)
-            notice = now + WAIT_NOTICE
             continue
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
@@ -578,6 +587,10 @@ async def _play(
                     links.pop(peer, None)  # it left: nobody waits for it
                 elif mesh.relinker is not None and table.status in ("running", "disputed"):
                     mesh.link_lost(peer, now)
+                    # Its last records may have reached only some of us: ask the others now,
+                    # before its grace ends, so that every node judges from the same step.
+                    table.nudge()
+                    asked = now
                 else:
                     closed[peer] = item.reason
             elif isinstance(item, WireError):
@@ -613,6 +626,10 @@ INTERRUPTED = "interrupted"
 TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_ends", default=None)
 """While this seat's decider runs: when its turn ends on the table's clock (trio time).
 The turn began when the step did, which may be a while before a person's prompt."""
+
+AWAY_ASK = 1.0
+"""Seconds between a waiting node's requests for the records it lacks while a seat it
+waits for is away (otherwise one request per ``WAIT_NOTICE``)."""
 
 LEAVE_WAIT = 3.0
 """Seconds the others wait past a player's turn time for its signed leave (``_play``):

@@ -294,6 +294,20 @@ class Sitting:
                 self.continue_without(self._old[seat], reason)
             return
 
+    def proposed_without(self) -> set[int]:
+        """The seats (first table's numbers) that a continuation begun by another seat
+        leaves out: its first records are held here. A node that judged such a seat gone
+        by itself follows at once (:meth:`drop`), even when its own table does not wait
+        for that seat yet: two judgments agree, and a node that saw fewer of the gone
+        seat's last records must not wait for the others at a table they have left."""
+        out: set[int] = set()
+        for gid in self._ahead:
+            found = self._next_table(gid)
+            if found is not None:
+                base, gone = found
+                out.update(self._maps[base][g] for g in gone)
+        return out
+
     def can_go_on_without(self, seat: int) -> bool:
         """Whether the match would go on (at a new table) if ``seat`` left now."""
         return seat in self._old and len(self._old) - 1 >= MIN_TO_CONTINUE
