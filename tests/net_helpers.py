@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -136,14 +137,17 @@ async def start_host(
     cfg: NodeConfig,
     *,
     players: int,
-    rules: NinesRules,
+    rules: Any,
     outcomes: dict[int, Outcome],
     code: str = CODE,
+    game: str = "nines",
 ) -> int:
     """Start ``host_game`` in ``nursery``; returns its port (its outcome lands in ``outcomes[0]``)."""
 
     async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        outcomes[0] = await host_game(cfg, players=players, rules=rules, code=code, task_status=task_status)
+        outcomes[0] = await host_game(
+            cfg, players=players, rules=rules, code=code, game=game, task_status=task_status
+        )
 
     return await nursery.start(host)
 

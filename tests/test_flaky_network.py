@@ -1,0 +1,165 @@
+"""A seat on a bad home link, over real loopback sockets: late frames, stalls, breaks.
+
+This kernel may lack netem, so the impairments come from a TCP relay between one
+joiner and the host: every chunk it carries arrives late by a random delay (in
+order, as TCP delivers), now and then the link stalls for a while, and a few
+times it breaks every connection it carries (what is in flight is lost). The
+joiner dials the host again through it. The match must end for every seat as it
+would on a good network: the same signed transcript everywhere, valid, and
+nobody named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, start_host
+
+from p2pcards.bots import make_bot
+from p2pcards.games.neuf.rules import NeufRules
+from p2pcards.games.nines.rules import NinesRules
+from p2pcards.net.node import Outcome, join_game
+from p2pcards.net.runner import Decider
+from p2pcards.protocol.audit import audit_file
+from p2pcards.protocol.transcript import load
+
+pytestmark = pytest.mark.slow
+
+
+class FlakyRelay:
+    """A TCP relay to ``target`` that behaves like bad Wi-Fi (see the module doc): each
+    chunk late by ``delay`` seconds (at random in that range), every ``stall_every``-th
+    chunk it carries ``stall`` seconds later still, and every connection broken
+    when the bytes carried reach each of ``breaks_at``."""
+
+    def __init__(
+        self,
+        target: int,
+        seed: int,
+        *,
+        delay: tuple[float, float] = (0.01, 0.15),
+        stall_every: int = 20,
+        stall: float = 1.0,
+        breaks_at: tuple[int, ...] = (12_000, 30_000, 50_000),
+    ) -> None:
+        self.target = target
+        self.rng = random.Random(seed)
+        self.delay = delay
+        self.stall_every = stall_every
+        self.chunks = 0  # carried, both ways, over every connection
+        self.stall = stall
+        self.breaks_at = list(breaks_at)  # bytes carried (both ways) at which it breaks everything
+        self.carried = 0
+        self.breaks = 0
+        self.stalls = 0
+        self.connections = 0
+        self.port = 0
+        self._open: list[trio.abc.Stream] = []
+
+    async def serve(self, nursery: trio.Nursery) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+        self.port = listeners[0].socket.getsockname()[1]
+        nursery.start_soon(trio.serve_listeners, self.handle, listeners)
+
+    async def handle(self, client: trio.SocketStream) -> None:
+        try:
+            server = await trio.open_tcp_stream(LOCALHOST, self.target)
+        except OSError:
+            await client.aclose()
+            return
+        self.connections += 1
+        self._open += [client, server]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._direction, client, server)
+            nursery.start_soon(self._direction, server, client)
+
+    async def _direction(self, source: trio.abc.Stream, sink: trio.abc.Stream) -> None:
+        """Read from ``source``; deliver each chunk to ``sink`` late, in order."""
+        send, receive = trio.open_memory_channel[tuple[float, bytes]](math.inf)
+
+        async def deliver() -> None:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                async for due, data in receive:
+                    await trio.sleep_until(due)
+                    await sink.send_all(data)
+            nursery.cancel_scope.cancel()  # a broken sink: this direction is over
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(deliver)
+            last = 0.0
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                while data := await source.receive_some(65536):
+                    late = self.rng.uniform(*self.delay)
+                    self.chunks += 1
+                    if self.chunks % self.stall_every == 0:
+                        late += self.stall
+                        self.stalls += 1
+                    last = max(last, trio.current_time() + late)
+                    send.send_nowait((last, data))
+                    self.carried += len(data)
+                    if self.breaks_at and self.carried >= self.breaks_at[0]:
+                        self.breaks_at.pop(0)
+                        self.breaks += 1
+                        await self._break_all()
+            send.close()  # what was read is still delivered, then the sink is closed
+        with contextlib.suppress(Exception):
+            await sink.aclose()
+
+    async def _break_all(self) -> None:
+        streams, self._open = self._open, []
+        for s in streams:
+            with contextlib.suppress(Exception):
+                await s.aclose()
+
+
+def neuf_bot(seed: int) -> Decider:
+    strategy, rng = make_bot("random", "neuf"), random.Random(seed)
+
+    async def decide(table: Any) -> Any:
+        return strategy.choose(table.view(), table.legal_actions(), rng)
+
+    return decide
+
+
+@pytest.mark.parametrize(
+    ("game", "seed"),
+    [("nines", 1), ("nines", 2), ("neuf", 3)],
+)
+async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
+    tmp_path: Path, game: str, seed: int
+) -> None:
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    rules: Any = NinesRules(target=40) if game == "nines" else NeufRules(start=3)
+    decide = (lambda s: neuf_bot(s)) if game == "neuf" else (lambda s: None)
+    with trio.fail_after(150):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=seed, ui=host_ui, decide=decide(seed))
+            port = await start_host(nursery, host, players=3, rules=rules, outcomes=outcomes, game=game)
+            relay = FlakyRelay(port, seed)
+            await relay.serve(nursery)
+            near = config(tmp_path, "near", seed=seed + 10, decide=decide(seed + 10))
+            await join_seat(nursery, port, near, 1, outcomes, host_ui)
+            far = config(tmp_path, "far", seed=seed + 20, ui=far_ui, decide=decide(seed + 20))
+
+            async def join_far() -> None:
+                outcomes[2] = await join_game(far, host=LOCALHOST, port=relay.port, code=CODE)
+
+            nursery.start_soon(join_far)
+            while len(outcomes) < 3:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    states = {s: (o.status, o.problem, o.blamed) for s, o in outcomes.items()}
+    assert all(o.status == "over" and not o.blamed for o in outcomes.values()), (states, far_ui.infos)
+    assert relay.breaks >= 2 and relay.connections >= 3 and relay.stalls >= 2, vars(relay)
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the transcripts differ"
+    for label in ("h", "near", "far"):
+        report = audit_file(tmp_path / f"{label}.p2pt")
+        assert report.valid and not report.problems, report.summary()
