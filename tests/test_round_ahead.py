@@ -177,6 +177,10 @@ def test_a_6_seat_hand_after_a_hand_takes_less_virtual_time_at_100_ms(bench: Mod
     kinds = [s.kind for s in run.steps]
     second = kinds[kinds.index("reveal") + 1 :]
     assert "shuffle" not in second and "lock" not in second
+    # The hand after the first waits on the players alone: each of its steps is a turn,
+    # the keys of a card drawn, or its reveal, one trip each.
+    secs, steps, own = latency._later_hands(run)
+    assert own == steps and secs[0] == pytest.approx(0.1 * steps[0], abs=0.05)
 
 
 def test_with_playoffs_possible_the_deal_keys_wait_for_a_deal_step() -> None:

@@ -384,6 +384,20 @@ def latency_rows(quick: bool) -> list[Row]:
     return rows
 
 
+PLAYERS_OWN = ("turn", "draw-keys", "reveal")
+"""Step kinds that wait on a player's move (a turn, the keys of the card it drew, the hand's
+reveal): what remains of a hand's critical path once its shuffle rides in the hand before."""
+
+
+def _later_hands(run: DelayedRun) -> tuple[list[float], list[int], list[int]]:
+    """For each hand after the first of ``run``: its virtual seconds, its steps, and how many of
+    those are :data:`PLAYERS_OWN` steps."""
+    kinds = [st.kind for st in run.steps]
+    ends = [i + 1 for i, k in enumerate(kinds) if k in ("cut-reveal", "reveal")]
+    own = [sum(1 for k in kinds[a:b] if k in PLAYERS_OWN) for a, b in itertools.pairwise(ends)]
+    return list(run.hands_s[1:]), list(run.hand_steps[1:]), own[1:]
+
+
 def _ahead_rows(quick: bool) -> list[Row]:
     """Hands that follow a hand: their round 0 was shuffled and locked while the hand before
     was played, so they wait only for the players. Each hand from the second on, against
@@ -391,6 +405,7 @@ def _ahead_rows(quick: bool) -> list[Row]:
     of its own; fills ``LATENCY_JSON``."""
     area, delay = "latency", DELAYS[0]
     hands = 2 if quick else 4
+    seeds = (1,) if quick else (1, 2, 3)
     cases: list[tuple[str, str, int, Any, type[TableCore]]] = [
         ("Nines", "nines", 2, NinesRules(hands=hands), Table),
         ("Nines", "nines", 4, NinesRules(hands=hands), Table),
@@ -400,36 +415,55 @@ def _ahead_rows(quick: bool) -> list[Row]:
     rows: list[Row] = []
     LATENCY_JSON.clear()
     for label, game_name, players, rules, table_cls in cases:
-        run = run_delayed(players, rules, table_cls, delay, seed=1)
-        before = run_delayed(players, rules, without_ahead(table_cls), delay, seed=1)
-        after_first = len(run.hands_s) - 1
-        secs = statistics.fmean(run.hands_s[1:])
-        secs_before = statistics.fmean(before.hands_s[1:])
-        steps = statistics.fmean(run.hand_steps[1:])
-        steps_before = statistics.fmean(before.hand_steps[1:])
+        secs_all: list[float] = []
+        steps_all: list[int] = []
+        own_all: list[int] = []
+        before_secs: list[float] = []
+        before_steps: list[int] = []
+        firsts: list[tuple[float, int]] = []
+        for seed in seeds:
+            run = run_delayed(players, rules, table_cls, delay, seed=seed)
+            before = run_delayed(players, rules, without_ahead(table_cls), delay, seed=seed)
+            secs, steps, own = _later_hands(run)
+            secs_all += secs
+            steps_all += steps
+            own_all += own
+            before_secs += before.hands_s[1:]
+            before_steps += before.hand_steps[1:]
+            firsts.append((run.hands_s[0], run.hand_steps[0]))
+        later = len(secs_all)
+        mean_s, mean_steps = statistics.fmean(secs_all), statistics.fmean(steps_all)
+        mean_own = statistics.fmean(own_all)
+        mean_before_s, mean_before_steps = statistics.fmean(before_secs), statistics.fmean(before_steps)
+        first_s = statistics.fmean(f for f, _ in firsts)
+        first_steps = statistics.fmean(n for _, n in firsts)
+        named = ", ".join(map(str, seeds))
+        matches = f"{len(seeds)} {hands}-hand matches (seed{'s' if len(seeds) > 1 else ''} {named})"
         rows.append(
             Row(
                 area=area,
                 measure=f"{label}, {players} players, a hand after a hand at {_ms(delay)}: virtual time",
-                value=f"{secs:.2f} s",
-                notes=f"mean of hands 2 to {after_first + 1} of a {after_first + 1}-hand match (seed 1), "
-                f"{steps:.1f} steps a hand; the same hands shuffled and locked in steps of their own: "
-                f"{secs_before:.2f} s, {steps_before:.1f} steps (round 0 made while the hand before "
-                f"is played saves {secs_before - secs:.2f} s a hand); the first hand "
-                f"{run.hands_s[0]:.2f} s, {run.hand_steps[0]} steps",
+                value=f"{mean_s:.2f} s",
+                notes=f"mean of the {later} hands after the first of {matches}, {mean_steps:.1f} steps a "
+                f"hand, of which {mean_own:.1f} wait on a player (turns, the keys of drawn cards, the "
+                f"reveal: {mean_own * delay:.2f} s); the same hands shuffled and locked in steps of their "
+                f"own: {mean_before_s:.2f} s, {mean_before_steps:.1f} steps (round 0 made while the hand "
+                f"before is played saves {mean_before_s - mean_s:.2f} s a hand); the first hands "
+                f"{first_s:.2f} s, {first_steps:.1f} steps",
             )
         )
         LATENCY_JSON.append(
             {
                 "game": game_name,
                 "players": players,
-                "steps_per_hand": round(steps, 2),
-                "seconds_per_hand_at_100ms": round(secs, 3),
-                "hands": after_first,
-                "first_hand_steps": run.hand_steps[0],
-                "first_hand_seconds_at_100ms": round(run.hands_s[0], 3),
-                "steps_per_hand_without_ahead": round(steps_before, 2),
-                "seconds_per_hand_at_100ms_without_ahead": round(secs_before, 3),
+                "steps_per_hand": round(mean_steps, 2),
+                "seconds_per_hand_at_100ms": round(mean_s, 3),
+                "hands": later,
+                "players_own_steps_per_hand": round(mean_own, 2),
+                "first_hand_steps": round(first_steps, 2),
+                "first_hand_seconds_at_100ms": round(first_s, 3),
+                "steps_per_hand_without_ahead": round(mean_before_steps, 2),
+                "seconds_per_hand_at_100ms_without_ahead": round(mean_before_s, 3),
             }
         )
     return rows
