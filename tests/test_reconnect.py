@@ -35,6 +35,7 @@ class Switchboard:
         self.inbox: dict[tuple[int, int], trio.MemorySendChannel[Link]] = {}
         self.outbox: dict[tuple[int, int], trio.MemoryReceiveChannel[Link]] = {}
         self.blocked: set[int] = set()  # seats whose connection is down for good
+        self.blocked_pairs: set[frozenset[int]] = set()  # pairs that can link no more (the rest can)
         self.relinks = 0
         self.latest: dict[tuple[int, int], tuple[Link, Link]] = {}
 
@@ -48,7 +49,7 @@ class Switchboard:
 
         class Relinker:
             async def relink(self, peer: int) -> Link:
-                if seat in board.blocked or peer in board.blocked:
+                if seat in board.blocked or peer in board.blocked or {seat, peer} in board.blocked_pairs:
                     await trio.sleep(1)
                     raise LinkClosed("unreachable")
                 if seat < peer:  # the lower seat dials
@@ -221,3 +222,26 @@ async def test_a_seat_whose_last_records_reached_only_one_of_the_others_is_left_
         assert (2, "gone") in notices[s]
     summaries = assert_valid_and_same({s: tables[s] for s in (0, 1)})
     assert all("p2 left after" in text for text in summaries), summaries
+
+
+@pytest.mark.parametrize("pair", [(1, 2), (0, 1)], ids=["two joiners", "the host and a joiner"])
+async def test_a_pair_whose_link_cannot_come_back_goes_on_through_the_third_seat(
+    autojump_clock: trio.testing.MockClock, pair: tuple[int, int]
+) -> None:
+    """Only the link between two seats breaks for good (a router dropped their path); each
+    still reaches the third. Neither is judged gone: past the grace, their frames go
+    through the third seat, and the match ends for all three with nobody named."""
+    a, b = pair
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked_pairs.add(frozenset(pair))
+        await cut(links[a][b], links[b][a])
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts, grace=3.0, timeouts=HASTY)
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert (b, "relayed") in notices[a] and (a, "relayed") in notices[b], notices
+    assert not any(what == "gone" for s in range(3) for _, what in notices[s]), notices
+    assert_valid_and_same(tables)

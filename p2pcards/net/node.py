@@ -264,6 +264,8 @@ def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float
             cfg.ui.info(Notice("notice_reconnecting", **who, left=f"{left // 60}:{left % 60:02d}"))
         elif what == "back":
             cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
+        elif what == "relayed":
+            cfg.ui.info(Notice("notice_through_others", **who))
         else:
             cfg.ui.info(Notice("notice_gone", **who, seconds=f"{seconds:.0f}"))
 

@@ -54,7 +54,8 @@ class Relinker(Protocol):
 
 LinkNotice = Callable[[int, str, float], None]
 """``on_link(peer, what, seconds)``: ``"lost"`` (reconnecting, seconds left),
-``"back"`` (seconds away), or ``"gone"`` (it did not come back in time)."""
+``"back"`` (seconds away), ``"relayed"`` (its own link did not come back, but it answered
+through the others: it stays, reached that way), or ``"gone"`` (it did not come back in time)."""
 
 GRACE = 120.0
 """Seconds a peer whose link broke has to come back before it is named."""
@@ -405,10 +406,19 @@ async def _play(
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
+    trial: dict[int, tuple[float, str]] = {}
+    """Peers whose own link did not come back, reached through the others until the time given:
+    heard from that way, they are still at the table; not heard, they are gone (the reason)."""
     stop_deadline = math.inf
     carried = False  # relayed frames went through this node
     confirmed = False  # this seat's answer about the fingerprint was taken
     while True:
+        for peer, (until, why) in list(trial.items()):
+            if trio.current_time() >= until:  # nothing came from it through the others either
+                del trial[peer]
+                closed[peer] = why
+                away_too_long.add(peer)
+                mesh.on_link(peer, "gone", mesh.grace)
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
@@ -482,6 +492,7 @@ async def _play(
             notice = started + WAIT_NOTICE
         # A peer that is away has until its grace ends before its silence counts.
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
+        waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial]
         wait_until = max([deadline, *waiting_away])
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
@@ -519,7 +530,8 @@ async def _play(
             await _flush(table, links, timeouts.step, journal)
             continue
         try:
-            with trio.move_on_at(min(wait_until, notice, stop_deadline, ask_at)) as scope:
+            trial_ends = min((until for until, _ in trial.values()), default=math.inf)
+            with trio.move_on_at(min(wait_until, notice, stop_deadline, ask_at, trial_ends)) as scope:
                 peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
             if table.stopped:
@@ -547,9 +559,10 @@ async def _play(
             _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
             continue
         if isinstance(item, NewLink):
-            if peer in mesh.away and table.status in ("running", "disputed"):
+            if (peer in mesh.away or peer in trial) and table.status in ("running", "disputed"):
                 away_for = now - mesh.lost_at.pop(peer, now)
-                del mesh.away[peer]
+                mesh.away.pop(peer, None)
+                trial.pop(peer, None)
                 links[peer] = item.link
                 mesh.start_reader(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
@@ -565,15 +578,29 @@ async def _play(
                 why = f"{TIMED_OUT} {mesh.grace:g} s"
                 if item.reason != STAYED_AWAY:
                     why += f" ({item.reason})"  # the last attempt's error, when there was one
-                closed[peer] = why
-                away_too_long.add(peer)
-                mesh.on_link(peer, "gone", mesh.grace)
+                if _carriers_of(links, peer, table.present):
+                    # Its link with this seat alone may be broken (a router that dropped the
+                    # path between the two): try the others' links before judging it gone.
+                    me = table.seat if table.seat is not None else 0
+                    links[peer] = RelayedLink(me, peer, links, lambda: table.present)
+                    trial[peer] = (now + RELAY_TRIAL, why)
+                    table.nudge()  # through the others: its answer shows it is still here
+                    asked = now
+                    await _flush(table, links, timeouts.step, journal)
+                else:
+                    closed[peer] = why
+                    away_too_long.add(peer)
+                    mesh.on_link(peer, "gone", mesh.grace)
             continue
         if source is not links.get(peer):
             continue  # from a link that has been replaced since
         if isinstance(item, Relay):
             heard = now
             carried = True
+            if item.target == table.seat and item.origin in trial:
+                del trial[item.origin]  # it is still here: reached through the others from now on
+                mesh.lost_at.pop(item.origin, None)
+                mesh.on_link(item.origin, "relayed", 0.0)
             if await _carry(table, links, peer, item, timeouts.step):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
             await _flush(table, links, timeouts.step, journal)
@@ -627,6 +654,10 @@ TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_e
 """While this seat's decider runs: when its turn ends on the table's clock (trio time).
 The turn began when the step did, which may be a while before a person's prompt."""
 
+RELAY_TRIAL = 5.0
+"""Seconds a peer whose own link did not come back within its grace is reached through the
+others before it is judged gone: a frame from it that way shows it is still at the table."""
+
 AWAY_ASK = 1.0
 """Seconds between a waiting node's requests for the records it lacks while a seat it
 waits for is away (otherwise one request per ``WAIT_NOTICE``)."""
@@ -661,6 +692,11 @@ async def _serve_after(
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
             await _send_all(table, links, limit)
+
+
+def _carriers_of(links: dict[int, PeerLink], peer: int, present: Collection[int]) -> bool:
+    """Whether another seat at the table has a link of its own with this one (to carry relays)."""
+    return any(s != peer and s in present and not isinstance(lk, RelayedLink) for s, lk in links.items())
 
 
 async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:

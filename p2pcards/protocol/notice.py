@@ -21,6 +21,8 @@ NOTICES: dict[str, str] = {
     "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
     "notice_back": "{name} (seat {seat}) is back after {seconds} s",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "notice_through_others": "{name} (seat {seat}) is still at the table, but its own link with you did not"
+    " come back: its messages go through the others",
     "notice_refused_connection": "refused a connection from {peer}: {error}",
     "notice_refused_link": "refused a link from {peer}: {error}",
     "notice_not_saved": "could not save the transcript to {path}: {error}",
