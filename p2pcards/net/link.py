@@ -66,6 +66,8 @@ class Link:
         self.bytes_received = 0
         self.frames_sent = 0
         self.frames_received = 0
+        self.last_sent: float | None = None
+        """When a frame last went out (trio's clock), for the keep-alive."""
 
     async def send(self, frame: bytes) -> None:
         async with self._send_lock:
@@ -81,6 +83,7 @@ class Link:
             self.send_broken = False
             self.bytes_sent += len(frame)
             self.frames_sent += 1
+            self.last_sent = trio.current_time()
 
     async def receive(self) -> Any:
         """The next msgpack object from the peer (bounded; WireError on bad input)."""

@@ -182,13 +182,22 @@ async def _announce(links: dict[int, PeerLink], reason: str, step: int) -> None:
 
 async def _heartbeat(table: Sitting, links: dict[int, PeerLink]) -> None:
     """While this seat's player decides, tell the others it is alive (a ``need``
-    frame, which also fetches any record it lacks). Peers waiting for this seat
-    then know their own connection works."""
+    frame, which also fetches any record it lacks): peers waiting for this seat
+    then know their own connection works. And on any link that carried nothing for
+    ``WAIT_NOTICE`` seconds, a ``need`` frame as well: a path that stopped carrying
+    anything then has data left unacknowledged, which the system notices
+    (``tls.DEAD_PATH``), so the link breaks and is dialled again."""
     while True:
         await trio.sleep(WAIT_NOTICE)
-        if not table.my_turn:
-            continue  # the main task nudges the others while it waits for them
-        await _to_every_peer(links, table.need_frame(), WAIT_NOTICE)
+        now = trio.current_time()
+        quiet = {
+            p: lk
+            for p, lk in links.items()
+            if table.my_turn
+            or (isinstance(lk, Link) and (lk.last_sent is None or now - lk.last_sent >= WAIT_NOTICE))
+        }
+        if quiet:
+            await _to_every_peer(quiet, table.need_frame(), WAIT_NOTICE)
 
 
 class RelayedLink:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import socket
 import ssl
 import tempfile
 from functools import cache
@@ -124,12 +125,33 @@ def client_context() -> ssl.SSLContext:
     return ctx
 
 
+DEAD_PATH = 20.0
+"""Seconds that data sent on a connection may stay unacknowledged before the system drops
+the connection (``TCP_USER_TIMEOUT``, where the system has it). A node sends something on
+every link at least every few seconds during a match (``runner._heartbeat``), so a path
+that stopped carrying anything (a laptop that moved to another network, a router that
+forgot the connection) shows as a broken link, which is then dialled again, instead of as
+a silent peer. A peer whose program is merely frozen still acknowledges: it is silent."""
+
+
+def _drop_dead_paths(stream: trio.abc.Stream) -> None:
+    """Set :data:`DEAD_PATH` on ``stream``'s socket (nothing when it has none, or the system
+    lacks the option)."""
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    setsockopt = getattr(stream, "setsockopt", None)
+    if option is None or setsockopt is None:
+        return
+    with contextlib.suppress(OSError):
+        setsockopt(socket.IPPROTO_TCP, option, int(DEAD_PATH * 1000))
+
+
 class _Transport(trio.abc.HalfCloseableStream):
     """The stream under TLS; remembers the first bytes the peer sent, to say what it spoke."""
 
     def __init__(self, inner: trio.abc.Stream) -> None:
         self.inner = inner
         self.first = b""
+        _drop_dead_paths(inner)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.inner.send_all(data)
