@@ -177,6 +177,21 @@ async def join_seat(
     await host_ui.wait_for(lambda ui: bool(ui.lobbies) and ui.lobbies[-1][seat : seat + 1] == (cfg.name,))
 
 
+async def last_joins_and_all_end(
+    nursery: trio.Nursery, cfg: NodeConfig, port: int, seat: int, outcomes: dict[int, Outcome], players: int
+) -> None:
+    """The last seat joins at 127.0.0.1:``port`` (a relay's, say); once all ``players`` nodes
+    have ended, the nursery's other tasks (the relay) stop."""
+
+    async def join() -> None:
+        outcomes[seat] = await join_game(cfg, host=LOCALHOST, port=port, code=CODE)
+
+    nursery.start_soon(join)
+    while len(outcomes) < players:
+        await trio.sleep(0.05)
+    nursery.cancel_scope.cancel()
+
+
 async def play_match(
     tmp_path: Path,
     n: int,

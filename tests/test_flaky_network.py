@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 import trio
-from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, start_host
+from net_helpers import LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
 
 from p2pcards.bots import make_bot
 from p2pcards.games.neuf.rules import NeufRules
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net.node import Outcome, join_game
+from p2pcards.net.node import Outcome
 from p2pcards.net.runner import Decider
 from p2pcards.protocol.audit import audit_file
 from p2pcards.protocol.transcript import load
@@ -147,14 +147,7 @@ async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
             near = config(tmp_path, "near", seed=seed + 10, decide=decide(seed + 10))
             await join_seat(nursery, port, near, 1, outcomes, host_ui)
             far = config(tmp_path, "far", seed=seed + 20, ui=far_ui, decide=decide(seed + 20))
-
-            async def join_far() -> None:
-                outcomes[2] = await join_game(far, host=LOCALHOST, port=relay.port, code=CODE)
-
-            nursery.start_soon(join_far)
-            while len(outcomes) < 3:
-                await trio.sleep(0.05)
-            nursery.cancel_scope.cancel()
+            await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
     states = {s: (o.status, o.problem, o.blamed) for s, o in outcomes.items()}
     assert all(o.status == "over" and not o.blamed for o in outcomes.values()), (states, far_ui.infos)
     assert relay.breaks >= 2 and relay.connections >= 3 and relay.stalls >= 2, vars(relay)

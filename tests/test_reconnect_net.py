@@ -9,10 +9,10 @@ import contextlib
 from pathlib import Path
 
 import trio
-from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, start_host
+from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
 
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net.node import Outcome, join_game
+from p2pcards.net.node import Outcome
 from p2pcards.protocol.audit import audit_file
 from p2pcards.protocol.transcript import load
 
@@ -82,14 +82,7 @@ async def test_a_joiner_whose_connection_breaks_dials_again_and_the_match_ends(t
             await relay.serve(nursery)
             await join_seat(nursery, port, config(tmp_path, "near", seed=2), 1, outcomes, host_ui)
             far = config(tmp_path, "far", seed=3, ui=far_ui)
-
-            async def join_far() -> None:
-                outcomes[2] = await join_game(far, host=LOCALHOST, port=relay.port, code=CODE)
-
-            nursery.start_soon(join_far)
-            while len(outcomes) < 3:
-                await trio.sleep(0.05)
-            nursery.cancel_scope.cancel()
+            await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
     assert relay.broke, "the match ended before the relay broke the link"
     assert relay.connections >= 2  # the joiner dialled the host again through the relay
     for seat, o in outcomes.items():
