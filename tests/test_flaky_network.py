@@ -128,12 +128,14 @@ def neuf_bot(seed: int) -> Decider:
 
 
 @pytest.mark.parametrize(
-    ("game", "seed"),
-    [("nines", 1), ("nines", 2), ("neuf", 3)],
+    ("game", "seed", "flaky"),
+    [("nines", 1, "far"), ("nines", 2, "far"), ("neuf", 3, "far"), ("nines", 4, "host"), ("neuf", 5, "host")],
 )
 async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
-    tmp_path: Path, game: str, seed: int
+    tmp_path: Path, game: str, seed: int, flaky: str
 ) -> None:
+    """``flaky``: "far", one joiner's link with the host is bad; "host", the host's link with
+    every joiner is (both join through the relay, which breaks both links at once)."""
     outcomes: dict[int, Outcome] = {}
     host_ui, far_ui = RecordingUI(), RecordingUI()
     rules: Any = NinesRules(target=40) if game == "nines" else NeufRules(start=3)
@@ -145,12 +147,13 @@ async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
             relay = FlakyRelay(port, seed)
             await relay.serve(nursery)
             near = config(tmp_path, "near", seed=seed + 10, decide=decide(seed + 10))
-            await join_seat(nursery, port, near, 1, outcomes, host_ui)
+            await join_seat(nursery, relay.port if flaky == "host" else port, near, 1, outcomes, host_ui)
             far = config(tmp_path, "far", seed=seed + 20, ui=far_ui, decide=decide(seed + 20))
             await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
     states = {s: (o.status, o.problem, o.blamed) for s, o in outcomes.items()}
     assert all(o.status == "over" and not o.blamed for o in outcomes.values()), (states, far_ui.infos)
-    assert relay.breaks >= 2 and relay.connections >= 3 and relay.stalls >= 2, vars(relay)
+    assert relay.breaks >= 2 and relay.stalls >= 2, vars(relay)
+    assert relay.connections >= (3 if flaky == "far" else 6), vars(relay)  # dialled again after each break
     files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
     assert len(files) == 1, "the transcripts differ"
     for label in ("h", "near", "far"):
