@@ -352,7 +352,7 @@ def killed_peer(tmp_path_factory: pytest.TempPathFactory) -> BrokenRun:
         host, jo, kim = three_bots(procs, tmp, new_code(), files, [FAST] * 3, hands=4)
         kim.popen.kill()  # no goodbye, no transcript
         kim.popen.wait(5)
-        survivors = [(p.name, p.finish(timeout=20), p.output()) for p in (host, jo)]
+        survivors = [(p.name, p.finish(timeout=45), p.output()) for p in (host, jo)]
     return BrokenRun(survivors, files, tmp)
 
 

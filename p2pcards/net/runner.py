@@ -663,9 +663,12 @@ TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_e
 """While this seat's decider runs: when its turn ends on the table's clock (trio time).
 The turn began when the step did, which may be a while before a person's prompt."""
 
-RELAY_TRIAL = 5.0
+RELAY_TRIAL = 10.0
 """Seconds a peer whose own link did not come back within its grace is reached through the
-others before it is judged gone: a frame from it that way shows it is still at the table."""
+others before it is judged gone: a frame from it that way shows it is still at the table.
+Twice the keep-alive period: the two ends of a link that died in silence may notice it, and
+so start relaying, that far apart (a seat reads relayed frames from a peer whose link is
+down, but sends through the others only once its own grace is over)."""
 
 AWAY_ASK = 1.0
 """Seconds between a waiting node's requests for the records it lacks while a seat it
@@ -731,7 +734,7 @@ async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay,
             with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
                 await target.send(relay.to_frame())
             return False
-        if not isinstance(links.get(relay.origin), RelayedLink):
+        if isinstance(links.get(relay.origin), Link):
             return False  # the two have a link: the origin may have sent it to get the carrier blamed
         try:
             inner = relay.inner()
