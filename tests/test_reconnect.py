@@ -245,3 +245,96 @@ async def test_a_pair_whose_link_cannot_come_back_goes_on_through_the_third_seat
     assert (b, "relayed") in notices[a] and (a, "relayed") in notices[b], notices
     assert not any(what == "gone" for s in range(3) for _, what in notices[s]), notices
     assert_valid_and_same(tables)
+
+
+class Silenceable(trio.abc.Stream):
+    """One end of an in-memory link that can die in silence: :meth:`go_silent` makes it carry
+    nothing more either way, with no end of stream on either side (a path that stopped);
+    :meth:`notice` then makes this end's reader fail, as the system does once data sent
+    stays unacknowledged too long. The other end learns nothing from either."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.silent = False
+        self.noticed = trio.Event()
+        self._reading: trio.CancelScope | None = None
+
+    def go_silent(self) -> None:
+        self.silent = True
+        if self._reading is not None:
+            self._reading.cancel()
+
+    def notice(self) -> None:
+        self.go_silent()
+        self.noticed.set()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self.noticed.is_set():
+            raise trio.BrokenResourceError("the path is dead")
+        if self.silent:
+            await trio.lowlevel.checkpoint()  # into the void
+            return
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        if not self.silent:
+            with trio.CancelScope() as self._reading:
+                return await self.inner.receive_some(max_bytes)
+        await self.noticed.wait()
+        raise trio.BrokenResourceError("the path is dead")
+
+    async def aclose(self) -> None:
+        self.notice()
+        await trio.lowlevel.checkpoint()
+
+
+async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_goes_on_through_the_third(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The link between seats 1 and 2 stops carrying anything; seat 1 notices at once, seat 2
+    7 s later (its keep-alive went unanswered later). Seat 1 starts relaying when its grace
+    ends, seat 2 only 7 s after: within the relay trial each still hears from the other, so
+    neither is judged gone."""
+    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
+    links = memory_links(3, lambda seat, peer, stream: Silenceable(stream))
+    board = Switchboard()
+    for a in range(3):
+        for b in range(a + 1, 3):
+            board.channel(a, b)
+    board.blocked_pairs.add(frozenset((1, 2)))
+    results: dict[int, RunResult] = {}
+    notices: dict[int, list[tuple[int, str]]] = {s: [] for s in tables}
+
+    async def seat(s: int) -> None:
+        def on_link(peer: int, what: str, seconds: float) -> None:
+            notices[s].append((peer, what))
+
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            bot(s),
+            timeouts=HASTY,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=3.0,
+            on_link=on_link,
+        )
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            await until_step(tables, 20)
+            one, two = links[1][2].stream, links[2][1].stream
+            assert isinstance(one, Silenceable) and isinstance(two, Silenceable)
+            one.notice()
+            two.go_silent()
+            await trio.sleep(7)
+            two.notice()
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert (2, "relayed") in notices[1] and (1, "relayed") in notices[2], notices
+    assert_valid_and_same(tables)
