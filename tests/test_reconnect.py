@@ -338,3 +338,31 @@ async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_go
         assert tables[s].present == (0, 1, 2)
     assert (2, "relayed") in notices[1] and (1, "relayed") in notices[2], notices
     assert_valid_and_same(tables)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_each_link_notice_is_said_in_the_players_language(lang: str) -> None:
+    """What ``on_link`` reports (``run_table``) becomes one line each, with the peer's name."""
+    from types import SimpleNamespace
+
+    from p2pcards.net.node import link_notice
+    from p2pcards.ui.i18n import Translator
+
+    said: list[object] = []
+    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append))
+    roster = [SimpleNamespace(name=name) for name in ("Hal", "Jo", "Kim")]
+    notice = link_notice(cfg, SimpleNamespace(roster=roster))  # type: ignore[arg-type]
+    for what in ("lost", "back", "relayed", "gone"):
+        notice(2, what, 3.0)
+    tr = Translator(lang)
+    lines = [tr(n.key, **n.values) for n in said]  # type: ignore[attr-defined]
+    assert [n.key for n in said] == [  # type: ignore[attr-defined]
+        "notice_reconnecting",
+        "notice_back",
+        "notice_through_others",
+        "notice_gone",
+    ]
+    assert all("Kim" in line and "{" not in line for line in lines), lines
+    assert len(set(lines)) == 4
+    if lang != "en":
+        assert all(line != str(n) for line, n in zip(lines, said, strict=True)), lines
