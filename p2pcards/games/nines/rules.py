@@ -1286,6 +1286,7 @@ class NinesGame:
         bots="p2pcards.games.nines.bots:BOTS",
         expert="p2pcards.games.nines.expert:make_expert",
         card_order="p2pcards.games.nines.render:card_order",
+        words="p2pcards.games.nines.words:WORDS",
     )
 
     def ahead(self, totals: Sequence[int]) -> tuple[int, ...]:
