@@ -50,7 +50,7 @@ from p2pcards.replay_moves import (
     seat_name,
     tables,
 )
-from p2pcards.ui.i18n import SUIT_WORDS, Translator
+from p2pcards.ui.i18n import Translator
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 """One line colour per seat of the score chart (six seats at most, two to spare)."""
@@ -378,12 +378,10 @@ PAGE_WORDS = (
 """The page's own words, by key (each the name of its place in :data:`PAGE`)."""
 
 SCRIPT_WORDS = (
-    "rph_trump", "rp_no_trump", "rph_trick_of", "rph_trick", "rph_pile", "rph_to_be_named",
-    "rph_suit_to_follow", "rph_next_card", "rph_stock", "rph_no_hand", "audit_none_verified",
-    "rp_heading", "rp_heading_playoff", "rph_where", "rph_the_deal", "rph_move_of", "rph_dealer",
-    "rph_total", "audit_seat",
+    "rph_no_hand", "audit_none_verified", "rp_heading", "rp_heading_playoff", "rph_where",
+    "rph_the_deal", "rph_move_of", "rph_dealer", "rph_total", "audit_seat",
 )  # fmt: skip
-SCRIPT_PLURALS = ("rph_dummy", "rph_stock_cards", "rph_cards", "rph_tricks")
+SCRIPT_PLURALS = ("rph_cards",)
 
 
 def script_words(tr: Translator) -> dict[str, Any]:
@@ -396,7 +394,6 @@ def script_words(tr: Translator) -> dict[str, Any]:
     }
     words: dict[str, Any] = {key: tr(key, **fields) for key in SCRIPT_WORDS}
     words |= {key: [tr.n(key, count, **fields) for count in (1, 2)] for key in SCRIPT_PLURALS}
-    words["suits"] = dict(SUIT_WORDS[tr.lang])
     words["zero_one"] = tr.n("rph_cards", 0, n=0) == tr.n("rph_cards", 1, n=0)  # "0 carte"
     return words
 
@@ -541,7 +538,6 @@ SCRIPT = r"""
   var data = JSON.parse(document.getElementById("game-data").textContent);
   var SUITS = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
   var W = JSON.parse(document.getElementById("words").textContent);  // in the page's language
-  var SUIT_NAMES = W.suits;
   var hands = data.hands, names = data.names;  // a hand's own names, once one is shown
   var state = {hand: 0, move: 0};
 
@@ -600,40 +596,28 @@ SCRIPT = r"""
     return {hand: h, move: m};
   }
 
-  function renderCenter(hand, pos, center) {
-    if (data.game === "neuf") {
-      center.appendChild(block(W.rph_trump, hand.trump ? SUIT_NAMES[hand.trump] + " " + SUITS[hand.trump]
-                                                      : W.rp_no_trump, "trump"));
-      var trick = el("div", "trick");
-      trick.id = "trick";
-      pos.trick.forEach(function (p) {
-        var play = el("span", "trick-play" + (pos.winner === p[0] ? " winner" : ""));
-        play.setAttribute("data-seat", p[0]);
-        play.appendChild(card(p[1]));
-        play.appendChild(el("span", "by", nameOf(p[0])));
-        trick.appendChild(play);
-      });
-      if (!pos.trick.length) trick.appendChild(el("span", "value", "\u2014"));
-      center.appendChild(block(pos.trick_no ? t("rph_trick_of", {n: pos.trick_no}) : W.rph_trick, trick));
-      var dummy = cardRow(pos.dummy);
-      dummy.id = "dummy";
-      center.appendChild(block(tn("rph_dummy", pos.dummy.length), dummy));
-    } else {
-      var pile = el("div", "cards");
-      pile.id = "pile";
-      pile.appendChild(card(pos.top));
-      center.appendChild(block(t("rph_pile", {n: pos.pile}), pile));
-      var suit = el("div", "value",
-                    pos.suit ? SUIT_NAMES[pos.suit] + " " + SUITS[pos.suit] : W.rph_to_be_named);
-      suit.id = "suit";
-      suit.setAttribute("data-suit", pos.suit || "");
-      center.appendChild(block(W.rph_suit_to_follow, suit));
-      var stock = el("div", "value", tn("rph_stock_cards", pos.stock) +
-                     (pos.next ? t("rph_next_card", {card: cardText(pos.next)}) : ""));
-      stock.id = "stock";
-      stock.setAttribute("data-count", pos.stock);
-      center.appendChild(block(W.rph_stock, stock));
-    }
+  function renderCenter(pos, center) {  // the blocks each game's replay says its table has
+    (pos.center || []).forEach(function (b) {
+      var content;
+      if (b.cards) {
+        content = cardRow(b.cards);
+      } else if (b.plays) {
+        content = el("div", "trick");
+        b.plays.forEach(function (p) {
+          var play = el("span", "trick-play" + (b.winner === p[0] ? " winner" : ""));
+          play.setAttribute("data-seat", p[0]);
+          play.appendChild(card(p[1]));
+          play.appendChild(el("span", "by", nameOf(p[0])));
+          content.appendChild(play);
+        });
+        if (!b.plays.length) content.appendChild(el("span", "value", "\u2014"));
+      } else {
+        content = el("div", "value", b.text);
+      }
+      content.id = b.id;
+      Object.keys(b.data || {}).forEach(function (k) { content.setAttribute("data-" + k, b.data[k]); });
+      center.appendChild(block(b.label, content));
+    });
   }
 
   function render() {
@@ -662,7 +646,7 @@ SCRIPT = r"""
     position.setAttribute("data-hand", state.hand + 1);
     position.setAttribute("data-move", state.move);
     line.textContent = pos.text;
-    renderCenter(hand, pos, center);
+    renderCenter(pos, center);
     pos.hands.forEach(function (cards, seat) {
       var row = el("div", "seat" + (pos.seat === seat ? " acting" : ""));
       row.setAttribute("data-seat", seat);
@@ -670,7 +654,7 @@ SCRIPT = r"""
       who.appendChild(el("span", "name", names[seat]));
       if (hand.dealer === seat) who.appendChild(el("span", "badge", W.rph_dealer));
       var info = tn("rph_cards", cards.length) + " \u00b7 " +
-        (data.game === "neuf" ? tn("rph_tricks", pos.won[seat]) + " \u00b7 " : "") +
+        (pos.notes ? pos.notes[seat] + " \u00b7 " : "") +
         t("rph_total", {n: hand.before[seat]});
       who.appendChild(el("span", "info", info));
       row.appendChild(who);

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -119,10 +120,11 @@ PAGE_SAID = {
     "fr": ('<html lang="fr">', "<h2 id=\"hand-title\">La table</h2>", "Tous les coups de cette manche",
            "Totaux après chaque manche", "Empreinte de la table", "VALIDE : ", " ; pli pour ",
            "Victoire : ", "Totaux finaux : ", '"rph_cards":["{n} carte","{n} cartes"]', '"zero_one":true',
-           '"S":"pique"'),
+           '"0 pli"', '"2 plis"', '"label":"Atout"'),
     "it": ('<html lang="it">', "<h2 id=\"hand-title\">Il tavolo</h2>", "Tutte le mosse di questa mano",
            "Totali dopo ogni mano", "Impronta del tavolo", "VALIDA: ", "; presa a ", "Vittoria: ",
-           "Totali finali: ", '"rph_cards":["{n} carta","{n} carte"]', '"zero_one":false', '"S":"picche"'),
+           "Totali finali: ", '"rph_cards":["{n} carta","{n} carte"]', '"zero_one":false', '"0 prese"',
+           '"label":"Atout"'),
 }  # fmt: skip
 
 
@@ -150,6 +152,15 @@ def test_the_page_keeps_its_data_in_every_language(files: dict[str, Path], tmp_p
         pages[lang] = json.loads(html[start : html.index("</script>", start)])
     english, french = pages["en"], pages["fr"]
     assert len(english["hands"]) == len(french["hands"]) and english["names"] == french["names"]
+
+    def data(position: dict[str, Any]) -> dict[str, Any]:
+        """A position without its words: the sentence, and each block's label and text."""
+        center = [{k: v for k, v in b.items() if k not in ("label", "text")} for b in position["center"]]
+        return {**position, "text": "", "center": center}
+
     for a, b in zip(english["hands"], french["hands"], strict=True):
-        assert [{**p, "text": ""} for p in a["positions"]] == [{**p, "text": ""} for p in b["positions"]]
+        assert [data(p) for p in a["positions"]] == [data(p) for p in b["positions"]]
         assert a["after"] == b["after"] and a["result"] != b["result"]
+        words = [(c["label"], c.get("text")) for p in a["positions"] for c in p["center"]]
+        said = [(c["label"], c.get("text")) for p in b["positions"] for c in p["center"]]
+        assert all(x != y for x, y in zip(words, said, strict=True)), (words[:3], said[:3])

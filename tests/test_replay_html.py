@@ -262,11 +262,12 @@ def test_every_position_of_every_hand_is_the_records(games: dict[str, Game], nam
                 assert position["seat"] == m.get("seat")
                 if "card" in m:
                     assert card_text(m["card"]) in position["text"]
+            center = {b["id"]: b for b in position["center"]}  # the blocks in the middle of the table
             if record["game"] == "nines":
-                assert position["top"] == expected["top"]
+                assert center["pile"]["cards"] == [expected["top"]]
             else:
-                assert sorted(position["dummy"]) == expected["dummy"]
-                assert [c for _, c in position["trick"]] == (expected["trick"] if move > 3 else [])
+                assert sorted(center["dummy"]["cards"]) == expected["dummy"]
+                assert [c for _, c in center["trick"]["plays"]] == (expected["trick"] if move > 3 else [])
         assert shown["after"] == hand["totals"]
         assert f"Totals: {', '.join(f'p{s} {t}' for s, t in enumerate(hand['totals']))}." in shown["result"]
 
@@ -415,9 +416,8 @@ def test_every_hand_on_the_page_is_sorted_as_the_game_screen_sorts_it(
                 by_screen = neuf_sort(parsed, trump) if name == "neuf" else sorted(parsed, key=hand_sort_key)
                 assert cards == [c.text() for c in by_screen]
             if name == "neuf":
-                assert position["dummy"] == [
-                    c.text() for c in neuf_sort(map(parse_card, position["dummy"]), trump)
-                ]
+                dummy = next(b["cards"] for b in position["center"] if b["id"] == "dummy")
+                assert dummy == [c.text() for c in neuf_sort(map(parse_card, dummy), trump)]
 
 
 def test_the_chart_draws_the_target_only_when_the_rules_have_one(tmp_path: Path) -> None:

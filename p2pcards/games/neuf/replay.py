@@ -29,7 +29,9 @@ def positions(
 
     A seat that takes the dummy swaps its whole hand with the cards lying in
     the dummy's place (``docs/record.md``); the trick on the table stays shown,
-    with its winner, until the next card is led.
+    with its winner, until the next card is led. ``center`` says the middle of
+    the table as the replay page shows it, and ``notes`` each seat's tricks
+    (``replay_html``).
     """
     hands = [list(cards) for cards in hand.get("dealt", [])]
     dummy = list(hand.get("dummy", []))
@@ -42,16 +44,25 @@ def positions(
         trumps = tr("rp_trumps_are", suit=suit_word(trump, tr), symbol=suit_symbol(trump, tr))
     text = tr.n("rp_neuf_deal", len(dummy), dealer=dealer, n=len(dummy)) + trumps
 
+    named = f"{suit_word(trump, tr)} {SUIT_SYMBOLS[trump]}" if trump in SUIT_SYMBOLS else tr("rp_no_trump")
+
     def snap(text: str, seat: Any, number: int, winner: Any = None) -> dict[str, Any]:
+        shown = sort_cards(dummy, "neuf", trump)
         return {
             "hands": [sort_cards(c, "neuf", trump) for c in hands],
-            "dummy": sort_cards(dummy, "neuf", trump),
-            "trick": [list(p) for p in trick],
-            "trick_no": number,
-            "winner": winner,
-            "won": list(won),
             "seat": seat,
             "text": text,
+            "center": [
+                {"id": "trump", "label": tr("rph_trump"), "text": named},
+                {
+                    "id": "trick",
+                    "label": tr("rph_trick_of", n=number) if number else tr("rph_trick"),
+                    "plays": [list(p) for p in trick],
+                    "winner": winner,
+                },
+                {"id": "dummy", "label": tr.n("rph_dummy", len(shown), n=len(shown)), "cards": shown},
+            ],
+            "notes": [tr.n("rph_tricks", w, n=w) for w in won],
         }
 
     out = [snap(text + ".", None, 0)]

@@ -27,8 +27,10 @@ def positions(
     """The table of a hand of Nines before its first move, then after each event.
 
     Each position holds every seat's cards (sorted as the game screen sorts a
-    hand), the top of the discard pile, the suit to follow, the stock (size and
-    next card) and one sentence saying the move. A drawn card that was kept
+    hand), the card just drawn, the seat that moved, one sentence saying the
+    move, and ``center``: the middle of the table as the replay page shows it
+    (``replay_html``), the top of the discard pile, the suit to follow and the
+    stock (size and next card). A drawn card that was kept
     leaves no event (``docs/record.md``): the sentence of the draw says so, by
     the same rule a reader of the record uses.
     """
@@ -48,16 +50,25 @@ def positions(
     keeps_rule = not rules.get("draw_until_playable", False)
 
     def snap(text: str, seat: Any, drawn: str | None = None) -> dict[str, Any]:
+        left = tr.n("rph_stock_cards", len(stock), n=len(stock))
+        if stock:
+            left += tr("rph_next_card", card=card_text(stock[0]))
+        named = f"{suit_word(suit, tr)} {suit_symbol(suit, tr)}" if suit else tr("rph_to_be_named")
         return {
             "hands": [sort_cards(c, "nines") for c in hands],
             "drawn": drawn,
-            "top": top,
-            "suit": suit,
-            "stock": len(stock),
-            "next": stock[0] if stock else None,
-            "pile": pile,
             "seat": seat,
             "text": text,
+            "center": [
+                {"id": "pile", "label": tr("rph_pile", n=pile), "cards": [top]},
+                {
+                    "id": "suit",
+                    "label": tr("rph_suit_to_follow"),
+                    "text": named,
+                    "data": {"suit": suit or ""},
+                },
+                {"id": "stock", "label": tr("rph_stock"), "text": left, "data": {"count": len(stock)}},
+            ],
         }
 
     out = [snap(text + ".", None)]
