@@ -70,9 +70,10 @@ async def run_with_cuts(
     *,
     grace: float = GRACE,
     timeouts: Timeouts = TIMEOUTS,
+    wrap: Callable[[int, int, trio.abc.Stream], trio.abc.Stream] = lambda seat, peer, stream: stream,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
-    links = memory_links(n)
+    links = memory_links(n, wrap)
     board = Switchboard()
     for a in range(n):
         for b in range(a + 1, n):
@@ -298,41 +299,18 @@ async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_go
     7 s later (its keep-alive went unanswered later). Seat 1 starts relaying when its grace
     ends, seat 2 only 7 s after: within the relay trial each still hears from the other, so
     neither is judged gone."""
-    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
-    links = memory_links(3, lambda seat, peer, stream: Silenceable(stream))
-    board = Switchboard()
-    for a in range(3):
-        for b in range(a + 1, 3):
-            board.channel(a, b)
-    board.blocked_pairs.add(frozenset((1, 2)))
-    results: dict[int, RunResult] = {}
-    notices: dict[int, list[tuple[int, str]]] = {s: [] for s in tables}
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked_pairs.add(frozenset((1, 2)))
+        one, two = links[1][2].stream, links[2][1].stream
+        assert isinstance(one, Silenceable) and isinstance(two, Silenceable)
+        one.notice()
+        two.go_silent()
+        await trio.sleep(7)
+        two.notice()
 
-    async def seat(s: int) -> None:
-        def on_link(peer: int, what: str, seconds: float) -> None:
-            notices[s].append((peer, what))
-
-        results[s] = await run_table(
-            tables[s],
-            links[s],
-            bot(s),
-            timeouts=HASTY,
-            relinker=board.for_seat(s),  # type: ignore[arg-type]
-            grace=3.0,
-            on_link=on_link,
-        )
-
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-            await until_step(tables, 20)
-            one, two = links[1][2].stream, links[2][1].stream
-            assert isinstance(one, Silenceable) and isinstance(two, Silenceable)
-            one.notice()
-            two.go_silent()
-            await trio.sleep(7)
-            two.notice()
+    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
+    tables, results, notices, _ = await run_with_cuts(3, cuts, grace=3.0, timeouts=HASTY, wrap=silenceable)
     for s in range(3):
         assert results[s].status == "over" and results[s].blamed == (), results[s]
         assert tables[s].present == (0, 1, 2)
