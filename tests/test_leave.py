@@ -490,6 +490,28 @@ def test_one_seat_cannot_push_another_out() -> None:
     assert tables[0].current.game_id == continuation_id(tables[0].tables[0].game_id, (1,))
 
 
+def test_a_table_begun_without_a_seat_is_what_proposed_without_says_and_one_drop_joins_it() -> None:
+    """The network layer follows another seat's new table only for a seat it judged gone
+    itself (``net.runner``): ``proposed_without`` names the seats such a table leaves
+    out, and dropping that seat here joins that very table."""
+    tables = sittings(4, NinesRules(target=100), 6)
+    net = LocalNetwork(tables, rng=random.Random(6))
+    net.start()
+    play_until(net, random.Random(6), lambda: tables[0].step >= 25)
+    assert all(t.proposed_without() == set() for t in tables.values())
+    tables[0].continue_without(1, "p1 stayed away")
+    net.pump()
+    net.settle()
+    told = [s for s in (2, 3) if tables[s].proposed_without()]  # those seat 0's record reached
+    assert told and all(tables[s].proposed_without() == {1} for s in told)
+    assert tables[1].proposed_without() == set()  # the seat left out is pushed out by nobody's word
+    follower = tables[told[0]]
+    assert len(follower.tables) == 1  # held, unused, until this node judges seat 1 gone itself
+    assert follower.drop(1, "lost connection and did not come back within 3 s")
+    assert follower.current.game_id == tables[0].current.game_id  # the very table seat 0 began
+    assert follower.proposed_without() == set()
+
+
 def test_a_seat_that_every_other_judged_gone_stops_blaming_nobody() -> None:
     tables = sittings(4, NinesRules(target=100), 8)
     net = LocalNetwork(tables, rng=random.Random(8))

@@ -344,3 +344,35 @@ def test_each_link_notice_is_said_in_the_players_language(lang: str) -> None:
     assert len(set(lines)) == 4
     if lang != "en":
         assert all(line != str(n) for line, n in zip(lines, said, strict=True)), lines
+
+
+async def test_a_link_that_carried_nothing_for_5_s_gets_a_keep_alive(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``_heartbeat``: a ``need`` frame on each link quiet for ``WAIT_NOTICE`` seconds (so that
+    a dead path holds unacknowledged data, which the system notices), none on a busy one; and
+    while this seat decides, one on every link."""
+    from types import SimpleNamespace
+
+    from p2pcards.net.runner import _heartbeat
+    from p2pcards.net.session import WAIT_NOTICE
+
+    links = memory_links(3)
+    quiet, busy = links[0][1], links[0][2]
+    table = SimpleNamespace(my_turn=False, need_frame=lambda: b"\x90")
+    with trio.move_on_after(WAIT_NOTICE * 3 + 0.5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_heartbeat, table, links[0])
+
+            async def chatter() -> None:  # seat 0 sends seat 2 something every second
+                while True:
+                    await busy.send(b"\x90")
+                    await trio.sleep(1)
+
+            nursery.start_soon(chatter)
+    assert quiet.frames_sent == 3  # one every 5 s
+    assert busy.frames_sent == 16  # its own chatter only
+    table.my_turn = True
+    with trio.move_on_after(WAIT_NOTICE + 0.5):
+        await _heartbeat(table, links[0])  # type: ignore[arg-type]
+    assert quiet.frames_sent == 4 and busy.frames_sent == 17
