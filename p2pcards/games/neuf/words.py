@@ -117,4 +117,8 @@ WORDS: dict[str, str] = {
         "  help                        this text\n"
         "  quit                        leave the game"
     ),
+    # the replay page's table
+    "rph_trump": "Trump",
+    "rph_trick_of": "Trick {n} of 13",
+    "rph_trick": "Trick",
 }

@@ -94,4 +94,10 @@ WORDS: dict[str, str] = {
     "rp_penalties": "Penalties: {seats}.",
     "rp_playoff_totals": "A playoff decides the winner only: the totals do not change.",
     "sim_pen_hand": "pen/hand",
+    # the replay page's table
+    "rph_pile": "Discard pile ({n})",
+    "rph_to_be_named": "to be named",
+    "rph_suit_to_follow": "Suit to follow",
+    "rph_next_card": ", next {card}",
+    "rph_stock": "Stock",
 }
