@@ -587,11 +587,12 @@ async def _play(
                 why = f"{TIMED_OUT} {mesh.grace:g} s"
                 if item.reason != STAYED_AWAY:
                     why += f" ({item.reason})"  # the last attempt's error, when there was one
-                if _carriers_of(links, peer, table.present):
+                me = table.seat if table.seat is not None else 0
+                through = RelayedLink(me, peer, links, lambda: table.present)
+                if through.carriers():
                     # Its link with this seat alone may be broken (a router that dropped the
                     # path between the two): try the others' links before judging it gone.
-                    me = table.seat if table.seat is not None else 0
-                    links[peer] = RelayedLink(me, peer, links, lambda: table.present)
+                    links[peer] = through
                     trial[peer] = (now + RELAY_TRIAL, why)
                     table.nudge()  # through the others: its answer shows it is still here
                     asked = now
@@ -704,11 +705,6 @@ async def _serve_after(
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
             await _send_all(table, links, limit)
-
-
-def _carriers_of(links: dict[int, PeerLink], peer: int, present: Collection[int]) -> bool:
-    """Whether another seat at the table has a link of its own with this one (to carry relays)."""
-    return any(s != peer and s in present and not isinstance(lk, RelayedLink) for s, lk in links.items())
 
 
 async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
