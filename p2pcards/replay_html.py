@@ -579,12 +579,10 @@ SCRIPT = r"""
   function nameOf(seat) {
     return (seat !== null && seat >= 0 && seat < names.length) ? names[seat] : t("audit_seat", {seat: seat});
   }
-  function block(label, content, id) {
+  function block(label, content) {
     var box = el("div", "block");
-    if (id) box.id = id;
     box.appendChild(el("div", "label", label));
-    if (typeof content === "string") box.appendChild(el("div", "value", content));
-    else box.appendChild(content);
+    box.appendChild(content);
     return box;
   }
 
