@@ -46,6 +46,8 @@ HAND_STEPS = (
 """Step kinds of a hand (of either game), in the order they are listed."""
 DELAYS = (0.1, 0.3)
 """One-way delays projected and emulated, in seconds."""
+SEEDS = tuple(range(1, 9))
+"""The matches the rows average (each of random bots, seeded)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +288,10 @@ def run_delayed(players: int, rules: Any, table_cls: type[TableCore], delay: flo
     return trio.run(_delayed_match, players, rules, table_cls, delay, seed, clock=clock)
 
 
+def _seeds(seeds: tuple[int, ...]) -> str:
+    return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 2 else ", ".join(map(str, seeds))
+
+
 def _ms(seconds: float) -> str:
     return f"{1000 * seconds:.0f} ms"
 
@@ -293,8 +299,9 @@ def _ms(seconds: float) -> str:
 @group("latency", "steps per hand (one-way trips in a row), wait at 100 and 300 ms, checked in virtual time")
 def latency_rows(quick: bool) -> list[Row]:
     # (label, players, rules, game, seeds, what the matches are)
-    nines_rules, nines_seeds = (NinesRules(hands=2), (1,)) if quick else (NinesRules(), (1, 2, 3))
-    neuf_rules, neuf_seeds = (NeufRules(start=2), (1,)) if quick else (NeufRules(), (1, 2))
+    # Hands of random play vary a lot in length: eight whole matches, not a few hands.
+    nines_rules, nines_seeds = (NinesRules(hands=2), (1,)) if quick else (NinesRules(), SEEDS)
+    neuf_rules, neuf_seeds = (NeufRules(start=2), (1,)) if quick else (NeufRules(), SEEDS)
     nines_match = "2-hand matches" if quick else "matches to 100"
     neuf_match = "matches from 2" if quick else "matches from 9"
     cases: list[tuple[str, int, Any, str, tuple[int, ...], str]] = [
@@ -316,7 +323,7 @@ def latency_rows(quick: bool) -> list[Row]:
                 measure=f"{label}: steps per hand",
                 value=f"{steps:.1f}",
                 notes=f"{split}; {plural(c.hands, 'hand', 'hands')} in {matches} ({match}, random bots, seed"
-                f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}); "
+                f"{'s' if len(seeds) > 1 else ''} {_seeds(seeds)}); "
                 f"plus {len(MATCH_STEPS)} per match ({', '.join(MATCH_STEPS)})",
             ),
             Row(
@@ -404,13 +411,15 @@ def _ahead_rows(quick: bool) -> list[Row]:
     the same hands (same seed, same moves) played by seats that shuffle every hand in steps
     of its own; fills ``LATENCY_JSON``."""
     area, delay = "latency", DELAYS[0]
-    hands = 2 if quick else 4
-    seeds = (1,) if quick else (1, 2, 3)
+    seeds = (1,) if quick else SEEDS
+    # Whole matches (to 100, from 9): a few hands of a few matches can be much shorter or
+    # longer than the average hand.
+    nines_rules = NinesRules(hands=2) if quick else NinesRules()
     cases: list[tuple[str, str, int, Any, type[TableCore]]] = [
-        ("Nines", "nines", 2, NinesRules(hands=hands), Table),
-        ("Nines", "nines", 4, NinesRules(hands=hands), Table),
-        ("Nines", "nines", 6, NinesRules(hands=hands), Table),
-        ("Le Neuf", "neuf", neuf.PLAYERS, NeufRules(start=hands), NeufTable),
+        ("Nines", "nines", 2, nines_rules, Table),
+        ("Nines", "nines", 4, nines_rules, Table),
+        ("Nines", "nines", 6, nines_rules, Table),
+        ("Le Neuf", "neuf", neuf.PLAYERS, NeufRules(start=2) if quick else NeufRules(), NeufTable),
     ]
     rows: list[Row] = []
     LATENCY_JSON.clear()
@@ -437,8 +446,12 @@ def _ahead_rows(quick: bool) -> list[Row]:
         mean_before_s, mean_before_steps = statistics.fmean(before_secs), statistics.fmean(before_steps)
         first_s = statistics.fmean(f for f, _ in firsts)
         first_steps = statistics.fmean(n for _, n in firsts)
-        named = ", ".join(map(str, seeds))
-        matches = f"{len(seeds)} {hands}-hand matches (seed{'s' if len(seeds) > 1 else ''} {named})"
+        every_s = (sum(secs_all) + sum(f for f, _ in firsts)) / (later + len(firsts))
+        if game_name == "nines":
+            kind = "2-hand matches" if quick else "matches to 100"
+        else:
+            kind = "matches from 2" if quick else "matches from 9"
+        matches = f"{len(seeds)} {kind} (seed{'s' if len(seeds) > 1 else ''} {_seeds(seeds)})"
         rows.append(
             Row(
                 area=area,
@@ -449,7 +462,8 @@ def _ahead_rows(quick: bool) -> list[Row]:
                 f"reveal: {mean_own * delay:.2f} s); the same hands shuffled and locked in steps of their "
                 f"own: {mean_before_s:.2f} s, {mean_before_steps:.1f} steps (round 0 made while the hand "
                 f"before is played saves {mean_before_s - mean_s:.2f} s a hand); the first hands "
-                f"{first_s:.2f} s, {first_steps:.1f} steps",
+                f"{first_s:.2f} s, {first_steps:.1f} steps; every hand, the first included, "
+                f"{every_s:.2f} s",
             )
         )
         LATENCY_JSON.append(
@@ -462,6 +476,7 @@ def _ahead_rows(quick: bool) -> list[Row]:
                 "players_own_steps_per_hand": round(mean_own, 2),
                 "first_hand_steps": round(first_steps, 2),
                 "first_hand_seconds_at_100ms": round(first_s, 3),
+                "every_hand_seconds_at_100ms": round(every_s, 3),
                 "steps_per_hand_without_ahead": round(mean_before_steps, 2),
                 "seconds_per_hand_at_100ms_without_ahead": round(mean_before_s, 3),
             }
