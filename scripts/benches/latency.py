@@ -288,6 +288,25 @@ def run_delayed(players: int, rules: Any, table_cls: type[TableCore], delay: flo
     return trio.run(_delayed_match, players, rules, table_cls, delay, seed, clock=clock)
 
 
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """The matches both latency tables average: eight whole matches, since hands of random
+    play vary a lot in length and a few hands can be far from the average (two-hand
+    matches of one seed with --quick)."""
+
+    nines: NinesRules
+    neuf: NeufRules
+    seeds: tuple[int, ...]
+    nines_matches: str
+    neuf_matches: str
+
+    @classmethod
+    def of(cls, quick: bool) -> Sample:
+        if quick:
+            return cls(NinesRules(hands=2), NeufRules(start=2), (1,), "2-hand matches", "matches from 2")
+        return cls(NinesRules(), NeufRules(), SEEDS, "matches to 100", "matches from 9")
+
+
 def _seeds(seeds: tuple[int, ...]) -> str:
     return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 2 else ", ".join(map(str, seeds))
 
@@ -299,14 +318,13 @@ def _ms(seconds: float) -> str:
 @group("latency", "steps per hand (one-way trips in a row), wait at 100 and 300 ms, checked in virtual time")
 def latency_rows(quick: bool) -> list[Row]:
     # (label, players, rules, game, seeds, what the matches are)
-    # Hands of random play vary a lot in length: eight whole matches, not a few hands.
-    nines_rules, nines_seeds = (NinesRules(hands=2), (1,)) if quick else (NinesRules(), SEEDS)
-    neuf_rules, neuf_seeds = (NeufRules(start=2), (1,)) if quick else (NeufRules(), SEEDS)
-    nines_match = "2-hand matches" if quick else "matches to 100"
-    neuf_match = "matches from 2" if quick else "matches from 9"
+    sample = Sample.of(quick)
     cases: list[tuple[str, int, Any, str, tuple[int, ...], str]] = [
-        *((f"Nines, {p} players", p, nines_rules, "nines", nines_seeds, nines_match) for p in (2, 4, 6)),
-        ("Le Neuf, 3 players", neuf.PLAYERS, neuf_rules, "neuf", neuf_seeds, neuf_match),
+        *(
+            (f"Nines, {p} players", p, sample.nines, "nines", sample.seeds, sample.nines_matches)
+            for p in (2, 4, 6)
+        ),
+        ("Le Neuf, 3 players", neuf.PLAYERS, sample.neuf, "neuf", sample.seeds, sample.neuf_matches),
     ]
     area = "latency"
     rows: list[Row] = []
@@ -411,15 +429,13 @@ def _ahead_rows(quick: bool) -> list[Row]:
     the same hands (same seed, same moves) played by seats that shuffle every hand in steps
     of its own; fills ``LATENCY_JSON``."""
     area, delay = "latency", DELAYS[0]
-    seeds = (1,) if quick else SEEDS
-    # Whole matches (to 100, from 9): a few hands of a few matches can be much shorter or
-    # longer than the average hand.
-    nines_rules = NinesRules(hands=2) if quick else NinesRules()
+    sample = Sample.of(quick)
+    seeds = sample.seeds
     cases: list[tuple[str, str, int, Any, type[TableCore]]] = [
-        ("Nines", "nines", 2, nines_rules, Table),
-        ("Nines", "nines", 4, nines_rules, Table),
-        ("Nines", "nines", 6, nines_rules, Table),
-        ("Le Neuf", "neuf", neuf.PLAYERS, NeufRules(start=2) if quick else NeufRules(), NeufTable),
+        ("Nines", "nines", 2, sample.nines, Table),
+        ("Nines", "nines", 4, sample.nines, Table),
+        ("Nines", "nines", 6, sample.nines, Table),
+        ("Le Neuf", "neuf", neuf.PLAYERS, sample.neuf, NeufTable),
     ]
     rows: list[Row] = []
     LATENCY_JSON.clear()
@@ -447,10 +463,7 @@ def _ahead_rows(quick: bool) -> list[Row]:
         first_s = statistics.fmean(f for f, _ in firsts)
         first_steps = statistics.fmean(n for _, n in firsts)
         every_s = (sum(secs_all) + sum(f for f, _ in firsts)) / (later + len(firsts))
-        if game_name == "nines":
-            kind = "2-hand matches" if quick else "matches to 100"
-        else:
-            kind = "matches from 2" if quick else "matches from 9"
+        kind = sample.nines_matches if game_name == "nines" else sample.neuf_matches
         matches = f"{len(seeds)} {kind} (seed{'s' if len(seeds) > 1 else ''} {_seeds(seeds)})"
         rows.append(
             Row(
