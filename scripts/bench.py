@@ -19,7 +19,9 @@ import time
 from benches.common import GROUPS, Row
 from benches.latency import LATENCY_JSON
 
-GROUP_MODULES = ("engine", "crypto", "protocol", "neuf", "latency", "network", "reach", "lobby", "files")
+GROUP_MODULES = (
+    "engine", "crypto", "protocol", "neuf", "latency", "latency_real", "network", "reach", "lobby", "files"
+)
 """The modules of scripts/benches/, in the order their groups run (each registers its groups)."""
 
 for _module in GROUP_MODULES:

@@ -59,7 +59,9 @@ class Step:
 def transcript_steps(table: TableCore) -> list[Step]:
     """Every step of ``table``'s transcript with its kind and authors, replayed by an
     observer table (no seat) record by record."""
-    observer = type(table)(game_id=table.game_id, roster=table.roster, rules=table.rules, seat=None)
+    observer = type(table)(
+        game_id=table.game_id, roster=table.roster, rules=table.rules, seat=None, clock=table.clock
+    )
     steps = []
     for records in table.transcript.steps:
         kind = observer.spec.kind
