@@ -63,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.list:
+        width = max(map(len, GROUPS))
         for name, (description, _) in GROUPS.items():
-            print(f"{name:<10} {description}")
+            print(f"{name:<{width}}  {description}")
         return 0
     selected = args.only or list(GROUPS)
     rows: list[Row] = []
