@@ -153,7 +153,10 @@ async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
     states = {s: (o.status, o.problem, o.blamed) for s, o in outcomes.items()}
     assert all(o.status == "over" and not o.blamed for o in outcomes.values()), (states, far_ui.infos)
     assert relay.breaks >= 2 and relay.stalls >= 2, vars(relay)
-    assert relay.connections >= (3 if flaky == "far" else 6), vars(relay)  # dialled again after each break
+    # Dialled again after a break: the seats through the relay (1 or 2) each dialled at least
+    # twice. Not after every break: the last may come as the match ends, with nothing left to send.
+    through = 1 if flaky == "far" else 2
+    assert relay.connections >= 2 * through, vars(relay)
     files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
     assert len(files) == 1, "the transcripts differ"
     for label in ("h", "near", "far"):
