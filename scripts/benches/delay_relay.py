@@ -10,11 +10,16 @@ mark, so they are not redirected again) and forwards both ways, each chunk
 the machine that opened it, so every link between two machines gets the delay
 once in each direction.
 
+:class:`DelayedStream`, the delayed direction of a link, also makes the virtual-time
+links of the latency bench (``benches.latency``); this module needs trio alone, since
+each lab machine runs it as a script:
+
     python delay_relay.py PORT DELAY_SECONDS MARK
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import socket
 import struct
@@ -40,30 +45,65 @@ def original_destination(sock: trio.socket.SocketType) -> tuple[str, int]:
     return socket.inet_ntoa(raw[4:8]), struct.unpack_from("!H", raw, 2)[0]
 
 
+class DelayedStream(trio.abc.HalfCloseableStream):
+    """Delivers every chunk sent ``delay`` seconds after it was sent, in order (one
+    direction of a link with a constant one-way delay); receiving is unchanged.
+
+    ``send_all`` only queues the chunk, so a seat sending to several peers reaches
+    them all after one delay; :meth:`pump` (a background task) delivers the queue.
+    An end of stream (``send_eof``, a half-close) and a close travel the same way,
+    after what was sent before them, as TCP's FIN does."""
+
+    def __init__(self, inner: trio.abc.Stream, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+        self._queue, self._due = trio.open_memory_channel[tuple[float, bytes | None]](math.inf)
+
+    async def pump(self) -> None:
+        async for due, data in self._due:
+            await trio.sleep_until(due)
+            try:
+                if data is None:  # nothing is sent after an end of stream: the stream stays open
+                    if isinstance(self.inner, trio.abc.HalfCloseableStream):
+                        await self.inner.send_eof()
+                    return
+                await self.inner.send_all(data)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return  # the other end hung up: what was in flight is lost, as on a real link
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            await self.inner.aclose()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self._queue.send_nowait((trio.current_time() + self.delay, bytes(data)))
+        await trio.lowlevel.checkpoint()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def send_eof(self) -> None:
+        self._queue.send_nowait((trio.current_time() + self.delay, None))
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        self._queue.close()  # the pump delivers what is queued, then closes the stream
+        await trio.lowlevel.checkpoint()
+
+
 async def forward(source: trio.SocketStream, sink: trio.SocketStream, delay: float) -> None:
     """Copy ``source`` to ``sink``, each chunk ``delay`` seconds late; EOF passes on the same way."""
-    send, receive = trio.open_memory_channel[tuple[float, bytes]](math.inf)
+    late = DelayedStream(sink, delay)
 
     async def read() -> None:
-        async with send:
-            while True:
-                data = await source.receive_some(65536)
-                send.send_nowait((trio.current_time() + delay, bytes(data)))
-                if not data:
-                    return
-
-    async def write() -> None:
-        async with receive:
-            async for due, data in receive:
-                await trio.sleep_until(due)
-                if not data:
-                    await sink.send_eof()
-                    return
-                await sink.send_all(data)
+        while data := await source.receive_some(65536):
+            await late.send_all(data)
+        await late.send_eof()
 
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(late.pump)
         nursery.start_soon(read)
-        nursery.start_soon(write)
 
 
 async def relay(client: trio.SocketStream, delay: float, mark: int) -> None:

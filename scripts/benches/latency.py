@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import math
 import random
 import statistics
 import time
@@ -18,6 +16,7 @@ import trio
 import trio.testing
 
 from benches.common import Row, group
+from benches.delay_relay import DelayedStream
 from benches.neuf import plural
 from benches.protocol import MatchRun, make_tables, run_local_match, steps_apart
 from p2pcards.bots import make_bot
@@ -131,46 +130,6 @@ def count_steps(players: int, rules: Any, seeds: Iterable[int], game_name: str) 
     if counts.hand_steps != sum(counts.kinds[k] for k in HAND_STEPS):
         raise RuntimeError(f"steps of unknown kinds: {counts.kinds}")
     return counts
-
-
-class DelayedStream(trio.abc.HalfCloseableStream):
-    """Delivers every chunk sent ``delay`` seconds after it was sent, in order (one
-    direction of a link with a constant one-way delay); receiving is unchanged.
-
-    ``send_all`` only queues the chunk, so a seat sending to several peers reaches
-    them all after one delay; :meth:`pump` (a background task) delivers the queue."""
-
-    def __init__(self, inner: trio.abc.Stream, delay: float) -> None:
-        self.inner = inner
-        self.delay = delay
-        self._queue, self._due = trio.open_memory_channel[tuple[float, bytes]](math.inf)
-
-    async def pump(self) -> None:
-        async for due, data in self._due:
-            await trio.sleep_until(due)
-            try:
-                await self.inner.send_all(data)
-            except (trio.ClosedResourceError, trio.BrokenResourceError):
-                return  # the other end hung up: what was in flight is lost, as on a real link
-        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            await self.inner.aclose()  # closed after what was sent before it, as TCP's FIN
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        self._queue.send_nowait((trio.current_time() + self.delay, bytes(data)))
-        await trio.lowlevel.checkpoint()
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        return await self.inner.receive_some(max_bytes)
-
-    async def send_eof(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def aclose(self) -> None:
-        self._queue.close()  # the pump delivers what is queued, then closes the stream
-        await trio.lowlevel.checkpoint()
 
 
 def delayed_links(players: int, delay: float) -> tuple[list[DelayedStream], dict[int, dict[int, Any]]]:

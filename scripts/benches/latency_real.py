@@ -48,7 +48,6 @@ class RealRun:
     ended: float
     trips_per_hand: list[int]
     """Critical-path trips of each hand, from its first step after the reveal before it to its reveal."""
-    steps_per_hand: list[int]
 
 
 class Timestamps:
@@ -97,11 +96,10 @@ def run_real_match(players: int, delay: float, directory: Path, timeout: float =
             quiet = {"env": env, "stdin": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
             if i == 0:  # its output is read as it comes, line by line
                 procs.append(m.popen(argv, stdout=subprocess.PIPE, **quiet))
+                time.sleep(1.0)  # the host listens before anyone dials
             else:
                 with (directory / f"out{i}").open("wb") as out:
                     procs.append(m.popen(argv, stdout=out, **quiet))
-            if i == 0:
-                time.sleep(1.0)  # the host listens before anyone dials
         seen = Timestamps(procs[0])
         deadline = time.monotonic() + timeout
         while any(p.poll() is None for p in procs):
@@ -127,8 +125,7 @@ def run_real_match(players: int, delay: float, directory: Path, timeout: float =
     trips = trips_done(steps, players)
     ends = [k for k, s in enumerate(steps) if s.kind in ("cut-reveal", "reveal")]
     trips_per_hand = [trips[b] - trips[a] for a, b in itertools.pairwise(ends)]
-    steps_per_hand = [b - a for a, b in itertools.pairwise(ends)]
-    return RealRun(starts, ended, trips_per_hand, steps_per_hand)
+    return RealRun(starts, ended, trips_per_hand)
 
 
 @group("latency-real", "NAT lab (root, nftables): 6 processes, every link 100 ms one way, Nines to 100")
@@ -144,7 +141,6 @@ def latency_real_rows(quick: bool) -> list[Row]:
     matches = 1 if quick else 3
     spans: list[float] = []
     trips: list[int] = []
-    steps: list[int] = []
     for _ in range(matches):
         with tempfile.TemporaryDirectory(prefix="p2pcards-lat-") as tmp:
             try:
@@ -157,7 +153,6 @@ def latency_real_rows(quick: bool) -> list[Row]:
         for k in range(1, len(run.hand_starts)):
             spans.append(edges[k + 1] - edges[k])
             trips.append(run.trips_per_hand[k])
-            steps.append(run.steps_per_hand[k])
     if not spans:
         return [Row(area="latency", measure=measure, value="FAILED", notes="no hand after a first one")]
     per_trip = sum(spans) / sum(trips)
