@@ -37,6 +37,7 @@ from net_helpers import (
     tls_serve,
 )
 
+from p2pcards.cli.network import _said
 from p2pcards.crypto.identity import Identity, fingerprint
 from p2pcards.crypto.pake import Pake, Side, password
 from p2pcards.errors import JoinRefused, PeerUnreachable
@@ -61,6 +62,7 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.lobby import Link as LinkHello
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.wire import MAX_FRAME, WireError, pack
+from p2pcards.ui.i18n import Translator
 
 ONE_HAND = NinesRules(hands=1)
 
@@ -189,6 +191,11 @@ async def test_full_table_then_started_table() -> None:
         assert lobby.full.is_set() and not lobby.started
         refused = await refusal(port, "bob")
         assert (refused.reason, str(refused)) == ("table-full", "the host refused: the table is full")
+        said = {lang: _said(refused, Translator(lang)) for lang in ("fr", "it")}
+        assert said == {
+            "fr": "l'hôte refuse : la table est complète",
+            "it": "l'host rifiuta: il tavolo è al completo",
+        }
         info = await lobby.start()
         assert [s.name for s in info.roster] == ["host", "ann"]
         refused = await refusal(port, "cat")
@@ -233,11 +240,12 @@ async def test_names_must_differ_ignoring_case_and_not_be_blank() -> None:
         refused = await refusal(port, "alice")
         assert refused.reason == "name-taken" and "'alice' is already taken" in str(refused)
         assert (await refusal(port, "   ")).reason == "name-taken"
-        # A name whose quoted form is long still gives a readable refusal.
+        # A name whose quoted form is longer than a refusal's message may be is still refused
+        # (the host cuts its message short); the joiner names its own name in full.
         odd = "\ue000" * 32  # private use: printable here, escaped by repr
         await seat_in_lobby(nursery, port, ui, odd)
         refused = await refusal(port, odd)
-        assert refused.reason == "name-taken" and str(refused).endswith("...")
+        assert refused.reason == "name-taken" and repr(odd) in str(refused)
         await seat_in_lobby(nursery, port, ui, "Bob")
         assert (await refusal(port, "BOB")).reason == "name-taken"
         assert lobby.names() == ["Alice", odd, "Bob"]
@@ -847,3 +855,23 @@ def replace_clock(ch: object, clock: list[object]) -> object:
             return out
 
     return Raw(**{f: getattr(ch, f) for f in ("game", "key", "nonce", "pake", "play", "rules", "players")})
+
+
+@pytest.mark.parametrize(("reason", "message", "fr"), [
+    ("name-taken", "whatever the host wrote", "l'hôte refuse : ce nom est déjà pris à cette table"),
+    ("gremlins", "go away", "l'hôte refuse : go away"),
+])  # fmt: skip
+def test_a_refusal_is_said_by_its_reason_in_the_players_language(
+    monkeypatch: pytest.MonkeyPatch, reason: str, message: str, fr: str
+) -> None:
+    """A known reason is said in the joiner's words (not the host's); another keeps the host's text."""
+
+    async def refused(link: object, timeout: float) -> Refused:
+        return Refused(reason=reason, message=message)
+
+    monkeypatch.setattr(session, "_receive_lobby", refused)
+    with pytest.raises(JoinRefused) as caught:
+        trio.run(session._expect, None, 1.0, Refused)
+    assert caught.value.reason == reason
+    assert _said(caught.value, Translator("fr")) == fr
+    assert str(caught.value).startswith("the host refused: ")

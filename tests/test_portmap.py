@@ -20,6 +20,8 @@ import trio.testing
 
 from p2pcards.net import portmap
 from p2pcards.net.portmap import Router, mappable, port_mapped
+from p2pcards.protocol.notice import Notices
+from p2pcards.ui.i18n import Translator
 
 V4_MAPPED_PREFIX = b"\x00" * 10 + b"\xff\xff"
 
@@ -260,8 +262,13 @@ async def test_a_silent_router_is_given_up_on_within_seconds() -> None:
             waited = trio.current_time() - start
             assert mapped.mapping is None
             assert mapped.tried == ["PCP and NAT-PMP: no answer", "UPnP: no answer"]
+            why = Translator("fr")("notice_no_mapping", port=7777, why=Notices(mapped.tried))
         nursery.cancel_scope.cancel()
     assert waited < sum(portmap.TRIES) + 0.5  # PCP beside UPnP, both given up on at once
+    # A French player reads why in French (the names of the protocols stay as they are).
+    said = "aucune box n'a ouvert le port 7777 (PCP and NAT-PMP : pas de réponse; UPnP : pas de réponse)"
+    assert why.startswith(said)
+    assert "no answer" not in why
 
 
 async def test_the_mapping_is_renewed_at_half_its_lifetime(autojump_clock: trio.testing.MockClock) -> None:

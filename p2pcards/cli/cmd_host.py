@@ -25,6 +25,7 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
                      mapped: Any, discovering: bool, command: str) -> list[str]:  # fmt: skip
     """What the host prints for the others: the command to join, and how the internet reaches it."""
     from p2pcards.net.addresses import show_address
+    from p2pcards.protocol.notice import Notices
 
     lines: list[str] = []
 
@@ -52,7 +53,7 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
         say(tr("host_loopback"))
     elif where != "ADDRESS" and _is_private(where):
         if mapped is not None and mapped.enabled:
-            say(tr("host_no_mapping", port=port, why="; ".join(mapped.tried)))
+            say(tr("host_no_mapping", port=port, why=Notices(mapped.tried)))
         else:
             say(tr("host_private", port=port))
     if discovering:  # a command is never folded: it goes on a line of its own when it does not fit

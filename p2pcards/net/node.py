@@ -30,7 +30,7 @@ from p2pcards.net.session import (
 )
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.notice import Notice, Notices
 from p2pcards.protocol.wire import Abort, SignedRecord
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ async def join_game(
 def _mapping_notice(mapped: PortMapping, port: int) -> Notice:
     m = mapped.mapping
     if m is None:
-        return Notice("notice_no_mapping", port=port, why="; ".join(mapped.tried))
+        return Notice("notice_no_mapping", port=port, why=Notices(mapped.tried))
     return Notice(
         "notice_mapped", port=port, outside=show_address(m.external_address, m.external_port), how=m.method
     )

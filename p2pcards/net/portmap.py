@@ -34,6 +34,8 @@ from urllib.parse import urlsplit
 
 import trio
 
+from p2pcards.protocol.notice import Notice
+
 PCP_PORT = 5351
 """The UDP port of PCP and NAT-PMP servers (RFC 6887 section 19.1, RFC 6886 section 3)."""
 SSDP_PORT = 1900
@@ -109,7 +111,8 @@ class PortMapping:
     mapping: Mapping | None = None
     gateway: str | None = None
     tried: list[str] = field(default_factory=list)
-    """One line per method that failed, for the person: ``PCP: no answer``..."""
+    """One line per method that failed, for the person: ``PCP: no answer``... (the common ones
+    are notices, said in the person's language)."""
     upnp: object = field(default=None, repr=False)
     """The UPnP client that holds the mapping (it deletes it)."""
     router: Router | None = field(default=None, repr=False)
@@ -346,12 +349,12 @@ async def map_pcp_or_natpmp(
             failed.append(f"PCP: {PCP_RESULTS.get(answer.result, f'result {answer.result}')}")
             return None, failed
         if data is None:  # a NAT-PMP server answers a PCP request too (RFC 6886 section 3.5)
-            failed.append("PCP and NAT-PMP: no answer")
+            failed.append(Notice("portmap_no_answer", method="PCP and NAT-PMP"))
             return None, failed
         address = await g.ask(_NATPMP_ADDRESS_REQUEST, lambda d: parse_natpmp_address(d) is not None)
         parsed = parse_natpmp_address(address) if address is not None else None
         if parsed is None:
-            failed.append("NAT-PMP: no answer")
+            failed.append(Notice("portmap_no_answer", method="NAT-PMP"))
             return None, failed
         if parsed[0] != 0:
             failed.append(f"NAT-PMP: {NATPMP_RESULTS.get(parsed[0], f'result {parsed[0]}')}")
@@ -365,7 +368,7 @@ async def map_pcp_or_natpmp(
         data = await g.ask(request, natpmp_answered)
         mapped = parse_natpmp_mapped(data) if data is not None else None
         if mapped is None:
-            failed.append("NAT-PMP: no answer to the mapping request")
+            failed.append(Notice("portmap_no_answer_mapping", method="NAT-PMP"))
             return None, failed
         result, _internal, external, granted = mapped
         if result != 0 or not external:
@@ -471,10 +474,10 @@ async def map_upnp(
     try:
         import miniupnpc
     except ImportError:
-        return None, ["UPnP: the miniupnpc package is not installed"], None
+        return None, [Notice("portmap_no_upnp")], None
     location = location or await _upnp_location(gateway, ssdp_port)
     if location is None:
-        return None, ["UPnP: no answer"], None
+        return None, [Notice("portmap_no_answer", method="UPnP")], None
     wanted = external_port or port
 
     def add() -> tuple[object, str, int]:
@@ -493,7 +496,7 @@ async def map_upnp(
         with trio.fail_after(UPNP_TIMEOUT):
             client, outside, granted = await trio.to_thread.run_sync(add, abandon_on_cancel=True)
     except trio.TooSlowError:
-        return None, ["UPnP: the router did not answer in time"], None
+        return None, [Notice("portmap_late", method="UPnP")], None
     except Exception as e:  # miniupnpc raises bare Exception with the IGD's error text
         return None, [f"UPnP: {str(e) or type(e).__name__}"], None
     mapping = Mapping(
@@ -577,7 +580,7 @@ async def port_mapped(
         if results["pcp"][0] is not None:
             results["upnp"] = None, []
         elif location is None:
-            results["upnp"] = None, ["UPnP: no answer"]
+            results["upnp"] = None, [Notice("portmap_no_answer", method="UPnP")]
         else:
             mapping, failed, state.upnp = await map_upnp(gateway, port, location=location)
             results["upnp"] = mapping, failed

@@ -86,7 +86,7 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
-from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.notice import Notice, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
 WAIT_NOTICE = 5.0
@@ -552,7 +552,8 @@ async def join_table(
                 raise
             failures.append(f"{show_address(where, at)}: {e}")
             if i + 1 < len(candidates):
-                ui.info(Notice("notice_try_next", where=show_address(where, at), error=e))
+                why = e.args[0] if len(e.args) == 1 else str(e)  # a notice is said in the player's language
+                ui.info(Notice("notice_try_next", where=show_address(where, at), error=why))
     raise PeerUnreachable(
         f"none of the {len(candidates)} hosts that answered seated you (" + "; ".join(failures) + ")"
     )
@@ -634,7 +635,10 @@ MIDDLE = "the host's encryption key does not match its signed key: someone may b
 """Why a joiner gives up when the host's TLS certificate holds another key than its challenge."""
 
 
-async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
+async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | None = None) -> Any:
+    """The next lobby message, of one of ``kinds``; a refusal is raised as :class:`JoinRefused`,
+    said by its reason (in the player's language) rather than in the host's words when the
+    reason is known (``name``: the joiner's, for a refusal of it)."""
     try:
         msg = await _receive_lobby(link, timeout)
     except VersionMismatch as e:
@@ -649,7 +653,8 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body]) -> Any:
     except trio.TooSlowError:
         raise PeerUnreachable("the host stopped answering") from None
     if isinstance(msg, Refused):
-        raise JoinRefused(msg.reason, f"the host refused: {msg.message}")
+        why = refusal(msg.reason, name) or msg.message
+        raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
     if not isinstance(msg, kinds):
         raise PeerUnreachable(f"the host sent an unexpected {msg.TYPE} message")
     return msg
@@ -681,7 +686,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
         raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
-    ch: Challenge = await _expect(link, t.handshake, Challenge)
+    ch: Challenge = await _expect(link, t.handshake, Challenge, name=name)
     # The challenge's key is the one the host's confirmation below vouches for: TLS must
     # end at that key, or someone relays this conversation.
     if ch.key != server_key:
@@ -698,7 +703,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
     await link.send(encode_lobby(Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)))
-    welcome: Welcome = await _expect(link, t.handshake + 10, Welcome)
+    welcome: Welcome = await _expect(link, t.handshake + 10, Welcome, name=name)
     if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
         ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
     ):
@@ -707,7 +712,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         )
     ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
     while True:
-        msg = await _expect(link, t.lobby, LobbyUpdate, Start)
+        msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
         if isinstance(msg, LobbyUpdate):
             ui.lobby(msg.names, msg.players)
             continue

@@ -383,7 +383,7 @@ class Seating(Generic[C]):
         if closed is not None:
             return closed
         if not seat.name.strip() or seat.name.casefold() in {n.casefold() for n in self.names()}:
-            return refuse(Reason.NAME_TAKEN, f"the name {seat.name!r} is already taken at this table")
+            return refuse(Reason.NAME_TAKEN, str(Notice("refusal_name_taken_by", name=repr(seat.name))))
         if any(s.key == seat.key for s in self.roster()):
             return refuse(Reason.SAME_KEY)
         self._seats[connection] = seat

@@ -69,6 +69,7 @@ from p2pcards.protocol.messages import (
     body_from_wire,
     show,
 )
+from p2pcards.protocol.notice import NOTICES
 from p2pcards.protocol.wire import WireError, pack, unpack_untrusted
 
 MAX_LOBBY_FRAME = 16 * 1024
@@ -82,16 +83,20 @@ MAX_CHANNEL = 64
 """Bounds on the TLS channel binding (``tls-unique``: 32 or 48 bytes in TLS 1.3)."""
 
 REFUSALS = {
-    "wrong-code": "wrong invitation code",
-    "table-full": "the table is full",
-    "started": "the game has already started",
-    "version": "protocol version mismatch",
-    "name-taken": "that name is already taken at this table",
-    "bad-signature": "the join signature does not match the key",
-    "bad-key": "that public key cannot be used",
-    "same-key": "that key already has a seat at this table",
-    "busy": "the host has too many connections waiting; try again shortly",
+    reason: NOTICES["refusal_" + reason.replace("-", "_")]
+    for reason in (
+        "wrong-code",
+        "table-full",
+        "started",
+        "version",
+        "name-taken",
+        "bad-signature",
+        "bad-key",
+        "same-key",
+        "busy",
+    )
 }
+"""The English a host sends with each refusal (a joiner says it by the reason, in its own language)."""
 
 
 def normalize_code(code: str) -> str:

@@ -7,6 +7,8 @@ its key and values: a UI says it in the player's language instead
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 NOTICES: dict[str, str] = {
     "notice_joined": "{name} joined from {peer}",
     "notice_left_table": "{name} left the table",
@@ -42,12 +44,30 @@ NOTICES: dict[str, str] = {
     " and run p2pcards join ADDRESS",
     "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
     "notice_unreachable_host": "cannot reach the host at {where} ({why})",
+    "notice_host_refused": "the host refused: {why}",
+    "refusal_wrong_code": "wrong invitation code",
+    "refusal_table_full": "the table is full",
+    "refusal_started": "the game has already started",
+    "refusal_version": "protocol version mismatch",
+    "refusal_name_taken": "that name is already taken at this table",
+    "refusal_name_taken_by": "the name {name} is already taken at this table",
+    "refusal_bad_signature": "the join signature does not match the key",
+    "refusal_bad_key": "that public key cannot be used",
+    "refusal_same_key": "that key already has a seat at this table",
+    "refusal_busy": "the host has too many connections waiting; try again shortly",
+    "portmap_no_answer": "{method}: no answer",
+    "portmap_no_answer_mapping": "{method}: no answer to the mapping request",
+    "portmap_late": "{method}: the router did not answer in time",
+    "portmap_no_upnp": "UPnP: the miniupnpc package is not installed",
 }
 """The English of every notice, by key."""
 
 
 class Notice(str):
-    """A notice: its English text, with ``key`` and ``values`` to say it in another language."""
+    """A notice: its English text, with ``key`` and ``values`` to say it in another language.
+
+    A value may be a notice too (or a :class:`Notices`): it is said in the same language.
+    """
 
     key: str
     values: dict[str, object]
@@ -57,3 +77,26 @@ class Notice(str):
         self.key = key
         self.values = values
         return self
+
+
+class Notices(str):
+    """Several notices as one value, in English joined by ``sep``; a UI says each in its language."""
+
+    items: tuple[str, ...]
+    sep: str
+
+    def __new__(cls, items: Iterable[str], sep: str = "; ") -> Notices:
+        kept = tuple(items)
+        self = super().__new__(cls, sep.join(kept))
+        self.items = kept
+        self.sep = sep
+        return self
+
+
+def refusal(reason: str, name: str | None = None) -> Notice | None:
+    """The notice for a refusal ``reason`` of the lobby (``wrong-code``...), None for another;
+    a name that is taken is named when the joiner gives its ``name``."""
+    if reason == "name-taken" and name is not None:
+        return Notice("refusal_name_taken_by", name=repr(name))
+    key = "refusal_" + reason.replace("-", "_")
+    return Notice(key) if key in NOTICES else None

@@ -24,7 +24,7 @@ from p2pcards.errors import CardParseError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
-from p2pcards.protocol.notice import NOTICES
+from p2pcards.protocol.notice import NOTICES, Notice, Notices
 from p2pcards.ui.po import Message
 
 LANGS = ("en", "fr", "it")
@@ -586,7 +586,17 @@ class Translator:
 
     def __call__(self, key: str, /, **values: object) -> str:
         text = self._catalog.pgettext(key, _english(key))
-        return text.format(**values) if values else text
+        if not values:
+            return text
+        return text.format(**{name: self.said(v) for name, v in values.items()})
+
+    def said(self, value: object) -> object:
+        """``value`` in this language when it is a notice (or several), else as it is."""
+        if isinstance(value, Notice):
+            return self(value.key, **value.values)
+        if isinstance(value, Notices):
+            return value.sep.join(str(self.said(v)) for v in value.items)
+        return value
 
     def text(self, key: str, english: str) -> str:
         """A message that is not in this module (the command line's help), by key and English."""
