@@ -281,3 +281,20 @@ def test_click_usage_errors_in_english_are_clicks_own() -> None:
     )
     typo = CliRunner().invoke(cli.main, ["audti"])
     assert typo.output.endswith("Error: No such command 'audti'. Did you mean 'audit'?\n"), typo.output
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["join", "localhost:77x", "--code", "3-a-b", "--lang", "fr"],
+     "Erreur : Valeur non valide : 'localhost:77x' n'est ni HÔTE ni HÔTE:PORT avec un port de 1 à 65535"),
+    (["host", "-n", "7", "--lang", "it"],
+     "Errore: Valore non valido per '-n' / '--players': Nines si gioca da 2 a 6 giocatori, non in 7"),
+    (["play", "--game", "neuf", "-n", "4", "--lang", "fr"],
+     "Valeur non valide pour '-n' / '--players' : Le Neuf se joue à 3 exactement, pas à 4"),
+    (["host", "-n", "1"], "Error: Invalid value for '-n' / '--players': Nines is for 2 to 6 players, not 1"),
+])  # fmt: skip
+def test_a_mistyped_address_or_player_count_is_in_the_players_language(args: list[str], said: str) -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 2, result.output
+    assert said in result.output

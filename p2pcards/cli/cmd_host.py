@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from p2pcards.cli.group import _Localized
+from p2pcards.cli.group import _language, _Localized
 from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node, _said
 from p2pcards.games.base import folder_names
 
@@ -182,7 +182,7 @@ def host(
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
     try:
-        check_players(spec, players)
+        check_players(spec, players, Translator(_language(opts["lang"])))
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
     try:

@@ -26,7 +26,7 @@ DEFAULT_PORT = 7777
 """The host's port when an address names none (``host``'s default port)."""
 
 
-def _parse_address(address: str) -> tuple[str, int]:
+def _parse_address(address: str, tr: Any = None) -> tuple[str, int]:
     """HOST:PORT, [IPv6]:PORT, or a host alone (then port 7777, ``host``'s default)."""
     a = address.strip()
     host, port = a, str(DEFAULT_PORT)
@@ -38,10 +38,10 @@ def _parse_address(address: str) -> tuple[str, int]:
     elif a.count(":") == 1:
         host, port = a.split(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise click.BadParameter(
-            f"{address!r} is not HOST or HOST:PORT with a port from 1 to 65535"
-            " (for example 203.0.113.5:7777), nor an invitation code (43-robin-maple)"
-        )
+        from p2pcards.ui.i18n import Translator
+
+        said = tr or Translator()
+        raise click.BadParameter(said("join_bad_address", address=repr(address)))
     return host, int(port)
 
 
@@ -179,7 +179,7 @@ def join(
 
         _run_node("join", find_and_join, port=port, **opts)
         return
-    host_name, host_port = _parse_address(address)
+    host_name, host_port = _parse_address(address, tr)
     # The same command again after a crash: back into the game this node had not finished.
     earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
     if earlier:

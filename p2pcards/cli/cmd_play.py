@@ -116,6 +116,7 @@ def play(
     from p2pcards.bots import LEVELS, check_bot
     from p2pcards.errors import UsageError
     from p2pcards.games.base import check_players, game
+    from p2pcards.ui.i18n import Translator
     from p2pcards.ui.local import PlayOptions, play_local
 
     # A mistake on the command line is a usage error (exit 2, with the usage), as click's own.
@@ -123,7 +124,7 @@ def play(
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
     try:
-        check_players(spec, players)
+        check_players(spec, players, Translator(_language(lang)))
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
     if bot is not None and level is not None:

@@ -54,12 +54,13 @@ def simulate(
     from p2pcards.bots import check_bot
     from p2pcards.errors import RuleOptionError, UsageError
     from p2pcards.games.base import check_players, game
+    from p2pcards.ui.i18n import Translator
 
     spec = game(game_name)
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
     try:
-        check_players(spec, players)
+        check_players(spec, players, Translator(_language(lang)))
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'--players'") from None
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -81,6 +82,4 @@ def simulate(
     if as_json:  # (for programs: its words stay English)
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
-        from p2pcards.ui.i18n import Translator
-
         click.echo(result.format_table(Translator(_language(lang))))

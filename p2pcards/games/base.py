@@ -273,12 +273,16 @@ AnyGame = Game[Any, Any, Any, Any, Any]
 """A game found by its name: what its types are is known only to the game's own code."""
 
 
-def check_players(game: AnyGame, players: int) -> None:
-    """UsageError unless ``game`` is played by ``players`` seats."""
+def check_players(game: AnyGame, players: int, say: Say | None = None) -> None:
+    """UsageError unless ``game`` is played by ``players`` seats (said by ``say``, English by default)."""
     if not game.min_players <= players <= game.max_players:
+        from p2pcards.games.rule_words import ENGLISH
+
+        said = say or ENGLISH
         lo, hi = game.min_players, game.max_players
-        span = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
-        raise UsageError(f"{game.title} is for {span} players, not {players}")
+        if lo == hi:
+            raise UsageError(said("rules_players_exactly", game=game.title, n=lo, players=players))
+        raise UsageError(said("rules_players_span", game=game.title, lo=lo, hi=hi, players=players))
 
 
 def cut_for_deal(game: AnyGame, shuffler: Cutter, players: int) -> tuple[list[list[tuple[int, Card]]], int]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from p2pcards.say import English
 
 RULE_WORDS: dict[str, str] = {
+    "rules_players_exactly": "{game} is for exactly {n} players, not {players}",
+    "rules_players_span": "{game} is for {lo} to {hi} players, not {players}",
     "rules_nines_target": "the game ends when a total reaches {target} points",
     "rules_nines_tie_share": "tied lowest totals share the win",
     "rules_nines_tie_playoff": "a tie is played off with one more hand",

@@ -133,6 +133,8 @@ for _cmd, _words in {
 _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
+    "join_bad_address": "{address} is not HOST or HOST:PORT with a port from 1 to 65535 (for example"
+    " 203.0.113.5:7777), nor an invitation code (43-robin-maple)",
     "host_code": "Invitation code: {code}",
     "host_others_join": "The others join with:",
     "host_address_hint": "(ADDRESS: this machine's address on a network the others can reach)",
