@@ -52,6 +52,9 @@ def test_a_killed_joiner_comes_back_with_the_same_command(tmp_path: Path) -> Non
     assert "Resuming your unfinished game" in outputs[2]
     assert re.search(r"Kim \(seat \d\) lost connection: reconnecting", outputs[0]), outputs[0]
     assert re.search(r"Kim \(seat \d\) is back", outputs[0]), outputs[0]
+    # Kim, who was away, is told it links again with the others, not that they went away.
+    assert re.search(r"linked again with Hal \(seat 0\)", outputs[2]), outputs[2]
+    assert "Hal (seat 0) lost connection" not in outputs[2], outputs[2]
     records = {load(f).records for f in files}
     assert len(records) == 1, "the three transcripts differ"
     for f in files:

@@ -474,3 +474,31 @@ def test_a_notice_from_below_the_ui_is_said_in_the_players_language(lang: str, s
     assert out[0].strip() == said
     assert out[1].strip() == Translator(lang)("notice_seated", game="Nines", players=4)
     assert ("4" in out[1]) and (lang == "en") == ("seated at a table of Nines" in out[1])
+
+
+def test_a_resuming_seat_is_told_it_links_again_not_that_the_others_left() -> None:
+    """On resume every link starts down: that is this seat's absence. Once a peer is linked
+    again, a later break of that link is said as any other."""
+    from types import SimpleNamespace
+
+    from p2pcards.net.node import link_notice
+
+    said: list[str] = []
+    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append))
+    roster = [SimpleNamespace(name=n) for n in ("Hal", "Jo", "Kim")]
+    info = SimpleNamespace(roster=roster, seat=2)
+    resumed = link_notice(cfg, info, resuming=True)  # type: ignore[arg-type]
+    resumed(0, "lost", 120)
+    resumed(0, "back", 1)
+    resumed(0, "lost", 90)
+    resumed(1, "lost", 120)
+    assert said == [
+        "linking again with Hal (seat 0) (2:00 left)",
+        "linked again with Hal (seat 0)",
+        "Hal (seat 0) lost connection: reconnecting (1:30 left)",
+        "linking again with Jo (seat 1) (2:00 left)",
+    ]
+    said.clear()
+    playing = link_notice(cfg, info)  # type: ignore[arg-type]
+    playing(1, "lost", 60)
+    assert said == ["Jo (seat 1) lost connection: reconnecting (1:00 left)"]

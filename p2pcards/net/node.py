@@ -254,16 +254,27 @@ async def _join_and_play(
             nursery.cancel_scope.cancel()
 
 
-def link_notice(cfg: NodeConfig, info: SessionInfo) -> Callable[[int, str, float], None]:
-    """Tell the user when a peer's connection breaks, comes back, or stays away."""
+def link_notice(
+    cfg: NodeConfig, info: SessionInfo, resuming: bool = False
+) -> Callable[[int, str, float], None]:
+    """Tell the user when a peer's connection breaks, comes back, or stays away.
+
+    A node that resumes starts with every link down: that is its own absence, not the
+    others', so until a peer is linked again it is said as this node linking again."""
+    rejoining = {p for p in range(len(info.roster)) if p != info.seat} if resuming else set()
 
     def notice(peer: int, what: str, seconds: float) -> None:
         who = {"name": info.roster[peer].name, "seat": peer}
         if what == "lost":
             left = int(seconds)
-            cfg.ui.info(Notice("notice_reconnecting", **who, left=f"{left // 60}:{left % 60:02d}"))
+            key = "notice_rejoining" if peer in rejoining else "notice_reconnecting"
+            cfg.ui.info(Notice(key, **who, left=f"{left // 60}:{left % 60:02d}"))
         elif what == "back":
-            cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
+            if peer in rejoining:
+                rejoining.discard(peer)
+                cfg.ui.info(Notice("notice_rejoined", **who))
+            else:
+                cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
         elif what == "relayed":
             cfg.ui.info(Notice("notice_through_others", **who))
         else:
@@ -411,7 +422,7 @@ async def _play(
                 on_wait=cfg.on_wait,
                 relinker=relinks,
                 grace=cfg.timeouts.grace,
-                on_link=link_notice(cfg, info),
+                on_link=link_notice(cfg, info, resuming=restore is not None),
                 restore=None if restore is None else restore.records,
                 journal=journal,
                 relayed=sorted(info.relayed),

@@ -22,6 +22,8 @@ NOTICES: dict[str, str] = {
     "notice_direct": "linked directly with {names}",
     "notice_reconnecting": "{name} (seat {seat}) lost connection: reconnecting ({left} left)",
     "notice_back": "{name} (seat {seat}) is back after {seconds} s",
+    "notice_rejoining": "linking again with {name} (seat {seat}) ({left} left)",
+    "notice_rejoined": "linked again with {name} (seat {seat})",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
     "notice_through_others": "{name} (seat {seat}) is still at the table, but its own link with you did not"
     " come back: its messages go through the others",
