@@ -38,7 +38,6 @@ from typing import Any
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.errors import UsageError
 from p2pcards.protocol.audit import AuditReport, rules_in_words
-from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.replay_moves import (
     ENGLISH,
     by_seat,
@@ -283,7 +282,7 @@ def checklist_html(report: AuditReport, names: Sequence[str], tr: Translator = E
     def who(seat: int) -> str:
         return seat_name(names, seat, tr)
 
-    table_fp = TableFingerprint.of_table(report.table) if report.table is not None else None
+    table_fp = report.compared_fingerprint()
     if table_fp is not None:
         out.append(
             f'<dt>{escape(tr("rph_table_fingerprint"))}</dt><dd><span id="table-fingerprint" class="mono">'

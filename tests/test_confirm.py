@@ -8,12 +8,19 @@ kept in every file, and the audit says who confirmed which table, or that nobody
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 
-from protocol_helpers import SHORT_RULES, identity_for
-from test_leave import file_of, play_until, sittings, started
+import trio
+import trio.testing
+from net_helpers import bot
+from protocol_helpers import SHORT_RULES, identity_for, make_tables
+from test_leave import file_of, leaves, play_until, sittings, started
 
 from p2pcards.errors import RemoteProtocolError
+from p2pcards.net.link import Link
+from p2pcards.net.runner import run_table
+from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.fingerprint import CUT_REVEAL_STEP, TableFingerprint, confirmations
 from p2pcards.protocol.messages import Confirm
@@ -106,3 +113,61 @@ def test_a_second_different_confirmation_of_one_seat_is_equivocation() -> None:
     assert f is not None and f.peer == 2 and "equivocation" in f.problem
     report = audit_bytes(file_of(tables[1], 1))
     assert report.problems and report.problems[0].seat == 2, report.problems
+
+
+async def test_an_answer_given_while_choosing_a_move_is_signed_and_sent_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0's person answers about the fingerprint while its move prompt is open, and never
+    moves (the terminal closes): the others hold its ``confirm`` all the same."""
+    n = 3
+    tables = make_tables(n, SHORT_RULES, seed=4)
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            x, y = trio.testing.memory_stream_pair()
+            links[a][b], links[b][a] = Link(x), Link(y)
+    answered: list[bool] = []
+    deciding = trio.Event()
+
+    async def person(table: object) -> object:
+        answered.append(True)  # typed at the question, which stays open beside the move prompt
+        deciding.set()
+        await trio.sleep_forever()
+
+    timeouts = Timeouts(turn=3600, step=60)
+    async with trio.open_nursery() as nursery:
+        def answer() -> bool | None:
+            return True if answered else None
+
+        nursery.start_soon(
+            functools.partial(run_table, tables[0], links[0], person, timeouts=timeouts, confirming=answer)
+        )
+        for s in (1, 2):
+            nursery.start_soon(functools.partial(run_table, tables[s], links[s], bot(s), timeouts=timeouts))
+        await deciding.wait()
+        await trio.sleep(5)
+        held = {s: [(c.seat, c.same, c.matches) for c in confirmations(tables[s])] for s in (1, 2)}
+        nursery.cancel_scope.cancel()
+    assert held == {1: [(0, True, True)], 2: [(0, True, True)]}
+
+
+def test_the_audit_shows_the_digits_that_were_compared_when_the_match_went_on_without_a_seat() -> None:
+    """A match that goes on without a player continues at a new table, whose fingerprint
+    nobody was shown: the audit names the first table's digits, the ones confirmed."""
+    tables = sittings(3, SHORT_RULES, SEED)
+    net, rng = started(tables, SEED)
+    play_until(net, rng, lambda: all(t.step > CUT_REVEAL_STEP for t in tables.values()))
+    assert tables[1].confirm(True)
+    play_until(net, rng, lambda: all(confirmations(t.tables[0]) for t in tables.values()))
+    play_until(net, rng, lambda: tables[2].step >= CUT_REVEAL_STEP + 6)
+    rest = leaves(net, 2, "off to bed")
+    play_until(rest, rng, lambda: False)
+    assert len(tables[0].tables) == 2 and tables[0].status == "over"
+    first, then = (TableFingerprint.of_table(t) for t in tables[0].tables)
+    assert first is not None and then is not None and first.text != then.text
+    report = audit_bytes(file_of(tables[0], 0))
+    assert report.valid, report.summary()
+    shown = report.compared_fingerprint()
+    assert shown is not None and shown.text == first.text
+    assert report.comparison() == "p1 (seat 1) confirmed that every player read these digits."

@@ -28,7 +28,6 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
 
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.audit import audit_file
-    from p2pcards.protocol.fingerprint import TableFingerprint
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
 
@@ -46,7 +45,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
         for line in report.summary(tr).split("\n"):
             indent = line[: len(line) - len(line.lstrip(" "))]
             _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
-        fingerprint = TableFingerprint.of_table(report.table) if report.table is not None else None
+        fingerprint = report.compared_fingerprint()
         if fingerprint is not None:
             _echo(tr("fingerprint", fingerprint=fingerprint))
             for line in textwrap.wrap(report.comparison(say=tr), 78):

@@ -147,7 +147,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             on_wait=ui.waiting,
             on_table_ready=ui.table_ready,
             leaving=ui.leaving,
-            confirming=ui.confirming,
+            confirming=ui.confirming if bot is None else None,
             leave_on_signals=True,
         )
         outcome = trio.run(run, config)

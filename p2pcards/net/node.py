@@ -92,7 +92,7 @@ class NodeConfig:
     """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
     leaving: Callable[[], bool] = lambda: False
     """True once this seat's player chose to leave while it was not their turn."""
-    confirming: Callable[[], bool | None] = lambda: None
+    confirming: Callable[[], bool | None] | None = None
     """The person's answer on the table fingerprint once given (see ``run_table``)."""
     leave_on_signals: bool = False
     """The node is its own program: Ctrl-C, a closed terminal or SIGTERM during the

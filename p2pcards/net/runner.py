@@ -287,7 +287,7 @@ async def run_table(
     journal: Callable[[list[SignedRecord]], None] = lambda records: None,
     relayed: Sequence[int] = (),
     leaving: Callable[[], bool] = lambda: False,
-    confirming: Callable[[], bool | None] = lambda: None,
+    confirming: Callable[[], bool | None] | None = None,
     interrupt: trio.Event | None = None,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
@@ -301,7 +301,8 @@ async def run_table(
     and at least every ``WAIT_NOTICE`` seconds).
     ``confirming``: once this seat's person has compared the table fingerprint, True
     if everyone read the same digits, False if not (None until then): signed into the
-    transcript as a ``confirm`` record, as soon as it is known (checked as ``leaving``).
+    transcript as a ``confirm`` record as soon as it is known, while the person chooses
+    a move too (None for a seat nobody answers for, such as a bot).
     ``interrupt``: set when this seat's person interrupts the program (Ctrl-C, a closed
     terminal): whatever the table was waiting for, the seat signs that it leaves
     ("interrupted") and the run ends, status "aborted".
@@ -327,6 +328,8 @@ async def run_table(
                 if peer != table.seat and peer not in peers:
                     mesh.link_lost(peer, trio.current_time())
         nursery.start_soon(_heartbeat, table, peers)
+        if confirming is not None:  # a person who may answer: signed as soon as they do
+            nursery.start_soon(_sign_answer, table, peers, confirming, timeouts.step, journal)
         try:
             with trio.CancelScope() as playing:
                 if interrupt is not None:
@@ -343,7 +346,7 @@ async def run_table(
                     restore,
                     journal,
                     leaving,
-                    confirming,
+                    confirming or (lambda: None),
                 )
             if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
                 await _leave_now(table, peers, journal, result)
@@ -354,6 +357,29 @@ async def run_table(
             send.close()
             nursery.cancel_scope.cancel()
     return result
+
+
+ANSWER_POLL = 0.25
+"""Seconds between two looks at whether the person has answered about the fingerprint."""
+
+
+async def _sign_answer(
+    table: Sitting,
+    links: dict[int, PeerLink],
+    confirming: Callable[[], bool | None],
+    timeout: float,
+    journal: Callable[[list[SignedRecord]], None],
+) -> None:
+    """Sign this seat's answer about the table fingerprint as soon as the person gives it,
+    even while they are choosing a move (the main loop looks only between steps): a person
+    may answer, then close the terminal before moving, and the answer must be in the files."""
+    while True:
+        await trio.sleep(ANSWER_POLL)
+        answer = confirming()
+        if answer is not None:
+            if table.confirm(answer):  # False when the main loop signed it first
+                await _flush(table, links, timeout, journal)
+            return
 
 
 async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:

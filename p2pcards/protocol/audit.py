@@ -33,7 +33,7 @@ from p2pcards.errors import (
 from p2pcards.games.base import default_game, game
 from p2pcards.protocol.audit_words import ENGLISH
 from p2pcards.protocol.core import continuation_id
-from p2pcards.protocol.fingerprint import confirmations
+from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
 from p2pcards.protocol.table import TableCore, table_class
@@ -132,6 +132,12 @@ class AuditReport:
         (the seats that the file's saver and the fingerprint confirmations name)."""
         tables = self._tables()
         return [(p.name, p.key.hex()) for p in tables[0].roster] if tables else []
+
+    def compared_fingerprint(self) -> TableFingerprint | None:
+        """The fingerprint the players were shown and asked to compare: the first table's
+        (a match that went on without a player continues at new tables, never shown)."""
+        tables = self._tables()
+        return TableFingerprint.of_table(tables[0]) if tables else None
 
     def comparison(self, who: Callable[[int], str] | None = None, say: Say = ENGLISH) -> str:
         """Who confirmed the table fingerprint at the table (their signed ``confirm``
