@@ -298,3 +298,18 @@ def test_a_mistyped_address_or_player_count_is_in_the_players_language(args: lis
     result = CliRunner().invoke(cli.main, args)
     assert result.exit_code == 2, result.output
     assert said in result.output
+
+
+@pytest.mark.parametrize(("lang", "first"), [
+    ("en_US.UTF-8", "Usage: p2pcards [OPTIONS] COMMAND [ARGS]..."),
+    ("fr_FR.UTF-8", "Utilisation : p2pcards [OPTIONS] COMMAND [ARGS]..."),
+])  # fmt: skip
+def test_the_command_typed_alone_shows_its_help_not_an_error(lang: str, first: str) -> None:
+    from click.testing import CliRunner
+
+    env = {"LANG": lang, "LC_ALL": "", "LC_MESSAGES": "", "P2PCARDS_LANG": ""}
+    result = CliRunner().invoke(cli.main, [], env=env, prog_name="p2pcards")
+    assert result.output.splitlines()[0] == first, result.output
+    assert "Error" not in result.output and "Erreur" not in result.output
+    assert result.output.count(first) == 1
+    assert all(name in result.output for name in ("host", "join", "play", "audit"))

@@ -201,6 +201,9 @@ class _LocalizedGroup(_Localized, click.Group):
 
 def _show_error(error: click.ClickException, tr: Any) -> None:
     """What click's ``error.show()`` prints, in the translator's language."""
+    if isinstance(error, click.exceptions.NoArgsIsHelpError):  # a command typed alone: its help
+        click.echo(error.format_message(), err=True, color=error.ctx.color)
+        return
     ctx = error.ctx if isinstance(error, click.UsageError) else None
     if ctx is not None:
         hint = ""
