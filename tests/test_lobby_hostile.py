@@ -24,6 +24,7 @@ import trio
 import trio.testing
 from net_helpers import CODE, FAST, LOCALHOST, RecordingUI, WrappedStream, knock, tls_connect, tls_serve
 
+from p2pcards.cli.network import _said
 from p2pcards.crypto.identity import Identity
 from p2pcards.crypto.pake import Pake, Side
 from p2pcards.errors import JoinRefused, PeerUnreachable
@@ -51,6 +52,7 @@ from p2pcards.protocol.lobby import (
 from p2pcards.protocol.lobby import Link as LinkHello
 from p2pcards.protocol.messages import Body
 from p2pcards.protocol.wire import MAX_FRAME, pack
+from p2pcards.ui.i18n import Translator
 
 ONE_HAND = NinesRules(hands=1)
 RULES = tuple(sorted(ONE_HAND.to_dict().items()))
@@ -489,6 +491,10 @@ async def test_a_joiner_gives_up_on_a_host_that_stays_busy(
         await trio.sleep(2)
     assert len(outcome) == 1 and isinstance(outcome[0], JoinRefused)
     assert outcome[0].reason == "busy" and "still busy after 30 s" in str(outcome[0])
+    assert _said(outcome[0], Translator("fr")) == (  # in the player's language, reason and all
+        "l'hôte refuse : l'hôte a trop de connexions en attente ; réessayez dans un instant"
+        " (toujours occupé après 30 s de nouvelles tentatives)"
+    )
     retries = [i for i in ui.infos if i.startswith("the host is busy; trying again in")]
     assert len(retries) >= 5 and lobby.refused["busy"] == len(retries) + 1
 
@@ -729,3 +735,6 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
         nursery.cancel_scope.cancel()
     assert caught.value.reason == "impostor"
     assert "could not prove it knows the code" in str(caught.value)
+    assert _said(caught.value, Translator("it")) == (
+        "l'host non ha potuto provare di conoscere il codice: non è il tavolo a cui eri invitato"
+    )

@@ -588,7 +588,9 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             if e.reason != "busy" or timeouts.busy <= 0:
                 raise
             if left <= 0:
-                raise JoinRefused("busy", f"{e} (still busy after {timeouts.busy:g} s of retries)") from None
+                why = e.args[0] if len(e.args) == 1 else str(e)
+                busy = Notice("notice_still_busy", why=why, seconds=f"{timeouts.busy:g}")
+                raise JoinRefused("busy", busy) from None
             pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
             ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
             await trio.sleep(pause)
@@ -626,12 +628,12 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
             raise JoinRefused(
                 "version", "protocol version mismatch: the host does not encrypt its links (older p2pcards)"
             ) from None
-        raise PeerUnreachable(f"no encrypted connection with the host at {link.peer}: {e}") from None
+        raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
     except trio.TooSlowError:
-        raise PeerUnreachable(f"the host at {link.peer} did not complete the TLS handshake") from None
+        raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
 
 
-MIDDLE = "the host's encryption key does not match its signed key: someone may be in the middle"
+MIDDLE = Notice("notice_host_middle")
 """Why a joiner gives up when the host's TLS certificate holds another key than its challenge."""
 
 
@@ -647,11 +649,11 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
             f"protocol version mismatch: the host speaks {show(e.version)}, we speak {LOBBY_VERSION}",
         ) from None
     except WireError as e:
-        raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
+        raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
     except LinkClosed as e:
-        raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
+        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
     except trio.TooSlowError:
-        raise PeerUnreachable("the host stopped answering") from None
+        raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
         why = refusal(msg.reason, name) or msg.message
         raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
@@ -685,7 +687,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     try:
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
-        raise PeerUnreachable(f"the host closed the connection ({e.reason})") from None
+        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
     ch: Challenge = await _expect(link, t.handshake, Challenge, name=name)
     # The challenge's key is the one the host's confirmation below vouches for: TLS must
     # end at that key, or someone relays this conversation.
@@ -698,7 +700,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     try:
         key = pake.finish(ch.pake)
     except BadPakeMessage as e:
-        raise PeerUnreachable(f"the host sent something unreadable ({e})") from None
+        raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
     channel = tls.channel_binding(link.stream)
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
@@ -707,9 +709,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
         ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
     ):
-        raise JoinRefused(
-            "impostor", "the host could not prove it knows the code: not the table you were invited to"
-        )
+        raise JoinRefused("impostor", Notice("notice_host_no_proof"))
     ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
     while True:
         msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
