@@ -10,6 +10,7 @@ real command at a pseudo-terminal, against bots and between two people.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import threading
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from e2e_helpers import ENGLISH, LOCAL, HumanSeat, close_human, free_port, spawn_human
+from e2e_helpers import ENGLISH, LOCAL, HumanSeat, close_human, free_port, run_cli, spawn_human
 from net_helpers import bot, close_all, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
@@ -555,3 +556,69 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
     lines = screen_lines(screen.replace("\r\n", "\n"))
     assert not [line for line in lines if STATUS.search(line)], lines[-10:]
     assert any(line.startswith(f"{who} left the match (quit)") for line in lines), lines[-10:]
+
+
+def test_a_person_whose_terminal_closes_at_the_move_prompt_leaves_signed(tmp_path: Path) -> None:
+    """The terminal of the person choosing a move is closed (a window shut, an SSH session
+    gone): reading and writing it fail. That is the person leaving: the seat signs that it
+    leaves and the other hears it at once, instead of a crash that tells nobody and a wait
+    for the grace to run out."""
+    port, code = free_port(), new_code()
+    host = spawn_human(
+        ["host", "-n", "2", "--name", "Ann", "--port", str(port), "--bind", LOCAL, "--code", code,
+         "--grace", "120"],
+        home=tmp_path / "ann", log=tmp_path / "ann.screen", TERM="xterm",
+    )  # fmt: skip
+    joiner = None
+    try:
+        host.expect("Invitation code", timeout=15)
+        joiner = spawn_human(
+            ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Bob"],
+            home=tmp_path / "bob", log=tmp_path / "bob.screen", TERM="xterm", P2PCARDS_CODE=code,
+        )  # fmt: skip
+        for child in (host, joiner):
+            child.expect(ENGLISH.fingerprint, timeout=20)
+            child.sendline("y")
+        asked = [ENGLISH.move, ENGLISH.suit, r"(Ann|Bob) to play — (\d+:\d\d) left"]
+        k = host.expect(asked, timeout=20)
+        deciding, waiting, who = (host, joiner, "Ann") if k < 2 else (joiner, host, "Bob")
+        if k == 2:
+            deciding.expect(asked[:2], timeout=20)
+        # Its terminal is gone: the pty closed, then the hang-up signals (never a kill).
+        with contextlib.suppress(pexpect.ExceptionPexpect):
+            deciding.close(force=False)
+        waiting.expect(f"{who} left the match \\((interrupted|quit)\\)", timeout=20)  # not the grace
+        waiting.expect("nobody remains to play on with you", timeout=20)
+        waiting.expect(pexpect.EOF, timeout=20)
+    finally:
+        close_human(host)
+        if joiner is not None:
+            close_human(joiner)
+    home = tmp_path / ("ann" if who == "Ann" else "bob")
+    (saved,) = (home / "transcripts").glob("*.p2pt")
+    said = run_cli(["audit", str(saved)], home=tmp_path / "auditor").stdout
+    assert f"{who} left (signed that they leave" in " ".join(said.split()), said
+
+
+def test_a_terminal_that_is_gone_reads_as_the_end_of_input_not_as_a_crash() -> None:
+    """Writing to or reading from a closed terminal fails with EIO: that is the person gone,
+    the end of their input (``QuitGame``); another failure of the output is still raised."""
+    import errno
+
+    from p2pcards.ui.prompt import QuitGame
+    from p2pcards.ui.render import Style
+
+    def gone(*_: object) -> str:
+        raise OSError(errno.EIO, "Input/output error")
+
+    console = Console(tr=Translator("en"), style=Style(), read=gone, write=gone, live=None, encoding=None)
+    console.say("nobody reads this")  # said to nobody, without an error
+    with pytest.raises(QuitGame):
+        console.ask("Your move")
+
+    def full(_: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    console = Console(tr=Translator("en"), style=Style(), read=str, write=full, live=None, encoding=None)
+    with pytest.raises(OSError, match="No space"):
+        console.say("a full disk is not a person leaving")

@@ -58,7 +58,7 @@ class Keyboard:
         try:
             pending = bool(select.select([self._fd], [], [], 0)[0])
             termios.tcflush(self._fd, termios.TCIFLUSH)
-        except (OSError, ValueError):
+        except (OSError, ValueError, termios.error):  # (a terminal that is gone: read says so)
             return False
         return pending
 

@@ -16,6 +16,7 @@ erased before any other output, so that waiting never scrolls the screen.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sys
@@ -271,6 +272,37 @@ def terminal_writer(write: Callable[[str], None]) -> Callable[[str], None] | Non
     return lambda text: click.echo(text, nl=False)
 
 
+HUNG_UP = frozenset({errno.EIO, errno.EPIPE, errno.ENXIO})
+"""What writing to or reading from a terminal that is gone fails with."""
+
+
+def _hung_up_write(write: Callable[[str], None]) -> Callable[[str], None]:
+    """``write``, saying nothing once the terminal is gone (nobody is there to read it)."""
+
+    def written(text: str) -> None:
+        try:
+            write(text)
+        except OSError as e:
+            if e.errno not in HUNG_UP:
+                raise
+
+    return written
+
+
+def _hung_up_read(read: Callable[[str], str]) -> Callable[[str], str]:
+    """``read``, whose gone terminal is the end of input (``EOFError``), as a closed pipe is."""
+
+    def answer(prompt: str) -> str:
+        try:
+            return read(prompt)
+        except OSError as e:
+            if e.errno in HUNG_UP:
+                raise EOFError from e
+            raise
+
+    return answer
+
+
 @dataclass(slots=True)
 class Console:
     """Line-based terminal I/O in one language, where help/score/quit always work.
@@ -309,6 +341,12 @@ class Console:
             self.live = terminal_writer(self.write)
         if self.encoding == DETECT:
             self.encoding = output_encoding(self.write)
+        # A terminal that was closed (a window shut, an SSH session hung up) fails every
+        # write and read: the person is gone, which reads as the end of their input (a
+        # networked seat then signs that it leaves), never as a crash that tells nobody.
+        self.write, self.read = _hung_up_write(self.write), _hung_up_read(self.read)
+        if self.live is not None:
+            self.live = _hung_up_write(self.live)
         if self.encoding is not None:
             self._fit_encoding(self.encoding)
         self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
