@@ -15,6 +15,7 @@ import random
 import re
 import threading
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -512,11 +513,15 @@ def test_a_player_at_a_terminal_sees_waits_in_place_the_hand_and_the_pause_in_or
     assert seat.answered.get(3) == 1
 
 
-def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def two_people_at_a_move(tmp_path: Path, *host_args: str) -> Iterator[tuple[Any, Any, str]]:
+    """Ann hosts and Bob joins, each at a terminal of their own, and both say the digits
+    match: (the one choosing a move, the one waiting, the chooser's name). Both terminal
+    sessions are closed after."""
     port, code = free_port(), new_code()
     host = spawn_human(
         ["host", "-n", "2", "--name", "Ann", "--port", str(port), "--bind", LOCAL, "--code", code,
-         "--turn-timeout", "90"],
+         *host_args],
         home=tmp_path / "ann", log=tmp_path / "ann.screen", TERM="xterm",
     )  # fmt: skip
     joiner = None
@@ -534,6 +539,15 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
         deciding, waiting, who = (host, joiner, "Ann") if k < 2 else (joiner, host, "Bob")
         if k == 2:
             deciding.expect(asked[:2], timeout=20)
+        yield deciding, waiting, who
+    finally:
+        close_human(host)
+        if joiner is not None:
+            close_human(joiner)
+
+
+def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_path: Path) -> None:
+    with two_people_at_a_move(tmp_path, "--turn-timeout", "90") as (deciding, waiting, who):
         tick = re.compile(rf"{who} to play — (\d+):(\d\d) left")
         waiting.expect(tick, timeout=20)
         seen = [int(waiting.match.group(1)) * 60 + int(waiting.match.group(2))]
@@ -548,10 +562,6 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
         waiting.expect("nobody remains to play on with you", timeout=20)
         for child in (deciding, waiting):
             child.expect(pexpect.EOF, timeout=20)
-    finally:
-        close_human(host)
-        if joiner is not None:
-            close_human(joiner)
     screen = (tmp_path / ("bob.screen" if who == "Ann" else "ann.screen")).read_bytes().decode("utf-8")
     lines = screen_lines(screen.replace("\r\n", "\n"))
     assert not [line for line in lines if STATUS.search(line)], lines[-10:]
@@ -563,37 +573,13 @@ def test_a_person_whose_terminal_closes_at_the_move_prompt_leaves_signed(tmp_pat
     gone): reading and writing it fail. That is the person leaving: the seat signs that it
     leaves and the other hears it at once, instead of a crash that tells nobody and a wait
     for the grace to run out."""
-    port, code = free_port(), new_code()
-    host = spawn_human(
-        ["host", "-n", "2", "--name", "Ann", "--port", str(port), "--bind", LOCAL, "--code", code,
-         "--grace", "120"],
-        home=tmp_path / "ann", log=tmp_path / "ann.screen", TERM="xterm",
-    )  # fmt: skip
-    joiner = None
-    try:
-        host.expect("Invitation code", timeout=15)
-        joiner = spawn_human(
-            ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Bob"],
-            home=tmp_path / "bob", log=tmp_path / "bob.screen", TERM="xterm", P2PCARDS_CODE=code,
-        )  # fmt: skip
-        for child in (host, joiner):
-            child.expect(ENGLISH.fingerprint, timeout=20)
-            child.sendline("y")
-        asked = [ENGLISH.move, ENGLISH.suit, r"(Ann|Bob) to play — (\d+:\d\d) left"]
-        k = host.expect(asked, timeout=20)
-        deciding, waiting, who = (host, joiner, "Ann") if k < 2 else (joiner, host, "Bob")
-        if k == 2:
-            deciding.expect(asked[:2], timeout=20)
+    with two_people_at_a_move(tmp_path, "--grace", "120") as (deciding, waiting, who):
         # Its terminal is gone: the pty closed, then the hang-up signals (never a kill).
         with contextlib.suppress(pexpect.ExceptionPexpect):
             deciding.close(force=False)
         waiting.expect(f"{who} left the match \\((interrupted|quit)\\)", timeout=20)  # not the grace
         waiting.expect("nobody remains to play on with you", timeout=20)
         waiting.expect(pexpect.EOF, timeout=20)
-    finally:
-        close_human(host)
-        if joiner is not None:
-            close_human(joiner)
     home = tmp_path / ("ann" if who == "Ann" else "bob")
     (saved,) = (home / "transcripts").glob("*.p2pt")
     said = run_cli(["audit", str(saved)], home=tmp_path / "auditor").stdout
