@@ -26,8 +26,9 @@ DEFAULT_PORT = 7777
 """The host's port when an address names none (``host``'s default port)."""
 
 
-def _parse_address(address: str, tr: Any = None) -> tuple[str, int]:
-    """HOST:PORT, [IPv6]:PORT, or a host alone (then port 7777, ``host``'s default)."""
+def _parse_address(address: str, tr: Any) -> tuple[str, int]:
+    """HOST:PORT, [IPv6]:PORT, or a host alone (then port 7777, ``host``'s default); a
+    usage error, said by ``tr``, for anything else."""
     a = address.strip()
     host, port = a, str(DEFAULT_PORT)
     if a.startswith("["):
@@ -38,10 +39,7 @@ def _parse_address(address: str, tr: Any = None) -> tuple[str, int]:
     elif a.count(":") == 1:
         host, port = a.split(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        from p2pcards.ui.i18n import Translator
-
-        said = tr or Translator()
-        raise click.BadParameter(said("join_bad_address", address=repr(address)))
+        raise click.BadParameter(tr("join_bad_address", address=repr(address)))
     return host, int(port)
 
 

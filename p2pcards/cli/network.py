@@ -184,10 +184,9 @@ def _port_taken(kind: str, port: int, tr: Any) -> str:
 def _said(error: BaseException, tr: Any) -> str:
     """An error's message in the player's language: a layer below the interface that raises
     it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
-    from p2pcards.protocol.notice import Notice
+    from p2pcards.protocol.notice import message_of
 
-    message = error.args[0] if len(error.args) == 1 else None
-    return tr(message.key, **message.values) if isinstance(message, Notice) else str(error)
+    return str(tr.said(message_of(error)))
 
 
 def _leaves(error: BaseException) -> list[BaseException]:

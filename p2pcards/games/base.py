@@ -24,6 +24,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 from p2pcards.cards import Card, deck
 from p2pcards.errors import UsageError
+from p2pcards.games.rule_words import ENGLISH
 from p2pcards.say import Say
 
 
@@ -276,8 +277,6 @@ AnyGame = Game[Any, Any, Any, Any, Any]
 def check_players(game: AnyGame, players: int, say: Say | None = None) -> None:
     """UsageError unless ``game`` is played by ``players`` seats (said by ``say``, English by default)."""
     if not game.min_players <= players <= game.max_players:
-        from p2pcards.games.rule_words import ENGLISH
-
         said = say or ENGLISH
         lo, hi = game.min_players, game.max_players
         if lo == hi:

@@ -86,7 +86,7 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
-from p2pcards.protocol.notice import Notice, refusal
+from p2pcards.protocol.notice import Notice, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
 WAIT_NOTICE = 5.0
@@ -552,8 +552,7 @@ async def join_table(
                 raise
             failures.append(f"{show_address(where, at)}: {e}")
             if i + 1 < len(candidates):
-                why = e.args[0] if len(e.args) == 1 else str(e)  # a notice is said in the player's language
-                ui.info(Notice("notice_try_next", where=show_address(where, at), error=why))
+                ui.info(Notice("notice_try_next", where=show_address(where, at), error=message_of(e)))
     raise PeerUnreachable(
         f"none of the {len(candidates)} hosts that answered seated you (" + "; ".join(failures) + ")"
     )
@@ -588,8 +587,7 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             if e.reason != "busy" or timeouts.busy <= 0:
                 raise
             if left <= 0:
-                why = e.args[0] if len(e.args) == 1 else str(e)
-                busy = Notice("notice_still_busy", why=why, seconds=f"{timeouts.busy:g}")
+                busy = Notice("notice_still_busy", why=message_of(e), seconds=f"{timeouts.busy:g}")
                 raise JoinRefused("busy", busy) from None
             pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
             ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))

@@ -69,7 +69,7 @@ from p2pcards.protocol.messages import (
     body_from_wire,
     show,
 )
-from p2pcards.protocol.notice import NOTICES
+from p2pcards.protocol.notice import NOTICES, refusal_key
 from p2pcards.protocol.wire import WireError, pack, unpack_untrusted
 
 MAX_LOBBY_FRAME = 16 * 1024
@@ -83,7 +83,7 @@ MAX_CHANNEL = 64
 """Bounds on the TLS channel binding (``tls-unique``: 32 or 48 bytes in TLS 1.3)."""
 
 REFUSALS = {
-    reason: NOTICES["refusal_" + reason.replace("-", "_")]
+    reason: NOTICES[refusal_key(reason)]
     for reason in (
         "wrong-code",
         "table-full",

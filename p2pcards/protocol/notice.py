@@ -104,10 +104,22 @@ class Notices(str):
         return self
 
 
+def refusal_key(reason: str) -> str:
+    """The key of the notice for a refusal ``reason`` of the lobby (``wrong-code``...)."""
+    return "refusal_" + reason.replace("-", "_")
+
+
 def refusal(reason: str, name: str | None = None) -> Notice | None:
-    """The notice for a refusal ``reason`` of the lobby (``wrong-code``...), None for another;
-    a name that is taken is named when the joiner gives its ``name``."""
+    """The notice for a refusal ``reason`` of the lobby, None for another; a name that is
+    taken is named when the joiner gives its ``name``."""
     if reason == "name-taken" and name is not None:
         return Notice("refusal_name_taken_by", name=repr(name))
-    key = "refusal_" + reason.replace("-", "_")
+    key = refusal_key(reason)
     return Notice(key) if key in NOTICES else None
+
+
+def message_of(error: BaseException) -> str:
+    """What ``error`` says: the notice it was raised with (to be said in the player's
+    language), else its text."""
+    message = error.args[0] if len(error.args) == 1 else None
+    return message if isinstance(message, Notice) else str(error)
