@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from p2pcards.bots.expert import Budget, ExpertBot
+from p2pcards.cards import penalty
 from p2pcards.games.nines import expert
 from p2pcards.games.nines.bots import HeuristicBot
 from p2pcards.games.nines.rules import NINES, Action, NinesRules, Play, SeatView
@@ -62,17 +63,53 @@ def positions(count: int, seed: int) -> list[Position]:
 
 
 class Seeing(expert.NinesSearch):
-    """The same search dealt the true hands (the stock's order still unknown): what seeing
-    the other hands would be worth, a bound on what reading them better could gain."""
+    """The same search dealt part of the truth: the hidden cards (other hands and the stock)
+    are shuffled only within groups that ``sight`` names, so the deals keep exactly what that
+    sight shows and nothing more. ``hands`` keeps every hand (the stock's order still unknown):
+    what seeing the other hands would be worth, a bound on what reading them could gain."""
 
-    def __init__(self, truth: Any) -> None:
+    def __init__(self, truth: Any, sight: str = "hands") -> None:
         super().__init__()
         self.truth = truth
+        self.group = SIGHTS[sight]
 
     def determinise(self, obs: Any, rng: random.Random) -> Any:
         state = self.truth.copy()
+        nxt = obs.seats[(obs.seats.index(obs.seat) + obs.direction) % len(obs.seats)]
+        places = [(s, j) for s in obs.seats if s != obs.seat for j in range(len(state.hands[s]))]
+        places += [(-1, j) for j in range(len(state.stock))]
+        groups: dict[object, list[tuple[int, int]]] = {}
+        for place in places:
+            card = _at(state, place)
+            groups.setdefault(self.group(card, place[0], place[0] == nxt), []).append(place)
+        for group in groups.values():
+            cards = [_at(state, place) for place in group]
+            rng.shuffle(cards)
+            for (s, j), card in zip(group, cards, strict=True):
+                (state.stock if s == -1 else state.hands[s])[j] = card
         rng.shuffle(state.stock)
         return state
+
+
+def _at(state: Any, place: tuple[int, int]) -> Any:
+    s, j = place
+    return state.stock[j] if s == -1 else state.hands[s][j]
+
+
+SIGHTS: dict[str, Any] = {
+    # group of a hidden card, from the card, where it lies (a seat, -1 for the stock) and
+    # whether that seat plays next: cards of one group are shuffled among their places
+    "hands": lambda card, where, nxt: where,
+    "next": lambda card, where, nxt: where if nxt else None,
+    "suits": lambda card, where, nxt: "9" if card in NINES else card.suit,
+    "penalties": lambda card, where, nxt: "9" if card in NINES else penalty(card),
+    "nines": lambda card, where, nxt: card in NINES,
+    "counts": lambda card, where, nxt: None,
+}
+"""What a partial sight shows: ``suits``, how many cards of each suit (and how many 9s) each
+hand holds, not which; ``penalties`` the same by penalty; ``nines`` where the 9s are;
+``next`` the next player's hand; ``counts`` only the counts. Cards shuffled within a group
+ignore who drew under what (``counts`` is the measure to set a partial sight against)."""
 
 
 def effect(move: Action) -> object:
@@ -82,8 +119,8 @@ def effect(move: Action) -> object:
     return move
 
 
-def score(job: tuple[list[tuple[int, Position]], int, list[float]]) -> list[dict[object, float]]:
-    chunk, deals, budgets = job
+def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -> list[dict[object, float]]:
+    chunk, deals, budgets, sights = job
     search = expert.NinesSearch()
     rows = []
     for i, (hand, seat, totals, legal) in chunk:
@@ -109,8 +146,9 @@ def score(job: tuple[list[tuple[int, Position]], int, list[float]]) -> list[dict
         for b in budgets:
             bot = ExpertBot(expert.NinesSearch(), Budget(seconds=b))
             row[b] = value[effect(bot.choose(view, legal, random.Random(7 + i)))]
-        seeing = ExpertBot(Seeing(hand), Budget(seconds=budgets[0]))
-        row["seeing"] = value[effect(seeing.choose(view, legal, random.Random(7 + i)))]
+        for sight in sights:
+            seeing = ExpertBot(Seeing(hand, sight), Budget(seconds=budgets[0]))
+            row[sight] = value[effect(seeing.choose(view, legal, random.Random(7 + i)))]
         rows.append(row)
     return rows
 
@@ -120,13 +158,22 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=400)
     parser.add_argument("--deals", type=int, default=300, help="true-hand deals per move for its value")
     parser.add_argument("--budgets", default="0.05,0.2,1", help="seconds a decision, comma-separated")
+    parser.add_argument(
+        "--sights",
+        default="hands",
+        help=f"partial sights dealt to the search at the first budget, comma-separated: {', '.join(SIGHTS)}",
+    )
     parser.add_argument("--seed", type=int, default=177)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     budgets = [float(b) for b in args.budgets.split(",")]
+    sights = [x for x in args.sights.split(",") if x]
+    for sight in sights:
+        if sight not in SIGHTS:
+            parser.error(f"unknown sight {sight!r}: one of {', '.join(SIGHTS)}")
     start = time.perf_counter()
     items = list(enumerate(positions(args.decisions, args.seed)))
-    jobs = [(items[j :: args.jobs], args.deals, budgets) for j in range(args.jobs)]
+    jobs = [(items[j :: args.jobs], args.deals, budgets, sights) for j in range(args.jobs)]
     with ProcessPoolExecutor(args.jobs) as pool:
         rows = [r for part in pool.map(score, jobs) for r in part]
     best = statistics.fmean(r["best"] - r["heuristic"] for r in rows)
@@ -136,9 +183,10 @@ def main() -> None:
         gains = [r[b] - r["heuristic"] for r in rows]
         sem = statistics.stdev(gains) / len(gains) ** 0.5
         print(f"{b:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}")
-    gains = [r["seeing"] - r["heuristic"] for r in rows]
-    sem = statistics.stdev(gains) / len(gains) ** 0.5
-    print(f"{budgets[0]:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}  seeing the other hands")
+    for sight in sights:
+        gains = [r[sight] - r["heuristic"] for r in rows]
+        sem = statistics.stdev(gains) / len(gains) ** 0.5
+        print(f"{budgets[0]:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}  dealt what {sight} shows")
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

@@ -433,6 +433,39 @@ def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
         assert isinstance(got, Problem) and got.message.startswith(hint), (text, got)
 
 
+def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
+    hand = [parse_card(t) for t in ("10H", "9S", "QC", "4D")]
+    menu = build_menu(_legal("10H", "9S", "QC"))
+    for text, card in (("10cuori", "10H"), ("10cœur", "10H"), ("Thearts", "10H"), ("Qtrèfle", "QC")):
+        got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("it"))
+        assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card(card))
+    got = parse_answer("9picche quadri", menu, seat=0, hand=hand, tr=Translator("fr"))
+    assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
+        seat=0, card=parse_card("9S"), suit="D"
+    )
+    got = parse_answer("4quadri", menu, seat=0, hand=hand, tr=Translator("it"))  # held, not legal
+    assert got == Attempt(action=Play(seat=0, card=parse_card("4D")))
+
+
+def test_a_suit_s_french_or_italian_letter_is_answered_with_the_notation() -> None:
+    hand = [parse_card(t) for t in ("10S", "QC", "KD")]
+    menu = build_menu(_legal("10S", "QC", "KD"))
+    for lang, text, said in (
+        ("it", "10p", "10p non è una carta - il seme si scrive con la lettera inglese (S picche,"),
+        ("fr", "Qt", "Qt n'est pas une carte - une couleur s'écrit avec sa lettre anglaise (S pique,"),
+        ("en", "kq", "kq is not a card - a suit is written with its English letter (S spades,"),
+    ):
+        got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Problem) and got.message.startswith(said), got
+    endings = {"10p": "10S", "Qt": "QC", "kq": "KD", "7f": "7C", "ak": "AD"}
+    for text, card in endings.items():
+        got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("en"))
+        assert isinstance(got, Problem) and got.message.endswith(f": {card}"), (text, got)
+    # Anything else keeps the usual hint.
+    got = parse_answer("7x", menu, seat=0, hand=hand, tr=Translator("it"))
+    assert isinstance(got, Problem) and got.message.startswith("7x non è una carta - scrivi un numero")
+
+
 def test_two_nines_typed_together_choose_the_double_play() -> None:
     tr = Translator("en")
     nines = (parse_card("9S"), parse_card("9H"))

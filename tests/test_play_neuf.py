@@ -30,6 +30,7 @@ from click.testing import CliRunner
 from p2pcards.cards import SUIT_OF, Card, deck, parse_card, parse_cards
 from p2pcards.cli import main
 from p2pcards.errors import IllegalAction
+from p2pcards.games.neuf.prompt import parse_card_answer
 from p2pcards.games.neuf.render import hand_text
 from p2pcards.games.neuf.rules import (
     Decline,
@@ -42,7 +43,9 @@ from p2pcards.games.neuf.rules import (
     dealer_from_cut,
 )
 from p2pcards.protocol.audit import audit_file
+from p2pcards.ui.i18n import Translator
 from p2pcards.ui.local import PlayOptions, play_local
+from p2pcards.ui.prompt import Attempt, Problem
 from p2pcards.ui.render import WIDTH, Style, visible_len
 
 EN = ["--lang", "en"]
@@ -719,3 +722,19 @@ def test_ctrl_c_in_a_networked_game_leaves_cleanly(when: str) -> None:
     assert "Traceback" not in child.before and "ExceptionGroup" not in child.before, child.before
     assert "Game abandoned." in child.before and "Signed transcript" in child.before
     assert child.exitstatus == 130
+
+
+def test_le_neuf_takes_a_card_with_its_suit_named_and_explains_a_native_letter() -> None:
+    cards = [parse_card(t) for t in ("QS", "10H")]
+    tr = Translator("fr")
+    for text, card in (("Q pique", "QS"), ("10cuori", "10H"), ("q ♠", "QS")):
+        assert parse_card_answer(text, cards, seat=1, tr=tr) == PlayCard(seat=1, card=parse_card(card))
+    assert parse_card_answer("2 carreau", cards, seat=1, tr=tr) == Attempt(
+        action=PlayCard(seat=1, card=parse_card("2D"))
+    )
+    got = parse_card_answer("Q p", cards, seat=1, tr=tr)
+    assert isinstance(got, Problem)
+    assert got.message == (
+        "Q p n'est pas une carte - une couleur s'écrit avec sa lettre anglaise"
+        " (S pique, H cœur, D carreau, C trèfle), son symbole ou son nom : QS"
+    )

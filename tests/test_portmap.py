@@ -263,12 +263,14 @@ async def test_a_silent_router_is_given_up_on_within_seconds() -> None:
             assert mapped.mapping is None
             assert mapped.tried == ["PCP and NAT-PMP: no answer", "UPnP: no answer"]
             why = Translator("fr")("notice_no_mapping", port=7777, why=Notices(mapped.tried))
+            perche = Translator("it")("notice_no_mapping", port=7777, why=Notices(mapped.tried))
         nursery.cancel_scope.cancel()
     assert waited < sum(portmap.TRIES) + 0.5  # PCP beside UPnP, both given up on at once
     # A French player reads why in French (the names of the protocols stay as they are).
-    said = "aucune box n'a ouvert le port 7777 (PCP and NAT-PMP : pas de réponse; UPnP : pas de réponse)"
+    said = "aucune box n'a ouvert le port 7777 (PCP et NAT-PMP : pas de réponse; UPnP : pas de réponse)"
     assert why.startswith(said)
-    assert "no answer" not in why
+    assert "no answer" not in why and " and " not in why
+    assert "PCP e NAT-PMP: nessuna risposta; UPnP: nessuna risposta" in perche
 
 
 async def test_the_mapping_is_renewed_at_half_its_lifetime(autojump_clock: trio.testing.MockClock) -> None:

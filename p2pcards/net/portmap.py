@@ -349,7 +349,7 @@ async def map_pcp_or_natpmp(
             failed.append(f"PCP: {PCP_RESULTS.get(answer.result, f'result {answer.result}')}")
             return None, failed
         if data is None:  # a NAT-PMP server answers a PCP request too (RFC 6886 section 3.5)
-            failed.append(Notice("portmap_no_answer", method="PCP and NAT-PMP"))
+            failed.append(Notice("portmap_pcp_natpmp_no_answer"))
             return None, failed
         address = await g.ask(_NATPMP_ADDRESS_REQUEST, lambda d: parse_natpmp_address(d) is not None)
         parsed = parse_natpmp_address(address) if address is not None else None
@@ -383,7 +383,7 @@ async def map_pcp_or_natpmp(
             lifetime=granted,
         ), failed
     except OSError as e:
-        failed.append(f"PCP and NAT-PMP: {e.strerror or e}")
+        failed.append(Notice("portmap_pcp_natpmp_error", error=e.strerror or str(e)))
         return None, failed
     finally:
         g.close()

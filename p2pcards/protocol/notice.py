@@ -70,6 +70,8 @@ NOTICES: dict[str, str] = {
     "portmap_no_answer_mapping": "{method}: no answer to the mapping request",
     "portmap_late": "{method}: the router did not answer in time",
     "portmap_no_upnp": "UPnP: the miniupnpc package is not installed",
+    "portmap_pcp_natpmp_no_answer": "PCP and NAT-PMP: no answer",
+    "portmap_pcp_natpmp_error": "PCP and NAT-PMP: {error}",
 }
 """The English of every notice, by key."""
 

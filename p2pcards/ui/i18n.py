@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
-from p2pcards.cards import SUIT_SYMBOLS, SUITS
+from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card
 from p2pcards.errors import CardParseError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
@@ -109,6 +110,35 @@ def parse_suit_word(text: str) -> str:
     raise CardParseError(f"not a suit: {text!r}")
 
 
+_RANK_THEN_WORD = re.compile(r"(10|[2-9]|[AJQKTajqkt])\s*(\S.*)")
+_NATIVE_LETTERS = {"p": "S", "k": "D", "q": "D", "f": "C", "t": "C"}
+"""First letters of suit names in French (pique, cœur, carreau, trèfle) and Italian (picche,
+cuori, quadri, fiori) that are no English suit letter: ``10p`` means a card, not a typo."""
+
+
+def read_card(text: str) -> Card:
+    """A card as typed at a prompt: ``9S``, ``10h``, ``9♠``, or a rank with a suit's name in
+    any of the three languages (``10cuori``, ``Q pique``, ``7 hearts``); else CardParseError."""
+    try:
+        return parse_card(text)
+    except CardParseError:
+        m = _RANK_THEN_WORD.fullmatch(text.strip())
+        if m is None or len(m.group(2)) < 2:
+            raise
+        suit = parse_suit_word(m.group(2))
+        return parse_card(m.group(1) + suit)
+
+
+def native_suit_letter(text: str) -> str | None:
+    """The card meant by a rank and a French or Italian suit's first letter (``10p`` is
+    ``10S``, ``Qf`` is ``QC``), written as it should be; None for anything else. Such a
+    player needs the notation, not the list of moves."""
+    m = _RANK_THEN_WORD.fullmatch(text.strip())
+    if m is None or m.group(2).lower() not in _NATIVE_LETTERS:
+        return None
+    return parse_card(m.group(1) + _NATIVE_LETTERS[m.group(2).lower()]).text()
+
+
 # ---------------------------------------------------------------------------
 # Command words: accepted in every language at every prompt
 
@@ -180,6 +210,8 @@ _EN: dict[str, str] = {
     "drew_forced": "An Ace makes you draw: you get {card}.",
     "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
     "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
+    "err_suit_letters": "{text} is not a card - a suit is written with its English letter"
+    " (S spades, H hearts, D diamonds, C clubs), its symbol or its name: {example}",
     "err_number": "There is no move {text} - type a number 1-{n}",
     "err_number_one": "There is no move {text} - type 1",
     "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",

@@ -21,11 +21,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from p2pcards.cards import SUIT_OF, Card, parse_card
+from p2pcards.cards import SUIT_OF, Card
 from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_suit_letter, read_card
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
 
@@ -57,7 +57,7 @@ def parse_card_answer(
     if COMMAND_WORDS.get(text.lower()) in ("yes", "no"):
         return Problem(message=tr("err_not_now", what=text, n=n))
     try:
-        card = parse_card("".join(words))  # "q ♠" is q♠: a rank and a suit typed apart
+        card = read_card("".join(words))  # "q ♠" is q♠: a rank and a suit typed apart
     except CardParseError:
         return Problem(message=_hint(tr, text, cards))
     if card in cards:
@@ -66,6 +66,9 @@ def parse_card_answer(
 
 
 def _hint(tr: Translator, text: str, cards: Sequence[Card]) -> str:
+    meant = native_suit_letter("".join(text.split()))
+    if meant is not None:
+        return tr("err_suit_letters", text=text, example=meant)
     example = cards[0].text()
     if len(cards) == 1:
         return tr("err_not_card_one", text=text, example=example)
@@ -188,7 +191,7 @@ class NeufHuman:
 
 def _is_card(text: str) -> bool:
     try:
-        parse_card("".join(text.split()))
+        read_card("".join(text.split()))
     except CardParseError:
         return False
     return True

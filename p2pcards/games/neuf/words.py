@@ -112,7 +112,7 @@ WORDS: dict[str, str] = {
         "What to type\n"
         "  y or n                      when asked about the dummy\n"
         "  a number from the list      1\n"
-        "  a card                      QS  10h  TH  q♠\n"
+        "  a card                      QS  10h  TH  q♠  Q spades\n"
         "  score                       the score table\n"
         "  help                        this text\n"
         "  quit                        leave the game"

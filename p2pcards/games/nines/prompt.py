@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from p2pcards.cards import Card, hand_sort_key, parse_card
+from p2pcards.cards import Card, hand_sort_key
 from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.nines.render import TableContext, describe_moves, nines_help, render_table
 from p2pcards.games.nines.rules import (
@@ -29,7 +29,7 @@ from p2pcards.games.nines.rules import (
     PlayNines,
     SeatView,
 )
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_suit_letter, parse_suit_word, read_card
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
 
@@ -155,7 +155,7 @@ def parse_answer(
     cards: list[Card] = []
     while words and len(cards) < 2:
         try:
-            cards.append(parse_card(words[0]))
+            cards.append(read_card(words[0]))
         except CardParseError:
             break
         words = words[1:]
@@ -214,6 +214,9 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
 
 
 def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
+    meant = native_suit_letter(text)
+    if meant is not None:
+        return tr("err_suit_letters", text=text, example=meant)
     example = next((o.cards[0].text() for o in options if o.cards), "7H")
     if len(options) == 1:
         key = "err_not_card_enter" if options[0].kind in ("draw", "pass") else "err_not_card_one"

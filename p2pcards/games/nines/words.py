@@ -66,7 +66,7 @@ WORDS: dict[str, str] = {
     "help_variants": "Variants in force",
     "help_rows": (
         "a number from the list\t1\n"
-        "a card\t7h  10S  TH  9♠   (for a 9 add a suit: 9s h)\n"
+        "a card\t7h  10S  TH  9♠  10hearts   (for a 9 add a suit: 9s h)\n"
         "a suit, when asked\th  ♥  hearts  cœur  cuori\n"
         "draw (d), keep (k), pass\twhen the list offers them\n"
         "score\tthe score table\n"
