@@ -436,7 +436,15 @@ def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
 def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
     hand = [parse_card(t) for t in ("10H", "9S", "QC", "4D")]
     menu = build_menu(_legal("10H", "9S", "QC"))
-    for text, card in (("10cuori", "10H"), ("10cœur", "10H"), ("Thearts", "10H"), ("Qtrèfle", "QC")):
+    for text, card in (
+        ("10cuori", "10H"),
+        ("10cœur", "10H"),
+        ("Thearts", "10H"),
+        ("Qtrèfle", "QC"),
+        ("Q trèfle", "QC"),
+        ("q ♣", "QC"),
+        ("T cuori", "10H"),
+    ):
         got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("it"))
         assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card(card))
     got = parse_answer("9picche quadri", menu, seat=0, hand=hand, tr=Translator("fr"))
@@ -445,6 +453,11 @@ def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
     )
     got = parse_answer("4quadri", menu, seat=0, hand=hand, tr=Translator("it"))  # held, not legal
     assert got == Attempt(action=Play(seat=0, card=parse_card("4D")))
+    nine = next(k for k, o in enumerate(menu, 1) if o.kind == "nine")
+    got = parse_answer(f"{nine} cuori", menu, seat=0, hand=hand, tr=Translator("it"))  # a number: the move
+    assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
+        seat=0, card=parse_card("9S"), suit="H"
+    )
 
 
 def test_a_suit_s_french_or_italian_letter_is_answered_with_the_notation() -> None:

@@ -154,11 +154,14 @@ def parse_answer(
     # Cards: "7h", "9s h", "9s 9h c" (two 9s), also "10 h" is not accepted: ranks stick to suits.
     cards: list[Card] = []
     while words and len(cards) < 2:
+        # A letter rank may stand apart from its suit ("Q pique", "K ♥"); a number may not,
+        # since "2 h" is the move numbered 2 with a suit.
+        apart = len(words) > 1 and len(words[0]) == 1 and words[0].upper() in "AJQKT"
         try:
-            cards.append(read_card(words[0]))
+            cards.append(read_card(words[0] + words[1] if apart else words[0]))
         except CardParseError:
             break
-        words = words[1:]
+        words = words[2:] if apart else words[1:]
     if not cards:
         return Problem(message=_hint(tr, first, options))
     if len(words) > 1:
