@@ -12,6 +12,7 @@ import trio
 from test_discovery import CODE, LOCAL, free_udp_port
 
 from p2pcards import cli
+from p2pcards.cli.cmd_join import _type_code
 from p2pcards.errors import JoinRefused, UsageError
 from p2pcards.net.discovery import reply_address
 from p2pcards.ui.i18n import Translator
@@ -72,6 +73,29 @@ def test_a_wrong_code_is_asked_for_again_in_the_players_language(
         == [{"en": "Invitation code: ", "fr": "Code d'invitation : ", "it": "Codice d'invito: "}[lang]] * 2
     )
     assert all(len(line) < 80 for line in said[:1] if lang != "en")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "lantren is no word of an invitation code: did you mean 4-ember-lantern? Type the code again"),
+    ("fr", "lantren n'est pas un mot d'un code d'invitation : vouliez-vous dire 4-ember-lantern ? Retapez"),
+    ("it", "lantren non è una parola di un codice d'invito: intendevi 4-ember-lantern? Riscrivi il codice"),
+])  # fmt: skip
+def test_a_mistyped_code_word_is_pointed_out_before_the_host_hears_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: str, said: str
+) -> None:
+    answers = iter(["4-ember-lantren", "4-ember-lantern"])
+    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", lambda prompt, words: next(answers))
+    assert _type_code(Translator(lang)) == "4-ember-lantern"
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith(said)
+    # Typed the same way twice, it is sent as it is (a host may choose its own code) ...
+    answers = iter(["4 Ember lantren", "4-ember-lantren"])
+    assert _type_code(Translator(lang)) == "4-ember-lantren"
+    # ... and a code of code words, or of words close to none, is sent at once.
+    for code in ("4-ember-lantern", "our-secret-room", "12-zzz-qqq"):
+        answers = iter([code])
+        assert _type_code(Translator(lang)) == code
+    assert len(capsys.readouterr().out.splitlines()) == 1
 
 
 @pytest.mark.slow

@@ -58,16 +58,26 @@ def _ask_code(code: str | None, tr: Any) -> str:
 
 
 def _type_code(tr: Any) -> str:
-    from p2pcards.net.words import WORDS
+    """A code typed at the prompt. A word that is no code word but close to one is
+    pointed out before any host hears the code (a try at the host is worth more than a
+    line here); the same code typed again is sent as it is (a host may choose its own)."""
+    from p2pcards.net.words import WORDS, likely_meant
+    from p2pcards.protocol.lobby import normalize_code
     from p2pcards.ui.keyboard import ask_code
 
+    doubted = None
     while True:
         try:
             typed = ask_code(tr("join_code_prompt"), WORDS)
         except EOFError:
             raise click.Abort() from None
-        if typed:
+        if not typed:
+            continue
+        meant = likely_meant(typed)
+        if meant is None or normalize_code(typed) == doubted:
             return typed
+        doubted = normalize_code(typed)
+        click.echo(tr("join_code_typo", word=meant[0], code=meant[1]))
 
 
 async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:

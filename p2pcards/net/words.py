@@ -273,3 +273,40 @@ def new_code() -> str:
     """A fresh random invitation code."""
     number = 2 + secrets.randbelow(98)
     return f"{number}-{secrets.choice(WORDS)}-{secrets.choice(WORDS)}"
+
+
+def likely_meant(code: str) -> tuple[str, str] | None:
+    """``(word, code)`` when ``code`` has the shape of an invitation (a number and two
+    words) and a word that is no code word but is close to one: that word, and the code
+    with every such word mended. None when the code may well be meant as it is (its
+    words are code words, or too far from any, as in a code the host chose itself)."""
+    from difflib import get_close_matches
+
+    from p2pcards.protocol.lobby import normalize_code
+
+    parts = normalize_code(code).split("-")
+    if len(parts) != 3 or not parts[0].isdigit():
+        return None
+    strange = None
+    for k in (1, 2):
+        if parts[k] in _KNOWN:
+            continue
+        close = get_close_matches(parts[k], WORDS, n=4, cutoff=0.7)
+        if not close:
+            return None
+        strange = strange or parts[k]
+        # The likeliest of them (difflib's order) unless another keeps more of the start: a
+        # word is typed from its start, and its end is where a typo falls.
+        parts[k] = max(close, key=lambda w: _same_start(w, parts[k]))
+    return None if strange is None else (strange, "-".join(parts))
+
+
+_KNOWN = frozenset(WORDS)
+
+
+def _same_start(a: str, b: str) -> int:
+    """How many letters ``a`` and ``b`` share at their start."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n

@@ -419,6 +419,8 @@ _EN_CONNECTING: dict[str, str] = {
     "join_ask_code": "The host's invitation code (or give --code, or set P2PCARDS_CODE); "
     "Tab completes a word.",
     "join_code_prompt": "Invitation code: ",
+    "join_code_typo": "{word} is no word of an invitation code: did you mean {code}? "
+    "Type the code again (the same code again is sent as it is).",
     "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
     "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
