@@ -98,6 +98,25 @@ def test_a_mistyped_code_word_is_pointed_out_before_the_host_hears_it(
     assert len(capsys.readouterr().out.splitlines()) == 1
 
 
+def test_a_code_given_with_a_mistyped_word_is_pointed_out_when_the_host_refuses_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def join(code: str) -> str:
+        raise JoinRefused("wrong-code", "the host refused: wrong invitation code")
+
+    for code, hint in (
+        (
+            "4-ember-lantren",
+            "lantren n'est pas un mot d'un code d'invitation : vouliez-vous dire 4-ember-lantern ?",
+        ),
+        ("4-ember-lantern", None),
+    ):
+        with pytest.raises(JoinRefused):
+            trio.run(cli._joined_asking_again, join, code, False, Translator("fr"))
+        err = capsys.readouterr().err.splitlines()
+        assert err == ([hint] if hint else [])
+
+
 @pytest.mark.slow
 def test_a_host_whose_discovery_port_is_taken_says_so_in_italian(tmp_path: Path) -> None:
     from e2e_helpers import free_port, processes

@@ -80,6 +80,15 @@ def _type_code(tr: Any) -> str:
         click.echo(tr("join_code_typo", word=meant[0], code=meant[1]))
 
 
+def _point_out_typo(code: str, tr: Any) -> None:
+    """After the host refused a code given on the command line: the word that is likely mistyped."""
+    from p2pcards.net.words import likely_meant
+
+    meant = likely_meant(code)
+    if meant is not None:
+        click.echo(tr("join_code_typo_given", word=meant[0], code=meant[1]), err=True)
+
+
 async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
     """``join(code)``; when the code was typed here and the host says it is wrong, the
     person types it again (``CODE_TRIES`` in all) instead of starting over."""
@@ -90,7 +99,10 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
             return await join(code)
         except BaseException as e:  # (trio may wrap it in an exception group)
             refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
-            if not typed or refused is None or refused.reason != "wrong-code" or attempt == CODE_TRIES:
+            wrong = refused is not None and refused.reason == "wrong-code"
+            if wrong and not typed:
+                _point_out_typo(code, tr)
+            if not typed or not wrong or attempt == CODE_TRIES:
                 raise
         left = CODE_TRIES - attempt
         click.echo(tr.n("join_wrong_code", left, left=left))

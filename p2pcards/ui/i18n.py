@@ -421,6 +421,7 @@ _EN_CONNECTING: dict[str, str] = {
     "join_code_prompt": "Invitation code: ",
     "join_code_typo": "{word} is no word of an invitation code: did you mean {code}? "
     "Type the code again (the same code again is sent as it is).",
+    "join_code_typo_given": "{word} is no word of an invitation code: did you mean {code}?",
     "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
     "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
