@@ -239,6 +239,35 @@ def test_a_file_that_is_not_a_transcript_says_so(tmp_path: Path, content: bytes)
     assert len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("fr", ["Erreur : ce n'est pas une transcription p2pcards : le fichier est vide",
+                "Erreur : ce n'est pas une transcription p2pcards (pas de marque de format)",
+                "Erreur : le fichier de transcription s'arrête avant son premier enregistrement (tronqué)",
+                "Erreur : impossible de lire {missing} : No such file or directory"]),
+        ("it", ["Errore: non è una trascrizione p2pcards: il file è vuoto",
+                "Errore: non è una trascrizione p2pcards (manca il marcatore di formato)",
+                "Errore: il file della trascrizione si interrompe prima della prima registrazione (troncato)",
+                "Errore: impossibile leggere {missing}: No such file or directory"]),
+    ],
+)  # fmt: skip
+def test_a_file_that_cannot_be_read_is_said_in_the_players_language(
+    tmp_path: Path, lang: str, said: list[str]
+) -> None:
+    data = transcript_bytes(nines_tables()[0])  # type: ignore[arg-type]
+    files = {"empty": b"", "readme": README.read_bytes(), "cut": data[:300]}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    missing = tmp_path / "missing"
+    for command in ("audit", "replay"):
+        out = [
+            CliRunner().invoke(main, [command, "--lang", lang, str(tmp_path / name)]).output.strip()
+            for name in [*files, "missing"]
+        ]
+        assert out == [line.format(missing=missing) for line in said], command
+
+
 def complete_records(data: bytes, records: list[SignedRecord], keep: int) -> int:
     """How many records lie entirely in the first ``keep`` bytes of ``data``."""
     return sum(1 for r in records if data.find(r.sig) + len(r.sig) <= keep)

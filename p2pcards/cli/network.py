@@ -212,7 +212,7 @@ def _check_resumable(path: Path, tr: Any) -> None:
     except OSError as e:
         raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
     except TranscriptError as e:
-        raise click.ClickException(tr("resume_damaged", path=shown, error=e)) from None
+        raise click.ClickException(tr("resume_damaged", path=shown, error=_said(e, tr))) from None
     session = header.session
     seats, host = session.get("seats"), session.get("host_address")
     usable = (

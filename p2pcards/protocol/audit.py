@@ -35,6 +35,7 @@ from p2pcards.protocol.audit_words import ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
 from p2pcards.protocol.table import TableCore, table_class
 from p2pcards.protocol.transcript import decode_file
@@ -1016,7 +1017,7 @@ def audit_file(path: str | Path) -> AuditReport:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        raise TranscriptError(f"cannot read {path}: {e.strerror or e}") from None
+        raise TranscriptError(Notice("file_unreadable", path=str(path), error=e.strerror or str(e))) from None
     report = audit_bytes(data)
     with contextlib.suppress(OSError, ValueError, OverflowError):
         report.saved_on = datetime.fromtimestamp(Path(path).stat().st_mtime).strftime("%Y-%m-%d %H:%M")

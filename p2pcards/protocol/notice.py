@@ -72,6 +72,18 @@ NOTICES: dict[str, str] = {
     "portmap_no_upnp": "UPnP: the miniupnpc package is not installed",
     "portmap_pcp_natpmp_no_answer": "PCP and NAT-PMP: no answer",
     "portmap_pcp_natpmp_error": "PCP and NAT-PMP: {error}",
+    "file_unreadable": "cannot read {path}: {error}",
+    "file_empty": "not a p2pcards transcript: the file is empty",
+    "file_too_big": "not a p2pcards transcript: {size} bytes exceeds the limit of {limit}",
+    "file_no_marker": "not a p2pcards transcript (no format marker)",
+    "file_undecodable": "not a p2pcards transcript: {detail}",
+    "file_key_twice": "not a p2pcards transcript (the key {name} appears twice)",
+    "file_too_many_records": "not a p2pcards transcript: over {limit} records",
+    "file_cut_before_marker": "not a p2pcards transcript: it ends before its format marker (truncated)",
+    "file_cut_before_records": "the transcript file is cut short before its first record (truncated)",
+    "file_records_not_list": "transcript records must be a list",
+    "file_version": "unsupported transcript version {version}",
+    "file_trailing": "{n} trailing bytes after the transcript: the file was altered",
 }
 """The English of every notice, by key."""
 

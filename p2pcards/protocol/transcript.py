@@ -34,6 +34,7 @@ import msgpack
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import TranscriptError
 from p2pcards.protocol.messages import Join, show
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import (
     MAX_MAP,
     MAX_RECORD,
@@ -221,9 +222,9 @@ def decode_file(data: bytes) -> TranscriptFile:
     the result names each damaged spot and holds every record found around it.
     """
     if not data:
-        raise TranscriptError("not a p2pcards transcript: the file is empty")
+        raise TranscriptError(Notice("file_empty"))
     if len(data) > MAX_FILE:
-        raise TranscriptError(f"not a p2pcards transcript: {len(data)} bytes exceeds the limit of {MAX_FILE}")
+        raise TranscriptError(Notice("file_too_big", size=len(data), limit=MAX_FILE))
     failure: TranscriptError | None = None
     strict: TranscriptFile | None = None
     clean = False
@@ -255,19 +256,19 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         except msgpack.OutOfData:
             raise _Cut from None
         except WireError as e:
-            raise TranscriptError(f"not a p2pcards transcript: {e}") from None
+            raise TranscriptError(Notice("file_undecodable", detail=str(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
             raise TranscriptError(
-                f"not a p2pcards transcript: undecodable msgpack ({type(e).__name__}: {e})"
+                Notice("file_undecodable", detail=f"undecodable msgpack ({type(e).__name__}: {e})")
             ) from None
 
     try:
         size = read(unpacker.read_map_header)
     except (_Cut, TranscriptError):
-        raise TranscriptError("not a p2pcards transcript (no format marker)") from None
+        raise TranscriptError(Notice("file_no_marker")) from None
     if size > MAX_MAP:
-        raise TranscriptError("not a p2pcards transcript (no format marker)")
+        raise TranscriptError(Notice("file_no_marker"))
     obj: dict[str, Any] = {}
     recs: list[Any] = []
     cut = False
@@ -275,9 +276,9 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         for _ in range(size):
             key = read(unpacker.unpack)
             if type(key) is not str:
-                raise TranscriptError("not a p2pcards transcript (no format marker)")
+                raise TranscriptError(Notice("file_no_marker"))
             if key in obj:
-                raise TranscriptError(f"not a p2pcards transcript (the key {show(key)} appears twice)")
+                raise TranscriptError(Notice("file_key_twice", name=show(key)))
             if key != "records":
                 obj[key] = read(unpacker.unpack)
                 continue
@@ -286,33 +287,29 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
                 count = read(unpacker.read_array_header)
             except TranscriptError:
                 if obj.get("format") != FORMAT:
-                    raise TranscriptError("not a p2pcards transcript (no format marker)") from None
-                raise TranscriptError("transcript records must be a list") from None
+                    raise TranscriptError(Notice("file_no_marker")) from None
+                raise TranscriptError(Notice("file_records_not_list")) from None
             if count > MAX_FILE_RECORDS:
-                raise TranscriptError(f"not a p2pcards transcript: over {MAX_FILE_RECORDS} records")
+                raise TranscriptError(Notice("file_too_many_records", limit=MAX_FILE_RECORDS))
             for _ in range(count):
                 recs.append(read(unpacker.unpack))
     except _Cut:
         cut = True
     if obj.get("format") != FORMAT:
         raise TranscriptError(
-            "not a p2pcards transcript (no format marker)"
-            if not cut or "format" in obj
-            else "not a p2pcards transcript: it ends before its format marker (truncated)"
+            Notice("file_no_marker" if not cut or "format" in obj else "file_cut_before_marker")
         )
     version = obj.get("version")
     if "version" not in obj and cut:
-        raise TranscriptError("the transcript file is cut short before its first record (truncated)")
+        raise TranscriptError(Notice("file_cut_before_records"))
     if type(version) is not int or version != FORMAT_VERSION:
-        raise TranscriptError(f"unsupported transcript version {show(version)}")
+        raise TranscriptError(Notice("file_version", version=show(version)))
     if "records" not in obj and not cut:
-        raise TranscriptError("transcript records must be a list")
+        raise TranscriptError(Notice("file_records_not_list"))
     if cut and not recs:
-        raise TranscriptError("the transcript file is cut short before its first record (truncated)")
+        raise TranscriptError(Notice("file_cut_before_records"))
     if not cut and unpacker.tell() != len(data):
-        raise TranscriptError(
-            f"{len(data) - unpacker.tell()} trailing bytes after the transcript: the file was altered"
-        )
+        raise TranscriptError(Notice("file_trailing", n=len(data) - unpacker.tell()))
     pairs = []
     for item in recs:
         pairs.append((item[0], item[1]) if type(item) is list and len(item) == 2 else (None, None))
@@ -583,8 +580,8 @@ class _Recovery:
             other = key not in self.reframed and self.spans.get(key) == len(_MARKERS[key]) and whole
             if written or (other and not confirmed):
                 if key == "format":
-                    raise TranscriptError("not a p2pcards transcript (no format marker)")
-                raise TranscriptError(f"unsupported transcript version {show(value)}")
+                    raise TranscriptError(Notice("file_no_marker"))
+                raise TranscriptError(Notice("file_version", version=show(value)))
             at, marker = self.value_at[key], _MARKERS[key]
             where = _first_diff(self.data, at, at + len(marker), marker)
             reads = "cannot be read" if value is _UNREADABLE else f"reads {show(value)}"
@@ -936,5 +933,5 @@ def load(path: str | os.PathLike[str]) -> TranscriptFile:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        raise TranscriptError(f"cannot read {path}: {e.strerror or e}") from None
+        raise TranscriptError(Notice("file_unreadable", path=str(path), error=e.strerror or str(e))) from None
     return decode_file(data)
