@@ -91,3 +91,8 @@ def test_a_file_that_is_not_a_journal_is_refused_by_name(home: Path) -> None:
         "it is left as it is.\n"
     )
     assert path.read_bytes() == b"hello"
+    said = run(str(path), "--lang", "it").output
+    assert said == (
+        f"Errore: {path} non si può riprendere: non è un diario p2pcards, o la sua intestazione è "
+        "danneggiata; resta com'è.\n"
+    )

@@ -27,6 +27,7 @@ from typing import Any
 
 from p2pcards.errors import TranscriptError
 from p2pcards.protocol.messages import MAX_SEATS, Player
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, SignedRecord, WireError, pack, parse_record, unpack_untrusted
 
 FORMAT = "p2pcards-journal"
@@ -64,9 +65,9 @@ class JournalHeader:
     @classmethod
     def from_wire(cls, obj: Any) -> JournalHeader:
         if type(obj) is not dict or obj.get("format") != FORMAT:
-            raise TranscriptError("not a p2pcards journal")
+            raise TranscriptError(Notice("journal_not"))
         if obj.get("version") != VERSION:
-            raise TranscriptError(f"unsupported journal version {obj.get('version')!r}")
+            raise TranscriptError(Notice("journal_version", version=repr(obj.get("version"))))
         try:
             roster = tuple(Player(name=n, key=k) for n, k in obj["roster"])
             header = cls(
@@ -79,7 +80,7 @@ class JournalHeader:
                 session=obj["session"],
             )
         except (KeyError, TypeError, ValueError):
-            raise TranscriptError("the journal's header is damaged") from None
+            raise TranscriptError(Notice("journal_damaged")) from None
         ok = (
             type(header.game) is str
             and type(header.game_id) is bytes
@@ -93,7 +94,7 @@ class JournalHeader:
             and type(header.session) is dict
         )
         if not ok:
-            raise TranscriptError("the journal's header is damaged")
+            raise TranscriptError(Notice("journal_damaged"))
         return header
 
 
@@ -150,7 +151,7 @@ def read_journal(data: bytes) -> JournalContents:
     """Read a journal; TranscriptError if not even its header is sound."""
     entries, sound = _entries(data)
     if not entries:
-        raise TranscriptError("not a p2pcards journal, or its header is damaged")
+        raise TranscriptError(Notice("journal_not_or_damaged"))
     header = JournalHeader.from_wire(entries[0])
     records: list[SignedRecord] = []
     for i, item in enumerate(entries[1:], start=1):

@@ -84,6 +84,10 @@ NOTICES: dict[str, str] = {
     "file_records_not_list": "transcript records must be a list",
     "file_version": "unsupported transcript version {version}",
     "file_trailing": "{n} trailing bytes after the transcript: the file was altered",
+    "journal_not": "not a p2pcards journal",
+    "journal_version": "unsupported journal version {version}",
+    "journal_damaged": "the journal's header is damaged",
+    "journal_not_or_damaged": "not a p2pcards journal, or its header is damaged",
 }
 """The English of every notice, by key."""
 
