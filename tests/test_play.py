@@ -460,23 +460,36 @@ def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
     )
 
 
-def test_a_suit_s_french_or_italian_letter_is_answered_with_the_notation() -> None:
+def test_a_card_in_french_or_italian_letters_is_answered_with_the_notation() -> None:
     hand = [parse_card(t) for t in ("10S", "QC", "KD")]
     menu = build_menu(_legal("10S", "QC", "KD"))
     for lang, text, said in (
-        ("it", "10p", "10p non è una carta - il seme si scrive con la lettera inglese (S picche,"),
-        ("fr", "Qt", "Qt n'est pas une carte - une couleur s'écrit avec sa lettre anglaise (S pique,"),
-        ("en", "kq", "kq is not a card - a suit is written with its English letter (S spades,"),
+        ("it", "10p", "10p non è una carta - una carta si scrive con il valore in inglese (A, 2-10, J"),
+        ("fr", "Vc", "Vc n'est pas une carte - une carte s'écrit avec sa hauteur en anglais (A, 2-10, J"),
+        ("en", "kq", "kq is not a card - a card is written with its rank in English (A, 2-10, J, Q, K)"),
     ):
         got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator(lang))
         assert isinstance(got, Problem) and got.message.startswith(said), got
-    endings = {"10p": "10S", "Qt": "QC", "kq": "KD", "7f": "7C", "ak": "AD"}
-    for text, card in endings.items():
+    meant = {
+        "10p": "10S",  # picche, pique
+        "Qt": "QC",  # trèfle
+        "kq": "KD",  # quadri
+        "7f": "7C",  # fiori
+        "ak": "AD",  # carreau
+        "Vc": "JH",  # valet de cœur: with a French rank, c is cœur
+        "Rp": "KS",  # roi de pique, re di picche
+        "Dq": "QD",  # donna di quadri
+        "Fcuori": "JH",  # fante di cuori
+        "dh": "QH",
+    }
+    for text, card in meant.items():
         got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("en"))
         assert isinstance(got, Problem) and got.message.endswith(f": {card}"), (text, got)
-    # Anything else keeps the usual hint.
-    got = parse_answer("7x", menu, seat=0, hand=hand, tr=Translator("it"))
-    assert isinstance(got, Problem) and got.message.startswith("7x non è una carta - scrivi un numero")
+    # Anything else keeps the usual hint (a French rank with no suit, an unknown letter).
+    for text in ("7x", "vx", "dame", "rien"):
+        got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("it"))
+        assert isinstance(got, Problem)
+        assert got.message.startswith(f"{text} non è una carta - scrivi un numero")
 
 
 def test_two_nines_typed_together_choose_the_double_play() -> None:

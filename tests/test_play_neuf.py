@@ -734,7 +734,7 @@ def test_le_neuf_takes_a_card_with_its_suit_named_and_explains_a_native_letter()
     )
     got = parse_card_answer("Q p", cards, seat=1, tr=tr)
     assert isinstance(got, Problem)
-    assert got.message == (
-        "Q p n'est pas une carte - une couleur s'écrit avec sa lettre anglaise"
-        " (S pique, H cœur, D carreau, C trèfle), son symbole ou son nom : QS"
-    )
+    assert got.message.startswith("Q p n'est pas une carte - une carte s'écrit avec sa hauteur en anglais")
+    assert got.message.endswith("(S pique, H cœur, D carreau, C trèfle), son symbole ou son nom : QS")
+    got = parse_card_answer("R c", cards, seat=1, tr=tr)
+    assert isinstance(got, Problem) and got.message.endswith(" : KH")

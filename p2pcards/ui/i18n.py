@@ -111,9 +111,12 @@ def parse_suit_word(text: str) -> str:
 
 
 _RANK_THEN_WORD = re.compile(r"(10|[2-9]|[AJQKTajqkt])\s*(\S.*)")
-_NATIVE_LETTERS = {"p": "S", "k": "D", "q": "D", "f": "C", "t": "C"}
+_NATIVE_SUITS = {"p": "S", "k": "D", "q": "D", "f": "C", "t": "C"}
 """First letters of suit names in French (pique, cœur, carreau, trèfle) and Italian (picche,
 cuori, quadri, fiori) that are no English suit letter: ``10p`` means a card, not a typo."""
+_NATIVE_RANKS = {"v": "J", "r": "K", "d": "Q", "f": "J"}
+"""Court cards by their French (valet, dame, roi) and Italian (fante, donna, re) letters."""
+_NATIVE_CARD = re.compile(r"(10|[2-9]|[AJQKTajqkt]|[vrdfVRDF])\s*(\S.*)")
 
 
 def read_card(text: str) -> Card:
@@ -129,14 +132,28 @@ def read_card(text: str) -> Card:
         return parse_card(m.group(1) + suit)
 
 
-def native_suit_letter(text: str) -> str | None:
-    """The card meant by a rank and a French or Italian suit's first letter (``10p`` is
-    ``10S``, ``Qf`` is ``QC``), written as it should be; None for anything else. Such a
-    player needs the notation, not the list of moves."""
-    m = _RANK_THEN_WORD.fullmatch(text.strip())
-    if m is None or m.group(2).lower() not in _NATIVE_LETTERS:
+def native_card(text: str) -> str | None:
+    """The card meant by ``text`` written with a French or Italian letter for its rank or
+    its suit (``10p`` is ``10S``, ``Vc`` valet de cœur ``JH``, ``Dq`` donna di quadri
+    ``QD``), written as it should be; None for anything else. Such a player needs the
+    notation, not the list of moves; the card is only shown, never played for them."""
+    m = _NATIVE_CARD.fullmatch(text.strip())
+    if m is None:
         return None
-    return parse_card(m.group(1) + _NATIVE_LETTERS[m.group(2).lower()]).text()
+    rank, suit = m.group(1).lower(), m.group(2).lower()
+    native_rank = rank in _NATIVE_RANKS
+    if suit in _NATIVE_SUITS:
+        letter = _NATIVE_SUITS[suit]
+    elif native_rank and suit == "c":  # cœur, cuori: with a French or Italian rank, c is hearts
+        letter = "H"
+    elif native_rank:
+        try:
+            letter = parse_suit_word(suit)
+        except CardParseError:
+            return None
+    else:
+        return None
+    return parse_card(_NATIVE_RANKS.get(rank, rank) + letter).text()
 
 
 # ---------------------------------------------------------------------------
@@ -210,8 +227,8 @@ _EN: dict[str, str] = {
     "drew_forced": "An Ace makes you draw: you get {card}.",
     "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
     "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
-    "err_suit_letters": "{text} is not a card - a suit is written with its English letter"
-    " (S spades, H hearts, D diamonds, C clubs), its symbol or its name: {example}",
+    "err_notation": "{text} is not a card - a card is written with its rank in English (A, 2-10, J, Q, K),"
+    " then its suit's English letter (S spades, H hearts, D diamonds, C clubs), symbol or name: {example}",
     "err_number": "There is no move {text} - type a number 1-{n}",
     "err_number_one": "There is no move {text} - type 1",
     "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",

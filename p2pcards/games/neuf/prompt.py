@@ -25,7 +25,7 @@ from p2pcards.cards import SUIT_OF, Card
 from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_suit_letter, read_card
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, read_card
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
 
@@ -66,9 +66,9 @@ def parse_card_answer(
 
 
 def _hint(tr: Translator, text: str, cards: Sequence[Card]) -> str:
-    meant = native_suit_letter("".join(text.split()))
+    meant = native_card("".join(text.split()))
     if meant is not None:
-        return tr("err_suit_letters", text=text, example=meant)
+        return tr("err_notation", text=text, example=meant)
     example = cards[0].text()
     if len(cards) == 1:
         return tr("err_not_card_one", text=text, example=example)

@@ -29,7 +29,7 @@ from p2pcards.games.nines.rules import (
     PlayNines,
     SeatView,
 )
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_suit_letter, parse_suit_word, read_card
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, parse_suit_word, read_card
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import Style, render_options
 
@@ -217,9 +217,9 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
 
 
 def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
-    meant = native_suit_letter(text)
+    meant = native_card(text)
     if meant is not None:
-        return tr("err_suit_letters", text=text, example=meant)
+        return tr("err_notation", text=text, example=meant)
     example = next((o.cards[0].text() for o in options if o.cards), "7H")
     if len(options) == 1:
         key = "err_not_card_enter" if options[0].kind in ("draw", "pass") else "err_not_card_one"
