@@ -29,6 +29,8 @@ pexpect = pytest.importorskip("pexpect")
 
 MOVE = r"Your move > "
 FINGERPRINT = r"digits\? [^\n]*> "
+DEALER_SUIT = r"you deal: name the active suit\.\s+Which suit\? [^\n]*> "
+"""Ann deals and the up card is a 9: her first question is the suit, not a move."""
 
 
 class HumanThread:
@@ -113,8 +115,8 @@ def table_with_ann(
         if typed_first is not None:
             ann.sendline(typed_first)  # before any prompt
         try:
-            while ann.expect([MOVE, FINGERPRINT], timeout=60) == 1:
-                ann.sendline("y")
+            while (seen := ann.expect([MOVE, FINGERPRINT, DEALER_SUIT], timeout=60)) != 0:
+                ann.sendline("y" if seen == 1 else "1")
             yield Table(host, bob, ann, screen)
         finally:
             close_human(ann)
