@@ -134,3 +134,18 @@ async def test_a_puppet_in_a_known_players_seat_is_announced_before_the_first_sh
     assert outcomes[0].status == "over"  # a warning, not a refusal: the people decide
     # The host's node said it before its table's first step (the run of the second game).
     assert said_before_play[-2] == warned or said_before_play[-1] == warned, said_before_play
+
+
+def test_a_game_against_the_bots_of_this_computer_remembers_nobody(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots of ``play`` are new every game: remembering them would warn, at a later
+    table, that a friend named Bob has a new key."""
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    for seed in (1, 2):
+        result = CliRunner().invoke(
+            main, ["play", "-n", "3", "--seed", str(seed), "--lang", "en"], input="score\nquit\ny\n"
+        )
+        assert "Game abandoned" in result.output, result.output
+    assert list(tmp_path.glob("transcripts/*.p2pt"))  # the games were played, as nodes
+    assert KnownPlayers.load(tmp_path).players == {}

@@ -585,6 +585,9 @@ async def play_on_loopback(
             entropy=entropies[seat],
             keep_transcript=seat == 0,
             journal=False,
+            # The bots of this process are no players met: they are new every game, and a
+            # friend named like one of them would be taken for them with a new key.
+            known_players=False,
             leave_on_signals=leave_on_signals and seat == 0,
             bot=seat in bots,
         )
