@@ -11,6 +11,7 @@ of a hand, the one-line errors of ``join`` and ``audit``, and the
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import re
@@ -190,6 +191,31 @@ def human_match(
         others = [(p.name, p.finish(timeout=30), p.output()) for p in (host, bob)]
     screen = (tmp_path / "ann.screen").read_text(encoding="utf-8", errors="replace")
     return HumanRun(seat, screen, status, others, files[2], files[:2])
+
+
+def test_bots_seated_from_the_hosts_own_computer_sign_with_keys_of_their_own(tmp_path: Path) -> None:
+    """One data directory for the host and two bots joining it (a person adding bots from
+    another terminal): each bot signs with its own key, kept by its name, so the table
+    takes them; the person's remembered name is not theirs, nor theirs the person's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"name": "Ann"}')
+    code = new_code()
+    with processes(tmp_path) as procs:
+        hal = ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code]
+        host, port = start_host(procs, hal, home=home)
+        joiners = []
+        for i, extra in enumerate([["--bot", "random"], ["--bot", "heuristic", "--name", "Robo"]]):
+            args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, *extra]
+            joiners.append(procs.spawn(f"join{i}", args, home=home, P2PCARDS_CODE=code))
+            assert host.wait_for(f"At the table ({i + 2} of 3)", timeout=30), host.tail()
+        nodes = [host, *joiners]
+        statuses = [node.finish(timeout=90) for node in nodes]
+    assert statuses == [0, 0, 0], "\n".join(node.tail() for node in nodes)
+    assert "At the table (3 of 3): Hal, Random and Robo" in host.output(), host.tail()
+    assert json.loads((home / "config.json").read_text()) == {"name": "Ann"}
+    assert len(list((home / "bots").glob("*.key"))) == 3
+    assert not (home / "known_players.json").exists()  # bots remember nobody
 
 
 def test_human_seat_plays_a_whole_match_at_a_terminal(tmp_path: Path) -> None:

@@ -96,3 +96,23 @@ def test_a_file_that_is_not_a_journal_is_refused_by_name(home: Path) -> None:
         f"Errore: {path} non si può riprendere: non è un diario p2pcards, o la sua intestazione è "
         "danneggiata; resta com'è.\n"
     )
+
+
+def test_a_bot_signs_with_a_key_of_its_own_kept_by_its_name(home: Path) -> None:
+    """A person may seat a bot beside themself from this computer: a table refuses one key
+    twice. A journal's seat is resumed with whichever identity kept here is its key."""
+    from p2pcards.net.node import unfinished_games
+
+    me = storage.load_identity(home)
+    robo = storage.load_identity(home, bot="Robo")
+    assert robo.public_key != me.public_key
+    assert storage.load_identity(home, bot="Robo").public_key == robo.public_key  # from game to game
+    other = storage.load_identity(home, bot="Rôbo")
+    assert other.public_key not in (me.public_key, robo.public_key)
+    for identity in (me, robo, other):
+        found = storage.identity_for(identity.public_key, home)
+        assert found is not None and found.public_key == identity.public_key
+    assert storage.identity_for(bytes(32), home) is None
+    journal(home, SESSION)
+    [unfinished] = unfinished_games(home)
+    assert unfinished.key == me.public_key

@@ -17,6 +17,8 @@ from p2pcards.cli.network import (
     _network_options,
     _run_node,
     _said,
+    _seat_identity,
+    _seat_name,
 )
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
@@ -148,6 +150,7 @@ def join(
     The host chooses the game (Nines or Le Neuf) and its rules; this node
     learns them when it joins.
     """
+    from p2pcards.errors import P2PCardsError
     from p2pcards.net import discovery
     from p2pcards.net.addresses import show_address
     from p2pcards.net.node import join_game, resume_game, unfinished_games
@@ -201,16 +204,21 @@ def join(
         return
     host_name, host_port = _parse_address(address, tr)
     # The same command again after a crash: back into the game this node had not finished.
-    earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port)]
+    # Only a game this seat played: a person and a bot may have joined one host from here.
+    try:
+        me: bytes | None = _seat_identity(_seat_name(opts["name"], opts["bot"]), opts["bot"]).public_key
+    except P2PCardsError:  # (said when the node starts)
+        me = None
+    earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port) and u.key == me]
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
         click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
-        _check_resumable(earlier[0].path, tr)
+        seat_key = _check_resumable(earlier[0].path, tr)
 
         async def resume(config: NodeConfig) -> Outcome:
             return await resume_game(config, earlier[0].path)
 
-        _run_node("join", resume, port=0, **opts)
+        _run_node("join", resume, port=0, seat_key=seat_key, **opts)
         return
     code = _ask_code(code, tr)
 

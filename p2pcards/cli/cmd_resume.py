@@ -59,9 +59,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         if not 1 <= index <= len(games):
             raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
         path = games[index - 1].path
-    _check_resumable(path, tr)
+    seat_key = _check_resumable(path, tr)
 
     async def run(config: NodeConfig) -> Outcome:
         return await resume_game(config, path)
 
-    _run_node("resume", run, port=0, **opts)
+    _run_node("resume", run, port=0, seat_key=seat_key, **opts)

@@ -19,6 +19,7 @@ MAX_CLOCK = 86_400
 others accept. Written here so that ``p2pcards --help`` does not load the message schemas."""
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from p2pcards.crypto.identity import Identity
     from p2pcards.net.node import NodeConfig, Outcome
 
 NODE_EXIT_CODES = (
@@ -89,12 +90,33 @@ def _network_options(f: Command) -> Command:
     return f
 
 
+def _seat_name(name: str | None, bot: str | None) -> str:
+    """The name this seat sits under: the one given, else a person's remembered name (or
+    their login), a bot's strategy (``expert`` for ``--bot expert:0.5``)."""
+    import getpass
+
+    from p2pcards.net import storage
+
+    if name is not None:
+        return _usable_name(name)
+    if bot is not None:
+        return _check_name(bot.split(":")[0].capitalize())
+    return _check_name(storage.remembered_name() or getpass.getuser() or "player")
+
+
+def _seat_identity(name: str, bot: str | None) -> Identity:
+    """Who signs for this seat: the person's key, or the key of the bot of that name."""
+    from p2pcards.net import storage
+
+    return storage.load_identity(bot=name if bot is not None else None)
+
+
 def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, name: str | None,
               bot: str | None, transcript: str | None, lang: str | None,
               turn_timeout: float, step_timeout: float, grace: float, bind: str,
-              port: int, no_port_mapping: bool) -> None:  # fmt: skip
-    """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio."""
-    import getpass
+              port: int, no_port_mapping: bool, seat_key: bytes | None = None) -> None:  # fmt: skip
+    """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio.
+    ``seat_key``: a journal's seat is resumed with the identity kept here under that key."""
     import random
     from pathlib import Path
 
@@ -125,11 +147,11 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
-        if name is None:
-            name = storage.remembered_name() or getpass.getuser() or "player"
-        name = _check_name(name)
-        identity = storage.load_identity()
-        storage.remember_name(name)
+        name = _seat_name(name, bot)
+        found = None if seat_key is None else storage.identity_for(seat_key)
+        identity = found or _seat_identity(name, bot)
+        if bot is None:  # (a bot's name is not the person's)
+            storage.remember_name(name)
         ui = NetworkUI(console, human=bot is None)
         decide = bot_decider(bot, random.Random()) if bot is not None else ui.decide
         config = NodeConfig(
@@ -149,6 +171,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             leaving=ui.leaving,
             confirming=ui.confirming if bot is None else None,
             leave_on_signals=True,
+            known_players=bot is None,  # (the person remembers whom they met, once)
         )
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
@@ -196,7 +219,7 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
-def _check_resumable(path: Path, tr: Any) -> None:
+def _check_resumable(path: Path, tr: Any) -> bytes:
     """Refuse a journal that cannot be resumed in one sentence naming the file, before
     anything runs: the journal stays as it is, so nothing of the game is lost (a mended
     copy, or a newer p2pcards, may still resume it). The network session is what
@@ -225,3 +248,4 @@ def _check_resumable(path: Path, tr: Any) -> None:
     )
     if not usable:
         raise click.ClickException(tr("resume_no_session", path=shown))
+    return bytes(header.roster[header.seat].key)

@@ -575,6 +575,8 @@ class Unfinished:
     host_address: tuple[str, int] | None
     records: int
     modified: float
+    key: bytes = b""
+    """The public key of the seat the journal was kept for."""
 
 
 def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
@@ -596,6 +598,7 @@ def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
                     host_address=address,
                     records=len(contents.records),
                     modified=path.stat().st_mtime,
+                    key=bytes(contents.header.roster[contents.header.seat].key),
                 )
             )
         except (OSError, TranscriptError, TypeError, ValueError, IndexError):

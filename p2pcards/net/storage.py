@@ -13,11 +13,13 @@ import hashlib
 import json
 import os
 import time
+import unicodedata
 from pathlib import Path
 
 import platformdirs
 
 from p2pcards.crypto.identity import Identity
+from p2pcards.errors import UsageError
 
 
 def data_dir() -> Path:
@@ -27,9 +29,39 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("p2pcards", appauthor=False))
 
 
-def load_identity(directory: Path | None = None) -> Identity:
-    """This user's Ed25519 identity, created (mode 0600) on first use."""
-    return Identity.load_or_create((directory or data_dir()) / "identity.key")
+def load_identity(directory: Path | None = None, *, bot: str | None = None) -> Identity:
+    """This user's Ed25519 identity, created (mode 0600) on first use; with ``bot``, the
+    identity of the bot seated under that name. A bot is not the person: it signs with a
+    key of its own, so that a person may seat one beside themself at a table (a table
+    refuses a key twice), and its key stays the same from game to game, as a person's."""
+    base = directory or data_dir()
+    if bot is None:
+        return Identity.load_or_create(base / "identity.key")
+    return Identity.load_or_create(base / BOTS / f"{_name_digest(bot)}.key")
+
+
+BOTS = "bots"
+"""The folder of the data directory that holds the bots' identities, one file by name."""
+
+
+def _name_digest(name: str) -> str:
+    """A file name for any seat name (names may hold any letter of any script)."""
+    return hashlib.sha256(unicodedata.normalize("NFC", name).encode()).hexdigest()[:24]
+
+
+def identity_for(key: bytes, directory: Path | None = None) -> Identity | None:
+    """The identity kept here whose public key is ``key``: the user's or a bot's; None if
+    none is (a journal copied from another computer)."""
+    base = directory or data_dir()
+    paths = [base / "identity.key", *sorted((base / BOTS).glob("*.key"))]
+    for path in paths:
+        try:
+            identity = Identity.load(path)
+        except UsageError:  # missing, unreadable or damaged: not this one
+            continue
+        if identity.public_key == key:
+            return identity
+    return None
 
 
 def _config_path(directory: Path | None) -> Path:
