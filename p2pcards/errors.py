@@ -26,6 +26,18 @@ class CardParseError(UsageError, ValueError):
     """Text that is not a card or a suit in any notation of ``docs/rules-nines.md``."""
 
 
+class KeyFileError(UsageError):
+    """An identity key file that cannot be used: ``kind`` says why (``missing``,
+    ``unreadable``, ``not-a-file``, ``too-open``, ``corrupt``), ``detail`` what the
+    system said or the file's mode, so that the interface can say it in any language."""
+
+    def __init__(self, kind: str, path: str, message: str, detail: str = "") -> None:
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+        super().__init__(message)
+
+
 class RuleOptionError(UsageError, ValueError):
     """An unknown or inconsistent rule option."""
 

@@ -356,3 +356,24 @@ def test_the_command_typed_alone_shows_its_help_not_an_error(lang: str, first: s
     assert "Error" not in result.output and "Erreur" not in result.output
     assert result.output.count(first) == 1
     assert all(name in result.output for name in ("host", "join", "play", "audit"))
+
+
+def test_an_identity_key_file_that_cannot_be_used_is_said_in_the_players_language(tmp_path: Path) -> None:
+    from p2pcards.net import storage
+
+    key = tmp_path / "identity.key"
+    key.write_bytes(b"garbage\n")
+    key.chmod(0o600)
+    with pytest.raises(UsageError) as raised:
+        storage.load_identity(tmp_path)
+    said = cli._said(raised.value, Translator("fr"))
+    assert said.startswith(f"le fichier de clé d'identité {key} est abîmé (ce n'est pas un fichier de clé")
+    assert key.read_bytes() == b"garbage\n"  # left as it is: nothing is lost
+    key.chmod(0o644)
+    with pytest.raises(UsageError) as raised:
+        storage.load_identity(tmp_path)
+    assert cli._said(raised.value, Translator("it")) == (
+        f"il file della chiave d'identità {key} ha i permessi 0644, che lasciano leggerlo agli altri "
+        f"utenti; correggi con: chmod 600 {key}"
+    )
+    assert str(raised.value).startswith(f"the identity key file {key} has permissions 0644")

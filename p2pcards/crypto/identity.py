@@ -19,7 +19,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from p2pcards.errors import UsageError
+from p2pcards.errors import KeyFileError
 
 PUBLIC_KEY_SIZE = 32
 PRIVATE_KEY_SIZE = 32
@@ -90,22 +90,28 @@ class Identity:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Identity:
-        """Read a key file; :class:`UsageError` if it is missing, unreadable, corrupt or too open."""
+        """Read a key file; a :class:`~p2pcards.errors.KeyFileError` (a usage error) if it is
+        missing, unreadable, corrupt or too open."""
         path = Path(path)
         try:
             fd = os.open(path, os.O_RDONLY)
         except FileNotFoundError:
-            raise UsageError(f"no identity key file at {path}") from None
+            raise KeyFileError("missing", str(path), f"no identity key file at {path}") from None
         except OSError as exc:
-            raise UsageError(f"cannot read identity key file {path}: {exc.strerror}") from None
+            message = f"cannot read identity key file {path}: {exc.strerror}"
+            raise KeyFileError("unreadable", str(path), message, str(exc.strerror)) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise UsageError(f"identity key file {path} is not a regular file")
+                raise KeyFileError("not-a-file", str(path), f"identity key file {path} is not a regular file")
             if os.name == "posix" and info.st_mode & 0o077:
-                raise UsageError(
-                    f"identity key file {path} has permissions {stat.S_IMODE(info.st_mode):04o}, "
-                    f"which let other users read it; fix with: chmod 600 {path}"
+                mode = f"{stat.S_IMODE(info.st_mode):04o}"
+                raise KeyFileError(
+                    "too-open",
+                    str(path),
+                    f"identity key file {path} has permissions {mode}, "
+                    f"which let other users read it; fix with: chmod 600 {path}",
+                    mode,
                 )
             raw = os.read(fd, _MAX_FILE_SIZE + 1)
         finally:
@@ -116,7 +122,9 @@ class Identity:
                 raise ValueError
             return cls.from_bytes(bytes.fromhex(key_hex))
         except ValueError:
-            raise UsageError(f"identity key file {path} is corrupt (not a p2pcards key file)") from None
+            raise KeyFileError(
+                "corrupt", str(path), f"identity key file {path} is corrupt (not a p2pcards key file)"
+            ) from None
 
     @classmethod
     def load_or_create(cls, path: str | os.PathLike[str]) -> Identity:

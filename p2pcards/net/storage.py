@@ -19,7 +19,8 @@ from pathlib import Path
 import platformdirs
 
 from p2pcards.crypto.identity import Identity
-from p2pcards.errors import UsageError
+from p2pcards.errors import KeyFileError, UsageError
+from p2pcards.protocol.notice import Notice
 
 
 def data_dir() -> Path:
@@ -35,9 +36,12 @@ def load_identity(directory: Path | None = None, *, bot: str | None = None) -> I
     key of its own, so that a person may seat one beside themself at a table (a table
     refuses a key twice), and its key stays the same from game to game, as a person's."""
     base = directory or data_dir()
-    if bot is None:
-        return Identity.load_or_create(base / "identity.key")
-    return Identity.load_or_create(base / BOTS / f"{_name_digest(bot)}.key")
+    path = base / "identity.key" if bot is None else base / BOTS / f"{_name_digest(bot)}.key"
+    try:
+        return Identity.load_or_create(path)
+    except KeyFileError as e:  # (said in the person's language; the file is left as it is)
+        key = "keyfile_" + e.kind.replace("-", "_")
+        raise UsageError(Notice(key, path=e.path, detail=e.detail)) from None
 
 
 BOTS = "bots"

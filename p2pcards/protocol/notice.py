@@ -88,6 +88,14 @@ NOTICES: dict[str, str] = {
     "journal_version": "unsupported journal version {version}",
     "journal_damaged": "the journal's header is damaged",
     "journal_not_or_damaged": "not a p2pcards journal, or its header is damaged",
+    "keyfile_missing": "no identity key file at {path}",
+    "keyfile_unreadable": "cannot read the identity key file {path}: {detail}",
+    "keyfile_not_a_file": "the identity key file {path} is not a regular file",
+    "keyfile_too_open": "the identity key file {path} has permissions {detail}, which let other users "
+    "read it; fix with: chmod 600 {path}",
+    "keyfile_corrupt": "the identity key file {path} is damaged (not a p2pcards key file); it is left "
+    "as it is: move it away and a new identity is made, under which the players who knew you "
+    "will be warned of a new key",
 }
 """The English of every notice, by key."""
 
