@@ -377,3 +377,25 @@ def test_an_identity_key_file_that_cannot_be_used_is_said_in_the_players_languag
         f"utenti; correggi con: chmod 600 {key}"
     )
     assert str(raised.value).startswith(f"the identity key file {key} has permissions 0644")
+
+
+def test_an_ipv6_address_whose_last_group_looks_like_a_port_says_how_a_port_is_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from p2pcards.cli.cmd_join import _parse_address
+
+    tr = Translator("fr")
+    assert _parse_address("2001:db8::5:7805", tr) == ("2001:db8::5:7805", 7777)
+    assert capsys.readouterr().out == (
+        "(2001:db8::5:7805 se lit comme une adresse IPv6, au port 7777 ; "
+        "le port 7805 de 2001:db8::5 s'écrit [2001:db8::5]:7805)\n"
+    )
+    for address, parsed in (
+        ("[2001:db8::5]:7805", ("2001:db8::5", 7805)),
+        ("2001:db8::5", ("2001:db8::5", 7777)),
+        ("2001:db8::a:1", ("2001:db8::a:1", 7777)),  # 1 is no port anyone types
+        ("192.0.2.5:7805", ("192.0.2.5", 7805)),
+        ("fe80::1%eth0", ("fe80::1%eth0", 7777)),
+    ):
+        assert _parse_address(address, tr) == parsed
+    assert capsys.readouterr().out == ""

@@ -42,6 +42,10 @@ def _parse_address(address: str, tr: Any) -> tuple[str, int]:
         host, port = a.split(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise click.BadParameter(tr("join_bad_address", address=repr(address)))
+    head, _, last = a.rpartition(":")
+    if a == host and ":" in head and last.isdigit() and 1024 <= int(last) < 65536:
+        # 2001:db8::5:7777 is an IPv6 address (port 7777 by default); say how a port is written
+        click.echo(tr("join_ipv6_port", address=a, host=head, port=last))
     return host, int(port)
 
 
