@@ -92,7 +92,7 @@ def _network_options(f: Command) -> Command:
 
 def _seat_name(name: str | None, bot: str | None) -> str:
     """The name this seat sits under: the one given, else a person's remembered name (or
-    their login), a bot's strategy (``expert`` for ``--bot expert:0.5``)."""
+    their login), a bot's strategy (``Expert`` for ``--bot expert:0.5``)."""
     import getpass
 
     from p2pcards.net import storage
@@ -224,7 +224,7 @@ def _check_resumable(path: Path, tr: Any) -> bytes:
     anything runs: the journal stays as it is, so nothing of the game is lost (a mended
     copy, or a newer p2pcards, may still resume it). The network session is what
     :func:`p2pcards.net.node.resume_game` reads: the seats' addresses, the host's and
-    the port this seat listened on."""
+    the port this seat listened on. Returns the public key of the journal's seat."""
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.journal import read_journal
     from p2pcards.safetext import clean
