@@ -101,7 +101,11 @@ def _seat_name(name: str | None, bot: str | None) -> str:
         return _usable_name(name)
     if bot is not None:
         return _check_name(bot.split(":")[0].capitalize())
-    return _check_name(storage.remembered_name() or getpass.getuser() or "player")
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):  # (no login name anywhere: a container, a service)
+        login = ""
+    return _check_name(storage.remembered_name() or login or "player")
 
 
 def _seat_identity(name: str, bot: str | None) -> Identity:
