@@ -274,6 +274,10 @@ async def test_one_key_takes_one_seat() -> None:
     async with lobby_server(4, identity=host_identity) as (lobby, port, ui), trio.open_nursery() as nursery:
         refused = await refusal(port, "copy", identity=host_identity)
         assert refused.reason == "same-key" and "already has a seat" in str(refused)
+        # Said as the joiner's own key, with how a second seat is played from one computer.
+        said = str(Translator("it").said(refused.args[0]))
+        assert said.startswith("l'host rifiuta: la tua chiave ha già un posto a questo tavolo (un secondo")
+        assert "P2PCARDS_HOME=CARTELLA p2pcards join" in said
         await seat_in_lobby(nursery, port, ui, "first", identity=twin)
         assert (await refusal(port, "second", identity=twin)).reason == "same-key"
         assert lobby.names() == ["host", "first"]

@@ -65,6 +65,9 @@ NOTICES: dict[str, str] = {
     "refusal_bad_signature": "the join signature does not match the key",
     "refusal_bad_key": "that public key cannot be used",
     "refusal_same_key": "that key already has a seat at this table",
+    "refusal_same_key_mine": "your key already has a seat at this table (a second seat played from this "
+    "computer needs a data directory of its own: P2PCARDS_HOME=DIR p2pcards join ...; a seat that "
+    "--bot plays has a key of its own)",
     "refusal_busy": "the host has too many connections waiting; try again shortly",
     "portmap_no_answer": "{method}: no answer",
     "portmap_no_answer_mapping": "{method}: no answer to the mapping request",
@@ -136,10 +139,13 @@ def refusal_key(reason: str) -> str:
 
 
 def refusal(reason: str, name: str | None = None) -> Notice | None:
-    """The notice for a refusal ``reason`` of the lobby, None for another; a name that is
-    taken is named when the joiner gives its ``name``."""
+    """The notice for a refusal ``reason`` of the lobby, None for another. Said to the
+    joiner (which gives its ``name``): a name taken is named, and a key already seated is
+    the joiner's own, with how a second seat is played from one computer."""
     if reason == "name-taken" and name is not None:
         return Notice("refusal_name_taken_by", name=repr(name))
+    if reason == "same-key" and name is not None:
+        return Notice("refusal_same_key_mine")
     key = refusal_key(reason)
     return Notice(key) if key in NOTICES else None
 
