@@ -612,3 +612,21 @@ def test_a_person_alone_with_bots_has_all_day_for_a_turn(monkeypatch: pytest.Mon
     assert isinstance(timeouts, Timeouts)
     assert timeouts.turn >= 24 * 3600 and timeouts.step == Timeouts().step
     assert "Game abandoned." in result.output
+
+
+def test_a_line_is_quoted_back_short_and_without_escapes() -> None:
+    """A pasted page or an escape sequence at the prompt is not said back whole: the hint
+    quotes at most a few words of it, on one line, with nothing the terminal would obey."""
+    hand = [parse_card(t) for t in ("10H", "9S")]
+    menu = build_menu(_legal("10H", "9S"))
+    for line in ("x" * 200_000, "\x1b[2J\x07zz", "\u202e9s zz", "7 " * 5000):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator("en"))
+        assert isinstance(got, Problem)
+        assert len(got.message) < 120, got.message[:200]
+        assert "\x1b" not in got.message and "\x07" not in got.message and "\u202e" not in got.message
+    out: list[str] = []
+    opts = PlayOptions(players=2, bot="random", seed=3, lang="en", offline=True)
+    lines = iter(["\x1b]0;title\x07" + "y" * 5000, "quit", "y"])
+    play_local(opts, read=lambda prompt: next(lines), write=out.append, style=Style(), echo=True)
+    echoed = [line for line in out if line.startswith("yyy")]
+    assert echoed and all(len(line) <= 200 and "\x1b" not in line for line in echoed), out[-5:]

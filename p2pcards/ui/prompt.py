@@ -31,6 +31,7 @@ import click
 
 from p2pcards.cards import SUITS
 from p2pcards.errors import CardParseError
+from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
 from p2pcards.ui.keyboard import Keyboard
 from p2pcards.ui.render import (
@@ -378,8 +379,8 @@ class Console:
             except KeyboardInterrupt:
                 self.write("")
                 raise Interrupted from None
-            if self.echo:
-                self.write(line)
+            if self.echo:  # (as a message quotes it, longer: never an escape to the terminal)
+                self.write(clean(line, ECHO_LIMIT))
             text = line.strip()
             cmd = COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
@@ -406,7 +407,7 @@ class Console:
             self.write("")  # end the question's line
             return True
         if self.echo:
-            self.write(line)
+            self.write(clean(line, ECHO_LIMIT))
         if COMMAND_WORDS.get(line.strip().lower()) in ("yes", "quit"):
             return True
         self.say(self.tr("net_stay"))
@@ -435,7 +436,20 @@ class Console:
             try:
                 return parse_suit_word(text)
             except CardParseError:
-                self.write(self.tr("err_not_suit", text=text or "''"))
+                self.write(self.tr("err_not_suit", text=typed(text)))
+
+
+TYPED_LIMIT = 24
+"""The most characters of a person's line that a message quotes back."""
+ECHO_LIMIT = 200
+"""The most characters of a line read from a pipe that are shown after its prompt."""
+
+
+def typed(text: str) -> str:
+    """What the person typed, as a message quotes it: on one line, without escape or bidi
+    controls, at most :data:`TYPED_LIMIT` characters (a pasted page is not said back);
+    ``''`` for nothing."""
+    return clean(text, TYPED_LIMIT) or "''"
 
 
 # ---------------------------------------------------------------------------

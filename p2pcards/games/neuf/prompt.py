@@ -26,7 +26,7 @@ from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, read_card
-from p2pcards.ui.prompt import Attempt, Console, Problem
+from p2pcards.ui.prompt import Attempt, Console, Problem, typed
 from p2pcards.ui.render import Style, render_options
 
 # ---------------------------------------------------------------------------
@@ -50,12 +50,13 @@ def parse_card_answer(
     if text.isdigit():
         k = int(text)
         if not 1 <= k <= n:
+            shown = typed(text)
             return Problem(
-                message=tr("err_number", text=text, n=n) if n > 1 else tr("err_number_one", text=text)
+                message=tr("err_number", text=shown, n=n) if n > 1 else tr("err_number_one", text=shown)
             )
         return PlayCard(seat=seat, card=cards[k - 1])
     if COMMAND_WORDS.get(text.lower()) in ("yes", "no"):
-        return Problem(message=tr("err_not_now", what=text, n=n))
+        return Problem(message=tr("err_not_now", what=typed(text), n=n))
     try:
         card = read_card("".join(words))  # "q ♠" is q♠: a rank and a suit typed apart
     except CardParseError:
@@ -68,11 +69,11 @@ def parse_card_answer(
 def _hint(tr: Translator, text: str, cards: Sequence[Card]) -> str:
     meant = native_card("".join(text.split()))
     if meant is not None:
-        return tr("err_notation", text=text, example=meant)
+        return tr("err_notation", text=typed(text), example=meant)
     example = cards[0].text()
     if len(cards) == 1:
-        return tr("err_not_card_one", text=text, example=example)
-    return tr("err_not_card", text=text, n=len(cards), example=example)
+        return tr("err_not_card_one", text=typed(text), example=example)
+    return tr("err_not_card", text=typed(text), n=len(cards), example=example)
 
 
 def explain_refusal(
@@ -140,7 +141,7 @@ class NeufHuman:
             if word == "no":
                 return False
             if text.isdigit() or _is_card(text):
-                con.say(tr("neuf_err_not_yet", text=text))
+                con.say(tr("neuf_err_not_yet", text=typed(text)))
             else:
                 con.say(tr("err_yes_no"))
 

@@ -30,7 +30,7 @@ from p2pcards.games.nines.rules import (
     SeatView,
 )
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, parse_suit_word, read_card
-from p2pcards.ui.prompt import Attempt, Console, Problem
+from p2pcards.ui.prompt import Attempt, Console, Problem, typed
 from p2pcards.ui.render import Style, render_options
 
 OptionKind = Literal["play", "nine", "double", "draw", "pass", "keep", "accept-skip"]
@@ -138,8 +138,9 @@ def parse_answer(
     if first.isdigit():
         k = int(first)
         if not 1 <= k <= n:
+            shown = typed(first)
             return Problem(
-                message=tr("err_number", text=first, n=n) if n > 1 else tr("err_number_one", text=first)
+                message=tr("err_number", text=shown, n=n) if n > 1 else tr("err_number_one", text=shown)
             )
         return _with_suit(options[k - 1], rest, tr)
     cmd = COMMAND_WORDS.get(first.lower())
@@ -150,7 +151,7 @@ def parse_answer(
         made: Action = {"draw": Draw, "keep": Keep, "pass": Pass}[cmd](seat=seat)
         return Attempt(action=made)
     if cmd in ("yes", "no") and not rest:
-        return Problem(message=tr("err_not_now", what=first, n=n))
+        return Problem(message=tr("err_not_now", what=typed(first), n=n))
     # Cards: "7h", "9s h", "9s 9h c" (two 9s), also "10 h" is not accepted: ranks stick to suits.
     cards: list[Card] = []
     while words and len(cards) < 2:
@@ -165,7 +166,7 @@ def parse_answer(
     if not cards:
         return Problem(message=_hint(tr, first, options))
     if len(words) > 1:
-        return Problem(message=tr("err_not_suit", text=" ".join(words)))
+        return Problem(message=tr("err_not_suit", text=typed(" ".join(words))))
     # The copy actually held, so that a refusal is about the rule, not about which copy.
     held: list[Card] = []
     for c in cards:
@@ -206,25 +207,25 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     if not rest:
         return Chosen(option=option)
     if len(rest) > 1:
-        return Problem(message=tr("err_not_suit", text=" ".join(rest)))
+        return Problem(message=tr("err_not_suit", text=typed(" ".join(rest))))
     if not option.needs_suit:
         card = option.cards[0].text() if option.cards else rest[0]
         return Problem(message=tr("err_no_suit_needed", card=card))
     try:
         return Chosen(option=option, suit=parse_suit_word(rest[0]))
     except CardParseError:
-        return Problem(message=tr("err_not_suit", text=rest[0]))
+        return Problem(message=tr("err_not_suit", text=typed(rest[0])))
 
 
 def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
     meant = native_card(text)
     if meant is not None:
-        return tr("err_notation", text=text, example=meant)
+        return tr("err_notation", text=typed(text), example=meant)
     example = next((o.cards[0].text() for o in options if o.cards), "7H")
     if len(options) == 1:
         key = "err_not_card_enter" if options[0].kind in ("draw", "pass") else "err_not_card_one"
-        return tr(key, text=text, example=example)
-    return tr("err_not_card", text=text, n=len(options), example=example)
+        return tr(key, text=typed(text), example=example)
+    return tr("err_not_card", text=typed(text), n=len(options), example=example)
 
 
 def explain_refusal(
