@@ -194,27 +194,29 @@ def human_match(
 
 
 def test_bots_seated_from_the_hosts_own_computer_sign_with_keys_of_their_own(tmp_path: Path) -> None:
-    """One data directory for the host and two bots joining it (a person adding bots from
+    """One data directory for the host and three bots joining it (a person adding bots from
     another terminal): each bot signs with its own key, kept by its name, so the table
-    takes them; the person's remembered name is not theirs, nor theirs the person's."""
+    takes them; the person's remembered name is not theirs, nor theirs the person's. A
+    second bot of one strategy, not named, takes the next free name (Random 2)."""
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.json").write_text('{"name": "Ann"}')
     code = new_code()
     with processes(tmp_path) as procs:
-        hal = ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code]
+        hal = ["-n", "4", "--bot", "random", "--name", "Hal", "--code", code]
         host, port = start_host(procs, hal, home=home)
         joiners = []
-        for i, extra in enumerate([["--bot", "random"], ["--bot", "heuristic", "--name", "Robo"]]):
+        bots = [["--bot", "random"], ["--bot", "heuristic", "--name", "Robo"], ["--bot", "random"]]
+        for i, extra in enumerate(bots):
             args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, *extra]
             joiners.append(procs.spawn(f"join{i}", args, home=home, P2PCARDS_CODE=code))
-            assert host.wait_for(f"At the table ({i + 2} of 3)", timeout=30), host.tail()
+            assert host.wait_for(f"At the table ({i + 2} of 4)", timeout=30), host.tail()
         nodes = [host, *joiners]
         statuses = [node.finish(timeout=90) for node in nodes]
-    assert statuses == [0, 0, 0], "\n".join(node.tail() for node in nodes)
-    assert "At the table (3 of 3): Hal, Random and Robo" in host.output(), host.tail()
+    assert statuses == [0, 0, 0, 0], "\n".join(node.tail() for node in nodes)
+    assert "At the table (4 of 4): Hal, Random, Robo and Random 2" in host.output(), host.tail()
     assert json.loads((home / "config.json").read_text()) == {"name": "Ann"}
-    assert len(list((home / "bots").glob("*.key"))) == 3
+    assert len(list((home / "bots").glob("*.key"))) == 4
     assert not (home / "known_players.json").exists()  # bots remember nobody
 
 

@@ -115,6 +115,37 @@ def _seat_identity(name: str, bot: str | None) -> Identity:
     return storage.load_identity(bot=name if bot is not None else None)
 
 
+BOT_NAMES = 8
+"""How many names a bot joining under its strategy's name tries (``Random``, ``Random 2``...)."""
+
+
+def _renamed_when_taken(
+    run: Callable[[NodeConfig], Awaitable[Outcome]],
+) -> Callable[[NodeConfig], Awaitable[Outcome]]:
+    """``run``, again under ``Random 2``, ``Random 3``... while the host says the name is
+    taken: a person seating two bots of one strategy need not name them. Each name is a
+    bot of its own, with its own key."""
+    from dataclasses import replace
+
+    from p2pcards.errors import JoinRefused
+    from p2pcards.net import storage
+
+    async def renamed(config: NodeConfig) -> Outcome:
+        base = config.name
+        for k in range(2, BOT_NAMES + 2):
+            try:
+                return await run(config)
+            except BaseException as e:  # (trio may wrap it in an exception group)
+                refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
+                if refused is None or refused.reason != "name-taken" or k > BOT_NAMES:
+                    raise
+            name = f"{base} {k}"
+            config = replace(config, name=name, identity=storage.load_identity(bot=name))
+        raise AssertionError("unreachable")
+
+    return renamed
+
+
 def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, name: str | None,
               bot: str | None, transcript: str | None, lang: str | None,
               turn_timeout: float, step_timeout: float, grace: float, bind: str,
@@ -151,7 +182,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
-        name = _seat_name(name, bot)
+        given, name = name, _seat_name(name, bot)
         found = None if seat_key is None else storage.identity_for(seat_key)
         identity = found or _seat_identity(name, bot)
         if bot is None:  # (a bot's name is not the person's)
@@ -177,6 +208,8 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             leave_on_signals=True,
             known_players=bot is None,  # (the person remembers whom they met, once)
         )
+        if kind == "join" and bot is not None and given is None:
+            run = _renamed_when_taken(run)
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
         leaves = _leaves(e)
