@@ -399,3 +399,21 @@ def test_an_ipv6_address_whose_last_group_looks_like_a_port_says_how_a_port_is_w
     ):
         assert _parse_address(address, tr) == parsed
     assert capsys.readouterr().out == ""
+
+
+def test_a_host_name_no_dns_could_hold_is_a_usage_error_not_a_crash() -> None:
+    """A label over 63 characters made the name lookup raise UnicodeError, out of the node
+    as a traceback. ``join`` refuses such an address as it refuses a bad port, and the dial
+    (of an address read back from a journal, say) makes it a connection that failed."""
+    import click
+
+    from p2pcards.cli.cmd_join import _parse_address
+    from p2pcards.net.dial import open_reusable
+
+    long = "a" * 100
+    for address in (f"{long}:7777", f"{long}.example", "a..b:7777"):
+        with pytest.raises(click.BadParameter):
+            _parse_address(address, Translator("en"))
+    assert _parse_address("münchen.example:7777", Translator("en")) == ("münchen.example", 7777)
+    with pytest.raises(OSError, match="is not a name a host can have"):
+        trio.run(open_reusable, f"{long}.example", 7777)

@@ -40,13 +40,22 @@ def _parse_address(address: str, tr: Any) -> tuple[str, int]:
             port = rest[1:] if rest.startswith(":") else ""
     elif a.count(":") == 1:
         host, port = a.split(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not port.isdigit() or not 0 < int(port) < 65536 or not _nameable(host):
         raise click.BadParameter(tr("join_bad_address", address=repr(address)))
     head, _, last = a.rpartition(":")
     if a == host and ":" in head and last.isdigit() and 1024 <= int(last) < 65536:
         # 2001:db8::5:7777 is an IPv6 address (port 7777 by default); say how a port is written
         click.echo(tr("join_ipv6_port", address=a, host=head, port=last))
     return host, int(port)
+
+
+def _nameable(host: str) -> bool:
+    """``host`` is an address, or a name that DNS could hold (labels of 1 to 63 characters)."""
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return False
+    return True
 
 
 CODE_TRIES = 3

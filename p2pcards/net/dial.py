@@ -86,7 +86,10 @@ async def connect_first(
 async def open_reusable(host: str, port: int) -> trio.SocketStream:
     """Like ``trio.open_tcp_stream``, from a local port that hole punching can bind again:
     every address the name resolves to, IPv6 first, each ``STAGGER`` s after the one before."""
-    infos = await trio.socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    try:
+        infos = await trio.socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except UnicodeError:  # a name no DNS could hold (a label over 63 characters): none to reach
+        raise OSError(f"{host!r} is not a name a host can have") from None
     if not infos:
         raise OSError(f"no address for {host}")
     infos.sort(key=lambda info: info[0] != socket.AF_INET6)
