@@ -406,6 +406,7 @@ def test_a_host_name_no_dns_could_hold_is_a_usage_error_not_a_crash() -> None:
     as a traceback. ``join`` refuses such an address as it refuses a bad port, and the dial
     (of an address read back from a journal, say) makes it a connection that failed."""
     import click
+    from click.testing import CliRunner
 
     from p2pcards.cli.cmd_join import _parse_address
     from p2pcards.net.dial import open_reusable
@@ -417,3 +418,9 @@ def test_a_host_name_no_dns_could_hold_is_a_usage_error_not_a_crash() -> None:
     assert _parse_address("münchen.example:7777", Translator("en")) == ("münchen.example", 7777)
     with pytest.raises(OSError, match="is not a name a host can have"):
         trio.run(open_reusable, f"{long}.example", 7777)
+    # --bind, too
+    for args in (["host"], ["join", "127.0.0.1:9", "--code", "5-ember-lantern"]):
+        result = CliRunner().invoke(cli.main, [*args, "--bind", long, "--lang", "it"])
+        assert result.exit_code == 2, result.output
+        assert f"'{long}' non è né un indirizzo né un nome di host" in result.output
+        assert isinstance(result.exception, SystemExit), result.exc_info

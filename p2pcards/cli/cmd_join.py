@@ -14,6 +14,7 @@ from p2pcards.cli.network import (
     NODE_EXIT_CODES,
     _check_resumable,
     _leaves,
+    _nameable,
     _network_options,
     _run_node,
     _said,
@@ -47,15 +48,6 @@ def _parse_address(address: str, tr: Any) -> tuple[str, int]:
         # 2001:db8::5:7777 is an IPv6 address (port 7777 by default); say how a port is written
         click.echo(tr("join_ipv6_port", address=a, host=head, port=last))
     return host, int(port)
-
-
-def _nameable(host: str) -> bool:
-    """``host`` is an address, or a name that DNS could hold (labels of 1 to 63 characters)."""
-    try:
-        host.encode("idna")
-    except UnicodeError:
-        return False
-    return True
 
 
 CODE_TRIES = 3

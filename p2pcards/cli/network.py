@@ -115,6 +115,15 @@ def _seat_identity(name: str, bot: str | None) -> Identity:
     return storage.load_identity(bot=name if bot is not None else None)
 
 
+def _nameable(host: str) -> bool:
+    """``host`` is an address, or a name that DNS could hold (labels of 1 to 63 characters)."""
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return False
+    return True
+
+
 BOT_NAMES = 8
 """How many names a bot joining under its strategy's name tries (``Random``, ``Random 2``...)."""
 
@@ -178,6 +187,8 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
     if name is not None:
         name = _usable_name(name)
     tr = Translator(language)
+    if bind and not _nameable(bind):
+        raise click.BadParameter(tr("bind_bad", address=repr(bind)), param_hint="'--bind'")
     try:
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()

@@ -180,6 +180,7 @@ for _cmd, _words in {
 _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
+    "bind_bad": "{address} is neither an address nor a host name",
     "join_ipv6_port": "({address} is read as an IPv6 address, at port 7777; port {port} of {host} is "
     "written [{host}]:{port})",
     "join_bad_address": "{address} is not HOST or HOST:PORT with a port from 1 to 65535 (for example"
