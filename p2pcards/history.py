@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.crypto.identity import fingerprint
+from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean, label_names
 
 if TYPE_CHECKING:
@@ -254,7 +255,7 @@ def find(folder: Path) -> list[GameEntry]:
     return entries
 
 
-GAME_NUMBER = re.compile(r"#?([1-9][0-9]{0,5})")
+GAME_NUMBER = re.compile(r"#?([0-9]{1,6})")
 """A game by its number in the listing: ``3`` or ``#3``."""
 
 
@@ -266,9 +267,9 @@ def numbered(which: str, folder: Path) -> Path | None:
         return None
     found = find(folder)
     k = int(m.group(1))
-    if k > len(found):
-        saved = f"{len(found)} file{'s' if len(found) != 1 else ''}"
-        raise LookupError(f"there is no game {k} in the history: it lists {saved} of {folder}")
+    if not 1 <= k <= len(found):
+        key = "history_no_game" if found else "history_no_game_empty"
+        raise LookupError(Notice(key, k=k, n=len(found), folder=str(folder)))
     return found[k - 1].path
 
 

@@ -275,6 +275,11 @@ def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: 
         assert shown.exit_code == 0 and shown.output == by_path.output and "── Hand 1" in shown.output
     missing = CliRunner().invoke(main, ["replay", "#9"], env=env)
     assert missing.exit_code == 2 and "there is no game 9 in the history" in missing.output
+    n = len(lines)
+    for which in ("0", "#0", "12345"):
+        said = CliRunner().invoke(main, ["replay", which, "--lang", "it"], env=env)
+        assert said.exit_code == 2, said.output
+        assert f"nella cronologia: le sue partite sono numerate da 1 a {n}" in said.output
 
 
 def test_a_player_named_you_is_not_marked_you_twice(tmp_path: Path) -> None:
