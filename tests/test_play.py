@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_record import replay, validate_record
 
 from p2pcards.cards import parse_card
@@ -630,3 +632,24 @@ def test_a_line_is_quoted_back_short_and_without_escapes() -> None:
     play_local(opts, read=lambda prompt: next(lines), write=out.append, style=Style(), echo=True)
     echoed = [line for line in out if line.startswith("yyy")]
     assert echoed and all(len(line) <= 200 and "\x1b" not in line for line in echoed), out[-5:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=st.text(max_size=40) | st.sampled_from(["Q pique", "10p", "Vc", "9s h", "2 cuori", "dh", "ff"]))
+def test_any_line_at_either_games_prompt_is_an_answer_never_an_error(line: str) -> None:
+    """Whatever is typed, each game's prompt answers it (a move, an attempt for the engine
+    to refuse, or a hint quoting it short and clean); it never raises."""
+    from p2pcards.games.neuf.prompt import parse_card_answer
+    from p2pcards.games.neuf.rules import PlayCard
+
+    hand = [parse_card(t) for t in ("10H", "9S", "KC")]
+    menu = build_menu(_legal("10H", "9S"))
+    for lang in ("en", "fr", "it"):
+        tr = Translator(lang)
+        for got in (
+            parse_answer(line, menu, seat=0, hand=hand, tr=tr),
+            parse_card_answer(line, hand, seat=0, tr=tr),
+        ):
+            assert isinstance(got, Chosen | Attempt | Problem | PlayCard)
+            if isinstance(got, Problem):
+                assert "\x1b" not in got.message and len(got.message) < 400
