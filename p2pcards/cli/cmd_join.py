@@ -13,9 +13,9 @@ from p2pcards.cli.network import (
     _DISCOVERY_PORT,
     NODE_EXIT_CODES,
     _check_resumable,
-    _leaves,
     _nameable,
     _network_options,
+    _refusal,
     _run_node,
     _said,
     _seat_identity,
@@ -99,13 +99,11 @@ def _point_out_typo(code: str, tr: Any) -> None:
 async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
     """``join(code)``; when the code was typed here and the host says it is wrong, the
     person types it again (``CODE_TRIES`` in all) instead of starting over."""
-    from p2pcards.errors import JoinRefused
-
     for attempt in range(1, CODE_TRIES + 1):
         try:
             return await join(code)
-        except BaseException as e:  # (trio may wrap it in an exception group)
-            refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
+        except BaseException as e:
+            refused = _refusal(e)
             wrong = refused is not None and refused.reason == "wrong-code"
             if wrong and not typed:
                 _point_out_typo(code, tr)

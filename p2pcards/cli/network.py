@@ -20,6 +20,7 @@ others accept. Written here so that ``p2pcards --help`` does not load the messag
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.crypto.identity import Identity
+    from p2pcards.errors import JoinRefused
     from p2pcards.net.node import NodeConfig, Outcome
 
 NODE_EXIT_CODES = (
@@ -136,7 +137,6 @@ def _renamed_when_taken(
     bot of its own, with its own key."""
     from dataclasses import replace
 
-    from p2pcards.errors import JoinRefused
     from p2pcards.net import storage
 
     async def renamed(config: NodeConfig) -> Outcome:
@@ -144,8 +144,8 @@ def _renamed_when_taken(
         for k in range(2, BOT_NAMES + 2):
             try:
                 return await run(config)
-            except BaseException as e:  # (trio may wrap it in an exception group)
-                refused = next((x for x in _leaves(e) if isinstance(x, JoinRefused)), None)
+            except BaseException as e:
+                refused = _refusal(e)
                 if refused is None or refused.reason != "name-taken" or k > BOT_NAMES:
                     raise
             name = f"{base} {k}"
@@ -265,6 +265,13 @@ def _leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
         return [leaf for sub in error.exceptions for leaf in _leaves(sub)]
     return [error]
+
+
+def _refusal(error: BaseException) -> JoinRefused | None:
+    """The host's refusal that ``error`` is or holds (trio may wrap it in an exception group)."""
+    from p2pcards.errors import JoinRefused
+
+    return next((x for x in _leaves(error) if isinstance(x, JoinRefused)), None)
 
 
 def _check_resumable(path: Path, tr: Any) -> bytes:

@@ -110,13 +110,13 @@ def parse_suit_word(text: str) -> str:
     raise CardParseError(f"not a suit: {text!r}")
 
 
-_RANK_THEN_WORD = re.compile(r"(10|[2-9]|[AJQKTajqkt])\s*(\S.*)")
 _NATIVE_SUITS = {"p": "S", "k": "D", "q": "D", "f": "C", "t": "C"}
 """First letters of suit names in French (pique, cœur, carreau, trèfle) and Italian (picche,
 cuori, quadri, fiori) that are no English suit letter: ``10p`` means a card, not a typo."""
 _NATIVE_RANKS = {"v": "J", "r": "K", "d": "Q", "f": "J"}
 """Court cards by their French (valet, dame, roi) and Italian (fante, donna, re) letters."""
-_NATIVE_CARD = re.compile(r"(10|[2-9]|[AJQKTajqkt]|[vrdfVRDF])\s*(\S.*)")
+_RANK_THEN_REST = re.compile(r"(10|[2-9]|[AJQKTajqkt]|[vrdfVRDF])\s*(\S.*)")
+"""A rank, English or French and Italian, then whatever stands for the suit."""
 
 
 def read_card(text: str) -> Card:
@@ -125,8 +125,8 @@ def read_card(text: str) -> Card:
     try:
         return parse_card(text)
     except CardParseError:
-        m = _RANK_THEN_WORD.fullmatch(text.strip())
-        if m is None or len(m.group(2)) < 2:
+        m = _RANK_THEN_REST.fullmatch(text.strip())
+        if m is None or m.group(1).lower() in _NATIVE_RANKS or len(m.group(2)) < 2:
             raise
         suit = parse_suit_word(m.group(2))
         return parse_card(m.group(1) + suit)
@@ -137,7 +137,7 @@ def native_card(text: str) -> str | None:
     its suit (``10p`` is ``10S``, ``Vc`` valet de cœur ``JH``, ``Dq`` donna di quadri
     ``QD``), written as it should be; None for anything else. Such a player needs the
     notation, not the list of moves; the card is only shown, never played for them."""
-    m = _NATIVE_CARD.fullmatch(text.strip())
+    m = _RANK_THEN_REST.fullmatch(text.strip())
     if m is None:
         return None
     rank, suit = m.group(1).lower(), m.group(2).lower()

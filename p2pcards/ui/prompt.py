@@ -273,6 +273,19 @@ def terminal_writer(write: Callable[[str], None]) -> Callable[[str], None] | Non
     return lambda text: click.echo(text, nl=False)
 
 
+TYPED_LIMIT = 24
+"""The most characters of a person's line that a message quotes back."""
+ECHO_LIMIT = 200
+"""The most characters of a line read from a pipe that are shown after its prompt."""
+
+
+def typed(text: str) -> str:
+    """What the person typed, as a message quotes it: on one line, without escape or bidi
+    controls, at most :data:`TYPED_LIMIT` characters (a pasted page is not said back);
+    ``''`` for nothing."""
+    return clean(text, TYPED_LIMIT) or "''"
+
+
 HUNG_UP = frozenset({errno.EIO, errno.EPIPE, errno.ENXIO})
 """What writing to or reading from a terminal that is gone fails with."""
 
@@ -437,19 +450,6 @@ class Console:
                 return parse_suit_word(text)
             except CardParseError:
                 self.write(self.tr("err_not_suit", text=typed(text)))
-
-
-TYPED_LIMIT = 24
-"""The most characters of a person's line that a message quotes back."""
-ECHO_LIMIT = 200
-"""The most characters of a line read from a pipe that are shown after its prompt."""
-
-
-def typed(text: str) -> str:
-    """What the person typed, as a message quotes it: on one line, without escape or bidi
-    controls, at most :data:`TYPED_LIMIT` characters (a pasted page is not said back);
-    ``''`` for nothing."""
-    return clean(text, TYPED_LIMIT) or "''"
 
 
 # ---------------------------------------------------------------------------
