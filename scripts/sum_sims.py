@@ -24,14 +24,26 @@ def main(paths: list[str]) -> int:
     wins: dict[str, float] = {}
     matches = 0
     seconds = 0.0
+    used = 0
     for p in paths:
-        data = json.loads(Path(p).read_text(encoding="utf-8"))
-        matches += data["games"]
-        seconds += data["elapsed_seconds"]
-        for s in data["strategies"]:
-            seats[s["name"]] = seats.get(s["name"], 0) + s["seats"]
-            wins[s["name"]] = wins.get(s["name"], 0.0) + s["wins"]
-    print(f"{matches} matches in {len(paths)} files, {seconds:.0f} s of play")
+        try:
+            data = json.loads(Path(p).read_text(encoding="utf-8"))
+            games, elapsed = int(data["games"]), float(data["elapsed_seconds"])
+            counts = [(str(s["name"]), int(s["seats"]), float(s["wins"])) for s in data["strategies"]]
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+            # A run still writing its file, or stopped: the others still add up.
+            print(f"{p}: left out, not the output of a finished simulate --json ({exc})", file=sys.stderr)
+            continue
+        used += 1
+        matches += games
+        seconds += elapsed
+        for name, n, w in counts:
+            seats[name] = seats.get(name, 0) + n
+            wins[name] = wins.get(name, 0.0) + w
+    if not used:
+        print("no simulate --json output to add up", file=sys.stderr)
+        return 1
+    print(f"{matches} matches in {used} files, {seconds:.0f} s of play")
     for name, n in seats.items():
         low, high = wilson_interval(wins[name], n)
         print(f"{name:14} seats {n:5}  wins {wins[name]:8.2f}  rate {100 * wins[name] / n:5.1f}%  "
