@@ -139,7 +139,7 @@ def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -
             for m in moves:  # every move on the same deal and the same random stream
                 state, play = truth.copy(), random.Random(stream)
                 search.apply(state, m, play)
-                search.rollout(obs, state, play)
+                search.rollout(state, play)
                 total[m] += search.reward(obs, state)
         value = {effect(m): v / deals for m, v in total.items()}
         row: dict[object, float] = {"heuristic": value[effect(incumbent)], "best": max(value.values())}

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Tune the Nines heuristic's weights for one seat against heuristics of the default weights.
 
-The expert's own moves start from a heuristic (its incumbent move, and its later
-moves in its rollouts): a stronger one makes a stronger expert. This coordinate
-search tries each weight halved, doubled and set to zero (a weight at zero: 0.1
-and 1), plays one seat of the trial weights against default heuristics, the
+A search improves on the policy it starts from, so a heuristic tuned to win
+might make a stronger start for the expert's own seat (the README's "Thinking
+longer" says what that gave: nothing measurable). This coordinate search tries
+each weight halved, doubled and set to zero (``--factors``; a weight at zero:
+0.1 and 1), plays one seat of the trial weights against default heuristics, the
 seating rotated every match, and keeps a change that wins clearly more (1.5
-standard errors) than the weights so far. Every trial plays the same matches (the
-same seeds), so trials are compared on the same deals.
+standard errors) than the weights so far. Every trial plays the same matches
+(the same seeds), so trials are compared on the same deals.
 
 A search picks the best of many trials on the same seeds and flatters its own
 result: ``--check`` plays the weights found on other seeds, at every table size.
@@ -59,6 +60,7 @@ def main() -> None:
     parser.add_argument("--sweeps", type=int, default=1, help="passes over every weight")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--start", default="{}", help="weights to start from, as JSON")
+    parser.add_argument("--factors", default="0.5,2,0", help="what each weight is multiplied by, in turn")
     parser.add_argument("--check", metavar="JSON", help="only measure these weights, at 2, 4 and 6 players")
     args = parser.parse_args()
     defaults = dataclasses.asdict(Weights())
@@ -79,10 +81,11 @@ def main() -> None:
     best = win_rate(current, args.matches, args.players, args.seed, args.jobs)
     print(f"start: {best:.4f}", flush=True)
     margin = 1.5 * math.sqrt(0.25 * 0.75 / args.matches)
+    factors = [float(f) for f in args.factors.split(",")]
     for _ in range(args.sweeps):
         for name in list(current):
             value = current[name]
-            for trial_value in (value * 0.5, value * 2, 0.0) if value else (0.1, 1.0):
+            for trial_value in [value * f for f in factors if value * f != value] if value else (0.1, 1.0):
                 if name == "base_risk" and trial_value > 1:
                     continue
                 trial = {**current, name: trial_value}

@@ -18,10 +18,9 @@ from p2pcards.games.neuf import rules as neuf
 from p2pcards.games.neuf.expert import NeufSearch
 from p2pcards.games.neuf.expert import observe as observe_neuf
 from p2pcards.games.nines import rules as nines
-from p2pcards.games.nines.bots import EXPERT_WEIGHTS, HeuristicBot, Weights
 from p2pcards.games.nines.expert import NinesSearch
 from p2pcards.games.nines.expert import observe as observe_nines
-from p2pcards.games.nines.rules import Action, Draw, HandState, NinesRules, Phase, Recycle, SeatView
+from p2pcards.games.nines.rules import Draw, HandState, NinesRules, Phase, Recycle, SeatView
 
 FLAGS = ("draw_until_playable", "action_cards", "double_nines", "stacking_nines", "hard_nines", "no_nine_out")
 FEW = Budget(seconds=None, iterations=12)
@@ -345,7 +344,7 @@ class _Coins:
         self.played[action] += 1
         state.append(rng.random() < self.odds[action])
 
-    def rollout(self, obs: object, state: list[object], rng: random.Random) -> None:
+    def rollout(self, state: list[object], rng: random.Random) -> None:
         pass
 
     def reward(self, obs: object, state: list[object]) -> float:
@@ -466,39 +465,3 @@ def test_the_network_decider_thinks_in_a_worker_thread(monkeypatch: pytest.Monke
     action = trio.run(decide, Table())
     assert action in h.legal_actions()
     assert threads and threading.main_thread().name not in threads
-
-
-class _Spy(HeuristicBot):
-    """A heuristic that notes the seats it plays."""
-
-    def __init__(self, weights: Weights | None = None) -> None:
-        super().__init__(weights)
-        self.seats: set[int] = set()
-
-    def choose_reading(self, view: SeatView, legal: list[Action], reading: object) -> Action:  # type: ignore[override]
-        self.seats.add(view.seat)
-        return super().choose_reading(view, legal, reading)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_the_searching_seat_plays_its_own_policy_and_the_others_the_model_of_them(seed: int) -> None:
-    """In a rollout the searching seat's later moves come from its own policy (the tuned
-    weights) and every other seat's from the model of the others (the heuristic's defaults);
-    the incumbent is the own policy's move."""
-    h = _nines_position(NinesRules(), 4, seed, 6)
-    assert h is not None
-    seat = h.turn
-    model, own = _Spy(), _Spy(EXPERT_WEIGHTS)
-    search = NinesSearch(base=model, own=own)
-    view = SeatView(h, seat)
-    legal = h.legal_actions()
-    obs = search.observe(view, legal)
-    for k in range(8):
-        state = search.determinise(obs, random.Random(k))
-        search.rollout(obs, state, random.Random(k))
-        assert state.phase is Phase.OVER
-    assert own.seats == {seat}
-    assert seat not in model.seats and model.seats  # the others played every hand
-    incumbent, _ = search.candidates(view, legal, random.Random(0))
-    assert incumbent == HeuristicBot(EXPERT_WEIGHTS).choose(view, legal, random.Random(0))
-    assert Weights() != EXPERT_WEIGHTS  # the own policy is not the model's

@@ -16,9 +16,8 @@ Two things make those few hands count:
 * every candidate is tried on the *same* deals with the *same* random stream
   for the rollout (common random numbers), so two moves are compared on paired
   samples and the luck of the deal cancels out;
-* the base policy is the heuristic, which also models the opponents well (a
-  game may give the searching seat a heuristic of its own, tuned to win), and
-  the base policy's own move is the incumbent: another move replaces it only
+* the base policy is the heuristic, which also models the opponents well, and
+  the heuristic's own move is the incumbent: another move replaces it only
   when its paired advantage stands clear of the noise (one standard error).
   This is one step of policy improvement (the rollout algorithm of Tesauro and
   Galperin, Bertsekas): with enough deals it is never worse than the base
@@ -126,9 +125,8 @@ class SearchGame(Protocol[Obs, State]):
         """Play ``action`` (then any table step, such as a recycled stock drawn by ``rng``)."""
         ...
 
-    def rollout(self, obs: Obs, state: State, rng: random.Random) -> None:
-        """Play the hand to its end: the observing seat by the game's own policy, the
-        other seats as the game models them."""
+    def rollout(self, state: State, rng: random.Random) -> None:
+        """Play the hand to its end with the base policy for every seat."""
         ...
 
     def reward(self, obs: Obs, state: State) -> float:
@@ -179,7 +177,7 @@ class Search(Generic[Obs, State]):
                 state = game.clone(deal)
                 play = random.Random(stream)
                 game.apply(state, moves[k], play)
-                game.rollout(obs, state, play)
+                game.rollout(state, play)
                 scores[k].append(game.reward(obs, state))
             done += 1
             if limit is not None and done >= limit:

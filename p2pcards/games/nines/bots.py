@@ -74,12 +74,6 @@ class Weights:
     """After a draw, keep a playable drawn card only when keeping scores this much better."""
 
 
-EXPERT_WEIGHTS = Weights(shed=0.5, suit_length=0.5, follow=2.0, block=0.0)
-"""The expert's own play (its incumbent move, and its later moves in its rollouts): the
-weights found by ``scripts/tune_weights.py``, one seat against three heuristics of the
-default weights at four players. The default weights stay those of the ``heuristic`` bot
-(``--level normal``) and of the expert's model of the other seats."""
-
 _RISK_BY_COUNT = {1: 1.0, 2: 0.7, 3: 0.45}
 _DECAY_PER_DRAW = 0.7
 """How much a shortness belief keeps after the player draws another card."""

@@ -18,16 +18,9 @@ history, and the public history itself goes into the deal, so that the
 heuristic playing every seat in the rollouts reads the same signs (who drew
 under which suit) as at the real table.
 
-Two heuristics play the rollouts. The other seats play the ``heuristic`` bot's
-default weights: the model of them, as the expert reads their history. The
-searching seat plays its own policy, the heuristic with the weights of
-:data:`~p2pcards.games.nines.bots.EXPERT_WEIGHTS` (tuned as one seat against
-default heuristics), which also gives the incumbent move: a search improves on
-the policy it starts from, so a stronger start is a stronger expert.
-
-Candidate moves: the own policy's, and every other that differs in effect (two
+Candidate moves: the heuristic's, and every other that differs in effect (two
 copies of a card are one move, so are any two 9s, and a 9 declares only the
-two suits held most or the own policy's suit). Going out is never searched.
+two suits held most or the heuristic's suit). Going out is never searched.
 
 The score estimates each seat's chance of winning the match from the totals
 after the hand: exact when the hand ends the match (the lowest total wins),
@@ -44,7 +37,7 @@ from dataclasses import dataclass
 
 from p2pcards.bots.expert import Budget, ExpertBot
 from p2pcards.cards import ALL_CARDS, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
-from p2pcards.games.nines.bots import EXPERT_WEIGHTS, HeuristicBot, HistoryReader
+from p2pcards.games.nines.bots import HeuristicBot, HistoryReader
 from p2pcards.games.nines.rules import (
     Action,
     Declare,
@@ -198,11 +191,9 @@ def _minus(cards: list[Card], gone: Sequence[Card]) -> list[Card]:
 class NinesSearch:
     """Nines for :class:`~p2pcards.bots.expert.Search`; see the module doc."""
 
-    def __init__(self, base: HeuristicBot | None = None, own: HeuristicBot | None = None) -> None:
+    def __init__(self, base: HeuristicBot | None = None) -> None:
         self.base = base or HeuristicBot()
-        """The model of the other seats: their play in the rollouts."""
-        self.own = own or HeuristicBot(EXPERT_WEIGHTS)
-        """The base policy of the searching seat: the incumbent move, and its later moves in the rollouts."""
+        """The base policy: the incumbent move, and every seat's play in the rollouts."""
 
     def observe(self, view: SeatView, legal: Sequence[Action]) -> NinesObservation:
         return observe(view, legal)
@@ -210,10 +201,10 @@ class NinesSearch:
     def candidates(
         self, view: SeatView, legal: Sequence[Action], rng: random.Random
     ) -> tuple[Action, list[Action]]:
-        """The own policy's move and the distinct others: going out is taken at once; two copies
+        """The heuristic's move and the distinct others: going out is taken at once; two copies
         of a card (two decks) are one move, so are any two 9s, and a 9 declares only the suits
-        that matter (the two held most, or the own policy's)."""
-        incumbent = self.own.choose(view, legal, rng)
+        that matter (the two held most, or the heuristic's)."""
+        incumbent = self.base.choose(view, legal, rng)
         n = len(view.my_cards)
         for a in legal:
             if (isinstance(a, Play) and n == 1) or (isinstance(a, PlayNines) and n == 2):
@@ -284,11 +275,10 @@ class NinesSearch:
         state.apply_legal(action)  # one of the legal moves of the view this state was dealt from
         _restock(state, rng)
 
-    def rollout(self, obs: NinesObservation, state: HandState, rng: random.Random) -> None:
-        """The searching seat's own policy for it and the model for every other seat, reading
-        the history as it grows (not again at each move), on the engine's trusted path (every
-        move is one of ``legal_actions``)."""
-        me, own, other = obs.seat, self.own.choose_reading, self.base.choose_reading
+    def rollout(self, state: HandState, rng: random.Random) -> None:
+        """The heuristic for every seat, reading the history as it grows (not again at each move),
+        on the engine's trusted path (every move is one of ``legal_actions``)."""
+        choose = self.base.choose_reading
         reader = HistoryReader(state.seats, state.up_card.suit)
         steps = 0
         while state.phase is not Phase.OVER:
@@ -298,7 +288,6 @@ class NinesSearch:
             else:
                 seat = state.turn
                 reader.feed(state.events)
-                choose = own if seat == me else other
                 action = choose(SeatView(state, seat), legal, reader.reading(seat))
             state.apply_legal(action)
             _restock(state, rng)
