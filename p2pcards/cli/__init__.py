@@ -17,8 +17,16 @@ from p2pcards.cli.cmd_players import players
 from p2pcards.cli.cmd_replay import replay
 from p2pcards.cli.cmd_resume import resume
 from p2pcards.cli.cmd_simulate import simulate
-from p2pcards.cli.group import MESSAGE_LIMIT, NAME_LIMIT, _json_for_terminal, help_lang, help_messages, main
-from p2pcards.cli.network import NODE_EXIT_CODES, _port_taken, _said
+from p2pcards.cli.group import (
+    MESSAGE_LIMIT,
+    NAME_LIMIT,
+    _json_for_terminal,
+    _said,
+    help_lang,
+    help_messages,
+    main,
+)
+from p2pcards.cli.network import NODE_EXIT_CODES, _port_taken
 
 for _command in (play, simulate, audit, host, join, resume, history, replay, players):
     main.add_command(_command)

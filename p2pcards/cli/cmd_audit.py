@@ -7,7 +7,7 @@ import textwrap
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _echo_json, _lang_option, _language, _Localized
+from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _echo_json, _lang_option, _language, _Localized, _said
 
 
 @click.command(cls=_Localized)
@@ -28,7 +28,6 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
 
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.audit import audit_file
-    from p2pcards.protocol.notice import message_of
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
 
@@ -36,7 +35,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(tr("cmd_error", error=clean(str(tr.said(message_of(e))), MESSAGE_LIMIT)), err=True)
+        _echo(tr("cmd_error", error=clean(_said(e, tr), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
     if as_json:  # (the record is for programs: its words stay English)
         _echo_json(report.to_record())

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from p2pcards.cli.group import _language, _Localized
-from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node, _said
+from p2pcards.cli.group import _language, _Localized, _said
+from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node
 from p2pcards.games.base import folder_names
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs

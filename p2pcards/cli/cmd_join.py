@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _language, _Localized
+from p2pcards.cli.group import MESSAGE_LIMIT, _language, _Localized, _said
 from p2pcards.cli.network import (
     _DISCOVERY_PORT,
     NODE_EXIT_CODES,
@@ -17,7 +17,6 @@ from p2pcards.cli.network import (
     _network_options,
     _refusal,
     _run_node,
-    _said,
     _seat_identity,
     _seat_name,
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _lang_option, _language, _Localized
+from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _lang_option, _language, _Localized, _said
 
 
 @click.command(cls=_Localized)
@@ -32,7 +32,6 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
     """
     from p2pcards.errors import TranscriptError
     from p2pcards.protocol.audit import audit_file
-    from p2pcards.protocol.notice import message_of
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
@@ -47,13 +46,13 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         try:
             numbered = hist.numbered(file, storage.data_dir() / "transcripts")
         except LookupError as e:
-            _echo(tr("cmd_error", error=clean(str(tr.said(message_of(e))), MESSAGE_LIMIT)), err=True)
+            _echo(tr("cmd_error", error=clean(_said(e, tr), MESSAGE_LIMIT)), err=True)
             sys.exit(2)
         file = str(numbered) if numbered is not None else file
     try:
         report = audit_file(file)
     except TranscriptError as e:
-        _echo(tr("cmd_error", error=clean(str(tr.said(message_of(e))), MESSAGE_LIMIT)), err=True)
+        _echo(tr("cmd_error", error=clean(_said(e, tr), MESSAGE_LIMIT)), err=True)
         sys.exit(2)
     if not report.valid and not report.incomplete:
         _echo(report.summary(tr).split("\n")[0], err=True)

@@ -42,6 +42,14 @@ def _usable_name(name: str) -> str:
         raise click.BadParameter(str(e), param_hint="'--name'") from None
 
 
+def _said(error: BaseException, tr: Any) -> str:
+    """An error's message in the player's language: a layer below the interface that raises
+    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
+    from p2pcards.protocol.notice import message_of
+
+    return str(tr.said(message_of(error)))
+
+
 _LANG_META = "p2pcards.lang"
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _usable_name
+from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _said, _usable_name
 
 MAX_CLOCK = 86_400
 """``p2pcards.protocol.messages.MAX_CLOCK`` (a test keeps them equal): the longest timeout the
@@ -141,16 +141,16 @@ def _renamed_when_taken(
 
     async def renamed(config: NodeConfig) -> Outcome:
         base = config.name
-        for k in range(2, BOT_NAMES + 2):
+        for k in range(2, BOT_NAMES + 1):
             try:
                 return await run(config)
             except BaseException as e:
                 refused = _refusal(e)
-                if refused is None or refused.reason != "name-taken" or k > BOT_NAMES:
+                if refused is None or refused.reason != "name-taken":
                     raise
             name = f"{base} {k}"
             config = replace(config, name=name, identity=storage.load_identity(bot=name))
-        raise AssertionError("unreachable")
+        return await run(config)  # the last name: its refusal is the answer
 
     return renamed
 
@@ -250,14 +250,6 @@ def _port_taken(kind: str, port: int, tr: Any) -> str:
     if port:
         return tr("cmd_port_taken", kind=kind, port=port, other=port + 1 if port < 65535 else 7777)
     return tr("cmd_port_taken_resume", kind=kind)
-
-
-def _said(error: BaseException, tr: Any) -> str:
-    """An error's message in the player's language: a layer below the interface that raises
-    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
-    from p2pcards.protocol.notice import message_of
-
-    return str(tr.said(message_of(error)))
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
