@@ -48,6 +48,9 @@ class Switchboard:
         board = self
 
         class Relinker:
+            def dials(self, peer: int) -> bool:
+                return seat < peer  # the lower seat dials
+
             async def relink(self, peer: int) -> Link:
                 if seat in board.blocked or peer in board.blocked or {seat, peer} in board.blocked_pairs:
                     await trio.sleep(1)
@@ -315,6 +318,36 @@ async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_go
         assert results[s].status == "over" and results[s].blamed == (), results[s]
         assert tables[s].present == (0, 1, 2)
     assert (2, "relayed") in notices[1] and (1, "relayed") in notices[2], notices
+    assert_valid_and_same(tables)
+
+
+async def test_a_link_dialled_after_the_other_end_stopped_waiting_for_it_is_taken(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The link between seats 0 and 2 stops carrying anything; seat 2, which waits to be
+    dialled, notices at once, and seat 0, which dials, only 7 s later, past seat 2's grace
+    of 3 s. Seat 0's new link must still be taken: left unread, seat 0 would talk into it
+    while seat 2, hearing nothing from it, judged it gone."""
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        waits, dials = links[2][0].stream, links[0][2].stream
+        assert isinstance(waits, Silenceable) and isinstance(dials, Silenceable)
+        waits.notice()
+        dials.go_silent()
+        await trio.sleep(7)
+        dials.notice()
+
+    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
+    tables, results, notices, board = await run_with_cuts(
+        3, cuts, grace=3.0, timeouts=HASTY, wrap=silenceable
+    )
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert board.relinks == 1
+    assert (0, "back") in notices[2] and (2, "back") in notices[0], notices
+    assert not any(what == "gone" for s in range(3) for _, what in notices[s]), notices
     assert_valid_and_same(tables)
 
 

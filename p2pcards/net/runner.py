@@ -47,8 +47,13 @@ from p2pcards.protocol.wire import (
 class Relinker(Protocol):
     """How a seat gets a new link to a peer whose connection broke."""
 
+    def dials(self, peer: int) -> bool:
+        """Whether this seat dials ``peer`` again; if not, ``peer`` dials in, at any time."""
+        ...
+
     async def relink(self, peer: int) -> Link:
-        """A new authenticated link to ``peer`` (raise LinkClosed or OSError to try again)."""
+        """A new authenticated link to ``peer``: dialled, or the next one it dials in
+        (raise LinkClosed or OSError to try again)."""
         ...
 
 
@@ -73,9 +78,10 @@ class NewLink:
 
 @dataclass(frozen=True, slots=True)
 class StayedAway:
-    """A peer did not come back within its grace period."""
+    """A peer did not come back within the grace period that ends at ``until``."""
 
     reason: str
+    until: float
 
 
 Decider = Callable[[SeatTable], Awaitable[Any]]
@@ -125,7 +131,7 @@ STAYED_AWAY = "it did not come back"
 async def _relink(
     peer: int, relinker: Relinker, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]
 ) -> None:
-    """Get a new link to ``peer`` before ``deadline``, or report that it stayed away."""
+    """Dial ``peer`` again until a new link is up or ``deadline`` comes (it stayed away)."""
     async with out:
         last = STAYED_AWAY
         with trio.move_on_at(deadline):
@@ -138,7 +144,31 @@ async def _relink(
                     continue
                 await out.send((peer, (None, NewLink(link))))
                 return
-        await out.send((peer, (None, StayedAway(last))))
+        await out.send((peer, (None, StayedAway(last, deadline))))
+
+
+async def _take_links(peer: int, relinker: Relinker, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
+    """Hand on every link ``peer`` dials in with, for the whole match.
+
+    Never only while this seat counts the peer away: the two ends of a broken
+    path notice it at different times, and a link the peer set up while this
+    seat did not expect it must not be left unread (the peer would talk into it
+    and be judged gone)."""
+    async with out:
+        while True:
+            try:
+                link = await relinker.relink(peer)
+            except (LinkClosed, OSError, WireError):
+                await trio.sleep(RETRY)
+                continue
+            await out.send((peer, (None, NewLink(link))))
+
+
+async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
+    """For a peer that dials in: report at ``deadline`` that it stayed away (ignored if it came back)."""
+    async with out:
+        await trio.sleep_until(deadline)
+        await out.send((peer, (None, StayedAway(STAYED_AWAY, deadline))))
 
 
 async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
@@ -262,14 +292,24 @@ class _Mesh:
     def start_reader(self, peer: int, link: Link) -> None:
         self.nursery.start_soon(_reader, peer, link, self.send.clone())
 
+    def take_links(self, seat: int | None, n: int) -> None:
+        """From the start of the match, take the new links of every peer that dials in."""
+        if self.relinker is not None and seat is not None:
+            for peer in range(n):
+                if peer != seat and not self.relinker.dials(peer):
+                    self.nursery.start_soon(_take_links, peer, self.relinker, self.send.clone())
+
     def link_lost(self, peer: int, now: float) -> None:
         """Start getting ``peer`` back (its grace runs from now)."""
         assert self.relinker is not None
         self.links.pop(peer, None)
-        self.away[peer] = now + self.grace
+        self.away[peer] = until = now + self.grace
         self.lost_at[peer] = now
         self.on_link(peer, "lost", self.grace)
-        self.nursery.start_soon(_relink, peer, self.relinker, self.away[peer], self.send.clone())
+        if self.relinker.dials(peer):
+            self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone())
+        else:  # its links come through _take_links
+            self.nursery.start_soon(_stayed_away, peer, until, self.send.clone())
 
 
 async def run_table(
@@ -319,6 +359,7 @@ async def run_table(
         mesh = _Mesh(peers, nursery, send, relinker, grace, on_link)
         for peer, link in links.items():
             mesh.start_reader(peer, link)
+        mesh.take_links(table.seat, table.n)
         for peer in relayed:
             peers[peer] = RelayedLink(
                 table.seat if table.seat is not None else 0, peer, peers, lambda: table.present
@@ -594,21 +635,30 @@ async def _play(
             _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
             continue
         if isinstance(item, NewLink):
-            if (peer in mesh.away or peer in trial) and table.status in ("running", "disputed"):
+            # The newest link of a seat still at the table is the one it talks on, even one
+            # this seat did not miss yet (the peer saw the old path break first).
+            running = table.status in ("running", "disputed")
+            if running and peer in table.present and peer not in away_too_long:
+                was_away = peer in mesh.away or peer in trial or isinstance(links.get(peer), RelayedLink)
                 away_for = now - mesh.lost_at.pop(peer, now)
                 mesh.away.pop(peer, None)
                 trial.pop(peer, None)
+                old = links.get(peer)
                 links[peer] = item.link
+                if isinstance(old, Link):
+                    with contextlib.suppress(Exception):
+                        await old.aclose()  # its reader ends; what it reports is from a replaced link
                 mesh.start_reader(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
-                mesh.on_link(peer, "back", away_for)
-                deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
+                if was_away:
+                    mesh.on_link(peer, "back", away_for)
+                    deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
             else:
                 with contextlib.suppress(Exception):
-                    await item.link.stream.aclose()
+                    await item.link.aclose()
             continue
         if isinstance(item, StayedAway):
-            if peer in mesh.away:
+            if mesh.away.get(peer) == item.until:
                 del mesh.away[peer]
                 why = f"{TIMED_OUT} {mesh.grace:g} s"
                 if item.reason != STAYED_AWAY:
