@@ -164,6 +164,11 @@ async def _take_links(peer: int, relinker: Relinker, out: trio.MemorySendChannel
             await out.send((peer, (None, NewLink(link))))
 
 
+async def _close(link: Link) -> None:
+    with contextlib.suppress(Exception):
+        await link.aclose()
+
+
 async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
     """For a peer that dials in: report at ``deadline`` that it stayed away (ignored if it came back)."""
     async with out:
@@ -645,14 +650,15 @@ async def _play(
                 trial.pop(peer, None)
                 old = links.get(peer)
                 links[peer] = item.link
-                if isinstance(old, Link):
-                    with contextlib.suppress(Exception):
-                        await old.aclose()  # its reader ends; what it reports is from a replaced link
+                if isinstance(old, Link):  # its reader ends; what it reports is from a replaced link
+                    mesh.nursery.start_soon(_close, old)
                 mesh.start_reader(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
                 if was_away:
-                    mesh.on_link(peer, "back", away_for)
                     deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
+                else:  # it found the old path broken before this seat did: said as a break
+                    mesh.on_link(peer, "lost", mesh.grace)
+                mesh.on_link(peer, "back", away_for)
             else:
                 with contextlib.suppress(Exception):
                     await item.link.aclose()
