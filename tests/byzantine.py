@@ -412,7 +412,7 @@ class ByzantineRun:
 
     def carry(self, sender: int, relay: Relay) -> None:
         """A relay frame reached the host on ``sender``'s link. An honest host passes it
-        on as ``runner._carry`` does (also once its match is over: ``_serve_after``; not
+        on as ``runner._carry`` does (also once its match is over: ``_linger``; not
         once it failed: its runner has announced and hung up). A Byzantine host's
         adversary decides what it puts on which of its links instead."""
         if 0 in self.byzantine:

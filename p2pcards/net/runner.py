@@ -34,6 +34,7 @@ from p2pcards.net.session import WAIT_NOTICE, Timeouts
 from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.wire import (
+    MAX_FRAME,
     Abort,
     Need,
     Relay,
@@ -41,6 +42,7 @@ from p2pcards.protocol.wire import (
     WireError,
     decode_frame_object,
     quote_claim,
+    unpack_untrusted,
 )
 
 
@@ -491,7 +493,6 @@ async def _play(
     """Peers whose own link did not come back, reached through the others until the time given:
     heard from that way, they are still at the table; not heard, they are gone (the reason)."""
     stop_deadline = math.inf
-    carried = False  # relayed frames went through this node
     confirmed = False  # this seat's answer about the fingerprint was taken
     while True:
         for peer, (until, why) in list(trial.items()):
@@ -524,12 +525,7 @@ async def _play(
         if table.status == "over":
             result.status = "over"
             on_progress(table)
-            final = table.last_step_frame()  # for a seat that lacks one of them (see the method)
-            if final is not None:
-                present = set(table.present)
-                await _to_every_peer({p: lk for p, lk in links.items() if p in present}, final, 1)
-            if carried:  # the others may still need this node to finish: pass on and answer a while
-                await _serve_after(table, links, receive, timeouts.step)
+            await _linger(table, mesh, receive)
             return
         if table.failure is not None:
             # "left": another seat signed its leave and none remain to play on (nobody's fault)
@@ -688,7 +684,6 @@ async def _play(
             continue  # from a link that has been replaced since
         if isinstance(item, Relay):
             heard = now
-            carried = True
             if item.target == table.seat and item.origin in trial:
                 del trial[item.origin]  # it is still here: reached through the others from now on
                 mesh.lost_at.pop(item.origin, None)
@@ -763,30 +758,63 @@ its own clock ends first, and a seat whose node still runs says that it leaves, 
 that everyone goes on without it from the same record. One that says nothing by then
 (frozen, or hostile) is named for the time it took."""
 
-QUIET = 1.0
-"""Seconds without a frame after which a finished relay stops serving the others."""
+LINGER = 10.0
+"""Seconds at most a node that finished waits for each peer to show it finished too (``_linger``)."""
 
 
-async def _serve_after(
-    table: Sitting, links: dict[int, Any], receive: trio.MemoryReceiveChannel[tuple[int, Any]], limit: float
+async def _linger(
+    table: Sitting, mesh: _Mesh, receive: trio.MemoryReceiveChannel[tuple[int, Any]]
 ) -> None:
-    """The match is over here: go on carrying relay frames and answering ``need``
-    frames until the others are quiet (or ``limit`` seconds), so that seats that
-    reach each other only through this node finish too."""
-    with trio.move_on_after(limit):
-        while True:
-            with trio.move_on_after(QUIET) as quiet:
-                peer, (source, item) = await receive.receive()
-            if quiet.cancelled_caught:
-                return
-            if source is not links.get(peer) or isinstance(item, LinkClosed | WireError):
+    """The match is over here; the others may not know it yet (a path that broke as the
+    last records went, a seat reached through this one). Send every peer still at the
+    table the last step's records and a ``need`` frame for the step after it holding
+    every seat: the sign of a node that finished. Then, until each of them has sent
+    that same sign or ``LINGER`` seconds pass, answer ``need`` frames, carry relay
+    frames, take new links (and dial again those this seat dials): a seat whose link
+    broke at the end finishes the same match instead of waiting out its grace."""
+    links = mesh.links
+    final, over = table.last_step_frame(), table.need_frame()
+    sign = decode_frame_object(unpack_untrusted(over, MAX_FRAME))
+    present = set(table.present) - {table.seat}
+    # Relayed peers first: a carrier that has this node's sign has then carried the sign it
+    # relays (one link keeps the order), and may stop once every seat has signed.
+    order = sorted(present & links.keys(), key=lambda p: (not isinstance(links[p], RelayedLink), p))
+    for frame in (final, over):
+        if frame is not None:
+            await _to_every_peer({p: links[p] for p in order}, frame, 1)
+    done: set[int] = set()
+    ends = trio.current_time() + LINGER
+    with trio.move_on_at(ends):
+        while not present <= done:
+            peer, (source, item) = await receive.receive()
+            if isinstance(item, NewLink):
+                if peer in present - done:
+                    old, links[peer] = links.get(peer), item.link
+                    if isinstance(old, Link):
+                        mesh.nursery.start_soon(_close, old)
+                    mesh.start_reader(peer, item.link)
+                    await _resend(table, peer, item.link, 1)  # what it lacks, then the sign
+                else:
+                    mesh.nursery.start_soon(_close, item.link)
+                continue
+            if source is not links.get(peer):
+                continue  # a replaced link, or a relink that stayed away
+            if isinstance(item, LinkClosed | WireError):
+                if peer in present - done and mesh.relinker is not None and mesh.relinker.dials(peer):
+                    mesh.nursery.start_soon(_relink, peer, mesh.relinker, ends, mesh.send.clone())
                 continue
             if isinstance(item, Relay):
-                await _carry(table, links, peer, item, limit)
+                if item.target == table.seat and item.origin in present:
+                    with contextlib.suppress(WireError):
+                        if item.inner() == sign:
+                            done.add(item.origin)
+                await _carry(table, links, peer, item, 1)
             elif isinstance(item, Need):
+                if item == sign:
+                    done.add(peer)
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
-            await _send_all(table, links, limit)
+            await _send_all(table, links, 1)
 
 
 async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
