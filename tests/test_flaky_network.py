@@ -19,13 +19,15 @@ from typing import Any
 
 import pytest
 import trio
-from net_helpers import LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
+from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
 
 from p2pcards.bots import make_bot
+from p2pcards.errors import PeerUnreachable
 from p2pcards.games.neuf.rules import NeufRules
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net.node import Outcome
+from p2pcards.net.node import Outcome, host_game, join_game
 from p2pcards.net.runner import Decider
+from p2pcards.net.session import RETRY_LOBBY
 from p2pcards.protocol.audit import audit_file
 from p2pcards.protocol.transcript import load
 
@@ -162,3 +164,59 @@ async def test_a_seat_on_a_flaky_link_finishes_the_match_like_the_others(
     for label in ("h", "near", "far"):
         report = audit_file(tmp_path / f"{label}.p2pt")
         assert report.valid and not report.problems, report.summary()
+
+
+async def test_a_joiner_whose_connection_breaks_in_the_lobby_joins_again_and_plays(tmp_path: Path) -> None:
+    """A joiner waits in the lobby through a relay that then breaks its connection: it joins
+    again (the host freed its seat when it saw the break) and the match is played in full."""
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=7, ui=host_ui)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=30), outcomes=outcomes)
+            relay = FlakyRelay(port, 7, delay=(0.0, 0.0), stall_every=10**9, breaks_at=())
+            await relay.serve(nursery)
+            far = config(tmp_path, "far", seed=27, ui=far_ui)
+            await join_seat(nursery, relay.port, far, 1, outcomes, host_ui)
+            await relay._break_all()
+            await far_ui.wait_for(lambda ui: any("joining again" in line for line in ui.infos))
+            await host_ui.wait_for(lambda ui: ui.lobbies[-1][1:] == ("far",))  # seated anew
+            near = config(tmp_path, "near", seed=17)
+            await last_joins_and_all_end(nursery, near, port, 2, outcomes, 3)
+    assert {s: (o.status, o.blamed) for s, o in outcomes.items()} == dict.fromkeys(range(3), ("over", ()))
+    assert relay.connections >= 2
+    assert "far left the table" in " ".join(host_ui.infos), host_ui.infos
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the transcripts differ"
+    assert audit_file(tmp_path / "far.p2pt").valid
+
+
+async def test_a_joiner_whose_host_leaves_the_lobby_stops_at_once(tmp_path: Path) -> None:
+    """The host quits while a joiner waits in the lobby: the joiner tries to join again
+    once, finds nothing listening, and stops with that reason instead of retrying."""
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    hosting = trio.CancelScope()
+    stopped: list[PeerUnreachable] = []
+
+    async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        with hosting:
+            cfg = config(tmp_path, "h", seed=8, ui=host_ui)
+            await host_game(cfg, players=3, rules=NinesRules(target=30), code=CODE, task_status=task_status)
+
+    async def join(port: int) -> None:
+        with pytest.raises(PeerUnreachable) as caught:
+            await join_game(config(tmp_path, "far", seed=28, ui=far_ui), host=LOCALHOST, port=port, code=CODE)
+        stopped.append(caught.value)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(host)
+            nursery.start_soon(join, port)
+            await host_ui.wait_for(lambda ui: bool(ui.lobbies) and ui.lobbies[-1][1:] == ("far",))
+            left_at = trio.current_time()
+            hosting.cancel()
+    took = trio.current_time() - left_at
+    assert took < RETRY_LOBBY + 2, took  # one try to join again, not a minute of them
+    assert "refused" in str(stopped[0]).lower(), stopped
+    assert sum("joining again" in line for line in far_ui.infos) == 1, far_ui.infos

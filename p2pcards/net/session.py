@@ -512,6 +512,9 @@ FIRST_RETRY = 0.5
 LONGEST_RETRY = 4.0
 """...up to this many (the joiner gives up after ``Timeouts.busy`` seconds in all)."""
 
+RETRY_LOBBY = 1.0
+"""Seconds between two tries to join again after the connection broke in the lobby."""
+
 
 async def join_table(
     *,
@@ -572,17 +575,49 @@ class _Joiner:
     outside: tuple[str, int] | None = None
 
 
+REJOIN_FOR = 60.0
+"""Seconds a joiner whose connection to the host broke in the lobby keeps joining again."""
+
+
+class LostInLobby(PeerUnreachable):
+    """The connection to the host broke while this seat waited in the lobby for the start."""
+
+
+class DoorClosed(PeerUnreachable):
+    """Nothing listens at the host's address (the connection was refused): it has left."""
+
+
 async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
-    """One host: join it, trying again while it answers ``busy``."""
+    """One host: join it, trying again while it answers ``busy``, and joining again for
+    ``REJOIN_FOR`` seconds when the connection breaks in the lobby (flaky Wi-Fi): the
+    seat was freed when the host saw it break, and the code is proven anew. A host whose
+    address refuses the connection has left: that ends it."""
     timeouts, ui = me.timeouts, me.ui
     give_up = trio.current_time() + timeouts.busy
     wait = FIRST_RETRY
+    rejoin_until: float | None = None  # set while joining again after a break in the lobby
     while True:
         try:
             info = await _join_once(host, port, me)
             info.host_address = (host, port)
             return info
-        except JoinRefused as e:
+        except (PeerUnreachable, JoinRefused) as e:
+            if isinstance(e, LostInLobby):
+                rejoin_until = trio.current_time() + REJOIN_FOR
+            # While joining again, the host may not have seen the old connection break yet
+            # (its seat, name and key still taken) or be out of reach for a moment.
+            if isinstance(e, DoorClosed):
+                again = False
+            else:
+                again = isinstance(e, PeerUnreachable) or e.reason in ("name-taken", "same-key", "busy")
+            if rejoin_until is not None and again:
+                if trio.current_time() >= rejoin_until:
+                    raise
+                ui.info(Notice("notice_lobby_rejoin", why=message_of(e)))
+                await trio.sleep(RETRY_LOBBY)
+                continue
+            if not isinstance(e, JoinRefused):
+                raise
             left = give_up - trio.current_time()
             if e.reason != "busy" or timeouts.busy <= 0:
                 raise
@@ -602,7 +637,10 @@ async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
             stream = await open_reusable(host, port)
     except (OSError, trio.TooSlowError) as e:
         where = show_address(host, port)
-        raise PeerUnreachable(Notice("notice_unreachable_host", where=where, why=_reason(e))) from None
+        unreachable = Notice("notice_unreachable_host", where=where, why=_reason(e))
+        if isinstance(e, ConnectionRefusedError):  # nothing listens there: the host has left
+            raise DoorClosed(unreachable) from None
+        raise PeerUnreachable(unreachable) from None
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         server_key = await _host_tls(link, timeouts.handshake)
@@ -710,7 +748,12 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         raise JoinRefused("impostor", Notice("notice_host_no_proof"))
     ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
     while True:
-        msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
+        try:
+            msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
+        except PeerUnreachable as e:
+            if getattr(message_of(e), "key", None) == "notice_host_closed":
+                raise LostInLobby(message_of(e)) from None
+            raise
         if isinstance(msg, LobbyUpdate):
             ui.lobby(msg.names, msg.players)
             continue

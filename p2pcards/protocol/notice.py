@@ -50,6 +50,7 @@ NOTICES: dict[str, str] = {
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_closed": "the host closed the connection ({why})",
+    "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
     "notice_host_silent": "the host stopped answering",
     "notice_host_no_tls": "the host at {peer} did not complete the TLS handshake",
     "notice_host_no_encryption": "no encrypted connection with the host at {peer}: {why}",
