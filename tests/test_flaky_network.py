@@ -220,3 +220,20 @@ async def test_a_joiner_whose_host_leaves_the_lobby_stops_at_once(tmp_path: Path
     assert took < RETRY_LOBBY + 2, took  # one try to join again, not a minute of them
     assert "refused" in str(stopped[0]).lower(), stopped
     assert sum("joining again" in line for line in far_ui.infos) == 1, far_ui.infos
+
+
+@pytest.mark.parametrize("at", [600, 1500, 2500, 3500])
+async def test_a_joiner_whose_connection_breaks_while_it_joins_joins_again(tmp_path: Path, at: int) -> None:
+    """The relay breaks the joiner's connection once, after ``at`` bytes: in the TLS
+    handshake, the SPAKE2 exchange, or the lobby. It joins again and the match is played."""
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=9, ui=host_ui)
+            port = await start_host(nursery, host, players=2, rules=NinesRules(target=30), outcomes=outcomes)
+            relay = FlakyRelay(port, 9, delay=(0.0, 0.0), stall_every=10**9, breaks_at=(at,))
+            await relay.serve(nursery)
+            await last_joins_and_all_end(nursery, config(tmp_path, "j", seed=19), relay.port, 1, outcomes, 2)
+    assert relay.breaks == 1 and relay.connections >= 2, vars(relay)
+    assert {s: (o.status, o.blamed) for s, o in outcomes.items()} == dict.fromkeys(range(2), ("over", ()))

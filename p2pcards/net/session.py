@@ -578,6 +578,9 @@ class _Joiner:
 REJOIN_FOR = 60.0
 """Seconds a joiner whose connection to the host broke in the lobby keeps joining again."""
 
+EARLY_BREAKS = 3
+"""Times a joiner not yet seated tries again when the connection breaks while it joins."""
+
 
 class LostInLobby(PeerUnreachable):
     """The connection to the host broke while this seat waited in the lobby for the start."""
@@ -587,15 +590,21 @@ class DoorClosed(PeerUnreachable):
     """Nothing listens at the host's address (the connection was refused): it has left."""
 
 
+def _broke(e: Exception) -> bool:
+    """Whether a try to join ended because the connection did (not a refusal, not silence)."""
+    return getattr(message_of(e), "key", None) == "notice_host_closed"
+
+
 async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
     """One host: join it, trying again while it answers ``busy``, and joining again for
-    ``REJOIN_FOR`` seconds when the connection breaks in the lobby (flaky Wi-Fi): the
-    seat was freed when the host saw it break, and the code is proven anew. A host whose
-    address refuses the connection has left: that ends it."""
+    ``REJOIN_FOR`` seconds when the connection breaks while joining or in the lobby (flaky
+    Wi-Fi): a seat was freed when the host saw it break, and the code is proven anew. A
+    host whose address refuses the connection has left: that ends it."""
     timeouts, ui = me.timeouts, me.ui
     give_up = trio.current_time() + timeouts.busy
     wait = FIRST_RETRY
     rejoin_until: float | None = None  # set while joining again after a break in the lobby
+    early_breaks = 0
     while True:
         try:
             info = await _join_once(host, port, me)
@@ -603,7 +612,14 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             return info
         except (PeerUnreachable, JoinRefused) as e:
             if isinstance(e, LostInLobby):
-                rejoin_until = trio.current_time() + REJOIN_FOR
+                rejoin_until = trio.current_time() + REJOIN_FOR  # from the last time it was seated
+            elif rejoin_until is None and _broke(e) and early_breaks < EARLY_BREAKS:
+                # Never seated yet: a few tries (a broken path), not a minute of them (an
+                # address where something else hangs up on every newcomer).
+                early_breaks += 1
+                ui.info(Notice("notice_join_retry", why=message_of(e)))
+                await trio.sleep(RETRY_LOBBY)
+                continue
             # While joining again, the host may not have seen the old connection break yet
             # (its seat, name and key still taken) or be out of reach for a moment.
             if isinstance(e, DoorClosed):
@@ -664,6 +680,8 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
             raise JoinRefused(
                 "version", "protocol version mismatch: the host does not encrypt its links (older p2pcards)"
             ) from None
+        if e.kind == "closed":  # a hang-up, or a path that broke: tried again like any (``_broke``)
+            raise PeerUnreachable(Notice("notice_host_closed", why=str(e))) from None
         raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
@@ -751,7 +769,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         try:
             msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
         except PeerUnreachable as e:
-            if getattr(message_of(e), "key", None) == "notice_host_closed":
+            if _broke(e):
                 raise LostInLobby(message_of(e)) from None
             raise
         if isinstance(msg, LobbyUpdate):

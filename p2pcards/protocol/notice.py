@@ -51,6 +51,7 @@ NOTICES: dict[str, str] = {
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_closed": "the host closed the connection ({why})",
     "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
+    "notice_join_retry": "the connection broke while joining ({why}): trying again",
     "notice_host_silent": "the host stopped answering",
     "notice_host_no_tls": "the host at {peer} did not complete the TLS handshake",
     "notice_host_no_encryption": "no encrypted connection with the host at {peer}: {why}",
