@@ -255,10 +255,12 @@ class Silenceable(trio.abc.Stream):
     """One end of an in-memory link that can die in silence: :meth:`go_silent` makes it carry
     nothing more either way, with no end of stream on either side (a path that stopped);
     :meth:`notice` then makes this end's reader fail, as the system does once data sent
-    stays unacknowledged too long. The other end learns nothing from either."""
+    stays unacknowledged too long. The other end learns nothing from either. While
+    ``losing()`` holds, what this end sends is lost on the way (it still reads)."""
 
-    def __init__(self, inner: trio.abc.Stream) -> None:
+    def __init__(self, inner: trio.abc.Stream, losing: Callable[[], bool] = lambda: False) -> None:
         self.inner = inner
+        self.losing = losing
         self.silent = False
         self.noticed = trio.Event()
         self._reading: trio.CancelScope | None = None
@@ -275,7 +277,7 @@ class Silenceable(trio.abc.Stream):
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if self.noticed.is_set():
             raise trio.BrokenResourceError("the path is dead")
-        if self.silent:
+        if self.silent or self.losing():
             await trio.lowlevel.checkpoint()  # into the void
             return
         await self.inner.send_all(data)
@@ -351,48 +353,6 @@ async def test_a_link_dialled_after_the_other_end_stopped_waiting_for_it_is_take
     assert_valid_and_same(tables)
 
 
-class Swallowing(trio.abc.Stream):
-    """One end of an in-memory link whose sends vanish while ``when()`` holds (what was in
-    flight when a path broke); :meth:`break_` then breaks this end as a reset would."""
-
-    def __init__(self, inner: trio.abc.Stream, when: Callable[[], bool]) -> None:
-        self.inner, self.when = inner, when
-        self.broken = trio.Event()
-
-    def break_(self) -> None:
-        self.broken.set()
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        if self.broken.is_set():
-            raise trio.BrokenResourceError("the path is dead")
-        if self.when():
-            await trio.lowlevel.checkpoint()  # lost on the way
-            return
-        await self.inner.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        async with trio.open_nursery() as nursery:
-            got: list[bytes | bytearray] = []
-
-            async def read() -> None:
-                got.append(await self.inner.receive_some(max_bytes))
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(read)
-            await self.broken.wait()
-            nursery.cancel_scope.cancel()
-        if got:
-            return got[0]
-        raise trio.BrokenResourceError("the path is dead")
-
-    async def aclose(self) -> None:
-        self.break_()
-        await trio.lowlevel.checkpoint()
-
-
 async def test_a_seat_whose_link_broke_as_the_last_records_went_finishes_the_same_match(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -402,14 +362,14 @@ async def test_a_seat_whose_link_broke_as_the_last_records_went_finishes_the_sam
     instead of seat 1 waiting out its grace for a seat that left."""
     dry, _, _, _ = await run_with_cuts(2, lambda tables, links, board: trio.lowlevel.checkpoint())
     last = dry[0].step  # the number of steps of this (deterministic) match
-    ends: dict[int, Swallowing] = {}
+    ends: dict[int, Silenceable] = {}
     tables_seen: dict[int, Table] = {}
 
     def wrap(seat: int, peer: int, stream: trio.abc.Stream) -> trio.abc.Stream:
-        def when() -> bool:
+        def losing() -> bool:
             return seat == 0 and 0 in tables_seen and tables_seen[0].step >= last - 1
 
-        ends[seat] = Swallowing(stream, when)
+        ends[seat] = Silenceable(stream, losing)
         return ends[seat]
 
     async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
@@ -418,7 +378,7 @@ async def test_a_seat_whose_link_broke_as_the_last_records_went_finishes_the_sam
             await trio.sleep(0.01)
         assert tables[1].status == "running"  # it lacks seat 0's last record
         for end in ends.values():
-            end.break_()
+            end.notice()
 
     tables, results, notices, board = await run_with_cuts(2, cuts, grace=GRACE, timeouts=HASTY, wrap=wrap)
     assert {s: r.status for s, r in results.items()} == {0: "over", 1: "over"}, results
