@@ -297,6 +297,19 @@ class Silenceable(trio.abc.Stream):
         await trio.lowlevel.checkpoint()
 
 
+async def dies_in_silence(
+    links: dict[int, dict[int, Link]], first: int, later: int, after: float = 7.0
+) -> None:
+    """The link between two seats stops carrying anything: ``first`` notices at once,
+    ``later`` only ``after`` seconds later."""
+    now, then = links[first][later].stream, links[later][first].stream
+    assert isinstance(now, Silenceable) and isinstance(then, Silenceable)
+    now.notice()
+    then.go_silent()
+    await trio.sleep(after)
+    then.notice()
+
+
 async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_goes_on_through_the_third(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -307,12 +320,7 @@ async def test_a_pair_whose_link_dies_in_silence_and_is_noticed_seconds_apart_go
     async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
         await until_step(tables, 20)
         board.blocked_pairs.add(frozenset((1, 2)))
-        one, two = links[1][2].stream, links[2][1].stream
-        assert isinstance(one, Silenceable) and isinstance(two, Silenceable)
-        one.notice()
-        two.go_silent()
-        await trio.sleep(7)
-        two.notice()
+        await dies_in_silence(links, 1, 2)
 
     silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
     tables, results, notices, _ = await run_with_cuts(3, cuts, grace=3.0, timeouts=HASTY, wrap=silenceable)
@@ -333,12 +341,7 @@ async def test_a_link_dialled_after_the_other_end_stopped_waiting_for_it_is_take
 
     async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
         await until_step(tables, 20)
-        waits, dials = links[2][0].stream, links[0][2].stream
-        assert isinstance(waits, Silenceable) and isinstance(dials, Silenceable)
-        waits.notice()
-        dials.go_silent()
-        await trio.sleep(7)
-        dials.notice()
+        await dies_in_silence(links, 2, 0)  # seat 2 waits to be dialled, seat 0 dials
 
     silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
     tables, results, notices, board = await run_with_cuts(
