@@ -306,6 +306,14 @@ class _Mesh:
                 if peer != seat and not self.relinker.dials(peer):
                     self.nursery.start_soon(_take_links, peer, self.relinker, self.send.clone())
 
+    def adopt(self, peer: int, link: Link) -> None:
+        """``link`` is ``peer``'s link from now on; the one it replaces is closed (what its
+        reader still reports comes from a replaced link, and is ignored)."""
+        old, self.links[peer] = self.links.get(peer), link
+        if isinstance(old, Link):
+            self.nursery.start_soon(_close, old)
+        self.start_reader(peer, link)
+
     def link_lost(self, peer: int, now: float) -> None:
         """Start getting ``peer`` back (its grace runs from now)."""
         assert self.relinker is not None
@@ -644,11 +652,7 @@ async def _play(
                 away_for = now - mesh.lost_at.pop(peer, now)
                 mesh.away.pop(peer, None)
                 trial.pop(peer, None)
-                old = links.get(peer)
-                links[peer] = item.link
-                if isinstance(old, Link):  # its reader ends; what it reports is from a replaced link
-                    mesh.nursery.start_soon(_close, old)
-                mesh.start_reader(peer, item.link)
+                mesh.adopt(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
                 if was_away:
                     deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
@@ -656,8 +660,7 @@ async def _play(
                     mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
             else:
-                with contextlib.suppress(Exception):
-                    await item.link.aclose()
+                mesh.nursery.start_soon(_close, item.link)
             continue
         if isinstance(item, StayedAway):
             if mesh.away.get(peer) == item.until:
@@ -789,10 +792,7 @@ async def _linger(
             peer, (source, item) = await receive.receive()
             if isinstance(item, NewLink):
                 if peer in present - done:
-                    old, links[peer] = links.get(peer), item.link
-                    if isinstance(old, Link):
-                        mesh.nursery.start_soon(_close, old)
-                    mesh.start_reader(peer, item.link)
+                    mesh.adopt(peer, item.link)
                     await _resend(table, peer, item.link, 1)  # what it lacks, then the sign
                 else:
                     mesh.nursery.start_soon(_close, item.link)

@@ -613,37 +613,35 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
         except (PeerUnreachable, JoinRefused) as e:
             if isinstance(e, LostInLobby):
                 rejoin_until = trio.current_time() + REJOIN_FOR  # from the last time it was seated
-            elif rejoin_until is None and _broke(e) and early_breaks < EARLY_BREAKS:
+            if rejoin_until is not None:
+                # The host may not have seen the old connection end yet (its seat, name and key
+                # still taken) or be out of reach a moment; one that refuses it has left.
+                if isinstance(e, JoinRefused):
+                    passing = e.reason in ("name-taken", "same-key", "busy")
+                else:
+                    passing = not isinstance(e, DoorClosed)
+                if not passing or trio.current_time() >= rejoin_until:
+                    raise
+                notice = "notice_lobby_rejoin"
+            elif _broke(e) and early_breaks < EARLY_BREAKS:
                 # Never seated yet: a few tries (a broken path), not a minute of them (an
                 # address where something else hangs up on every newcomer).
                 early_breaks += 1
-                ui.info(Notice("notice_join_retry", why=message_of(e)))
-                await trio.sleep(RETRY_LOBBY)
-                continue
-            # While joining again, the host may not have seen the old connection break yet
-            # (its seat, name and key still taken) or be out of reach for a moment.
-            if isinstance(e, DoorClosed):
-                again = False
+                notice = "notice_join_retry"
             else:
-                again = isinstance(e, PeerUnreachable) or e.reason in ("name-taken", "same-key", "busy")
-            if rejoin_until is not None and again:
-                if trio.current_time() >= rejoin_until:
+                if not isinstance(e, JoinRefused) or e.reason != "busy" or timeouts.busy <= 0:
                     raise
-                ui.info(Notice("notice_lobby_rejoin", why=message_of(e)))
-                await trio.sleep(RETRY_LOBBY)
+                left = give_up - trio.current_time()
+                if left <= 0:
+                    busy = Notice("notice_still_busy", why=message_of(e), seconds=f"{timeouts.busy:g}")
+                    raise JoinRefused("busy", busy) from None
+                pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
+                ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
+                await trio.sleep(pause)
+                wait = min(LONGEST_RETRY, 2 * wait)
                 continue
-            if not isinstance(e, JoinRefused):
-                raise
-            left = give_up - trio.current_time()
-            if e.reason != "busy" or timeouts.busy <= 0:
-                raise
-            if left <= 0:
-                busy = Notice("notice_still_busy", why=message_of(e), seconds=f"{timeouts.busy:g}")
-                raise JoinRefused("busy", busy) from None
-            pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
-            ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
-            await trio.sleep(pause)
-            wait = min(LONGEST_RETRY, 2 * wait)
+            ui.info(Notice(notice, why=message_of(e)))
+            await trio.sleep(RETRY_LOBBY)
 
 
 async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
