@@ -241,7 +241,9 @@ def test_a_wrong_code_is_refused_and_the_host_is_told_who_tried() -> None:
     assert adm.names() == ("host",) and adm.stage("c") is None and adm.pending == 0
 
 
-def test_a_full_table_and_a_started_table_refuse_at_the_hello() -> None:
+def test_a_full_table_refuses_at_the_hello_and_a_started_one_once_the_code_is_proven() -> None:
+    """Once started, every hello is challenged: a stranger without the code learns nothing,
+    not even that the game started, and a latecomer with it hears ``started``."""
     adm = admission(2)
     seated(adm, "ann", "ann", 1)
     assert adm.full
@@ -250,11 +252,39 @@ def test_a_full_table_and_a_started_table_refuse_at_the_hello() -> None:
         Reason.TABLE_FULL, "the table is full"
     )
     assert isinstance(adm.start(), Started)
-    adm.connected("later", "192.0.2.1", 0.0, fresh_nonce(), ENTROPY)
-    assert adm.hello("later", Joiner("cat", identity(3)).hello(), CHANNEL) == Refuse(
-        Reason.STARTED, "the game has already started"
+    assert reason(join(adm, "guess", Joiner("eve", identity(4)), code=WRONG)) == "wrong-code"
+    assert reason(join(adm, "later", Joiner("cat", identity(3)), peer="192.0.2.9")) == "started"
+    assert adm.pending == 0 and adm.names() == ("host", "ann")  # nobody holds a place or a seat
+
+
+def test_a_seat_whose_start_was_lost_joins_again_at_its_seat() -> None:
+    """A joiner of the roster that proves the code again after the start (its connection broke
+    as ``start`` went out) is seated again at its roster seat, whatever name it gives now;
+    the roster does not change, and the host's key or a stranger's is no seat."""
+    adm = admission(3)
+    seated(adm, "ann", "ann", 1)
+    seated(adm, "bob", "bob", 2)
+    started = adm.start()
+    assert isinstance(started, Started)
+    bob = Joiner("robert", identity(2), nonce=bytes([7]) * 32)
+    door = adm.connected("bob again", "198.51.100.4", 5.0, bytes([3]) * 32, ENTROPY)
+    assert isinstance(door, Enter)
+    ch = adm.hello("bob again", bob.hello(), CHANNEL)
+    assert isinstance(ch, SendChallenge)
+    assert adm.auth("bob again", bob.auth(ch), 5.0) == Proven()
+    assert adm.seat("bob again") == Seated(
+        seat=2,
+        proof=host_confirmation(bob, ch),
+        to_sign=link_message(GAME, bob.nonce, HOST.public_key, identity(2).public_key),
+        note="bob joined again from 198.51.100.4: the start had not reached them",
+        again=True,
     )
-    assert adm.pending == 0  # both refused: no place held
+    assert adm.seating.roster() == started.roster and adm.seated() == ("ann", "bob")
+    assert reason(join(adm, "bob, wrong code", Joiner("bob", identity(2)), code=WRONG)) == "wrong-code"
+    host_key = Joiner("host", HOST)
+    assert reason(join(adm, "the host's key", host_key, peer="192.0.2.77")) == "started"
+    assert reason(join(adm, "eve", Joiner("eve", identity(5)), peer="192.0.2.78")) == "started"
+    assert adm.pending == 0
 
 
 def test_the_hello_reveals_nothing_about_who_is_seated() -> None:
@@ -409,7 +439,13 @@ COMPATIBLE = [
     (a, b)
     for a, b in itertools.combinations(ORDER, 2)
     if {a, b} != {"bad-key", "same-key"}  # one key cannot be both unusable and a seated joiner's
+    and {a, b} != {"started", "same-key"}  # a seated joiner's key after the start: seated again
 ]
+
+
+def test_after_the_start_a_seated_joiners_key_is_that_seat_again_not_a_refusal() -> None:
+    again = attempt(frozenset({"started", "same-key"}))
+    assert isinstance(again, Seated) and again.again and again.seat == 2
 
 
 @pytest.mark.parametrize(("first", "later"), COMPATIBLE)
@@ -731,9 +767,7 @@ class AnyInterleaving(RuleBasedStateMachine):
         answer = self.adm.hello(conn, hello, CHANNEL)
         if evicted:
             assert reason(answer) == "busy"
-        elif self.adm.started:
-            assert reason(answer) == "started"  # a started table admits nobody
-        elif self.adm.full:
+        elif self.adm.full and not self.adm.started:
             assert reason(answer) == "table-full"
         else:
             assert answer == SendChallenge(self.nonces[conn], host_message())
@@ -769,8 +803,14 @@ class AnyInterleaving(RuleBasedStateMachine):
     def sit(self, conn: int) -> None:
         before = self.adm.names()
         answer = self.adm.seat(conn)
-        if self.roster_at_start is not None:
-            assert reason(answer) == "started"
+        if self.roster_at_start is not None:  # only a seat of the roster, again, at its seat
+            key = self.hellos[conn].key
+            seats = [i for i, s in enumerate(self.roster_at_start) if i > 0 and s.key == key]
+            if seats:
+                assert isinstance(answer, Seated) and answer.again and answer.seat == seats[0], answer
+            else:
+                assert reason(answer) == "started"
+            return
         if isinstance(answer, Seated):
             assert answer.seat == len(before) and self.adm.names() == (*before, self.hellos[conn].name)
 

@@ -14,12 +14,23 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
-from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
+from net_helpers import (
+    CODE,
+    FAST,
+    LOCALHOST,
+    RecordingUI,
+    config,
+    join_seat,
+    last_joins_and_all_end,
+    start_host,
+)
 
 from p2pcards.bots import make_bot
 from p2pcards.errors import PeerUnreachable
@@ -61,6 +72,8 @@ class FlakyRelay:
         self.breaks = 0
         self.stalls = 0
         self.connections = 0
+        self.cut_next = False
+        """Set: the next chunk either way is not carried, and every connection breaks."""
         self.port = 0
         self._open: list[trio.abc.Stream] = []
 
@@ -97,6 +110,11 @@ class FlakyRelay:
             last = 0.0
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 while data := await source.receive_some(65536):
+                    if self.cut_next:
+                        self.cut_next = False
+                        self.breaks += 1
+                        await self._break_all()
+                        break
                     late = self.rng.uniform(*self.delay)
                     self.chunks += 1
                     if self.chunks % self.stall_every == 0:
@@ -222,6 +240,41 @@ async def test_a_joiner_whose_host_leaves_the_lobby_stops_at_once(tmp_path: Path
     assert took < RETRY_LOBBY + 2, took  # one try to join again, not a minute of them
     assert "refused" in str(stopped[0]).lower(), stopped
     assert sum("joining again" in line for line in far_ui.infos) == 1, far_ui.infos
+
+
+async def test_a_joiner_whose_start_was_lost_joins_again_and_plays_its_seat(tmp_path: Path) -> None:
+    """The relay breaks the first joiner's connection as the table fills, so the host's
+    ``start`` never reaches it: it joins again, is sent the same start, links with the
+    seat above it, and the match is played to the end by all three."""
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    patient = replace(FAST, grace=15.0)  # the rejoin takes a second or two; a loaded machine more
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=6, ui=host_ui, timeouts=patient)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=30), outcomes=outcomes)
+            relay = FlakyRelay(port, 6, delay=(0.0, 0.0), stall_every=10**9, breaks_at=())
+            await relay.serve(nursery)
+            far = config(tmp_path, "far", seed=26, ui=far_ui, timeouts=patient)
+            await join_seat(nursery, relay.port, far, 1, outcomes, host_ui)
+
+            def lobby(names: Sequence[str], players: int) -> None:
+                RecordingUI.lobby(host_ui, names, players)
+                if len(names) == players:  # full: what the relay carries next is lost, start included
+                    relay.cut_next = True
+
+            host_ui.lobby = lobby  # type: ignore[method-assign]
+            near = config(tmp_path, "near", seed=16, timeouts=patient)
+            await last_joins_and_all_end(nursery, near, port, 2, outcomes, 3)
+    assert {s: (o.status, o.blamed) for s, o in outcomes.items()} == dict.fromkeys(range(3), ("over", ())), (
+        far_ui.infos
+    )
+    assert relay.breaks == 1 and relay.connections == 2, vars(relay)
+    assert any("joining again" in line for line in far_ui.infos), far_ui.infos
+    assert any("far joined again" in line for line in host_ui.infos), host_ui.infos
+    files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
+    assert len(files) == 1, "the transcripts differ"
+    assert audit_file(tmp_path / "far.p2pt").valid
 
 
 @pytest.mark.parametrize("at", [600, 1500, 2500, 3500])

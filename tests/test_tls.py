@@ -264,6 +264,38 @@ async def test_a_mesh_link_to_a_seat_that_shows_another_key_is_refused() -> None
     assert 1 not in info.links
 
 
+@pytest.mark.parametrize("answer", ["silence", "hang-up"])
+async def test_a_mesh_seat_that_takes_the_connection_but_does_not_answer_is_reached_through_the_host(
+    answer: str,
+) -> None:
+    """A lower seat whose port takes the TCP connection but never answers the TLS handshake
+    (not at its listener yet: its start came late), or hangs up: the dialler relays that
+    pair through the host instead of giving up the match, and says so."""
+    ids = [Identity.generate() for _ in range(3)]
+
+    async def absent_seat(stream: trio.abc.Stream) -> None:
+        if answer == "silence":
+            await trio.sleep_forever()
+        await stream.aclose()
+
+    async with serving(absent_seat) as absent_port:
+        listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+        ports = {0: 1, 1: absent_port, 2: listeners[0].socket.getsockname()[1]}
+        roster = tuple(
+            Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3)
+        )
+        info = SessionInfo(game_id=os.urandom(16), rules=ONE_HAND, roster=roster, seat=2)
+        info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+        ui = RecordingUI()
+        with trio.fail_after(10):
+            await form_mesh(info, ids[2], listeners, ui, replace(FAST, handshake=1.0))
+        for listener in listeners:
+            await listener.aclose()
+    assert info.relayed == {1} and 1 not in info.links
+    said = [line for line in ui.infos if "cannot reach p1 (seat 1) directly" in line]
+    assert said and f"127.0.0.1:{absent_port}" in said[0] and "through the host" in said[0], ui.infos
+
+
 # ---------------------------------------------------------------------------
 # What an observer on the path sees
 

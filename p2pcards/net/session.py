@@ -242,6 +242,8 @@ class _Guest:
     """It was told its seat: from then on only ``_stay`` (or the start) decides about it."""
     relink: LinkHello | None = None
     """A seated joiner dialling again during the match (its link hello)."""
+    again: int | None = None
+    """The seat of a joiner whose ``start`` was lost, seated again after the start."""
     bot: bool = False
     """Its hello said a bot plays its seat (taken on its word: it only sets the clock)."""
 
@@ -304,6 +306,8 @@ class HostLobby:
         self._lock = trio.Lock()
         self.relinks: Relinks | None = None
         """Set once the match runs: a seat that dials the host again is handed to it."""
+        self._start: bytes | None = None
+        """The ``start`` frame as sent, for a seat that joins again after it."""
 
     @property
     def tls(self) -> ssl.SSLContext:
@@ -373,6 +377,10 @@ class HostLobby:
             await self._stay(guest)
         elif guest.relink is not None and self.relinks is not None:
             await self.relinks.take(guest.link, guest.relink)
+        elif guest.again is not None and self.relinks is not None:
+            await self.relinks.hand(guest.again, guest.link)
+        elif guest.again is not None:  # the match is not running yet: the seat tries again
+            await guest.link.aclose()
 
     async def _check(self, guest: _Guest) -> None:
         """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
@@ -411,6 +419,12 @@ class HostLobby:
                 return
             sig = self.identity.sign(seated.to_sign)
             await link.send(encode_lobby(Welcome(seat=seated.seat, proof=seated.proof, sig=sig)))
+            if seated.again and self._start is not None:  # its start was lost: the same again
+                self.ui.info(seated.note)
+                link.limit_frames(MAX_FRAME)
+                await link.send(self._start)
+                guest.again = seated.seat
+                return
             guest.welcomed = True
             self.ui.info(seated.note)
             await self._broadcast_lobby()
@@ -495,9 +509,11 @@ class HostLobby:
                 frame = encode_lobby(Start(roster=started.roster, clock=clock if changed else None))
                 if changed:
                     self.ui.info(PATIENT)
+                self._start = frame
                 for i, guest in enumerate(started.connections, start=1):
                     guest.link.limit_frames(MAX_FRAME)
-                    await guest.link.send(frame)
+                    with contextlib.suppress(LinkClosed):  # broken: its reader in the match says so
+                        await guest.link.send(frame)
                     info.links[i] = guest.link
             return info
 
@@ -944,6 +960,7 @@ async def form_mesh(
         punchable = _punchable(info, peer)
         why = "it does not listen"
         stream: trio.SocketStream | None = None
+        _where = (seat.host, seat.port)
         if seat.port:
             try:
                 with trio.fail_after(PUNCH_AFTER if punchable else timeouts.handshake):
@@ -962,6 +979,9 @@ async def form_mesh(
             await _link_handshake(link, info, identity, lambda s: s == peer, timeouts.handshake, pin=peer)
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             await link.aclose()
+            if _silent(e):  # a seat not at its listener yet (its start came late): not an attack
+                through_host(peer, f"{show_address(*_where)}: {e or 'no answer in time'}")
+                return
             raise PeerUnreachable(
                 f"link to {seat.name} (seat {peer}) failed: {e or 'no answer in time'}"
             ) from None
@@ -1018,6 +1038,12 @@ async def form_mesh(
     direct = [info.roster[p].name for p in sorted(info.links) if p != 0 and p not in info.punched]
     if direct:  # with the punched and relayed seats said above: how this seat reaches every other
         ui.info(Notice("notice_direct", names=", ".join(direct)))
+
+
+def _silent(e: BaseException) -> bool:
+    """Whether a link handshake failed for want of an answer (none in time, or a hang-up)
+    rather than for a wrong answer (another key, a bad signature: someone in the middle)."""
+    return isinstance(e, trio.TooSlowError | LinkClosed) or (isinstance(e, TLSError) and e.kind == "closed")
 
 
 async def _dial_seat(
@@ -1131,6 +1157,12 @@ class Relinks:
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()
             return
+        await self.hand(peer, link)
+
+    async def hand(self, peer: int, link: Link) -> None:
+        """Give the match ``link``, authenticated as ``peer``'s (by the link hellos, or by
+        the lobby for a seat that joined again after the start). Returns once the link is
+        closed (a listener's handler owns its stream)."""
         send, receive = self._channels[peer]
         with contextlib.suppress(trio.WouldBlock):
             stale = receive.receive_nowait()  # an earlier attempt nobody took: this one is newer

@@ -178,12 +178,17 @@ class Admit:
 @dataclass(frozen=True, slots=True)
 class Seated:
     """Send ``welcome`` with ``seat``, ``proof`` and the host's signature of ``to_sign``; then
-    tell every seated joiner who is there. ``note`` is for the host's user."""
+    tell every seated joiner who is there. ``note`` is for the host's user.
+
+    ``again``: a seat of the roster joining again after the start (its ``start`` was lost
+    with its connection): send it ``start`` as it was sent, and the connection is that
+    seat's new link with the host for the match."""
 
     seat: int
     proof: bytes
     to_sign: bytes
     note: str
+    again: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +371,10 @@ class Seating(Generic[C]):
     def holds(self, connection: C) -> bool:
         """Whether ``connection`` has a seat."""
         return connection in self._seats
+
+    def joiner_seat(self, key: bytes) -> int | None:
+        """The seat of the joiner whose key is ``key`` (None for the host's key or a stranger's)."""
+        return next((i for i, s in enumerate(self.roster()) if i > 0 and s.key == key), None)
 
     def check_open(self) -> Refuse | None:
         """Whether anyone may still sit down: not once started, not while full."""
@@ -551,7 +560,9 @@ class Admission(Generic[C]):
             return self._drop(connection, self._protocol(visit, f"expected hello, got {message.TYPE}"))
         if not MIN_CHANNEL <= len(channel) <= MAX_CHANNEL:
             raise LocalProtocolError("the TLS channel binding has an unexpected length")
-        closed = self.seating.check_open()
+        # A started table challenges every hello: a seat of its roster whose ``start`` was lost
+        # may join again (``seat``), and a stranger without the code learns nothing, not even that.
+        closed = None if self.seating.started else self.seating.check_open()
         if closed is not None:
             return self._drop(connection, closed)
         pake = Pake.start(Side.HOST, self.code, visit.entropy)
@@ -606,21 +617,33 @@ class Admission(Generic[C]):
         return Proven()
 
     def seat(self, connection: C) -> Seated | Refuse:
-        """Seat a joiner that proved the code (checked: started, full, name, key, in this order)."""
+        """Seat a joiner that proved the code (checked: started, full, name, key, in this order).
+
+        Once started, only a joiner of the roster is seated, again, at its seat (its
+        ``start`` was lost with its connection); anyone else is refused ``started``."""
         visit = self._expect(connection, Stage.PROVEN)
         hello = visit.hello
         del self._visits[connection]
         if hello is None:  # the PROVEN stage is only reached with a hello
             raise LocalProtocolError("a seat without a hello")
-        seat = roster_seat(hello, visit.peer, visit.seen)
-        decision = self.seating.sit(connection, seat)
-        if isinstance(decision, Refuse):
-            return decision
+        again = self.seating.joiner_seat(hello.key) if self.seating.started else None
+        if again is None:
+            decision = self.seating.sit(connection, roster_seat(hello, visit.peer, visit.seen))
+            if isinstance(decision, Refuse):
+                return decision
+            seat = decision.seat
+        else:
+            seat = again
         return Seated(
-            seat=decision.seat,
+            seat=seat,
             proof=confirmation(visit.key, Role.HOST, visit.binding),
             to_sign=link_message(self.game_id, hello.nonce, self.host_key, hello.key),
-            note=Notice("notice_joined", name=self._shown_name(decision.seat), peer=visit.peer),
+            note=Notice(
+                "notice_joined" if again is None else "notice_joined_again",
+                name=self._shown_name(seat),
+                peer=visit.peer,
+            ),
+            again=again is not None,
         )
 
     def _shown_name(self, seat: int) -> str:

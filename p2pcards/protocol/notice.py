@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 NOTICES: dict[str, str] = {
     "notice_joined": "{name} joined from {peer}",
+    "notice_joined_again": "{name} joined again from {peer}: the start had not reached them",
     "notice_left_table": "{name} left the table",
     "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
     "notice_seated": "seated at a table of {game} ({players} players); waiting for the others",
