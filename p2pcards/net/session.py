@@ -960,11 +960,11 @@ async def form_mesh(
         punchable = _punchable(info, peer)
         why = "it does not listen"
         stream: trio.SocketStream | None = None
-        _where = (seat.host, seat.port)
+        where = (seat.host, seat.port)
         if seat.port:
             try:
                 with trio.fail_after(PUNCH_AFTER if punchable else timeouts.handshake):
-                    stream, _where = await connect_first(seat.addresses)
+                    stream, where = await connect_first(seat.addresses)
             except (OSError, trio.TooSlowError) as e:
                 why = f"{show_address(seat.host, seat.port)}: {_reason(e)}"
         if stream is None and punchable:
@@ -980,7 +980,7 @@ async def form_mesh(
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             await link.aclose()
             if _silent(e):  # a seat not at its listener yet (its start came late): not an attack
-                through_host(peer, f"{show_address(*_where)}: {e or 'no answer in time'}")
+                through_host(peer, f"{show_address(*where)}: {e or 'no answer in time'}")
                 return
             raise PeerUnreachable(
                 f"link to {seat.name} (seat {peer}) failed: {e or 'no answer in time'}"
@@ -1161,8 +1161,8 @@ class Relinks:
 
     async def hand(self, peer: int, link: Link) -> None:
         """Give the match ``link``, authenticated as ``peer``'s (by the link hellos, or by
-        the lobby for a seat that joined again after the start). Returns once the link is
-        closed (a listener's handler owns its stream)."""
+        the lobby for a seat that joined again after the start). Holds until the match ends
+        (a listener's handler owns its stream, and closes it when it returns)."""
         send, receive = self._channels[peer]
         with contextlib.suppress(trio.WouldBlock):
             stale = receive.receive_nowait()  # an earlier attempt nobody took: this one is newer
