@@ -232,6 +232,19 @@ async def test_a_joiner_refuses_a_man_in_the_middle_that_relays_the_lobby() -> N
     assert lobby.names() == ["host"] and not lobby.refused
 
 
+async def seat_two_of_three(
+    ids: list[Identity], seat_one_port: int
+) -> tuple[SessionInfo, list[trio.SocketListener]]:
+    """Seat 2 of a table of three about to form its mesh: seat 1 at ``seat_one_port``, the
+    host linked already; with seat 2's listeners on 127.0.0.1."""
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    ports = {0: 1, 1: seat_one_port, 2: listeners[0].socket.getsockname()[1]}
+    roster = tuple(Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3))
+    info = SessionInfo(game_id=os.urandom(16), rules=ONE_HAND, roster=roster, seat=2)
+    info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+    return info, listeners
+
+
 async def test_a_mesh_link_to_a_seat_that_shows_another_key_is_refused() -> None:
     ids = [Identity.generate() for _ in range(3)]
     impostor = Identity.generate()
@@ -242,13 +255,7 @@ async def test_a_mesh_link_to_a_seat_that_shows_another_key_is_refused() -> None
         heard.append(await read_until_closed(secured))
 
     async with serving(impostor_seat) as impostor_port:
-        listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
-        ports = {0: 1, 1: impostor_port, 2: listeners[0].socket.getsockname()[1]}
-        roster = tuple(
-            Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3)
-        )
-        info = SessionInfo(game_id=os.urandom(16), rules=ONE_HAND, roster=roster, seat=2)
-        info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+        info, listeners = await seat_two_of_three(ids, impostor_port)
         with trio.fail_after(10), pytest.raises(PeerUnreachable) as caught:
             await form_mesh(info, ids[2], listeners, RecordingUI(), FAST)
         with trio.fail_after(5):
@@ -279,13 +286,7 @@ async def test_a_mesh_seat_that_takes_the_connection_but_does_not_answer_is_reac
         await stream.aclose()
 
     async with serving(absent_seat) as absent_port:
-        listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
-        ports = {0: 1, 1: absent_port, 2: listeners[0].socket.getsockname()[1]}
-        roster = tuple(
-            Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3)
-        )
-        info = SessionInfo(game_id=os.urandom(16), rules=ONE_HAND, roster=roster, seat=2)
-        info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+        info, listeners = await seat_two_of_three(ids, absent_port)
         ui = RecordingUI()
         with trio.fail_after(10):
             await form_mesh(info, ids[2], listeners, ui, replace(FAST, handshake=1.0))
