@@ -15,7 +15,7 @@ import contextlib
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -242,12 +242,24 @@ async def test_a_joiner_whose_host_leaves_the_lobby_stops_at_once(tmp_path: Path
     assert sum("joining again" in line for line in far_ui.infos) == 1, far_ui.infos
 
 
+@dataclass
+class CutsWhenFull(RecordingUI):
+    """The host's lobby: once the table is full, ``relay`` loses what it carries next."""
+
+    relay: FlakyRelay | None = None
+
+    def lobby(self, names: Sequence[str], players: int) -> None:
+        super().lobby(names, players)
+        if self.relay is not None and len(names) == players:  # the start is on its way
+            self.relay.cut_next = True
+
+
 async def test_a_joiner_whose_start_was_lost_joins_again_and_plays_its_seat(tmp_path: Path) -> None:
     """The relay breaks the first joiner's connection as the table fills, so the host's
     ``start`` never reaches it: it joins again, is sent the same start, links with the
     seat above it, and the match is played to the end by all three."""
     outcomes: dict[int, Outcome] = {}
-    host_ui, far_ui = RecordingUI(), RecordingUI()
+    host_ui, far_ui = CutsWhenFull(), RecordingUI()
     patient = replace(FAST, grace=15.0)  # the rejoin takes a second or two; a loaded machine more
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
@@ -257,13 +269,7 @@ async def test_a_joiner_whose_start_was_lost_joins_again_and_plays_its_seat(tmp_
             await relay.serve(nursery)
             far = config(tmp_path, "far", seed=26, ui=far_ui, timeouts=patient)
             await join_seat(nursery, relay.port, far, 1, outcomes, host_ui)
-
-            def lobby(names: Sequence[str], players: int) -> None:
-                RecordingUI.lobby(host_ui, names, players)
-                if len(names) == players:  # full: what the relay carries next is lost, start included
-                    relay.cut_next = True
-
-            host_ui.lobby = lobby  # type: ignore[method-assign]
+            host_ui.relay = relay
             near = config(tmp_path, "near", seed=16, timeouts=patient)
             await last_joins_and_all_end(nursery, near, port, 2, outcomes, 3)
     assert {s: (o.status, o.blamed) for s, o in outcomes.items()} == dict.fromkeys(range(3), ("over", ())), (

@@ -419,7 +419,9 @@ class HostLobby:
                 return
             sig = self.identity.sign(seated.to_sign)
             await link.send(encode_lobby(Welcome(seat=seated.seat, proof=seated.proof, sig=sig)))
-            if seated.again and self._start is not None:  # its start was lost: the same again
+            if seated.again:  # its start was lost: the same start again
+                if self._start is None:  # the machine seats again only once started
+                    raise LocalProtocolError("a seat taken again before the start")
                 self.ui.info(seated.note)
                 link.limit_frames(MAX_FRAME)
                 await link.send(self._start)
