@@ -112,6 +112,13 @@ hand holds, not which; ``penalties`` the same by penalty; ``nines`` where the 9s
 ignore who drew under what (``counts`` is the measure to set a partial sight against)."""
 
 
+def kind(move: Action) -> str:
+    """What sort of move it is, for ``--by-kind``: a natural card, a 9, or the move's name."""
+    if isinstance(move, Play):
+        return "9" if move.card in NINES else "card"
+    return type(move).__name__.lower()
+
+
 def effect(move: Action) -> object:
     """Moves that cannot differ are one: any 9 declaring the same suit."""
     if isinstance(move, Play) and move.card in NINES:
@@ -119,7 +126,7 @@ def effect(move: Action) -> object:
     return move
 
 
-def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -> list[dict[object, float]]:
+def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -> list[dict[object, Any]]:
     chunk, deals, budgets, sights = job
     search = expert.NinesSearch()
     rows = []
@@ -142,10 +149,12 @@ def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -
                 search.rollout(state, play)
                 total[m] += search.reward(obs, state)
         value = {effect(m): v / deals for m, v in total.items()}
-        row: dict[object, float] = {"heuristic": value[effect(incumbent)], "best": max(value.values())}
+        row: dict[object, Any] = {"heuristic": value[effect(incumbent)], "best": max(value.values())}
         for b in budgets:
             bot = ExpertBot(expert.NinesSearch(), Budget(seconds=b))
-            row[b] = value[effect(bot.choose(view, legal, random.Random(7 + i)))]
+            chosen = bot.choose(view, legal, random.Random(7 + i))
+            row[b] = value[effect(chosen)]
+            row["kind", b] = f"{kind(incumbent)} -> {kind(chosen)}"
         for sight in sights:
             seeing = ExpertBot(Seeing(hand, sight), Budget(seconds=budgets[0]))
             row[sight] = value[effect(seeing.choose(view, legal, random.Random(7 + i)))]
@@ -162,6 +171,11 @@ def main() -> None:
         "--sights",
         default="hands",
         help=f"partial sights dealt to the search at the first budget, comma-separated: {', '.join(SIGHTS)}",
+    )
+    parser.add_argument(
+        "--by-kind",
+        action="store_true",
+        help="also the gain at the first budget by sort of move: the heuristic's, then the expert's",
     )
     parser.add_argument("--seed", type=int, default=177)
     parser.add_argument("--jobs", type=int, default=2)
@@ -187,6 +201,13 @@ def main() -> None:
         gains = [r[sight] - r["heuristic"] for r in rows]
         sem = statistics.stdev(gains) / len(gains) ** 0.5
         print(f"{budgets[0]:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}  dealt what {sight} shows")
+    if args.by_kind:
+        b = budgets[0]
+        print(f"at {b:g} s, by sort of move (the heuristic's -> the expert's): decisions, gain per decision")
+        for pair in sorted({r["kind", b] for r in rows}):
+            gains = [r[b] - r["heuristic"] for r in rows if r["kind", b] == pair]
+            sem = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else float("nan")
+            print(f"  {pair:<20} {len(gains):>5}  {statistics.fmean(gains):+.5f} +- {sem:.5f}")
     print(f"({time.perf_counter() - start:.0f} s)")
 
 
