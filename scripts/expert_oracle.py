@@ -154,12 +154,20 @@ def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -
             bot = ExpertBot(expert.NinesSearch(), Budget(seconds=b))
             chosen = bot.choose(view, legal, random.Random(7 + i))
             row[b] = value[effect(chosen)]
-            row["kind", b] = f"{kind(incumbent)} -> {kind(chosen)}"
+            if b == budgets[0]:  # what --by-kind reports
+                row["kind"] = f"{kind(incumbent)} -> {kind(chosen)}"
         for sight in sights:
             seeing = ExpertBot(Seeing(hand, sight), Budget(seconds=budgets[0]))
             row[sight] = value[effect(seeing.choose(view, legal, random.Random(7 + i)))]
         rows.append(row)
     return rows
+
+
+def gain(rows: list[dict[object, Any]], key: object) -> str:
+    """The mean gain of ``key``'s move over the heuristic's, and its standard error."""
+    gains = [r[key] - r["heuristic"] for r in rows]
+    sem = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else float("nan")
+    return f"{statistics.fmean(gains):+.5f} +- {sem:.5f}"
 
 
 def main() -> None:
@@ -194,20 +202,15 @@ def main() -> None:
     print(f"{len(rows)} decisions with a choice; the best move in hindsight gains {best:.5f} a decision")
     print("budget  gain over the heuristic's move (chance of winning the match, per decision)")
     for b in budgets:
-        gains = [r[b] - r["heuristic"] for r in rows]
-        sem = statistics.stdev(gains) / len(gains) ** 0.5
-        print(f"{b:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}")
+        print(f"{b:>5g} s  {gain(rows, b)}")
     for sight in sights:
-        gains = [r[sight] - r["heuristic"] for r in rows]
-        sem = statistics.stdev(gains) / len(gains) ** 0.5
-        print(f"{budgets[0]:>5g} s  {statistics.fmean(gains):+.5f} +- {sem:.5f}  dealt what {sight} shows")
+        print(f"{budgets[0]:>5g} s  {gain(rows, sight)}  dealt what {sight} shows")
     if args.by_kind:
         b = budgets[0]
         print(f"at {b:g} s, by sort of move (the heuristic's -> the expert's): decisions, gain per decision")
-        for pair in sorted({r["kind", b] for r in rows}):
-            gains = [r[b] - r["heuristic"] for r in rows if r["kind", b] == pair]
-            sem = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else float("nan")
-            print(f"  {pair:<20} {len(gains):>5}  {statistics.fmean(gains):+.5f} +- {sem:.5f}")
+        for pair in sorted({r["kind"] for r in rows}):
+            some = [r for r in rows if r["kind"] == pair]
+            print(f"  {pair:<20} {len(some):>5}  {gain(some, b)}")
     print(f"({time.perf_counter() - start:.0f} s)")
 
 
