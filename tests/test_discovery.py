@@ -589,6 +589,64 @@ def test_join_by_code_usage_errors(tmp_path: Path, args: list[str], error: str) 
     assert error in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "dialled", "sent"),
+    [
+        (["198.18.0.5:7000", CODE], ("198.18.0.5", 7000), CODE),  # as an invitation is read out
+        ([CODE, "198.18.0.5:7000"], ("198.18.0.5", 7000), CODE),  # the code first
+        (["198.18.0.5:7000", "--code", CODE], ("198.18.0.5", 7000), CODE),
+        (["198.18.0.5", CODE, "--code", CODE.upper()], ("198.18.0.5", 7777), CODE),  # the same code
+        ([CODE, CODE], None, CODE),  # the same code twice: found on this network
+    ],
+)
+def test_join_takes_the_code_after_the_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], dialled: Any, sent: str
+) -> None:
+    """``join ADDRESS CODE`` (either order) dials ADDRESS and proves CODE, as ``--code`` does."""
+    from click.testing import CliRunner
+
+    from p2pcards import cli
+    from p2pcards.cli import cmd_join
+    from p2pcards.net import node
+
+    calls: list[tuple[Any, str]] = []
+
+    async def fake_join(config: Any, *, host: str, port: int, code: str, **_: Any) -> str:
+        calls.append(((host, port), code))
+        return "joined"
+
+    async def fake_locate(code: str, **_: Any) -> list[tuple[str, int]]:
+        return [("198.18.0.9", 7777)]
+
+    def fake_run(kind: str, run: Any, **_: Any) -> None:
+        assert trio.run(run, None) == "joined"
+
+    monkeypatch.setattr(node, "join_game", fake_join)
+    monkeypatch.setattr(discovery, "locate", fake_locate)
+    monkeypatch.setattr(cmd_join, "_run_node", fake_run)
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    monkeypatch.delenv("P2PCARDS_CODE", raising=False)
+    result = CliRunner().invoke(cli.main, ["join", *args, "--bot", "random", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert calls == [(dialled or ("198.18.0.9", 7777), sent)]
+
+
+def test_join_refuses_two_different_codes_given_after_the_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from p2pcards import cli
+
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))
+    monkeypatch.delenv("P2PCARDS_CODE", raising=False)
+    result = CliRunner().invoke(
+        cli.main, ["join", "198.18.0.5:7000", CODE, "--code", "7-secret-walrus", "--lang", "en"]
+    )
+    assert result.exit_code == 2
+    assert "two different codes" in result.output
+
+
 # ---------------------------------------------------------------------------
 # A real broadcast, between two network namespaces on one bridge
 

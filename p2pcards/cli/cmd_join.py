@@ -118,6 +118,7 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
 
 @click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
 @click.argument("address", required=False, metavar="[ADDRESS|CODE]")
+@click.argument("then", required=False, metavar="[CODE]")
 @click.option(
     "--code",
     envvar="P2PCARDS_CODE",
@@ -139,7 +140,13 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
 @_DISCOVERY_PORT
 @_network_options
 def join(
-    address: str | None, code: str | None, port: int, no_listen: bool, discovery_port: int | None, **opts: Any
+    address: str | None,
+    then: str | None,
+    code: str | None,
+    port: int,
+    no_listen: bool,
+    discovery_port: int | None,
+    **opts: Any,
 ) -> None:
     """Join the table at ADDRESS (HOST:PORT) with its invitation code, or find it by the code alone.
 
@@ -148,6 +155,9 @@ def join(
     sending the words, then proves the code to the one that answers. With no
     ADDRESS or CODE the code is asked for (or taken from P2PCARDS_CODE, which
     keeps it out of the process list) and the host is found the same way.
+
+    The code may also follow the address, as a person reads an invitation
+    out: p2pcards join 203.0.113.5:7777 43-robin-maple (or the code first).
 
     The host chooses the game (Nines or Le Neuf) and its rules; this node
     learns them when it joins.
@@ -162,6 +172,12 @@ def join(
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
 
     tr = Translator(_language(opts["lang"]))
+    if then is not None:  # ADDRESS CODE, or CODE ADDRESS
+        if discovery.code_number(address or "") is not None and discovery.code_number(then) is None:
+            address, then = then, address
+        if code and normalize_code(code) != normalize_code(then or ""):
+            raise click.UsageError(tr("join_two_codes"))
+        code = then
     if address is not None and discovery.code_number(address) is not None:
         if code and normalize_code(code) != normalize_code(address):
             raise click.UsageError(tr("join_two_codes"))
