@@ -125,8 +125,9 @@ class SearchGame(Protocol[Obs, State]):
         """Play ``action`` (then any table step, such as a recycled stock drawn by ``rng``)."""
         ...
 
-    def rollout(self, state: State, rng: random.Random) -> None:
-        """Play the hand to its end with the base policy for every seat."""
+    def rollout(self, obs: Obs, state: State, rng: random.Random) -> None:
+        """Play the hand to its end: the base policy for every seat (the observing seat's
+        own policy, when the game has one, for that seat)."""
         ...
 
     def reward(self, obs: Obs, state: State) -> float:
@@ -177,7 +178,7 @@ class Search(Generic[Obs, State]):
                 state = game.clone(deal)
                 play = random.Random(stream)
                 game.apply(state, moves[k], play)
-                game.rollout(state, play)
+                game.rollout(obs, state, play)
                 scores[k].append(game.reward(obs, state))
             done += 1
             if limit is not None and done >= limit:
