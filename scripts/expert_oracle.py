@@ -13,11 +13,6 @@ difference is what the search gains per decision. The best move's value in
 hindsight bounds it, and the same search dealt the true hands at the first budget
 shows what seeing them would be worth.
 
-The search is scored with the default heuristic as the seat's own policy (the
-positions come from its play, and each move's value is its continuation): the
-expert's tuned own weights change the continuation itself, which only matches
-measure.
-
     .venv/bin/python scripts/expert_oracle.py --decisions 400 --deals 300 --budgets 0.05,0.2,1
 """
 
@@ -74,7 +69,7 @@ class Seeing(expert.NinesSearch):
     what seeing the other hands would be worth, a bound on what reading them could gain."""
 
     def __init__(self, truth: Any, sight: str = "hands") -> None:
-        super().__init__(own=HeuristicBot())
+        super().__init__()
         self.truth = truth
         self.group = SIGHTS[sight]
 
@@ -133,7 +128,7 @@ def effect(move: Action) -> object:
 
 def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -> list[dict[object, Any]]:
     chunk, deals, budgets, sights = job
-    search = expert.NinesSearch(own=HeuristicBot())
+    search = expert.NinesSearch()
     rows = []
     for i, (hand, seat, totals, legal) in chunk:
         view = SeatView(hand, seat, totals)
@@ -151,12 +146,12 @@ def score(job: tuple[list[tuple[int, Position]], int, list[float], list[str]]) -
             for m in moves:  # every move on the same deal and the same random stream
                 state, play = truth.copy(), random.Random(stream)
                 search.apply(state, m, play)
-                search.rollout(obs, state, play)
+                search.rollout(state, play)
                 total[m] += search.reward(obs, state)
         value = {effect(m): v / deals for m, v in total.items()}
         row: dict[object, Any] = {"heuristic": value[effect(incumbent)], "best": max(value.values())}
         for b in budgets:
-            bot = ExpertBot(expert.NinesSearch(own=HeuristicBot()), Budget(seconds=b))
+            bot = ExpertBot(expert.NinesSearch(), Budget(seconds=b))
             chosen = bot.choose(view, legal, random.Random(7 + i))
             row[b] = value[effect(chosen)]
             if b == budgets[0]:  # what --by-kind reports

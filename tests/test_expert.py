@@ -4,7 +4,6 @@ budgets that hold, and a name that works wherever bots are chosen."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -19,8 +18,7 @@ from p2pcards.games.neuf import rules as neuf
 from p2pcards.games.neuf.expert import NeufSearch
 from p2pcards.games.neuf.expert import observe as observe_neuf
 from p2pcards.games.nines import rules as nines
-from p2pcards.games.nines.bots import HeuristicBot, Weights
-from p2pcards.games.nines.expert import OWN_WEIGHTS, NinesSearch
+from p2pcards.games.nines.expert import NinesSearch
 from p2pcards.games.nines.expert import observe as observe_nines
 from p2pcards.games.nines.rules import Draw, HandState, NinesRules, Phase, Recycle, SeatView
 
@@ -317,40 +315,6 @@ def test_the_same_seed_gives_the_same_moves_and_the_search_uses_its_budget() -> 
     assert bot.last.chosen in legal and set(bot.last.means) <= set(legal)
 
 
-class _Counting(HeuristicBot):
-    """A heuristic that counts, per seat, the decisions it was asked to make."""
-
-    def __init__(self, weights: Weights | None = None) -> None:
-        super().__init__(weights)
-        self.seats: dict[int, int] = {}
-
-    def choose_reading(self, view: Any, legal: Any, reading: Any) -> Any:
-        self.seats[view.seat] = self.seats.get(view.seat, 0) + 1
-        return super().choose_reading(view, legal, reading)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_the_searching_seat_plays_its_own_heuristic_and_the_others_the_default(seed: int) -> None:
-    """The own weights play the incumbent and the seat's later moves in the rollouts; every
-    opponent is modelled by the default heuristic, never by the own weights."""
-    h = _nines_position(NinesRules(), 4, seed, 6)
-    assert h is not None
-    view, legal = SeatView(h, h.turn), h.legal_actions()
-    own, base = _Counting(OWN_WEIGHTS), _Counting()
-    search = NinesSearch(base=base, own=own)
-    incumbent, _ = search.candidates(view, legal, random.Random(0))
-    assert incumbent == HeuristicBot(OWN_WEIGHTS).choose(view, legal, random.Random(0))
-    obs = observe_nines(view, legal)
-    rng = random.Random(seed)
-    for _ in range(5):
-        state = search.determinise(obs, rng)
-        search.apply(state, legal[0], rng)
-        search.rollout(obs, state, rng)
-    assert set(own.seats) <= {h.turn} and own.seats.get(h.turn, 0) > 0, own.seats
-    assert h.turn not in base.seats and base.seats, base.seats
-    assert Weights() != OWN_WEIGHTS  # the own weights are not the default ones
-
-
 def test_a_time_budget_stops_the_search_at_its_deadline() -> None:
     h = _nines_position(NinesRules(), 4, 3, 10)
     assert h is not None
@@ -380,7 +344,7 @@ class _Coins:
         self.played[action] += 1
         state.append(rng.random() < self.odds[action])
 
-    def rollout(self, obs: object, state: list[object], rng: random.Random) -> None:
+    def rollout(self, state: list[object], rng: random.Random) -> None:
         pass
 
     def reward(self, obs: object, state: list[object]) -> float:

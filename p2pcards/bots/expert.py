@@ -125,9 +125,8 @@ class SearchGame(Protocol[Obs, State]):
         """Play ``action`` (then any table step, such as a recycled stock drawn by ``rng``)."""
         ...
 
-    def rollout(self, obs: Obs, state: State, rng: random.Random) -> None:
-        """Play the hand to its end: the base policy for every seat (the observing seat's
-        own policy, when the game has one, for that seat)."""
+    def rollout(self, state: State, rng: random.Random) -> None:
+        """Play the hand to its end with the base policy for every seat."""
         ...
 
     def reward(self, obs: Obs, state: State) -> float:
@@ -178,7 +177,7 @@ class Search(Generic[Obs, State]):
                 state = game.clone(deal)
                 play = random.Random(stream)
                 game.apply(state, moves[k], play)
-                game.rollout(obs, state, play)
+                game.rollout(state, play)
                 scores[k].append(game.reward(obs, state))
             done += 1
             if limit is not None and done >= limit:

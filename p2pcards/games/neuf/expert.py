@@ -179,7 +179,7 @@ class NeufSearch:
     def apply(self, state: HandState, action: Action, rng: random.Random) -> None:
         state.apply(action)
 
-    def rollout(self, obs: NeufObservation, state: HandState, rng: random.Random) -> None:
+    def rollout(self, state: HandState, rng: random.Random) -> None:
         base = self.base
         while state.phase is not Phase.OVER:
             legal = state.legal_actions()

@@ -18,14 +18,9 @@ history, and the public history itself goes into the deal, so that the
 heuristic playing every seat in the rollouts reads the same signs (who drew
 under which suit) as at the real table.
 
-Two heuristics play the rollouts: the default one for the opponents (a model
-of them), and for the searching seat its own, with weights tuned to win
-(:data:`OWN_WEIGHTS`), which is also the incumbent move: the search improves
-on a stronger start.
-
-Candidate moves: the own heuristic's, and every other that differs in effect
-(two copies of a card are one move, so are any two 9s, and a 9 declares only
-the two suits held most or the incumbent's suit). Going out is never searched.
+Candidate moves: the heuristic's, and every other that differs in effect (two
+copies of a card are one move, so are any two 9s, and a 9 declares only the
+two suits held most or the heuristic's suit). Going out is never searched.
 
 The score estimates each seat's chance of winning the match from the totals
 after the hand: exact when the hand ends the match (the lowest total wins),
@@ -42,7 +37,7 @@ from dataclasses import dataclass
 
 from p2pcards.bots.expert import Budget, ExpertBot
 from p2pcards.cards import ALL_CARDS, NINES, RANK_OF, SUIT_OF, SUITS, Card, penalty
-from p2pcards.games.nines.bots import HeuristicBot, HistoryReader, Weights
+from p2pcards.games.nines.bots import HeuristicBot, HistoryReader
 from p2pcards.games.nines.rules import (
     Action,
     Declare,
@@ -193,34 +188,12 @@ def _minus(cards: list[Card], gone: Sequence[Card]) -> list[Card]:
     return out
 
 
-OWN_WEIGHTS = Weights(
-    shed=0.526,
-    suit_length=0.528,
-    follow=0.999,
-    nine_keep=28.11,
-    spare_nine=0.726,
-    long_hand_rounds=9.613,
-    block=0.555,
-    tie_penalty=0.006,
-    tie_short=0.085,
-    skip=6.215,
-    base_risk=0.245,
-    keep_margin=4.363,
-)
-"""The searching seat's own heuristic: weights tuned to win as one seat of four against
-heuristics of the default weights (a cross-entropy search over 8 generations of 12 trials,
-6,000 matches each; README, "Thinking longer"). The search improves on the policy it
-starts from, and it models the opponents with the default weights all the same."""
-
-
 class NinesSearch:
     """Nines for :class:`~p2pcards.bots.expert.Search`; see the module doc."""
 
-    def __init__(self, base: HeuristicBot | None = None, own: HeuristicBot | None = None) -> None:
+    def __init__(self, base: HeuristicBot | None = None) -> None:
         self.base = base or HeuristicBot()
-        """The other seats' play in the rollouts: the model of the opponents."""
-        self.own = own or HeuristicBot(OWN_WEIGHTS)
-        """The searching seat's own policy: the incumbent move, and its later moves in the rollouts."""
+        """The base policy: the incumbent move, and every seat's play in the rollouts."""
 
     def observe(self, view: SeatView, legal: Sequence[Action]) -> NinesObservation:
         return observe(view, legal)
@@ -231,7 +204,7 @@ class NinesSearch:
         """The heuristic's move and the distinct others: going out is taken at once; two copies
         of a card (two decks) are one move, so are any two 9s, and a 9 declares only the suits
         that matter (the two held most, or the heuristic's)."""
-        incumbent = self.own.choose(view, legal, rng)
+        incumbent = self.base.choose(view, legal, rng)
         n = len(view.my_cards)
         for a in legal:
             if (isinstance(a, Play) and n == 1) or (isinstance(a, PlayNines) and n == 2):
@@ -302,11 +275,10 @@ class NinesSearch:
         state.apply_legal(action)  # one of the legal moves of the view this state was dealt from
         _restock(state, rng)
 
-    def rollout(self, obs: NinesObservation, state: HandState, rng: random.Random) -> None:
-        """The heuristic for every seat (the searching seat's own weights for it), reading the
-        history as it grows (not again at each move), on the engine's trusted path (every move
-        is one of ``legal_actions``)."""
-        other, mine, me = self.base.choose_reading, self.own.choose_reading, obs.seat
+    def rollout(self, state: HandState, rng: random.Random) -> None:
+        """The heuristic for every seat, reading the history as it grows (not again at each move),
+        on the engine's trusted path (every move is one of ``legal_actions``)."""
+        choose = self.base.choose_reading
         reader = HistoryReader(state.seats, state.up_card.suit)
         steps = 0
         while state.phase is not Phase.OVER:
@@ -316,7 +288,7 @@ class NinesSearch:
             else:
                 seat = state.turn
                 reader.feed(state.events)
-                action = (mine if seat == me else other)(SeatView(state, seat), legal, reader.reading(seat))
+                action = choose(SeatView(state, seat), legal, reader.reading(seat))
             state.apply_legal(action)
             _restock(state, rng)
             steps += 1
