@@ -29,8 +29,9 @@ pexpect = pytest.importorskip("pexpect")
 
 MOVE = r"Your move > "
 FINGERPRINT = r"digits\? [^\n]*> "
-DEALER_SUIT = r"you deal: name the active suit\.\s+Which suit\? [^\n]*> "
-"""Ann deals and the up card is a 9: her first question is the suit, not a move."""
+DEALER_SUIT = r"you deal: name the active suit\.\s+(?:[^\n]* left · )?Which suit\? [^\n]*> "
+"""Ann deals and the up card is a 9: her first question is the suit, not a move (after the
+time left on the table's clock, when the clock shows it)."""
 
 
 class HumanThread:
