@@ -122,9 +122,7 @@ def game_data(record: Mapping[str, Any], names: Sequence[str], tr: Translator = 
         here = player_names(table)
         totals = _table_start(table, record)
         for hand in table.get("hands", []):
-            positions = (
-                replay_of(game).positions(hand, here, rules, tr)
-            )
+            positions = replay_of(game).positions(hand, here, rules, tr)
             hands.append(
                 {
                     "number": hand.get("number"),
@@ -279,6 +277,7 @@ def checklist_html(report: AuditReport, names: Sequence[str], tr: Translator = E
             f'<td class="mono">{escape(fp)}</td></tr>'
         )
     out.append("</tbody></table><dl>")
+
     def who(seat: int) -> str:
         return seat_name(names, seat, tr)
 
@@ -290,7 +289,7 @@ def checklist_html(report: AuditReport, names: Sequence[str], tr: Translator = E
         )
     saved = report.saved(who, tr)
     if saved:
-        said = escape(tr("rph_file_saved", saved=saved))
+        said = escape(saved)
         out.append(f'<dt>{escape(tr("rph_date"))}</dt><dd id="saved">{said}</dd>')
     if report.table is not None:
         rules = rules_in_words(report.table.GAME, report.table.rules, tr)

@@ -119,7 +119,10 @@ def test_a_finished_game_of_nines_reads_as_a_checklist(tmp_path: Path) -> None:
     assert "Rules: the game ends when a total reaches 30 points; the lowest total wins;" in out
     flat = " ".join(out.split())  # long lines wrap
     assert re.search(r"Variants on: action cards \(J skips[^;]*; hard nines \([^;]*\)\. ", flat), out
-    assert re.search(r"File saved on \d{4}-\d\d-\d\d \d\d:\d\d by p0 \(seat 0\)", flat), out
+    assert "File saved by p0 (seat 0) - the file's own word, not signed." in flat, out
+    # The date is the disk's, and said to be: the file holds none.
+    date = r"\d{4}-\d\d-\d\d \d\d:\d\d"
+    assert re.search(rf"Last changed on {date} by this disk's clock \(the file holds no date\)", flat), out
     shuffles = sum(len(h.rounds) for h in tables[0].hands_crypto)
     assert shuffles >= hands
     assert f"\u2713 {shuffles} shuffles re-derived from the secrets revealed at the end of each hand" in out
@@ -195,6 +198,31 @@ def test_an_unfinished_game_is_incomplete_and_names_who_it_waited_for(tmp_path: 
     assert f"\u2713 every one of the {k} records is signed and chained; none shows a fault." in out
     check_players(out, tables)
     lines_fit(out)
+
+
+def test_records_after_a_missing_one_are_said_to_be_unchecked(tmp_path: Path) -> None:
+    """A record taken out of the middle: the records after it wait for it, and the audit
+    says how many, instead of counting them as chained."""
+    tables = nines_tables()
+    records = tables[0].transcript.records()
+    k = cut_in_hand_two(tables)
+    gone = records[k]
+    kept = records[:k] + records[k + 1 :]
+    path = tmp_path / "gap.p2pt"
+    path.write_bytes(records_file(kept, saved_by=0, status="over"))
+    report = audit_bytes(path.read_bytes())
+    assert report.incomplete and not report.valid
+    assert report.table.step == gone.record.step and gone.record.seat in report.table.waiting_for
+    # Every record of the step it belongs to, read before the gap, is held for the step; the rest wait.
+    read = sum(1 for r in kept if r.record.step <= gone.record.step)
+    assert report.ahead == len(kept) - read > 0
+    out = " ".join(audit_cli(path).output.split())
+    assert (
+        f"\u2713 every one of the {len(kept)} records is signed; the {read} up to step {gone.record.step} "
+        "are chained, and none shows a fault." in out
+    ), out
+    assert f"{report.ahead} records of steps after step {gone.record.step} are in the file too" in out
+    assert "signed and chained" not in out
 
 
 def test_a_proven_fault_stays_invalid_and_names_the_seat(tmp_path: Path) -> None:

@@ -87,8 +87,11 @@ class AuditReport:
     """The seat the file says saved it (not signed)."""
     status: str = ""
     """The saver's note on how the game ended (not signed: its word only)."""
+    ahead: int = 0
+    """Records of an unfinished file held for steps after the one it stops at: signed, but
+    never chained (a record before them is missing)."""
     saved_on: str | None = None
-    """The file's modification date, when audited from a file (not signed)."""
+    """The file's modification date on the disk it was audited from: not in the file, not signed."""
 
     @property
     def valid(self) -> bool:
@@ -161,13 +164,13 @@ class AuditReport:
         return say("audit_semicolon").join(parts) + "." if parts else say("audit_nobody_confirmed")
 
     def saved(self, who: Callable[[int], str], say: Say = ENGLISH) -> str:
-        """When and by whom the file says it was saved (``on 2026-11-30 by Ann (seat 0)``;
-        empty if it says neither), with ``who`` naming a seat."""
+        """What the file and the disk say of its saving, in sentences: who the file says saved
+        it (not signed), and when the disk last changed it (not in the file); empty if neither."""
         parts = []
-        if self.saved_on is not None:
-            parts.append(say("audit_saved_on", date=self.saved_on))
         if self.saved_by is not None:
-            parts.append(say("audit_saved_by", who=who(self.saved_by)))
+            parts.append(say("audit_file_saved", saved=say("audit_saved_by", who=who(self.saved_by))))
+        if self.saved_on is not None:
+            parts.append(say("audit_file_date", date=self.saved_on))
         return " ".join(parts)
 
     def verdict(self) -> dict[str, Any]:
@@ -390,7 +393,14 @@ class AuditReport:
         lines += self._shuffle_lines(k, say)
         if k:
             lines += _wrap("\u2713 " + say.n("audit_check_hand_moves", k))
-        lines += _wrap("\u2713 " + say("audit_check_records_unfinished", n=self.records))
+        if self.ahead and t is not None:
+            read = self.records - self.ahead
+            lines += _wrap(
+                "\u2713 " + say("audit_check_records_ahead", n=self.records, read=read, step=t.step)
+            )
+            lines += _wrap(say.n("audit_records_ahead", self.ahead, k=self.ahead, step=t.step))
+        else:
+            lines += _wrap("\u2713 " + say("audit_check_records_unfinished", n=self.records))
         return lines
 
     def _invalid_lines(self, say: Say) -> list[str]:
@@ -455,7 +465,7 @@ class AuditReport:
                 )
         saved = self.saved(functools.partial(self._who_seated, say=say), say)
         if saved:
-            lines += _wrap(say("audit_file_saved", saved=saved))
+            lines += _wrap(saved)
         if self.status and not self.valid:
             lines += _wrap(say("audit_note", note=clean(self.status, 200)))
         return lines
@@ -833,6 +843,7 @@ class _Replay:
             )
             ends.append(end)
             report.unfinished.append(end)
+            report.ahead = table.held_ahead
         self._finish(ends)
 
     def _finish(self, ends: list[Problem]) -> None:

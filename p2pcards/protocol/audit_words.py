@@ -18,7 +18,6 @@ AUDIT_WORDS: dict[str, str] = {
     "audit_differed": "{names} said the digits differed",
     "audit_other_table": "{names} signed the digits of another table (not counted)",
     "audit_nobody_confirmed": "Nobody confirmed comparing it with the other players.",
-    "audit_saved_on": "on {date}",
     "audit_saved_by": "by {who}",
     "audit_left_with": "{name} left with {total}",
     "audit_finished_it": "{players} ({n} finished it)",
@@ -46,6 +45,10 @@ AUDIT_WORDS: dict[str, str] = {
         " Whoever stopped may have had a reason this file cannot show."
     ),
     "audit_unsigned_result": "It ends before every player signed the result.",
+    "audit_check_records_ahead": (
+        "every one of the {n} records is signed; the {read} up to step {step} are chained, "
+        "and none shows a fault."
+    ),
     "audit_check_records_unfinished": (
         "every one of the {n} records is signed and chained; none shows a fault."
     ),
@@ -68,6 +71,7 @@ AUDIT_WORDS: dict[str, str] = {
         " come back after a lost connection."
     ),
     "audit_file_saved": "File saved {saved} - the file's own word, not signed.",
+    "audit_file_date": "Last changed on {date} by this disk's clock (the file holds no date).",
     "audit_note": 'Its note on how the game ended: "{note}"',
     "audit_after_totals": "the others were too few to play on: the match ended on the totals so far",
     "audit_after_no_winner": "the others were too few to play on: the match ended with no winner",
@@ -88,6 +92,12 @@ AUDIT_PLURAL: dict[str, tuple[str, str]] = {
     "audit_players": ("{n} player", "{n} players"),
     "audit_winners": ("Winner: {names}", "Winners: {names}"),
     "audit_check_winners": ("winner recomputed: {names}", "winners recomputed: {names}"),
+    "audit_records_ahead": (
+        "{k} record of a step after step {step} is in the file too, waiting for the missing records: "
+        "it was not chained, and nothing in it was checked.",
+        "{k} records of steps after step {step} are in the file too, waiting for the missing records: "
+        "they were not chained, and nothing in them was checked.",
+    ),
     "audit_all_hands": (
         "All {k} hand was played and verified to the end.",
         "All {k} hands were played and verified to the end.",

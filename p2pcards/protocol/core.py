@@ -357,6 +357,11 @@ class TableCore:
         """Seats whose record the current step still needs."""
         return self.log.waiting_for
 
+    @property
+    def held_ahead(self) -> int:
+        """Records held for later steps, waiting for the current one to complete."""
+        return self.log.held_ahead
+
     def drain(self) -> list[bytes]:
         """Frames produced since the last call; each goes to every other seat."""
         return self.log.drain()

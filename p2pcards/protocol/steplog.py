@@ -316,6 +316,12 @@ class StepLog:
             return ()
         return tuple(s for s in self.authors if s not in self.current)
 
+    @property
+    def held_ahead(self) -> int:
+        """Records held for steps after the current one: read, signature checked, not yet
+        chained (they wait for the records before them)."""
+        return sum(len(q) for q in self._inbox.values())
+
     def records_to_save(self) -> list[SignedRecord]:
         """Every completed step, then the records already in for the step in progress,
         then the records that prove this node's verdict (a second record of an
