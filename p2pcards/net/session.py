@@ -62,6 +62,7 @@ from p2pcards.protocol.admission import address_group as address_group
 from p2pcards.protocol.lobby import (
     LOBBY_VERSION,
     MAX_LOBBY_FRAME,
+    PLAIN_LOBBY_VERSION,
     Auth,
     Challenge,
     Hello,
@@ -449,7 +450,7 @@ class HostLobby:
                 trio.move_on_after(2),
                 contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
             ):
-                await transport.send_all(encode_lobby(refusal))
+                await transport.send_all(encode_lobby(refusal, PLAIN_LOBBY_VERSION))
         await guest.link.aclose()
 
     def _challenge(self, nonce: bytes, pake: bytes) -> Challenge:

@@ -379,8 +379,13 @@ class VersionMismatch(WireError):
         super().__init__(f"protocol version mismatch: peer speaks {show(version)}, this node {LOBBY_VERSION}")
 
 
-def encode_lobby(body: Body) -> bytes:
-    return pack({"v": LOBBY_VERSION, "kind": body.TYPE, "body": body.to_wire()})
+PLAIN_LOBBY_VERSION = 1
+"""The version of the lobby spoken in the clear by older nodes: the one frame a host sends in
+the clear (its ``version`` refusal) carries it, so that such a node reads the refusal."""
+
+
+def encode_lobby(body: Body, version: int = LOBBY_VERSION) -> bytes:
+    return pack({"v": version, "kind": body.TYPE, "body": body.to_wire()})
 
 
 def decode_lobby_object(obj: Any) -> Body:
