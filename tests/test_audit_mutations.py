@@ -1568,6 +1568,12 @@ JOIN_ZERO: list[tuple[str, Callable[[dict[str, Any]], None], set[tuple[int | Non
         "seat 0 signed a roster with a small-order key (section 3.7)",
     ),
     (
+        "roster key of seat 2 = seat 0's key",
+        lambda m: m["body"]["roster"][2].__setitem__(1, m["body"]["roster"][0][1]),
+        {(0, 0)},
+        "seat 0 signed a roster that gives two seats one key: an impossible table",
+    ),
+    (
         "roster: seats 1 and 2 swapped",
         lambda m: m["body"]["roster"].__setitem__(slice(1, 3), m["body"]["roster"][2:0:-1]),
         {(None, 1)},

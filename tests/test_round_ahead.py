@@ -41,7 +41,7 @@ from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.journal import JournalHeader, encode_header, encode_record, read_journal
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
-from p2pcards.protocol.messages import AheadPass, Body, Reveal
+from p2pcards.protocol.messages import AheadPass, Body, KeyShare, Reveal
 from p2pcards.protocol.table import TableCore
 from p2pcards.protocol.transcript import encode_file
 
@@ -298,6 +298,28 @@ class KeysWithoutItsLock(Table):
         return self.ahead.ledger.my_keys(positions)  # type: ignore[arg-type]
 
 
+class KeysInTheCutReveal(Table):
+    """Sends deal keys with its reveal of the cut, before any pass of the first hand."""
+
+    def _author(self, body: Body) -> None:
+        if isinstance(body, Reveal) and self.hand is None:
+            body = dataclasses.replace(body, keys=(KeyShare(round=0, pos=0, key=1),))
+        super()._author(body)
+
+
+class NothingAheadButKeys(Table):
+    """Seat 0 that never carries a pass of the next hand (so nobody can), yet sends deal keys
+    with its reveal of hand 1."""
+
+    def _with_ahead(self, body: Body) -> Body:
+        return body
+
+    def _author(self, body: Body) -> None:
+        if isinstance(body, Reveal) and self.hand is not None and self.hand.number == 1:
+            body = dataclasses.replace(body, keys=(KeyShare(round=0, pos=0, key=1),))
+        super()._author(body)
+
+
 class KeysOneShort(Table):
     """Its reveal's deal keys leave out the up card's."""
 
@@ -331,6 +353,21 @@ def test_a_reveal_that_commits_otherwise_than_the_carried_shuffle_is_blamed() ->
 def test_deal_keys_in_a_reveal_before_the_lock_pass_are_blamed() -> None:
     tables, net = play(KeysWithoutItsLock)
     blamed_by_the_others(net, tables, CHEAT, "before its lock pass")
+
+
+def test_deal_keys_in_the_cut_reveal_are_blamed() -> None:
+    tables, net = play(KeysInTheCutReveal)
+    blamed_by_the_others(net, tables, CHEAT, "before its lock pass")
+    for s in (0, 2):
+        assert tables[s].match.results == [] and steps_of(tables[s])[-1][0] == "cut-reveal"
+
+
+def test_deal_keys_in_a_reveal_when_nothing_was_carried_ahead_are_blamed() -> None:
+    tables = make_tables(3, RULES, 3, table_classes={0: NothingAheadButKeys})
+    net = run_match(tables, 3)
+    blamed_by_the_others(net, tables, 0, "before its lock pass")
+    for s in (1, 2):
+        assert len(tables[s].match.results) == 1 and steps_of(tables[s])[-1][0] == "reveal"
 
 
 def test_deal_keys_for_other_positions_in_a_reveal_are_blamed_at_the_reveal() -> None:

@@ -273,6 +273,8 @@ class TableCore:
         for i, player in enumerate(roster):
             if not is_valid_public_key(player.key):
                 raise LocalProtocolError(f"seat {i} has an unusable public key")
+            if any(other.key == player.key for other in roster[:i]):
+                raise LocalProtocolError(f"seat {i} has the key of a seat before it")
         self.game_id = game_id
         self.roster = tuple(roster)
         self.rules = rules
@@ -851,6 +853,9 @@ class TableCore:
         if ahead is not None:
             self._begin_made_hand(ahead, reveals, carried, step)
             return
+        for seat in sorted(reveals):  # no lock pass of this hand was carried ahead, so no deal keys
+            if reveals[seat].keys is not None:  # type: ignore[attr-defined]
+                self._fail(seat, "sent deal keys with its reveal before its lock pass", step=step)
         if any(c is None for c in carried.values()):
             self.hand.commit_step = True
             self._next("commit", self._all(), Commit)
