@@ -59,6 +59,7 @@ from p2pcards.protocol.lobby import (
     link_message,
     pake_binding,
 )
+from p2pcards.protocol.notice import refusal
 from p2pcards.protocol.wire import WireError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,7 +300,10 @@ def test_a_name_taken_ignoring_case_or_blank_is_refused() -> None:
     assert join(adm, "c1", Joiner("alice", identity(1))) == Refuse(
         Reason.NAME_TAKEN, "the name 'alice' is already taken at this table"
     )
-    assert reason(join(adm, "c2", Joiner("   ", identity(1)))) == "name-taken"
+    blank = join(adm, "c2", Joiner("   ", identity(1)))
+    assert isinstance(blank, Refuse) and blank.reason is Reason.NAME_TAKEN
+    assert blank.message.startswith("a name of nothing but spaces is no name")  # not "already taken"
+    assert str(refusal("name-taken", "   ")) == blank.message  # and the joiner says the same
     seated(adm, "s", "Straße", 2)
     assert reason(join(adm, "c3", Joiner("STRASSE", identity(3)))) == "name-taken"  # Unicode case folding
     odd = "\ue000" * 32  # private use: its quoted form is six times as long

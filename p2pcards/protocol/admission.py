@@ -391,7 +391,9 @@ class Seating(Generic[C]):
         closed = self.check_open()
         if closed is not None:
             return closed
-        if not seat.name.strip() or seat.name.casefold() in {n.casefold() for n in self.names()}:
+        if not seat.name.strip():  # refused as a name taken (protocol.md, section 9), and said as it is
+            return refuse(Reason.NAME_TAKEN, str(Notice("refusal_name_blank")))
+        if seat.name.casefold() in {n.casefold() for n in self.names()}:
             return refuse(Reason.NAME_TAKEN, str(Notice("refusal_name_taken_by", name=repr(seat.name))))
         if any(s.key == seat.key for s in self.roster()):
             return refuse(Reason.SAME_KEY)

@@ -65,6 +65,7 @@ NOTICES: dict[str, str] = {
     "refusal_version": "protocol version mismatch",
     "refusal_name_taken": "that name is already taken at this table",
     "refusal_name_taken_by": "the name {name} is already taken at this table",
+    "refusal_name_blank": "a name of nothing but spaces is no name at this table: choose another",
     "refusal_bad_signature": "the join signature does not match the key",
     "refusal_bad_key": "that public key cannot be used",
     "refusal_same_key": "that key already has a seat at this table",
@@ -148,6 +149,8 @@ def refusal(reason: str, name: str | None = None) -> Notice | None:
     joiner (which gives its ``name``): a name taken is named, and a key already seated is
     the joiner's own, with how a second seat is played from one computer."""
     if reason == "name-taken" and name is not None:
+        if not name.strip():
+            return Notice("refusal_name_blank")
         return Notice("refusal_name_taken_by", name=repr(name))
     if reason == "same-key" and name is not None:
         return Notice("refusal_same_key_mine")
