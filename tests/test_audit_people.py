@@ -25,7 +25,7 @@ from protocol_helpers import (
     sign_map,
     transcript_bytes,
 )
-from test_leave import left_match, left_match_file
+from test_leave import file_of, leaves, left_match, left_match_file, sittings
 
 from p2pcards.bots import make_bot
 from p2pcards.cli import main
@@ -223,6 +223,31 @@ def test_records_after_a_missing_one_are_said_to_be_unchecked(tmp_path: Path) ->
     ), out
     assert f"{report.ahead} records of steps after step {gone.record.step} are in the file too" in out
     assert "signed and chained" not in out
+
+
+def test_a_player_who_leaves_before_the_first_deal_left_no_hand_in_progress() -> None:
+    """Seat 2 signs that it leaves at the cut: the others' audit says it left before hand 1
+    was dealt (no hand was void), and the leaver's own file says it stops where its saver left."""
+    tables = sittings(4, NinesRules(target=30), 4)
+    net, rng = LocalNetwork(tables, rng=random.Random(4)), random.Random(4)  # type: ignore[arg-type]
+    for table in tables.values():
+        table.start()
+    while tables[2].step < 1 and net.deliver_one():  # until the join step completes at seat 2
+        pass
+    assert tables[2].step == 1 and tables[2].tables[0].match is None  # at the cut: nothing dealt
+    rest = leaves(net, 2, "dinner is ready")
+    play_bots(rest, {s: make_bot("random") for s in rest.tables}, rng, start=False)
+    assert tables[0].status == "over", tables[0].failure
+    text = " ".join(audit_bytes(file_of(tables[0], 0)).summary().split())
+    said = 'p2 left after 0 hands (signed that they leave: "dinner is ready") at step 1, before the cards'
+    assert said in text, text
+    assert "of hand 1 were dealt; the others played on from a fresh deal; p2's total stays 0." in text
+    assert "seat 2: p2, key" in text and "left before hand 1 was dealt" in text
+    assert "void" not in text and "during hand" not in text
+    own = " ".join(audit_bytes(file_of(tables[2], 2)).summary().split())
+    assert own.startswith("INCOMPLETE"), own
+    assert "It ends at step 1 (cut-commit), where p2, who saved this file, left the match" in own
+    assert "may have had a reason" not in own
 
 
 def test_a_proven_fault_stays_invalid_and_names_the_seat(tmp_path: Path) -> None:

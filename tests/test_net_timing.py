@@ -294,7 +294,7 @@ async def test_the_last_peer_leaving_a_two_seat_table_is_reported_without_a_cras
     tables = make_tables(2, SHORT_RULES, seed=6)
     links = memory_links(2)
     results, _ = await run_seats(tables, links, {0: bot(0), 1: leave}, hang_up=True)  # type: ignore[dict-item]
-    assert results[1].status == "aborted"
+    assert (results[1].status, results[1].problem) == ("aborted", "quit")  # saved as "aborted: quit"
     r0 = results[0]
     # Seat 1 signed that it leaves; one seat alone cannot go on: the match stops there,
     # and a signed leave is nobody's fault.

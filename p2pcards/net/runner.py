@@ -729,6 +729,8 @@ async def _leave(
 ) -> None:
     """This seat's player leaves: sign it, so that the others go on without waiting."""
     result.status = "aborted"
+    if result.problem is None:  # the transcript's status says why: "aborted: quit"
+        result.problem = reason
     name = table.roster[table.seat].name  # type: ignore[index]
     table.leave(reason)
     await _flush(table, links, timeout, journal)

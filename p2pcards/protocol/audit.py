@@ -264,6 +264,22 @@ class AuditReport:
             for s, reason in sorted(t.departed.items())
         ]
 
+    def _left_before_a_deal(self) -> set[int]:
+        """The seats (first table's numbers) that left a table before its cut was done: no
+        card of that table was dealt, so no hand was in progress."""
+        tables = self._tables()
+        if not tables:
+            return set()
+        first = [p.key for p in tables[0].roster]
+        out = set()
+        for t in tables[1:]:
+            if t.carry is not None and t.carried is not None and t.carry.table.match is None:
+                keys = [t.carry.table.roster[s].key for s in t.carry.left]
+                out |= {first.index(k) for k in keys if k in first}
+        if self.table is not None and self.table.match is None:
+            out |= {d["seat"] for d in self.left_here()}
+        return out
+
     def summary(self, say: Say = ENGLISH) -> str:
         """A short human verdict: what was checked, in words a non-expert can follow
         (in English, or in the language of ``say``)."""
@@ -378,7 +394,19 @@ class AuditReport:
             lines.append(say("audit_no_fault"))
         elif t is not None and t.status == "running":
             waiting = [self._who(s, say) for s in t.waiting_for]
-            lines += _wrap(say("audit_waiting", step=t.step, kind=t.spec.kind, names=_and(waiting, say)))
+            saver = [d for d in self.left_here() if self.saved_by is not None and d["seat"] == self.saved_by]
+            if saver:  # the saver's own file: it stops where its player left, for that reason
+                lines += _wrap(
+                    say(
+                        "audit_waiting_saver_left",
+                        step=t.step,
+                        kind=t.spec.kind,
+                        name=clean(saver[0]["name"], 40),
+                        names=_and(waiting, say),
+                    )
+                )
+            else:
+                lines += _wrap(say("audit_waiting", step=t.step, kind=t.spec.kind, names=_and(waiting, say)))
         elif over:
             lines.append(say("audit_unsigned_result"))
         if m is not None and k:
@@ -440,13 +468,14 @@ class AuditReport:
         lines = []
         if self.seated:
             gone = {d["seat"]: d for d in self.departures() + self.left_here()}
+            undealt = self._left_before_a_deal()
             lines.append(say("audit_players_title"))
             for seat, (name, key) in enumerate(self.seated):
                 fp = fingerprint(bytes.fromhex(key))[:9]
                 if seat in gone:
                     lines.append(
                         say(
-                            "audit_player_left",
+                            "audit_player_left_undealt" if seat in undealt else "audit_player_left",
                             seat=seat,
                             name=clean(name, 40),
                             fp=fp,
@@ -474,6 +503,7 @@ class AuditReport:
         """Who left, when (the hand and the step), how, and how the match went on without them."""
         lines = []
         departures = self.departures()
+        undealt = self._left_before_a_deal()
         t = self.table
         for d in departures:
             name = clean(d["name"], 40)
@@ -489,7 +519,7 @@ class AuditReport:
             when = say.n("audit_after_hands", k, k=k)
             lines += _wrap(
                 say(
-                    "audit_departure",
+                    "audit_departure_undealt" if d["seat"] in undealt else "audit_departure",
                     name=name,
                     when=when,
                     how=how_in_words(d["how"], say),
@@ -503,7 +533,7 @@ class AuditReport:
         for d in self.left_here():
             lines += _wrap(
                 say(
-                    "audit_left_here",
+                    "audit_left_here_undealt" if d["seat"] in undealt else "audit_left_here",
                     name=clean(d["name"], 40),
                     how=how_in_words("signed", say),
                     reason=clean(d["reason"], 200),

@@ -44,6 +44,10 @@ AUDIT_WORDS: dict[str, str] = {
         " its way (records between two seats with no link of their own pass through the host)."
         " Whoever stopped may have had a reason this file cannot show."
     ),
+    "audit_waiting_saver_left": (
+        "It ends at step {step} ({kind}), where {name}, who saved this file, left the match (below):"
+        " the records of {names} for that step are not in it, nor anything the others did after."
+    ),
     "audit_unsigned_result": "It ends before every player signed the result.",
     "audit_check_records_ahead": (
         "every one of the {n} records is signed; the {read} up to step {step} are chained, "
@@ -66,6 +70,7 @@ AUDIT_WORDS: dict[str, str] = {
     "audit_players_title": "Players (with the start of each key's fingerprint):",
     "audit_player": "  seat {seat}: {name}, key {fp}",
     "audit_player_left": "  seat {seat}: {name}, key {fp}, left during hand {hand}",
+    "audit_player_left_undealt": "  seat {seat}: {name}, key {fp}, left before hand {hand} was dealt",
     "audit_clock": (
         "Clock, signed by every player: {turn} per turn, {step} for any other step, {grace} to"
         " come back after a lost connection."
@@ -81,6 +86,13 @@ AUDIT_WORDS: dict[str, str] = {
         " progress was void and {after}; {name}'s total stays {total}."
     ),
     "audit_left_here": '{name} left ({how}: "{reason}"), during hand {hand} at step {step}.',
+    "audit_departure_undealt": (
+        '{name} left {when} ({how}: "{reason}") at step {step}, before the cards of hand {hand} were'
+        " dealt; {after}; {name}'s total stays {total}."
+    ),
+    "audit_left_here_undealt": (
+        '{name} left ({how}: "{reason}") at step {step}, before the cards of hand {hand} were dealt.'
+    ),
     "audit_how_signed": "signed that they leave",
     "audit_how_timed_out": "were judged gone by the others when their time to come back ran out",
     "audit_how_judged_gone": "were judged gone by the others",
