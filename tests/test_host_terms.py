@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster
 
 from p2pcards.games.nines.adapter import NinesTable as Table
@@ -56,3 +58,53 @@ def test_a_file_saved_by_nobody_in_particular_takes_the_first_join() -> None:
     t = tables[2]
     report = audit_bytes(encode_file(t.records_to_save(), saved_by=None, status="failed"))
     assert report.problems[0].seat == 1  # the first join (the host's) sets the terms: seat 1 differs
+
+
+def test_a_joiner_told_other_terms_blames_the_host_and_the_others_blame_nobody() -> None:
+    """The host told seat 2 a 30 s turn and everyone else 600 s: seat 2 blames the host (its
+    join is not what seat 2 was told); seat 1, which agrees with the host, cannot tell whether
+    the host split the terms or seat 2 changed them, and blames nobody. A host cannot make
+    honest joiners blame each other."""
+    tables = split_terms({2: (30, 60, 120)})
+    two, one, host = tables[2].failure, tables[1].failure, tables[0].failure
+    assert two is not None and two.peer == 0 and "disagrees on the table" in two.problem, two
+    assert one is not None and one.peer is None and "nobody can tell which" in one.problem, one
+    assert host is not None and host.peer == 2  # the host's word: it knows what it told everyone
+    for seat, blamed in ((1, None), (2, 0), (0, 2)):
+        t = tables[seat]
+        report = audit_bytes(encode_file(t.records_to_save(), saved_by=seat, status="failed"))
+        assert report.problems and report.problems[0].seat == blamed, (seat, report.problems)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(3, 5), told=st.sets(st.integers(1, 4), min_size=1), host_differs=st.booleans())
+def test_however_a_host_splits_the_terms_no_joiner_blames_another(
+    n: int, told: set[int], host_differs: bool
+) -> None:
+    """Some joiners are told other terms than the rest (and the host may sign yet other ones):
+    no joiner's node, and no audit of a joiner's file, ever names another joiner."""
+    told = {s for s in told if s < n}
+    assume(told or host_differs)  # the terms are split somehow
+    clocks = {s: (30, 60, 120) for s in told}
+    if host_differs:
+        clocks[0] = (45, 60, 120)
+    roster = make_roster(n, 22)
+    tables = {
+        s: Table(
+            game_id=game_id_for(22),
+            roster=roster,
+            rules=SHORT_RULES,
+            seat=s,
+            identity=identity_for(s, 22),
+            entropy=entropy_for(s, 22),
+            clock=clocks.get(s, (600, 60, 120)),
+        )
+        for s in range(n)
+    }
+    LocalNetwork(tables, rng=random.Random(22)).start()
+    for s in range(1, n):
+        t = tables[s]
+        assert t.failure is not None  # nobody plays on split terms
+        assert t.failure.peer in (0, None), (s, t.failure)
+        report = audit_bytes(encode_file(t.records_to_save(), saved_by=s, status="failed"))
+        assert report.problems and all(p.seat in (0, None) for p in report.problems), (s, report.problems)

@@ -431,3 +431,35 @@ async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_s
         assert report.incomplete and all(p.seat is None for p in report.problems), report.problems
         text = " ".join(report.summary().split())
         assert "reached only through a relay" in text  # the saver's account, shown beside the verdict
+
+
+async def test_an_abort_made_up_by_the_host_in_a_joiners_name_is_said_to_be_only_relayed(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The host withholds seat 1's records from seat 2 and passes on an abort in seat 1's
+    name accusing seat 2: seat 2 stops on it, blaming nobody, and says that the word came
+    through a relay that may have made it up (it is not seat 1's for sure)."""
+    tables = make_tables(3, SHORT_RULES, seed=5)
+    links = star_links(3)
+    links[0][2] = Dropping(links[0][2], tables, origin=1, since=12)
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        relayed = [p for p in (1, 2) if p != s] if s else []
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed)
+
+    async def meddle() -> None:
+        await wait_for_step(tables[2], 12)
+        made_up = Abort("p2 (seat 2) cheated", tables[2].step).to_frame()
+        await Link.send(links[0][2], Relay(1, 2, made_up).to_frame())  # past the withholding
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            nursery.start_soon(meddle)
+    for s in (1, 2):
+        assert results[s].status == "failed" and results[s].blamed == (), results[s]
+    said = results[2].problem or ""
+    relayed = "p1 (seat 1) stopped the match (said through a relay, which may have made it up)"
+    assert said.startswith(relayed), said

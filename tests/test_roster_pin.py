@@ -50,9 +50,10 @@ async def receive(link: Link) -> Body:
     return decode_lobby_object(await link.receive())
 
 
-def fake_host(host: Identity, announce: Identity | None) -> object:
+def fake_host(host: Identity, announce: Identity | None, joiner_port: int | None = None) -> object:
     """A host of a two-seat table that admits one joiner by the book, then announces a
-    roster with ``announce``'s key in seat 0 (its own key if None: the truth)."""
+    roster with ``announce``'s key in seat 0 (its own key if None: the truth), and the
+    joiner with ``joiner_port`` (if given) instead of the port of its hello."""
     game = os.urandom(16)
 
     async def serve(stream: trio.abc.Stream) -> None:
@@ -88,18 +89,22 @@ def fake_host(host: Identity, announce: Identity | None) -> object:
         roster = started.roster
         if announce is not None:
             roster = (replace(roster[0], key=announce.public_key), *roster[1:])
+        if joiner_port is not None:
+            roster = (roster[0], replace(roster[1], port=joiner_port))
         await link.send(encode_lobby(Start(roster=roster)))
         await trio.sleep_forever()
 
     return serve
 
 
-async def join_fake_host(announce: Identity | None, host: Identity) -> SessionInfo:
+async def join_fake_host(
+    announce: Identity | None, host: Identity, joiner_port: int | None = None
+) -> SessionInfo:
     """Join the fake host as ``ann`` (raises as :func:`join_table` does)."""
     listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
     got: list[SessionInfo | Exception] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fake_host(host, announce), listeners)
+        nursery.start_soon(trio.serve_listeners, fake_host(host, announce, joiner_port), listeners)
         with trio.fail_after(10):
             try:
                 got.append(
@@ -136,6 +141,16 @@ async def test_a_joiner_takes_the_roster_the_host_it_pinned_announces() -> None:
 async def test_a_roster_with_another_key_in_the_hosts_seat_is_refused() -> None:
     with pytest.raises(PeerUnreachable, match="inconsistent roster"):
         await join_fake_host(Identity.generate(), Identity.generate())
+
+
+# Guards session.py join_table: the host lists each joiner with the port of its hello. With
+# port 0 ("does not listen") every link of that seat would go through the host, which could
+# then hold back what passes between the seats without anyone being able to tell who did.
+async def test_a_roster_that_lists_this_seat_with_another_port_is_refused() -> None:
+    with pytest.raises(
+        PeerUnreachable, match=r"listed this seat with port 0, not the port it announced \(1\)"
+    ):
+        await join_fake_host(None, Identity.generate(), joiner_port=0)
 
 
 # Guards lobby.py link_message and session.py _link_handshake: a link-auth signs the other

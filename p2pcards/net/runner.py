@@ -555,9 +555,9 @@ async def _play(
             # A peer stopped and this node reached no verdict of its own in the grace
             # period: its reason is only its claim.
             peer, (_, why) = next(iter(table.stopped.items()))
-            table.stop(
-                f"{table.roster[peer].name} (seat {peer}) stopped the match; its claim: {quote_claim(why)}"
-            )
+            how = " (said through a relay, which may have made it up)" if table.stopped_by_relay(peer) else ""
+            name = table.roster[peer].name
+            table.stop(f"{name} (seat {peer}) stopped the match{how}; its claim: {quote_claim(why)}")
             continue
         answer = None if confirmed else confirming()
         if answer is not None:

@@ -798,6 +798,13 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
             raise PeerUnreachable("the host announced an inconsistent roster")
         if len({s.key for s in roster}) != len(roster) or not all(is_valid_public_key(s.key) for s in roster):
             raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
+        # The host gives this seat the port of its hello (or its router's, protocol.md section 9):
+        # another one (0: "does not listen") would send every link of this seat through the host.
+        own = roster[mine[0]].port
+        if own != listen_port and not (listen_port and me.outside is not None and own == me.outside[1]):
+            raise PeerUnreachable(
+                f"the host listed this seat with port {own}, not the port it announced ({listen_port})"
+            )
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
         clock = tuple(ch.clock if msg.clock is None else msg.clock)  # the host's final word
         if clock[0] >= MAX_CLOCK > ch.clock[0]:
@@ -911,6 +918,8 @@ async def form_mesh(
         lower = min(s, info.seat)
         if info.roster[lower].port == 0 and not _punchable(info, s):  # nothing to dial, no hole to punch
             info.relayed.add(s)
+            why = "this seat does not listen" if lower == info.seat else "it does not listen"
+            ui.info(Notice("notice_relayed", name=info.roster[s].name, seat=s, why=why))
     need -= info.relayed
     if not need:
         return

@@ -989,7 +989,9 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
     try:
         cls = _audited(table_class(r.body.game))
         rules = game(r.body.game).rules_from_dict(dict(r.body.rules))
-        return cls(game_id=r.game_id, roster=roster, rules=rules, seat=None, clock=r.body.clock)
+        table = cls(game_id=r.game_id, roster=roster, rules=rules, seat=None, clock=r.body.clock)
+        table.terms_of = r.seat  # the reference join's terms: its author's word (7.1)
+        return table
     except (RuleOptionError, LocalProtocolError, UsageError, ValueError) as e:
         report.problems.append(
             Problem(None, r.seat, index, f"signed a join record that names an impossible table: {e}")

@@ -301,6 +301,9 @@ class TableCore:
         """The totals of the seats that left (seats of the table continued), as they stay."""
         self.hand_ends: list[int] = []
         """The step at which each hand of this table was scored."""
+        self.terms_of: int | None = seat
+        """The seat whose terms ``_join`` states: this seat's (the terms it was given in the
+        lobby), or, for an audit, the author of the file's reference join (protocol.md 7.1)."""
         self._join = Join(
             version=PROTOCOL_VERSION,
             game=self.GAME,
@@ -353,6 +356,10 @@ class TableCore:
     @property
     def stopped(self) -> dict[int, tuple[int, str]]:
         return self.log.stopped
+
+    def stopped_by_relay(self, seat: int) -> bool:
+        """Whether ``seat``'s word that it stops came only through a relay (see the log)."""
+        return self.log.stopped_by_relay(seat)
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -733,11 +740,28 @@ class TableCore:
         return tuple(range(self.n))
 
     def _on_join(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
+        """Every join must state the terms this node's states (compared as encoded: in Python
+        0 == False, on the wire they differ). Whose fault a difference is depends on who knows
+        what each seat was told: only the host sets the terms, each joiner learns them from
+        the host alone, and nothing signed shows what the host told whom. So the host blames
+        a joiner whose terms differ from its own; a joiner blames the host whose join differs
+        from what it was told; but a joiner that agrees with the host cannot tell whether
+        another joiner changed its terms or was told others: it stops, blaming nobody
+        (otherwise a host could make honest joiners blame each other)."""
         mine = pack(self._join.to_wire())
-        for seat, body in bodies.items():
-            # Compared as encoded: in Python 0 == False, on the wire they differ.
-            if pack(body.to_wire()) != mine:
+        for seat in sorted(bodies):
+            if pack(bodies[seat].to_wire()) == mine:
+                continue
+            if seat == 0 or self.terms_of in (0, None):
                 self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
+            name = self.roster[seat].name
+            self.log.stop(
+                f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
+                f" this seat: the host may have told {name} other terms, or {name} changed them; nobody"
+                " can tell which"
+            )
+            assert self.log.failure is not None
+            raise self.log.failure
         self._next("cut-commit", self._all(), Commit)
 
     def _continue_body(self) -> Continue:

@@ -119,6 +119,11 @@ class Sitting:
     def stopped(self) -> dict[int, tuple[int, str]]:
         return {self._old[s]: v for s, v in self.current.stopped.items()}
 
+    def stopped_by_relay(self, seat: int) -> bool:
+        """Whether ``seat`` (first table's number) said it stops only through a relay."""
+        here = [s for s, old in enumerate(self._old) if old == seat]
+        return bool(here) and self.current.stopped_by_relay(here[0])
+
     @property
     def failure(self) -> RemoteProtocolError | None:
         failure = self.current.failure

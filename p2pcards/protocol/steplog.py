@@ -316,6 +316,11 @@ class StepLog:
             return ()
         return tuple(s for s in self.authors if s not in self.current)
 
+    def stopped_by_relay(self, peer: int) -> bool:
+        """Whether ``peer``'s word that it stops came only through a relay (a carrier could
+        have made it up), not on its own link."""
+        return peer in self.stopped and peer not in self._said_on_its_link
+
     @property
     def held_ahead(self) -> int:
         """Records held for steps after the current one: read, signature checked, not yet
