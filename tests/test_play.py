@@ -6,6 +6,7 @@ installed command in a subprocess, with piped stdin and under a pseudo-terminal.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -28,7 +29,7 @@ from p2pcards.games.nines.prompt import Chosen, build_menu, parse_answer
 from p2pcards.games.nines.rules import Draw, Keep, NinesRules, Play, PlayNines
 from p2pcards.ui.i18n import Translator, detect_lang, parse_suit_word
 from p2pcards.ui.local import PlayOptions, play_local
-from p2pcards.ui.prompt import Attempt, Problem
+from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import WIDTH, Style, visible_len
 
 EN = ["--lang", "en"]
@@ -412,11 +413,15 @@ def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
     for text in ("1", "10h", "TH", "th", "10♥"):
         got = parse(text)
         assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("10H"))
-    for text, suit in (("9s h", "H"), ("9♠ ♣", "C"), ("2 cuori", "H"), ("9S pique", "S")):
+    for text, suit in (("9s h", "H"), ("9♠ ♣", "C"), ("9 spades hearts", "H"), ("9S pique", "S")):
         got = parse(text)
         assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
             seat=0, card=parse_card("9S"), suit=suit
         )
+    # A number 2-10 and a suit is a card, as "Q pique" is: never move 2 (the 9) naming hearts.
+    assert parse("2 cuori") == Attempt(action=Play(seat=0, card=parse_card("2H")))  # not held
+    got = parse("10 hearts")
+    assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("10H"))
     got = parse("9s")
     assert isinstance(got, Chosen) and got.suit is None and got.option.needs_suit
     assert parse("kc") == Attempt(
@@ -456,10 +461,38 @@ def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
     got = parse_answer("4quadri", menu, seat=0, hand=hand, tr=Translator("it"))  # held, not legal
     assert got == Attempt(action=Play(seat=0, card=parse_card("4D")))
     nine = next(k for k, o in enumerate(menu, 1) if o.kind == "nine")
-    got = parse_answer(f"{nine} cuori", menu, seat=0, hand=hand, tr=Translator("it"))  # a number: the move
-    assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
-        seat=0, card=parse_card("9S"), suit="H"
-    )
+    got = parse_answer(f"{nine} cuori", menu, seat=0, hand=hand, tr=Translator("it"))  # the 9's number
+    assert got == Attempt(action=Play(seat=0, card=parse_card(f"{nine}H")))  # read as a card, not held
+
+
+def test_c_is_asked_again_in_french_and_italian_when_both_cards_are_held() -> None:
+    """c is cœur and cuori to a French or Italian player, clubs in English: with 7♥ and 7♣ in
+    hand, 7c in French or Italian is asked again (never a silent 7♣); in English it is 7♣.
+    At the suit question, c alone is asked again; p, t (French), p, f, q (Italian) name
+    pique, trèfle, picche, fiori and quadri (q is no quit there)."""
+    hand = [parse_card(t) for t in ("7H", "7C", "9S", "KD")]
+    menu = build_menu(_legal("7H", "7C", "9S"))
+    for lang, hearts, clubs in (("fr", "cœur", "trèfle"), ("it", "cuori", "fiori")):
+        tr = Translator(lang)
+        for text in ("7c", "7C"):
+            got = parse_answer(text, menu, seat=0, hand=hand, tr=tr)
+            assert isinstance(got, Problem) and f"7 {hearts}" in got.message and f"7 {clubs}" in got.message
+        got = parse_answer("9s c", menu, seat=0, hand=hand, tr=tr)
+        assert isinstance(got, Problem), got
+    got = parse_answer("7c", menu, seat=0, hand=hand, tr=Translator("en"))
+    assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("7C"))
+    alone = [parse_card(t) for t in ("7C", "9S", "KD")]  # no 7♥ in hand: 7c can only be 7♣
+    got = parse_answer("7c", build_menu(_legal("7C", "9S")), seat=0, hand=alone, tr=Translator("fr"))
+    assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("7C"))
+    for lang, letter, suit in (("fr", "p", "S"), ("fr", "t", "C"), ("it", "f", "C"), ("it", "q", "D")):
+        got = parse_answer(f"9s {letter}", menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Chosen) and got.suit == suit, (lang, letter, got)
+    for lang, answers, suit in (("it", ["c", "q"], "D"), ("fr", ["c", "t"], "C"), ("en", ["c"], "C")):
+        out: list[str] = []
+        read = functools.partial(lambda feed, _prompt: next(feed), iter(answers))
+        console = Console(tr=Translator(lang), style=Style(), read=read, write=out.append, live=None)
+        assert console.ask_suit() == suit, (lang, out)
+        assert len(out) == len(answers) - 1  # one question back for each c in French and Italian
 
 
 def test_a_card_in_french_or_italian_letters_is_answered_with_the_notation() -> None:

@@ -110,6 +110,17 @@ def parse_suit_word(text: str) -> str:
     raise CardParseError(f"not a suit: {text!r}")
 
 
+LOCAL_SUIT_LETTERS: dict[str, dict[str, str]] = {
+    "fr": {"p": "S", "t": "C"},
+    "it": {"p": "S", "f": "C", "q": "D"},
+}
+"""First letters of the suits' names in the player's language that are no English suit letter:
+asked for a suit, a French or Italian player may answer with them (``q`` is quadri there,
+not quit)."""
+C_IS_HEARTS = frozenset({"fr", "it"})
+"""Languages in which ``c`` begins the name of hearts (cœur, cuori), while it is clubs in
+English: a lone ``c`` could mean either, so it is asked again rather than taken as clubs."""
+
 _NATIVE_SUITS = {"p": "S", "k": "D", "q": "D", "f": "C", "t": "C"}
 """First letters of suit names in French (pique, cœur, carreau, trèfle) and Italian (picche,
 cuori, quadri, fiori) that are no English suit letter: ``10p`` means a card, not a typo."""
@@ -235,6 +246,14 @@ _EN: dict[str, str] = {
     "err_number": "There is no move {text} - type a number 1-{n}",
     "err_number_one": "There is no move {text} - type 1",
     "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",
+    "err_c_suit": (
+        "c is hearts in French and Italian (cœur, cuori) but clubs in English"
+        " - type the suit's number, its symbol or its name"
+    ),
+    "err_c_card": (
+        "{text}: {hearts} or {clubs}? c is hearts in French and Italian (cœur, cuori) but clubs in"
+        " English - type {as_hearts} or {as_clubs}"
+    ),
     "err_yes_no": "Please answer y or n (or type help).",
     "err_not_now": "{what} is not possible now - type a number 1-{n}",
     "err_rule": "Not allowed: {why} [rule: {rule}]",

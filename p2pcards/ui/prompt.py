@@ -32,7 +32,7 @@ import click
 from p2pcards.cards import SUITS
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import clean
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, parse_suit_word
+from p2pcards.ui.i18n import C_IS_HEARTS, COMMAND_WORDS, LOCAL_SUIT_LETTERS, Translator, parse_suit_word
 from p2pcards.ui.keyboard import Keyboard
 from p2pcards.ui.render import (
     Style,
@@ -381,8 +381,9 @@ class Console:
     def say(self, text: str) -> None:
         self.write(wrap(text))
 
-    def ask(self, prompt: str) -> str:
-        """One answer that is not a command; ``help`` and ``score`` are served in place."""
+    def ask(self, prompt: str, answers: frozenset[str] = frozenset()) -> str:
+        """One answer that is not a command; ``help`` and ``score`` are served in place.
+        ``answers``: words that answer this question even where they are commands elsewhere."""
         while True:
             try:
                 line = self.read(self._prompt_text(prompt))
@@ -395,7 +396,7 @@ class Console:
             if self.echo:  # (as a message quotes it, longer: never an escape to the terminal)
                 self.write(clean(line, ECHO_LIMIT))
             text = line.strip()
-            cmd = COMMAND_WORDS.get(text.lower())
+            cmd = None if text.lower() in answers else COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
                 if self.confirm_quit():
                     raise QuitGame
@@ -442,10 +443,16 @@ class Console:
         choices = "  ".join(f"{k} {plain.suit(s)}" for k, s in enumerate(SUITS, 1))
         if prompt:
             self.write(prompt)
+        local = LOCAL_SUIT_LETTERS.get(self.tr.lang, {})
         while True:
-            text = self.ask(self.tr("prompt_suit", choices=choices))
+            text = self.ask(self.tr("prompt_suit", choices=choices), answers=frozenset(local))
             if text in ("1", "2", "3", "4"):
                 return SUITS[int(text) - 1]
+            if text.lower() in local:
+                return local[text.lower()]
+            if text.lower() == "c" and self.tr.lang in C_IS_HEARTS:
+                self.write(self.tr("err_c_suit"))
+                continue
             try:
                 return parse_suit_word(text)
             except CardParseError:

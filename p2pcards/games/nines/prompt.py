@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from p2pcards.cards import Card, hand_sort_key
+from p2pcards.cards import Card, hand_sort_key, parse_card
 from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.nines.render import TableContext, describe_moves, nines_help, render_table
 from p2pcards.games.nines.rules import (
@@ -29,7 +29,16 @@ from p2pcards.games.nines.rules import (
     PlayNines,
     SeatView,
 )
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, parse_suit_word, read_card
+from p2pcards.ui.i18n import (
+    C_IS_HEARTS,
+    COMMAND_WORDS,
+    LOCAL_SUIT_LETTERS,
+    SUIT_WORDS,
+    Translator,
+    native_card,
+    parse_suit_word,
+    read_card,
+)
 from p2pcards.ui.prompt import Attempt, Console, Problem, typed
 from p2pcards.ui.render import Style, render_options
 
@@ -135,6 +144,16 @@ def parse_answer(
         return Problem(message=_hint(tr, "''", options))
     first = words[0]
     rest = words[1:]
+    if first.isdigit() and 2 <= int(first) <= 10 and rest:
+        # "3 hearts", "10 h": a rank and its suit, as "Q pique" is (not move 3 naming a suit,
+        # which would spend a 9 the player never meant to play).
+        try:
+            read_card(first + rest[0])
+        except CardParseError:
+            pass
+        else:
+            words = [first + rest[0], *rest[1:]]
+            first, rest = words[0], words[1:]
     if first.isdigit():
         k = int(first)
         if not 1 <= k <= n:
@@ -155,13 +174,18 @@ def parse_answer(
     # Cards: "7h", "9s h", "9s 9h c" (two 9s), also "10 h" is not accepted: ranks stick to suits.
     cards: list[Card] = []
     while words and len(cards) < 2:
-        # A letter rank may stand apart from its suit ("Q pique", "K ♥"); a number may not,
-        # since "2 h" is the move numbered 2 with a suit.
+        # A rank may stand apart from its suit ("Q pique", "K ♥"; "3 hearts", joined above).
         apart = len(words) > 1 and len(words[0]) == 1 and words[0].upper() in "AJQKT"
+        text = words[0] + words[1] if apart else words[0]
         try:
-            cards.append(read_card(words[0] + words[1] if apart else words[0]))
+            card = read_card(text)
         except CardParseError:
             break
+        if tr.lang in C_IS_HEARTS and card.suit == "C" and text[-1] in "cC":
+            twin = _held(parse_card(text[:-1] + "H"), hand, drawn)
+            if twin is not None:  # "7c" when both 7♥ and 7♣ are in hand: which one is meant?
+                return Problem(message=_c_card(tr, text, card, twin))
+        cards.append(card)
         words = words[2:] if apart else words[1:]
     if not cards:
         return Problem(message=_hint(tr, first, options))
@@ -203,6 +227,20 @@ def _suit_or_default(words: Sequence[str]) -> str:
         return "S"
 
 
+def _c_card(tr: Translator, text: str, clubs: Card, hearts: Card) -> str:
+    """The question back for ``7c`` in French or Italian, with both 7♥ and 7♣ in hand."""
+    rank = text[:-1].strip()
+    words = SUIT_WORDS[tr.lang]
+    return tr(
+        "err_c_card",
+        text=typed(text),
+        hearts=hearts.text(),
+        clubs=clubs.text(),
+        as_hearts=f"{rank} {words['H']}",
+        as_clubs=f"{rank} {words['C']}",
+    )
+
+
 def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     if not rest:
         return Chosen(option=option)
@@ -211,6 +249,11 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     if not option.needs_suit:
         card = option.cards[0].text() if option.cards else rest[0]
         return Problem(message=tr("err_no_suit_needed", card=card))
+    local = LOCAL_SUIT_LETTERS.get(tr.lang, {})
+    if rest[0].lower() in local:
+        return Chosen(option=option, suit=local[rest[0].lower()])
+    if rest[0].lower() == "c" and tr.lang in C_IS_HEARTS:
+        return Problem(message=tr("err_c_suit"))
     try:
         return Chosen(option=option, suit=parse_suit_word(rest[0]))
     except CardParseError:
