@@ -240,6 +240,20 @@ def test_a_record_that_cannot_be_written_is_a_one_line_error(tmp_path: Path) -> 
     assert f"Could not write the record to {rec}: No such file or directory" in said
 
 
+def test_a_transcript_that_cannot_be_saved_is_a_one_line_error_and_status_1(tmp_path: Path) -> None:
+    """--transcript where no file can be written (a file stands where its folder should be):
+    the match is played, then the error is said and the status is 1, never a silent loss."""
+    (tmp_path / "taken").write_text("not a folder")
+    path = tmp_path / "taken" / "t.p2pt"
+    out: list[str] = []
+    rules = NinesRules(hands=1)
+    opts = PlayOptions(watch=True, bot="random", seed=1, lang="en", transcript=path, rules=rules)
+    assert play_local(opts, write=out.append, style=Style()) == 1
+    said = " ".join(" ".join(out).split())
+    assert f"Error: could not save the transcript to {path}: " in said, said
+    assert "Signed transcript" not in said
+
+
 def _table(text: str) -> tuple[list[str], str, str]:
     """(hand, top card, active suit) from the last table printed (ASCII style)."""
     hand = re.findall(r"Your hand  (.*)", text)[-1].split()

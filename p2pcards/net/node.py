@@ -61,6 +61,8 @@ class Outcome:
     frames_sent: int = 0
     fingerprint: TableFingerprint | None = None
     """The table fingerprint the players compare (None if the match stopped before the cut)."""
+    unsaved: Notice | None = None
+    """Why the transcript could not be saved (it was to be, and ``transcript`` is None)."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -435,6 +437,7 @@ async def _play(
         left = True  # the player left (the others were told): nothing to resume
         raise
     finally:
+        unsaved: Notice | None = None
         path: Path | None = cfg.transcript or storage.transcript_path(
             info.game_id, info.seat, cfg.data_dir, game=info.game
         )
@@ -452,7 +455,8 @@ async def _play(
                     if cfg.bot:
                         storage.remember_bot_transcript(data, cfg.data_dir)
                 except OSError as e:
-                    cfg.ui.info(Notice("notice_not_saved", path=path, error=e))
+                    unsaved = Notice("notice_not_saved", path=path, error=e.strerror or e)
+                    cfg.ui.info(unsaved)
                     path = None
             if journal_file is not None:
                 # A match that ended (or that this player left) needs no journal; one
@@ -469,6 +473,7 @@ async def _play(
         bytes_sent=sum(link.bytes_sent for link in info.links.values()),
         frames_sent=sum(link.frames_sent for link in info.links.values()),
         fingerprint=TableFingerprint.of_table(table),
+        unsaved=unsaved,
     )
 
 

@@ -23,6 +23,7 @@ from p2pcards.errors import IllegalAction, UsageError
 from p2pcards.games.base import Game, MatchLoop, RandomShuffler, check_players
 from p2pcards.games.base import game as game_named
 from p2pcards.protocol.events import HandStarted
+from p2pcards.protocol.notice import Notice
 from p2pcards.record import build_game_record, dumps_record
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, QuitGame
@@ -123,6 +124,8 @@ class Played:
     problem: str | None = None
     interrupted: bool = False
     """The program was interrupted (Ctrl-C, a closed terminal): it exits with status 130."""
+    unsaved: Notice | None = None
+    """Why the transcript could not be saved (then the program exits with status 1)."""
 
 
 class _Quit(Exception):
@@ -232,6 +235,7 @@ def _run_networked(
         outcome.transcript,
         None if outcome.status in ("over", "aborted") else describe_outcome(outcome, console.tr)[0],
         interrupted=outcome.status == "aborted" and outcome.problem == INTERRUPTED,
+        unsaved=outcome.unsaved,
     )
     if outcome.status == "aborted":
         raise _Quit(played)
@@ -339,6 +343,9 @@ def _play(
         status = status or saved
     if game.transcript is not None:
         console.say(tr("transcript_saved", path=game.transcript))
+    if game.unsaved is not None:  # the player asked for a transcript, and has none: say so
+        console.say(tr("cmd_error", error=game.unsaved))
+        status = status or 1
     if game.problem is not None:
         console.say(game.problem)
     console.say(tr("seed", seed=seed))
