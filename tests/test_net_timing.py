@@ -354,7 +354,10 @@ async def test_at_a_table_of_two_a_player_whose_time_runs_out_is_told_at_once(
     assert results[slow].status == "failed" and results[slow].blamed == ()
     assert "your time to play ran out" in (results[slow].problem or "")
     assert TIMEOUTS.turn <= ended[slow] <= TIMEOUTS.turn + SLACK
-    assert results[other].blamed == (slow,) and "your time to play ran out" in (results[other].problem or "")
+    # The others are told it in the third person, never "your time" (which is not theirs).
+    said = results[other].problem or ""
+    assert results[other].blamed == (slow,) and f"p{slow}'s time to play ran out (" in said, said
+    assert "your time" not in said and "nobody at fault" not in said, said
 
 
 async def test_a_player_deciding_is_warned_at_60_and_10_seconds_left(

@@ -212,6 +212,11 @@ async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: floa
             await link.send(frame)
 
 
+OWN_TURN_RAN_OUT = "your time to play ran out"
+"""How this seat's own stop begins when its player's turn time ran out at a table that cannot
+go on without it (said to the player; the others are told it in the third person)."""
+
+
 async def _announce(links: dict[int, PeerLink], reason: str, step: int) -> None:
     """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
     await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
@@ -547,7 +552,13 @@ async def _play(
             await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
             at_fault = table.failure.peer
             who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
-            await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
+            problem = table.failure.problem
+            said = f"{who} at fault: {problem}"
+            if problem.startswith(OWN_TURN_RAN_OUT) and table.seat is not None:
+                # Said to the others in the third person (the text is this seat's player's).
+                me = table.roster[table.seat].name
+                said = f"{me}'s time to play ran out{problem[len(OWN_TURN_RAN_OUT):].split(':')[0]}"
+            await _announce(links, said, table.step)
             return
         if trio.current_time() >= stop_deadline and not table.stopped:
             stop_deadline = math.inf  # the seat that said it stops has left the table since
@@ -604,7 +615,7 @@ async def _play(
                     result.problem = TURN_TIMED_OUT
                     return
                 # Said at once and truly: the others name this seat for the time it took.
-                table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
+                table.stop(f"{OWN_TURN_RAN_OUT} ({wait:g} s): the others stop the match and name you")
                 continue
             try:
                 table.act(action)
