@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import click
 import pytest
 import trio
 from test_discovery import CODE, LOCAL, free_udp_port
@@ -424,3 +425,40 @@ def test_a_host_name_no_dns_could_hold_is_a_usage_error_not_a_crash() -> None:
         assert result.exit_code == 2, result.output
         assert f"'{long}' non è né un indirizzo né un nome di host" in result.output
         assert isinstance(result.exception, SystemExit), result.exc_info
+
+
+@pytest.mark.parametrize(("lang", "word", "said"), [
+    ("en", "help", "Type the invitation code the host gave you"),
+    ("fr", "aide", "Tapez le code d'invitation que l'hôte vous a donné"),
+    ("it", "aiuto", "Scrivi il codice d'invito che ti ha dato chi ospita"),
+])  # fmt: skip
+def test_help_at_the_code_prompt_says_what_to_type_and_asks_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: str, word: str, said: str
+) -> None:
+    answers = iter([word, "4-ember-lantern"])
+    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", lambda prompt, words: next(answers))
+    assert _type_code(Translator(lang)) == "4-ember-lantern"  # help is no code: asked again
+    assert capsys.readouterr().out.startswith(said)
+    answers = iter(["quit"])
+    with pytest.raises(click.Abort):
+        _type_code(Translator(lang))
+
+
+@pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, 130), (EOFError, 1)])
+def test_ctrl_c_at_a_prompt_exits_130_and_the_end_of_input_1(
+    capsys: pytest.CaptureFixture[str], raised: type[BaseException], status: int
+) -> None:
+    """click turns both into Abort ("Aborted!"); the status says which it was, as the
+    README says of Ctrl-C (130)."""
+    from p2pcards.cli.group import _LocalizedGroup
+
+    group = _LocalizedGroup("p2pcards")
+
+    @group.command("ask")
+    def ask() -> None:
+        raise raised()
+
+    with pytest.raises(SystemExit) as stop:
+        group.main(["ask"], prog_name="p2pcards")
+    assert stop.value.code == status
+    assert "Aborted!" in capsys.readouterr().err

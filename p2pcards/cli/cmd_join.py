@@ -69,6 +69,7 @@ def _type_code(tr: Any) -> str:
     line here); the same code typed again is sent as it is (a host may choose its own)."""
     from p2pcards.net.words import WORDS, likely_meant
     from p2pcards.protocol.lobby import normalize_code
+    from p2pcards.ui.i18n import COMMAND_WORDS
     from p2pcards.ui.keyboard import ask_code
 
     doubted = None
@@ -79,6 +80,12 @@ def _type_code(tr: Any) -> str:
             raise click.Abort() from None
         if not typed:
             continue
+        command = COMMAND_WORDS.get(typed.strip().lower())
+        if command == "help":  # a word that works at every prompt of the game works here too
+            click.echo(tr("join_code_help"))
+            continue
+        if command == "quit":
+            raise click.Abort()
         meant = likely_meant(typed)
         if meant is None or normalize_code(typed) == doubted:
             return typed

@@ -201,9 +201,11 @@ class _LocalizedGroup(_Localized, click.Group):
         except click.ClickException as e:
             _show_error(e, tr)
             sys.exit(e.exit_code)
-        except click.Abort:
+        except click.Abort as e:
             click.echo(tr("click_aborted"), err=True)
-            sys.exit(1)
+            # Ctrl-C at a prompt (click turns it into Abort): the status of an interrupted program.
+            cause = e.__cause__ or e.__context__
+            sys.exit(130 if isinstance(cause, KeyboardInterrupt) else 1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

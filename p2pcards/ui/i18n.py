@@ -462,13 +462,15 @@ _EN_CONNECTING: dict[str, str] = {
     "join_code_typo_given": "{word} is no word of an invitation code: did you mean {code}?",
     "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_help": "Type the invitation code the host gave you, such as 43-robin-maple, then Enter"
+    " (Tab completes its words; Ctrl-C stops).",
     "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
     "give the host's address, p2pcards join ADDRESS",
     "join_resuming": "Resuming your unfinished game at {address} ({names}).",
     "host_lan_off_no_number": "LAN discovery is off: the code has no number in front (43-robin-maple)",
     "host_lan_off": "LAN discovery is off: {why}",
     "host_lan_off_udp": "LAN discovery is off: UDP port {port} ({error})",
-    "cmd_interrupted": "Interrupted; the transcript so far is saved in the data directory.",
+    "cmd_interrupted": "Interrupted.",
     "cmd_port_taken": "{kind}: port {port} is already in use (another program, or another p2pcards, listens "
     "there): choose another one with --port, e.g. --port {other}",
     "cmd_port_taken_resume": "{kind}: the port this game listened on is already in use (another program, or "
