@@ -705,3 +705,23 @@ def test_two_seats_gone_at_once_judged_in_either_order_lead_to_one_table() -> No
         assert "p2 left after" in text and "p3 left after" in text, text
         hands = sum(len(t.match.results) for t in tables[0].tables if t.match is not None)
         assert f"4 players (2 finished it), {hands} hand" in text, text
+
+
+def test_a_timeout_on_the_first_step_of_a_table_that_goes_on_blames_nobody() -> None:
+    """Seat 0 judged seat 3 gone (its link with 3 broke) and went on to the table without
+    it; seats 1 and 2, still linked with 3, did not. Their silence on the new table is no
+    fault: they may still hear from seat 3. So seat 0's timeout names nobody (a seat that
+    cut only its link with the host cannot get the others blamed)."""
+    from p2pcards.net.runner import RunResult, _time_out
+
+    tables = sittings(4, NinesRules(target=100), 3)
+    net, rng = started(tables, 3)
+    play_until(net, rng, lambda: tables[0].tables[0].hand is not None)
+    assert tables[0].drop(3, "lost connection and did not come back within 10 s")
+    assert len(tables[0].tables) == 2 and tables[0].step == 0  # alone on the new table's step 0
+    assert all(len(tables[s].tables) == 1 for s in (1, 2))
+    result = RunResult("running")
+    _time_out(tables[0], 60.0, False, result)
+    failure = tables[0].failure
+    assert failure is not None and failure.peer is None and result.blamed == (), failure
+    assert "did not go on without p3 within 60 s" in failure.problem and "cannot tell" in failure.problem

@@ -476,3 +476,23 @@ async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_f
         assert "withholds its records until asked" in (r.problem or "")
         assert ended[s] <= 4 * WAIT_NOTICE + SLACK, ended  # three asked-for steps, not a whole match
         assert tables[s].step < 10, tables[s].step
+
+
+async def test_the_first_step_waits_for_the_mesh_to_form_too(autojump_clock: trio.testing.MockClock) -> None:
+    """Seat 2 starts 5 s past the step timeout, as a seat still forming its links would
+    (hole punching, a dial that timed out), so its join comes that late: the others wait
+    (the first step's wait adds the mesh's time) and the match is played to its end,
+    nobody named."""
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    links = memory_links(3)
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int, after: float) -> None:
+        await trio.sleep(after)
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS)
+
+    with trio.fail_after(20 * TIMEOUTS.turn):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s, TIMEOUTS.step + 5 if s == 2 else 0)
+    assert all(r.status == "over" and r.blamed == () for r in results.values()), results

@@ -585,6 +585,10 @@ async def _play(
             started = trio.current_time()
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
+            if table.step == 0 and table.current is table.tables[0]:
+                # A seat writes its join once its links with the others are formed (hole
+                # punching, dials that time out): that may take the mesh's time first.
+                deadline += timeouts.mesh
             notice = started + WAIT_NOTICE
         # A peer that is away has until its grace ends before its silence counts.
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
@@ -924,8 +928,17 @@ def _time_out(
                 f"({_relays(table)}): cannot tell who is at fault"
             )
             return
-        result.blamed = tuple(direct)
         current = getattr(table, "current", table)
+        if current.carry is not None and current.step == 0:
+            # The first step of a table that goes on without a seat: the seats awaited may
+            # not have judged that seat gone (they may still hear from it), which is no fault.
+            gone = " and ".join(current.carry.table.roster[s].name for s in current.carry.left)
+            table.stop(
+                f"{names} did not go on without {gone} within {waited:.0f} s (they may still hear"
+                f" from {gone}): cannot tell who is at fault"
+            )
+            return
+        result.blamed = tuple(direct)
         verb = "play" if table.spec.kind in getattr(current, "DECISIONS", ()) else "answer"
         silent_names = " and ".join(table.roster[s].name for s in direct)
         table.blame(direct[0], f"timed out: {silent_names} did not {verb} within {waited:.0f} s")
