@@ -448,3 +448,67 @@ async def test_a_link_that_carried_nothing_for_5_s_gets_a_keep_alive(
     with trio.move_on_after(WAIT_NOTICE + 0.5):
         await _heartbeat(table, links[0])  # type: ignore[arg-type]
     assert quiet.frames_sent == 4 and busy.frames_sent == 17
+
+
+async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 never plays its turn: whenever its time would run out it drops every link and
+    is back a few seconds later. Each return gives it a whole step once in a step, not
+    again: the others end the match within a bounded time and name it."""
+    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
+    links = memory_links(3)
+    board = Switchboard()
+    for a in range(3):
+        for b in range(a + 1, 3):
+            board.channel(a, b)
+    results: dict[int, RunResult] = {}
+    patient = Timeouts(turn=100_000.0, step=100_000.0)  # seat 2's own clock never ends its turn
+
+    async def never(table: Table) -> object:
+        await trio.sleep_forever()
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            never if s == 2 else bot(s),  # type: ignore[arg-type]
+            timeouts=patient if s == 2 else TIMEOUTS,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=GRACE,
+        )
+
+    async def leave_and_come_back() -> None:
+        current = {s: dict(links[s]) for s in tables}
+        while not tables[2].my_turn:
+            await trio.sleep(0.5)
+        relinks = 0
+        while all(results.get(s) is None for s in (0, 1)):
+            await trio.sleep(TIMEOUTS.turn - 10)  # just before its time runs out
+            board.blocked.add(2)
+            for peer in (0, 1):
+                await cut(current[2][peer], current[peer][2])
+            await trio.sleep(3)
+            board.blocked.discard(2)
+            relinks += 2
+            with trio.move_on_after(30):
+                while board.relinks < relinks:
+                    await trio.sleep(0.1)
+            for peer in (0, 1):
+                pair = board.latest.get((min(2, peer), max(2, peer)))
+                if pair is not None:
+                    current[2][peer], current[peer][2] = (pair[1], pair[0]) if peer < 2 else pair
+
+    started = trio.current_time()
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            nursery.start_soon(leave_and_come_back)
+            while any(results.get(s) is None for s in (0, 1)):
+                await trio.sleep(1)
+            nursery.cancel_scope.cancel()
+    took = trio.current_time() - started
+    assert took < 3 * TIMEOUTS.turn + 2 * GRACE, took  # bounded: one extension in the step
+    for s in (0, 1):
+        assert results[s].status == "failed" and results[s].blamed == (2,), results[s]

@@ -497,6 +497,8 @@ async def _play(
             await _resend(table, peer, link, timeouts.step)
     await _flush(table, links, timeouts.step, journal)
     step: tuple[object, int] = (None, -1)
+    returned: set[int] = set()
+    """The seats back from away in this step: each gets one whole step from its return."""
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     heard = trio.current_time()  # when a frame last came from any peer
@@ -585,14 +587,17 @@ async def _play(
             started = trio.current_time()
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
+            returned = set()
             if table.step == 0 and table.current is table.tables[0]:
                 # A seat writes its join once its links with the others are formed (hole
                 # punching, dials that time out): that may take the mesh's time first.
                 deadline += timeouts.mesh
             notice = started + WAIT_NOTICE
         # A peer that is away has until its grace ends before its silence counts.
-        waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away]
-        waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial]
+        # (Once per step: a seat that came back in this step and went away again gets no more
+        # time, or leaving and coming back would stall the table for ever.)
+        waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away and s not in returned]
+        waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial and s not in returned]
         wait_until = max([deadline, *waiting_away])
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
@@ -669,8 +674,9 @@ async def _play(
                 trial.pop(peer, None)
                 mesh.adopt(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
-                if was_away:
-                    deadline = max(deadline, now + wait)  # a peer back from away gets a whole step
+                if was_away and peer not in returned:  # a peer back from away gets a whole step, once
+                    deadline = max(deadline, now + wait)
+                    returned.add(peer)
                 else:  # it found the old path broken before this seat did: said as a break
                     mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
