@@ -19,11 +19,12 @@ from test_leave import file_of, leaves, play_until, sittings, started
 
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.net.link import Link
-from p2pcards.net.runner import run_table
+from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.fingerprint import CUT_REVEAL_STEP, TableFingerprint, confirmations
 from p2pcards.protocol.messages import Confirm
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.wire import SIGN_PREFIX, Record, SignedRecord
 
 SEED = 31
@@ -171,3 +172,35 @@ def test_the_audit_shows_the_digits_that_were_compared_when_the_match_went_on_wi
     shown = report.compared_fingerprint()
     assert shown is not None and shown.text == first.text
     assert report.comparison() == "p1 (seat 1) confirmed that every player read these digits."
+
+
+async def test_a_player_who_reads_other_digits_leaves_saying_why(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0's person answers that the digits differ: its seat signs "no" and leaves with
+    that reason, so the others are told why it left (not a plain quit)."""
+    n = 3
+    tables = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=4).items()}
+    links: dict[int, dict[int, Link]] = {s: {} for s in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            x, y = trio.testing.memory_stream_pair()
+            links[a][b], links[b][a] = Link(x), Link(y)
+    results: dict[int, RunResult] = {}
+    timeouts = Timeouts(turn=3600, step=60)
+
+    async def seat(s: int) -> None:
+        if s == 0:
+            results[s] = await run_table(
+                tables[s], links[s], bot(s), timeouts=timeouts, confirming=lambda: False, leaving=lambda: True
+            )
+        else:
+            results[s] = await run_table(tables[s], links[s], bot(s), timeouts=timeouts)
+
+    async with trio.open_nursery() as nursery:
+        for s in range(n):
+            nursery.start_soon(seat, s)
+    assert (results[0].status, results[0].problem) == ("aborted", "the table fingerprint differed")
+    for s in (1, 2):
+        departed = tables[s].tables[0].departed
+        assert departed.get(0) == "the table fingerprint differed", departed

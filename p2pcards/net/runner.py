@@ -212,6 +212,10 @@ async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: floa
             await link.send(frame)
 
 
+FINGERPRINT_DIFFERED = "the table fingerprint differed"
+"""The reason a seat signs when its player leaves because they read other digits than the
+others (a split table): the others are told it as such."""
+
 OWN_TURN_RAN_OUT = "your time to play ran out"
 """How this seat's own stop begins when its player's turn time ran out at a table that cannot
 go on without it (said to the player; the others are told it in the third person)."""
@@ -499,6 +503,7 @@ async def _play(
     step: tuple[object, int] = (None, -1)
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
+    differed = False  # this seat's player said the table fingerprint differed
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     heard = trio.current_time()  # when a frame last came from any peer
@@ -575,10 +580,13 @@ async def _play(
         answer = None if confirmed else confirming()
         if answer is not None:
             confirmed = True
+            differed = answer is False
             if table.confirm(answer):  # the player's word, signed: the audit says who compared
                 await _flush(table, links, timeouts.step, journal)
         if leaving() and table.seat is not None and table.status in ("running", "disputed"):
-            await _leave(table, links, timeouts.step, journal, result)
+            # Said to the others as the reason: a player who read other digits left for that.
+            why = FINGERPRINT_DIFFERED if differed else "quit"
+            await _leave(table, links, timeouts.step, journal, result, why)
             return
         if (table.current, table.step) != step:  # a new step, or the first of a table that continues
             step = (table.current, table.step)

@@ -311,6 +311,7 @@ _EN: dict[str, str] = {
     "reason_quit": "quit",
     "reason_timed_out": "timed out",
     "reason_interrupted": "interrupted",
+    "reason_fingerprint": "said the table fingerprint differed: someone may be in the middle",
     "reason_no_play": "did not play within {seconds} s",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",

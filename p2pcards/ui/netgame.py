@@ -252,7 +252,12 @@ _NO_PLAY = re.compile(r"did not play within (\d+(?:\.\d+)?) s")
 def leave_reason(tr: Translator, reason: str) -> str:
     """Why a player left, in the player's language when it is one of the program's own reasons
     (the leaver signs any text: another one is shown as it is)."""
-    known = {"quit": "reason_quit", "timed out": "reason_timed_out", "interrupted": "reason_interrupted"}
+    known = {
+        "quit": "reason_quit",
+        "timed out": "reason_timed_out",
+        "interrupted": "reason_interrupted",
+        "the table fingerprint differed": "reason_fingerprint",
+    }
     if reason in known:
         return tr(known[reason])
     found = _NO_PLAY.fullmatch(reason)
