@@ -264,6 +264,7 @@ _EN: dict[str, str] = {
         "follow-suit", "look-once", "blind-exchange", "draw-top",
     )},
     "rule_card-held": "you do not hold {card}",
+    "rule_phase": "that is not a move at this point of your turn",
     "log_play_you": "You played {card}",
     "log_play9_you": "You played {card} and declared {suit}",
     "log_double_you": "You played {c1} and {c2} and declared {suit}",
