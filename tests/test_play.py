@@ -700,3 +700,25 @@ def test_any_line_at_either_games_prompt_is_an_answer_never_an_error(line: str) 
             assert isinstance(got, Chosen | Attempt | Problem | PlayCard)
             if isinstance(got, Problem):
                 assert "\x1b" not in got.message and len(got.message) < 400
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "that is not a move at this point of your turn [rule: "),
+        ("fr", "ce n'est pas un coup possible à ce moment de votre tour [règle : "),
+        ("it", "non è una mossa possibile a questo punto del tuo turno [regola: "),
+    ],
+)
+def test_a_move_at_the_wrong_point_of_a_turn_is_refused_in_the_players_words(lang: str, said: str) -> None:
+    """"pass" typed when asked whether to play the card just drawn: the engine's own words
+    ("cannot pass now (drawn)") are no sentence for a player, in any language."""
+    from p2pcards.cards import ALL_CARDS
+    from p2pcards.errors import IllegalAction
+    from p2pcards.games.nines.prompt import explain_refusal
+    from p2pcards.games.nines.rules import HandState, Pass, SeatView
+
+    hand = HandState(NinesRules(), 2, 0, list(ALL_CARDS[:52]))
+    error = IllegalAction(1, "phase", "cannot pass now (drawn)")
+    text = explain_refusal(error, Pass(seat=1), SeatView(hand, 1), [], Translator(lang), Style())
+    assert said in text and "cannot pass" not in text, text
