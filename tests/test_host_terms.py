@@ -19,21 +19,23 @@ from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.protocol.transcript import encode_file
 
 
-def split_terms(clock_of: dict[int, tuple[int, int, int]]) -> dict[int, Table]:
-    roster = make_roster(3, 21)
+def split_terms(clock_of: dict[int, tuple[int, int, int]], n: int = 3, seed: int = 21) -> dict[int, Table]:
+    """A table of ``n`` whose seats were told the clocks ``clock_of`` (else 600/60/120),
+    run until the join step settles it."""
+    roster = make_roster(n, seed)
     tables = {
         s: Table(
-            game_id=game_id_for(21),
+            game_id=game_id_for(seed),
             roster=roster,
             rules=SHORT_RULES,
             seat=s,
-            identity=identity_for(s, 21),
-            entropy=entropy_for(s, 21),
+            identity=identity_for(s, seed),
+            entropy=entropy_for(s, seed),
             clock=clock_of.get(s, (600, 60, 120)),
         )
-        for s in range(3)
+        for s in range(n)
     }
-    LocalNetwork(tables, rng=random.Random(21)).start()
+    LocalNetwork(tables, rng=random.Random(seed)).start()
     return tables
 
 
@@ -88,20 +90,7 @@ def test_however_a_host_splits_the_terms_no_joiner_blames_another(
     clocks = {s: (30, 60, 120) for s in told}
     if host_differs:
         clocks[0] = (45, 60, 120)
-    roster = make_roster(n, 22)
-    tables = {
-        s: Table(
-            game_id=game_id_for(22),
-            roster=roster,
-            rules=SHORT_RULES,
-            seat=s,
-            identity=identity_for(s, 22),
-            entropy=entropy_for(s, 22),
-            clock=clocks.get(s, (600, 60, 120)),
-        )
-        for s in range(n)
-    }
-    LocalNetwork(tables, rng=random.Random(22)).start()
+    tables = split_terms(clocks, n, 22)
     for s in range(1, n):
         t = tables[s]
         assert t.failure is not None  # nobody plays on split terms

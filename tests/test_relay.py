@@ -8,6 +8,7 @@ alters blames the relay, never the record's author.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
@@ -401,13 +402,11 @@ class Dropping(Link):
         await Link.send(self, frame)
 
 
-async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_seat_blamed(
-    autojump_clock: trio.testing.MockClock,
-) -> None:
-    """Both joiners reach each other only through the host, which from step 12 keeps
-    seat 1's records from seat 2. Seat 2 waits for seat 1 and seat 1 for seat 2, each
-    with records that only the host could carry: neither names the other, and the
-    audit of each one's file blames nobody either (the live rule of protocol.md 7.2)."""
+async def dropping_one_joiners_records(
+    meddle: Callable[[dict[int, Table], dict[int, dict[int, Link]]], Awaitable[None]] | None = None,
+) -> tuple[dict[int, Table], dict[int, RunResult]]:
+    """Two joiners linked only through the host, which keeps seat 1's records from seat 2
+    from step 12 on; ``meddle(tables, links)`` runs beside the match."""
     tables = make_tables(3, SHORT_RULES, seed=5)
     links = star_links(3)
     links[0][2] = Dropping(links[0][2], tables, origin=1, since=12)
@@ -421,6 +420,19 @@ async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_s
         async with trio.open_nursery() as nursery:
             for s in tables:
                 nursery.start_soon(seat, s)
+            if meddle is not None:
+                nursery.start_soon(meddle, tables, links)
+    return tables, results
+
+
+async def test_a_host_that_drops_one_joiners_records_to_another_gets_no_honest_seat_blamed(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Both joiners reach each other only through the host, which from step 12 keeps
+    seat 1's records from seat 2. Seat 2 waits for seat 1 and seat 1 for seat 2, each
+    with records that only the host could carry: neither names the other, and the
+    audit of each one's file blames nobody either (the live rule of protocol.md 7.2)."""
+    tables, results = await dropping_one_joiners_records()
     for s in (1, 2):
         assert results[s].status == "failed" and results[s].blamed == (), results[s]
     assert "reached only through a relay" in (results[2].problem or "")
@@ -439,25 +451,13 @@ async def test_an_abort_made_up_by_the_host_in_a_joiners_name_is_said_to_be_only
     """The host withholds seat 1's records from seat 2 and passes on an abort in seat 1's
     name accusing seat 2: seat 2 stops on it, blaming nobody, and says that the word came
     through a relay that may have made it up (it is not seat 1's for sure)."""
-    tables = make_tables(3, SHORT_RULES, seed=5)
-    links = star_links(3)
-    links[0][2] = Dropping(links[0][2], tables, origin=1, since=12)
-    results: dict[int, RunResult] = {}
 
-    async def seat(s: int) -> None:
-        relayed = [p for p in (1, 2) if p != s] if s else []
-        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS, relayed=relayed)
-
-    async def meddle() -> None:
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
         await wait_for_step(tables[2], 12)
         made_up = Abort("p2 (seat 2) cheated", tables[2].step).to_frame()
         await Link.send(links[0][2], Relay(1, 2, made_up).to_frame())  # past the withholding
 
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-            nursery.start_soon(meddle)
+    _, results = await dropping_one_joiners_records(meddle)
     for s in (1, 2):
         assert results[s].status == "failed" and results[s].blamed == (), results[s]
     said = results[2].problem or ""
