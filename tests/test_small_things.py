@@ -236,7 +236,8 @@ def test_nothing_crashes_at_a_terminal_not_utf8(encoding: str, game: str, lang: 
     )
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr.decode("utf-8", "replace")
     text = proc.stdout.decode(encoding)  # every byte in the terminal's own encoding
-    assert text.count("> ") >= 2 and ("Seed 1" in text or "Graine 1" in text or "Numero della partita 1" in text)
+    seeds = ("Seed 1", "Graine 1", "Numero della partita 1")
+    assert text.count("> ") >= 2 and any(seed in text for seed in seeds)
     if encoding == "ascii":
         assert "9S" in text or "QS" in text or " S " in text  # suits as letters
 

@@ -563,8 +563,8 @@ async def _play(
             said = f"{who} at fault: {problem}"
             if problem.startswith(OWN_TURN_RAN_OUT) and table.seat is not None:
                 # Said to the others in the third person (the text is this seat's player's).
-                me = table.roster[table.seat].name
-                said = f"{me}'s time to play ran out{problem[len(OWN_TURN_RAN_OUT):].split(':')[0]}"
+                player = table.roster[table.seat].name
+                said = f"{player}'s time to play ran out{problem[len(OWN_TURN_RAN_OUT):].split(':')[0]}"
             await _announce(links, said, table.step)
             return
         if trio.current_time() >= stop_deadline and not table.stopped:
