@@ -755,10 +755,12 @@ class TableCore:
             if seat == 0 or self.terms_of in (0, None):
                 self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
             name = self.roster[seat].name
+            joins = self.log.transcript.steps[step] if step < len(self.log.transcript.steps) else ()
             self.log.stop(
                 f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
                 f" this seat: the host may have told {name} other terms, or {name} changed them; nobody"
-                " can tell which"
+                " can tell which",
+                show=[r for r in joins if r.record.seat in (0, seat)],  # a seat shown others proves the lie
             )
             assert self.log.failure is not None
             raise self.log.failure

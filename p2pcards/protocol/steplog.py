@@ -273,12 +273,17 @@ class StepLog:
             return
         self.fail(peer, problem)
 
-    def stop(self, problem: str) -> None:
+    def stop(self, problem: str, show: Sequence[SignedRecord] = ()) -> None:
         """Fail the log with nobody blamed: this node cannot tell who is at fault. A chain
-        dispute cut short so leaves no record behind (its file blames nobody either)."""
+        dispute cut short so leaves no record behind (its file blames nobody either).
+        ``show``: records that made this node stop, forwarded to every peer, so that one
+        shown another record by the same author proves the lie instead of waiting for, or
+        blaming, this node."""
         if self.failure is None:
             if self.status == "disputed":
                 self.proof = []
+            if show:
+                self._outbox.append(Evidence(tuple(show[:MAX_EVIDENCE])).to_frame())
             self.failure = RemoteProtocolError(None, problem)
             self.status = "failed"
 
