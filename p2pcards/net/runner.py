@@ -216,11 +216,6 @@ FINGERPRINT_DIFFERED = "the table fingerprint differed"
 """The reason a seat signs when its player leaves because they read other digits than the
 others (a split table): the others are told it as such."""
 
-OWN_TURN_RAN_OUT = "your time to play ran out"
-"""How this seat's own stop begins when its player's turn time ran out at a table that cannot
-go on without it (said to the player; the others are told it in the third person)."""
-
-
 async def _announce(links: dict[int, PeerLink], reason: str, step: int) -> None:
     """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
     await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
@@ -504,6 +499,7 @@ async def _play(
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
     differed = False  # this seat's player said the table fingerprint differed
+    told_others: str | None = None  # what the others are told when this seat stops, if not its verdict
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     heard = trio.current_time()  # when a frame last came from any peer
@@ -559,12 +555,8 @@ async def _play(
             await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
             at_fault = table.failure.peer
             who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
-            problem = table.failure.problem
-            said = f"{who} at fault: {problem}"
-            if problem.startswith(OWN_TURN_RAN_OUT) and table.seat is not None:
-                # Said to the others in the third person (the text is this seat's player's).
-                player = table.roster[table.seat].name
-                said = f"{player}'s time to play ran out{problem[len(OWN_TURN_RAN_OUT):].split(':')[0]}"
+            # This seat's own time out is said to the others in the third person.
+            said = told_others or f"{who} at fault: {table.failure.problem}"
             await _announce(links, said, table.step)
             return
         if trio.current_time() >= stop_deadline and not table.stopped:
@@ -632,7 +624,9 @@ async def _play(
                     result.problem = TURN_TIMED_OUT
                     return
                 # Said at once and truly: the others name this seat for the time it took.
-                table.stop(f"{OWN_TURN_RAN_OUT} ({wait:g} s): the others stop the match and name you")
+                table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
+                name = table.roster[table.seat].name  # type: ignore[index]  # (its turn: it has a seat)
+                told_others = f"{name}'s time to play ran out ({wait:g} s)"
                 continue
             try:
                 table.act(action)

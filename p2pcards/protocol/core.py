@@ -755,7 +755,7 @@ class TableCore:
             if seat == 0 or self.terms_of in (0, None):
                 self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
             name = self.roster[seat].name
-            joins = self.log.transcript.steps[step] if step < len(self.log.transcript.steps) else ()
+            joins = self.log.transcript.steps[step]  # (appended before the step's work)
             self.log.stop(
                 f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
                 f" this seat: the host may have told {name} other terms, or {name} changed them; nobody"

@@ -121,8 +121,8 @@ class Sitting:
 
     def stopped_by_relay(self, seat: int) -> bool:
         """Whether ``seat`` (first table's number) said it stops only through a relay."""
-        here = [s for s, old in enumerate(self._old) if old == seat]
-        return bool(here) and self.current.stopped_by_relay(here[0])
+        here = self._index(seat)
+        return here is not None and self.current.stopped_by_relay(here)
 
     @property
     def failure(self) -> RemoteProtocolError | None:
