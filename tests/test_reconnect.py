@@ -74,13 +74,21 @@ async def run_with_cuts(
     grace: float = GRACE,
     timeouts: Timeouts = TIMEOUTS,
     wrap: Callable[[int, int, trio.abc.Stream], trio.abc.Stream] = lambda seat, peer, stream: stream,
+    unlinked: frozenset[frozenset[int]] = frozenset(),
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
+    """``unlinked``: pairs of seats with no link of their own (they reach each other
+    through relays, as seats that accept no connection do)."""
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n, wrap)
+    for pair in unlinked:
+        a, b = sorted(pair)
+        del links[a][b], links[b][a]
     board = Switchboard()
     for a in range(n):
         for b in range(a + 1, n):
             board.channel(a, b)
+            if frozenset((a, b)) in unlinked:
+                board.blocked_pairs.add(frozenset((a, b)))
     results: dict[int, RunResult] = {}
     notices: dict[int, list[tuple[int, str]]] = {s: [] for s in tables}
     current: dict[int, dict[int, Link]] = {s: dict(links[s]) for s in tables}
@@ -97,6 +105,7 @@ async def run_with_cuts(
             relinker=board.for_seat(s),  # type: ignore[arg-type]
             grace=grace,
             on_link=on_link,
+            relayed=[p for p in range(n) if frozenset((s, p)) in unlinked],
         )
 
     with trio.fail_after(3600):
@@ -195,6 +204,74 @@ async def test_the_others_go_on_without_a_seat_that_stays_away_past_the_grace(
     assert results[2].status == "failed" and results[2].blamed == (), results[2]
     assert "own connection" in (results[2].problem or "")
 
+
+
+@pytest.mark.parametrize(
+    ("n", "unlinked", "timeouts", "grace"),
+    [
+        (3, [(1, 2)], TIMEOUTS, GRACE),
+        (3, [(1, 2)], Timeouts(turn=5.0, step=5.0), 3.0),
+        (4, [(2, 3)], TIMEOUTS, GRACE),
+        (4, [(1, 3), (2, 3)], TIMEOUTS, GRACE),
+    ],
+    ids=["3 seats", "3 seats, short clocks", "4 seats, one relayed pair", "4 seats, two relayed pairs"],
+)
+async def test_the_others_go_on_without_a_relayed_seat_that_hangs_up(
+    autojump_clock: trio.testing.MockClock,
+    n: int,
+    unlinked: list[tuple[int, int]],
+    timeouts: Timeouts,
+    grace: float,
+) -> None:
+    """The last seat reaches some of the others only through relays (it accepts no
+    connection), and hangs up for good. The seats linked with it judge it gone at the
+    end of its grace; those that reach it only through a relay cannot judge it, and
+    follow once every other seat has gone on without it. The match ends for all who
+    remain, on one table, with nobody named."""
+    gone = n - 1
+    pairs = frozenset(frozenset(p) for p in unlinked)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked.add(gone)
+        for peer in list(links[gone]):
+            await cut(links[gone][peer], links[peer][gone])
+
+    tables, results, notices, _ = await run_with_cuts(n, cuts, grace=grace, timeouts=timeouts, unlinked=pairs)
+    stay = range(n - 1)
+    relayed = {s for s in stay if frozenset((s, gone)) in pairs}
+    for s in stay:
+        r = results[s]
+        assert r.status == "over" and r.blamed == (), (s, r)
+        assert tables[s].present == tuple(stay)
+        assert (gone, "left behind" if s in relayed else "gone") in notices[s], notices[s]
+    summaries = assert_valid_and_same({s: tables[s] for s in stay})
+    assert all(f"p{gone} left after" in text for text in summaries), summaries
+    assert results[gone].status == "failed" and results[gone].blamed == (), results[gone]
+
+
+@pytest.mark.parametrize("n", [3, 4])
+async def test_a_host_that_goes_on_without_a_relayed_seat_still_here_gets_nobody_blamed(
+    autojump_clock: trio.testing.MockClock, n: int
+) -> None:
+    """The last seat reaches the one before it only through the host, which goes on
+    without it though its link never broke. The seat relayed through the host follows
+    the host; the seats still on the old table see both stop there, and name nobody
+    (the host can stop the match this way, as it could by dropping what it carries,
+    but gets no honest seat named)."""
+    last = n - 1
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        tables[0].drop(last, "made up")  # its next frames carry the new table's first record
+
+    pair = frozenset({frozenset((last - 1, last))})
+    tables, results, notices, _ = await run_with_cuts(n, cuts, unlinked=pair)
+    assert (last, "left behind") in notices[last - 1], notices[last - 1]
+    for s in range(1, n):
+        assert set(results[s].blamed) <= {0}, (s, results[s])
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status=results[s].status))
+        assert all(p.seat in (None, 0) for p in report.problems), (s, report.problems)
 
 
 # Seat 2 loses its link with one of the others first, and its last records reach only

@@ -279,6 +279,8 @@ def link_notice(
                 cfg.ui.info(Notice("notice_back", **who, seconds=f"{seconds:.0f}"))
         elif what == "relayed":
             cfg.ui.info(Notice("notice_through_others", **who))
+        elif what == "left behind":
+            cfg.ui.info(Notice("notice_left_behind", **who))
         else:
             cfg.ui.info(Notice("notice_gone", **who, seconds=f"{seconds:.0f}"))
 

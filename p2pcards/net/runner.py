@@ -62,7 +62,8 @@ class Relinker(Protocol):
 LinkNotice = Callable[[int, str, float], None]
 """``on_link(peer, what, seconds)``: ``"lost"`` (reconnecting, seconds left),
 ``"back"`` (seconds away), ``"relayed"`` (its own link did not come back, but it answered
-through the others: it stays, reached that way), or ``"gone"`` (it did not come back in time)."""
+through the others: it stays, reached that way), ``"gone"`` (it did not come back in time),
+or ``"left behind"`` (reached only through a relay, and every other seat went on without it)."""
 
 GRACE = 120.0
 """Seconds a peer whose link broke has to come back before it is named."""
@@ -259,15 +260,19 @@ class RelayedLink:
         self.bytes_sent = self.frames_sent = 0
 
     def carriers(self) -> list[Link]:
-        """The host's link if this seat has it, else every link of its own but the peer's
-        (to seats still at the table: one that left no longer carries)."""
+        """The links of :meth:`carrier_seats`."""
+        return [self.links[s] for s in self.carrier_seats()]
+
+    def carrier_seats(self) -> list[int]:
+        """The host if this seat has a link with it, else every seat it has a link with
+        but the peer (still at the table: one that left no longer carries)."""
         here = self.present()
-        direct = {
-            s: lk
-            for s, lk in self.links.items()
+        direct = [
+            s
+            for s, lk in sorted(self.links.items())
             if s != self.peer and s in here and not isinstance(lk, RelayedLink)
-        }
-        return [direct[0]] if 0 in direct else [lk for _, lk in sorted(direct.items())]
+        ]
+        return [0] if 0 in direct else direct
 
     async def send(self, frame: bytes) -> None:
         wrapped = Relay(self.me, self.peer, frame).to_frame()
@@ -517,6 +522,7 @@ async def _play(
                 closed[peer] = why
                 away_too_long.add(peer)
                 mesh.on_link(peer, "gone", mesh.grace)
+        _follow_the_others(table, mesh, closed, away_too_long, trial)
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
@@ -598,6 +604,20 @@ async def _play(
         # time, or leaving and coming back would stall the table for ever.)
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away and s not in returned]
         waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial and s not in returned]
+        # A seat reached only through a relay may have hung up: while the seats that carry
+        # for this node say they wait for it too, they may be about to judge it gone (at the
+        # end of its grace and relay trial), and this node, which cannot judge it, follows
+        # them then (_follow_the_others). A carrier that holds its record and does not pass
+        # it on gets no more time.
+        waiting_away += [
+            deadline + mesh.grace + RELAY_TRIAL + 1
+            for s in table.waiting_for
+            if isinstance(lk := links.get(s), RelayedLink)
+            and s not in trial
+            and s not in table.stopped
+            and lk.carrier_seats()
+            and all(table.waits_too(c, s) for c in lk.carrier_seats())
+        ]
         wait_until = max([deadline, *waiting_away])
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
@@ -740,6 +760,38 @@ async def _play(
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal)
+
+
+LEFT_BEHIND = "the seats that carried its frames here went on without it (reached only through a relay)"
+"""Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""
+
+
+def _follow_the_others(
+    table: Sitting,
+    mesh: _Mesh,
+    closed: dict[int, str],
+    away_too_long: set[int],
+    trial: dict[int, tuple[float, str]],
+) -> None:
+    """A seat this node reaches only through a relay cannot be judged gone here (its
+    carrier may drop what it sends, or it may have hung up): once every seat that carries
+    for this node went on without it, nothing more can reach it from here, and ``_play``
+    follows them. (Carriers could as well drop its frames: they can stop the match, never
+    get anyone blamed by this.)"""
+    relayed = {
+        s: lk
+        for s in table.present
+        if isinstance(lk := mesh.links.get(s), RelayedLink) and s not in trial and s not in away_too_long
+    }
+    if not relayed or table.failure is not None or not relayed.keys() & table.proposed_without():
+        return
+    went_on = table.gone_on_without()
+    for s, link in sorted(relayed.items()):
+        carriers = set(link.carrier_seats())
+        if carriers and carriers <= went_on.get(s, set()):
+            closed[s] = LEFT_BEHIND
+            away_too_long.add(s)
+            mesh.on_link(s, "left behind", 0.0)
 
 
 async def _leave(

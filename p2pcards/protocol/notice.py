@@ -26,6 +26,8 @@ NOTICES: dict[str, str] = {
     "notice_rejoining": "linking again with {name} (seat {seat}) ({left} left)",
     "notice_rejoined": "linked again with {name} (seat {seat})",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "notice_left_behind": "{name} (seat {seat}) is gone: the seats that carried its messages to you went on"
+    " without it",
     "notice_through_others": "{name} (seat {seat}) is still at the table, but its own link with you did not"
     " come back: its messages go through the others",
     "notice_refused_connection": "refused a connection from {peer}: {error}",

@@ -71,6 +71,7 @@ class Sitting:
         self._failure: tuple[RemoteProtocolError, RemoteProtocolError] | None = None
         self._without_me: dict[bytes, set[int]] = {}  # table -> seats that went on without this one
         self._ids: dict[bytes, dict[bytes, tuple[int, ...]]] = {}  # table id -> continuation id -> seats
+        self._verified: set[bytes] = set()  # signatures of held continue records found valid
         self.left_alone: tuple[str, str] | None = None
         """(name, reason) of the seat whose signed leave left this one with nobody to play on
         with: the match stops here, and nobody is at fault."""
@@ -268,21 +269,34 @@ class Sitting:
         seat has signed its ``continue`` there, they all judged this seat gone (its
         link or its clock may be to blame: nobody is named); one seat's word alone
         changes nothing."""
+        author = self._continue_signer(rec, base, gone)
+        if author is None:
+            return
+        signed = self._without_me.setdefault(rec.record.game_id, set())
+        signed.add(author)
+        c = self.current
+        others = self.tables[base].n - len(gone)
+        if len(signed) == others and c.failure is None and c.status in ("running", "disputed"):
+            c.stop("the others went on without this seat: every one of them judged it gone")
+
+    def _continue_signer(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> int | None:
+        """The seat (of the table continuing ``self.tables[base]`` without ``gone``) that
+        signed ``rec``, if it is a valid ``continue`` record of that table; else None."""
         t = self.tables[base]
         body, author = rec.record.body, rec.record.seat
         others = [p for s, p in enumerate(t.roster) if s not in gone]
         if (
             not isinstance(body, Continue)
             or body.game != t.game_id
+            or body.left != gone
             or not 0 <= author < len(others)
-            or not verify_signature(others[author].key, rec.sig, SIGN_PREFIX + rec.raw)
         ):
-            return
-        signed = self._without_me.setdefault(rec.record.game_id, set())
-        signed.add(author)
-        c = self.current
-        if len(signed) == len(others) and c.failure is None and c.status in ("running", "disputed"):
-            c.stop("the others went on without this seat: every one of them judged it gone")
+            return None
+        if rec.sig not in self._verified:
+            if not verify_signature(others[author].key, rec.sig, SIGN_PREFIX + rec.raw):
+                return None
+            self._verified.add(rec.sig)
+        return author
 
     def _follow_leaves(self) -> None:
         """A seat signed that it leaves: go on without it."""
@@ -312,6 +326,32 @@ class Sitting:
                 base, gone = found
                 out.update(self._maps[base][g] for g in gone)
         return out
+
+    def gone_on_without(self) -> dict[int, set[int]]:
+        """For each seat (first table's numbers) that a continuation held here leaves out,
+        the seats that signed its ``continue`` record, signatures checked: those that
+        went on without it. A node cannot judge a seat that it reaches only through a
+        relay (the carrier may drop what it sends, or it may have hung up); it follows
+        the seats that carry for it once they all went on (protocol.md section 12)."""
+        out: dict[int, set[int]] = {}
+        for gid, held in self._ahead.items():
+            found = self._next_table(gid)
+            if found is None:
+                continue
+            base, gone = found
+            seats = [s for s in range(self.tables[base].n) if s not in gone]
+            signers = {self._continue_signer(rec, base, gone) for rec in held} - {None}
+            firsts = {self._maps[base][seats[a]] for a in signers if a is not None}
+            for g in gone:
+                out.setdefault(self._maps[base][g], set()).update(firsts)
+        return out
+
+    def waits_too(self, carrier: int, seat: int) -> bool:
+        """Whether ``carrier``'s latest ``need`` on its own link says that it is stuck at
+        this step without ``seat``'s record, as this node is (first table's numbers)."""
+        c, s = self._index(carrier), self._index(seat)
+        need = None if c is None else self.current.log.last_need.get(c)
+        return need is not None and s is not None and need.step == self.current.step and s not in need.have
 
     def can_go_on_without(self, seat: int) -> bool:
         """Whether the match would go on (at a new table) if ``seat`` left now."""

@@ -123,6 +123,8 @@ class StepLog:
         self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
         self._needs_sent = 0
         self._withheld: dict[int, int] = {}  # peer -> steps its record came only when asked
+        self.last_need: dict[int, Need] = {}
+        """Each peer's latest ``need`` frame on its own link: where it says it is stuck."""
         self._journal: list[SignedRecord] = []  # records to make durable, in order
         self._restored: dict[int, SignedRecord] = {}  # own records from a journal, by step
         self.left: dict[int, SignedRecord] = {}
@@ -216,6 +218,8 @@ class StepLog:
             raise self.failure
         if isinstance(frame, Need):
             # Answered even once finished: a finished seat still helps the others finish.
+            if origin is None:
+                self.last_need[sender] = frame
             self._receive_need(sender if origin is None else origin, frame)
             return
         if self.status not in ("running", "disputed"):
