@@ -115,7 +115,7 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
     given = record.get("rules")
     rules: Mapping[str, Any] = given if isinstance(given, dict) else {}
     segments = tables(record)
-    everyone = player_names(segments[0])
+    everyone = player_names(segments[0], tr)
     title = game_title(game)
     heading = tr("rp_title", game=title, names=", ".join(everyone))
     yield fill(heading, width, "", "    ") + _rules_lines(record, width, tr)
@@ -124,10 +124,10 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
             last = k == len(segments) - 1 and not table.get("hands")
             gone = gone_between(segments[k - 1], table, record)
             yield [line for d in gone for line in fill(_departure(d, last, tr), width, "", "    ")]
-        names = player_names(table)
+        names = player_names(table, tr)
         for hand in table.get("hands", []):
             yield hand_lines(hand, names, game, rules, width, tr)
-    names = player_names(record)
+    names = player_names(record, tr)
     result = record.get("result", {})
     winners = [names[s] for s in result.get("winners", []) if isinstance(s, int) and 0 <= s < len(names)]
     totals = result.get("totals", [])

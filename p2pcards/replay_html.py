@@ -119,7 +119,7 @@ def game_data(record: Mapping[str, Any], names: Sequence[str], tr: Translator = 
     rules = record.get("rules") or {}
     hands = []
     for table in tables(record):
-        here = player_names(table)
+        here = player_names(table, tr)
         totals = _table_start(table, record)
         for hand in table.get("hands", []):
             positions = replay_of(game).positions(hand, here, rules, tr)
@@ -330,14 +330,14 @@ def render_page(report: AuditReport, tr: Translator = ENGLISH) -> str:
     if not report.valid and not report.incomplete:
         raise ValueError("only a transcript that verifies is shown")
     record = report.to_record()
-    names = player_names(tables(record)[0])  # everyone who sat down
+    names = player_names(tables(record)[0], tr)  # everyone who sat down
     game = str(record.get("game"))
     title = game_title(game)
     rules = record.get("rules") or {}
     goal = match_goal(game, rules)
     series = score_series(record)
     result = record.get("result", {})
-    last = player_names(record)
+    last = player_names(record, tr)
     winners = [seat_name(last, s, tr) for s in result.get("winners", [])]
     if result.get("finished"):
         said = tr.n("audit_winners", len(winners), names=", ".join(winners)) if winners else None

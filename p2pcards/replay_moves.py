@@ -20,7 +20,7 @@ from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.games.base import load
 from p2pcards.safetext import clean, label_names
-from p2pcards.ui.i18n import SUIT_WORDS, Translator
+from p2pcards.ui.i18n import LANGS, SUIT_WORDS, Translator
 from p2pcards.ui.render import fill
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -82,12 +82,22 @@ def gone_between(
     return [d for d in left if str(d.get("key", "")) in going]
 
 
-def player_names(record: Mapping[str, Any]) -> list[str]:
-    """The names as shown: cleaned like the terminal's, and look-alikes told apart by key."""
+def player_names(record: Mapping[str, Any], tr: Translator = ENGLISH) -> list[str]:
+    """The names as shown: cleaned like the terminal's, and look-alikes told apart by key.
+    A player called by the word for "you" (``play``'s name for the person, in any language)
+    is shown by seat, ``seat 0 (you)``: the moves are said in the third person."""
     players = record.get("players", [])
     names = [str(p.get("name", "?")) for p in players]
     tags = [_tag(str(p.get("key", ""))) for p in players]
-    return label_names(names, tags, limit=NAME_LIMIT, width=NAME_LIMIT)
+    shown = label_names(names, tags, limit=NAME_LIMIT, width=NAME_LIMIT)
+    return [
+        tr("rp_you_seat", seat=s, you=name.strip()) if name.strip().lower() in _YOU else shown[s]
+        for s, name in enumerate(names)
+    ]
+
+
+_YOU = {Translator(lang)("you").lower() for lang in LANGS}
+"""The word for "you" in each language: ``play``'s default name for the person at the terminal."""
 
 
 def _tag(key_hex: str) -> str:

@@ -238,6 +238,8 @@ def test_human_seat_plays_a_whole_match_at_a_terminal(tmp_path: Path) -> None:
         assert refusal not in screen
     assert seat.moves > 0 and seat.menus > 0
     assert seat.answered[NEXT_HAND] == 1  # two hands: one pause between them
+    # The table took the person's name: it is remembered for the next game.
+    assert json.loads((tmp_path / "home2" / "config.json").read_text())["name"] == "Ann"
     assert "Scores after hand 1" in screen
     assert "Everyone is linked: Hal, Bob and Ann." in screen
     assert "Final scores" in screen
@@ -469,6 +471,14 @@ def test_join_with_a_wrong_code_is_refused_and_the_host_keeps_waiting(tmp_path: 
         assert "wrong invitation code" in one_error_line(wrong)
         assert host.wait_for("refused 'Eve'", timeout=10)
         assert host.popen.poll() is None  # still waiting for the player it invited
+        # A person refused keeps the name it had: a name is remembered once a table takes it.
+        home = tmp_path / "h2"
+        home.mkdir()
+        (home / "config.json").write_text('{"name": "Ann"}')
+        args = ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Eve"]
+        person = run_cli(args, home=home, P2PCARDS_CODE="1-wrong-guess")
+        assert person.returncode == 1 and "wrong invitation code" in person.stderr, person.stderr
+        assert json.loads((home / "config.json").read_text()) == {"name": "Ann"}
 
 
 def test_join_an_unreachable_host(tmp_path: Path) -> None:

@@ -462,3 +462,35 @@ def test_ctrl_c_at_a_prompt_exits_130_and_the_end_of_input_1(
         group.main(["ask"], prog_name="p2pcards")
     assert stop.value.code == status
     assert "Aborted!" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_language(lang: str) -> None:
+    """A departure's reason is the signer's text; the program's own reasons are recognised and
+    translated (a time given stays a number), any other text is shown as it is."""
+    from p2pcards.net.runner import LEFT_BEHIND
+    from p2pcards.protocol.sitting import TIMED_OUT
+    from p2pcards.ui.netgame import leave_reason
+
+    tr = Translator(lang)
+    gone = leave_reason(tr, f"{TIMED_OUT} 120 s")
+    assert gone == tr("reason_gone", seconds="120") and "120" in gone
+    detail = leave_reason(tr, f"{TIMED_OUT} 10 s (connection refused)")
+    assert detail == tr("reason_gone", seconds="10") + " (connection refused)"
+    assert leave_reason(tr, LEFT_BEHIND) == tr("reason_left_behind")
+    assert leave_reason(tr, "dinner is ready") == "dinner is ready"
+    if lang != "en":
+        assert gone != f"{TIMED_OUT} 120 s"
+        assert leave_reason(tr, LEFT_BEHIND) != LEFT_BEHIND
+
+
+def test_french_joins_de_with_the_article_of_le_neuf_but_never_changes_a_name() -> None:
+    fr = Translator("fr")
+    said = fr("audit_valid", game="Le Neuf", players="3 joueurs", hands="2 manches")
+    assert "partie terminée du Neuf" in said and "de Le Neuf" not in said, said
+    assert "de Nines" in fr("audit_valid", game="Nines", players="4 joueurs", hands="2 manches")
+    many = fr.n("audit_invalid_game", 2, n=2, game="Le Neuf")
+    assert "du Neuf" in many and "de Le" not in many, many
+    # A player's name is never a game's title: "Le Roux" stays as it is.
+    assert "Le Roux" in fr("lobby", names="Le Roux", n=1, players=3)
+    assert "di Le Neuf" in Translator("it")("audit_valid", game="Le Neuf", players="3", hands="2")

@@ -27,12 +27,20 @@ from protocol_helpers import SHORT_RULES, make_tables
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.link import Link
-from p2pcards.net.runner import LEAVE_WAIT, TURN_TIMED_OUT, WAIT_NOTICE, Decider, RunResult, run_table
+from p2pcards.net.runner import (
+    EARLY_ASK,
+    LEAVE_WAIT,
+    TURN_TIMED_OUT,
+    WAIT_NOTICE,
+    Decider,
+    RunResult,
+    run_table,
+)
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import SignedRecord, decode_frame
+from p2pcards.protocol.wire import Evidence, SignedRecord, decode_frame
 
 TIMEOUTS = Timeouts(turn=120.0, step=30.0)
 SLACK = 1.0
@@ -476,6 +484,49 @@ async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_f
         assert "withholds its records until asked" in (r.problem or "")
         assert ended[s] <= 4 * WAIT_NOTICE + SLACK, ended  # three asked-for steps, not a whole match
         assert tables[s].step < 10, tables[s].step
+
+
+class WithholdingAll(Link):
+    """Seat 1's link to seat 2: none of seat 1's own records ever go that way, neither on
+    their own nor in its answers to seat 2's ``need`` frames; everything else does."""
+
+    def __init__(self, inner: Link) -> None:
+        self.__dict__.update(inner.__dict__)
+
+    async def send(self, frame: bytes) -> None:
+        item = decode_frame(frame)
+        if isinstance(item, SignedRecord) and item.record.seat == 1:
+            return
+        if isinstance(item, Evidence):
+            kept = tuple(r for r in item.records if r.record.seat != 1)
+            if not kept:
+                return
+            frame = Evidence(kept).to_frame()
+        await Link.send(self, frame)
+
+
+async def test_a_seat_that_withholds_its_records_from_one_peer_slows_it_by_a_round_trip_not_a_wait(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 never sends seat 2 its records; seat 2 gets each from seat 0, on asking.
+    It asks as soon as a record of a later step shows the step complete elsewhere, and
+    otherwise a second into the step: the match takes less than EARLY_ASK more a record
+    withheld, where waiting for the first notice took WAIT_NOTICE a record."""
+    rules = NinesRules(hands=2)
+    tables = make_tables(3, rules, seed=4)
+    honest, honest_ended = await run_seats(tables, memory_links(3), {s: bot(s) for s in tables})
+    assert all(r.status == "over" for r in honest.values()), honest
+    tables = make_tables(3, rules, seed=4)
+    links = memory_links(3)
+    links[1][2] = WithholdingAll(links[1][2])
+    results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
+    for s in tables:
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+    assert [r.raw for r in tables[2].records_to_save()] == [r.raw for r in tables[0].records_to_save()]
+    withheld = sum(1 for r in tables[2].records_to_save() if r.record.seat == 1)
+    assert withheld > 20
+    extra = max(ended.values()) - max(honest_ended.values())
+    assert extra <= withheld * EARLY_ASK, (extra, withheld)
 
 
 async def test_the_first_step_waits_for_the_mesh_to_form_too(autojump_clock: trio.testing.MockClock) -> None:

@@ -196,9 +196,15 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         given, name = name, _seat_name(name, bot)
         found = None if seat_key is None else storage.identity_for(seat_key)
         identity = found or _seat_identity(name, bot)
-        if bot is None:  # (a bot's name is not the person's)
-            storage.remember_name(name)
         ui = NetworkUI(console, human=bot is None)
+
+        def seated(fingerprint: Any, table: Any, name: str = name) -> None:
+            # The name is remembered once a table took it (a refused join keeps the old one),
+            # and only a person's (a bot's name is not the person's).
+            if bot is None:
+                with contextlib.suppress(OSError):
+                    storage.remember_name(name)
+            ui.table_ready(fingerprint, table)
         decide = bot_decider(bot, random.Random()) if bot is not None else ui.decide
         config = NodeConfig(
             identity=identity,
@@ -213,7 +219,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             port_mapping=not no_port_mapping,
             on_progress=ui.progress,
             on_wait=ui.waiting,
-            on_table_ready=ui.table_ready,
+            on_table_ready=seated,
             leaving=ui.leaving,
             confirming=ui.confirming if bot is None else None,
             leave_on_signals=True,

@@ -507,6 +507,7 @@ async def _play(
     told_others: str | None = None  # what the others are told when this seat stops, if not its verdict
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
+    asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
@@ -594,6 +595,7 @@ async def _play(
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
             returned = set()
+            asked_early = False
             if table.step == 0 and table.current is table.tables[0]:
                 # A seat writes its join once its links with the others are formed (hole
                 # punching, dials that time out): that may take the mesh's time first.
@@ -622,6 +624,10 @@ async def _play(
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
         ask_at = asked + AWAY_ASK if waiting_away else math.inf
+        if not asked_early and table.waiting_for:
+            # A record its author sent to some seats only (or that a path lost) reaches this
+            # one through the others' answers: ask soon, not only at the first notice.
+            ask_at = min(ask_at, started + EARLY_ASK)
         on_progress(table)
         if table.my_turn:
             try:
@@ -678,6 +684,7 @@ async def _play(
                 notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
+            asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
         if scope.cancelled_caught:
@@ -762,7 +769,7 @@ async def _play(
         await _flush(table, links, timeouts.step, journal)
 
 
-LEFT_BEHIND = "the seats that carried its frames here went on without it (reached only through a relay)"
+LEFT_BEHIND = "the seats that passed on its messages went on without it"
 """Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""
 
 
@@ -827,6 +834,10 @@ others before it is judged gone: a frame from it that way shows it is still at t
 Twice the keep-alive period: the two ends of a link that died in silence may notice it, and
 so start relaying, that far apart (a seat reads relayed frames from a peer whose link is
 down, but sends through the others only once its own grace is over)."""
+
+EARLY_ASK = 1.0
+"""Seconds into a step after which a waiting node first asks the others for the records it
+lacks (then every ``WAIT_NOTICE``): the seats that hold them answer at once."""
 
 AWAY_ASK = 1.0
 """Seconds between a waiting node's requests for the records it lacks while a seat it

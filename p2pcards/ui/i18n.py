@@ -314,6 +314,8 @@ _EN: dict[str, str] = {
     "reason_interrupted": "interrupted",
     "reason_fingerprint": "said the table fingerprint differed: someone may be in the middle",
     "reason_no_play": "did not play within {seconds} s",
+    "reason_gone": "lost connection and did not come back within {seconds} s",
+    "reason_left_behind": "the players who passed on its messages went on without it",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",
     "lobby": "At the table ({n} of {players}): {names}",
@@ -409,6 +411,7 @@ _EN_REPLAY: dict[str, str] = {
     "rp_blind_keeps": "{who} keeps the hand, unseen dummy",
     "rp_trick_leads": "Trick {n}: {who} leads {card}",
     "rp_trick_plays": "Trick {n}: {who} plays {card}",
+    "rp_you_seat": "seat {seat} ({you})",
     "rp_wins_trick": "; {who} wins the trick",
     "rp_tricks_won": "Tricks won: {seats}.",
     "rp_neuf_scores": "Scores (4 − tricks won): {seats}.",
@@ -667,7 +670,16 @@ class Translator:
         text = self._catalog.pgettext(key, _english(key))
         if not values:
             return text
-        return text.format(**{name: self.said(v) for name, v in values.items()})
+        return self._contract(text, values).format(**{name: self.said(v) for name, v in values.items()})
+
+    def _contract(self, text: str, values: dict[str, object]) -> str:
+        """French joins ``de`` and ``à`` with a title's article: ``une partie du Neuf``, not
+        ``de Le Neuf`` (only for a game's title: a player's name is never changed)."""
+        game = values.get("game")
+        if self.lang != "fr" or not isinstance(game, str) or not game.startswith("Le "):
+            return text
+        rest = game[3:].replace("{", "{{").replace("}", "}}")
+        return text.replace("de {game}", f"du {rest}").replace("à {game}", f"au {rest}")
 
     def said(self, value: object) -> object:
         """``value`` in this language when it is a notice (or several), else as it is."""
@@ -684,7 +696,7 @@ class Translator:
     def n(self, key: str, count: int, /, **values: object) -> str:
         """A message whose words follow ``count`` (its plural forms): ``1 hand``, ``2 hands``."""
         one, many = _EN_PLURAL[key]
-        return self._catalog.npgettext(key, one, many, count).format(**values)
+        return self._contract(self._catalog.npgettext(key, one, many, count), values).format(**values)
 
     def rule_name(self, rule: str) -> str:
         """How a refusal names a rule of the engine (its id in English; words elsewhere)."""

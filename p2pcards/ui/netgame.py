@@ -247,6 +247,9 @@ class TableWatcher:
 
 
 _NO_PLAY = re.compile(r"did not play within (\d+(?:\.\d+)?) s")
+_GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
+"""``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
+after the lobby)."""
 
 
 def leave_reason(tr: Translator, reason: str) -> str:
@@ -260,8 +263,15 @@ def leave_reason(tr: Translator, reason: str) -> str:
     }
     if reason in known:
         return tr(known[reason])
+    if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
+        return tr("reason_left_behind")
     found = _NO_PLAY.fullmatch(reason)
-    return tr("reason_no_play", seconds=found.group(1)) if found else reason
+    if found:
+        return tr("reason_no_play", seconds=found.group(1))
+    found = _GONE.fullmatch(reason)
+    if found:  # (the last attempt's error, if any, as it was)
+        return tr("reason_gone", seconds=found.group(1)) + (f" ({found.group(2)})" if found.group(2) else "")
+    return reason
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
