@@ -455,24 +455,31 @@ async def test_a_player_who_chooses_to_leave_between_turns_leaves_at_once(
 
 
 class Withholding(Link):
-    """Seat 1's link to one peer: its own records leave only inside its answers to the
-    peer's ``need`` frames (evidence), never on their own as they are signed."""
+    """Seat 1's link to one peer: its own records never leave on their own as they are
+    signed; only inside its answers to the peer's ``need`` frames (evidence), or, with
+    ``in_answers`` False, never at all (the peer gets them from the others)."""
 
-    def __init__(self, inner: Link) -> None:
+    def __init__(self, inner: Link, in_answers: bool = True) -> None:
         self.__dict__.update(inner.__dict__)
+        self.in_answers = in_answers
 
     async def send(self, frame: bytes) -> None:
         item = decode_frame(frame)
         if isinstance(item, SignedRecord) and item.record.seat == 1:
             return
+        if isinstance(item, Evidence) and not self.in_answers:
+            kept = tuple(r for r in item.records if r.record.seat != 1)
+            if not kept:
+                return
+            frame = Evidence(kept).to_frame()
         await Link.send(self, frame)
 
 
 async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_few_steps(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    """Served just in time, each step waits WAIT_NOTICE seconds for the asking, and no
-    timeout ever runs out: the others name the seat at its third such step."""
+    """Served just in time, each step waits for the asking (EARLY_ASK, or WAIT_NOTICE), and
+    no timeout ever runs out: the others name the seat at its third such step."""
     tables = make_tables(3, SHORT_RULES, seed=4)
     links = memory_links(3)
     for peer in (0, 2):
@@ -484,25 +491,6 @@ async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_f
         assert "withholds its records until asked" in (r.problem or "")
         assert ended[s] <= 4 * WAIT_NOTICE + SLACK, ended  # three asked-for steps, not a whole match
         assert tables[s].step < 10, tables[s].step
-
-
-class WithholdingAll(Link):
-    """Seat 1's link to seat 2: none of seat 1's own records ever go that way, neither on
-    their own nor in its answers to seat 2's ``need`` frames; everything else does."""
-
-    def __init__(self, inner: Link) -> None:
-        self.__dict__.update(inner.__dict__)
-
-    async def send(self, frame: bytes) -> None:
-        item = decode_frame(frame)
-        if isinstance(item, SignedRecord) and item.record.seat == 1:
-            return
-        if isinstance(item, Evidence):
-            kept = tuple(r for r in item.records if r.record.seat != 1)
-            if not kept:
-                return
-            frame = Evidence(kept).to_frame()
-        await Link.send(self, frame)
 
 
 async def test_a_seat_that_withholds_its_records_from_one_peer_slows_it_by_a_round_trip_not_a_wait(
@@ -518,7 +506,7 @@ async def test_a_seat_that_withholds_its_records_from_one_peer_slows_it_by_a_rou
     assert all(r.status == "over" for r in honest.values()), honest
     tables = make_tables(3, rules, seed=4)
     links = memory_links(3)
-    links[1][2] = WithholdingAll(links[1][2])
+    links[1][2] = Withholding(links[1][2], in_answers=False)
     results, ended = await run_seats(tables, links, {s: bot(s) for s in tables})
     for s in tables:
         assert results[s].status == "over" and results[s].blamed == (), results[s]
