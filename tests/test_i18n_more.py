@@ -494,3 +494,14 @@ def test_french_joins_de_with_the_article_of_le_neuf_but_never_changes_a_name() 
     # A player's name is never a game's title: "Le Roux" stays as it is.
     assert "Le Roux" in fr("lobby", names="Le Roux", n=1, players=3)
     assert "di Le Neuf" in Translator("it")("audit_valid", game="Le Neuf", players="3", hands="2")
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_why_a_pair_goes_through_the_host_is_said_in_the_players_language(lang: str) -> None:
+    from p2pcards.protocol.notice import Notice, Notices
+
+    why = Notices([Notice("why_not_listening"), Notice("why_punch_failed")])
+    assert str(why) == "it does not listen; hole punching failed"  # the English, as logged
+    said = Translator(lang).said(Notice("notice_relayed", name="Bot", seat=1, why=why))
+    assert isinstance(said, str) and "Bot" in said
+    assert "does not listen" not in said and "punching failed" not in said, said

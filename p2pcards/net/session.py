@@ -87,7 +87,7 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
-from p2pcards.protocol.notice import Notice, message_of, refusal
+from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
 
 WAIT_NOTICE = 5.0
@@ -918,7 +918,7 @@ async def form_mesh(
         lower = min(s, info.seat)
         if info.roster[lower].port == 0 and not _punchable(info, s):  # nothing to dial, no hole to punch
             info.relayed.add(s)
-            why = "this seat does not listen" if lower == info.seat else "it does not listen"
+            why = Notice("why_self_not_listening" if lower == info.seat else "why_not_listening")
             ui.info(Notice("notice_relayed", name=info.roster[s].name, seat=s, why=why))
     need -= info.relayed
     if not need:
@@ -970,7 +970,7 @@ async def form_mesh(
     async def _dial(peer: int) -> None:
         seat = info.roster[peer]
         punchable = _punchable(info, peer)
-        why = "it does not listen"
+        why: str = Notice("why_not_listening")
         stream: trio.SocketStream | None = None
         where = (seat.host, seat.port)
         if seat.port:
@@ -982,7 +982,7 @@ async def form_mesh(
         if stream is None and punchable:
             stream = await _punch(peer)
             if stream is None:
-                why += "; hole punching failed"
+                why = Notices([why, Notice("why_punch_failed")])
         if stream is None:
             through_host(peer, why)
             return
@@ -1030,7 +1030,7 @@ async def form_mesh(
         if stream is not None:
             info.punched.discard(peer)
         if peer not in info.links and peer in need:  # the other side gave up at the same moment
-            through_host(peer, "no link from it; hole punching failed")
+            through_host(peer, Notices([Notice("why_no_link"), Notice("why_punch_failed")]))
 
     with trio.move_on_after(timeouts.mesh):
         async with trio.open_nursery() as nursery:

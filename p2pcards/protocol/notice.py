@@ -26,6 +26,10 @@ NOTICES: dict[str, str] = {
     "notice_rejoining": "linking again with {name} (seat {seat}) ({left} left)",
     "notice_rejoined": "linked again with {name} (seat {seat})",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "why_self_not_listening": "this seat does not listen",
+    "why_not_listening": "it does not listen",
+    "why_punch_failed": "hole punching failed",
+    "why_no_link": "no link from it",
     "notice_left_behind": "{name} (seat {seat}) is gone: the seats that carried its messages to you went on"
     " without it",
     "notice_through_others": "{name} (seat {seat}) is still at the table, but its own link with you did not"
