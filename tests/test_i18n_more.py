@@ -505,3 +505,13 @@ def test_why_a_pair_goes_through_the_host_is_said_in_the_players_language(lang: 
     said = Translator(lang).said(Notice("notice_relayed", name="Bot", seat=1, why=why))
     assert isinstance(said, str) and "Bot" in said
     assert "does not listen" not in said and "punching failed" not in said, said
+
+
+def test_a_steps_kind_is_said_in_the_readers_language_in_the_audit() -> None:
+    from p2pcards.protocol.audit import _kind
+    from p2pcards.protocol.audit_words import ENGLISH
+
+    assert _kind("turn", ENGLISH) == "turn" and _kind("draw-keys", ENGLISH) == "draw-keys"
+    assert _kind("turn", Translator("fr")) == "coup"
+    assert _kind("draw-keys", Translator("it")) == "chiavi della pesca"
+    assert _kind("a-kind-of-its-own", Translator("fr")) == "a-kind-of-its-own"  # as it is

@@ -31,7 +31,7 @@ from p2pcards.errors import (
     UsageError,
 )
 from p2pcards.games.base import default_game, game
-from p2pcards.protocol.audit_words import ENGLISH
+from p2pcards.protocol.audit_words import AUDIT_WORDS, ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
@@ -400,13 +400,14 @@ class AuditReport:
                     say(
                         "audit_waiting_saver_left",
                         step=t.step,
-                        kind=t.spec.kind,
+                        kind=_kind(t.spec.kind, say),
                         name=clean(saver[0]["name"], 40),
                         names=_and(waiting, say),
                     )
                 )
             else:
-                lines += _wrap(say("audit_waiting", step=t.step, kind=t.spec.kind, names=_and(waiting, say)))
+                kind = _kind(t.spec.kind, say)
+                lines += _wrap(say("audit_waiting", step=t.step, kind=kind, names=_and(waiting, say)))
         elif over:
             lines.append(say("audit_unsigned_result"))
         if m is not None and k:
@@ -595,6 +596,12 @@ HOW = {
     "judged gone": "were judged gone by the others",
 }
 """How a player left, in words (the keys of a departure's ``how``)."""
+
+
+def _kind(kind: str, say: Say) -> str:
+    """A step's kind in the reader's language (its protocol name in English)."""
+    key = "audit_kind_" + kind.replace("-", "_")
+    return say(key) if key in AUDIT_WORDS else kind
 
 
 def how_in_words(how: str, say: Say = ENGLISH) -> str:
