@@ -13,6 +13,8 @@ from collections.abc import Callable
 import pytest
 import trio
 import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from net_helpers import bot, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
@@ -248,6 +250,93 @@ async def test_the_others_go_on_without_a_relayed_seat_that_hangs_up(
     summaries = assert_valid_and_same({s: tables[s] for s in stay})
     assert all(f"p{gone} left after" in text for text in summaries), summaries
     assert results[gone].status == "failed" and results[gone].blamed == (), results[gone]
+
+
+@settings(max_examples=12, derandomize=True, deadline=None)
+@given(data=st.data())
+def test_any_seat_that_hangs_up_is_left_behind_by_all_whatever_pairs_are_relayed(data: st.DataObject) -> None:
+    """Any joiners relayed in pairs (through the host), any joiner hanging up for good at any
+    step, a short or a long grace: every seat that remains finishes the match on one
+    table, valid and the same in every file, with nobody named."""
+    n = data.draw(st.integers(3, 5), label="seats")
+    pairs = [frozenset((a, b)) for a in range(1, n) for b in range(a + 1, n)]
+    unlinked = frozenset(data.draw(st.sets(st.sampled_from(pairs)), label="relayed pairs"))
+    gone = data.draw(st.integers(1, n - 1), label="who hangs up")
+    at_step = data.draw(st.integers(2, 60), label="at step")
+    grace, timeouts = data.draw(st.sampled_from([(3.0, HASTY), (GRACE, TIMEOUTS)]), label="clocks")
+    cut_at: list[int] = []
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, at_step)
+        if any(t.status != "running" for t in tables.values()):
+            return  # the match ended first
+        cut_at.append(tables[gone].step)
+        board.blocked.add(gone)
+        for peer in list(links[gone]):
+            await cut(links[gone][peer], links[peer][gone])
+
+    async def main() -> tuple[dict[int, Table], dict[int, RunResult]]:
+        ran = await run_with_cuts(n, cuts, grace=grace, timeouts=timeouts, unlinked=unlinked)
+        return ran[0], ran[1]
+
+    tables, results = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    stay = [s for s in range(n) if s != gone] if cut_at else list(range(n))
+    for s in stay:
+        assert results[s].status == "over" and results[s].blamed == (), (s, results[s], cut_at)
+    if cut_at:
+        assert all(tables[s].present == tuple(stay) for s in stay)
+        assert results[gone].blamed == (), results[gone]
+    assert_valid_and_same({s: tables[s] for s in stay})
+
+
+@settings(max_examples=15, derandomize=True, deadline=None)
+@given(data=st.data())
+def test_one_link_that_breaks_for_good_never_gets_a_seat_named(data: st.DataObject) -> None:
+    """Any joiners relayed in pairs, and any one link broken for good at any step: the seats
+    go on through relays or without a seat, or stop, but no node names anyone (every seat
+    is honest here)."""
+    n = data.draw(st.integers(3, 5), label="seats")
+    pairs = [frozenset((a, b)) for a in range(1, n) for b in range(a + 1, n)]
+    unlinked = frozenset(data.draw(st.sets(st.sampled_from(pairs)), label="relayed pairs"))
+    every = [frozenset((a, b)) for a in range(n) for b in range(a + 1, n)]
+    broken = data.draw(st.sampled_from([p for p in every if p not in unlinked]), label="broken link")
+    at_step = data.draw(st.integers(2, 60), label="at step")
+    grace, timeouts = data.draw(st.sampled_from([(3.0, HASTY), (GRACE, TIMEOUTS)]), label="clocks")
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, at_step)
+        if all(t.status == "running" for t in tables.values()):
+            a, b = sorted(broken)
+            board.blocked_pairs.add(broken)
+            await cut(links[a][b], links[b][a])
+
+    async def main() -> dict[int, RunResult]:
+        return (await run_with_cuts(n, cuts, grace=grace, timeouts=timeouts, unlinked=unlinked))[1]
+
+    results = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert all(r.blamed == () for r in results.values()), results
+
+
+async def test_a_seat_that_went_on_without_another_may_have_its_records_carried(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 loses its links with seats 0 and 2 for good and judges seat 2 gone (seat 2's
+    frames to it went through the host, which no longer reaches it); its first record on the
+    table without seat 2 goes to the host through seat 3. Seat 3 carries it: a record of a
+    table that continues the match is the match's, and an honest seat is never named for
+    giving it (nobody is; the seats stop, judging differently)."""
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 2)
+        for a, b in ((0, 1), (1, 2)):
+            board.blocked_pairs.add(frozenset((a, b)))
+            await cut(links[a][b], links[b][a])
+
+    _, results, notices, _ = await run_with_cuts(4, cuts, grace=3.0, timeouts=HASTY)
+    assert (2, "gone") in notices[1], notices[1]
+    for s in range(4):
+        assert results[s].blamed == (), (s, results[s])
+        assert "another game" not in (results[s].problem or ""), results[s]
 
 
 @pytest.mark.parametrize("n", [3, 4])

@@ -142,11 +142,32 @@ class Sitting:
         return None if suspect is None or suspect[0] is None else self._old[suspect[0]]
 
     def carriable(self, origin: int, frame: Frame) -> str | None:
-        """Why a seat must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
+        """Why a seat must not carry ``frame`` for ``origin`` (see StepLog.carriable). A record
+        of any table of the match may be carried, a table that may continue one of them
+        included: a seat that went on without another first sends its records there."""
         if self._index(origin) is None:
             return f"seat {origin} is no longer at the table"
-        problems = [t.log.carriable(frame) for t in self.tables]  # (a record of an earlier table is fine)
+        if isinstance(frame, Evidence):
+            problems = [self._carriable_record(rec) for rec in frame.records]
+            return next((p for p in problems if p is not None), None)
+        if isinstance(frame, SignedRecord):
+            return self._carriable_record(frame)
+        return self.current.log.carriable(frame)
+
+    def _carriable_record(self, rec: SignedRecord) -> str | None:
+        problems = [t.log.carriable(rec) for t in self.tables]  # (a record of an earlier table is fine)
         if None in problems:
+            return None
+        seat, step = rec.record.seat, rec.record.step
+        for t in self.tables:
+            gone = self._continuations(t).get(rec.record.game_id)
+            if gone is None:
+                continue
+            roster = [p for s, p in enumerate(t.roster) if s not in gone]
+            if not 0 <= seat < len(roster):
+                return f"a record by seat {seat}, which is not at this table"
+            if not verify_signature(roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw):
+                return f"a record for step {step} not validly signed by seat {seat}"
             return None
         own = [p for p in problems if p != ANOTHER_GAME]  # said by the table the record names
         return (own or problems)[-1]
