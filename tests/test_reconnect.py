@@ -228,7 +228,7 @@ async def test_the_others_go_on_without_a_relayed_seat_that_hangs_up(
     """The last seat reaches some of the others only through relays (it accepts no
     connection), and hangs up for good. The seats linked with it judge it gone at the
     end of its grace; those that reach it only through a relay cannot judge it, and
-    follow once every other seat has gone on without it. The match ends for all who
+    follow once the seats that carry their frames to it have gone on without it. The match ends for all who
     remain, on one table, with nobody named."""
     gone = n - 1
     pairs = frozenset(frozenset(p) for p in unlinked)

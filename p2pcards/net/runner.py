@@ -63,7 +63,8 @@ LinkNotice = Callable[[int, str, float], None]
 """``on_link(peer, what, seconds)``: ``"lost"`` (reconnecting, seconds left),
 ``"back"`` (seconds away), ``"relayed"`` (its own link did not come back, but it answered
 through the others: it stays, reached that way), ``"gone"`` (it did not come back in time),
-or ``"left behind"`` (reached only through a relay, and every other seat went on without it)."""
+or ``"left behind"`` (reached only through a relay, and the seats that carry for this one went
+on without it)."""
 
 GRACE = 120.0
 """Seconds a peer whose link broke has to come back before it is named."""

@@ -361,7 +361,7 @@ class Sitting:
                 continue
             base, gone = found
             seats = [s for s in range(self.tables[base].n) if s not in gone]
-            signers = {self._continue_signer(rec, base, gone) for rec in held} - {None}
+            signers = (self._continue_signer(rec, base, gone) for rec in held)
             firsts = {self._maps[base][seats[a]] for a in signers if a is not None}
             for g in gone:
                 out.setdefault(self._maps[base][g], set()).update(firsts)
