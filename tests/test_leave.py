@@ -32,7 +32,7 @@ from p2pcards.protocol.loopback import LocalNetwork, play_bots
 from p2pcards.protocol.messages import Continue, Reveal
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import SIGN_PREFIX, Evidence, Record, SignedRecord, decode_frame
+from p2pcards.protocol.wire import SIGN_PREFIX, Abort, Evidence, Record, SignedRecord, decode_frame
 
 
 def sittings(
@@ -705,6 +705,48 @@ def test_two_seats_gone_at_once_judged_in_either_order_lead_to_one_table() -> No
         assert "p2 left after" in text and "p3 left after" in text, text
         hands = sum(len(t.match.results) for t in tables[0].tables if t.match is not None)
         assert f"4 players (2 finished it), {hands} hand" in text, text
+
+
+def test_an_abort_at_the_first_step_of_a_table_that_goes_on_is_not_a_refusal() -> None:
+    """Seat 0 went on without seat 3; seat 1, which did not, stops the old table at its
+    step 31 and says so. At the new table's first step that abort is not seat 1 refusing
+    to send its ``continue`` record (its step is the old table's): seat 1 is not named."""
+    tables = sittings(4, NinesRules(target=100), 3)
+    net, rng = started(tables, 3)
+    play_until(net, rng, lambda: tables[0].tables[0].hand is not None)
+    assert tables[0].drop(3, "lost connection and did not come back within 10 s")
+    assert tables[0].step == 0 and 1 in tables[0].waiting_for
+    stop = Abort("nobody at fault: timed out waiting for p0 (seat 0) at step 31", 31)
+    tables[0].receive(1, stop.to_frame())
+    assert tables[0].failure is None and tables[0].stopped[1][0] == 31, tables[0].failure
+
+
+@pytest.mark.parametrize("reached", ["directly", "through a relay"])
+def test_a_seat_silent_on_the_old_table_after_going_on_without_another(reached: str) -> None:
+    """Seat 1 judged seat 2 gone and went on without it; seat 3 holds its ``continue``
+    record and waits for it on the old table. If seat 3 too reaches seat 2 only through a
+    relay, it cannot vouch for seat 2: seat 1's silence is no fault, and nobody is named.
+    If seat 3 is linked with seat 2 itself, seat 1 is named as any silent seat (an honest
+    seat 1 would have heard seat 2 through seat 3, which carries relays)."""
+    from p2pcards.net.runner import RunResult, _time_out
+
+    tables = sittings(4, NinesRules(target=100), 3)
+    net, rng = started(tables, 3)
+    play_until(net, rng, lambda: tables[0].tables[0].hand is not None)
+    assert tables[1].drop(2, "lost connection and did not come back within 10 s")
+    for frame in tables[1].drain():
+        tables[3].receive(1, frame)
+    assert tables[3].gone_on_without() == {2: {1}}
+    assert 1 in tables[3].waiting_for and len(tables[3].tables) == 1
+    result = RunResult("running")
+    _time_out(tables[3], 60.0, False, result, {2} if reached == "through a relay" else set())
+    failure = tables[3].failure
+    assert failure is not None
+    if reached == "directly":
+        assert failure.peer == 1 and result.blamed == (1,), failure
+    else:
+        assert failure.peer is None and result.blamed == (), failure
+        assert "p1 went on without p2, whom this node reaches only through a relay too" in failure.problem
 
 
 def test_a_timeout_on_the_first_step_of_a_table_that_goes_on_blames_nobody() -> None:

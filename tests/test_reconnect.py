@@ -8,7 +8,7 @@ the link is back, and only a seat that stays away past the grace is named.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 import trio
@@ -77,9 +77,11 @@ async def run_with_cuts(
     timeouts: Timeouts = TIMEOUTS,
     wrap: Callable[[int, int, trio.abc.Stream], trio.abc.Stream] = lambda seat, peer, stream: stream,
     unlinked: frozenset[frozenset[int]] = frozenset(),
+    seat_timeouts: dict[int, Timeouts] | None = None,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     """``unlinked``: pairs of seats with no link of their own (they reach each other
-    through relays, as seats that accept no connection do)."""
+    through relays, as seats that accept no connection do). ``seat_timeouts``: the
+    clocks of some seats, if not ``timeouts``."""
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n, wrap)
     for pair in unlinked:
@@ -103,7 +105,7 @@ async def run_with_cuts(
             tables[s],
             links[s],
             bot(s),
-            timeouts=timeouts,
+            timeouts=(seat_timeouts or {}).get(s, timeouts),
             relinker=board.for_seat(s),  # type: ignore[arg-type]
             grace=grace,
             on_link=on_link,
@@ -291,24 +293,23 @@ def test_any_seat_that_hangs_up_is_left_behind_by_all_whatever_pairs_are_relayed
 
 @settings(max_examples=15, derandomize=True, deadline=None)
 @given(data=st.data())
-def test_one_link_that_breaks_for_good_never_gets_a_seat_named(data: st.DataObject) -> None:
-    """Any joiners relayed in pairs, and any one link broken for good at any step: the seats
-    go on through relays or without a seat, or stop, but no node names anyone (every seat
-    is honest here)."""
+def test_links_that_break_for_good_never_get_a_seat_named(data: st.DataObject) -> None:
+    """Any joiners relayed in pairs, and one to three links broken for good at any step: the
+    seats go on through relays or without a seat, or stop, but no node names anyone (every
+    seat is honest here)."""
     n = data.draw(st.integers(3, 5), label="seats")
     pairs = [frozenset((a, b)) for a in range(1, n) for b in range(a + 1, n)]
     unlinked = frozenset(data.draw(st.sets(st.sampled_from(pairs)), label="relayed pairs"))
     every = [frozenset((a, b)) for a in range(n) for b in range(a + 1, n)]
-    broken = data.draw(st.sampled_from([p for p in every if p not in unlinked]), label="broken link")
+    linked = [p for p in every if p not in unlinked]
+    broken = data.draw(st.lists(st.sampled_from(linked), min_size=1, max_size=3, unique=True), label="broken")
     at_step = data.draw(st.integers(2, 60), label="at step")
     grace, timeouts = data.draw(st.sampled_from([(3.0, HASTY), (GRACE, TIMEOUTS)]), label="clocks")
 
     async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
         await until_step(tables, at_step)
         if all(t.status == "running" for t in tables.values()):
-            a, b = sorted(broken)
-            board.blocked_pairs.add(broken)
-            await cut(links[a][b], links[b][a])
+            await breaking([tuple(sorted(p)) for p in broken], 0)(tables, links, board)
 
     async def main() -> dict[int, RunResult]:
         return (await run_with_cuts(n, cuts, grace=grace, timeouts=timeouts, unlinked=unlinked))[1]
@@ -317,26 +318,69 @@ def test_one_link_that_breaks_for_good_never_gets_a_seat_named(data: st.DataObje
     assert all(r.blamed == () for r in results.values()), results
 
 
-async def test_a_seat_that_went_on_without_another_may_have_its_records_carried(
-    autojump_clock: trio.testing.MockClock,
-) -> None:
-    """Seat 1 loses its links with seats 0 and 2 for good and judges seat 2 gone (seat 2's
-    frames to it went through the host, which no longer reaches it); its first record on the
-    table without seat 2 goes to the host through seat 3. Seat 3 carries it: a record of a
-    table that continues the match is the match's, and an honest seat is never named for
-    giving it (nobody is; the seats stop, judging differently)."""
+def breaking(pairs: Sequence[tuple[int, int]], at_step: int = 2) -> Callable[..., Awaitable[None]]:
+    """Cuts that break the links of ``pairs`` for good at ``at_step``."""
 
     async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
-        await until_step(tables, 2)
-        for a, b in ((0, 1), (1, 2)):
+        await until_step(tables, at_step)
+        for a, b in pairs:
             board.blocked_pairs.add(frozenset((a, b)))
             await cut(links[a][b], links[b][a])
 
-    _, results, notices, _ = await run_with_cuts(4, cuts, grace=3.0, timeouts=HASTY)
+    return cuts
+
+
+async def test_a_seat_cut_off_from_two_reaches_them_through_a_third(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 loses its links with the host and seat 2 for good. Every seat it is linked
+    with carries its frames (the host no longer reaches it, seat 3 does), and theirs come
+    to it the same way: the two pairs are relayed, nobody is gone, and the match is
+    played to its end on one table."""
+    cuts = breaking([(0, 1), (1, 2)])
+    tables, results, notices, _ = await run_with_cuts(4, cuts, grace=3.0, timeouts=HASTY)
+    for s in range(4):
+        assert results[s].status == "over" and results[s].blamed == (), (s, results[s])
+        assert tables[s].present == (0, 1, 2, 3)
+    assert (0, "relayed") in notices[1] and (2, "relayed") in notices[1], notices[1]
+    assert (1, "relayed") in notices[0] and (1, "relayed") in notices[2]
+    assert_valid_and_same(tables)
+
+
+async def test_a_seat_that_went_on_without_another_may_have_its_records_carried(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 keeps only its link with seat 3, and seat 2 only its link with the host: no
+    seat carries between seats 1 and 2, so each judges the other gone. Seat 1's first record
+    on the table without seat 2 goes to the host through seat 3, which carries it: a record
+    of a table that continues the match is the match's. Nobody is named: seat 3, still on
+    the old table, waits for seat 1, which went on without seat 2, whom seat 3 too reaches
+    only through a relay (the seats stop, judging differently). Seat 3's step times out
+    first (the others' clocks are slow), before any other seat says it stops."""
+    slow = Timeouts(turn=60.0, step=60.0)
+    _, results, notices, _ = await run_with_cuts(
+        4, breaking([(0, 1), (1, 2), (2, 3)]), grace=3.0, timeouts=slow, seat_timeouts={3: HASTY}
+    )
     assert (2, "gone") in notices[1], notices[1]
+    assert (1, "gone") in notices[2], notices[2]
     for s in range(4):
         assert results[s].blamed == (), (s, results[s])
         assert "another game" not in (results[s].problem or ""), results[s]
+
+
+async def test_a_table_split_in_two_gets_nobody_named(autojump_clock: trio.testing.MockClock) -> None:
+    """Five seats, seats 1 and 2 relayed; the host loses its links with seats 1, 3 and 4.
+    Seat 1 can reach the host through no seat linked with both, and the host cannot reach
+    it: each goes on without the other (seat 2, relayed to seat 1, follows the host).
+    Seats 3 and 4 hear from both sides and follow neither: on the old table they stop,
+    and the aborts they send say a step of that table, which the seats at the first step
+    of a new one do not take as refusing it. Every seat stops, and nobody is named."""
+    pair = frozenset({frozenset((1, 2))})
+    cuts = breaking([(0, 1), (0, 3), (0, 4)])
+    _, results, notices, _ = await run_with_cuts(5, cuts, grace=3.0, timeouts=HASTY, unlinked=pair)
+    assert (0, "gone") in notices[1] and (1, "gone") in notices[0], (notices[0], notices[1])
+    for s in range(5):
+        assert results[s].status == "failed" and results[s].blamed == (), (s, results[s])
 
 
 @pytest.mark.parametrize("n", [3, 4])

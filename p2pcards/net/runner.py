@@ -245,10 +245,10 @@ async def _heartbeat(table: Sitting, links: dict[int, PeerLink]) -> None:
 
 class RelayedLink:
     """A peer this seat has no link with: its frames go wrapped in ``relay`` frames
-    through the host, which is linked with every seat; when the host is gone (or
-    away), through every seat this one is linked with, each of which passes them on
-    if it is linked with the peer. Records are signed end to end, so a carrier can
-    delay or drop them, not forge them; the peer reads the first copy."""
+    through every seat this one is linked with, each of which passes them on if it is
+    linked with the peer (the host is, unless its own link with the peer broke: then
+    another seat may be). Records are signed end to end, so a carrier can delay or drop
+    them, not forge them; the peer reads the first copy."""
 
     def __init__(
         self,
@@ -265,15 +265,21 @@ class RelayedLink:
         return [self.links[s] for s in self.carrier_seats()]
 
     def carrier_seats(self) -> list[int]:
-        """The host if this seat has a link with it, else every seat it has a link with
-        but the peer (still at the table: one that left no longer carries)."""
+        """Every seat this one has a link with but the peer (still at the table: one
+        that left no longer carries)."""
         here = self.present()
-        direct = [
+        return [
             s
             for s, lk in sorted(self.links.items())
             if s != self.peer and s in here and not isinstance(lk, RelayedLink)
         ]
-        return [0] if 0 in direct else direct
+
+    def judges(self) -> list[int]:
+        """The carriers whose word on the peer this seat follows (``_follow_the_others``):
+        the host if this seat has a link with it (linked with every seat, it is the one
+        that judges a relayed seat gone), else every carrier."""
+        carriers = self.carrier_seats()
+        return [0] if 0 in carriers else carriers
 
     async def send(self, frame: bytes) -> None:
         wrapped = Relay(self.me, self.peer, frame).to_frame()
@@ -618,8 +624,8 @@ async def _play(
             if isinstance(lk := links.get(s), RelayedLink)
             and s not in trial
             and s not in table.stopped
-            and lk.carrier_seats()
-            and all(table.waits_too(c, s) for c in lk.carrier_seats())
+            and lk.judges()
+            and all(table.waits_too(c, s) for c in lk.judges())
         ]
         wait_until = max([deadline, *waiting_away])
         # The records of a seat that is away may reach this node only through the others,
@@ -782,10 +788,11 @@ def _follow_the_others(
     trial: dict[int, tuple[float, str]],
 ) -> None:
     """A seat this node reaches only through a relay cannot be judged gone here (its
-    carrier may drop what it sends, or it may have hung up): once every seat that carries
-    for this node went on without it, nothing more can reach it from here, and ``_play``
-    follows them. (Carriers could as well drop its frames: they can stop the match, never
-    get anyone blamed by this.)"""
+    carrier may drop what it sends, or it may have hung up): once its judges went on
+    without it (``RelayedLink.judges``: the host, linked with every seat, or once the host
+    is gone every carrier), nothing more can reach it from here, and ``_play`` follows
+    them. (Carriers could as well drop its frames: they can stop the match, never get
+    anyone blamed by this.)"""
     relayed = {
         s: lk
         for s in table.present
@@ -795,8 +802,8 @@ def _follow_the_others(
         return
     went_on = table.gone_on_without()
     for s, link in sorted(relayed.items()):
-        carriers = set(link.carrier_seats())
-        if carriers and carriers <= went_on.get(s, set()):
+        judges = set(link.judges())
+        if judges and judges <= went_on.get(s, set()):
             closed[s] = LEFT_BEHIND
             away_too_long.add(s)
             mesh.on_link(s, "left behind", 0.0)
@@ -949,13 +956,6 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
             await link.send(frame)
 
 
-def _relays(table: Sitting) -> str:
-    """Who carries the frames of a relayed pair (``RelayedLink.carriers``), in words."""
-    if 0 in table.present:
-        return f"the host {table.roster[0].name}, seat 0"
-    return "the other seats, since the host left"
-
-
 def _time_out(
     table: Sitting, waited: float, deaf: bool, result: RunResult, relayed: Collection[int] = ()
 ) -> None:
@@ -997,9 +997,23 @@ def _time_out(
         if not direct:
             table.stop(
                 f"timed out waiting for {names} at step {table.step}, reached only through a relay "
-                f"({_relays(table)}): cannot tell who is at fault"
+                "(the seats linked with both may drop what they carry): cannot tell who is at fault"
             )
             return
+        # A seat that signed a table going on without one that this node too reaches only
+        # through a relay judged it gone where this node cannot vouch for it: no fault.
+        went_on: dict[int, set[int]] = getattr(table, "gone_on_without", dict)()
+        behind = {d: g for g in sorted(went_on) if g in relayed for d in went_on[g] if d in direct}
+        if behind and not [s for s in direct if s not in behind]:
+            who = " and ".join(
+                f"{table.roster[d].name} went on without {table.roster[g].name}" for d, g in behind.items()
+            )
+            table.stop(
+                f"timed out waiting for {names} at step {table.step}: {who}, whom this node reaches"
+                " only through a relay too: cannot tell who is at fault"
+            )
+            return
+        direct = [s for s in direct if s not in behind]
         current = getattr(table, "current", table)
         if current.carry is not None and current.step == 0:
             # The first step of a table that goes on without a seat: the seats awaited may

@@ -644,6 +644,11 @@ class StepLog:
         counts: its link delivered every record it sent before it; a relay could have
         made one up."""
         said = self.stopped.get(peer)
+        if self.kind == "continue":
+            # The first step of a table that continues the match: an abort may be the
+            # sender's stop on the table before (it has not judged the leaver gone, and
+            # says a step of that table), which is no fault here.
+            return
         if said is not None and said[0] >= self.step and peer in self._said_on_its_link:
             self.fail(
                 peer,
