@@ -627,6 +627,15 @@ async def _play(
             and lk.judges()
             and all(table.waits_too(c, s) for c in lk.judges())
         ]
+        # A relayed seat's records reach this node only through its own links: while every
+        # one of them is down within its grace, that seat's silence tells nothing.
+        carriers_back = [mesh.away[c] + 1 for c in mesh.away if c not in returned]
+        if carriers_back:
+            waiting_away += [
+                max(carriers_back)
+                for s in table.waiting_for
+                if isinstance(lk := links.get(s), RelayedLink) and not lk.carrier_seats()
+            ]
         wait_until = max([deadline, *waiting_away])
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
