@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean, label_names
+from p2pcards.ui.render import cut_columns, pad, visible_len
 
 if TYPE_CHECKING:
     from p2pcards.ui.i18n import Translator
@@ -155,9 +156,9 @@ class GameEntry:
             return f"{head}{_cut_middle(clean(self.path.name, 200), WIDTH - len(head) - len(tail))}{tail}"
         head += f"{self.title:<7}  "
         players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(verdict) - 4 - 12)
-        head += f"{_cut(self.players(tr), players_width):<{players_width}}  "
-        room = max(WIDTH - len(head) - len(verdict) - 2, 12)
-        return _fit(f"{head}{_cut(self.result(tr), room):<{room}}  {verdict}".rstrip())
+        head += f"{pad(_cut(self.players(tr), players_width), players_width)}  "
+        room = max(WIDTH - visible_len(head) - len(verdict) - 2, 12)
+        return _fit(f"{head}{pad(_cut(self.result(tr), room), room)}  {verdict}".rstrip())
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
         """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
@@ -212,7 +213,10 @@ def _tag(key_hex: str) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip(" ,") + "…"
+    """``text`` in ``width`` terminal columns (a wide character takes two)."""
+    if visible_len(text) <= width:
+        return text
+    return cut_columns(text, max(width - 1, 0), "").rstrip(" ,") + "…"
 
 
 def _cut_middle(text: str, width: int) -> str:

@@ -32,7 +32,7 @@ from p2pcards.replay_moves import (
 )
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.render import WIDTH, fill
+from p2pcards.ui.render import WIDTH, fill, pad, visible_len
 
 __all__ = ["card_text", "hand_lines", "replay"]
 
@@ -75,10 +75,10 @@ def hand_lines(
     positions = replay_of(game).positions(hand, names, rules, tr)
     lines += fill(positions[0]["text"], width)
     lines.append("  " + tr("rp_dealt"))
-    column = max((len(seat_name(names, s, tr)) for s in range(len(dealt))), default=4)
+    column = max((visible_len(seat_name(names, s, tr)) for s in range(len(dealt))), default=4)
     for seat, cards in enumerate(dealt):
         name = seat_name(names, seat, tr)
-        text = f"{name:<{column}}  {cards_line(sort_cards(cards, game, trump))}"
+        text = f"{pad(name, column)}  {cards_line(sort_cards(cards, game, trump))}"
         lines += fill(text, width, "    ", " " * (6 + column))
     moves = [p["text"] for p in positions[1:]]
     lines += replay_of(game).hand_body(hand, names, moves, width, tr)

@@ -26,7 +26,7 @@ from click.testing import CliRunner, Result
 from p2pcards.cli import main
 from p2pcards.games.neuf.rules import NeufRules
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.ui.render import visible_len
+from p2pcards.ui.render import pad, visible_len
 
 EXE = Path(sys.executable).with_name("p2pcards")
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,6 +213,57 @@ def test_at_60_columns_no_line_wraps(game: str) -> None:
     lines = [line.rstrip() for line in screen_lines(raw) if not line.startswith("  /")]
     assert sum(line.startswith("── ") for line in lines) >= 2
     assert max(len(line) for line in lines) <= 59, max(lines, key=len)
+
+
+WIDE_NAMES = ["李小龍", "Zoë", "😀 Ana", "Bjo\u0308rn"]
+"""Names whose characters take two columns (CJK, an emoji), or none (a combining diaeresis)."""
+
+
+def test_wide_and_combining_characters_are_measured_in_columns() -> None:
+    from p2pcards.ui.render import cut_columns, pad_left, short_name
+
+    assert [visible_len(n) for n in WIDE_NAMES] == [6, 3, 6, 5]
+    assert visible_len("\x1b[1m李\x1b[0m") == 2
+    assert short_name("李小龍李小龍", 8) == "李小龍…" and visible_len(short_name("李小龍李小龍", 8)) == 7
+    assert cut_columns("😀😀😀", 5, "") == "😀😀"
+    assert visible_len(pad_left("李", 6)) == 6 and visible_len(pad("😀", 6)) == 6
+
+
+@pytest.mark.parametrize("width", [12, 20, 33])
+def test_text_with_wide_characters_folds_within_the_width(width: int) -> None:
+    import textwrap
+
+    from p2pcards.ui.render import fill
+
+    text = "Le joueur 李小龍 a joué 9♠ et déclare pique ; 😀😀😀😀😀😀😀😀 c'est au tour de 王小明"
+    lines = fill(text, width)
+    assert all(visible_len(line) <= width for line in lines), lines
+    assert " ".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    assert any(line.rstrip().endswith(" ;") for line in lines) or width >= 33  # the French colon stays put
+    plain = "The quick brown fox jumps over the lazy dog ; twenty-three times over and over again"
+    glued = plain.replace(" ;", "\u00a0;")
+    expected = textwrap.wrap(glued, width, initial_indent="  ", subsequent_indent="  ")
+    assert fill(plain, width) == [line.replace("\u00a0", " ") for line in expected]  # as before
+
+
+def test_a_score_table_of_wide_names_keeps_its_columns() -> None:
+    from p2pcards.games.nines.render import render_scores
+    from p2pcards.games.nines.rules import HandResult
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.render import Style
+
+    results = [HandResult(1, 0, "out", 1, (12, 0, 7, 30), (12, 0, 7, 30), False)]
+    table = render_scores(
+        results, names=WIDE_NAMES, totals=(12, 0, 7, 30), tr=Translator("en"), style=Style(), title="Scores"
+    )
+    rows = [line for line in table.splitlines()[1:4]]
+    assert len({visible_len(line) for line in rows}) == 1, rows  # head, hand 1 and totals end alike
+    head, hand = rows[0], rows[1]
+    for name, cell in zip(WIDE_NAMES, ("12", "0*", "7", "30"), strict=True):
+        # each name ends in the column where its penalty ends
+        assert visible_len(head[: head.index(name) + len(name)]) == visible_len(
+            hand[: hand.index(cell, len(hand.split()[0])) + len(cell)]
+        ), (head, hand)
 
 
 # ---------------------------------------------------------------------------

@@ -162,17 +162,43 @@ class Style:
         return f"\x1b[2m{text}\x1b[0m" if self.color else text
 
 
+def columns(ch: str) -> int:
+    """Terminal columns of one character: two for a wide one (CJK, full-width forms, most
+    emoji), none for a combining mark or a zero-width one, else one."""
+    if ch < "\u0300":  # (ASCII and Latin-1: the common case, one column each)
+        return 1
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
 def visible_len(text: str) -> int:
-    """Length on screen, not counting ANSI colour codes."""
+    """Width on screen in columns (see :func:`columns`), not counting ANSI colour codes."""
     n, i = 0, 0
     while i < len(text):
         if text[i] == "\x1b":
             j = text.find("m", i)
             i = len(text) if j < 0 else j + 1
             continue
-        n += 1
+        n += columns(text[i])
         i += 1
     return n
+
+
+def cut_columns(text: str, width: int, ellipsis: str = "…") -> str:
+    """``text`` (without colour codes) in at most ``width`` columns: cut, ending with
+    ``ellipsis``, when it is wider."""
+    if visible_len(text) <= width:
+        return text
+    room = max(width - visible_len(ellipsis), 0)
+    out, used = [], 0
+    for ch in text:
+        w = columns(ch)
+        if used + w > room:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + ellipsis
 
 
 _WORDS = re.compile(r"\[[^\]]*\]|\S+")
@@ -201,7 +227,13 @@ def wrap(text: str, width: int | None = None) -> str:
 
 
 def pad(text: str, width: int) -> str:
+    """``text`` followed by spaces to fill ``width`` columns."""
     return text + " " * max(0, width - visible_len(text))
+
+
+def pad_left(text: str, width: int) -> str:
+    """``text`` after spaces that fill ``width`` columns (a right-aligned cell)."""
+    return " " * max(0, width - visible_len(text)) + text
 
 
 class Seated(Protocol):
@@ -227,7 +259,7 @@ def table_names(roster: Sequence[Seated]) -> tuple[str, ...]:
 
 
 def short_name(name: str, width: int = NAME_WIDTH) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+    return cut_columns(name, width)
 
 
 def rule_line(title: str, style: Style, width: int | None = None) -> str:
@@ -242,8 +274,8 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
         del parts[-2]
     title = style.sep.join(parts)
     room = width - 5  # the bars and spaces around the title
-    if visible_len(title) > room > 0 and len(title) == visible_len(title):
-        title = title[: room - 1] + style.ellipsis
+    if visible_len(title) > room > 0 and "\x1b" not in title:
+        title = cut_columns(title, room, style.ellipsis)
     head = f"{bar * 2} {title} "
     return style.bold(head + bar * max(1, width - visible_len(head)))
 
@@ -412,7 +444,36 @@ def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = Non
     space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
     glued = _GLUED.sub("\u00a0\\1", text)
     later = indent if subsequent is None else subsequent
-    lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+    if visible_len(glued) == len(glued):
+        lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+    else:  # wide or zero-width characters (a name in CJK, an emoji): fold by columns
+        lines = _fold_columns(glued, width, indent, later)
     return [line.replace("\u00a0", " ") for line in lines]
+
+
+def _fold_columns(text: str, width: int, indent: str, later: str) -> list[str]:
+    """:func:`textwrap.wrap` at spaces (not the no-break ones), measuring in terminal
+    columns; a word wider than a line is cut across lines."""
+    lines: list[str] = []
+    prefix, body = indent, ""
+    for word in _SPACES.split(text.strip()):
+        joined = f"{body} {word}" if body else word
+        if visible_len(prefix + joined) <= width:
+            body = joined
+            continue
+        if body:
+            lines.append(prefix + body)
+            prefix = later
+        while visible_len(prefix + word) > width and len(word) > 1:
+            head = cut_columns(word, max(width - visible_len(prefix), 1), "") or word[0]
+            lines.append(prefix + head)
+            prefix, word = later, word[len(head) :]
+        body = word
+    if body:
+        lines.append(prefix + body)
+    return lines
+
+
+_SPACES = re.compile(r"[ \t\n]+")
 
 

@@ -50,7 +50,7 @@ from p2pcards.games.neuf.rules import (
     trick_winner,
 )
 from p2pcards.ui.prompt import SPECTATOR_DELAY, Console, pace
-from p2pcards.ui.render import bots_words, describe_winners, pad, short_name
+from p2pcards.ui.render import bots_words, describe_winners, pad, short_name, visible_len
 
 
 class NeufDisplay:
@@ -218,7 +218,7 @@ class NeufDisplay:
         c.say(c.style.bold(c.tr("neuf_hand_over", n=result.number)))
         c.say("   " + c.tr("neuf_hands_verified" if self.verified else "neuf_hands_played"))
         took = {e.seat for e in hand.exchanges if e.took}
-        width = max(len(short_name(n)) for n in t.names)
+        width = max(visible_len(short_name(n)) for n in t.names)
         for s, name in enumerate(t.names):
             played = [card for trick in hand.tricks for seat, card in trick.plays if seat == s]
             line = f"   {pad(short_name(name), width)}  {hand_text(played, hand.trump, c.style)}"
@@ -290,7 +290,7 @@ class NeufDisplay:
         """Every hand as this display knows it, the dummy last: the cards, or how many are unseen."""
         c, t = self.console, self.table
         labels = [short_name(n) for n in t.names] + [c.tr("neuf_the_dummy")]
-        width = max(len(x) for x in labels)
+        width = max(visible_len(x) for x in labels)
         for label, cards in zip(labels, self._holdings, strict=True):
             if None in cards:
                 c.say(f"   {c.style.bold(pad(label, width))}  {c.tr.cards(len(cards))}")

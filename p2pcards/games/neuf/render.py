@@ -35,9 +35,11 @@ from p2pcards.ui.render import (
     line_width,
     listed_names,
     pad,
+    pad_left,
     render_cut,
     rule_line,
     short_name,
+    visible_len,
 )
 
 SUIT_ORDER = "SHCD"
@@ -316,11 +318,11 @@ def render_neuf_scores(
     title: str,
 ) -> str:
     """One row per hand: its trump, then each seat's points (tricks taken); the totals last."""
-    col = max(9, min(NAME_WIDTH, max(len(x) for x in names)) + 2)
+    col = max(9, min(NAME_WIDTH, max(visible_len(x) for x in names)) + 2)
     first = max(len(tr("col_hand")), len(tr("neuf_row_start")), len(tr("row_total"))) + 2
     second = max(6, len(tr("neuf_col_trumps")) + 2)
     head = pad(tr("col_hand"), first) + pad(tr("neuf_col_trumps"), second)
-    head += "".join(f"{short_name(x, col - 1):>{col}}" for x in names)
+    head += "".join(pad_left(short_name(x, col - 1), col) for x in names)
     lines = [rule_line(title, style), style.bold(head)]
     lines.append(pad(tr("neuf_row_start"), first + second) + "".join(f"{start:>{col}}" for _ in names))
     for r in results:

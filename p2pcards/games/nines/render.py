@@ -33,6 +33,7 @@ from p2pcards.ui.render import (
     line_width,
     listed_names,
     pad,
+    pad_left,
     rule_line,
     seat_says,
     short_name,
@@ -196,9 +197,9 @@ def render_scores(
 ) -> str:
     """One row per hand, one column per player: penalties, then the totals."""
     n = len(names)
-    col = max(6, min(NAME_WIDTH, max(len(x) for x in names)) + 1)
+    col = max(6, min(NAME_WIDTH, max(visible_len(x) for x in names)) + 1)
     first = max(6, len(tr("col_hand")), len(tr("row_total"))) + 1
-    head = pad(tr("col_hand"), first) + "".join(f"{short_name(x, col - 1):>{col}}" for x in names)
+    head = pad(tr("col_hand"), first) + "".join(pad_left(short_name(x, col - 1), col) for x in names)
     lines = [rule_line(title, style), style.bold(head)]
     any_out = any_playoff = False
     for r in results:
@@ -297,12 +298,12 @@ def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = Non
             lines += fill(v, width, "  ", "    ")
     lines.append(tr("help_keys"))
     rows = [row.split("\t", 1) for row in tr("help_rows").split("\n")]
-    label = min(max(len(left) for left, _ in rows) + 2, width // 2)
+    label = min(max(visible_len(left) for left, _ in rows) + 2, width // 2)
     for left, right in rows:
-        if len(left) + 2 > label:  # a label too long for the column: the meaning goes below
+        if visible_len(left) + 2 > label:  # a label too long for the column: the meaning goes below
             lines.append(f"  {left}")
             left = ""
-        lines += fill(right, width, "  " + left.ljust(label), " " * (2 + label))
+        lines += fill(right, width, "  " + pad(left, label), " " * (2 + label))
     cards = tr("help_cards")
     if cards:
         lines += fill(cards, width)
