@@ -96,8 +96,9 @@ class Scenario:
     """Seeds the interleaving of the links and the bots' moves (default: ``seed``)."""
     relayed: frozenset[frozenset[int]] = frozenset()
     """Pairs of joiners (seats >= 1) with no link of their own: every frame between the
-    two goes inside ``relay`` frames through the host, seat 0 (protocol.md 2.2 and 7.2,
-    *Relayed seats*; ``runner.RelayedLink``)."""
+    two goes inside ``relay`` frames through their carriers, the host, seat 0, and the
+    joiners linked with both (protocol.md 2.2 and 7.2, *Relayed seats*;
+    ``runner.RelayedLink``)."""
 
     def __post_init__(self) -> None:
         for pair in self.relayed:
@@ -165,9 +166,11 @@ class ByzantineNetwork(LocalNetwork):
     observes, and whose quiet moments the adversary may use.
 
     A relayed pair of joiners (``Scenario.relayed``) has no link: what one of them
-    sends the other is queued, inside a ``relay`` frame, on its link to the host
-    (``runner.RelayedLink.send``), and a relay frame is handled at its receiver as
-    ``runner._carry`` does (see :meth:`ByzantineRun.deliver`)."""
+    sends the other is queued, inside a ``relay`` frame, on its links to the host and
+    to every joiner it is linked with (``runner.RelayedLink.send``), and a relay frame
+    is handled at its receiver as ``runner._carry`` does (see :meth:`ByzantineRun.deliver`).
+    (A Byzantine joiner carries as an honest one does: only the host's carrying is the
+    adversary's.)"""
 
     run: ByzantineRun
 
@@ -183,9 +186,16 @@ class ByzantineNetwork(LocalNetwork):
             self.inject(sender, receiver, out)
 
     def inject(self, sender: int, receiver: int, frame: bytes) -> None:
-        if self.run.scenario.is_relayed(sender, receiver):
-            frame, receiver = Relay(sender, receiver, frame).to_frame(), 0
-        self.put(sender, receiver, frame)
+        scenario = self.run.scenario
+        if not scenario.is_relayed(sender, receiver):
+            self.put(sender, receiver, frame)
+            return
+        # To every seat the sender is linked with (runner.RelayedLink.carrier_seats): the
+        # host, and the joiners that pass it on if they are linked with the receiver.
+        wrapped = Relay(sender, receiver, frame).to_frame()
+        for carrier in range(scenario.n):
+            if carrier not in (sender, receiver) and not scenario.is_relayed(sender, carrier):
+                self.put(sender, carrier, wrapped)
 
     def put(self, sender: int, receiver: int, frame: bytes) -> None:
         """Queue ``frame`` on the link sender->receiver, as it is (no relay, no tamper)."""

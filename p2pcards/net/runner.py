@@ -613,11 +613,11 @@ async def _play(
         # time, or leaving and coming back would stall the table for ever.)
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away and s not in returned]
         waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial and s not in returned]
-        # A seat reached only through a relay may have hung up: while the seats that carry
-        # for this node say they wait for it too, they may be about to judge it gone (at the
-        # end of its grace and relay trial), and this node, which cannot judge it, follows
-        # them then (_follow_the_others). A carrier that holds its record and does not pass
-        # it on gets no more time.
+        # A seat reached only through a relay may have hung up: while this node's judges for
+        # it (RelayedLink.judges) say they wait for it too, they may be about to judge it gone
+        # (at the end of its grace and relay trial), and this node, which cannot judge it,
+        # follows them then (_follow_the_others). A judge that holds its record and does not
+        # pass it on gets no more time.
         waiting_away += [
             deadline + mesh.grace + RELAY_TRIAL + 1
             for s in table.waiting_for
@@ -974,7 +974,8 @@ def _time_out(
     seats linked with both), which may have dropped its records: its silence is never
     its fault here. It is named only by nodes linked with it directly; if it is all
     that is missing, this node names nobody (the relay may be honest, and the seat
-    silent: this node cannot tell)."""
+    silent: this node cannot tell). Nor is a seat named that went on without one that
+    this node too reaches only through a relay (a table split by broken links)."""
     with contextlib.suppress(RemoteProtocolError):
         if table.status == "disputed":
             suspect = table.suspect_seat
