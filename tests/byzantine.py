@@ -169,8 +169,8 @@ class ByzantineNetwork(LocalNetwork):
     sends the other is queued, inside a ``relay`` frame, on its links to the host and
     to every joiner it is linked with (``runner.RelayedLink.send``), and a relay frame
     is handled at its receiver as ``runner._carry`` does (see :meth:`ByzantineRun.deliver`).
-    (A Byzantine joiner carries as an honest one does: only the host's carrying is the
-    adversary's.)"""
+    (A Byzantine joiner may drop what it carries, ``Adversary.joiner_carries``; what a
+    Byzantine host carries is the adversary's entirely, ``Adversary.on_carry``.)"""
 
     run: ByzantineRun
 
@@ -409,6 +409,8 @@ class ByzantineRun:
                 problem = f"a malformed frame ({e})"
             if problem is not None:
                 table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
+            if seat in self.byzantine and not self.adversary.joiner_carries(self, seat, relay):
+                return  # a Byzantine carrier drops what it carries
             self.net.put(seat, relay.target, relay.to_frame())
             return
         if relay.origin not in self.scenario.relayed_with(seat):
@@ -800,6 +802,11 @@ class Adversary:
         links instead, as (receiver, frame). This one carries it as an honest host would."""
         return faithful(run, relay)
 
+    def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+        """Byzantine joiner ``carrier`` is asked to carry ``relay`` to a seat it is linked
+        with: whether it passes it on (else it drops it). This one passes it on."""
+        return True
+
 
 def faithful(run: ByzantineRun, relay: Relay) -> list[tuple[int, bytes]]:
     """What an honest host does with a relay frame: pass it on to the seat it names."""
@@ -959,6 +966,11 @@ class HypothesisAdversary(Adversary):
         if self._opportunity():
             out = self._carry_action(run, relay)
         return released + out
+
+    def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+        if carrier in self.silent or (carrier, relay.target) in self.muted:
+            return False
+        return not (self._opportunity() and self.draw(st.booleans(), label="joiner drops what it carries"))
 
     # -- a Byzantine host ------------------------------------------------------------
 

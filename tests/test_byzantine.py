@@ -427,6 +427,33 @@ def test_relayed_joiners_play_through_the_host(
         assert "SignedRecord" in _carried_kinds(seen, a, b) and "SignedRecord" in _carried_kinds(seen, b, a)
 
 
+@pytest.mark.parametrize("host", ["honest", "dropping every relay"])
+def test_a_joiner_that_drops_what_it_carries_gets_nobody_named(host: str) -> None:
+    """Seats 1 and 2 are relayed; their frames go to the host and to seat 3, both linked
+    with each of them, and seat 3 (Byzantine) drops every one it is asked to carry. With an
+    honest host the match is played to its end through the host; with a host that drops
+    them too, the pair hears nothing of each other and the match stops: in both cases
+    no honest seat is named."""
+    carried: list[tuple[int, int]] = []
+
+    class Dropping(Adversary):
+        def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+            carried.append((relay.origin, relay.target))
+            return False
+
+        def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
+            return [] if host != "honest" else faithful(run, relay)
+
+    byzantine = {3} if host == "honest" else {0, 3}
+    scenario = Scenario(4, frozenset(byzantine), "target-30", seed=1, relayed=_pairs((1, 2)))
+    run = ByzantineRun(scenario, Dropping())
+    run.play()
+    check_invariants(run)
+    assert (1, 2) in carried and (2, 1) in carried  # seat 3 was asked to carry both ways
+    if host == "honest":
+        check_honest_match_finishes(run)
+
+
 def test_a_record_lost_on_the_way_is_asked_for_through_the_host() -> None:
     """The host drops one of seat 1's records for seat 2: seat 2's need goes to seat 1
     through the host, and seat 1's answer comes back the same way."""
