@@ -414,10 +414,12 @@ def test_killed_peer_is_left_behind_and_the_others_finish_the_match(killed_peer:
 
 @pytest.fixture(scope="module")
 def frozen_peer(tmp_path_factory: pytest.TempPathFactory) -> BrokenRun:
-    """Kim's process is stopped (SIGSTOP) during hand 1; Jo gives up after 3 s, Hal after 6 s."""
+    """Kim's process is stopped (SIGSTOP) during hand 1; Jo gives up after 3 s, Hal after 10 s
+    (far enough apart that Jo's own verdict comes first even if its link with Hal breaks and
+    comes back on a loaded machine, which gives Jo's step a whole timeout from the return)."""
     tmp = tmp_path_factory.mktemp("frozen")
     files = [tmp / f"t{i}.p2pt" for i in range(3)]
-    patient = ["--turn-timeout", "6", "--step-timeout", "6"]
+    patient = ["--turn-timeout", "10", "--step-timeout", "10"]
     hasty = ["--turn-timeout", "3", "--step-timeout", "3"]
     with processes(tmp) as procs:
         host, jo, kim = three_bots(procs, tmp, new_code(), files, [patient, hasty, patient])
