@@ -535,3 +535,59 @@ async def test_the_first_step_waits_for_the_mesh_to_form_too(autojump_clock: tri
             for s in tables:
                 nursery.start_soon(seat, s, TIMEOUTS.step + 5 if s == 2 else 0)
     assert all(r.status == "over" and r.blamed == () for r in results.values()), results
+
+
+async def test_a_seat_that_leaves_while_a_player_thinks_is_dealt_with_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A person thinks about their move; meanwhile another seat leaves. The table keeps
+    reading its links while the person thinks: the match goes on without the leaver at
+    once, the question about the hand that no longer counts is withdrawn (cancelled) and
+    the person is asked again at the new table, instead of moving first in a void hand."""
+    think = 50.0
+    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(target=30), seed=4).items()}
+    links = memory_links(3)
+    calls: list[tuple[object, int, float]] = []
+    cancelled: list[int] = []
+    leave_now = False
+    play = bot(0)
+
+    async def thinker(table: Table) -> object:
+        nonlocal leave_now
+        calls.append((table.current, table.step, trio.current_time()))  # type: ignore[attr-defined]
+        if len(calls) == 3:
+            leave_now = True  # seat 2 leaves while this person thinks
+        try:
+            await trio.sleep(think)
+        except trio.Cancelled:
+            cancelled.append(len(calls))
+            raise
+        return await play(table)
+
+    results: dict[int, RunResult] = {}
+    with trio.fail_after(20 * TIMEOUTS.turn):
+        async with trio.open_nursery() as nursery:
+
+            async def seat(s: int, decide: Decider, leaving: Callable[[], bool]) -> None:
+                results[s] = await run_table(tables[s], links[s], decide, timeouts=TIMEOUTS, leaving=leaving)
+                if s == 2:
+                    for link in links[s].values():
+                        await link.aclose()
+
+            nursery.start_soon(seat, 0, thinker, lambda: False)
+            nursery.start_soon(seat, 1, bot(1), lambda: False)
+            nursery.start_soon(seat, 2, bot(2), lambda: leave_now)
+    await close_all(links)
+    assert results[2].status == "aborted"
+    for s in (0, 1):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+    assert cancelled == [3]  # the question about the void hand was withdrawn...
+    first_table, _, asked_at = calls[2]
+    next_table, _, asked_again = calls[3]
+    assert next_table is not first_table  # ...and asked again at the new table,
+    assert asked_again - asked_at < WAIT_NOTICE + SLACK < think  # without waiting for the answer
+    assert len({tuple(r.raw for r in tables[s].records_to_save()) for s in (0, 1)}) == 1
+    for s in (0, 1):
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
+        assert report.valid, report.summary()
+        assert "p2 left after" in report.summary()

@@ -20,7 +20,7 @@ from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
@@ -78,10 +78,12 @@ async def run_with_cuts(
     wrap: Callable[[int, int, trio.abc.Stream], trio.abc.Stream] = lambda seat, peer, stream: stream,
     unlinked: frozenset[frozenset[int]] = frozenset(),
     seat_timeouts: dict[int, Timeouts] | None = None,
+    deciders: dict[int, Decider] | None = None,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     """``unlinked``: pairs of seats with no link of their own (they reach each other
     through relays, as seats that accept no connection do). ``seat_timeouts``: the
-    clocks of some seats, if not ``timeouts``."""
+    clocks of some seats, if not ``timeouts``. ``deciders``: some seats' deciders, if
+    not a bot that answers at once."""
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n, wrap)
     for pair in unlinked:
@@ -104,7 +106,7 @@ async def run_with_cuts(
         results[s] = await run_table(
             tables[s],
             links[s],
-            bot(s),
+            (deciders or {}).get(s) or bot(s),
             timeouts=(seat_timeouts or {}).get(s, timeouts),
             relinker=board.for_seat(s),  # type: ignore[arg-type]
             grace=grace,
@@ -800,3 +802,36 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
     assert took < 3 * TIMEOUTS.turn + 2 * GRACE, took  # bounded: one extension in the step
     for s in (0, 1):
         assert results[s].status == "failed" and results[s].blamed == (2,), results[s]
+
+
+async def test_a_player_whose_connection_drops_while_thinking_reconnects_before_moving(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0's player thinks longer than the grace; meanwhile its connection drops for
+    30 s. Its node dials the others again at once, while the player still thinks (the
+    table reads its links during a decision), so nobody judges it gone and the match
+    plays on to its end."""
+    think = GRACE + 60
+    play = bot(0)
+    thinking = trio.Event()
+
+    async def slow(table: Table) -> object:
+        if table.step >= 20:
+            thinking.set()
+            await trio.sleep(think)
+        return await play(table)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await thinking.wait()
+        board.blocked.add(0)  # seat 0's connection is down for 30 s
+        for peer in (1, 2):
+            await cut(links[0][peer], links[peer][0])
+        await trio.sleep(30)
+        board.blocked.discard(0)
+
+    timeouts = Timeouts(turn=think * 4, step=30.0)
+    tables, results, notices, _ = await run_with_cuts(3, cuts, timeouts=timeouts, deciders={0: slow})
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(tables, "over"), results
+    assert {p for p, what in notices[0] if what == "back"} == {1, 2}
+    assert not [n for s in tables for n in notices[s] if n[1] == "gone"]
+    assert_valid_and_same(tables)

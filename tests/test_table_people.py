@@ -161,6 +161,26 @@ def test_interrupting_the_program_signs_the_leave_and_the_others_go_on_at_once(
         assert saved is not None and Path(saved[1]).exists(), screen
 
 
+def test_a_player_who_leaves_while_ann_thinks_is_shown_at_once_and_her_next_answer_counts(
+    tmp_path: Path,
+) -> None:
+    """Bob leaves (a polite kill: a signed leave) while Ann's move prompt is up. Without
+    her typing anything she is told that he left, and her question about the hand that
+    no longer counts is withdrawn; the match goes on at a new table, and the first line
+    she types there answers its question (it is not lost to the withdrawn one)."""
+    with table_with_ann(tmp_path, rules=("hands=2",)) as table:
+        time.sleep(0.3)
+        os.kill(table.bob.pid, signal.SIGTERM)  # type: ignore[union-attr]
+        table.ann.expect("Bob left the match", timeout=20)  # type: ignore[attr-defined]
+        before = table.screen.read_text(encoding="utf-8", errors="replace")
+        while (seen := table.ann.expect([MOVE, FINGERPRINT, DEALER_SUIT], timeout=60)) != 0:  # type: ignore[attr-defined]
+            table.ann.sendline("y" if seen == 1 else "1")  # type: ignore[attr-defined]
+        table.ann.sendline("1")  # type: ignore[attr-defined]
+        table.ann.expect(r"You played", timeout=20)  # type: ignore[attr-defined]
+    assert "You played" not in before, before  # nothing was played in the void hand
+    assert "Traceback" not in table.screen.read_text(encoding="utf-8", errors="replace")
+
+
 def test_at_a_table_of_two_the_one_left_is_told_who_left_not_that_its_connection_failed(
     tmp_path: Path,
 ) -> None:

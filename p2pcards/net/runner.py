@@ -2,7 +2,8 @@
 
 One reader task per peer feeds a bounded channel; the main task owns the table
 (no locking needed around it), sends what it drains to every link, asks the
-local decider when it is this seat's turn, and enforces the step timeouts: a
+local decider when it is this seat's turn (in a task of its own, while the main
+task goes on reading the links: ``_Deciding``), and enforces the step timeouts: a
 turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
 silent peer is named, and the match ends with the transcript kept. A peer that
 hangs up is named once the table needs a record from it (see ``_play``), and
@@ -484,6 +485,59 @@ async def _flush(
     await _send_all(table, links, timeout)
 
 
+class _Deciding:
+    """This seat's decision in progress, in a task of its own: while the player thinks, the
+    table keeps reading its links, so a seat that leaves meanwhile (or a link that breaks,
+    or a peer that stops the match) is dealt with at once, not after the move. A decision
+    whose turn went away (the match went on at a new table without someone) is cancelled:
+    its question is withdrawn, and the new table asks again."""
+
+    def __init__(self, key: tuple[object, int], turn_ends: float) -> None:
+        self.key = key
+        self.turn_ends = turn_ends
+        self.scope = trio.CancelScope()
+        self.done = trio.Event()
+        self.outcome: tuple[str, Any] | None = None
+        """("action", it), ("quit", None), ("timeout", None) or ("raise", the exception);
+        None once cancelled."""
+        self.wake: trio.CancelScope | None = None
+        """The main loop's wait for a frame, cut short when the decision is made."""
+
+    async def run(self, decide: Decider, table: Sitting) -> None:
+        with self.scope:
+            try:
+                # The table's clock ends for this seat first: it signs that it leaves, and
+                # the others, who wait a moment longer, go on without it on that record.
+                with trio.move_on_at(self.turn_ends) as turn:
+                    ends = TURN_ENDS.set(self.turn_ends)
+                    try:
+                        action = await decide(table)
+                    finally:
+                        TURN_ENDS.reset(ends)
+                self.outcome = ("timeout", None) if turn.cancelled_caught else ("action", action)
+            except QuitMatch:
+                self.outcome = ("quit", None)
+            except BaseException as e:
+                if _cancelled(e):  # withdrawn (or the run ends): the scope that did it takes it
+                    raise
+                self.outcome = ("raise", e)  # raised where the decider was awaited before, not in a group
+        self.done.set()
+        if self.wake is not None:
+            self.wake.cancel()
+
+    async def cancel(self) -> None:
+        """Withdraw the question and wait until it is gone (its prompt is abandoned first)."""
+        self.scope.cancel()
+        await self.done.wait()
+
+
+def _cancelled(e: BaseException) -> bool:
+    """``e`` is trio's cancellation, perhaps in a group (a decider's nursery raises it so)."""
+    if isinstance(e, BaseExceptionGroup):
+        return e.split(trio.Cancelled)[1] is None
+    return isinstance(e, trio.Cancelled)
+
+
 async def _play(
     table: Sitting,
     mesh: _Mesh,
@@ -498,7 +552,34 @@ async def _play(
     leaving: Callable[[], bool] = lambda: False,
     confirming: Callable[[], bool | None] = lambda: None,
 ) -> None:
+    async with trio.open_nursery() as deciding:
+        try:
+            await _play_loop(
+                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal,
+                leaving, confirming, deciding,
+            )
+        finally:
+            deciding.cancel_scope.cancel()  # a question still asked when the match ended
+
+
+async def _play_loop(
+    table: Sitting,
+    mesh: _Mesh,
+    decide: Decider,
+    receive: trio.MemoryReceiveChannel[tuple[int, Any]],
+    timeouts: Timeouts,
+    on_progress: Callable[[SeatTable], None],
+    on_wait: Callable[[SeatTable, float], None],
+    result: RunResult,
+    restore: Sequence[SignedRecord] | None,
+    journal: Callable[[list[SignedRecord]], None],
+    leaving: Callable[[], bool],
+    confirming: Callable[[], bool | None],
+    nursery: trio.Nursery,
+) -> None:
     links = mesh.links
+    thinking: _Deciding | None = None
+    """This seat's decision in progress, if any."""
     if restore is None:
         table.start()
     else:
@@ -524,6 +605,10 @@ async def _play(
     stop_deadline = math.inf
     confirmed = False  # this seat's answer about the fingerprint was taken
     while True:
+        if thinking is not None and not (table.my_turn and thinking.key == (table.current, table.step)):
+            await thinking.cancel()  # its turn went away (a new table): asked again there
+            if thinking.outcome is None or thinking.outcome[0] not in ("quit", "raise"):
+                thinking = None  # (a player who chose to leave leaves all the same)
         for peer, (until, why) in list(trial.items()):
             if trio.current_time() >= until:  # nothing came from it through the others either
                 del trial[peer]
@@ -645,20 +730,19 @@ async def _play(
             # one through the others' answers: ask soon, not only at the first notice.
             ask_at = min(ask_at, started + EARLY_ASK)
         on_progress(table)
-        if table.my_turn:
-            try:
-                # The table's clock ends for this seat first: it signs that it leaves, and
-                # the others, who wait a moment longer, go on without it on that record.
-                with trio.move_on_at(turn_ends) as turn:
-                    ends = TURN_ENDS.set(turn_ends)
-                    try:
-                        action = await decide(table)
-                    finally:
-                        TURN_ENDS.reset(ends)
-            except QuitMatch:
+        if table.my_turn and thinking is None:
+            thinking = _Deciding((table.current, table.step), turn_ends)
+            nursery.start_soon(thinking.run, decide, table)
+        if thinking is not None and thinking.done.is_set():
+            outcome, thinking = thinking.outcome, None
+            assert outcome is not None
+            kind, action = outcome
+            if kind == "raise":
+                raise action
+            if kind == "quit":
                 await _leave(table, links, timeouts.step, journal, result)
                 return
-            if turn.cancelled_caught:  # (a QuitMatch raised in time leaves, below)
+            if kind == "timeout":
                 if table.seat is not None and table.can_go_on_without(table.seat):
                     await _leave(
                         table, links, timeouts.step, journal, result, f"did not play within {wait:g} s"
@@ -680,7 +764,11 @@ async def _play(
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
+            if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
+                wait_until = notice = ask_at = math.inf
             with trio.move_on_at(min(wait_until, notice, stop_deadline, ask_at, trial_ends)) as scope:
+                if thinking is not None:
+                    thinking.wake = scope
                 peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
             if table.stopped:
@@ -692,7 +780,7 @@ async def _play(
             )
             continue
         now = trio.current_time()
-        if scope.cancelled_caught and now >= stop_deadline:
+        if scope.cancelled_caught and (now >= stop_deadline or thinking is not None):
             continue
         if scope.cancelled_caught and now < wait_until:
             if now >= notice:

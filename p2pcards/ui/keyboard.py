@@ -15,7 +15,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import sys
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 try:
@@ -25,11 +27,64 @@ except ImportError:  # Windows: no terminal modes to set
     termios = None  # type: ignore[assignment]
 
 
-class Keyboard:
-    """Guards ``read`` (``input``-like) on standard input, when it is a terminal."""
+class OneReader:
+    """``read`` (``input``-like) never run twice at once.
 
-    def __init__(self, read: Callable[[str], str], told: Callable[[], None]) -> None:
-        self._read, self._told = read, told
+    A question can be withdrawn while its read waits in a worker thread (the turn
+    it asked about went away: the match went on at a new table). That thread
+    cannot be stopped: it stays in ``read``. A second ``read`` of the same terminal
+    beside it would lose the next line typed to the one nobody listens to, so the
+    next question shows its prompt (``show``) and takes the line of the read in
+    progress instead.
+    """
+
+    def __init__(self, read: Callable[[str], str], show: Callable[[str], None]) -> None:
+        self._read, self._show = read, show
+        self._lock = threading.Lock()
+        self._pending: Future[str] | None = None
+
+    def busy(self) -> bool:
+        """A read is in progress (perhaps one whose question was withdrawn)."""
+        return self._pending is not None
+
+    def __call__(self, prompt: str) -> str:
+        with self._lock:
+            pending, mine = self._pending, self._pending is None
+            if pending is None:
+                pending = self._pending = Future()
+        if not mine:
+            self._show(prompt)
+            return pending.result()
+        try:
+            line = self._read(prompt)
+        except BaseException as e:
+            with self._lock:
+                self._pending = None
+            pending.set_exception(e)
+            raise
+        with self._lock:
+            self._pending = None
+        pending.set_result(line)
+        return line
+
+
+def show_prompt(prompt: str) -> None:
+    """Write ``prompt`` as ``input`` does, for a read that joins one in progress."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+
+
+class Keyboard:
+    """Guards ``read`` (``input``-like) on standard input, when it is a terminal.
+
+    ``busy``: whether a read is already in progress (:class:`OneReader`); then this
+    one takes its line, and what was typed for it is not thrown away.
+    """
+
+    def __init__(
+        self, read: Callable[[str], str], told: Callable[[], None], busy: Callable[[], bool] = lambda: False
+    ) -> None:
+        self._read, self._told, self._busy = read, told, busy
         self._fd: int | None = None
         self._saved: list[Any] | None = None
         self._discarded_before = False
@@ -41,7 +96,7 @@ class Keyboard:
                     atexit.register(self.restore)
 
     def read(self, prompt: str) -> str:
-        if self._fd is None:
+        if self._fd is None or self._busy():
             return self._read(prompt)
         if self._drop_typed_ahead() and not self._discarded_before:
             self._discarded_before = True

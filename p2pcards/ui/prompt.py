@@ -33,7 +33,7 @@ from p2pcards.cards import SUITS
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import C_IS_HEARTS, COMMAND_WORDS, LOCAL_SUIT_LETTERS, Translator, parse_suit_word
-from p2pcards.ui.keyboard import Keyboard
+from p2pcards.ui.keyboard import Keyboard, OneReader, show_prompt
 from p2pcards.ui.render import (
     Style,
     encodable,
@@ -351,6 +351,9 @@ class Console:
 
     def __post_init__(self) -> None:
         keyboard = self.read is input  # a person at this terminal, perhaps
+        one = OneReader(self.read, show_prompt) if keyboard else None
+        if one is not None:
+            self.read = one
         if self.live is _detect:
             self.live = terminal_writer(self.write)
         if self.encoding == DETECT:
@@ -367,8 +370,8 @@ class Console:
         self.status.prompt_again = self._again
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
-        if keyboard:  # what is typed before a prompt is not its answer (ui.keyboard)
-            self.read = Keyboard(self.read, lambda: self.say(self.tr("typed_ahead"))).read
+        if one is not None:  # what is typed before a prompt is not its answer (ui.keyboard)
+            self.read = Keyboard(self.read, lambda: self.say(self.tr("typed_ahead")), busy=one.busy).read
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
