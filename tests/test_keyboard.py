@@ -4,6 +4,8 @@ waits does not swallow the next line typed, and a read never runs twice at once.
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -103,3 +105,45 @@ def test_reads_one_after_the_other_each_read_the_terminal() -> None:
         term.lines.put(text)
         assert one(f"{text}? ") == text
     assert term.prompts == ["x? ", "y? "] and term.shown == [] and term.most == 1
+
+
+EXIT_WITH_A_READ_LEFT = """
+import sys, threading, time
+from p2pcards.ui.keyboard import OneReader
+from p2pcards.cli.group import exit_now_if_a_read_is_left
+one = OneReader(input, lambda prompt: None)
+threading.Thread(target=one, args=("> ",), daemon=True).start()  # a question withdrawn
+while not one.busy():
+    time.sleep(0.01)
+time.sleep(0.2)  # (inside input(), holding standard input)
+try:
+    sys.exit(7)
+except SystemExit as e:
+    if sys.argv[1] == "guarded":
+        exit_now_if_a_read_is_left(e.code)
+    raise
+"""
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_read_left_at_the_end_does_not_abort_the_program(guarded: bool) -> None:
+    """A question withdrawn as the match ended leaves its read in a thread that holds
+    standard input; the interpreter's shutdown aborts on that (status 134, "Fatal Python
+    error") unless the program ends at once with its own status, as the CLI does."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", EXIT_WITH_A_READ_LEFT, "guarded" if guarded else "bare"],
+        stdin=subprocess.PIPE,  # kept open and never written: the read waits
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None and proc.stdin is not None
+    try:
+        err = proc.stderr.read()  # (until the program ends: its standard input stays open)
+        proc.wait(timeout=30)
+    finally:
+        proc.stdin.close()
+        proc.kill()
+    if guarded:
+        assert proc.returncode == 7 and b"Fatal Python error" not in err, err
+    else:  # what the guard is for (if the interpreter ever stops aborting, the guard can go)
+        assert proc.returncode != 7 and b"Fatal Python error" in err, err

@@ -197,16 +197,45 @@ class _LocalizedGroup(_Localized, click.Group):
         found = _lang_in(list(sys.argv[1:] if args is None else args))
         tr = Translator(found.lower() if found and found.lower() in LANGS else help_lang())
         try:
-            rv = super().main(args, prog_name, complete_var, False, **extra)
-        except click.ClickException as e:
-            _show_error(e, tr)
-            sys.exit(e.exit_code)
-        except click.Abort as e:
-            click.echo(tr("click_aborted"), err=True)
-            # Ctrl-C at a prompt (click turns it into Abort): the status of an interrupted program.
-            cause = e.__cause__ or e.__context__
-            sys.exit(130 if isinstance(cause, KeyboardInterrupt) else 1)
-        sys.exit(rv if isinstance(rv, int) else 0)
+            try:
+                rv = super().main(args, prog_name, complete_var, False, **extra)
+            except click.ClickException as e:
+                _show_error(e, tr)
+                sys.exit(e.exit_code)
+            except click.Abort as e:
+                click.echo(tr("click_aborted"), err=True)
+                # Ctrl-C at a prompt (click turns it into Abort): the status of an interrupted program.
+                cause = e.__cause__ or e.__context__
+                sys.exit(130 if isinstance(cause, KeyboardInterrupt) else 1)
+            sys.exit(rv if isinstance(rv, int) else 0)
+        except SystemExit as e:
+            exit_now_if_a_read_is_left(e.code)
+            raise
+
+
+def exit_now_if_a_read_is_left(code: object) -> None:
+    """End the program at once, with status ``code``, if a read of the terminal is still in
+    progress (a question withdrawn as the match ended, ``ui.keyboard.a_read_is_left``): its
+    thread holds standard input, and the interpreter's shutdown would abort on it (status
+    134). The exit functions run first (the terminal's modes are restored), and the output
+    is flushed."""
+    keyboard = sys.modules.get("p2pcards.ui.keyboard")  # (not loaded: no read was ever made)
+    if keyboard is None or not keyboard.a_read_is_left():
+        return
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 def _show_error(error: click.ClickException, tr: Any) -> None:

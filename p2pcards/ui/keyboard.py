@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -42,6 +43,7 @@ class OneReader:
         self._read, self._show = read, show
         self._lock = threading.Lock()
         self._pending: Future[str] | None = None
+        _READERS.add(self)
 
     def busy(self) -> bool:
         """A read is in progress (perhaps one whose question was withdrawn)."""
@@ -66,6 +68,16 @@ class OneReader:
             self._pending = None
         pending.set_result(line)
         return line
+
+
+_READERS: weakref.WeakSet[OneReader] = weakref.WeakSet()
+
+
+def a_read_is_left() -> bool:
+    """A read of the terminal is still in progress: a question withdrawn as the match
+    ended. Its thread holds standard input, and the interpreter's own shutdown would
+    abort on that (see :func:`p2pcards.cli.group.exit_now_if_a_read_is_left`)."""
+    return any(reader.busy() for reader in list(_READERS))
 
 
 def show_prompt(prompt: str) -> None:
