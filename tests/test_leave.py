@@ -767,3 +767,51 @@ def test_a_timeout_on_the_first_step_of_a_table_that_goes_on_blames_nobody() -> 
     failure = tables[0].failure
     assert failure is not None and failure.peer is None and result.blamed == (), failure
     assert "did not go on without p3 within 60 s" in failure.problem and "cannot tell" in failure.problem
+
+
+def test_a_seat_that_signs_two_different_leaves_is_left_behind_by_all_and_a_file_with_both_names_it() -> None:
+    """Seat 2 signs two leaves with different reasons, one to seat 0 and the other to
+    seats 1 and 3 (each then reaches every seat, forwarded). Each node keeps the first
+    it accepts and goes on at once, so the second reaches it on the table left behind:
+    nobody is named, and the files differ only in the reason. A file holding both
+    proves the equivocation, and its audit names seat 2."""
+    from p2pcards.protocol.messages import Leave
+
+    seed = 12
+    tables = sittings(4, NinesRules(target=60), seed)
+    net, rng = started(tables, seed)
+    play_until(net, rng, lambda: tables[2].step >= 20)
+    journal = tables[2].drain_journal()
+    signed = []
+    for reason in ("dinner", "phone call"):
+        copy = Sitting(make_tables(4, NinesRules(target=60), seed)[2])
+        copy.restore(journal)
+        copy.leave(reason)
+        frames = [decode_frame(f) for f in copy.drain()]
+        signed += [f for f in frames if isinstance(f, SignedRecord) and isinstance(f.record.body, Leave)]
+    first, second = signed
+    assert first.raw != second.raw and first.record.step == second.record.step
+    rest = without(net, 2)
+    tables[0].receive_frame(2, first)
+    tables[0].receive_frame(2, second)  # right after: seat 0 has gone on already
+    for s in (1, 3):
+        tables[s].receive_frame(2, second)
+    rest.pump()
+    play_bots(rest, {s: RandomBot() for s in rest.tables}, rng, start=False)
+    reasons = {0: "dinner", 1: "phone call", 3: "phone call"}
+    for s, reason in reasons.items():
+        assert tables[s].status == "over" and tables[s].failure is None, tables[s].failure
+        report = audit_bytes(file_of(tables[s], s))
+        assert report.valid, report.summary()
+        assert f'p2 left after 0 hands (signed that they leave: "{reason}")' in " ".join(
+            report.summary().split()
+        )
+    kept = {s: [r.raw for r in tables[s].records_to_save()] for s in reasons}
+    assert kept[1] == kept[3] and kept[0] != kept[1]
+    assert [r for r in kept[0] if r not in kept[1]] == [first.raw]  # the leave alone differs
+    records = tables[0].records_to_save()
+    at = next(k for k, r in enumerate(records) if r.raw == first.raw)
+    both = [*records[: at + 1], second, *records[at + 1 :]]
+    report = audit_bytes(encode_file(both, saved_by=0, status="over"))
+    assert not report.valid
+    assert [(p.seat, p.what.split(":")[0]) for p in report.problems] == [(2, "equivocation")], report.problems
