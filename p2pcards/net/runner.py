@@ -734,9 +734,11 @@ async def _play_loop(
             thinking = _Deciding((table.current, table.step), turn_ends)
             nursery.start_soon(thinking.run, decide, table)
         if thinking is not None and thinking.done.is_set():
-            outcome, thinking = thinking.outcome, None
+            outcome, key, thinking = thinking.outcome, thinking.key, None
             assert outcome is not None
             kind, action = outcome
+            if kind in ("action", "timeout") and not (table.my_turn and key == (table.current, table.step)):
+                continue  # (its turn went away as it was answered: asked again if it comes back)
             if kind == "raise":
                 raise action
             if kind == "quit":
