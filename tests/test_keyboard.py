@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from p2pcards.ui.keyboard import OneReader
+from p2pcards.ui.keyboard import OneReader, Question, Withdrawn
 
 
 class Terminal:
@@ -39,14 +39,21 @@ class Terminal:
                 self.reading -= 1
 
 
-def in_thread(read: OneReader, prompt: str) -> tuple[threading.Thread, list[object]]:
+def in_thread(
+    read: OneReader, prompt: str, question: Question | None = None, again: bool = False
+) -> tuple[threading.Thread, list[object]]:
+    """``read(prompt)`` in a thread (inside ``question``, if given; with ``again``, a
+    second read after the first, as an asker that goes on with the line would make)."""
     got: list[object] = []
 
     def run() -> None:
-        try:
-            got.append(read(prompt))
-        except EOFError as e:
-            got.append(e)
+        with question or Question():
+            try:
+                got.append(read(prompt))
+                if again:
+                    got.append(read("again > "))
+            except (EOFError, Withdrawn) as e:
+                got.append(e)
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
@@ -65,14 +72,17 @@ def wait_until(test: object, what: str) -> None:
 def test_a_withdrawn_read_hands_its_line_to_the_next_question() -> None:
     term = Terminal()
     one = OneReader(term.read, term.shown.append)
-    withdrawn, old = in_thread(one, "Your move > ")  # nobody waits for this answer any more
+    first = Question()
+    withdrawn, old = in_thread(one, "Your move > ", first, again=True)
     wait_until(lambda: one.busy() and term.reading == 1, "the first read starts")
+    first.withdrawn = True  # nobody waits for this answer any more
     asked, new = in_thread(one, "Your move (new table) > ")
     wait_until(lambda: term.shown == ["Your move (new table) > "], "the new prompt is shown")
     term.lines.put("1")
     asked.join(5)
     withdrawn.join(5)
-    assert new == ["1"] and old == ["1"]  # the line reached the question asked now
+    assert new == ["1"]  # the line reached the question asked now,
+    assert len(old) == 1 and isinstance(old[0], Withdrawn)  # not the withdrawn one, which asks no more
     assert term.most == 1 and term.prompts == ["Your move > "]  # one read of the terminal only
     assert not one.busy()
     # The next question reads afresh.
@@ -82,6 +92,23 @@ def test_a_withdrawn_read_hands_its_line_to_the_next_question() -> None:
     assert got == ["2"] and term.prompts == ["Your move > ", "Next > "] and term.shown == [
         "Your move (new table) > "
     ]
+
+
+def test_a_withdrawn_question_whose_line_comes_with_nobody_else_asking_goes_no_further() -> None:
+    term = Terminal()
+    one = OneReader(term.read, term.shown.append)
+    question = Question()
+    zombie, got = in_thread(one, "Your move > ", question, again=True)
+    wait_until(lambda: term.reading == 1, "the read starts")
+    question.withdrawn = True
+    term.lines.put("2")  # typed for the withdrawn question: it takes it, and stops
+    zombie.join(5)
+    assert len(got) == 1 and isinstance(got[0], Withdrawn) and not one.busy()
+    assert term.prompts == ["Your move > "]  # it asked nothing more
+    # A withdrawn question that was between two reads asks nothing either.
+    with question, pytest.raises(Withdrawn):
+        one("Which suit? > ")
+    assert term.prompts == ["Your move > "]
 
 
 def test_the_end_of_input_reaches_the_question_that_waits_too() -> None:
@@ -109,7 +136,7 @@ def test_reads_one_after_the_other_each_read_the_terminal() -> None:
 
 EXIT_WITH_A_READ_LEFT = """
 import sys, threading, time
-from p2pcards.ui.keyboard import OneReader
+from p2pcards.ui.keyboard import OneReader, Question, Withdrawn
 from p2pcards.cli.group import exit_now_if_a_read_is_left
 one = OneReader(input, lambda prompt: None)
 threading.Thread(target=one, args=("> ",), daemon=True).start()  # a question withdrawn

@@ -28,15 +28,46 @@ except ImportError:  # Windows: no terminal modes to set
     termios = None  # type: ignore[assignment]
 
 
+class Withdrawn(BaseException):
+    """Raised in the thread of a withdrawn question at its next read, or when the read it
+    waits in ends: whatever asked stops there, and nothing it would have done with the
+    line (ask another question, say something) happens. A BaseException, so that no
+    handler of the asker's takes it."""
+
+
+class Question:
+    """One question asked in a worker thread (``with question:`` around the asking, in
+    that thread). Once :attr:`withdrawn` is set (the turn it asks about went away), the
+    thread's reads answer nobody: they raise :class:`Withdrawn`."""
+
+    def __init__(self) -> None:
+        self.withdrawn = False
+
+    def __enter__(self) -> Question:
+        _ASKING.question = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _ASKING.question = None
+
+
+_ASKING = threading.local()
+
+
+def _withdrawn() -> bool:
+    question = getattr(_ASKING, "question", None)
+    return question is not None and question.withdrawn
+
+
 class OneReader:
-    """``read`` (``input``-like) never run twice at once.
+    """``read`` (``input``-like) never run twice at once, for questions that can be withdrawn.
 
     A question can be withdrawn while its read waits in a worker thread (the turn
     it asked about went away: the match went on at a new table). That thread
-    cannot be stopped: it stays in ``read``. A second ``read`` of the same terminal
-    beside it would lose the next line typed to the one nobody listens to, so the
-    next question shows its prompt (``show``) and takes the line of the read in
-    progress instead.
+    cannot be stopped: it stays in ``read``, and the line it gets is not its
+    asker's (:class:`Question`). A second ``read`` of the same terminal beside it
+    would lose the next line typed to the withdrawn one, so the next question
+    shows its prompt (``show``) and takes the line of the read in progress instead.
     """
 
     def __init__(self, read: Callable[[str], str], show: Callable[[str], None]) -> None:
@@ -50,6 +81,8 @@ class OneReader:
         return self._pending is not None
 
     def __call__(self, prompt: str) -> str:
+        if _withdrawn():
+            raise Withdrawn
         with self._lock:
             pending, mine = self._pending, self._pending is None
             if pending is None:
@@ -63,10 +96,14 @@ class OneReader:
             with self._lock:
                 self._pending = None
             pending.set_exception(e)
+            if _withdrawn():
+                raise Withdrawn from e
             raise
         with self._lock:
             self._pending = None
         pending.set_result(line)
+        if _withdrawn():
+            raise Withdrawn
         return line
 
 

@@ -33,6 +33,7 @@ from p2pcards.net.words import new_code
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
+from p2pcards.ui.keyboard import Question
 from p2pcards.ui.prompt import Console, QuitGame
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
@@ -479,17 +480,20 @@ class HumanDecider:
             hand = table.match.hand if table.match is not None else None
             return None if hand is None else probe(hand, action)
 
+        question = Question()
+
         def ask() -> Any:
-            while True:
-                try:
-                    if self.pause_pending:
-                        console.ask(console.tr("prompt_continue"))
-                        self.pause_pending = False
-                        self.release()
-                    return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
-                except QuitGame:
-                    if not self.confirm_quit or self._really_leave():
-                        raise
+            with question:  # (in the worker thread: withdrawn, its reads answer nobody)
+                while True:
+                    try:
+                        if self.pause_pending:
+                            console.ask(console.tr("prompt_continue"))
+                            self.pause_pending = False
+                            self.release()
+                        return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
+                    except QuitGame:
+                        if not self.confirm_quit or self._really_leave():
+                            raise
 
         async def warn(end: float) -> None:
             for left in TURN_WARNINGS:
@@ -518,7 +522,8 @@ class HumanDecider:
                     action = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
                 except QuitGame:
                     leaving = True
-                except trio.Cancelled:  # the turn's time ran out: that prompt gets no answer
+                except trio.Cancelled:  # the turn's time ran out, or the turn went away
+                    question.withdrawn = True  # (its thread waits on: what it reads is nobody's)
                     console.status.abandon()
                     raise
                 finally:
