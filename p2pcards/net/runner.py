@@ -766,9 +766,10 @@ async def _play_loop(
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
+            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends)
             if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
-                wait_until = notice = ask_at = math.inf
-            with trio.move_on_at(min(wait_until, notice, stop_deadline, ask_at, trial_ends)) as scope:
+                wake_at = min(stop_deadline, trial_ends)
+            with trio.move_on_at(wake_at) as scope:
                 if thinking is not None:
                     thinking.wake = scope
                 peer, (source, item) = await receive.receive()
