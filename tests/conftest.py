@@ -1,8 +1,10 @@
-"""Shared test helpers; the one automatic fixture keeps every test out of the real data directory."""
+"""Shared test helpers; the one automatic fixture keeps every test out of the real data directory,
+and Ctrl-C works in every program the tests start."""
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +20,14 @@ from p2pcards.games.nines.rules import HandState
 settings.register_profile("repeatable", derandomize=True, print_blob=True, deadline=None)
 settings.register_profile("explore", derandomize=False, print_blob=True, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+# A shell without job control starts a command put in the background (`scripts/test &`)
+# with Ctrl-C and Ctrl-\ ignored, and every program the tests start would inherit that:
+# the tests of what Ctrl-C does would then wait for nothing. Take them back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if hasattr(signal, "SIGQUIT") and signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def _freeze(value: object) -> object:
