@@ -407,20 +407,25 @@ async def run_table(
             with trio.CancelScope() as playing:
                 if interrupt is not None:
                     nursery.start_soon(_cancel_when_set, interrupt, playing)
-                await _play(
-                    table,
-                    mesh,
-                    decide,
-                    receive,
-                    timeouts,
-                    on_progress,
-                    on_wait,
-                    result,
-                    restore,
-                    journal,
-                    leaving,
-                    confirming or (lambda: None),
-                )
+                async with trio.open_nursery() as deciding:  # this seat's decisions (_Deciding)
+                    try:
+                        await _play(
+                            table,
+                            mesh,
+                            decide,
+                            receive,
+                            timeouts,
+                            on_progress,
+                            on_wait,
+                            result,
+                            restore,
+                            journal,
+                            leaving,
+                            confirming or (lambda: None),
+                            deciding,
+                        )
+                    finally:
+                        deciding.cancel_scope.cancel()  # a question still asked when the match ended
             if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
                 await _leave_now(table, peers, journal, result)
         except KeyboardInterrupt:
@@ -539,30 +544,6 @@ def _cancelled(e: BaseException) -> bool:
 
 
 async def _play(
-    table: Sitting,
-    mesh: _Mesh,
-    decide: Decider,
-    receive: trio.MemoryReceiveChannel[tuple[int, Any]],
-    timeouts: Timeouts,
-    on_progress: Callable[[SeatTable], None],
-    on_wait: Callable[[SeatTable, float], None],
-    result: RunResult,
-    restore: Sequence[SignedRecord] | None,
-    journal: Callable[[list[SignedRecord]], None],
-    leaving: Callable[[], bool] = lambda: False,
-    confirming: Callable[[], bool | None] = lambda: None,
-) -> None:
-    async with trio.open_nursery() as deciding:
-        try:
-            await _play_loop(
-                table, mesh, decide, receive, timeouts, on_progress, on_wait, result, restore, journal,
-                leaving, confirming, deciding,
-            )
-        finally:
-            deciding.cancel_scope.cancel()  # a question still asked when the match ended
-
-
-async def _play_loop(
     table: Sitting,
     mesh: _Mesh,
     decide: Decider,
