@@ -530,6 +530,10 @@ class _Deciding:
         if self.wake is not None:
             self.wake.cancel()
 
+    def is_for(self, table: Sitting) -> bool:
+        """This decision is still the one the table waits for (the same table and step)."""
+        return table.my_turn and self.key == (table.current, table.step)
+
     async def cancel(self) -> None:
         """Withdraw the question and wait until it is gone (its prompt is abandoned first)."""
         self.scope.cancel()
@@ -586,7 +590,7 @@ async def _play(
     stop_deadline = math.inf
     confirmed = False  # this seat's answer about the fingerprint was taken
     while True:
-        if thinking is not None and not (table.my_turn and thinking.key == (table.current, table.step)):
+        if thinking is not None and not thinking.is_for(table):
             await thinking.cancel()  # its turn went away (a new table): asked again there
             if thinking.outcome is None or thinking.outcome[0] not in ("quit", "raise"):
                 thinking = None  # (a player who chose to leave leaves all the same)
@@ -715,10 +719,10 @@ async def _play(
             thinking = _Deciding((table.current, table.step), turn_ends)
             nursery.start_soon(thinking.run, decide, table)
         if thinking is not None and thinking.done.is_set():
-            outcome, key, thinking = thinking.outcome, thinking.key, None
+            outcome, current, thinking = thinking.outcome, thinking.is_for(table), None
             assert outcome is not None
             kind, action = outcome
-            if kind in ("action", "timeout") and not (table.my_turn and key == (table.current, table.step)):
+            if kind in ("action", "timeout") and not current:
                 continue  # (its turn went away as it was answered: asked again if it comes back)
             if kind == "raise":
                 raise action

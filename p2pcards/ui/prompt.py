@@ -350,8 +350,8 @@ class Console:
     status: StatusLine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        keyboard = self.read is input  # a person at this terminal, perhaps
-        one = OneReader(self.read, show_prompt) if keyboard else None
+        # A person at this terminal, perhaps: one read of it at a time (ui.keyboard).
+        one = OneReader(self.read, show_prompt) if self.read is input else None
         if one is not None:
             self.read = one
         if self.live is _detect:
