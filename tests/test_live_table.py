@@ -27,13 +27,15 @@ from e2e_helpers import ENGLISH, LOCAL, HumanSeat, close_human, free_port, run_c
 from net_helpers import bot, close_all, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
+from p2pcards.bots import make_bot
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.runner import run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.net.words import new_code
+from p2pcards.protocol.loopback import LocalNetwork
 from p2pcards.ui.i18n import Translator
-from p2pcards.ui.netgame import HumanDecider, TableWatcher
+from p2pcards.ui.netgame import HumanDecider, NetworkUI, TableWatcher
 from p2pcards.ui.prompt import PIPE_EVERY, Console
 from p2pcards.ui.render import Style, table_names, waiting_status
 from p2pcards.ui.screen import make_screen
@@ -359,6 +361,40 @@ async def test_the_pause_after_a_hand_is_asked_at_once_and_holds_the_next_hand_u
             enter.set()
     assert asked == ["Press Enter for the next hand. > ", "Your move > "]
     assert shown == ["next hand"] and early == []
+
+
+async def test_a_resumed_seat_is_not_asked_to_press_enter_after_the_hands_of_its_journal() -> None:
+    """A seat back from a crash shows the match from its journal: those hands ended before
+    this program started, so the person is not asked to press Enter after the first of
+    them (with the rest held back until they do), and a closed input is not read as
+    leaving there."""
+    rules = NinesRules(target=200)
+    tables = make_tables(2, rules, seed=3)
+    net = LocalNetwork(tables, rng=random.Random(3))
+    net.start()
+    rng = random.Random(3)
+    bots = {s: make_bot("random", "nines") for s in tables}
+    while len(tables[1].hand_ends) < 2:
+        seat = next(s for s, t in tables.items() if t.my_turn)
+        tables[seat].act(bots[seat].choose(tables[seat].view(), tables[seat].legal_actions(), rng))
+        net.pump()
+    assert tables[1].status == "running"
+    resumed = make_tables(2, rules, seed=3)[1]
+    resumed.restore(tables[1].drain_journal())
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        raise EOFError  # (a closed input: leaving, had it been asked)
+
+    console, rec = terminal(read=read)
+    ui = NetworkUI(console, human=True)
+    ui.progress(resumed)  # type: ignore[arg-type]
+    await trio.sleep(0.3)  # (a question would be asked in a worker thread by now)
+    assert prompts == []
+    assert ui.decider is not None and not ui.decider.leaving
+    shown = rec.text
+    assert "Scores after hand 2" in shown and "Hand 3" in shown, shown[-800:]  # nothing held back
 
 
 @pytest.mark.parametrize(

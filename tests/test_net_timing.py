@@ -59,12 +59,15 @@ async def run_seats(
     hung: frozenset[int] = frozenset(),
     hang_up: bool = False,
     release: Callable[[], None] = lambda: None,
+    interrupts: dict[int, trio.Event] | None = None,
 ) -> tuple[dict[int, RunResult], dict[int, float]]:
     """Run every seat's table; returns the results and the virtual time each ended.
 
     Seats in ``hung`` are not expected to end: they are cancelled once every
     other seat has. With ``hang_up`` a seat closes its links as soon as it ends
-    (as a node does after its match). A global bound makes a hang fail the test.
+    (as a node does after its match). ``interrupts``: a seat's program is stopped
+    (Ctrl-C, a closed terminal) when its event is set. A global bound makes a hang fail
+    the test.
     """
     results: dict[int, RunResult] = {}
     ended: dict[int, float] = {}
@@ -83,7 +86,12 @@ async def run_seats(
                         )
 
                 results[s] = await run_table(
-                    tables[s], links[s], deciders[s], timeouts=timeouts, on_wait=waited
+                    tables[s],
+                    links[s],
+                    deciders[s],
+                    timeouts=timeouts,
+                    on_wait=waited,
+                    interrupt=(interrupts or {}).get(s),
                 )
                 ended[s] = trio.current_time() - t0
                 if hang_up:
@@ -345,6 +353,97 @@ async def test_a_player_who_leaves_is_not_waited_for_and_the_others_finish(
         text = report.summary()
         assert "p1 left after 0 hands (signed that they leave" in text, text
         assert [p.name for p in report.table.roster] == ["p0", "p2"]
+
+
+class StoppedWhileSending(WrappedStream):
+    """Once ``armed``, the next send sets ``stop`` (the program is stopped) and takes half a
+    second to be written: the stop comes in the middle of that frame."""
+
+    def __init__(self, inner: trio.abc.Stream, stop: trio.Event) -> None:
+        super().__init__(inner)
+        self.stop = stop
+        self.armed = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self.armed:
+            self.armed = False
+            self.stop.set()
+            await trio.sleep(0.5)
+        await self.inner.send_all(data)
+
+
+async def test_a_leave_being_sent_when_the_program_is_stopped_still_reaches_the_others(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A closed terminal both ends the person's input (they quit) and sends the hang-up
+    signal, which stops the program: that stop must not cut the signed leave short, or
+    the others wait out this seat's grace and the leave is in nobody's file."""
+    from p2pcards.net.runner import QuitMatch
+
+    stop = trio.Event()
+    streams: list[StoppedWhileSending] = []
+
+    def wrap(seat: int, peer: int, stream: trio.abc.Stream) -> trio.abc.Stream:
+        if seat != 1:
+            return stream
+        streams.append(StoppedWhileSending(stream, stop))
+        return streams[-1]
+
+    turns = 0
+
+    async def quits_at_third_turn(table: Table) -> object:
+        nonlocal turns
+        turns += 1
+        if turns == 3:
+            for stream in streams:
+                stream.armed = True  # the leave is the next frame on each link
+            raise QuitMatch()
+        return await bot(1)(table)
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=6).items()}
+    links = memory_links(3, wrap)
+    t0 = trio.current_time()
+    deciders = {0: bot(0), 1: quits_at_third_turn, 2: bot(2)}
+    results, ended = await run_seats(
+        tables,
+        links,
+        deciders,  # type: ignore[arg-type]
+        hang_up=True,
+        interrupts={1: stop},
+    )
+    assert stop.is_set() and results[1].status == "aborted"
+    for s in (0, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert ended[s] - t0 < TIMEOUTS.step, ended  # nobody waited for the leaver
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
+        assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
+
+
+async def test_a_send_cancelled_before_it_began_leaves_the_link_usable() -> None:
+    """The program stopping as a frame was about to go (the send never began) leaves the
+    link as it was: the seat's leave can still be sent on it. Only a send cut in the
+    middle breaks a link (its stream, under TLS, is then unusable)."""
+    a, b = (lambda ends: (ends[0][1], ends[1][0]))(memory_links(2))
+    scope = trio.CancelScope()
+
+    class StoppedAsTaken:
+        """The link's send lock, taken just as the stop comes (taking a free lock yields,
+        and the stop may be delivered then, before the frame's first byte)."""
+
+        async def __aenter__(self) -> None:
+            await trio.lowlevel.checkpoint()
+            scope.cancel()
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+    lock, a._send_lock = a._send_lock, StoppedAsTaken()  # type: ignore[assignment]
+    with scope:
+        await a.send(b"\x01")
+    a._send_lock = lock
+    assert scope.cancelled_caught and not a.send_broken
+    await a.send(b"\x02")  # (an interrupted send would refuse this one)
+    assert await b.receive() == 2
 
 
 async def test_at_a_table_of_two_a_player_whose_time_runs_out_is_told_at_once(

@@ -74,7 +74,9 @@ class Link:
             if self.send_broken:
                 raise LinkClosed("an earlier send was interrupted")
             # A send cancelled half-way leaves the stream unusable: until this one
-            # completes, the link counts as broken.
+            # completes, the link counts as broken. One cancelled before it began
+            # (the program stopping) leaves it as it was, for a last frame (a leave).
+            await trio.lowlevel.checkpoint_if_cancelled()
             self.send_broken = True
             try:
                 await self.stream.send_all(frame)

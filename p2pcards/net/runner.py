@@ -472,11 +472,10 @@ async def _leave_now(
     result: RunResult,
 ) -> None:
     """The program is interrupted: sign that this player leaves (if the match is still
-    on) and send it, within 3 s whatever else is being cancelled."""
+    on) and send it, whatever else is being cancelled (``_leave``)."""
     if table.seat is None or table.status not in ("running", "disputed"):
         return
-    with trio.CancelScope(shield=True), trio.move_on_after(3):
-        await _leave(table, links, 1, journal, result, INTERRUPTED)
+    await _leave(table, links, 1, journal, result, INTERRUPTED)
     result.problem = INTERRUPTED
 
 
@@ -902,15 +901,24 @@ async def _leave(
     result: RunResult,
     reason: str = "quit",
 ) -> None:
-    """This seat's player leaves: sign it, so that the others go on without waiting."""
+    """This seat's player leaves: sign it, so that the others go on without waiting.
+
+    Once signed, the leave is sent even if the program is being stopped meanwhile (a
+    closed terminal both ends the player's input and sends the hang-up signal), within
+    ``LEAVE_SEND`` seconds: a leave signed but never sent makes the others wait out
+    this seat's grace."""
     result.status = "aborted"
     if result.problem is None:  # the transcript's status says why: "aborted: quit"
         result.problem = reason
     name = table.roster[table.seat].name  # type: ignore[index]
     table.leave(reason)
-    await _flush(table, links, timeout, journal)
-    await _announce(links, f"{name} left the match", table.step)
+    with trio.CancelScope(shield=True, deadline=trio.current_time() + LEAVE_SEND):
+        await _flush(table, links, min(timeout, LEAVE_SEND), journal)
+        await _announce(links, f"{name} left the match", table.step)
 
+
+LEAVE_SEND = 3.0
+"""Seconds at most this seat spends sending its signed leave (``_leave``), whatever else stops."""
 
 TURN_TIMED_OUT = "timed out"
 """The problem of a run this seat left because its own turn time ran out (status "aborted")."""

@@ -104,9 +104,19 @@ class TableWatcher:
     _since: float = 0.0
     """When the step in progress began (by ``now``)."""
     _ticking: bool = False
+    _catching_up: bool = False
 
     def __post_init__(self) -> None:
         self.screen.follow_live()
+
+    def catch_up(self, table: SeatTable) -> None:
+        """Show what a resumed seat's journal holds: those hands ended before this program
+        started, so nobody is asked to press Enter after them, and nothing is held back."""
+        self._catching_up = True
+        try:
+            self(table)
+        finally:
+            self._catching_up = False
 
     def hold(self) -> None:
         """Hold what the table shows until :meth:`release` (while the player answers)."""
@@ -209,7 +219,7 @@ class TableWatcher:
             self.release()
             screen.hand_end(event.hand, event.result, event.match)
             self.hands_ended += 1
-            if not event.match.over:
+            if not event.match.over and not self._catching_up:
                 self.on_hand_end()
                 if self.hold_after_hand:
                     self._held = []
@@ -738,6 +748,8 @@ class NetworkUI(LobbyUI):
         if not resumed:  # (a resumed seat is linked again peer by peer, as it says)
             self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
         screen.intro(None)  # the host chose the rules: say which are in force
+        if resumed:
+            self.watcher.catch_up(table)
 
     def progress(self, table: SeatTable) -> None:
         if self.watcher is None:
