@@ -33,7 +33,9 @@ from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.runner import run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.net.words import new_code
+from p2pcards.protocol.fingerprint import TableFingerprint
 from p2pcards.protocol.loopback import LocalNetwork
+from p2pcards.protocol.sitting import Sitting
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.netgame import HumanDecider, NetworkUI, TableWatcher
 from p2pcards.ui.prompt import PIPE_EVERY, Console
@@ -363,11 +365,10 @@ async def test_the_pause_after_a_hand_is_asked_at_once_and_holds_the_next_hand_u
     assert shown == ["next hand"] and early == []
 
 
-async def test_a_resumed_seat_is_not_asked_to_press_enter_after_the_hands_of_its_journal() -> None:
-    """A seat back from a crash shows the match from its journal: those hands ended before
-    this program started, so the person is not asked to press Enter after the first of
-    them (with the rest held back until they do), and a closed input is not read as
-    leaving there."""
+def resumed_after_two_hands(confirmed: bool) -> Sitting:
+    """Seat 1 of a two-seat match of Nines, back from a crash after two hands: a fresh
+    table restored from its journal. ``confirmed``: its person had answered about the
+    table fingerprint before the crash."""
     rules = NinesRules(target=200)
     tables = make_tables(2, rules, seed=3)
     net = LocalNetwork(tables, rng=random.Random(3))
@@ -378,23 +379,61 @@ async def test_a_resumed_seat_is_not_asked_to_press_enter_after_the_hands_of_its
         seat = next(s for s, t in tables.items() if t.my_turn)
         tables[seat].act(bots[seat].choose(tables[seat].view(), tables[seat].legal_actions(), rng))
         net.pump()
+        if confirmed and not tables[1].fingerprint_answered() and TableFingerprint.of_table(tables[1]):
+            assert Sitting(tables[1]).confirm(True)
     assert tables[1].status == "running"
-    resumed = make_tables(2, rules, seed=3)[1]
+    resumed = Sitting(make_tables(2, rules, seed=3)[1])
     resumed.restore(tables[1].drain_journal())
-    prompts: list[str] = []
+    return resumed
 
+
+def closed_input(prompts: list[str]) -> Any:
     def read(prompt: str) -> str:
         prompts.append(prompt)
-        raise EOFError  # (a closed input: leaving, had it been asked)
+        raise EOFError  # (a closed input: leaving, or not comparing, had it been asked)
 
-    console, rec = terminal(read=read)
+    return read
+
+
+async def test_a_resumed_seat_is_not_asked_to_press_enter_after_the_hands_of_its_journal() -> None:
+    """A seat back from a crash shows the match from its journal: those hands ended before
+    this program started, so the person is not asked to press Enter after the first of
+    them (with the rest held back until they do), and a closed input is not read as
+    leaving there."""
+    resumed = resumed_after_two_hands(confirmed=True)
+    prompts: list[str] = []
+    console, rec = terminal(read=closed_input(prompts))
     ui = NetworkUI(console, human=True)
-    ui.progress(resumed)  # type: ignore[arg-type]
+    ui.progress(resumed)
     await trio.sleep(0.3)  # (a question would be asked in a worker thread by now)
     assert prompts == []
     assert ui.decider is not None and not ui.decider.leaving
     shown = rec.text
     assert "Scores after hand 2" in shown and "Hand 3" in shown, shown[-800:]  # nothing held back
+
+
+@pytest.mark.parametrize("confirmed", [True, False])
+async def test_a_resumed_seat_whose_answer_on_the_fingerprint_is_signed_is_not_asked_again(
+    confirmed: bool,
+) -> None:
+    """The fingerprint is shown again to a seat back from a crash; whether the digits
+    match is asked only if its answer is not in its journal (one signed answer a seat)."""
+    resumed = resumed_after_two_hands(confirmed)
+    assert resumed.fingerprint_answered() is confirmed
+    prompts: list[str] = []
+    console, rec = terminal(read=closed_input(prompts))
+    ui = NetworkUI(console, human=True)
+    fingerprint = TableFingerprint.of_table(resumed.tables[0])
+    assert fingerprint is not None
+    ui.table_ready(fingerprint, resumed)
+    ui.progress(resumed)
+    await trio.sleep(0.3)
+    assert f"Table fingerprint: {fingerprint.text}" in rec.text
+    assert prompts == (
+        []
+        if confirmed
+        else ["Do all the players read these same digits? y(es), n(o), Enter if not compared > "]
+    )
 
 
 @pytest.mark.parametrize(

@@ -463,6 +463,11 @@ class TableCore:
         """Why a seat must not carry ``frame`` for ``origin`` (see StepLog.carriable)."""
         return self.log.carriable(frame)
 
+    def fingerprint_answered(self) -> bool:
+        """This seat signed its person's answer about the table fingerprint (perhaps before a
+        crash: it is in the journal), or has no seat to sign one for."""
+        return self.seat is None or self.seat in self.log.confirmed
+
     def sign_confirm(self, body: Confirm) -> bool:
         """Sign and send this seat's ``confirm`` (a side record) while the match runs;
         False if this seat cannot (an observer, the match over, one already sent)."""

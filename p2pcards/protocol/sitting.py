@@ -457,6 +457,12 @@ class Sitting:
         body = confirm_body(first, same)
         return body is not None and first.sign_confirm(body)
 
+    def fingerprint_answered(self) -> bool:
+        """No answer about the table fingerprint is still to be asked of this seat's person:
+        it is signed (perhaps before a crash), or too late (the match went on at another table)."""
+        first = self.tables[0]
+        return first is not self.current or first.fingerprint_answered()
+
     def blame(self, peer: int, problem: str) -> None:
         index = self._index(peer)
         if index is not None:

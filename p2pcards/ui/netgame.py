@@ -694,13 +694,14 @@ class NetworkUI(LobbyUI):
         self.console.say(self.console.style.bold(f"!! {clean(text, 2 * TEXT_LIMIT)}"))
 
     def table_ready(self, fingerprint: TableFingerprint, table: SeatTable) -> None:
-        """Show the table fingerprint, and ask the players to compare it (see README)."""
+        """Show the table fingerprint, and ask the players to compare it (see README), unless
+        this seat's answer is signed already (a seat back from a crash)."""
         if self.watcher is None:
             self._attach(table)
         tr, style = self.console.tr, self.console.style
         self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
         self.console.say("  " + tr("fingerprint_compare"))
-        if self.decider is not None:  # a person plays this seat: their answer is signed
+        if self.decider is not None and not table.fingerprint_answered():  # a person: their answer is signed
             if self.watcher is not None:
                 self.watcher.hold()  # the question stays on screen until it is answered
             self.decider.ask_fingerprint()
