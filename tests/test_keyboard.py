@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from p2pcards.ui.keyboard import OneReader, Question, Withdrawn
+from p2pcards.ui.keyboard import Keyboard, OneReader, Question, Withdrawn
 
 
 class Terminal:
@@ -84,7 +84,7 @@ def test_a_withdrawn_read_hands_its_line_to_the_next_question() -> None:
     assert new == ["1"]  # the line reached the question asked now,
     assert len(old) == 1 and isinstance(old[0], Withdrawn)  # not the withdrawn one, which asks no more
     assert term.most == 1 and term.prompts == ["Your move > "]  # one read of the terminal only
-    assert not one.busy()
+    assert not one.busy() and not one.line_lost()  # (a question took the line)
     # The next question reads afresh.
     again, got = in_thread(one, "Next > ")
     term.lines.put("2")
@@ -105,6 +105,7 @@ def test_a_withdrawn_question_whose_line_comes_with_nobody_else_asking_goes_no_f
     zombie.join(5)
     assert len(got) == 1 and isinstance(got[0], Withdrawn) and not one.busy()
     assert term.prompts == ["Your move > "]  # it asked nothing more
+    assert one.line_lost() and not one.line_lost()  # the next prompt says so, once
     # A withdrawn question that was between two reads asks nothing either.
     with question, pytest.raises(Withdrawn):
         one("Which suit? > ")
@@ -134,9 +135,32 @@ def test_reads_one_after_the_other_each_read_the_terminal() -> None:
     assert term.prompts == ["x? ", "y? "] and term.shown == [] and term.most == 1
 
 
+def test_at_a_terminal_the_prompt_after_a_lost_line_says_that_nothing_was_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The person answered a question that was withdrawn before anything else asked: the
+    next prompt tells them that line did nothing (they may think they moved), each time."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    with open(follower, closefd=True) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        said: list[str] = []
+        lost = iter([True, False, True])
+        keyboard = Keyboard(
+            lambda prompt: prompt, lambda: said.append("typed ahead"), lost=lambda: next(lost),
+            told_lost=lambda: said.append("lost"),
+        )  # fmt: skip
+        assert [keyboard.read(p) for p in ("a", "b", "c")] == ["a", "b", "c"]
+        keyboard.restore()
+    os.close(leader)
+    assert said == ["lost", "lost"]
+
+
 EXIT_WITH_A_READ_LEFT = """
 import sys, threading, time
-from p2pcards.ui.keyboard import OneReader, Question, Withdrawn
+from p2pcards.ui.keyboard import Keyboard, OneReader, Question, Withdrawn
 from p2pcards.cli.group import exit_now_if_a_read_is_left
 one = OneReader(input, lambda prompt: None)
 threading.Thread(target=one, args=("> ",), daemon=True).start()  # a question withdrawn

@@ -74,11 +74,20 @@ class OneReader:
         self._read, self._show = read, show
         self._lock = threading.Lock()
         self._pending: Future[str] | None = None
+        self._joined = False
+        self._lost = False
         _READERS.add(self)
 
     def busy(self) -> bool:
         """A read is in progress (perhaps one whose question was withdrawn)."""
         return self._pending is not None
+
+    def line_lost(self) -> bool:
+        """Whether a line was read for a withdrawn question, with no question to take it, since
+        the last call: the person typed an answer that nothing used, and is told so."""
+        with self._lock:
+            lost, self._lost = self._lost, False
+        return lost
 
     def __call__(self, prompt: str) -> str:
         if _withdrawn():
@@ -87,6 +96,9 @@ class OneReader:
             pending, mine = self._pending, self._pending is None
             if pending is None:
                 pending = self._pending = Future()
+                self._joined = False
+            else:
+                self._joined = True
         if not mine:
             self._show(prompt)
             return pending.result()
@@ -99,10 +111,13 @@ class OneReader:
             if _withdrawn():
                 raise Withdrawn from e
             raise
+        withdrawn = _withdrawn()
         with self._lock:
             self._pending = None
+            if withdrawn and not self._joined:
+                self._lost = True
         pending.set_result(line)
-        if _withdrawn():
+        if withdrawn:
             raise Withdrawn
         return line
 
@@ -127,13 +142,22 @@ class Keyboard:
     """Guards ``read`` (``input``-like) on standard input, when it is a terminal.
 
     ``busy``: whether a read is already in progress (:class:`OneReader`); then this
-    one takes its line, and what was typed for it is not thrown away.
+    one takes its line, and what was typed for it is not thrown away. ``lost``:
+    whether a line went to a withdrawn question since the last prompt
+    (:meth:`OneReader.line_lost`); then ``told_lost`` tells the person before this
+    prompt, each time (they may think they made the move it answered).
     """
 
     def __init__(
-        self, read: Callable[[str], str], told: Callable[[], None], busy: Callable[[], bool] = lambda: False
+        self,
+        read: Callable[[str], str],
+        told: Callable[[], None],
+        busy: Callable[[], bool] = lambda: False,
+        lost: Callable[[], bool] = lambda: False,
+        told_lost: Callable[[], None] = lambda: None,
     ) -> None:
         self._read, self._told, self._busy = read, told, busy
+        self._lost, self._told_lost = lost, told_lost
         self._fd: int | None = None
         self._saved: list[Any] | None = None
         self._discarded_before = False
@@ -147,6 +171,8 @@ class Keyboard:
     def read(self, prompt: str) -> str:
         if self._fd is None or self._busy():
             return self._read(prompt)
+        if self._lost():
+            self._told_lost()
         if self._drop_typed_ahead() and not self._discarded_before:
             self._discarded_before = True
             self._told()

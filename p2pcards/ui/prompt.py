@@ -371,7 +371,13 @@ class Console:
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
         if one is not None:  # what is typed before a prompt is not its answer (ui.keyboard)
-            self.read = Keyboard(self.read, lambda: self.say(self.tr("typed_ahead")), busy=one.busy).read
+            self.read = Keyboard(
+                self.read,
+                lambda: self.say(self.tr("typed_ahead")),
+                busy=one.busy,
+                lost=one.line_lost,
+                told_lost=lambda: self.say(self.tr("typed_withdrawn")),
+            ).read
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
