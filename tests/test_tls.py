@@ -12,6 +12,7 @@ import os
 import random
 import ssl
 import stat
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -178,6 +179,41 @@ async def test_a_link_is_tls_1_3_and_the_client_reads_the_servers_key() -> None:
         with pytest.raises(tls.TLSError, match="no certificate"):
             tls.peer_key(server_side[0])
         await client.aclose()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the system says so on Linux only")
+async def test_a_link_says_how_much_of_what_it_sent_the_peer_has_not_acknowledged() -> None:
+    """What a seat that leaves waits for before it closes its links (``node._linger``): a
+    close can cut a last frame still in flight. A peer that reads nothing leaves what was
+    sent unacknowledged once its buffers are full; once it reads, all of it is acknowledged."""
+    host = Identity.generate()
+    reading = trio.Event()
+    total = 8 << 20
+
+    async def slow(stream: trio.abc.Stream) -> None:
+        secured = await tls_serve(stream, host)
+        await reading.wait()
+        received = 0
+        while received < total:
+            received += len(await secured.receive_some())
+
+    async with serving(slow) as port:
+        link = Link(await tls_connect(LOCALHOST, port))
+        with trio.fail_after(30):
+            while link.unacknowledged():  # (the handshake's last bytes, a moment)
+                await trio.sleep(0.01)
+            assert link.unacknowledged() == 0
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(link.send, b"\x00" * total)  # (more than the buffers hold)
+                await trio.sleep(0.5)
+                waiting = link.unacknowledged()
+                assert waiting is not None and waiting > 0
+                reading.set()
+            while link.unacknowledged():
+                await trio.sleep(0.01)
+        assert link.unacknowledged() == 0  # (in the peer's buffers: read or not, it got there)
+        await link.aclose()
+    assert Link(trio.testing.memory_stream_pair()[0]).unacknowledged() is None  # no socket: cannot say
 
 
 async def test_a_client_that_offers_no_tls_1_3_is_refused_in_one_line() -> None:

@@ -11,6 +11,7 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 from __future__ import annotations
 
 import ssl
+import sys
 from collections import deque
 from typing import Any
 
@@ -122,7 +123,36 @@ class Link:
     def failed(self) -> WireError | None:
         return self._decoder.failed
 
+    def unacknowledged(self) -> int | None:
+        """Bytes sent on this link that the peer's system has not acknowledged yet; None where
+        this system cannot say (not Linux), or the link has no socket of its own. A node that
+        stops closes its links once this is 0: closing a socket can cut a last frame still in
+        flight (a leave), when data that comes after the close makes the system reset it."""
+        sock = _socket_of(self.stream)
+        if sock is None or not sys.platform.startswith("linux"):
+            return None
+        import fcntl
+        import termios
+
+        try:  # SIOCOUTQ, which is TIOCOUTQ on Linux: sent but not acknowledged, and not sent yet
+            raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+        except (OSError, ValueError):
+            return None
+        return int.from_bytes(raw, sys.byteorder, signed=True)
+
     async def aclose(self) -> None:
         with trio.move_on_after(1) as scope:
             scope.shield = True
             await self.stream.aclose()
+
+
+def _socket_of(stream: object) -> Any:
+    """The socket under ``stream`` (TLS over TCP: a few layers down), or None."""
+    for _ in range(4):
+        sock = getattr(stream, "socket", None)
+        if sock is not None:
+            return sock
+        stream = getattr(stream, "transport_stream", None) or getattr(stream, "inner", None)
+        if stream is None:
+            return None
+    return None

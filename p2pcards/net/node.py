@@ -45,6 +45,14 @@ if TYPE_CHECKING:
 
 LINGER = 3.0
 """Seconds to keep links open after the match so that peers finish on their own."""
+DELIVER = 2.0
+"""Seconds at most a node that left the match (or was stopped) keeps its links open for the
+peers' systems to acknowledge what it sent last (its leave); on Linux it closes as soon as
+they have, elsewhere after ``DELIVER_BLIND``."""
+DELIVER_BLIND = 0.2
+"""Seconds a node that left keeps its links open where the system cannot say what was acknowledged."""
+DELIVERED_POLL = 0.01
+"""Seconds between two looks at what the peers' systems have acknowledged."""
 
 
 @dataclass(slots=True)
@@ -464,7 +472,7 @@ async def _play(
                 # A match that ended (or that this player left) needs no journal; one
                 # interrupted otherwise keeps it, to be resumed.
                 journal_file.close(remove=ended or left)
-            await _linger(info, LINGER if result.status != "aborted" else 0.2)
+            await _linger(info, left=result.status == "aborted")
     return Outcome(
         status=result.status,
         problem=result.problem,
@@ -549,8 +557,10 @@ def _show_fingerprint(cfg: NodeConfig) -> Callable[[SeatTable], None]:
     return progress
 
 
-async def _linger(info: SessionInfo, seconds: float) -> None:
-    """Close our sending side, then wait (a little) for every peer to close theirs."""
+async def _linger(info: SessionInfo, *, left: bool) -> None:
+    """Close our sending side, then wait (a little, ``LINGER``) for every peer to close
+    theirs. A seat that ``left`` (the others play on, and do not close) waits only until
+    every peer's system has acknowledged what it sent last (``DELIVER``)."""
 
     async def drain(link: object) -> None:
         try:
@@ -563,10 +573,16 @@ async def _linger(info: SessionInfo, seconds: float) -> None:
     for link in links:
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await tls.send_eof(link.stream)  # under TLS: a TCP half-close, read as the end of stream
+    known = left and all(link.unacknowledged() is not None for link in links)
+    seconds = LINGER if not left else DELIVER if known else DELIVER_BLIND
     with trio.move_on_after(seconds):
         async with trio.open_nursery() as nursery:
             for link in links:
                 nursery.start_soon(drain, link)
+            if known:
+                while any(link.unacknowledged() for link in links):
+                    await trio.sleep(DELIVERED_POLL)
+                nursery.cancel_scope.cancel()
     for link in links:
         await link.aclose()
 
