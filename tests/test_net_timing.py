@@ -60,14 +60,15 @@ async def run_seats(
     hang_up: bool = False,
     release: Callable[[], None] = lambda: None,
     interrupts: dict[int, trio.Event] | None = None,
+    journals: dict[int, Callable[[list[SignedRecord]], None]] | None = None,
 ) -> tuple[dict[int, RunResult], dict[int, float]]:
     """Run every seat's table; returns the results and the virtual time each ended.
 
     Seats in ``hung`` are not expected to end: they are cancelled once every
     other seat has. With ``hang_up`` a seat closes its links as soon as it ends
     (as a node does after its match). ``interrupts``: a seat's program is stopped
-    (Ctrl-C, a closed terminal) when its event is set. A global bound makes a hang fail
-    the test.
+    (Ctrl-C, a closed terminal) when its event is set. ``journals``: where a seat's
+    journal goes. A global bound makes a hang fail the test.
     """
     results: dict[int, RunResult] = {}
     ended: dict[int, float] = {}
@@ -92,6 +93,7 @@ async def run_seats(
                     timeouts=timeouts,
                     on_wait=waited,
                     interrupt=(interrupts or {}).get(s),
+                    journal=(journals or {}).get(s, lambda records: None),
                 )
                 ended[s] = trio.current_time() - t0
                 if hang_up:
@@ -415,6 +417,33 @@ async def test_a_leave_being_sent_when_the_program_is_stopped_still_reaches_the_
     for s in (0, 2):
         assert results[s].status == "over" and results[s].blamed == (), results[s]
         assert ended[s] - t0 < TIMEOUTS.step, ended  # nobody waited for the leaver
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
+        assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
+
+
+async def test_a_leave_written_to_a_slow_disk_is_still_sent(autojump_clock: trio.testing.MockClock) -> None:
+    """The leave is made durable before it is sent (write-ahead); a disk that takes seconds
+    for it must not use up the time given to sending it, or the others never hear it."""
+    from p2pcards.net.runner import LEAVE_SEND, QuitMatch
+    from p2pcards.protocol.messages import Leave
+
+    slow: list[float] = []
+
+    def journal(records: list[SignedRecord]) -> None:
+        if any(isinstance(r.record.body, Leave) for r in records):
+            autojump_clock.jump(LEAVE_SEND + 2)  # (the disk's time, on the table's clock)
+            slow.append(LEAVE_SEND + 2)
+
+    async def quits_at_once(table: Table) -> object:
+        raise QuitMatch()
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=6).items()}
+    links = memory_links(3)
+    deciders = {0: bot(0), 1: quits_at_once, 2: bot(2)}
+    results, _ = await run_seats(tables, links, deciders, hang_up=True, journals={1: journal})  # type: ignore[arg-type]
+    assert slow and results[1].status == "aborted"
+    for s in (0, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
         report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
         assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
 

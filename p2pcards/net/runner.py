@@ -905,15 +905,18 @@ async def _leave(
 
     Once signed, the leave is sent even if the program is being stopped meanwhile (a
     closed terminal both ends the player's input and sends the hang-up signal), within
-    ``LEAVE_SEND`` seconds: a leave signed but never sent makes the others wait out
-    this seat's grace."""
+    ``LEAVE_SEND`` seconds counted once it is on disk (a slow disk does not use them up):
+    a leave signed but never sent makes the others wait out this seat's grace."""
     result.status = "aborted"
     if result.problem is None:  # the transcript's status says why: "aborted: quit"
         result.problem = reason
     name = table.roster[table.seat].name  # type: ignore[index]
     table.leave(reason)
+    records = table.drain_journal()
+    if records:
+        journal(records)  # (write-ahead, as _flush: durable before it is sent)
     with trio.CancelScope(shield=True, deadline=trio.current_time() + LEAVE_SEND):
-        await _flush(table, links, min(timeout, LEAVE_SEND), journal)
+        await _send_all(table, links, min(timeout, LEAVE_SEND))
         await _announce(links, f"{name} left the match", table.step)
 
 
