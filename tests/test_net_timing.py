@@ -357,6 +357,14 @@ async def test_a_player_who_leaves_is_not_waited_for_and_the_others_finish(
         assert [p.name for p in report.table.roster] == ["p0", "p2"]
 
 
+def assert_p1_left_signed(tables: dict[int, Sitting], results: dict[int, RunResult]) -> None:
+    """Seats 0 and 2 heard p1's signed leave: they finished the match, blaming nobody."""
+    for s in (0, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
+        assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
+
+
 class StoppedWhileSending(WrappedStream):
     """Once ``armed``, the next send sets ``stop`` (the program is stopped) and takes half a
     second to be written: the stop comes in the middle of that frame."""
@@ -414,11 +422,8 @@ async def test_a_leave_being_sent_when_the_program_is_stopped_still_reaches_the_
         interrupts={1: stop},
     )
     assert stop.is_set() and results[1].status == "aborted"
-    for s in (0, 2):
-        assert results[s].status == "over" and results[s].blamed == (), results[s]
-        assert ended[s] - t0 < TIMEOUTS.step, ended  # nobody waited for the leaver
-        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
-        assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
+    assert_p1_left_signed(tables, results)
+    assert all(ended[s] - t0 < TIMEOUTS.step for s in (0, 2)), ended  # nobody waited for the leaver
 
 
 async def test_a_leave_written_to_a_slow_disk_is_still_sent(autojump_clock: trio.testing.MockClock) -> None:
@@ -442,17 +447,15 @@ async def test_a_leave_written_to_a_slow_disk_is_still_sent(autojump_clock: trio
     deciders = {0: bot(0), 1: quits_at_once, 2: bot(2)}
     results, _ = await run_seats(tables, links, deciders, hang_up=True, journals={1: journal})  # type: ignore[arg-type]
     assert slow and results[1].status == "aborted"
-    for s in (0, 2):
-        assert results[s].status == "over" and results[s].blamed == (), results[s]
-        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
-        assert report.valid and "p1 left after 0 hands (signed that they leave" in report.summary()
+    assert_p1_left_signed(tables, results)
 
 
 async def test_a_send_cancelled_before_it_began_leaves_the_link_usable() -> None:
     """The program stopping as a frame was about to go (the send never began) leaves the
     link as it was: the seat's leave can still be sent on it. Only a send cut in the
     middle breaks a link (its stream, under TLS, is then unusable)."""
-    a, b = (lambda ends: (ends[0][1], ends[1][0]))(memory_links(2))
+    links = memory_links(2)
+    a, b = links[0][1], links[1][0]
     scope = trio.CancelScope()
 
     class StoppedAsTaken:

@@ -483,10 +483,15 @@ async def _flush(
     table: Sitting, links: dict[int, PeerLink], timeout: float, journal: Callable[[list[SignedRecord]], None]
 ) -> None:
     """Make the table's new records durable, then send its frames (write-ahead)."""
+    _make_durable(table, journal)
+    await _send_all(table, links, timeout)
+
+
+def _make_durable(table: Sitting, journal: Callable[[list[SignedRecord]], None]) -> None:
+    """Write the table's new records to the journal (before any frame holding them is sent)."""
     records = table.drain_journal()
     if records:
         journal(records)
-    await _send_all(table, links, timeout)
 
 
 class _Deciding:
@@ -912,9 +917,7 @@ async def _leave(
         result.problem = reason
     name = table.roster[table.seat].name  # type: ignore[index]
     table.leave(reason)
-    records = table.drain_journal()
-    if records:
-        journal(records)  # (write-ahead, as _flush: durable before it is sent)
+    _make_durable(table, journal)  # (write-ahead, as _flush does, before the time to send counts)
     with trio.CancelScope(shield=True, deadline=trio.current_time() + LEAVE_SEND):
         await _send_all(table, links, min(timeout, LEAVE_SEND))
         await _announce(links, f"{name} left the match", table.step)
