@@ -476,6 +476,108 @@ async def test_leaving_at_the_pause_is_said_and_seen_by_the_runner(
     assert decider.leaving  # the runner sees it at once (run_table's ``leaving``), not at the next turn
 
 
+@contextlib.contextmanager
+def typing_at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Console, list[str]]]:
+    """A console reading a pseudo-terminal, as at a real one: (type a line, the console,
+    what it wrote)."""
+    import os
+    import pty
+    import sys
+
+    leader, follower = pty.openpty()
+    with open(follower, closefd=True) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        out: list[str] = []
+        console = Console(tr=Translator("en"), style=Style(), write=out.append, live=None)
+        console.score_text = lambda: "the score table"
+        assert console.typed_fd is not None
+        try:
+            yield (lambda line: os.write(leader, line.encode() + b"\n")), console, out
+        finally:
+            os.write(leader, b"\n")  # (a read still waiting ends)
+            os.close(leader)
+
+
+async def until(test: Any, what: str) -> None:
+    with trio.fail_after(10):
+        while not test():
+            await trio.sleep(0.01)
+
+
+def said(out: list[str]) -> str:
+    return " ".join(" ".join(out).split())
+
+
+async def test_a_player_who_waits_can_ask_for_the_score_and_help_and_is_told_a_move_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines typed while nothing is asked are answered at once: ``score`` and ``help`` as at
+    any prompt, a move with the word that it is not this player's turn (nothing is played)."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+        type_line("score")
+        await until(lambda: "the score table" in said(out), "the score shown")
+        type_line("help")
+        await until(lambda: "What to type" in said(out), "the keys shown")
+        type_line("7h")
+        await until(lambda: "(7h: it is not your turn" in said(out), "told it is not their turn")
+        assert not decider.leaving
+        decider.stop_watching()
+
+
+async def test_a_player_who_waits_can_quit_and_is_asked_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``quit`` while another player thinks: asked first (no keeps the seat), then the
+    runner is told at once (``on_leave``), without waiting for this player's turn."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        left = trio.Event()
+        table = SimpleNamespace(**vars(TABLE), GAME="nines", present=(0, 1), n=2)
+        decider = HumanDecider(
+            screen=PromptScreen(console), confirm_quit=True, on_leave=left.set, table=lambda: table  # type: ignore[arg-type]
+        )
+        decider.watch_typing()
+        for answer in ("n", "y"):
+            type_line("quit")
+            await until(console.read_in_progress, "asked whether they leave")
+            type_line(answer)
+            if answer == "n":
+                await until(lambda: "You stay at the table." in said(out), "told they stay")
+                assert not decider.leaving and not left.is_set()
+        with trio.fail_after(10):
+            await left.wait()
+        assert decider.leaving
+        # Two seats: without this one the match ends, and the player was told so.
+        assert "You leave the table; too few players remain" in said(out)
+        decider.stop_watching()
+
+
+async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a decision is asked, what is typed is its answer: the watch of the terminal
+    leaves it alone."""
+    answers: list[str] = []
+
+    class Answering(PromptScreen):
+        def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+            answers.append(self.console.ask("Your move"))
+            return legal[0]
+
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        decider = HumanDecider(screen=Answering(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+
+        async def move() -> None:
+            await until(console.read_in_progress, "the move prompt")
+            type_line("2")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(move)
+            assert await decider(TABLE) == "play"  # type: ignore[arg-type]
+        assert answers == ["2"] and "not your turn" not in said(out)
+        decider.stop_watching()
+
+
 # ---------------------------------------------------------------------------
 # 3. A real table, in virtual time: a slow player, the others waiting
 
@@ -641,6 +743,27 @@ def test_two_people_the_one_who_waits_sees_the_clock_count_down_in_place(tmp_pat
     lines = screen_lines(screen.replace("\r\n", "\n"))
     assert not [line for line in lines if STATUS.search(line)], lines[-10:]
     assert any(line.startswith(f"{who} left the match (quit)") for line in lines), lines[-10:]
+
+
+def test_a_person_who_waits_for_the_other_to_move_can_quit_then(tmp_path: Path) -> None:
+    """Bob (or Ann) waits while the other chooses a move: a move typed then is told it is
+    not theirs to make, and ``quit`` is asked about and done at once, signed; the other
+    sees them leave while still at the move prompt."""
+    with two_people_at_a_move(tmp_path) as (deciding, waiting, who):
+        waiter = "Bob" if who == "Ann" else "Ann"
+        waiting.sendline("1")
+        waiting.expect("it is not your turn", timeout=10)
+        waiting.sendline("quit")
+        waiting.expect(ENGLISH.confirm_leave, timeout=10)
+        waiting.sendline("y")
+        deciding.expect(f"{waiter} left the match \\(quit\\)", timeout=10)
+        deciding.expect("nobody remains to play on with you", timeout=10)
+        for child in (deciding, waiting):
+            child.expect(pexpect.EOF, timeout=20)
+    home = tmp_path / ("bob" if waiter == "Bob" else "ann")
+    (saved,) = (home / "transcripts").glob("*.p2pt")
+    audited = " ".join(run_cli(["audit", str(saved)], home=tmp_path / "auditor").stdout.split())
+    assert f"{waiter} left (signed that they leave" in audited and "quit" in audited, audited
 
 
 def test_a_person_whose_terminal_closes_at_the_move_prompt_leaves_signed(tmp_path: Path) -> None:

@@ -585,6 +585,63 @@ async def test_a_player_who_chooses_to_leave_between_turns_leaves_at_once(
     assert all(r.problem is None for r in results.values() if r.status == "over")
 
 
+async def test_a_player_who_chooses_to_leave_while_another_thinks_is_gone_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``leave_chosen`` (the player typed quit while another player thinks): the runner
+    looks at ``leaving`` as the event is set, not at its next wake-up (a frame, or the
+    notice every ``WAIT_NOTICE`` seconds), so the others hear the leave at once."""
+    from p2pcards.net.runner import run_table as run
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=4).items()}
+    links = memory_links(3)
+    chosen, wants = trio.Event(), [False]
+    times: dict[str, float] = {}
+
+    def slow(s: int) -> Decider:  # seat 0 thinks 60 s a move: the table is quiet meanwhile
+        play = bot(s)
+
+        async def decide(table: Table) -> object:
+            if s == 0:
+                await trio.sleep(60)
+            return await play(table)
+
+        return decide
+
+    def heard(table: Sitting) -> None:
+        if 2 in table.tables[0].departed:
+            times.setdefault("heard", trio.current_time())
+
+    async def choose_to_leave() -> None:
+        while not (tables[0].current.my_turn and tables[2].current.step >= 8):
+            await trio.sleep(0.5)
+        await trio.sleep(7)  # well into seat 0's thinking, between two of the runner's notices
+        wants[0] = True
+        times["chosen"] = trio.current_time()
+        chosen.set()
+
+    async def seat(s: int) -> None:
+        await run(
+            tables[s],  # type: ignore[arg-type]
+            links[s],
+            slow(s),
+            timeouts=TIMEOUTS,
+            on_progress=heard if s == 0 else (lambda t: None),
+            leaving=(lambda: wants[0]) if s == 2 else (lambda: False),
+            leave_chosen=chosen if s == 2 else None,
+        )
+        if s == 2:
+            for link in links[2].values():
+                await link.aclose()
+
+    with trio.fail_after(100 * TIMEOUTS.turn):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(choose_to_leave)
+            for s in tables:
+                nursery.start_soon(seat, s)
+    assert times["heard"] - times["chosen"] < 0.5, times
+
+
 class Withholding(Link):
     """Seat 1's link to one peer: its own records never leave on their own as they are
     signed; only inside its answers to the peer's ``need`` frames (evidence), or, with

@@ -221,6 +221,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             on_wait=ui.waiting,
             on_table_ready=seated,
             leaving=ui.leaving,
+            leave_chosen=ui.leave_chosen,
             confirming=ui.confirming if bot is None else None,
             leave_on_signals=True,
             known_players=bot is None,  # (the person remembers whom they met, once)

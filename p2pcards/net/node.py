@@ -102,6 +102,8 @@ class NodeConfig:
     """Called once, as soon as the table fingerprint is known (right after the cut), to show it."""
     leaving: Callable[[], bool] = lambda: False
     """True once this seat's player chose to leave while it was not their turn."""
+    leave_chosen: trio.Event | None = None
+    """Set as ``leaving`` becomes True, so that the seat leaves at once (see ``run_table``)."""
     confirming: Callable[[], bool | None] | None = None
     """The person's answer on the table fingerprint once given (see ``run_table``)."""
     leave_on_signals: bool = False
@@ -439,6 +441,7 @@ async def _play(
                 journal=journal,
                 relayed=sorted(info.relayed),
                 leaving=cfg.leaving,
+                leave_chosen=cfg.leave_chosen,
                 confirming=cfg.confirming,
                 interrupt=interrupt,
             )

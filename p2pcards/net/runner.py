@@ -361,6 +361,7 @@ async def run_table(
     leaving: Callable[[], bool] = lambda: False,
     confirming: Callable[[], bool | None] | None = None,
     interrupt: trio.Event | None = None,
+    leave_chosen: trio.Event | None = None,
 ) -> RunResult:
     """Play the match on ``table``; returns how it ended (never raises for peers' faults).
 
@@ -370,7 +371,7 @@ async def run_table(
     ``relayed``: peers this seat has no link with, reached through the host.
     ``leaving``: True once this seat's player chose to leave while it was not their
     turn (between hands, say); the seat then leaves at once (checked as frames come,
-    and at least every ``WAIT_NOTICE`` seconds).
+    and at least every ``WAIT_NOTICE`` seconds, or as soon as ``leave_chosen`` is set).
     ``confirming``: once this seat's person has compared the table fingerprint, True
     if everyone read the same digits, False if not (None until then): signed into the
     transcript as a ``confirm`` record as soon as it is known, while the person chooses
@@ -401,6 +402,8 @@ async def run_table(
                 if peer != table.seat and peer not in peers:
                     mesh.link_lost(peer, trio.current_time())
         nursery.start_soon(_heartbeat, table, peers)
+        if leave_chosen is not None:
+            nursery.start_soon(_look_again_when_set, leave_chosen, send)
         if confirming is not None:  # a person who may answer: signed as soon as they do
             nursery.start_soon(_sign_answer, table, peers, confirming, timeouts.step, journal)
         try:
@@ -458,6 +461,19 @@ async def _sign_answer(
             if table.confirm(answer):  # False when the main loop signed it first
                 await _flush(table, links, timeout, journal)
             return
+
+
+@dataclass(frozen=True, slots=True)
+class _LookAgain:
+    """Put on the match loop's channel: something it looks at between frames changed."""
+
+
+async def _look_again_when_set(
+    event: trio.Event, send: trio.MemorySendChannel[tuple[int, Any]]
+) -> None:
+    await event.wait()
+    with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+        send.send_nowait((-1, (None, _LookAgain())))  # (a full channel: frames wake it anyway)
 
 
 async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
@@ -787,6 +803,8 @@ async def _play(
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
             relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
             _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
+            continue
+        if isinstance(item, _LookAgain):
             continue
         if isinstance(item, NewLink):
             # The newest link of a seat still at the table is the one it talks on, even one

@@ -309,6 +309,9 @@ _EN: dict[str, str] = {
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
+    "typed_not_your_turn": (
+        "({typed}: it is not your turn; a move counts at your prompt. While you wait: quit, score, help.)"
+    ),
     "typed_withdrawn": (
         "(What you typed answered a question that no longer stands: nothing was played. Answer here.)"
     ),

@@ -6,8 +6,9 @@ read as the answer to the next prompt, before the player has seen what it asks
 (a ``1`` typed during another's turn played the first legal move). So, on a
 terminal, what was typed before a prompt appears is thrown away (the player is
 told once), and between prompts the terminal does not echo keys, so that they
-do not run into the status line. Elsewhere (a pipe, a file, Windows) reads are
-left as they are.
+do not run into the status line. A live table may take such a line itself
+while nothing is asked (``Console.typed_line``: ``quit`` works while the others
+play). Elsewhere (a pipe, a file, Windows) reads are left as they are.
 """
 
 from __future__ import annotations
@@ -167,6 +168,11 @@ class Keyboard:
                     self._fd = sys.stdin.fileno()
                     self._saved = termios.tcgetattr(self._fd)
                     atexit.register(self.restore)
+
+    @property
+    def fd(self) -> int | None:
+        """The terminal's file descriptor (None: the input is no terminal, reads are left as they are)."""
+        return self._fd
 
     def read(self, prompt: str) -> str:
         if self._fd is None or self._busy():

@@ -16,7 +16,7 @@ import math
 import random
 import re
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -335,6 +335,13 @@ def _clock_text(seconds: float) -> str:
 TURN_WARNINGS = (60, 10)
 """Seconds left on the table's clock at which a player deciding is warned."""
 
+TYPED_POLL = 0.05
+"""Seconds between two looks at a typed line that a question in progress is about to read."""
+
+TYPED_ENDED_PAUSE = 0.5
+"""Seconds before the terminal is watched again after the end of its input (a terminal that
+is gone stays readable: its hang-up signal ends the match meanwhile)."""
+
 
 @dataclass(slots=True)
 class HumanDecider:
@@ -363,16 +370,97 @@ class HumanDecider:
     fingerprint_same: bool | None = None
     """The player's answer on the table fingerprint: the same digits for everyone (True),
     not (False), or not compared (None); signed into the transcript (``confirm``)."""
+    table: Callable[[], Any] = field(default=lambda: None)
+    """The table last seen (None before): whether the match would end without this seat."""
+    on_leave: Callable[[], None] = field(default=lambda: None)
+    """Called once the player chose to leave while it is not their turn (the runner looks then)."""
     _paused: trio.Event | None = None
     """Set once the player pressed Enter after the last hand (None: not asked)."""
     _problem: BaseException | None = None
+    _deciding: bool = False
+    """A decision of this seat's is being asked (its prompt takes what is typed)."""
+    _typed_aside: bool = False
+    """The question aside in progress is a line typed while nothing was asked (:meth:`watch_typing`)."""
+    _watching: trio.CancelScope | None = None
+    _typed_ended: bool = False
 
     def hand_ended(self) -> None:
         """A hand ended and the match goes on: ask for Enter now, in a worker thread."""
         if self._paused is not None and not self._paused.is_set():
+            if self._typed_aside:  # a line typed meanwhile is being answered: asked after it
+                self.pause_pending = True
             return  # still asked about the hand before
         if not self._ask_aside(self._pause_prompt, self._paused_answer):  # not inside trio
             self.pause_pending = True
+
+    def watch_typing(self) -> None:
+        """Answer what the person types while nothing is asked (others play, the table
+        shuffles): ``quit`` (asked first), ``help`` and ``score`` work then too, and a line
+        that would be a move is told that it is not their turn, where it would otherwise
+        be thrown away unseen at their next prompt. Only at a terminal, inside trio."""
+        fd = self.screen.console.typed_fd
+        if fd is None or self._watching is not None:
+            return
+        scope = trio.CancelScope()
+        try:
+            trio.lowlevel.spawn_system_task(self._watch, fd, scope)
+        except RuntimeError:  # outside trio: typed lines wait for the next prompt, as before
+            return
+        self._watching = scope
+
+    def stop_watching(self) -> None:
+        """The match is over: what is typed now is for whatever asks next."""
+        if self._watching is not None:
+            self._watching.cancel()
+
+    async def _watch(self, fd: int, scope: trio.CancelScope) -> None:
+        with scope:
+            while True:
+                try:
+                    await trio.lowlevel.wait_readable(fd)  # a whole line (or the end of input)
+                except (OSError, ValueError, trio.BusyResourceError):
+                    return  # (no such terminal any more: a gone terminal is the signals' to handle)
+                console = self.screen.console
+                asked = self._deciding or (self._paused is not None and not self._paused.is_set())
+                if asked or console.read_in_progress():  # whatever reads now takes the line
+                    await trio.sleep(TYPED_POLL)
+                    continue
+                self._typed_aside = True
+                self._ask_aside(self._typed, self._typed_answer)
+                assert self._paused is not None
+                await self._paused.wait()
+                self._typed_aside = False
+                if self.pause_pending and not self.leaving:  # a hand ended while the line was answered
+                    self.pause_pending = False
+                    self.hand_ended()
+                if self._typed_ended:
+                    self._typed_ended = False
+                    await trio.sleep(TYPED_ENDED_PAUSE)
+
+    def _typed(self) -> bool | None:
+        """A line typed while nothing was asked: True if the player confirmed that they
+        leave, None at the end of the input (left to the next prompt, as before)."""
+        console = self.screen.console
+        try:
+            line = console.typed_line()
+        except (EOFError, KeyboardInterrupt):
+            return None
+        text = line.strip()
+        cmd = COMMAND_WORDS.get(text.lower())
+        if cmd == "quit":
+            table = self.table()
+            if table is not None:
+                self.ends_if_leaving = _ends_without_one(table)
+            return not self.confirm_quit or self._really_leave()
+        if not console.serve(cmd) and text:
+            console.say(console.tr("typed_not_your_turn", typed=clean(text, NAME_LIMIT)))
+        return False
+
+    def _typed_answer(self, leaving: bool | None) -> None:
+        if leaving is None:
+            self._typed_ended = True
+        elif leaving:
+            self._leave_chosen()
 
     def _ask_aside(self, ask: Callable[[], Any], answered: Callable[[Any], None]) -> bool:
         """Ask in a worker thread while the table goes on; the next decision waits for the
@@ -409,12 +497,17 @@ class HumanDecider:
 
     def _paused_answer(self, leaving: bool) -> None:
         if leaving:
-            self.leaving = True
-            if self.confirm_quit:
-                console = self.screen.console
-                console.say(console.tr("net_leaving_ends" if self.ends_if_leaving else "net_leaving"))
+            self._leave_chosen()
         else:
             self.release()
+
+    def _leave_chosen(self) -> None:
+        """The player chose to leave while it is not their turn: said, and the runner told."""
+        self.leaving = True
+        if self.confirm_quit:
+            console = self.screen.console
+            console.say(console.tr("net_leaving_ends" if self.ends_if_leaving else "net_leaving"))
+        self.on_leave()
 
     def ask_fingerprint(self) -> None:
         """The fingerprint was shown: ask (in a worker thread) whether everyone reads the same
@@ -477,7 +570,6 @@ class HumanDecider:
         return None if total is None else trio.current_time() + total
 
     async def __call__(self, table: SeatTable) -> Any:
-        from p2pcards.net.runner import QuitMatch
         from p2pcards.ui.screen import probe
 
         self.ends_if_leaving = _ends_without_one(table)
@@ -511,6 +603,19 @@ class HumanDecider:
                     await trio.sleep_until(end - left)
                     console.say(console.tr("turn_warning", left=left))  # (the console ends a prompt's line)
 
+        self._deciding = True
+        try:
+            return await self._decide(ask, warn, question)
+        finally:
+            self._deciding = False
+
+    async def _decide(
+        self, ask: Callable[[], Any], warn: Callable[[float], Awaitable[None]], question: Question
+    ) -> Any:
+        """Ask in a worker thread, with the turn's clock and its warnings (see ``__call__``)."""
+        from p2pcards.net.runner import QuitMatch
+
+        console = self.screen.console
         action: Any = None
         leaving = False
         async with trio.open_nursery() as nursery:  # (nothing is raised inside it: no group)
@@ -670,6 +775,8 @@ class NetworkUI(LobbyUI):
         """The table's clock (``Timeouts``), once the session knows it."""
         self.on_invitation: Callable[[str, int, PortMapping | None], None] = lambda code, port, mapped: None
         """How the command prints the invitation (it knows the address to give out)."""
+        self.leave_chosen = trio.Event()
+        """Set once the player chose to leave while it is not their turn (the runner looks at once)."""
 
     def invitation(self, code: str, port: int, mapped: PortMapping | None = None) -> None:
         self.on_invitation(code, port, mapped)
@@ -738,14 +845,18 @@ class NetworkUI(LobbyUI):
         screen = self._screen_for(first)
         self.watcher = TableWatcher(screen, clock=self.clock, on_continued=self._screen_for)
         if self.human:
+            watcher = self.watcher
             self.decider = HumanDecider(
                 screen=screen,
-                release=self.watcher.release,
+                release=watcher.release,
                 confirm_quit=True,
                 turn_time=lambda: self.clock.turn if self.clock is not None else None,
+                table=lambda: watcher.table,
+                on_leave=self.leave_chosen.set,
             )
-            self.watcher.on_hand_end = self.decider.hand_ended
-            self.watcher.hold_after_hand = True
+            watcher.on_hand_end = self.decider.hand_ended
+            watcher.hold_after_hand = True
+            self.decider.watch_typing()
         if not resumed:  # (a resumed seat is linked again peer by peer, as it says)
             self.console.say(self.console.tr("linked", names=self.console.tr.join(names)))
         screen.intro(None)  # the host chose the rules: say which are in force
@@ -786,6 +897,8 @@ class NetworkUI(LobbyUI):
 
     def finished(self, outcome: Outcome) -> None:
         """Say how the match ended, whom this node blames, and where the transcript is."""
+        if self.decider is not None:
+            self.decider.stop_watching()
         if self.watcher is not None:
             self.watcher.release()
         for line in describe_outcome(outcome, self.console.tr):

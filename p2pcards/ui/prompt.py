@@ -348,12 +348,17 @@ class Console:
     """The key of a question asked before ``quit`` is obeyed (:meth:`confirm_quit`);
     None: quit at once (a networked seat asks its own question, see ``HumanDecider``)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
+    typed_fd: int | None = field(init=False, default=None, repr=False, compare=False)
+    """The terminal a person types at, where lines typed between questions can be taken
+    (:meth:`typed_line`); None when the input is no terminal (a pipe, a test)."""
+    _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
+    _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A person at this terminal, perhaps: one read of it at a time (ui.keyboard).
         one = OneReader(self.read, show_prompt) if self.read is input else None
         if one is not None:
-            self.read = one
+            self.read = self._one = one
         if self.live is _detect:
             self.live = terminal_writer(self.write)
         if self.encoding == DETECT:
@@ -371,13 +376,15 @@ class Console:
         self.write = self.status.wrap_write(self.write)
         self.read = self.status.wrap_read(self.read)
         if one is not None:  # what is typed before a prompt is not its answer (ui.keyboard)
-            self.read = Keyboard(
+            keyboard = Keyboard(
                 self.read,
                 lambda: self.say(self.tr("typed_ahead")),
                 busy=one.busy,
                 lost=one.line_lost,
                 told_lost=lambda: self.say(self.tr("typed_withdrawn")),
-            ).read
+            )
+            self.typed_fd, self._read_typed = keyboard.fd, self.read
+            self.read = keyboard.read
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
@@ -410,13 +417,32 @@ class Console:
                 if self.confirm_quit():
                     raise QuitGame
                 continue
-            if cmd == "help":  # (said: folded to the terminal's width)
-                self.say(self.help_text() if self.help_text else self.tr("help_keys"))
-                continue
-            if cmd == "score":
-                self.say(self.score_text() if self.score_text else self.tr("row_total"))
+            if self.serve(cmd):
                 continue
             return text
+
+    def serve(self, cmd: str | None) -> bool:
+        """Show what the command ``cmd`` (``help``, ``score``) asks for; False for any other."""
+        if cmd == "help":  # (said: folded to the terminal's width)
+            self.say(self.help_text() if self.help_text else self.tr("help_keys"))
+        elif cmd == "score":
+            self.say(self.score_text() if self.score_text else self.tr("row_total"))
+        else:
+            return False
+        return True
+
+    def read_in_progress(self) -> bool:
+        """A read of the terminal is in progress (one whose question was withdrawn, say):
+        the next line typed is its."""
+        return self._one is not None and self._one.busy()
+
+    def typed_line(self) -> str:
+        """A line the person typed at :attr:`typed_fd` while no question stood, read as it is:
+        a caller that saw it waiting takes it, where a prompt would throw it away as typed
+        before it appeared. ``EOFError`` at the end of the input."""
+        if self._read_typed is None:
+            raise EOFError
+        return self._read_typed("")
 
     def confirm_quit(self) -> bool:
         """Whether the player really quits: asked ``quit_question`` (if any), yes, quit
