@@ -158,6 +158,44 @@ def test_at_a_terminal_the_prompt_after_a_lost_line_says_that_nothing_was_played
     assert said == ["lost", "lost"]
 
 
+def test_keys_are_shown_at_every_prompt_and_not_once_its_question_is_withdrawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The terminal echoes keys while a prompt asks, also a prompt that takes the line of
+    a read already in progress; once a prompt's question is withdrawn (its read still
+    waiting), keys typed are not shown, where they would run into the status line."""
+    import os
+    import pty
+    import termios
+
+    leader, follower = pty.openpty()
+
+    def echoing() -> bool:
+        return bool(termios.tcgetattr(follower)[3] & termios.ECHO)
+
+    with open(follower, closefd=False) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        busy = [False]
+        seen: list[tuple[str, bool]] = []
+
+        def read(prompt: str) -> str:
+            seen.append((prompt, echoing()))
+            if prompt == "asked > ":  # its question is withdrawn while it waits
+                keyboard.withdraw()
+                seen.append(("withdrawn", echoing()))
+            return prompt
+
+        keyboard = Keyboard(read, lambda: None, busy=lambda: busy[0])
+        keyboard.read("asked > ")
+        busy[0] = True  # the next prompt takes the line of the read in progress
+        keyboard.read("joined > ")
+        seen.append(("after", echoing()))
+        keyboard.restore()
+    os.close(leader)
+    os.close(follower)
+    assert seen == [("asked > ", True), ("withdrawn", False), ("joined > ", True), ("after", False)]
+
+
 EXIT_WITH_A_READ_LEFT = """
 import sys, threading, time
 from p2pcards.ui.keyboard import Keyboard, OneReader, Question, Withdrawn

@@ -175,8 +175,14 @@ class Keyboard:
         return self._fd
 
     def read(self, prompt: str) -> str:
-        if self._fd is None or self._busy():
+        if self._fd is None:
             return self._read(prompt)
+        if self._busy():  # this prompt takes the line of the read in progress: shown as typed
+            self._echo(True)
+            try:
+                return self._read(prompt)
+            finally:
+                self._echo(False)
         if self._lost():
             self._told_lost()
         if self._drop_typed_ahead() and not self._discarded_before:
@@ -186,6 +192,12 @@ class Keyboard:
         try:
             return self._read(prompt)
         finally:
+            self._echo(False)
+
+    def withdraw(self) -> None:
+        """The prompt whose read is in progress stands no more: keys typed now are not shown
+        (they would run into the status line) until a prompt asks again."""
+        if self._fd is not None:
             self._echo(False)
 
     def _drop_typed_ahead(self) -> bool:

@@ -639,7 +639,7 @@ class HumanDecider:
                     leaving = True
                 except trio.Cancelled:  # the turn's time ran out, or the turn went away
                     question.withdrawn = True  # (its thread waits on: what it reads is nobody's)
-                    console.status.abandon()
+                    console.withdraw_prompt()
                     raise
                 finally:
                     console.prompt_note = None

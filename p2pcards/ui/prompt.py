@@ -353,6 +353,7 @@ class Console:
     (:meth:`typed_line`); None when the input is no terminal (a pipe, a test)."""
     _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
     _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
+    _keyboard: Keyboard | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A person at this terminal, perhaps: one read of it at a time (ui.keyboard).
@@ -383,7 +384,7 @@ class Console:
                 lost=one.line_lost,
                 told_lost=lambda: self.say(self.tr("typed_withdrawn")),
             )
-            self.typed_fd, self._read_typed = keyboard.fd, self.read
+            self.typed_fd, self._read_typed, self._keyboard = keyboard.fd, self.read, keyboard
             self.read = keyboard.read
 
     def _fit_encoding(self, encoding: str) -> None:
@@ -430,6 +431,14 @@ class Console:
         else:
             return False
         return True
+
+    def withdraw_prompt(self) -> None:
+        """The read in progress answers nobody any more (the turn it asked about is over): its
+        prompt is not shown again, and keys typed meanwhile are not shown where the status
+        line is drawn."""
+        self.status.abandon()
+        if self._keyboard is not None:
+            self._keyboard.withdraw()
 
     def read_in_progress(self) -> bool:
         """A read of the terminal is in progress (one whose question was withdrawn, say):
