@@ -477,9 +477,11 @@ async def test_leaving_at_the_pause_is_said_and_seen_by_the_runner(
 
 
 @contextlib.contextmanager
-def typing_at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Console, list[str]]]:
+def typing_at_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, live: bool = False
+) -> Iterator[tuple[Any, Console, list[str]]]:
     """A console reading a pseudo-terminal, as at a real one: (type a line, the console,
-    what it wrote)."""
+    what it wrote: lines, and with ``live`` what it writes in place too)."""
     import os
     import pty
     import sys
@@ -488,7 +490,9 @@ def typing_at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any,
     with open(follower, closefd=True) as stdin:
         monkeypatch.setattr(sys, "stdin", stdin)
         out: list[str] = []
-        console = Console(tr=Translator("en"), style=Style(), write=out.append, live=None)
+        console = Console(
+            tr=Translator("en"), style=Style(), write=out.append, live=out.append if live else None
+        )
         console.score_text = lambda: "the score table"
         assert console.typed_fd is not None
         try:
@@ -523,7 +527,7 @@ async def test_a_player_who_waits_can_ask_for_the_score_and_help_and_is_told_a_m
         type_line("7h")
         await until(lambda: "(7h: it is not your turn" in said(out), "told it is not their turn")
         assert not decider.leaving
-        decider.stop_watching()
+        decider.match_over()
 
 
 async def test_a_player_who_waits_can_quit_and_is_asked_first(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -548,7 +552,29 @@ async def test_a_player_who_waits_can_quit_and_is_asked_first(monkeypatch: pytes
         assert decider.leaving
         # Two seats: without this one the match ends, and the player was told so.
         assert "You leave the table; too few players remain" in said(out)
-        decider.stop_watching()
+        decider.match_over()
+
+
+async def test_a_question_asked_while_waiting_answers_nobody_once_the_match_is_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The player typed quit and is asked whether they leave when the match ends: the
+    question is not shown again under what follows, and its answer leaves nothing."""
+    with typing_at_a_terminal(monkeypatch, live=True) as (type_line, console, out):
+        decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+        type_line("quit")
+        await until(console.read_in_progress, "asked whether they leave")
+        decider.match_over()
+        shown = len(out)
+        console.say("Bob left the match (quit): nobody remains to play on with you.")
+        console.say("Signed transcript: ...")
+        type_line("y")
+        await until(lambda: not console.read_in_progress(), "the question's read ended")
+        await trio.sleep(0.2)  # (its answer would be acted on in trio, if at all)
+        after = said(out[shown:])
+        assert "Signed transcript" in after and "Leave the match?" not in after, out[shown:]
+        assert not decider.leaving and "You leave" not in after
 
 
 async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while_waiting(
@@ -575,7 +601,7 @@ async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while
             nursery.start_soon(move)
             assert await decider(TABLE) == "play"  # type: ignore[arg-type]
         assert answers == ["2"] and "not your turn" not in said(out)
-        decider.stop_watching()
+        decider.match_over()
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from p2pcards.net.words import new_code
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
-from p2pcards.ui.keyboard import Question
+from p2pcards.ui.keyboard import Question, Withdrawn
 from p2pcards.ui.prompt import Console, QuitGame
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
@@ -383,6 +383,7 @@ class HumanDecider:
     """The question aside in progress is a line typed while nothing was asked (:meth:`watch_typing`)."""
     _watching: trio.CancelScope | None = None
     _typed_ended: bool = False
+    _typed_question: Question | None = None
 
     def hand_ended(self) -> None:
         """A hand ended and the match goes on: ask for Enter now, in a worker thread."""
@@ -408,10 +409,15 @@ class HumanDecider:
             return
         self._watching = scope
 
-    def stop_watching(self) -> None:
-        """The match is over: what is typed now is for whatever asks next."""
+    def match_over(self) -> None:
+        """The match is over: what is typed now is for whatever asks next, and a question
+        still asked aside (leave? the digits?) answers nobody: its prompt is not shown again."""
         if self._watching is not None:
             self._watching.cancel()
+        if self._typed_question is not None:
+            self._typed_question.withdrawn = True
+        if self._paused is not None and not self._paused.is_set():
+            self.screen.console.withdraw_prompt()
 
     async def _watch(self, fd: int, scope: trio.CancelScope) -> None:
         with scope:
@@ -441,20 +447,27 @@ class HumanDecider:
         """A line typed while nothing was asked: True if the player confirmed that they
         leave, None at the end of the input (left to the next prompt, as before)."""
         console = self.screen.console
-        try:
-            line = console.typed_line()
-        except (EOFError, KeyboardInterrupt):
-            return None
-        text = line.strip()
-        cmd = COMMAND_WORDS.get(text.lower())
-        if cmd == "quit":
-            table = self.table()
-            if table is not None:
-                self.ends_if_leaving = _ends_without_one(table)
-            return not self.confirm_quit or self._really_leave()
-        if not console.serve(cmd) and text:
-            console.say(console.tr("typed_not_your_turn", typed=clean(text, NAME_LIMIT)))
-        return False
+        with (question := Question()):  # withdrawn when the match ends (match_over)
+            self._typed_question = question
+            try:
+                line = console.typed_line()
+            except (EOFError, KeyboardInterrupt):
+                return None
+            except Withdrawn:
+                return False
+            text = line.strip()
+            cmd = COMMAND_WORDS.get(text.lower())
+            if cmd == "quit":
+                table = self.table()
+                if table is not None:
+                    self.ends_if_leaving = _ends_without_one(table)
+                try:
+                    return not self.confirm_quit or self._really_leave()
+                except Withdrawn:  # the match ended while they were asked: they leave nothing
+                    return False
+            if not console.serve(cmd) and text:
+                console.say(console.tr("typed_not_your_turn", typed=clean(text, NAME_LIMIT)))
+            return False
 
     def _typed_answer(self, leaving: bool | None) -> None:
         if leaving is None:
@@ -898,7 +911,7 @@ class NetworkUI(LobbyUI):
     def finished(self, outcome: Outcome) -> None:
         """Say how the match ended, whom this node blames, and where the transcript is."""
         if self.decider is not None:
-            self.decider.stop_watching()
+            self.decider.match_over()
         if self.watcher is not None:
             self.watcher.release()
         for line in describe_outcome(outcome, self.console.tr):
