@@ -196,6 +196,25 @@ def test_keys_are_shown_at_every_prompt_and_not_once_its_question_is_withdrawn(
     assert seen == [("asked > ", True), ("withdrawn", False), ("joined > ", True), ("after", False)]
 
 
+def test_what_was_typed_and_never_read_does_not_reach_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At exit the terminal is left as it was found, without the lines typed for the game
+    and never read: the shell would run them as commands."""
+    import os
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    with open(follower, closefd=False) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        keyboard = Keyboard(lambda prompt: prompt, lambda: None)
+        os.write(leader, b"help\n")
+        assert select.select([follower], [], [], 2)[0]  # typed, and waiting
+        keyboard.restore()
+        assert not select.select([follower], [], [], 0.2)[0]
+    os.close(leader)
+    os.close(follower)
+
+
 EXIT_WITH_A_READ_LEFT = """
 import sys, threading, time
 from p2pcards.ui.keyboard import Keyboard, OneReader, Question, Withdrawn

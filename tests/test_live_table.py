@@ -11,6 +11,7 @@ real command at a pseudo-terminal, against bots and between two people.
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import re
 import threading
@@ -575,6 +576,110 @@ async def test_a_question_asked_while_waiting_answers_nobody_once_the_match_is_o
         after = said(out[shown:])
         assert "Signed transcript" in after and "Leave the match?" not in after, out[shown:]
         assert not decider.leaving and "You leave" not in after
+
+
+async def test_the_end_of_input_while_waiting_asks_whether_to_leave_as_at_a_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-D while others play is what it is at a prompt: the player is asked whether they
+    leave (not silently dropped), and the question's line is ended when Ctrl-D answers it."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        left = trio.Event()
+        decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True, on_leave=left.set)  # type: ignore[arg-type]
+        decider.watch_typing()
+        type_line("\x04")  # Ctrl-D at the start of a line: the end of the input
+        await until(console.read_in_progress, "asked whether they leave")
+        type_line("\x04")  # and again, at the question: yes
+        with trio.fail_after(10):
+            await left.wait()
+        assert decider.leaving
+        leaving_said = next(i for i, line in enumerate(out) if "You leave the table" in line)
+        assert out[leaving_said - 1] == "", out  # the question's line ended first
+        decider.match_over()
+
+
+async def test_when_their_turn_comes_while_a_typed_quit_is_asked_about_the_player_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The turn comes while the player is asked whether they leave: they are told that it
+    is their turn, and after "n" their move is asked."""
+    answers: list[str] = []
+
+    class Answering(PromptScreen):
+        def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+            answers.append(self.console.ask("Your move"))
+            return legal[0]
+
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        decider = HumanDecider(screen=Answering(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+        type_line("quit")
+        await until(console.read_in_progress, "asked whether they leave")
+
+        async def answer() -> None:
+            await until(lambda: "Your turn has come" in said(out), "told that their turn came")
+            type_line("n")
+            await until(lambda: "You stay at the table." in said(out), "told they stay")
+            await until(console.read_in_progress, "the move prompt")
+            type_line("2")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(answer)
+            assert await decider(TABLE) == "play"  # type: ignore[arg-type]
+        assert answers == ["2"] and not decider.leaving
+        decider.match_over()
+
+
+@pytest.mark.parametrize("yes", ["y", "quit", "QUIT\x01"])
+async def test_quit_again_or_yes_confirms_leaving(yes: str) -> None:
+    """At the question "Leave the match?", ``quit`` again confirms, as ``y`` does (and as at
+    the offline game's question), whatever invisible key came with it."""
+    from p2pcards.net.runner import QuitMatch
+
+    answers = iter(["quit", yes])
+    console = Console(tr=Translator("en"), style=Style(), read=lambda prompt: next(answers), write=print)
+    decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    with trio.fail_after(10), pytest.raises(QuitMatch):
+        await decider(TABLE)  # type: ignore[arg-type]
+
+
+def test_a_player_who_leaves_after_the_table_went_on_is_shown_the_standings() -> None:
+    """The match went on at a new table without a seat, and this player leaves before a hand
+    is scored there: the standings of the hands played before are still shown."""
+    from p2pcards.net.node import Outcome
+    from p2pcards.ui.netgame import describe_outcome
+
+    table = make_tables(3, SHORT_RULES, seed=1)[0]
+    match = SimpleNamespace(played_before=1, results=[], totals=[0, 35, 18])
+    outcome = Outcome(
+        status="aborted",
+        problem="quit",
+        blamed=(),
+        transcript=None,
+        table=SimpleNamespace(roster=table.roster, match=match),  # type: ignore[arg-type]
+    )
+    lines = describe_outcome(outcome, Translator("en"))
+    names = table_names(table.roster)
+    assert lines[0] == "You left the match."
+    assert lines[1] == f"Standings after 1 hand, when it stopped: {names[0]} 0, {names[1]} 35, {names[2]} 18"
+
+
+def test_what_was_held_back_is_not_shown_to_a_player_who_left() -> None:
+    """The player chose to leave at the pause after a hand: the next hand, dealt meanwhile,
+    is held, and dropped when their seat's match ends; otherwise it is shown then."""
+    for status, shown in (("aborted", False), ("failed", True)):
+        console, rec = terminal()
+        ui = NetworkUI(console, human=True)
+        table = make_tables(3, SHORT_RULES, seed=1)[0]
+        ui.progress(table)  # (the watcher and the decider, as at a real table)
+        assert ui.watcher is not None
+        ui.watcher.hold()
+        ui.watcher._show(functools.partial(console.say, "── Hand 2 · your hand ..."))
+        ended = SimpleNamespace(
+            status=status, problem="quit", blamed=(), transcript=None, table=None, names=[]
+        )
+        ui.finished(ended)  # type: ignore[arg-type]
+        assert ("Hand 2" in rec.text) is shown, rec.text
 
 
 async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while_waiting(

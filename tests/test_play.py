@@ -509,6 +509,23 @@ def test_c_is_asked_again_in_french_and_italian_when_both_cards_are_held() -> No
         assert len(out) == len(answers) - 1  # one question back for each c in French and Italian
 
 
+@pytest.mark.parametrize(
+    "typed",
+    ["score\x01", "\x1b[Ascore", "sc\u200bore", "  score\t", "\x07score\x1b[D"],
+    ids=["ctrl-a", "arrow key", "zero-width space", "spaces and tab", "bell and arrow"],
+)
+def test_a_command_with_keys_that_do_not_print_is_still_the_command(typed: str) -> None:
+    """What the person sees they typed is what counts: a stray Ctrl-A, an arrow key's escape
+    or an invisible character does not turn ``score`` into a hint that it is no card."""
+    out: list[str] = []
+    answers = iter([typed, "2"])
+    read = functools.partial(lambda feed, _prompt: next(feed), answers)
+    console = Console(tr=Translator("en"), style=Style(), read=read, write=out.append, live=None)
+    console.score_text = lambda: "the score table"
+    assert console.ask("Your move") == "2"
+    assert out == ["the score table"], out
+
+
 def test_a_card_in_french_or_italian_letters_is_answered_with_the_notation() -> None:
     hand = [parse_card(t) for t in ("10S", "QC", "KD")]
     menu = build_menu(_legal("10S", "QC", "KD"))

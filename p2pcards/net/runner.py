@@ -597,7 +597,6 @@ async def _play(
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
     differed = False  # this seat's player said the table fingerprint differed
-    told_others: str | None = None  # what the others are told when this seat stops, if not its verdict
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
@@ -659,9 +658,7 @@ async def _play(
             await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
             at_fault = table.failure.peer
             who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
-            # This seat's own time out is said to the others in the third person.
-            said = told_others or f"{who} at fault: {table.failure.problem}"
-            await _announce(links, said, table.step)
+            await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
             return
         if trio.current_time() >= stop_deadline and not table.stopped:
             stop_deadline = math.inf  # the seat that said it stops has left the table since
@@ -750,17 +747,11 @@ async def _play(
                 await _leave(table, links, timeouts.step, journal, result)
                 return
             if kind == "timeout":
-                if table.seat is not None and table.can_go_on_without(table.seat):
-                    await _leave(
-                        table, links, timeouts.step, journal, result, f"did not play within {wait:g} s"
-                    )
-                    result.problem = TURN_TIMED_OUT
-                    return
-                # Said at once and truly: the others name this seat for the time it took.
-                table.stop(f"your time to play ran out ({wait:g} s): the others stop the match and name you")
-                name = table.roster[table.seat].name  # type: ignore[index]  # (its turn: it has a seat)
-                told_others = f"{name}'s time to play ran out ({wait:g} s)"
-                continue
+                # The seat leaves, signed, as a player who quits does: the others play on
+                # without it, or (too few left) the match ends there, with nobody at fault.
+                await _leave(table, links, timeouts.step, journal, result, f"did not play within {wait:g} s")
+                result.problem = TURN_TIMED_OUT
+                return
             try:
                 table.act(action)
             except RemoteProtocolError:

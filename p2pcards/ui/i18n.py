@@ -309,6 +309,7 @@ _EN: dict[str, str] = {
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
+    "turn_answer_first": "(Your turn has come: your move is asked once you have answered this.)",
     "typed_not_your_turn": (
         "({typed}: it is not your turn; a move counts at your prompt. While you wait: quit, score, help.)"
     ),

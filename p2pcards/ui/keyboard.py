@@ -218,9 +218,11 @@ class Keyboard:
             termios.tcsetattr(self._fd, termios.TCSANOW, attrs)
 
     def restore(self) -> None:
-        """Leave the terminal as it was found (also at exit)."""
+        """Leave the terminal as it was found (also at exit), without what was typed for the
+        game and never read: the shell would take it for a command."""
         if self._fd is not None and self._saved is not None:
             with contextlib.suppress(OSError, ValueError, termios.error):
+                termios.tcflush(self._fd, termios.TCIFLUSH)
                 termios.tcsetattr(self._fd, termios.TCSANOW, self._saved)
 
 

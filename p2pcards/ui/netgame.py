@@ -34,7 +34,7 @@ from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
-from p2pcards.ui.prompt import Console, QuitGame
+from p2pcards.ui.prompt import Console, QuitGame, as_typed, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
 if TYPE_CHECKING:
@@ -128,6 +128,10 @@ class TableWatcher:
         held, self._held = self._held or [], None
         for show in held:
             show()
+
+    def drop_held(self) -> None:
+        """Forget what was held back (the player left: a hand dealt since is not theirs)."""
+        self._held = None
 
     def _show(self, show: Callable[[], None]) -> None:
         if self._held is not None:
@@ -338,10 +342,6 @@ TURN_WARNINGS = (60, 10)
 TYPED_POLL = 0.05
 """Seconds between two looks at a typed line that a question in progress is about to read."""
 
-TYPED_ENDED_PAUSE = 0.5
-"""Seconds before the terminal is watched again after the end of its input (a terminal that
-is gone stays readable: its hang-up signal ends the match meanwhile)."""
-
 
 @dataclass(slots=True)
 class HumanDecider:
@@ -382,7 +382,6 @@ class HumanDecider:
     _typed_aside: bool = False
     """The question aside in progress is a line typed while nothing was asked (:meth:`watch_typing`)."""
     _watching: trio.CancelScope | None = None
-    _typed_ended: bool = False
     _typed_question: Question | None = None
 
     def hand_ended(self) -> None:
@@ -439,24 +438,23 @@ class HumanDecider:
                 if self.pause_pending and not self.leaving:  # a hand ended while the line was answered
                     self.pause_pending = False
                     self.hand_ended()
-                if self._typed_ended:
-                    self._typed_ended = False
-                    await trio.sleep(TYPED_ENDED_PAUSE)
+                if self.leaving:
+                    return  # (the runner signs the leave: nothing typed counts any more)
 
-    def _typed(self) -> bool | None:
+    def _typed(self) -> bool:
         """A line typed while nothing was asked: True if the player confirmed that they
-        leave, None at the end of the input (left to the next prompt, as before)."""
+        leave (``quit``, or the end of the input, as at a prompt: asked first)."""
         console = self.screen.console
         with (question := Question()):  # withdrawn when the match ends (match_over)
             self._typed_question = question
             try:
-                line = console.typed_line()
-            except (EOFError, KeyboardInterrupt):
-                return None
+                line: str | None = console.typed_line()
+            except (EOFError, KeyboardInterrupt):  # Ctrl-D: as at a prompt, asked whether they leave
+                line = None
             except Withdrawn:
                 return False
-            text = line.strip()
-            cmd = COMMAND_WORDS.get(text.lower())
+            text = "" if line is None else as_typed(line)
+            cmd = "quit" if line is None else COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
                 table = self.table()
                 if table is not None:
@@ -466,13 +464,11 @@ class HumanDecider:
                 except Withdrawn:  # the match ended while they were asked: they leave nothing
                     return False
             if not console.serve(cmd) and text:
-                console.say(console.tr("typed_not_your_turn", typed=clean(text, NAME_LIMIT)))
+                console.say(console.tr("typed_not_your_turn", typed=typed(text)))
             return False
 
-    def _typed_answer(self, leaving: bool | None) -> None:
-        if leaving is None:
-            self._typed_ended = True
-        elif leaving:
+    def _typed_answer(self, leaving: bool) -> None:
+        if leaving:
             self._leave_chosen()
 
     def _ask_aside(self, ask: Callable[[], Any], answered: Callable[[Any], None]) -> bool:
@@ -534,10 +530,11 @@ class HumanDecider:
         try:
             line = console.read(f"{console.tr(question)} > ")
         except (EOFError, KeyboardInterrupt):
+            console.write("")  # end the question's line
             return None
         if console.echo:
             console.write(line)
-        return line
+        return as_typed(line)
 
     def _fingerprint_prompt(self) -> bool | None:
         console = self.screen.console
@@ -566,7 +563,7 @@ class HumanDecider:
         """Ask once more; anything but yes keeps the player at the table."""
         console = self.screen.console
         line = self._read_answer("net_confirm_leave_ends" if self.ends_if_leaving else "net_confirm_leave")
-        if line is None or COMMAND_WORDS.get(line.strip().lower()) == "yes":
+        if line is None or COMMAND_WORDS.get(line.lower()) in ("yes", "quit"):  # (quit again: yes)
             return True
         console.say(console.tr("net_stay"))
         return False
@@ -640,7 +637,9 @@ class HumanDecider:
                 console.prompt_note = lambda: console.tr(
                     "prompt_time_left", left=_clock_text(end - clock.current_time())
                 )
-            if self._paused is not None:
+            if self._paused is not None and not self._paused.is_set():
+                if self._typed_aside:  # asked something they typed: told that their turn came
+                    console.say(console.tr("turn_answer_first"))
                 await self._paused.wait()  # the player reads the scores first
             problem, self._problem = self._problem, None
             if self.leaving or problem is not None:
@@ -865,7 +864,7 @@ class NetworkUI(LobbyUI):
                 confirm_quit=True,
                 turn_time=lambda: self.clock.turn if self.clock is not None else None,
                 table=lambda: watcher.table,
-                on_leave=self.leave_chosen.set,
+                on_leave=self._left,
             )
             watcher.on_hand_end = self.decider.hand_ended
             watcher.hold_after_hand = True
@@ -875,6 +874,13 @@ class NetworkUI(LobbyUI):
         screen.intro(None)  # the host chose the rules: say which are in force
         if resumed:
             self.watcher.catch_up(table)
+
+    def _left(self) -> None:
+        """The player chose to leave while it is not their turn: nothing more of the table is
+        shown to them (held until the end, then dropped), and the runner looks at once."""
+        if self.watcher is not None:
+            self.watcher.hold()
+        self.leave_chosen.set()
 
     def progress(self, table: SeatTable) -> None:
         if self.watcher is None:
@@ -913,7 +919,10 @@ class NetworkUI(LobbyUI):
         if self.decider is not None:
             self.decider.match_over()
         if self.watcher is not None:
-            self.watcher.release()
+            if outcome.status == "aborted":  # this player left: what came after is not theirs to see
+                self.watcher.drop_held()
+            else:
+                self.watcher.release()
         for line in describe_outcome(outcome, self.console.tr):
             self.console.say(line)
 
@@ -951,9 +960,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     else:
         lines = [tr("net_stopped", why=why)]
     match = outcome.table.match if outcome.table is not None else None
-    if outcome.status != "over" and match is not None and match.results:
+    hands = getattr(match, "played_before", 0) + len(match.results) if match is not None else 0
+    if outcome.status != "over" and match is not None and hands:  # (hands of earlier tables count)
         scores = ", ".join(f"{playing[s]} {t}" for s, t in enumerate(match.totals) if s < len(playing))
-        hands = getattr(match, "played_before", 0) + len(match.results)
         lines.append(tr.n("net_standings", hands, hands=hands, scores=scores))
     if outcome.transcript is not None:
         lines.append(tr("transcript_saved", path=outcome.transcript))

@@ -286,6 +286,13 @@ def typed(text: str) -> str:
     return clean(text, TYPED_LIMIT) or "''"
 
 
+def as_typed(line: str) -> str:
+    """A line read from the person as it looks to them: escape sequences (an arrow key),
+    controls (a stray Ctrl-A) and invisible characters dropped, spaces folded, so that
+    ``score`` with a Ctrl-A in it is still ``score``; ``''`` for nothing."""
+    return clean(line, max(1, len(line)))
+
+
 HUNG_UP = frozenset({errno.EIO, errno.EPIPE, errno.ENXIO})
 """What writing to or reading from a terminal that is gone fails with."""
 
@@ -412,7 +419,7 @@ class Console:
                 raise Interrupted from None
             if self.echo:  # (as a message quotes it, longer: never an escape to the terminal)
                 self.write(clean(line, ECHO_LIMIT))
-            text = line.strip()
+            text = as_typed(line)
             cmd = None if text.lower() in answers else COMMAND_WORDS.get(text.lower())
             if cmd == "quit":
                 if self.confirm_quit():
@@ -466,7 +473,7 @@ class Console:
             return True
         if self.echo:
             self.write(clean(line, ECHO_LIMIT))
-        if COMMAND_WORDS.get(line.strip().lower()) in ("yes", "quit"):
+        if COMMAND_WORDS.get(as_typed(line).lower()) in ("yes", "quit"):
             return True
         self.say(self.tr("net_stay"))
         return False
