@@ -200,6 +200,27 @@ def test_an_unfinished_game_is_incomplete_and_names_who_it_waited_for(tmp_path: 
     lines_fit(out)
 
 
+def test_a_game_that_ends_where_the_player_to_move_left_says_so(tmp_path: Path) -> None:
+    """At a table of two, the player to move leaves instead of playing (quit, or their turn's
+    time ran out): the other's file ends at that step without their move, and the audit
+    says why, not that a missing record proves nothing."""
+    from test_leave import play_until, started
+
+    tables = sittings(2, NinesRules(), 5)
+    net, rng = started(tables, 5)
+    play_until(net, rng, lambda: tables[0].current.spec.kind == "turn" and tables[0].current.step > 8)
+    (mover,) = tables[0].current.waiting_for
+    other = 1 - mover
+    leaves(net, mover, "did not play within 15 s")
+    path = tmp_path / "left.p2pt"
+    path.write_bytes(file_of(tables[other], other))
+    out = " ".join(audit_cli(path).output.split())
+    step = tables[other].current.step
+    said = f"It ends at step {step} (turn), where p{mover} (seat {mover}) left the match (below) instead of"
+    assert f"{said} playing" in out, out
+    assert "no record yet" not in out and 'signed that they leave: "did not play within 15 s"' in out, out
+
+
 def test_records_after_a_missing_one_are_said_to_be_unchecked(tmp_path: Path) -> None:
     """A record taken out of the middle: the records after it wait for it, and the audit
     says how many, instead of counting them as chained."""

@@ -405,6 +405,9 @@ class AuditReport:
                         names=_and(waiting, say),
                     )
                 )
+            elif t.waiting_for and set(t.waiting_for) <= set(t.departed):  # they left instead: said why
+                kind = _kind(t.spec.kind, say)
+                lines += _wrap(say("audit_waiting_left", step=t.step, kind=kind, names=_and(waiting, say)))
             else:
                 kind = _kind(t.spec.kind, say)
                 lines += _wrap(say("audit_waiting", step=t.step, kind=kind, names=_and(waiting, say)))

@@ -62,6 +62,10 @@ AUDIT_WORDS: dict[str, str] = {
         " its way (records between two seats with no link of their own pass through the host)."
         " Whoever stopped may have had a reason this file cannot show."
     ),
+    "audit_waiting_left": (
+        "It ends at step {step} ({kind}), where {names} left the match (below) instead of playing;"
+        " the file ends there."
+    ),
     "audit_waiting_saver_left": (
         "It ends at step {step} ({kind}), where {name}, who saved this file, left the match (below):"
         " the records of {names} for that step are not in it, nor anything the others did after."
