@@ -345,7 +345,9 @@ class Verdicts:
         fields = self._verdicts.get(digest)
         if fields is None or set(fields) != set(_CACHED):
             return None
-        return fields if all(check(fields[k]) for k, check in _CACHED.items()) else None
+        if not all(check(fields[k]) for k, check in _CACHED.items()):
+            return None
+        return fields if _consistent(fields) else None
 
     def put(self, digest: str, fields: dict[str, Any]) -> None:
         self._verdicts.pop(digest, None)
@@ -372,6 +374,19 @@ class Verdicts:
         except OSError:
             pass
         self._changed = False
+
+
+def _consistent(fields: dict[str, Any]) -> bool:
+    """A kept verdict's fields agree with each other: one key per name, and every seat it
+    names (winners, totals, the saver, the blamed, who left) is one of the table's."""
+    seats = range(len(fields["names"]))
+    return (
+        len(fields["keys"]) == len(seats)
+        and len(fields["totals"]) in (0, len(seats))
+        and all(s in seats for s in fields["winners"])
+        and all(s is None or s in seats for s in (fields["saved_by"], fields["blamed"]))
+        and all(type(s) is int and s in seats for s, _ in fields["left"])
+    )
 
 
 def digest_of(path: Path) -> str | None:
@@ -459,7 +474,7 @@ def _audit(entry: GameEntry, data: bytes) -> None:
         entry.saved_by = tf.saved_by if tf.saved_by is not None and 0 <= tf.saved_by < n else None
         entry.left = {d["seat"]: d["hand"] for d in report.departures() + report.left_here()}
         m = table.match
-        if m is not None and m.winners is not None:
+        if m is not None and m.winners is not None and not report.incomplete:  # (a result all signed)
             entry.finished = True
             entry.winners = [report.first_seat(s) for s in m.winners]
             totals = {report.first_seat(s): t for s, t in enumerate(m.totals)}

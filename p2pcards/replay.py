@@ -144,6 +144,8 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
             else tr("audit_winner_nobody")
         )
         tail += fill(said, width, "", "    ")
+        if not record.get("verdict", {}).get("valid", True):  # scored here, not signed by all
+            tail += fill(tr("rp_result_unsigned"), width, "", "")
     else:
         tail += fill(tr("rp_unfinished"), width, "", "")
     yield tail

@@ -253,7 +253,7 @@ def chain_broken_at_6() -> list[RawRecord]:
     return records
 
 
-BROKEN = (0, 6, "broken chain: its record for step 2 follows another history")
+BROKEN = (0, 6, "broken chain: its record for step 2 does not follow the records before it here")
 
 
 def blank(records: list[RawRecord], *at: int) -> list[RawRecord]:

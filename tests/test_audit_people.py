@@ -221,6 +221,76 @@ def test_a_game_that_ends_where_the_player_to_move_left_says_so(tmp_path: Path) 
     assert "no record yet" not in out and 'signed that they leave: "did not play within 15 s"' in out, out
 
 
+@pytest.mark.timeout(60)
+def test_a_device_or_a_pipe_is_refused_not_read_for_ever(tmp_path: Path) -> None:
+    """``audit /dev/zero`` would read (and keep) bytes for ever, and a pipe nobody writes to
+    would never answer: anything but a file is refused at once, with a clear error."""
+    import os
+
+    from p2pcards.protocol.audit import audit_file
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(fifo)):
+        with pytest.raises(TranscriptError) as caught:
+            audit_file(path)
+        assert "it is not a file (a device or a pipe, say)" in str(caught.value), caught.value
+    result = audit_cli(Path("/dev/zero"))
+    assert result.exit_code == 2 and "not a file" in result.output, result.output
+
+
+def test_replay_of_a_name_the_system_refuses_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / ("y" * 300 + ".p2pt"))])
+    assert result.exit_code == 2 and "File name too long" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+
+
+def test_output_read_in_part_or_not_written_is_never_a_verdict(tmp_path: Path) -> None:
+    """``audit FILE | head -1``: the reader goes away, and ``audit`` ends quietly with the
+    status of a program the pipe stopped (141), never 1 (which says the game is invalid);
+    an output that cannot be written (a full disk) is one line, status 2, no traceback."""
+    import subprocess
+
+    from e2e_helpers import CLI, node_env
+
+    path = tmp_path / "valid.p2pt"
+    path.write_bytes(records_file(nines_tables()[0].transcript.records()))
+    env = node_env(tmp_path / "home")
+    command = [str(CLI), "audit", str(path)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written
+    assert proc.wait(timeout=60) == 141
+    assert proc.stderr.read() == b""
+    if Path("/dev/full").exists():
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, env=env, timeout=60)
+        said = done.stderr.decode()
+        assert done.returncode == 2 and "cannot write the output" in said and "Traceback" not in said, said
+
+
+def test_a_result_not_signed_by_all_is_not_shown_as_the_end_of_the_match(tmp_path: Path) -> None:
+    """The file of a finished match stops before the signed result (a copy cut short): every
+    hand verifies, but nobody signed who won. The audit says INCOMPLETE; replay shows the
+    totals the hands give and says that they were not signed; the history lists no winner."""
+    records = nines_tables()[0].transcript.records()
+    last = records[-1].record.step
+    kept = [r for r in records if r.record.step != last]  # the result step, every seat's record
+    home = tmp_path / "home"
+    (home / "transcripts").mkdir(parents=True)
+    path = home / "transcripts" / "nines-2026-01-01-cut.p2pt"
+    path.write_bytes(records_file(kept))
+    out = audit_cli(path).output
+    assert out.startswith("INCOMPLETE") and f"It ends at step {last} (result)" in out, out
+    shown = CliRunner().invoke(main, ["replay", str(path)])
+    text = " ".join(shown.output.split())
+    assert shown.exit_code == 0 and "Winner" in text, shown.output
+    assert "The file stops before every player signed this result" in text, shown.output
+    listed = CliRunner().invoke(main, ["history"], env={"P2PCARDS_HOME": str(home)})
+    assert listed.exit_code == 0 and "incomplete" in listed.output, listed.output
+    assert " won " not in listed.output, listed.output
+
+
 def test_records_after_a_missing_one_are_said_to_be_unchecked(tmp_path: Path) -> None:
     """A record taken out of the middle: the records after it wait for it, and the audit
     says how many, instead of counting them as chained."""

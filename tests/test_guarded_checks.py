@@ -169,7 +169,7 @@ class SignsOtherWinners(Table):
 # Guards table.py _on_result: the winners are compared, not only the totals.
 def test_a_result_naming_other_winners_with_the_right_totals_is_blamed() -> None:
     net = play(SignsOtherWinners)
-    assert_blamed(net, CHEAT, "signed a different result")
+    assert_blamed(net, CHEAT, "signed totals or winners other than the scores of the hands played")
 
 
 # --- (d) ------------------------------------------------------------------------------

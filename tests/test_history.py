@@ -343,7 +343,10 @@ def test_a_changed_file_is_audited_again(home: Path, tmp_path: Path, audits: lis
     assert "failed: p1" in after[2] and "failed" not in before[2] and after[:2] == before[:2]
 
 
-@pytest.mark.parametrize("damage", ["missing", "not json", "wrong shape", "another version"])
+@pytest.mark.parametrize(
+    "damage",
+    ["missing", "not json", "wrong shape", "a name short", "a winner not seated", "another version"],
+)
 def test_a_damaged_or_missing_file_of_verdicts_costs_only_an_audit(
     home: Path, tmp_path: Path, audits: list[int], damage: str
 ) -> None:
@@ -358,16 +361,21 @@ def test_a_damaged_or_missing_file_of_verdicts_costs_only_an_audit(
         cache.unlink()
     elif damage == "not json":
         cache.write_bytes(b"\x00{ not json")
-    elif damage == "wrong shape":
+    elif damage in ("wrong shape", "a name short", "a winner not seated"):
         digest, fields = next(iter(doc["verdicts"].items()))
-        doc["verdicts"][digest] = {**fields, "names": 5}
+        wrong = {
+            "wrong shape": {"names": 5},
+            "a name short": {"names": fields["names"][:-1]},  # (each name needs its key)
+            "a winner not seated": {"winners": [7]},
+        }[damage]
+        doc["verdicts"][digest] = {**fields, **wrong}
         cache.write_text(json.dumps(doc), encoding="utf-8")
     else:
         cache.write_text(json.dumps({**doc, "version": "0.0.0-another"}), encoding="utf-8")
     audits.clear()
     code, out, _ = _history(home=tmp_path)
     assert code == 0 and out == listed
-    assert len(audits) == (1 if damage == "wrong shape" else 4)
+    assert len(audits) == (4 if damage in ("missing", "not json", "another version") else 1)
     assert json.loads(cache.read_text(encoding="utf-8"))["verdicts"].keys() == doc["verdicts"].keys()
 
 

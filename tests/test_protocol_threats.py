@@ -119,7 +119,7 @@ class NotHeldTable(Table):
 
 def test_card_not_held_is_caught() -> None:
     net = run(build(3, NotHeldTable))
-    assert_caught(net, CHEAT, "does not hold")
+    assert_caught(net, CHEAT, "played a card it was neither dealt nor drew")
 
 
 class ClaimsOtherCardTable(Table):

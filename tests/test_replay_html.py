@@ -369,7 +369,7 @@ def test_an_unfinished_game_is_shown_as_far_as_it_verifies(tmp_path: Path) -> No
     game = write_page(cut, tmp_path / "cut.html")
     root = dom(game.html)
     assert root.by_id("verdict").text().startswith("INCOMPLETE")
-    assert "did not finish" in root.by_id("outcome").text()
+    assert "or its file, stops here" in root.by_id("outcome").text()
     assert len(page_data(game.html)["hands"]) == report.hands_verified
 
 

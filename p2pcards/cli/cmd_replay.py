@@ -39,7 +39,11 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
 
     tr = Translator(_language(lang))
 
-    if not Path(file).exists():
+    try:
+        exists = Path(file).exists()
+    except OSError:  # (a name too long, a folder that may not be opened: said when it is read)
+        exists = True
+    if not exists:
         from p2pcards import history as hist
         from p2pcards.net import storage
 

@@ -9,6 +9,7 @@ import inspect
 import io
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -320,7 +321,45 @@ def _echo(text: str = "", *, err: bool = False) -> None:
     from p2pcards.ui.render import encodable
 
     stream = sys.stderr if err else sys.stdout
-    click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
+    with _written():
+        click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
+
+
+OUTPUT_CLOSED = 141
+"""The exit status once the reader of the output went away (``p2pcards audit FILE | head -1``):
+a program killed by the pipe's signal (128 + SIGPIPE), as ``cat`` ends there, never a verdict."""
+
+_CANNOT_WRITE = frozenset({"ENOSPC", "EDQUOT", "EFBIG", "EIO"})
+
+
+@contextlib.contextmanager
+def _written() -> Iterator[None]:
+    """A write of the output: a reader gone away ends the program quietly (:data:`OUTPUT_CLOSED`),
+    and an output that cannot take more (a full disk) is said on one line, status 2."""
+    import errno
+
+    try:
+        yield
+    except BrokenPipeError:
+        _drop_stdout()
+        sys.exit(OUTPUT_CLOSED)
+    except OSError as e:
+        if errno.errorcode.get(e.errno or 0) not in _CANNOT_WRITE:
+            raise
+        _drop_stdout()
+        from p2pcards.ui.i18n import Translator
+
+        tr = Translator(help_lang(click.get_current_context(silent=True)))
+        with contextlib.suppress(OSError):
+            click.echo(tr("cmd_error", error=tr("cmd_cannot_write", error=e.strerror or str(e))), err=True)
+        sys.exit(2)
+
+
+def _drop_stdout() -> None:
+    """Standard output goes nowhere from now on: the interpreter's last flush would fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 _LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
@@ -351,7 +390,8 @@ def _echo_json(document: object) -> None:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
         text = json.dumps(document, indent=2)
-    click.echo(text)
+    with _written():
+        click.echo(text)
 
 
 def _json_for_terminal(document: object) -> str:

@@ -27,7 +27,6 @@ from p2pcards.errors import (
     LocalProtocolError,
     RemoteProtocolError,
     RuleOptionError,
-    TranscriptError,
     UsageError,
 )
 from p2pcards.games.base import default_game, game
@@ -35,10 +34,9 @@ from p2pcards.protocol.audit_words import AUDIT_WORDS, ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
-from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
 from p2pcards.protocol.table import TableCore, table_class
-from p2pcards.protocol.transcript import decode_file
+from p2pcards.protocol.transcript import decode_file, read_transcript_bytes
 from p2pcards.protocol.wire import (
     MAX_RECORD,
     SIGN_PREFIX,
@@ -1067,11 +1065,7 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
 
 
 def audit_file(path: str | Path) -> AuditReport:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise TranscriptError(Notice("file_unreadable", path=str(path), error=e.strerror or str(e))) from None
-    report = audit_bytes(data)
+    report = audit_bytes(read_transcript_bytes(path))
     with contextlib.suppress(OSError, ValueError, OverflowError):
         report.saved_on = datetime.fromtimestamp(Path(path).stat().st_mtime).strftime("%Y-%m-%d %H:%M")
     return report

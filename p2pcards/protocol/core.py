@@ -1084,7 +1084,9 @@ class TableCore:
         for seat, body in bodies.items():
             signed = (body.totals, body.winners)  # type: ignore[attr-defined]
             if signed != (tuple(self.match.totals), signed_winners(self.match)):
-                self._fail(seat, "signed a different result", step=step)
+                self._fail(
+                    seat, "signed totals or winners other than the scores of the hands played", step=step
+                )
         self.spec = StepSpec("over", (), ())
         self.log.finish()
         self._events.append(MatchOver(self.match))

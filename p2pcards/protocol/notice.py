@@ -86,6 +86,7 @@ NOTICES: dict[str, str] = {
     "portmap_pcp_natpmp_no_answer": "PCP and NAT-PMP: no answer",
     "portmap_pcp_natpmp_error": "PCP and NAT-PMP: {error}",
     "file_unreadable": "cannot read {path}: {error}",
+    "file_not_regular": "cannot read {path}: it is not a file (a device or a pipe, say)",
     "file_empty": "not a p2pcards transcript: the file is empty",
     "file_too_big": "not a p2pcards transcript: {size} bytes exceeds the limit of {limit}",
     "file_no_marker": "not a p2pcards transcript (no format marker)",

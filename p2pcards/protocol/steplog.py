@@ -756,7 +756,7 @@ class StepLog:
         what = (
             f"skipped step {self.step} (sent step {step} first)"
             if skipped
-            else (f"broken chain: its record for step {step} follows another history")
+            else (f"broken chain: its record for step {step} does not follow the records before it here")
         )
         self.suspect = (author, what)
         self._disputed = rec

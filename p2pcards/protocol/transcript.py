@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -929,9 +930,22 @@ class _Recovery:
         return any(verify_signature(key, sig, signed) for key in self.keys)
 
 
-def load(path: str | os.PathLike[str]) -> TranscriptFile:
+def read_transcript_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the file at ``path``, if it is a file and no larger than :data:`MAX_FILE`:
+    a device (``/dev/zero``) or a pipe would be read for ever, or never answer."""
     try:
-        data = Path(path).read_bytes()
+        # (non-blocking: opening a pipe nobody writes to would wait for ever)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise TranscriptError(Notice("file_not_regular", path=str(path)))
+            if info.st_size > MAX_FILE:
+                raise TranscriptError(Notice("file_too_big", size=info.st_size, limit=MAX_FILE))
+            return f.read(MAX_FILE + 1)  # (a file growing meanwhile is refused by its length)
     except OSError as e:
         raise TranscriptError(Notice("file_unreadable", path=str(path), error=e.strerror or str(e))) from None
-    return decode_file(data)
+
+
+def load(path: str | os.PathLike[str]) -> TranscriptFile:
+    return decode_file(read_transcript_bytes(path))

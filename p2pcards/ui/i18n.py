@@ -310,6 +310,7 @@ _EN: dict[str, str] = {
     "prompt_time_left": "{left} left",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
     "turn_answer_first": "(Your turn has come: your move is asked once you have answered this.)",
+    "cmd_cannot_write": "cannot write the output: {error}",
     "typed_not_your_turn": (
         "({typed}: it is not your turn; a move counts at your prompt. While you wait: quit, score, help.)"
     ),
@@ -409,7 +410,10 @@ _EN_REPLAY: dict[str, str] = {
     "rp_rest_on": "the others played on from a fresh deal",
     "rp_final": "Final totals: {totals}",
     "rp_final_left": " (and, who left: {kept})",
-    "rp_unfinished": "The game did not finish: only the hands verified to their end are shown.",
+    "rp_unfinished": "The game, or its file, stops here: only the hands verified to their end are shown.",
+    "rp_result_unsigned": (
+        "The file stops before every player signed this result: the audit calls the game INCOMPLETE."
+    ),
     "rp_no_trump": "no trump",
     "rp_trumps_are": "trumps are {suit} ({symbol})",
     "rp_looks_takes": "{who} looks at the dummy and takes it",

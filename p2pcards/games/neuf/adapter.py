@@ -370,7 +370,7 @@ class NeufTable(TableCore):
         shown = body.cards[0]
         pos = (shown.round, shown.pos)
         if pos not in h.holdings[seat]:
-            self._fail(seat, f"plays from position {pos} that it does not hold", step=step)
+            self._fail(seat, f"played a card it does not hold (deal position {pos})", step=step)
         if not 0 < shown.key < group.ORDER:  # checked before the key is used
             self._fail(seat, "shows a key outside the group order", step=step)
         opened = h.ledger.open(pos, {seat: shown.key})

@@ -318,7 +318,9 @@ class NinesTable(TableCore):
         for shown in body.cards:
             pos = (shown.round, shown.pos)
             if pos not in h.holdings.get(seat, []):
-                self._fail(seat, f"plays from position {pos} that it does not hold", step=step)
+                self._fail(
+                    seat, f"played a card it was neither dealt nor drew (deal position {pos})", step=step
+                )
             if hand.phase is Phase.DRAWN and pos != h.last_drawn.get(seat):
                 self._fail(seat, "after drawing only the drawn card may be played", step=step)
             if not 0 < shown.key < group.ORDER:  # checked before the key is used
