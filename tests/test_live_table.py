@@ -682,6 +682,46 @@ def test_what_was_held_back_is_not_shown_to_a_player_who_left() -> None:
         assert ("Hand 2" in rec.text) is shown, rec.text
 
 
+async def test_what_was_typed_in_the_lobby_is_dropped_when_the_table_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``quit`` typed in the lobby, where nothing reads it: when the table shows, it is not
+    taken for a question about leaving this table (the person is told it was not used)."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        type_line("quit")
+        await trio.sleep(0.1)
+        decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+        await trio.sleep(0.3)
+        assert "What you typed before the table was ready is not used." in said(out), out
+        assert not console.read_in_progress() and not decider.leaving
+        decider.match_over()
+
+
+async def test_one_answer_never_answers_two_questions(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The person is asked whether they leave (they typed quit) when the fingerprint question
+    comes: it is asked after the first is answered, and the "n" that keeps their seat is not
+    also the answer that the digits differ."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+        decider.watch_typing()
+        type_line("quit")
+        await until(console.read_in_progress, "asked whether they leave")
+        decider.ask_fingerprint()
+        await trio.sleep(0.3)
+        assert "Do all the players read" not in capsys.readouterr().out  # not asked beside it
+        type_line("n")
+        await until(lambda: "You stay at the table." in said(out), "told they stay")
+        await until(console.read_in_progress, "asked about the digits")
+        assert decider.fingerprint_same is None and not decider.leaving
+        type_line("y")
+        await until(lambda: decider.fingerprint_same is True, "the digits' answer")
+        assert not decider.leaving
+        decider.match_over()
+
+
 async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while_waiting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

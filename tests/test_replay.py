@@ -54,6 +54,30 @@ def test_a_game_of_nines_is_shown_with_every_card_and_move(tmp_path: Path) -> No
     assert f"Final totals: {totals}" in out
 
 
+def test_a_drawn_card_played_at_once_is_one_draw_then_one_play(tmp_path: Path) -> None:
+    """A card drawn and played at once reads as two moves, each said once: the draw, then the
+    play (not "draws it and plays it", then "plays it" again)."""
+    tables = make_tables(3, SHORT_RULES, seed=5)
+    run_match(tables, seed=5)
+    data = transcript_bytes(tables[0])
+    path = tmp_path / "nines.p2pt"
+    path.write_bytes(data)
+    code, out = replay(path, columns=200)
+    assert code == 0, out
+    record = audit_bytes(data).to_record()
+    played_at_once = [
+        (e, after)
+        for hand in record["hands"]
+        for e, after in zip(hand["events"], hand["events"][1:], strict=False)
+        if e["type"] == "draw" and after["type"] == "play" and after.get("card") == e.get("card")
+    ]
+    assert played_at_once, "the match has no card drawn and played at once"
+    assert "and plays it" not in out and "draws" in out
+    for _draw, play in played_at_once:
+        shown = card_text(str(play["card"]))
+        assert f"draws {shown}." in out and f"plays {shown}" in out
+
+
 def test_a_game_of_le_neuf_shows_the_dummy_exchanges_and_tricks(tmp_path: Path) -> None:
     tables = build_neuf(2)
     run_neuf(tables, 2)

@@ -226,12 +226,16 @@ def test_a_player_whose_clock_runs_out_leaves_and_the_others_play_on(tmp_path: P
 def test_what_is_typed_before_a_prompt_is_not_its_answer(tmp_path: Path) -> None:
     """Ann types "1" and Enter before anything asks her anything: the first prompt (the
     fingerprint question, then her move) does not take that line as its answer; she
-    is told once that it was not used: as soon as her table shows, that it is not her
-    turn, or (typed before that) at the first prompt."""
+    is told once that it was not used: when her table shows (typed in the lobby), that it
+    is not her turn (typed after), or at the first prompt (typed just before it)."""
     with table_with_ann(tmp_path, typed_first="1") as table:
         time.sleep(0.5)  # her move prompt waits: nothing answered it
         at_move = table.screen.read_text(encoding="utf-8", errors="replace")
-    told = ("What you typed before this prompt appeared is not used", "(1: it is not your turn;")
+    told = (
+        "What you typed before this prompt appeared is not used",
+        "(1: it is not your turn;",
+        "What you typed before the table was ready is not used",
+    )
     assert sum(at_move.count(t) for t in told) == 1, at_move
     assert "Answer y if everyone" not in at_move and "You played" not in at_move, at_move
 

@@ -311,6 +311,7 @@ _EN: dict[str, str] = {
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
     "turn_answer_first": "(Your turn has come: your move is asked once you have answered this.)",
     "cmd_cannot_write": "cannot write the output: {error}",
+    "typed_before_table": "(What you typed before the table was ready is not used.)",
     "typed_not_your_turn": (
         "({typed}: it is not your turn; a move counts at your prompt. While you wait: quit, score, help.)"
     ),

@@ -194,6 +194,13 @@ class Keyboard:
         finally:
             self._echo(False)
 
+    def drop(self) -> bool:
+        """Throw away what was typed while nothing could take it (before the table was ready);
+        True if a whole line was. Nothing is dropped while a read is in progress."""
+        if self._fd is None or self._busy():
+            return False
+        return self._drop_typed_ahead()
+
     def withdraw(self) -> None:
         """The prompt whose read is in progress stands no more: keys typed now are not shown
         (they would run into the status line) until a prompt asks again."""

@@ -401,6 +401,7 @@ class HumanDecider:
         fd = self.screen.console.typed_fd
         if fd is None or self._watching is not None:
             return
+        self.screen.console.drop_typed()  # (typed in the lobby: for nothing asked here)
         scope = trio.CancelScope()
         try:
             trio.lowlevel.spawn_system_task(self._watch, fd, scope)
@@ -476,7 +477,11 @@ class HumanDecider:
         answer (``_paused``), and a failure is raised there rather than lost. False
         outside trio (nothing asked)."""
 
+        previous = self._paused if self._paused is not None and not self._paused.is_set() else None
+
         async def run(asked: trio.Event) -> None:
+            if previous is not None:  # one question at a time: one answer never answers two
+                await previous.wait()
             try:
                 answer = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
             except Exception as e:

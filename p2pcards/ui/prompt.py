@@ -447,6 +447,12 @@ class Console:
         if self._keyboard is not None:
             self._keyboard.withdraw()
 
+    def drop_typed(self) -> None:
+        """Throw away what the person typed before anything could answer it (in the lobby): it
+        is not the answer of whatever asks first. They are told, if a whole line went."""
+        if self._keyboard is not None and self._keyboard.drop():
+            self.say(self.tr("typed_before_table"))
+
     def read_in_progress(self) -> bool:
         """A read of the terminal is in progress (one whose question was withdrawn, say):
         the next line typed is its."""

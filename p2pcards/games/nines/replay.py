@@ -103,10 +103,11 @@ def positions(
             text = tr("rp_draw", who=who, card=card_text(card))
             if e.get("forced"):
                 text += tr("rp_draw_forced")
-            elif keeps_rule:
+            elif keeps_rule:  # (a drawn card played is the next move: said there, once)
                 after = events[i + 1] if i + 1 < len(events) else {}
                 played = after.get("type") == "play" and after.get("seat") == seat
-                text += tr("rp_draw_plays") if played and after.get("card") == card else tr("rp_draw_keeps")
+                if not (played and after.get("card") == card):
+                    text += tr("rp_draw_keeps")
         elif kind == "recycle":
             stock = [str(c) for c in e.get("stock", [])]
             pile = 1

@@ -86,7 +86,6 @@ WORDS: dict[str, str] = {
     "rp_and_names": " and names {suit} ({symbol})",
     "rp_draw": "{who} draws {card}",
     "rp_draw_forced": " (forced by an Ace)",
-    "rp_draw_plays": " and plays it",
     "rp_draw_keeps": " and keeps it",
     "rp_pass": "{who} has nothing to draw and passes",
     "rp_went_out": "{who} went out.",
