@@ -322,6 +322,27 @@ def test_help_at_an_ascii_terminal_is_ascii() -> None:
 
 
 @needs_exe
+@pytest.mark.parametrize("locale", [{"LC_ALL": "C"}, {"LC_ALL": "POSIX", "LANG": "en_US.UTF-8"}])
+def test_a_terminal_whose_locale_says_ascii_gets_ascii(locale: dict[str, str]) -> None:
+    """``LC_ALL=C`` (or POSIX): Python writes UTF-8 there all the same (its UTF-8 mode),
+    which such a terminal garbles; the game writes ASCII (suits as letters) instead."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", **locale, **home()}
+    child = pexpect.spawn(str(EXE), ["play", "--offline", "--seed", "1"], env=env, timeout=30)
+    try:
+        child.expect(b"> ")
+        raw = child.before
+        child.sendline(b"quit")
+        child.expect(rb"\(y/n\) > ")
+        child.sendline(b"y")
+        child.expect(pexpect.EOF)
+        raw += child.before
+    finally:
+        child.close()
+    assert raw.isascii() and re.search(rb"\b(?:[2-9AJQK]|10)[SHDC]\b", raw), raw
+
+
+@needs_exe
 def test_audit_history_and_replay_print_ascii_to_an_ascii_terminal(tmp_path: Path) -> None:
     transcript = tmp_path / "t.p2pt"
     assert play("--watch", "--seed", "1", "--rule", "hands=1", "--transcript", str(transcript)).exit_code == 0

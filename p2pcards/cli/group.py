@@ -318,11 +318,11 @@ def _fallback_streams() -> None:
 def _echo(text: str = "", *, err: bool = False) -> None:
     """``click.echo`` of text the stream can print: on an ASCII terminal ``✓`` is ``+``, and
     so on (click writes UTF-8 to a stream it finds ASCII, which such a terminal garbles)."""
-    from p2pcards.ui.render import encodable
+    from p2pcards.ui.render import encodable, stream_encoding
 
     stream = sys.stderr if err else sys.stdout
     with _written():
-        click.echo(encodable(text, getattr(stream, "encoding", None)), err=err)
+        click.echo(encodable(text, stream_encoding(stream)), err=err)
 
 
 OUTPUT_CLOSED = 141

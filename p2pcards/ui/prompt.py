@@ -38,6 +38,7 @@ from p2pcards.ui.render import (
     Style,
     encodable,
     line_width,
+    stream_encoding,
     visible_len,
     wrap,
 )
@@ -249,7 +250,7 @@ def output_encoding(write: Callable[[str], None]) -> str | None:
     None otherwise (a test's list, a file of its own: no limit)."""
     if write is not print and write is not click.echo:
         return None
-    return getattr(sys.stdout, "encoding", None) or "ascii"
+    return stream_encoding(sys.stdout)
 
 
 def _detect(text: str) -> None:

@@ -18,7 +18,7 @@ import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from p2pcards.cards import SUIT_SYMBOLS, Card, format_card, format_suit
 from p2pcards.protocol.names import names_by_key
@@ -102,6 +102,24 @@ def _fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(FALLBACK_ERRORS, _fallback)
 
 
+def stream_encoding(stream: Any) -> str:
+    """What ``stream`` can print: its encoding, but ASCII on a terminal whose locale says
+    ASCII only (``LC_ALL=C``, ``LANG=POSIX``), where Python writes UTF-8 all the same (its
+    UTF-8 mode) and the terminal would garble ``♠``; ``PYTHONIOENCODING`` is obeyed."""
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    if os.environ.get("PYTHONIOENCODING"):
+        return encoding
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            try:
+                tty = stream.isatty()
+            except (AttributeError, ValueError):
+                tty = False
+            return "ascii" if value in ("C", "POSIX") and tty else encoding
+    return encoding
+
+
 def encodable(text: str, encoding: str | None) -> str:
     """``text`` as a stream in ``encoding`` can print it: ``9♠`` is ``9S``, ``cœur`` is
     ``coeur``, ``é`` is ``e`` on an ASCII terminal (None, or an unknown encoding: unchanged)."""
@@ -130,7 +148,7 @@ class Style:
         except (AttributeError, ValueError):
             tty = False
         color = tty and "NO_COLOR" not in env and env.get("TERM", "") != "dumb"
-        encoding = getattr(stream, "encoding", None) or "ascii"
+        encoding = stream_encoding(stream)
         try:
             "".join(SUIT_SYMBOLS.values()).encode(encoding)
             uni = True
