@@ -568,3 +568,26 @@ def test_the_audit_names_everyone_who_sat_down_and_who_left_when_and_how(tmp_pat
     assert f"during hand {claims[0].hands + 1} at step {step};" in flat, out
     assert re.search(rf"^Totals: .*; {name} left with -?\d+$", out, re.M), out
     lines_fit(out)
+
+
+def test_the_score_table_after_a_player_left_adds_up() -> None:
+    """The match went on at a new table without a player: its score table starts with one row
+    for the hands played before (the totals the table began with), so that its rows add up
+    to the totals shown under them, and its title counts every hand of the match."""
+    tables = left_match("nines")
+    current = tables[0].current
+    match = current.match
+    assert match is not None and match.played_before >= 1 and match.results
+    out: list[str] = []
+    console = Console(tr=Translator("en"), style=Style(), read=lambda prompt: "", write=out.append)
+    names = table_names(current.roster)
+    screen = make_screen("nines", console, names, me=0, rules=current.rules, watch=False,
+                         pause_between_hands=False, verified=True)  # fmt: skip
+    text = screen.scores(match)
+    played = match.played_before + len(match.results)
+    assert f"Scores after hand {played}" in text, text
+    rows = [line.split() for line in text.splitlines() if line[:1].isdigit()]
+    first = "1" if match.played_before == 1 else f"1-{match.played_before}"
+    assert rows[0][0] == first, text
+    sums = [sum(int(row[1 + s].rstrip("*")) for row in rows) for s in range(len(names))]
+    assert sums == list(match.totals), text

@@ -261,13 +261,15 @@ class ConsoleDisplay:
 
     def scores(self, match: Match, title: str | None = None) -> str:
         c = self.console
+        played = match.played_before + len(match.results)
         return render_scores(
             match.results,
             names=self.table.names,
             totals=match.totals,
             tr=c.tr,
             style=c.style,
-            title=title or (c.tr("scores_after", n=len(match.results)) if match.results else c.tr("scores")),
+            title=title or (c.tr("scores_after", n=played) if played else c.tr("scores")),
+            before=match.played_before,
         )
 
     def match_end(self, match: Match) -> None:

@@ -194,13 +194,20 @@ def render_scores(
     tr: Translator,
     style: Style,
     title: str,
+    before: int = 0,
 ) -> str:
-    """One row per hand, one column per player: penalties, then the totals."""
+    """One row per hand, one column per player: penalties, then the totals. ``before``: hands
+    played at an earlier table of the match (before a player left), summed up in one first
+    row, so that the rows add up to the totals."""
     n = len(names)
     col = max(6, min(NAME_WIDTH, max(visible_len(x) for x in names)) + 1)
-    first = max(6, len(tr("col_hand")), len(tr("row_total"))) + 1
+    first = max(6, len(tr("col_hand")), len(tr("row_total")), len(f"1-{before}")) + 1
     head = pad(tr("col_hand"), first) + "".join(pad_left(short_name(x, col - 1), col) for x in names)
     lines = [rule_line(title, style), style.bold(head)]
+    if before:
+        carried = [t - sum(r.penalties[s] for r in results) for s, t in enumerate(totals)]
+        label = "1" if before == 1 else f"1-{before}"
+        lines.append(pad(label, first) + "".join(f"{t:>{col}}" for t in carried))
     any_out = any_playoff = False
     for r in results:
         label = f"{r.number}"
