@@ -241,9 +241,9 @@ def test_what_is_typed_before_a_prompt_is_not_its_answer(tmp_path: Path) -> None
 
 
 def test_a_typed_code_is_shown_completed_with_tab_and_asked_again_when_wrong(tmp_path: Path) -> None:
-    """Ann types the code herself: she sees what she types, Tab completes a code word,
-    and a wrong code is asked for again instead of ending the command; once seated she
-    is told which game she joined."""
+    """Ann types the code herself: she sees what she types, Tab completes a code word (the
+    first one with the dash that follows it), and a wrong code is asked for again instead
+    of ending the command; once seated she is told which game she joined."""
     from p2pcards.net.words import WORDS
 
     # A first word that a prefix of it names alone (Tab then completes it, not just the prefix).
@@ -266,9 +266,9 @@ def test_a_typed_code_is_shown_completed_with_tab_and_asked_again_when_wrong(tmp
                 r"that code is wrong: check it with the host and type it again \(2 tries left\)", timeout=30
             )
             ann.expect("Invitation code: ", timeout=10)
-            ann.send(f"{number}-{first[:3]}\t")  # Tab completes the first word
-            ann.expect(re.escape(f"{number}-{first}"), timeout=10)
-            ann.sendline(f"-{second}")
+            ann.send(f"{number}-{first[:3]}\t")  # Tab completes the first word, and the dash after it
+            ann.expect(re.escape(f"{number}-{first}-"), timeout=10)
+            ann.sendline(second)
             ann.expect(r"seated at a table of Nines \(2 players\)", timeout=30)
             ann.expect([MOVE, FINGERPRINT], timeout=60)
         finally:

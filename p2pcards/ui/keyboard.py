@@ -244,7 +244,11 @@ def ask_code(prompt: str, words: Sequence[str]) -> str:
 
     def complete(text: str, state: int) -> str | None:
         matches = [w for w in words if w.startswith(text.lower())]
-        return matches[state] if state < len(matches) else None
+        if state >= len(matches):
+            return None
+        # The first of the two words (after the number) is completed with the dash after it.
+        before = readline.get_line_buffer()[: readline.get_begidx()]
+        return matches[state] + ("-" if before.count("-") == 1 else "")
 
     completer, delims = readline.get_completer(), readline.get_completer_delims()
     readline.set_completer(complete)
