@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.net.node import NodeConfig, Outcome
 
 INVITATION_WIDTH = 80
-"""The invitation fits a terminal of 80 columns, in every language."""
+"""The invitation fits a terminal of 80 columns, in every language (a narrower one: its width)."""
 
 
 def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, where: str, others: list[str],
@@ -26,12 +26,16 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
     """What the host prints for the others: the command to join, and how the internet reaches it."""
     from p2pcards.net.addresses import show_address
     from p2pcards.protocol.notice import Notices
+    from p2pcards.ui.render import line_width
 
     lines: list[str] = []
+    width = min(INVITATION_WIDTH, line_width() + 1)  # (a narrower terminal: no word cut in two)
 
     def say(text: str) -> None:  # each line folded to 80 columns, a continued line indented by one
+        if width < INVITATION_WIDTH:  # (lines broken for 80 columns: folded again as one)
+            text = text.replace("\n ", " ")
         for line in text.split("\n"):
-            lines.extend(textwrap.wrap(line, INVITATION_WIDTH, subsequent_indent=" ", break_on_hyphens=False))
+            lines.extend(textwrap.wrap(line, width, subsequent_indent=" ", break_on_hyphens=False))
 
     say(tr("host_hosting", game=game, players=players, port=port))
     say(tr("host_code", code=code))
@@ -59,7 +63,7 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
     if discovering:  # a command is never folded: it goes on a line of its own when it does not fit
         lan = f"{command} join {code}"
         said = tr("host_lan", command=lan)
-        if len(said) <= INVITATION_WIDTH:
+        if len(said) <= width:
             lines.append(said)
         else:
             before, _, after = tr("host_lan", command="\0").partition("\0")
