@@ -639,6 +639,9 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                     passing = e.reason in ("name-taken", "same-key", "busy")
                 else:
                     passing = not isinstance(e, DoorClosed)
+                if isinstance(e, DoorClosed):  # nothing listens there now: the host closed its table
+                    closed = Notice("notice_host_left_lobby", where=show_address(host, port))
+                    raise DoorClosed(closed) from None
                 if not passing or trio.current_time() >= rejoin_until:
                     raise
                 notice = "notice_lobby_rejoin"

@@ -58,6 +58,9 @@ NOTICES: dict[str, str] = {
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_closed": "the host closed the connection ({why})",
     "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
+    "notice_host_left_lobby": (
+        "the host closed its table before the game began: nothing answers at {where} any more"
+    ),
     "notice_join_retry": "the connection broke while joining ({why}): trying again",
     "notice_host_silent": "the host stopped answering",
     "notice_host_no_tls": "the host at {peer} did not complete the TLS handshake",
