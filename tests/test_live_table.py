@@ -263,6 +263,18 @@ class PromptScreen:
 TABLE = SimpleNamespace(view=lambda: object(), legal_actions=lambda: ["play"], match=None)
 
 
+class AnsweringScreen(PromptScreen):
+    """A move prompt that keeps what was answered at it (``answers``)."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.answers: list[str] = []
+
+    def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+        self.answers.append(self.console.ask("Your move"))
+        return legal[0]
+
+
 async def test_a_turn_warning_ends_the_prompt_line_and_shows_the_prompt_again(
     mock_clock: trio.testing.MockClock,
 ) -> None:
@@ -603,15 +615,10 @@ async def test_when_their_turn_comes_while_a_typed_quit_is_asked_about_the_playe
 ) -> None:
     """The turn comes while the player is asked whether they leave: they are told that it
     is their turn, and after "n" their move is asked."""
-    answers: list[str] = []
-
-    class Answering(PromptScreen):
-        def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
-            answers.append(self.console.ask("Your move"))
-            return legal[0]
-
     with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
-        decider = HumanDecider(screen=Answering(console), confirm_quit=True)  # type: ignore[arg-type]
+        screen = AnsweringScreen(console)
+        answers = screen.answers
+        decider = HumanDecider(screen=screen, confirm_quit=True)  # type: ignore[arg-type]
         decider.watch_typing()
         type_line("quit")
         await until(console.read_in_progress, "asked whether they leave")
@@ -727,15 +734,10 @@ async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while
 ) -> None:
     """While a decision is asked, what is typed is its answer: the watch of the terminal
     leaves it alone."""
-    answers: list[str] = []
-
-    class Answering(PromptScreen):
-        def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
-            answers.append(self.console.ask("Your move"))
-            return legal[0]
-
     with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
-        decider = HumanDecider(screen=Answering(console), confirm_quit=True)  # type: ignore[arg-type]
+        screen = AnsweringScreen(console)
+        answers = screen.answers
+        decider = HumanDecider(screen=screen, confirm_quit=True)  # type: ignore[arg-type]
         decider.watch_typing()
 
         async def move() -> None:
