@@ -10,6 +10,7 @@ import random
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -591,3 +592,20 @@ def test_the_score_table_after_a_player_left_adds_up() -> None:
     assert rows[0][0] == first, text
     sums = [sum(int(row[1 + s].rstrip("*")) for row in rows) for s in range(len(names))]
     assert sums == list(match.totals), text
+
+
+def test_a_player_who_leaves_in_the_first_hand_is_said_without_totals_of_no_hand() -> None:
+    """Nines goes on without a player who left during the first hand: the others are told
+    so, without "totals after 0 hands" (no hand was scored yet)."""
+    tables = left_match("nines", first_hand=True)
+    out: list[str] = []
+    console = Console(tr=Translator("en"), style=Style(), read=lambda prompt: "", write=out.append)
+
+    def screen_of(table: TableCore) -> Any:  # (a table that goes on has seats of its own)
+        return make_screen("nines", console, table_names(table.roster), me=0, rules=table.rules,
+                           watch=False, pause_between_hands=False, verified=True)  # fmt: skip
+
+    TableWatcher(screen_of(tables[0].tables[0]), on_continued=lambda t: screen_of(t.current))(tables[0])
+    text = " ".join(" ".join(out).split())
+    said = "left the match (dinner is ready) before any hand was finished; the others play on"
+    assert said in text and "after 0 hands" not in text, text

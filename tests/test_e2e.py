@@ -390,6 +390,8 @@ def continued_line(out: str) -> str:
     """The sentence saying that a seat left and the match goes on without it (unwrapped)."""
     text = " ".join(out.split())
     found = re.search(r"(\S+ (?:left the match|a quitté la partie) \(.*?(?:Totals|Totaux)[^.]*\.)", text)
+    if found is None:  # (left before any hand was scored: no totals to give)
+        found = re.search(r"(\S+ left the match \(.*? before any hand was finished[^.]*\.)", text)
     return found.group(1) if found else ""
 
 

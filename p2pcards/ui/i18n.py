@@ -356,6 +356,8 @@ _EN: dict[str, str] = {
     " without --bind, or bind this machine's address on their network)",
     "net_others_left": "{name} left the match ({reason}): nobody remains to play on with you, so the match"
     " ends here.",
+    "net_continued_none": "{name} left the match ({reason}) before any hand was finished; the others play"
+    " on without them from a fresh deal.",
     "net_continued_ends_none": "{name} left the match ({reason}) before any hand was finished, and too few"
     " players remain to go on: the match ends with no winner.",
     # The frame of every --help (the texts themselves are the command line's own)

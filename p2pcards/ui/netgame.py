@@ -249,6 +249,15 @@ class TableWatcher:
                     )
                 )
                 return
+            if playing_on and event.hands == 0:  # no totals yet to say ("after 0 hands")
+                console.say(
+                    console.tr(
+                        "net_continued_none",
+                        name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
+                        reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
+                    )
+                )
+                return
             console.say(
                 console.tr.n(
                     "net_continued" if playing_on else "net_continued_ends",
