@@ -272,7 +272,7 @@ def numbered(which: str, folder: Path) -> Path | None:
     found = find(folder)
     k = int(m.group(1))
     if not 1 <= k <= len(found):
-        key = "history_no_game" if found else "history_no_game_empty"
+        key = {0: "history_no_game_empty", 1: "history_no_game_one"}.get(len(found), "history_no_game")
         raise LookupError(Notice(key, k=k, n=len(found), folder=str(folder)))
     return found[k - 1].path
 

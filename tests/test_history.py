@@ -282,6 +282,14 @@ def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: 
         assert f"nella cronologia: le sue partite sono numerate da 1 a {n}" in said.output
 
 
+def test_a_history_of_one_game_says_it_holds_one(home: Path, tmp_path: Path) -> None:
+    """Not "numbered 1 to 1": the history holds one game, number 1."""
+    (tmp_path / "transcripts").mkdir()
+    shutil.copy2(home / "transcripts" / NINES, tmp_path / "transcripts" / NINES)
+    said = CliRunner().invoke(main, ["replay", "2"], env={"P2PCARDS_HOME": str(tmp_path)})
+    assert said.exit_code == 2 and "it holds one game, number 1" in said.output, said.output
+
+
 def test_a_player_named_you_is_not_marked_you_twice(tmp_path: Path) -> None:
     """A person who gave no name plays as "you": the name says it already."""
     folder = tmp_path / "transcripts"

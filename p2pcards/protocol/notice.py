@@ -106,6 +106,7 @@ NOTICES: dict[str, str] = {
     "journal_damaged": "the journal's header is damaged",
     "journal_not_or_damaged": "not a p2pcards journal, or its header is damaged",
     "history_no_game": "there is no game {k} in the history: its games are numbered 1 to {n} ({folder})",
+    "history_no_game_one": "there is no game {k} in the history: it holds one game, number 1 ({folder})",
     "history_no_game_empty": "there is no game {k}: the history holds none yet ({folder})",
     "keyfile_missing": "no identity key file at {path}",
     "keyfile_unreadable": "cannot read the identity key file {path}: {detail}",
