@@ -240,34 +240,17 @@ class TableWatcher:
             scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
             playing_on = len(event.totals) >= _fewest(self.table)
             match = getattr(getattr(self.table, "current", self.table), "match", None)
+            who = {
+                "name": console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
+                "reason": leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
+            }
             if not playing_on and match is not None and not match.winners:  # no hand was ever scored
-                console.say(
-                    console.tr(
-                        "net_continued_ends_none",
-                        name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
-                        reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
-                    )
-                )
-                return
-            if playing_on and event.hands == 0:  # no totals yet to say ("after 0 hands")
-                console.say(
-                    console.tr(
-                        "net_continued_none",
-                        name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
-                        reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
-                    )
-                )
-                return
-            console.say(
-                console.tr.n(
-                    "net_continued" if playing_on else "net_continued_ends",
-                    event.hands,
-                    name=console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
-                    reason=leave_reason(console.tr, clean(event.reason, TEXT_LIMIT)),
-                    hands=event.hands,
-                    scores=scores,
-                )
-            )
+                console.say(console.tr("net_continued_ends_none", **who))
+            elif playing_on and event.hands == 0:  # no totals yet to say ("after 0 hands")
+                console.say(console.tr("net_continued_none", **who))
+            else:
+                key = "net_continued" if playing_on else "net_continued_ends"
+                console.say(console.tr.n(key, event.hands, hands=event.hands, scores=scores, **who))
 
 
 _NO_PLAY = re.compile(r"did not play within (\d+(?:\.\d+)?) s")
