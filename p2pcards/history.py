@@ -391,9 +391,12 @@ def _consistent(fields: dict[str, Any]) -> bool:
 
 def digest_of(path: Path) -> str | None:
     """The SHA-256 of the file at ``path`` (None if it cannot be read)."""
+    from p2pcards.errors import TranscriptError
+    from p2pcards.protocol.transcript import read_transcript_bytes
+
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_transcript_bytes(path)).hexdigest()
+    except TranscriptError:
         return None
 
 
@@ -421,12 +424,10 @@ def read(
     With ``verdicts``, an audit already made of the same bytes is read instead of redone;
     ``bot_files`` are the digests of the files a bot's seat saved
     (:func:`p2pcards.net.storage.bot_transcripts`)."""
-    from p2pcards.protocol.transcript import MAX_FILE
+    from p2pcards.protocol.transcript import read_transcript_bytes
 
     try:
-        if entry.path.stat().st_size > MAX_FILE:
-            raise ValueError("the file is too large")
-        data = entry.path.read_bytes()
+        data = read_transcript_bytes(entry.path)  # (a file, and not too large to read)
         digest = hashlib.sha256(data).hexdigest()
         entry.bot = digest in bot_files
         if verify:
