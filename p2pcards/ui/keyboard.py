@@ -177,17 +177,12 @@ class Keyboard:
     def read(self, prompt: str) -> str:
         if self._fd is None:
             return self._read(prompt)
-        if self._busy():  # this prompt takes the line of the read in progress: shown as typed
-            self._echo(True)
-            try:
-                return self._read(prompt)
-            finally:
-                self._echo(False)
-        if self._lost():
-            self._told_lost()
-        if self._drop_typed_ahead() and not self._discarded_before:
-            self._discarded_before = True
-            self._told()
+        if not self._busy():  # (busy: this prompt takes the line of the read in progress)
+            if self._lost():
+                self._told_lost()
+            if self._drop_typed_ahead() and not self._discarded_before:
+                self._discarded_before = True
+                self._told()
         self._echo(True)
         try:
             return self._read(prompt)

@@ -356,9 +356,6 @@ class Console:
     """The key of a question asked before ``quit`` is obeyed (:meth:`confirm_quit`);
     None: quit at once (a networked seat asks its own question, see ``HumanDecider``)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
-    typed_fd: int | None = field(init=False, default=None, repr=False, compare=False)
-    """The terminal a person types at, where lines typed between questions can be taken
-    (:meth:`typed_line`); None when the input is no terminal (a pipe, a test)."""
     _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
     _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
     _keyboard: Keyboard | None = field(init=False, default=None, repr=False, compare=False)
@@ -392,7 +389,7 @@ class Console:
                 lost=one.line_lost,
                 told_lost=lambda: self.say(self.tr("typed_withdrawn")),
             )
-            self.typed_fd, self._read_typed, self._keyboard = keyboard.fd, self.read, keyboard
+            self._read_typed, self._keyboard = self.read, keyboard
             self.read = keyboard.read
 
     def _fit_encoding(self, encoding: str) -> None:
@@ -447,6 +444,12 @@ class Console:
         self.status.abandon()
         if self._keyboard is not None:
             self._keyboard.withdraw()
+
+    @property
+    def typed_fd(self) -> int | None:
+        """The terminal a person types at, where lines typed between questions can be taken
+        (:meth:`typed_line`); None when the input is no terminal (a pipe, a test)."""
+        return self._keyboard.fd if self._keyboard is not None else None
 
     def drop_typed(self) -> None:
         """Throw away what the person typed before anything could answer it (in the lobby): it
