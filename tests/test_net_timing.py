@@ -776,3 +776,24 @@ async def test_a_seat_that_leaves_while_a_player_thinks_is_dealt_with_at_once(
         report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status="over"))
         assert report.valid, report.summary()
         assert "p2 left after" in report.summary()
+
+
+async def test_a_decision_whose_turn_went_away_before_it_began_asks_nothing_and_raises_nothing() -> None:
+    """The main loop starts a decision when the table waits for this seat; frames already
+    queued may move the table on (the match goes on at a new table, say) before the
+    decision's task takes its first step. It must then not call the decider, which would
+    find no hand to look at (a bot's view is None between tables), and must report that
+    nothing was asked, so that the loop asks again on the new table."""
+    from p2pcards.net.runner import _Deciding
+
+    table = Sitting(make_tables(2, ONE_HAND)[0])
+    table.start()
+    asked: list[object] = []
+
+    async def decide(t: object) -> object:
+        asked.append(t)
+        raise AssertionError("asked after the turn went away")
+
+    decision = _Deciding((table.current, table.step - 1), turn_ends=trio.current_time() + 60)
+    await decision.run(decide, table)
+    assert decision.done.is_set() and decision.outcome is None and asked == []

@@ -524,22 +524,25 @@ class _Deciding:
         self.done = trio.Event()
         self.outcome: tuple[str, Any] | None = None
         """("action", it), ("quit", None), ("timeout", None) or ("raise", the exception);
-        None once cancelled."""
+        None once cancelled, or when the turn had gone before anything was asked."""
         self.wake: trio.CancelScope | None = None
         """The main loop's wait for a frame, cut short when the decision is made."""
 
     async def run(self, decide: Decider, table: Sitting) -> None:
         with self.scope:
             try:
-                # The table's clock ends for this seat first: it signs that it leaves, and
-                # the others, who wait a moment longer, go on without it on that record.
-                with trio.move_on_at(self.turn_ends) as turn:
-                    ends = TURN_ENDS.set(self.turn_ends)
-                    try:
-                        action = await decide(table)
-                    finally:
-                        TURN_ENDS.reset(ends)
-                self.outcome = ("timeout", None) if turn.cancelled_caught else ("action", action)
+                # The table may have moved on between this task's start and its first step
+                # (frames already queued were read first): then nothing is asked (outcome None).
+                if self.is_for(table):
+                    # The table's clock ends for this seat first: it signs that it leaves, and
+                    # the others, who wait a moment longer, go on without it on that record.
+                    with trio.move_on_at(self.turn_ends) as turn:
+                        ends = TURN_ENDS.set(self.turn_ends)
+                        try:
+                            action = await decide(table)
+                        finally:
+                            TURN_ENDS.reset(ends)
+                    self.outcome = ("timeout", None) if turn.cancelled_caught else ("action", action)
             except QuitMatch:
                 self.outcome = ("quit", None)
             except BaseException as e:
@@ -737,7 +740,8 @@ async def _play(
             nursery.start_soon(thinking.run, decide, table)
         if thinking is not None and thinking.done.is_set():
             outcome, current, thinking = thinking.outcome, thinking.is_for(table), None
-            assert outcome is not None
+            if outcome is None:
+                continue  # withdrawn before it asked anything: asked again if the turn comes back
             kind, action = outcome
             if kind in ("action", "timeout") and not current:
                 continue  # (its turn went away as it was answered: asked again if it comes back)
