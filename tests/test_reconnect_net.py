@@ -210,3 +210,61 @@ async def test_a_host_that_crashes_resumes_and_the_joiners_dial_it_again(tmp_pat
     files = {load(tmp_path / f"{label}.p2pt").records for label in ("h", "near", "far")}
     assert len(files) == 1, "the three transcripts differ"
     assert all(audit_file(tmp_path / f"{label}.p2pt").valid for label in ("h", "near", "far"))
+
+
+async def test_a_seat_that_resumes_when_the_others_are_gone_asks_nothing_and_says_none_answered(
+    tmp_path: Path,
+) -> None:
+    """Seat 2's node dies on its own turn; then the other two are gone for good (the match
+    ended without it, say: their processes are over). Its player resumes: nothing is asked
+    of them (a move could reach nobody), the others are said not to answer (not "did not
+    come back": the absence was this seat's), and once their grace is over the seat stops
+    with that reason, not with its own turn's clock or a connection of its own that is down."""
+    from dataclasses import replace
+
+    from net_helpers import FAST
+
+    from p2pcards.net import storage
+    from p2pcards.net.node import resume_game
+    from p2pcards.net.runner import NOBODY_ANSWERED
+
+    timeouts = replace(FAST, grace=3.0)
+    outcomes: dict[int, Outcome] = {}
+    crash = trio.CancelScope()
+    crashed_at: list[int] = []
+
+    def progress(table: object) -> None:
+        if not crashed_at and table.step >= CRASH_STEP and table.my_turn:  # type: ignore[attr-defined]
+            crashed_at.append(table.step)  # type: ignore[attr-defined]
+            crash.cancel()
+
+    far = config(tmp_path, "far", seed=3, timeouts=timeouts, on_progress=progress)
+    with trio.fail_after(90):
+        async with trio.open_nursery() as table:
+            host_ui = RecordingUI()
+            host = config(tmp_path, "h", seed=1, timeouts=timeouts, ui=host_ui)
+            port = await start_host(table, host, players=3, rules=NinesRules(target=100), outcomes=outcomes)
+            near = config(tmp_path, "near", seed=2, timeouts=timeouts)
+            await join_seat(table, port, near, 1, outcomes, host_ui)
+            await join_seat(table, port, far, 2, outcomes, host_ui, scope=crash)
+            while not crash.cancelled_caught and not outcomes:
+                await trio.sleep(0.01)
+            table.cancel_scope.cancel()  # the others' nodes end too, without a word
+    assert crash.cancelled_caught and not outcomes, "the match ended before seat 2 could crash"
+    journals = list(storage.journal_dir(far.data_dir).glob("*.journal"))
+    assert len(journals) == 1
+    asked: list[object] = []
+
+    async def decide(t: object) -> object:
+        asked.append(t)
+        raise AssertionError("a move was asked with nobody there")
+
+    ui = RecordingUI()
+    again = replace(far, decide=decide, ui=ui, on_progress=lambda t: None)  # a person, say
+    with trio.fail_after(60):
+        outcome = await resume_game(again, journals[0])
+    assert asked == []
+    assert (outcome.status, outcome.problem) == ("failed", NOBODY_ANSWERED.format(seconds="3")), ui.infos
+    assert outcome.blamed == ()
+    for who in ("h (seat 0)", "near (seat 1)"):
+        assert f"{who} did not answer within 3 s of your return" in ui.infos, ui.infos

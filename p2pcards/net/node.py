@@ -292,7 +292,8 @@ def link_notice(
         elif what == "left behind":
             cfg.ui.info(Notice("notice_left_behind", **who))
         else:
-            cfg.ui.info(Notice("notice_gone", **who, seconds=f"{seconds:.0f}"))
+            key = "notice_not_rejoined" if peer in rejoining else "notice_gone"
+            cfg.ui.info(Notice(key, **who, seconds=f"{seconds:.0f}"))
 
     return notice
 

@@ -611,6 +611,9 @@ async def _play(
     heard from that way, they are still at the table; not heard, they are gone (the reason)."""
     stop_deadline = math.inf
     confirmed = False  # this seat's answer about the fingerprint was taken
+    nobody_back = restore is not None and mesh.relinker is not None and bool(mesh.away)
+    """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
+    player, whose move could reach nobody (a table that ended meanwhile answers never)."""
     while True:
         if thinking is not None and not thinking.is_for(table):
             await thinking.cancel()  # its turn went away (a new table): asked again there
@@ -626,6 +629,9 @@ async def _play(
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
+        if nobody_back and not mesh.away and not trial and table.failure is None:
+            with contextlib.suppress(RemoteProtocolError):
+                table.stop(NOBODY_ANSWERED.format(seconds=f"{mesh.grace:g}"))
         gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
         if away_too_long:  # judged gone here, and another seat already went on without it
             gone += sorted((away_too_long & table.proposed_without()) - set(gone) - set(table.stopped))
@@ -703,6 +709,8 @@ async def _play(
         # time, or leaving and coming back would stall the table for ever.)
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away and s not in returned]
         waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial and s not in returned]
+        if nobody_back:  # this seat's own absence: no step's clock runs out before the others' graces
+            waiting_away += [until + 1 for until in mesh.away.values()]
         # A seat reached only through a relay may have hung up: while this node's judges for
         # it (RelayedLink.judges) say they wait for it too, they may be about to judge it gone
         # (at the end of its grace and relay trial), and this node, which cannot judge it,
@@ -735,7 +743,7 @@ async def _play(
             # one through the others' answers: ask soon, not only at the first notice.
             ask_at = min(ask_at, started + EARLY_ASK)
         on_progress(table)
-        if table.my_turn and thinking is None:
+        if table.my_turn and thinking is None and not nobody_back:
             thinking = _Deciding((table.current, table.step), turn_ends)
             nursery.start_soon(thinking.run, decide, table)
         if thinking is not None and thinking.done.is_set():
@@ -812,6 +820,9 @@ async def _play(
                 trial.pop(peer, None)
                 mesh.adopt(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
+                if nobody_back:  # the first peer back after a crash: the step's clocks start now
+                    nobody_back = False
+                    step = (None, -1)
                 if was_away and peer not in returned:  # a peer back from away gets a whole step, once
                     deadline = max(deadline, now + wait)
                     returned.add(peer)
@@ -877,6 +888,12 @@ async def _play(
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal)
 
+
+NOBODY_ANSWERED = (
+    "none of the others answered within {seconds} s of this seat's return: the match may have "
+    "ended, or gone on without it"
+)
+"""Why a seat back from a crash stops when no peer links with it again within its grace."""
 
 LEFT_BEHIND = "the seats that passed on its messages went on without it"
 """Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""

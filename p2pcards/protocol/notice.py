@@ -26,6 +26,7 @@ NOTICES: dict[str, str] = {
     "notice_rejoining": "linking again with {name} (seat {seat}) ({left} left)",
     "notice_rejoined": "linked again with {name} (seat {seat})",
     "notice_gone": "{name} (seat {seat}) did not come back within {seconds} s",
+    "notice_not_rejoined": "{name} (seat {seat}) did not answer within {seconds} s of your return",
     "why_self_not_listening": "this seat does not listen",
     "why_not_listening": "it does not listen",
     "why_punch_failed": "hole punching failed",
