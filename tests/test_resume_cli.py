@@ -116,3 +116,20 @@ def test_a_bot_signs_with_a_key_of_its_own_kept_by_its_name(home: Path) -> None:
     journal(home, SESSION)
     [unfinished] = unfinished_games(home)
     assert unfinished.key == me.public_key
+
+
+@pytest.mark.parametrize(
+    ("named", "seated"),
+    [("expert:0.5", "expert:0.5"), ("random", "random"), ("nobody-knows", None), (7, None), (None, None)],
+)
+def test_the_journal_says_which_bot_played_the_seat(home: Path, named: Any, seated: str | None) -> None:
+    """A bot's journal names the bot (``--bot`` as given): ``resume`` with no ``--bot`` seats
+    it again. A name this version does not know (a damaged file, a newer version) is no
+    bot, and a person's journal names none: the seat is then resumed as a person's."""
+    from p2pcards.cli.network import _check_resumable
+    from p2pcards.ui.i18n import Translator
+
+    path = journal(home, SESSION if named is None else {**SESSION, "bot": named})
+    found = _check_resumable(path, Translator("en"))
+    assert found.bot == seated
+    assert found.key == storage.load_identity(home).public_key

@@ -65,9 +65,10 @@ def test_a_killed_joiner_comes_back_with_the_same_command(tmp_path: Path) -> Non
 
 def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) -> None:
     """Lu leaves during hand 2 and the match goes on at a new table of three; then Jo's
-    process (a bot) is killed. Jo's ``resume`` (the same bot) shows the match from its
-    first table (four seats: the cut named Lu) to the new one, and plays on there, with
-    no traceback. (Jo's journal may end before Lu's leave: Jo hears of it once linked.)"""
+    process (a bot) is killed. Jo's ``resume`` (no ``--bot``: its journal says which bot
+    played the seat, and that bot plays on) shows the match from its first table (four
+    seats: the cut named Lu) to the new one, and plays on there, with no traceback. (Jo's
+    journal may end before Lu's leave: Jo hears of it once linked.)"""
     import os
     import signal
     import time
@@ -92,7 +93,7 @@ def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) ->
         time.sleep(0.5)
         os.kill(joiners[0].pid, signal.SIGKILL)
         joiners[0].popen.wait(5)
-        resumed = procs.spawn("resume", ["resume", "--bot", "random"], home=tmp_path / "home1")
+        resumed = procs.spawn("resume", ["resume"], home=tmp_path / "home1")
         shown = resumed.wait_for("Lu left the match", 30)
         before = resumed.output().find("Lu left the match")  # it may have played on already
         played = re.compile(r"You (played|drew)")
@@ -101,5 +102,6 @@ def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) ->
             time.sleep(0.2)
         out = resumed.output()
     assert "Traceback" not in out, out[-3000:]
+    assert "The bot random played this seat, and plays on" in out, out[:2000]
     assert shown and played.search(out[before:]), out[-3000:]  # it plays on at the new table
     assert "Everyone is linked" not in out, out[-3000:]  # (it is linked again peer by peer)

@@ -238,7 +238,7 @@ def join(
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
         click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
-        seat_key = _check_resumable(earlier[0].path, tr)
+        seat_key = _check_resumable(earlier[0].path, tr).key  # (a bot's is found by its --bot)
 
         async def resume(config: NodeConfig) -> Outcome:
             return await resume_game(config, earlier[0].path)

@@ -59,9 +59,12 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         if not 1 <= index <= len(games):
             raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
         path = games[index - 1].path
-    seat_key = _check_resumable(path, tr)
+    journal = _check_resumable(path, tr)
+    if opts["bot"] is None and journal.bot is not None:
+        opts["bot"] = journal.bot  # the bot that played the seat plays on
+        click.echo(tr("resume_as_bot", bot=journal.bot))
 
     async def run(config: NodeConfig) -> Outcome:
         return await resume_game(config, path)
 
-    _run_node("resume", run, port=0, seat_key=seat_key, **opts)
+    _run_node("resume", run, port=0, seat_key=journal.key, **opts)

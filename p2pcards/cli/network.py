@@ -7,6 +7,7 @@ import contextlib
 import errno
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -211,6 +212,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             name=name,
             decide=decide,
             bot=bot is not None,
+            bot_kind=bot,
             ui=ui,
             timeouts=Timeouts(turn=turn_timeout, step=step_timeout, grace=grace),
             transcript=Path(transcript) if transcript else None,
@@ -273,13 +275,24 @@ def _refusal(error: BaseException) -> JoinRefused | None:
     return next((x for x in _leaves(error) if isinstance(x, JoinRefused)), None)
 
 
-def _check_resumable(path: Path, tr: Any) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Resumable:
+    """What ``resume`` reads of a journal before the node starts."""
+
+    key: bytes
+    """The public key of the journal's seat."""
+    bot: str | None
+    """The bot that played the seat (``--bot`` as it was given), or None for a person."""
+
+
+def _check_resumable(path: Path, tr: Any) -> Resumable:
     """Refuse a journal that cannot be resumed in one sentence naming the file, before
     anything runs: the journal stays as it is, so nothing of the game is lost (a mended
     copy, or a newer p2pcards, may still resume it). The network session is what
     :func:`p2pcards.net.node.resume_game` reads: the seats' addresses, the host's and
-    the port this seat listened on. Returns the public key of the journal's seat."""
-    from p2pcards.errors import TranscriptError
+    the port this seat listened on. A bot named there that this version does not know
+    is not one: the seat is resumed as a person's."""
+    from p2pcards.errors import P2PCardsError, TranscriptError
     from p2pcards.protocol.journal import read_journal
     from p2pcards.safetext import clean
 
@@ -302,4 +315,12 @@ def _check_resumable(path: Path, tr: Any) -> bytes:
     )
     if not usable:
         raise click.ClickException(tr("resume_no_session", path=shown))
-    return bytes(header.roster[header.seat].key)
+    bot = session.get("bot")
+    if bot is not None:
+        from p2pcards.bots import check_bot
+
+        try:
+            check_bot(bot if isinstance(bot, str) else "")
+        except P2PCardsError:
+            bot = None
+    return Resumable(key=bytes(header.roster[header.seat].key), bot=bot)

@@ -90,6 +90,9 @@ class NodeConfig:
     bot: bool = False
     """A bot plays this seat (``--bot``): the lobby says so, and a table of one person
     and bots gives that person a day a turn (``session.final_clock``)."""
+    bot_kind: str | None = None
+    """Which bot, as ``--bot`` named it (``expert:0.5``, say): kept in the journal, so that
+    ``resume`` seats the same bot again."""
     timeouts: Timeouts = field(default_factory=Timeouts)
     transcript: Path | None = None
     data_dir: Path | None = None
@@ -298,9 +301,20 @@ def link_notice(
     return notice
 
 
-def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> JournalHeader:
+def _journal_header(
+    info: SessionInfo, entropy: bytes, listen_port: int, bot_kind: str | None = None
+) -> JournalHeader:
     from p2pcards.protocol.journal import JournalHeader
 
+    session: dict[str, Any] = {
+        "seats": [[s.host, s.port, [list(a) for a in s.also]] for s in info.roster],
+        "host_address": None if info.host_address is None else list(info.host_address),
+        "listen_port": listen_port,
+        "relayed": sorted(info.relayed),
+        "clock": list(info.clock) if info.clock is not None else None,
+    }
+    if bot_kind is not None:
+        session["bot"] = bot_kind  # (a person's journal has none)
     return JournalHeader(
         game=info.game,
         game_id=info.game_id,
@@ -308,13 +322,7 @@ def _journal_header(info: SessionInfo, entropy: bytes, listen_port: int) -> Jour
         roster=tuple(Player(name=s.name, key=s.key) for s in info.roster),
         seat=info.seat,
         entropy=entropy,
-        session={
-            "seats": [[s.host, s.port, [list(a) for a in s.also]] for s in info.roster],
-            "host_address": None if info.host_address is None else list(info.host_address),
-            "listen_port": listen_port,
-            "relayed": sorted(info.relayed),
-            "clock": list(info.clock) if info.clock is not None else None,
-        },
+        session=session,
     )
 
 
@@ -416,7 +424,7 @@ async def _play(
         jpath = storage.journal_path(info.game_id, info.seat, cfg.data_dir)
         if restore is None:
             journal_file = storage.JournalFile(jpath)
-            journal_file.write(encode_header(_journal_header(info, entropy, listen_port)))
+            journal_file.write(encode_header(_journal_header(info, entropy, listen_port, cfg.bot_kind)))
         else:
             journal_file = storage.JournalFile(jpath, truncate_at=restore.sound)
 

@@ -504,6 +504,7 @@ _EN_LISTS: dict[str, str] = {
     "resume_at": " at {host}:{port}",
     "resume_you_host": " (you host)",
     "resume_hint": "Resume one with: p2pcards resume NUMBER",
+    "resume_as_bot": "The bot {bot} played this seat, and plays on (--bot NAME seats another bot).",
     "resume_choose": "choose a number from 1 to {n}",
     "resume_unreadable": "cannot read the journal {path}: {error}",
     "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
