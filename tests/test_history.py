@@ -260,7 +260,7 @@ def test_a_player_who_left_is_still_listed_and_marked(tmp_path: Path) -> None:
 
 def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: Path) -> None:
     """The path of a file is long and only ``--json`` had it: the listing numbers the
-    games instead, and ``p2pcards replay N`` shows game N."""
+    games instead: ``p2pcards replay N`` shows game N, and ``p2pcards audit N`` audits it."""
     code, out, _ = _history(home=home)
     assert code == 0 and all(len(line) < 80 for line in out.splitlines())
     lines = game_lines(out)
@@ -269,17 +269,18 @@ def test_each_game_is_one_line_in_80_columns_with_the_number_replay_takes(home: 
     numbers = [g["number"] for g in json.loads(_history("--json", home=home)[1])]
     assert numbers == list(range(1, len(lines) + 1))
     env = {"P2PCARDS_HOME": str(home), "COLUMNS": "80"}
-    for number, name in ((1, NEUF), (3, NINES)):
-        shown = CliRunner().invoke(main, ["replay", str(number)], env=env)
-        by_path = CliRunner().invoke(main, ["replay", str(home / "transcripts" / name)], env=env)
-        assert shown.exit_code == 0 and shown.output == by_path.output and "── Hand 1" in shown.output
-    missing = CliRunner().invoke(main, ["replay", "#9"], env=env)
-    assert missing.exit_code == 2 and "there is no game 9 in the history" in missing.output
-    n = len(lines)
-    for which in ("0", "#0", "12345"):
-        said = CliRunner().invoke(main, ["replay", which, "--lang", "it"], env=env)
-        assert said.exit_code == 2, said.output
-        assert f"nella cronologia: le sue partite sono numerate da 1 a {n}" in said.output
+    for command, sign in (("replay", "── Hand 1"), ("audit", "VALID")):
+        for number, name in ((1, NEUF), (3, NINES)):
+            shown = CliRunner().invoke(main, [command, str(number)], env=env)
+            by_path = CliRunner().invoke(main, [command, str(home / "transcripts" / name)], env=env)
+            assert shown.exit_code == 0 and shown.output == by_path.output and sign in shown.output
+        missing = CliRunner().invoke(main, [command, "#9"], env=env)
+        assert missing.exit_code == 2 and "there is no game 9 in the history" in missing.output
+        n = len(lines)
+        for which in ("0", "#0", "12345"):
+            said = CliRunner().invoke(main, [command, which, "--lang", "it"], env=env)
+            assert said.exit_code == 2, said.output
+            assert f"nella cronologia: le sue partite sono numerate da 1 a {n}" in said.output
 
 
 def test_a_history_of_one_game_says_it_holds_one(home: Path, tmp_path: Path) -> None:

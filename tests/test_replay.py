@@ -169,3 +169,29 @@ def test_every_line_of_the_replay_fits_the_terminal(tmp_path: Path, columns: int
         lines = out.splitlines()
         assert max(len(line) for line in lines) <= columns
         assert max(len(line) for line in lines) > columns - 12  # folded near the edge, not short
+
+
+@pytest.mark.parametrize("stop", ["q", "quitter", "\x04"])
+def test_a_replay_stepped_hand_by_hand_stops_at_q_or_ctrl_d(stop: str) -> None:
+    """In a terminal, ``--step`` waits after each hand: Enter shows the next, ``q`` (in any
+    language the program speaks) or Ctrl-D stops there, cleanly (status 0)."""
+    import sys
+
+    import pexpect
+
+    path = FIXTURES / "nines-4p-variants.p2pt"
+    child = pexpect.spawn(
+        sys.executable, ["-m", "p2pcards", "replay", "--step", str(path)], encoding="utf-8", timeout=30,
+        dimensions=(40, 100),
+    )  # fmt: skip
+    prompt = r"Enter: the next hand; q: stop here > "
+    child.expect(prompt)
+    assert "Hand 1" in child.before and "Hand 2" not in child.before
+    child.send("\r")
+    child.expect(prompt)
+    assert "Hand 2" in child.before and "Total" in child.before
+    child.send(stop if stop == "\x04" else stop + "\r")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "winner" not in child.before.casefold() and "VALID" not in child.before, child.before

@@ -7,7 +7,16 @@ import textwrap
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _echo_json, _lang_option, _language, _Localized, _said
+from p2pcards.cli.group import (
+    MESSAGE_LIMIT,
+    _echo,
+    _echo_json,
+    _lang_option,
+    _language,
+    _Localized,
+    _said,
+    _transcript_named,
+)
 
 
 @click.command(cls=_Localized)
@@ -18,6 +27,9 @@ from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _echo_json, _lang_option, _
 @_lang_option
 def audit(file: str, as_json: bool, lang: str | None) -> None:
     """Verify a game's signed transcript offline, and say what was checked.
+
+    FILE is a transcript, or the number p2pcards history gives a game (1, the
+    newest).
 
     Exit status: 0 valid (a finished game, every record verified); 1 invalid
     (a problem was found: each names the seat at fault, or nobody, and the
@@ -32,6 +44,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     from p2pcards.ui.i18n import Translator
 
     tr = Translator(_language(lang))
+    file = _transcript_named(file, tr)
     try:
         report = audit_file(file)
     except TranscriptError as e:

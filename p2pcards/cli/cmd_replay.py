@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _echo, _lang_option, _language, _Localized, _said
+from p2pcards.cli.group import (
+    MESSAGE_LIMIT,
+    _echo,
+    _lang_option,
+    _language,
+    _Localized,
+    _said,
+    _transcript_named,
+)
+
+STOP_WORDS = frozenset({"q", "quit", "quitter", "esci", "stop"})
+"""What ends a replay stepped hand by hand (in each language the program speaks)."""
 
 
 @click.command(cls=_Localized)
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--step", is_flag=True, help="Wait for Enter after each hand (in a terminal).")
+@click.option("--step", is_flag=True, help="Wait for Enter after each hand, q to stop (in a terminal).")
 @click.option(
     "--html",
     "html_path",
@@ -39,20 +49,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
 
     tr = Translator(_language(lang))
 
-    try:
-        exists = Path(file).exists()
-    except OSError:  # (a name too long, a folder that may not be opened: said when it is read)
-        exists = True
-    if not exists:
-        from p2pcards import history as hist
-        from p2pcards.net import storage
-
-        try:
-            numbered = hist.numbered(file, storage.data_dir() / "transcripts")
-        except LookupError as e:
-            _echo(tr("cmd_error", error=clean(_said(e, tr), MESSAGE_LIMIT)), err=True)
-            sys.exit(2)
-        file = str(numbered) if numbered is not None else file
+    file = _transcript_named(file, tr)
     try:
         report = audit_file(file)
     except TranscriptError as e:
@@ -82,4 +79,10 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
             _echo(line)
         _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
-            click.prompt(tr("replay_press_enter"), default="", show_default=False)
+            try:
+                typed = input(tr("replay_press_enter") + " ")
+            except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: the replay stops here
+                _echo("")
+                return
+            if typed.strip().casefold() in STOP_WORDS:
+                return

@@ -315,6 +315,29 @@ def _fallback_streams() -> None:
             sys.stdin.reconfigure(errors="replace")
 
 
+def _transcript_named(file: str, tr: Any) -> str:
+    """The transcript ``file`` names: a file, or, where no such file exists, the number that
+    ``p2pcards history`` gives a game (1, the newest). No such game: one line, status 2."""
+    from pathlib import Path
+
+    try:
+        exists = Path(file).exists()
+    except OSError:  # (a name too long, a folder that may not be opened: said when it is read)
+        exists = True
+    if exists:
+        return file
+    from p2pcards import history as hist
+    from p2pcards.net import storage
+    from p2pcards.safetext import clean
+
+    try:
+        numbered = hist.numbered(file, storage.data_dir() / "transcripts")
+    except LookupError as e:
+        _echo(tr("cmd_error", error=clean(_said(e, tr), MESSAGE_LIMIT)), err=True)
+        sys.exit(2)
+    return str(numbered) if numbered is not None else file
+
+
 def _echo(text: str = "", *, err: bool = False) -> None:
     """``click.echo`` of text the stream can print: on an ASCII terminal ``✓`` is ``+``, and
     so on (click writes UTF-8 to a stream it finds ASCII, which such a terminal garbles)."""

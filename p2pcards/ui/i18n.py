@@ -386,11 +386,11 @@ _EN_COMMANDS: dict[str, str] = {
     "hist_mark_unchecked": "· unchecked",
     "hist_none": "No saved game yet: games are saved in {folder}",
     "hist_auditing": "Auditing",
-    "hist_replay_hint": "(p2pcards replay N shows game N move by move; --html FILE makes it a web page)",
+    "hist_replay_hint": "(p2pcards replay N shows game N move by move; p2pcards audit N audits it)",
     "replay_not_shown": "Nothing of a transcript that does not verify is shown: see p2pcards audit.",
     "replay_no_page": "No page was written to {path}.",
     "replay_cannot_write": "Error: cannot write {path}: {error}",
-    "replay_press_enter": "Press Enter for the next hand",
+    "replay_press_enter": "Enter: the next hand; q: stop here >",
 }
 _EN.update(_EN_COMMANDS)
 
