@@ -35,9 +35,17 @@ FILE_NAME = re.compile(r"(?:nines|neuf)-(\d{4}-\d{2}-\d{2})-[0-9a-f]{12}-s\d+\.p
 """The name :func:`p2pcards.net.storage.transcript_path` gives a transcript (the date is the game's)."""
 
 WIDTH = 79
-"""Longest line of the listing: one game a line, in 80 columns."""
+"""Longest line of the listing in 80 columns: one game a line (a wider terminal gets longer lines)."""
 PLAYERS_WIDTH = 32
-"""Widest players' column; a longer list of players is cut (``--json`` has every name)."""
+"""Widest players' column in 80 columns (each column more gives it one more); a longer list of
+players is cut (``--json`` has every name)."""
+MAX_WIDTH = 200
+"""Longest line of the listing in any terminal."""
+NAME_LIMIT = 16
+"""Longest name shown in 80 columns (a name may have 32 characters, shown whole from
+:data:`WIDE` columns on)."""
+WIDE = 119
+"""Lines this wide (a terminal of 120 columns) show names whole."""
 MIN_PLAYERS_WIDTH = 16
 """The players' column is at least this wide when it has to share the line with long results."""
 
@@ -94,16 +102,17 @@ class GameEntry:
         except Exception:
             return clean(self.game, 12)
 
-    def shown_names(self) -> list[str]:
-        """The names cleaned for a terminal, look-alikes told apart by their key fingerprint."""
+    def shown_names(self, limit: int = NAME_LIMIT) -> list[str]:
+        """The names cleaned for a terminal and cut to ``limit``, look-alikes told apart by
+        their key fingerprint."""
         tags = [_tag(k) for k in self.keys]
-        return label_names(self.names, tags, limit=16, width=12) if self.names else []
+        return label_names(self.names, tags, limit=limit, width=12) if self.names else []
 
-    def result(self, tr: Translator | None = None) -> str:
+    def result(self, tr: Translator | None = None, limit: int = NAME_LIMIT) -> str:
         """How the game ended in a few words: ``Erin & Robo won with 9 each`` (in English,
         or in the language of ``tr``)."""
         tr = tr or _english()
-        names = self.shown_names()
+        names = self.shown_names(limit)
 
         def name(seat: int) -> str:
             return names[seat] if 0 <= seat < len(names) else tr("hist_seat", seat=seat)
@@ -125,11 +134,11 @@ class GameEntry:
             return tr("hist_unfinished_at", hand=self.hand)
         return tr("hist_unfinished_before")
 
-    def players(self, tr: Translator | None = None) -> str:
+    def players(self, tr: Translator | None = None, limit: int = NAME_LIMIT) -> str:
         """Everyone who sat down, this computer's seat and those who left marked (a seat
         whose name already says "you" needs no mark; a bot's seat is not the person's)."""
         tr = tr or _english()
-        names = self.shown_names()
+        names = self.shown_names(limit)
         out = []
         for s, n in enumerate(names):
             mine = s == self.saved_by
@@ -145,20 +154,32 @@ class GameEntry:
             out.append(f"{n} ({', '.join(marks)})" if marks else n)
         return ", ".join(out)
 
-    def line(self, number: int, players_width: int = PLAYERS_WIDTH, tr: Translator | None = None) -> str:
-        """One line of the listing, at most :data:`WIDTH` columns: ``number`` is what
-        ``p2pcards replay`` takes to show that game (in English, or ``tr``'s language)."""
+    def line(
+        self,
+        number: int,
+        players_width: int = PLAYERS_WIDTH,
+        tr: Translator | None = None,
+        width: int = WIDTH,
+        results_width: int | None = None,
+    ) -> str:
+        """One line of the listing, at most ``width`` columns: ``number`` is what
+        ``p2pcards replay`` takes to show that game (in English, or ``tr``'s language).
+        ``results_width``: the widest result of the listing (the verdicts line up after it)."""
         tr = tr or _english()
         verdict = mark(self.check, tr)
         head = f"{number:>2} {self.date} "
         if self.game is None:
             tail = f": {tr('hist_not_transcript')}"
-            return f"{head}{_cut_middle(clean(self.path.name, 200), WIDTH - len(head) - len(tail))}{tail}"
+            return f"{head}{_cut_middle(clean(self.path.name, 200), width - len(head) - len(tail))}{tail}"
         head += f"{self.title:<7}  "
-        players_width = min(players_width, PLAYERS_WIDTH, WIDTH - len(head) - len(verdict) - 4 - 12)
-        head += f"{pad(_cut(self.players(tr), players_width), players_width)}  "
-        room = max(WIDTH - visible_len(head) - len(verdict) - 2, 12)
-        return _fit(f"{head}{pad(_cut(self.result(tr), room), room)}  {verdict}".rstrip())
+        widest = _players_cap(width)
+        players_width = min(players_width, widest, width - len(head) - len(verdict) - 4 - 12)
+        limit = _name_limit(width)
+        head += f"{pad(_cut(self.players(tr, limit), players_width), players_width)}  "
+        room = max(width - visible_len(head) - len(verdict) - 2, 12)
+        if results_width is not None:
+            room = min(room, max(results_width, 12))
+        return _cut(f"{head}{pad(_cut(self.result(tr, limit), room), room)}  {verdict}".rstrip(), width)
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
         """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
@@ -227,8 +248,14 @@ def _cut_middle(text: str, width: int) -> str:
     return text[: keep - keep // 2] + "…" + text[len(text) - keep // 2 :]
 
 
-def _fit(line: str) -> str:
-    return _cut(line, WIDTH)
+def _name_limit(width: int) -> int:
+    """The longest name shown in lines of ``width`` columns."""
+    return 2 * NAME_LIMIT if width >= WIDE else NAME_LIMIT
+
+
+def _players_cap(width: int) -> int:
+    """The widest players' column in lines of ``width`` columns."""
+    return PLAYERS_WIDTH + max(0, width - WIDTH)
 
 
 def transcripts_folder(path: Path) -> Path:
@@ -583,16 +610,20 @@ def _present(
     return present
 
 
-def listing(entries: Iterable[GameEntry], first: int = 1, tr: Translator | None = None) -> list[str]:
-    """The lines of the listing, numbered from ``first`` (the newest is 1): the players'
-    column as wide as its widest entry, as far as the results leave room for it (in
-    English, or in the language of ``tr``)."""
+def listing(
+    entries: Iterable[GameEntry], first: int = 1, tr: Translator | None = None, width: int = WIDTH
+) -> list[str]:
+    """The lines of the listing, numbered from ``first`` (the newest is 1), each at most
+    ``width`` columns (:data:`WIDTH` to :data:`MAX_WIDTH`): the players' column as wide as
+    its widest entry, as far as the results leave room for it (in English, or in the
+    language of ``tr``)."""
     tr = tr or _english()
+    width = max(WIDTH, min(width, MAX_WIDTH))
     entries = list(entries)
     games = [e for e in entries if e.game is not None]
-    widest = max((len(e.players(tr)) for e in games), default=0)
+    widest = max((len(e.players(tr, _name_limit(width))) for e in games), default=0)
     marks = max((len(mark(e.check, tr)) for e in games), default=0)
-    result = max((len(e.result(tr)) for e in games), default=0)
-    room = WIDTH - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - marks - result
-    width = min(widest, PLAYERS_WIDTH, max(room, MIN_PLAYERS_WIDTH))
-    return [e.line(first + k, width, tr) for k, e in enumerate(entries)]
+    result = max((len(e.result(tr, _name_limit(width))) for e in games), default=0)
+    room = width - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - marks - result
+    players = min(widest, _players_cap(width), max(room, MIN_PLAYERS_WIDTH))
+    return [e.line(first + k, players, tr, width, result) for k, e in enumerate(entries)]

@@ -398,3 +398,32 @@ def test_a_watched_game_marks_no_seat_as_the_person(tmp_path: Path) -> None:
     assert code == 0 and "(you)" not in line and "(your bot)" in line
     (game,) = json.loads(_history("--json", home=tmp_path)[1])
     assert game["saved_by_bot"] is True and not any(p["you"] for p in game["players"])
+
+
+@pytest.mark.parametrize("columns", [80, 250])
+def test_a_wider_terminal_shows_more_of_the_players(tmp_path: Path, columns: int) -> None:
+    """In 80 columns a long list of players is cut, and each name at 16 characters
+    (``--json`` has every name); a terminal of 120 columns or more shows names whole (32
+    characters at most) and gives the players' column the columns it has more, up to a
+    line of ``MAX_WIDTH`` (250 columns show these three whole); the verdicts still line up
+    after the results."""
+    from p2pcards.history import MAX_WIDTH
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    data = honest_transcript(3)
+    for seat, name in enumerate(("Annabelle-Marguerite", "Bartholomew-Fitzgerald", "Constantinople-Jones")):
+        data = _renamed(data, seat, name)
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
+    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns)}
+    out = CliRunner().invoke(main, ["history"], env=env).stdout
+    lines = game_lines(out)
+    width = min(columns - 1, MAX_WIDTH)
+    assert len(lines) == 2 and all(len(line) <= width for line in lines), out
+    names = ("Annabelle-Marguerite", "Bartholomew-Fitzgerald", "Constantinople-Jones")
+    if columns > 80:
+        assert all(n in lines[0] for n in names), out
+    else:
+        assert not any(n in lines[0] for n in names) and "Annabelle-Margu…" in lines[0], out
+    assert len({line.rindex("✓") for line in lines}) == 1, out  # the verdicts in one column

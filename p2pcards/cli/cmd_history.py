@@ -63,7 +63,10 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
     if as_json:
         _echo_json([e.to_dict(k) for k, e in enumerate(shown, start=1)])
         return
-    for line in hist.listing(shown, tr=tr):
+    import shutil
+
+    columns = shutil.get_terminal_size((hist.WIDTH + 1, 24)).columns  # (COLUMNS obeyed; 80 on a pipe)
+    for line in hist.listing(shown, tr=tr, width=columns - 1):
         _echo(line)
     if older:
         _echo(tr.n("hist_older", older, n=older, more=limit + older))
