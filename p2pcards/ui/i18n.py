@@ -218,7 +218,7 @@ _EN: dict[str, str] = {
     "welcome": "Nines: {you} against {others} ({bots}).",
     "bots": "{name} bots",
     "hint": "Type help at any prompt for help, score for the scores, quit to leave.",
-    "cut_title": "Cut for the first deal (lowest card deals, Ace low):",
+    "cut_title": "Cut for the dealer (lowest card deals, Ace low):",
     "cut_tie": "Tie for lowest between {names}: they cut again.",
     "cut_dealer": "{name} deals first.",
     "cut_dealer_you": "You deal first.",
