@@ -426,3 +426,30 @@ def test_failed_table_refuses_everything_after() -> None:
     assert table.status == "failed"
     with pytest.raises(type(table.failure)):  # type: ignore[arg-type]
         table.receive(2, b"\x80")
+
+
+def test_two_dishonest_locks_blame_the_lower_seat_whichever_locked_first() -> None:
+    """protocol.md 6.5: at the reveal the checks go seat by seat in increasing seat order
+    (every commitment first, then each seat's passes and keys round by round), so when two
+    seats locked dishonestly the lower seat is the one blamed, by every node and by the
+    audit, even when the higher seat's lock came first in the hand."""
+    ids = identities(3)
+    roster = [Player(name=f"p{i}", key=ids[i].public_key) for i in range(3)]
+    tables = {
+        i: (BadLockTable if i in (0, 2) else Table)(
+            game_id=GAME_ID, roster=roster, rules=NinesRules(), seat=i, identity=ids[i],
+            entropy=bytes([i + 100]) * 32,
+        )
+        for i in range(3)
+    }  # fmt: skip
+    net = run(tables)
+    locks = [
+        r.record.seat
+        for r in net.tables[1].transcript.records()
+        if type(r.record.body).__name__ == "Lock" and r.record.body.round == 0  # type: ignore[attr-defined]
+    ]
+    assert locks.index(2) < locks.index(0), locks  # the higher seat locked first
+    err = net.failures.get(1) or net.tables[1].failure
+    assert err is not None and err.peer == 0 and "dishonest lock" in err.problem, err
+    report = audit_bytes(encode_file(net.tables[1].transcript.records(), saved_by=1, status="failed"))
+    assert [p.seat for p in report.problems] == [0], report.summary()
