@@ -678,6 +678,35 @@ async def test_a_seat_that_sends_its_records_only_when_asked_is_named_within_a_f
         assert tables[s].step < 10, tables[s].step
 
 
+class Wrapping(Link):
+    """Seat 1's link to one peer: each of its own records leaves at once, as it is signed,
+    but inside an evidence frame of its own instead of a record frame (nothing asked)."""
+
+    def __init__(self, inner: Link) -> None:
+        self.__dict__.update(inner.__dict__)
+
+    async def send(self, frame: bytes) -> None:
+        item = decode_frame(frame)
+        if isinstance(item, SignedRecord) and item.record.seat == 1:
+            frame = Evidence((item,)).to_frame()
+        await Link.send(self, frame)
+
+
+async def test_a_seat_that_sends_its_records_at_once_inside_evidence_frames_withholds_nothing(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """protocol.md 7.2: a seat is named for withholding only when its own record of the step
+    comes first in an evidence frame after this node asked for it (a ``need`` naming it):
+    one sent at once, unasked, in an evidence frame is not withheld, and the match ends."""
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    links = memory_links(3)
+    for peer in (0, 2):
+        links[1][peer] = Wrapping(links[1][peer])
+    results, _ = await run_seats(tables, links, {s: bot(s) for s in tables})
+    for s in tables:
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+
+
 async def test_a_seat_that_withholds_its_records_from_one_peer_slows_it_by_a_round_trip_not_a_wait(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

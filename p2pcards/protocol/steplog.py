@@ -123,6 +123,9 @@ class StepLog:
         self._idle_evidence: dict[int, int] = {}  # peer -> evidence frames that brought nothing
         self._needs_sent = 0
         self._withheld: dict[int, int] = {}  # peer -> steps its record came only when asked
+        self._asked: tuple[int, frozenset[int]] = (-1, frozenset())
+        """The step of this node's latest ``need``, and the seats whose record of it that need
+        asked for: a record that comes in an evidence frame unasked was not withheld."""
         self.last_need: dict[int, Need] = {}
         """Each peer's latest ``need`` frame on its own link: where it says it is stuck."""
         self._journal: list[SignedRecord] = []  # records to make durable, in order
@@ -309,6 +312,7 @@ class StepLog:
         sign of life). Each may bring one answer per peer that holds nothing new."""
         self._needs_sent += 1
         have = tuple(sorted(self.current)) if self.status == "running" else tuple(range(self.n))
+        self._asked = (self.step, frozenset(range(self.n)) - set(have))
         return Need(self.step, have, self.transcript.last_digest).to_frame()
 
     def conclude_stalled(self) -> None:
@@ -619,7 +623,8 @@ class StepLog:
                 new = True
                 continue
             fresh = self._accept_record(rec, sender=sender, direct=False)
-            if fresh and sender is not None and r.seat == sender and r.step == self.step:
+            asked = self._asked[0] == r.step and sender in self._asked[1]
+            if fresh and sender is not None and r.seat == sender and r.step == self.step and asked:
                 self._note_withheld(sender)
             new = fresh or new
         if new or sender is None or relayed:  # None: read from a file, where nobody forwards
