@@ -705,6 +705,20 @@ def test_draw_until_playable_recycles_then_passes() -> None:
     assert (h.turn, h.quiet_turns) == (1, 1)
 
 
+def test_a_drawn_action_card_that_completes_a_stall_ends_the_hand_and_acts_not() -> None:
+    """docs/rules-nines.md, Stalls: under draw-until-playable a drawn card played counts
+    as a turn with no card played; when that play completes the round, the hand ends at
+    once, and an Ace's forced draws (or a Jack's skip) never happen."""
+    rules = NinesRules(draw_until_playable=True, action_cards=True)
+    h = position(rules=rules, hands={0: "KS QS", 1: "3S 4S"}, top="7H", stock="AH 2C 3C")
+    h.quiet_turns = 1  # seat 1's turn before this one played nothing
+    h.apply(Draw(seat=0))
+    assert h.legal_actions() == [Play(seat=0, card=C("AH"))]
+    h.apply(Play(seat=0, card=C("AH")))
+    assert h.phase is Phase.OVER and h.end == "stall"
+    assert h.hands[1] == cs("3S 4S") and len(h.stock) == 2  # seat 1 drew nothing
+
+
 def test_action_jack_skips_the_next_player() -> None:
     for rules, after in ((NinesRules(action_cards=True), 2), (DEFAULT, 1)):
         h = position(players=4, rules=rules, hands={0: "JH 2C", 1: "3C", 2: "4C", 3: "5C"}, top="7H")
