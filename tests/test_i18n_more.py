@@ -515,3 +515,56 @@ def test_a_steps_kind_is_said_in_the_readers_language_in_the_audit() -> None:
     assert _kind("turn", Translator("fr")) == "coup"
     assert _kind("draw-keys", Translator("it")) == "chiavi della pesca"
     assert _kind("a-kind-of-its-own", Translator("fr")) == "a-kind-of-its-own"  # as it is
+
+
+PROBLEMS = {
+    "NOBODY_ANSWERED": {"seconds": "120"},
+    "LOST_EVERY": {"step": 41},
+    "EVERY_CLOSED": {"step": 41, "kind": "draw-keys"},
+    "HEARD_NOBODY": {"seconds": "60", "names": "Ann (seat 0), Bob (seat 2)", "step": 41},
+    "STOPPED_BEFORE": {"names": "Ann (seat 0)", "step": 41},
+    "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
+    "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
+}
+
+
+NAMES_SAID = {
+    "en": {"Ann (seat 0), Bob (seat 2)": "Ann (seat 0), Bob (seat 2)", "Ann (seat 0)": "Ann (seat 0)"},
+    "fr": {"Ann (seat 0), Bob (seat 2)": "Ann (place 0), Bob (place 2)", "Ann (seat 0)": "Ann (place 0)",
+           "Ann and Bob": "Ann et Bob"},
+    "it": {"Ann (seat 0), Bob (seat 2)": "Ann (posto 0), Bob (posto 2)", "Ann (seat 0)": "Ann (posto 0)",
+           "Ann and Bob": "Ann e Bob"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language(
+    name: str, lang: str
+) -> None:
+    """The node's own words for a match that stopped because connections or answers were
+    lost (``net.runner``'s templates) reach the person in their language, each field in
+    place (seat numbers and "and" in the language too); a peer's words stay as they are."""
+    from p2pcards.net import runner
+    from p2pcards.net.node import Outcome
+    from p2pcards.ui.netgame import _PROBLEM_KEYS, describe_outcome, problem_text
+
+    assert {n for n, _ in _PROBLEM_KEYS} == set(PROBLEMS)  # every template has its test
+    tr = Translator(lang)
+    fields = PROBLEMS[name]
+    problem = getattr(runner, name).format(**fields)
+    expected = dict(fields)
+    if "names" in expected:
+        expected["names"] = NAMES_SAID[lang].get(str(fields["names"]), str(fields["names"]))
+    if "kind" in expected:
+        expected["kind"] = tr("audit_kind_draw_keys")
+    said = problem_text(tr, problem)
+    assert said == tr(dict(_PROBLEM_KEYS)[name], **expected)
+    if lang != "en":
+        assert said != problem and not any(w in said for w in ("seat", " and ", "step", "within")), said
+    outcome = Outcome(
+        status="failed", problem=problem, blamed=(), transcript=None, table=None, names=["Ann", "Bob"]
+    )
+    assert describe_outcome(outcome, tr)[0] == tr("net_stopped", why=said)
+    peer_words = "Ann (seat 0): dishonest shuffle in round 0"
+    assert problem_text(tr, peer_words) == peer_words

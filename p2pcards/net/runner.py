@@ -640,10 +640,7 @@ async def _play(
             with contextlib.suppress(RemoteProtocolError):
                 if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
                     # every link is down: this node cannot tell who is at fault
-                    table.stop(
-                        f"lost every connection at step {table.step} and none came back in time: "
-                        "this node's own connection may be down"
-                    )
+                    table.stop(LOST_EVERY.format(step=table.step))
                 elif gone[0] in away_too_long:
                     if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
                         await _flush(table, links, timeouts.step, journal)  # this seat's first record there
@@ -785,10 +782,7 @@ async def _play(
             if table.stopped:
                 stop_deadline = trio.current_time()
                 continue
-            table.stop(
-                f"every connection closed at step {table.step} ({table.spec.kind}); "
-                "this node cannot tell who left"
-            )
+            table.stop(EVERY_CLOSED.format(step=table.step, kind=table.spec.kind))
             continue
         now = trio.current_time()
         if scope.cancelled_caught and (now >= stop_deadline or thinking is not None):
@@ -894,6 +888,20 @@ NOBODY_ANSWERED = (
     "ended, or gone on without it"
 )
 """Why a seat back from a crash stops when no peer links with it again within its grace."""
+LOST_EVERY = (
+    "lost every connection at step {step} and none came back in time: this node's own connection "
+    "may be down"
+)
+EVERY_CLOSED = "every connection closed at step {step} ({kind}); this node cannot tell who left"
+HEARD_NOBODY = (
+    "heard from nobody while waiting {seconds} s for {names} at step {step}: this node's own "
+    "connection may be down"
+)
+STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
+SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
+SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
+"""The problems of a match that stops for lack of connections or answers, as the node says
+them (the interface says them in the player's language: ``p2pcards.ui.netgame``)."""
 
 LEFT_BEHIND = "the seats that passed on its messages went on without it"
 """Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""
@@ -1114,14 +1122,11 @@ def _time_out(
         if deaf:
             # Heard from nobody the whole wait: this node's own connection is the
             # likeliest cause, and it can prove nobody else at fault.
-            table.stop(
-                f"heard from nobody while waiting {waited:.0f} s for {names} at step {table.step}: "
-                "this node's own connection may be down"
-            )
+            table.stop(HEARD_NOBODY.format(seconds=f"{waited:.0f}", names=names, step=table.step))
             return
         silent = [s for s in waiting if s not in table.stopped]
         if not silent:
-            table.stop(f"{names} stopped before step {table.step}; this node cannot tell why")
+            table.stop(STOPPED_BEFORE.format(names=names, step=table.step))
             return
         direct = [s for s in silent if s not in relayed]
         if not direct:
@@ -1155,6 +1160,6 @@ def _time_out(
             )
             return
         result.blamed = tuple(direct)
-        verb = "play" if table.spec.kind in getattr(current, "DECISIONS", ()) else "answer"
+        said = SILENT_PLAY if table.spec.kind in getattr(current, "DECISIONS", ()) else SILENT_ANSWER
         silent_names = " and ".join(table.roster[s].name for s in direct)
-        table.blame(direct[0], f"timed out: {silent_names} did not {verb} within {waited:.0f} s")
+        table.blame(direct[0], said.format(names=silent_names, seconds=f"{waited:.0f}"))

@@ -327,6 +327,25 @@ _EN: dict[str, str] = {
     "reason_left_behind": "the players who passed on its messages went on without it",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",
+    # Why: the node's own words (net.runner), the fields as it said them.
+    "problem_nobody_answered": (
+        "none of the others answered within {seconds} s of your return: the match may have "
+        "ended, or gone on without you"
+    ),
+    "problem_lost_every": (
+        "every connection was lost at step {step} and none came back in time: this computer's "
+        "own connection may be down"
+    ),
+    "problem_every_closed": (
+        "every connection closed at step {step} ({kind}); nobody can tell from here who left"
+    ),
+    "problem_heard_nobody": (
+        "nothing came from anyone while waiting {seconds} s for {names} at step {step}: this "
+        "computer's own connection may be down"
+    ),
+    "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
+    "problem_silent_play": "timed out: {names} did not play within {seconds} s",
+    "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",
     "lobby": "At the table ({n} of {players}): {names}",
     "linked": "Everyone is linked: {names}. Shuffling...",
     "fingerprint": "Table fingerprint: {fingerprint}",

@@ -259,6 +259,48 @@ _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?
 after the lobby)."""
 
 
+_PROBLEM_KEYS = (
+    ("NOBODY_ANSWERED", "problem_nobody_answered"),
+    ("LOST_EVERY", "problem_lost_every"),
+    ("EVERY_CLOSED", "problem_every_closed"),
+    ("HEARD_NOBODY", "problem_heard_nobody"),
+    ("STOPPED_BEFORE", "problem_stopped_before"),
+    ("SILENT_PLAY", "problem_silent_play"),
+    ("SILENT_ANSWER", "problem_silent_answer"),
+)
+"""The node's own words for a match that stopped for lack of connections or answers
+(templates of ``net.runner``), and their messages in the catalogs."""
+_SEAT = re.compile(r"\(seat (\d+)\)")
+
+
+def _template_regex(template: str) -> re.Pattern[str]:
+    """``template`` (``str.format`` fields) as a pattern that gives its fields back."""
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile(
+        "".join(re.escape(p) if k % 2 == 0 else f"(?P<{p}>.+?)" for k, p in enumerate(parts)), re.DOTALL
+    )
+
+
+def problem_text(tr: Translator, problem: str) -> str:
+    """Why a match stopped, in the player's language when the node itself said it (it lost
+    its connections, or heard no answer in time); any other problem (a peer's fault, which
+    the audit names too) as it is."""
+    from p2pcards.net import runner
+
+    for name, key in _PROBLEM_KEYS:
+        found = _template_regex(getattr(runner, name)).fullmatch(problem)
+        if found is None:
+            continue
+        fields = dict(found.groupdict())
+        if "names" in fields:  # "Ann (seat 0) and Bob": the seat and the "and" in the language
+            named = _SEAT.sub(lambda m: f"({tr('audit_seat', seat=m.group(1))})", fields["names"])
+            fields["names"] = named.replace(" and ", f" {tr('audit_and')} ")
+        if "kind" in fields:
+            fields["kind"] = tr(f"audit_kind_{fields['kind'].replace('-', '_')}")
+        return tr(key, **fields)
+    return problem
+
+
 def leave_reason(tr: Translator, reason: str) -> str:
     """Why a player left, in the player's language when it is one of the program's own reasons
     (the leaver signs any text: another one is shown as it is)."""
@@ -953,9 +995,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         lines = [tr("net_others_left", name=clean(name, NAME_LIMIT), reason=reason)]
     elif outcome.blamed:
         who = tr.join([names[s] for s in outcome.blamed if s < len(names)])  # look-alikes carry a tag
-        lines = [tr("net_stopped_blame", who=who, why=why)]
+        lines = [tr("net_stopped_blame", who=who, why=problem_text(tr, why))]
     else:
-        lines = [tr("net_stopped", why=why)]
+        lines = [tr("net_stopped", why=problem_text(tr, why))]
     match = outcome.table.match if outcome.table is not None else None
     hands = getattr(match, "played_before", 0) + len(match.results) if match is not None else 0
     if outcome.status != "over" and match is not None and hands:  # (hands of earlier tables count)
