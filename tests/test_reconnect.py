@@ -79,11 +79,12 @@ async def run_with_cuts(
     unlinked: frozenset[frozenset[int]] = frozenset(),
     seat_timeouts: dict[int, Timeouts] | None = None,
     deciders: dict[int, Decider] | None = None,
+    seat_grace: dict[int, float] | None = None,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     """``unlinked``: pairs of seats with no link of their own (they reach each other
     through relays, as seats that accept no connection do). ``seat_timeouts``: the
     clocks of some seats, if not ``timeouts``. ``deciders``: some seats' deciders, if
-    not a bot that answers at once."""
+    not a bot that answers at once. ``seat_grace``: some seats' grace, if not ``grace``."""
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n, wrap)
     for pair in unlinked:
@@ -109,7 +110,7 @@ async def run_with_cuts(
             (deciders or {}).get(s) or bot(s),
             timeouts=(seat_timeouts or {}).get(s, timeouts),
             relinker=board.for_seat(s),  # type: ignore[arg-type]
-            grace=grace,
+            grace=(seat_grace or {}).get(s, grace),
             on_link=on_link,
             relayed=[p for p in range(n) if frozenset((s, p)) in unlinked],
         )
@@ -219,6 +220,47 @@ async def test_the_others_go_on_without_a_seat_that_stays_away_past_the_grace(
     assert results[2].status == "failed" and results[2].blamed == (), results[2]
     assert "own connection" in (results[2].problem or "")
 
+
+
+async def test_a_seat_that_links_again_after_the_others_went_on_is_told_so_and_stops(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """protocol.md section 12: seat 0 is away past the others' grace (its own is longer),
+    so they go on without it; when its connection comes back and it dials them, each
+    sends it the ``continue`` records of the table that went on without it before hanging
+    up, and it stops at once, blaming nobody ("the others went on without this seat"),
+    instead of dialling on until its own grace runs out."""
+    back_at: list[float] = []
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.blocked.add(0)
+        for peer in (1, 2):
+            await cut(links[0][peer], links[peer][0])
+        while not all(tables[s].present == (1, 2) for s in (1, 2)):  # type: ignore[attr-defined]
+            await trio.sleep(1)
+        board.blocked.discard(0)  # its connection is back: it dials the two others again
+        back_at.append(trio.current_time())
+
+    def slow(seat: int) -> Decider:  # the two who go on think a while: their match lasts
+        quick = bot(seat)
+
+        async def decide(table: object) -> object:
+            await trio.sleep(2)
+            return await quick(table)  # type: ignore[arg-type]
+
+        return decide
+
+    tables, results, _, _ = await run_with_cuts(
+        3, cuts, seat_grace={0: 10 * GRACE}, deciders={1: slow(1), 2: slow(2)}
+    )
+    assert back_at, "the others did not go on without seat 0"
+    for s in (1, 2):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+    r = results[0]
+    assert r.status == "failed" and r.blamed == (), r
+    assert "the others went on without this seat" in (r.problem or ""), r
+    assert tables[0].status == "failed" and tables[1].status == "over"
 
 
 @pytest.mark.parametrize(

@@ -174,6 +174,19 @@ async def _close(link: Link) -> None:
         await link.aclose()
 
 
+async def _turn_away(link: Link, frame: bytes | None) -> None:
+    """Close a new link that the match does not take, after sending ``frame`` on it (the
+    ``continue`` records of the table that went on without that seat), briefly."""
+    if frame is not None:
+        with trio.move_on_after(TURN_AWAY_WAIT), contextlib.suppress(Exception):
+            await link.send(frame)
+    await _close(link)
+
+
+TURN_AWAY_WAIT = 2.0
+"""Seconds a link being turned away has to take the frame that says why."""
+
+
 async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:
     """For a peer that dials in: report at ``deadline`` that it stayed away (ignored if it came back)."""
     async with out:
@@ -823,8 +836,9 @@ async def _play(
                 else:  # it found the old path broken before this seat did: said as a break
                     mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
-            else:
-                mesh.nursery.start_soon(_close, item.link)
+            else:  # a seat gone from the table is told so, then hung up on
+                told = table.went_on_frame(peer) if peer not in table.present else None
+                mesh.nursery.start_soon(_turn_away, item.link, told)
             continue
         if isinstance(item, StayedAway):
             if mesh.away.get(peer) == item.until:
@@ -1027,8 +1041,9 @@ async def _linger(
                 if peer in present - done:
                     mesh.adopt(peer, item.link)
                     await _resend(table, peer, item.link, 1)  # what it lacks, then the sign
-                else:
-                    mesh.nursery.start_soon(_close, item.link)
+                else:  # (a seat gone from the table is told so, as during the match)
+                    told = table.went_on_frame(peer) if peer not in table.present else None
+                    mesh.nursery.start_soon(_turn_away, item.link, told)
                 continue
             if source is not links.get(peer):
                 continue  # a replaced link, or a relink that stayed away

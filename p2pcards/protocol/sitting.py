@@ -36,6 +36,7 @@ from p2pcards.protocol.fingerprint import confirm_body
 from p2pcards.protocol.messages import Continue, Player
 from p2pcards.protocol.steplog import ANOTHER_GAME, MAX_QUEUED
 from p2pcards.protocol.wire import (
+    MAX_EVIDENCE,
     SIGN_PREFIX,
     Evidence,
     Frame,
@@ -525,6 +526,18 @@ class Sitting:
     def link_reset(self, peer: int) -> list[bytes]:
         index = self._index(peer)
         return [] if index is None else self.current.link_reset(index)
+
+    def went_on_frame(self, seat: int) -> bytes | None:
+        """An ``evidence`` frame of the ``continue`` records this node holds of the table
+        that went on without ``seat`` (first table's number), or None: sent to that seat when
+        it links again, before its link is closed, so that it learns the others went on
+        (protocol.md section 12) instead of waiting out its clocks."""
+        for k in range(1, len(self.tables)):
+            if seat not in self._maps[k]:
+                records = self.tables[k].records_to_save()
+                held = tuple(r for r in records if isinstance(r.record.body, Continue))[:MAX_EVIDENCE]
+                return Evidence(held).to_frame() if held else None
+        return None
 
     def records_to_save(self) -> list[SignedRecord]:
         """Every table's records, in the order the match took them."""
