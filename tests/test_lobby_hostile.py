@@ -738,3 +738,24 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
     assert _said(caught.value, Translator("it")) == (
         "l'host non ha potuto provare di conoscere il codice: non è il tavolo a cui eri invitato"
     )
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\u00a0", "\u3000\u3000"])
+def test_a_start_that_gives_any_seat_a_blank_name_is_refused_before_anything_is_signed(blank: str) -> None:
+    """A hostile host gave one joiner a roster whose host name is blank and the other a
+    proper one: the first would sign a ``join`` its own records' schema refuses, and the
+    second would blame it for that. A ``start`` with a blank name (empty, or only white
+    space) does not read, so no honest joiner signs it (protocol.md 2.4 and 9)."""
+    from p2pcards.protocol.lobby import Seat, Start, decode_lobby
+    from p2pcards.protocol.wire import WireError
+
+    def start(name: str) -> bytes:
+        seats = (
+            Seat(name=name, key=bytes([1]) * 32, host="", port=0),
+            Seat(name="Ann", key=bytes([2]) * 32, host="192.0.2.11", port=4000),
+        )
+        return encode_lobby(Start(roster=seats))
+
+    assert isinstance(decode_lobby(start("Host")), Start)
+    with pytest.raises(WireError, match="must not be blank"):
+        decode_lobby(start(blank))

@@ -62,6 +62,7 @@ from p2pcards.protocol.messages import (
     _array,
     _bin,
     _int,
+    _name,
     _rules,
     _text,
     _tuple,
@@ -218,7 +219,10 @@ def _ip_literal(v: Any, where: str) -> str:
 
 
 _address = _tuple(_ip_literal, _int(1, 65535), build=lambda host, port: (host, port))
-_seat_head = (_text(MAX_NAME), _bin(32), _text(255), _uint(65535))
+_seat_head = (_name, _bin(32), _text(255), _uint(65535))
+"""A seat of ``start``: its name is checked as the join records check it (not blank either),
+so that a joiner never signs a roster its own records' schema refuses (a host could
+otherwise get an honest joiner blamed for the name it gave another seat)."""
 _seat_more: dict[str, Check] = {"also": _array(_address, MAX_ALSO, 1), "seen": _int(1, 65535)}
 
 
