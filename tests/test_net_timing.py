@@ -826,3 +826,51 @@ async def test_a_decision_whose_turn_went_away_before_it_began_asks_nothing_and_
     decision = _Deciding((table.current, table.step - 1), turn_ends=trio.current_time() + 60)
     await decision.run(decide, table)
     assert decision.done.is_set() and decision.outcome is None and asked == []
+
+
+async def test_a_fault_shown_to_a_seat_while_it_decides_is_read_once_its_record_is_out(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """protocol.md 7.3: an honest node reads no frame that could stop it while its own
+    decision is due. A hostile seat 0 (the host, say) shows seat 1, while seat 1 thinks
+    about its move, a record of seat 2 under a wrong signature. Read at once, it would
+    stop seat 1 before its move, and seat 2, which waits for that move, would blame
+    seat 1 ("stopped instead of sending its record"). Seat 1 writes its move first, then
+    reads the frame and blames seat 0; seat 2 never blames seat 1."""
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    links = memory_links(3)
+    deciding = trio.Event()
+    quick = bot(1)
+
+    async def slow(table: object) -> object:
+        if not deciding.is_set() and table.step >= 12:  # type: ignore[attr-defined]
+            deciding.set()
+            await trio.sleep(5)
+        return await quick(table)  # type: ignore[arg-type]
+
+    async def forge() -> None:
+        await deciding.wait()
+        import msgpack
+        from protocol_helpers import record_map
+
+        from p2pcards.protocol.wire import parse_record
+
+        theirs = [r for r in tables[1].records_to_save() if r.record.seat == 2][-1]
+        edited = record_map(theirs.raw)
+        edited["prev"] = bytes(32)  # another history, under seat 2's own signature
+        forged = parse_record(msgpack.packb(edited), theirs.sig)
+        await links[0][1].send(Evidence((forged,)).to_frame())
+
+    results: dict[int, RunResult] = {}
+
+    async def play() -> None:
+        results.update((await run_seats(tables, links, {0: bot(0), 1: slow, 2: bot(2)}))[0])
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(forge)
+        nursery.start_soon(play)
+    assert deciding.is_set()
+    assert results[1].status == "failed" and results[1].blamed == (0,), results[1]
+    assert 1 not in results[2].blamed, results[2]
+    moved = [r for r in tables[2].records_to_save() if r.record.seat == 1]
+    assert moved and moved[-1].record.step >= 12  # seat 1's move reached seat 2 before it stopped

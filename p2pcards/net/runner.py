@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,11 +33,13 @@ import trio
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.session import WAIT_NOTICE, Timeouts
+from p2pcards.protocol.messages import Leave
 from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
 from p2pcards.protocol.wire import (
     MAX_FRAME,
     Abort,
+    Evidence,
     Need,
     Relay,
     SignedRecord,
@@ -172,6 +175,19 @@ async def _take_links(peer: int, relinker: Relinker, out: trio.MemorySendChannel
 async def _close(link: Link) -> None:
     with contextlib.suppress(Exception):
         await link.aclose()
+
+
+def _read_after_deciding(item: Any) -> bool:
+    """Whether a frame that comes while this seat's own decision is due waits until the
+    record is written: every frame but a broken link and a ``leave`` (alone, or all an
+    evidence frame holds), which take the match on without a seat at once."""
+    if isinstance(item, LinkClosed):
+        return False
+    if isinstance(item, SignedRecord):
+        return not isinstance(item.record.body, Leave)
+    if isinstance(item, Evidence):
+        return not all(isinstance(r.record.body, Leave) for r in item.records)
+    return True
 
 
 async def _turn_away(link: Link, frame: bytes | None) -> None:
@@ -566,6 +582,10 @@ class _Deciding:
         if self.wake is not None:
             self.wake.cancel()
 
+    def due(self, table: Sitting) -> bool:
+        """Still being made, for the step the table waits on: this seat owes that record."""
+        return not self.done.is_set() and self.is_for(table)
+
     def is_for(self, table: Sitting) -> bool:
         """This decision is still the one the table waits for (the same table and step)."""
         return table.my_turn and self.key == (table.current, table.step)
@@ -624,10 +644,17 @@ async def _play(
     heard from that way, they are still at the table; not heard, they are gone (the reason)."""
     stop_deadline = math.inf
     confirmed = False  # this seat's answer about the fingerprint was taken
+    held: deque[tuple[int, tuple[Any, Any]]] = deque()
+    """Frames that came while this seat's decision was due (``_read_after_deciding``)."""
+    released: deque[tuple[int, tuple[Any, Any]]] = deque()
+    """Those frames, read before any new one once the decision is made or withdrawn."""
     nobody_back = restore is not None and mesh.relinker is not None and bool(mesh.away)
     """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
     player, whose move could reach nobody (a table that ended meanwhile answers never)."""
     while True:
+        if held and not (thinking is not None and thinking.due(table)):
+            released.extend(held)
+            held.clear()
         if thinking is not None and not thinking.is_for(table):
             await thinking.cancel()  # its turn went away (a new table): asked again there
             if thinking.outcome is None or thinking.outcome[0] not in ("quit", "raise"):
@@ -790,7 +817,10 @@ async def _play(
             with trio.move_on_at(wake_at) as scope:
                 if thinking is not None:
                     thinking.wake = scope
-                peer, (source, item) = await receive.receive()
+                if released:  # what came while this seat decided, in its order
+                    peer, (source, item) = released.popleft()
+                else:
+                    peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
             if table.stopped:
                 stop_deadline = trio.current_time()
@@ -863,12 +893,19 @@ async def _play(
             continue
         if source is not links.get(peer):
             continue  # from a link that has been replaced since
+        if isinstance(item, Relay) and item.target == table.seat and item.origin in trial:
+            del trial[item.origin]  # it is still here: reached through the others from now on
+            mesh.lost_at.pop(item.origin, None)
+            mesh.on_link(item.origin, "relayed", 0.0)
+        if thinking is not None and thinking.due(table) and _read_after_deciding(item):
+            # This seat owes the step's record: a fault found now would stop it before
+            # writing it, and the others would blame it (protocol.md 7.3). Read once the
+            # record is out (a leave, or a link that breaks, is dealt with at once).
+            heard = now
+            held.append((peer, (source, item)))
+            continue
         if isinstance(item, Relay):
             heard = now
-            if item.target == table.seat and item.origin in trial:
-                del trial[item.origin]  # it is still here: reached through the others from now on
-                mesh.lost_at.pop(item.origin, None)
-                mesh.on_link(item.origin, "relayed", 0.0)
             if await _carry(table, links, peer, item, timeouts.step):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
             await _flush(table, links, timeouts.step, journal)
