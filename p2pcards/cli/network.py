@@ -63,21 +63,24 @@ def _network_options(f: Command) -> Command:
             type=click.FloatRange(1, MAX_CLOCK),
             default=600,
             show_default=True,
-            help="Seconds for a turn.",
+            help="Seconds for a turn (the host sets the table's clock: a joiner plays by the host's).",
         ),
         click.option(
             "--step-timeout",
             type=click.FloatRange(1, MAX_CLOCK),
             default=60,
             show_default=True,
-            help="Seconds for any other step (shuffles, key reveals).",
+            help="Seconds for any other step (shuffles, key reveals), as the host sets them.",
         ),
         click.option(
             "--grace",
             type=click.FloatRange(1, MAX_CLOCK),
             default=120,
             show_default=True,
-            help="Seconds a player whose connection broke has to come back before the match stops.",
+            help=(
+                "Seconds a player whose connection broke has to come back before the match stops, "
+                "as the host sets them."
+            ),
         ),
         _lang_option,
         click.option(
