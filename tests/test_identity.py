@@ -287,3 +287,22 @@ def test_load_or_create(tmp_path: Path) -> None:
     assert second == first
     assert second.to_bytes() == first.to_bytes()
     assert Identity.load(path) == first
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(min_size=32, max_size=32))
+def test_a_key_that_is_no_point_of_the_curve_is_refused_and_every_real_key_taken(seed: bytes) -> None:
+    """protocol.md 3.7: a roster key must decode to a point of Ed25519 (RFC 8032, 5.1.3). A
+    host could otherwise seat a key such as y = 2, which no secret stands behind: that seat
+    could never sign. Every key made from a secret is taken; a y whose x² is no square is
+    not (about half of all y values)."""
+    real = Identity.from_bytes(seed).public_key
+    assert is_valid_public_key(real)
+    y = int.from_bytes(seed, "little") % (2**255 - 19)
+    p = 2**255 - 19
+    d = -121665 * pow(121666, -1, p) % p
+    x2 = (y * y - 1) * pow(d * y * y + 1, p - 2, p) % p
+    square = x2 == 0 or pow(x2, (p - 1) // 2, p) == 1
+    if not square:
+        assert not is_valid_public_key(y.to_bytes(32, "little"))
+    assert not is_valid_public_key((2).to_bytes(32, "little"))

@@ -184,18 +184,36 @@ _ED25519_P = 2**255 - 19
 _ORDER_8_Y = 0x5FC536D880238B13933C6D305ACDFD5F098EFF289F4C345B027B2C28F95E826
 _SMALL_ORDER_Y = frozenset({0, 1, _ED25519_P - 1, _ORDER_8_Y, _ED25519_P - _ORDER_8_Y})
 """y-coordinates of the eight points of order dividing 8 (orders 1, 2, 4 and 8)."""
+_ED25519_D = -121665 * pow(121666, -1, _ED25519_P) % _ED25519_P
+
+
+def _on_curve(y: int, x_is_odd: bool) -> bool:
+    """Whether some x makes (x, y) a point of Ed25519 with x's parity as encoded (RFC 8032,
+    5.1.3): x² = (y² - 1) / (d·y² + 1) must be a square, and x = 0 must be encoded even."""
+    p = _ED25519_P
+    x2 = (y * y - 1) * pow(_ED25519_D * y * y + 1, p - 2, p) % p
+    if x2 == 0:
+        return not x_is_odd
+    return pow(x2, (p - 1) // 2, p) == 1
 
 
 def is_valid_public_key(public_key: bytes) -> bool:
-    """True for a canonical 32-byte Ed25519 public key that is not a point of small order.
+    """True for a canonical 32-byte Ed25519 public key of a point of the curve, not of small order.
 
     A small-order key has no secret behind it: some signatures verify under it for *every*
     message, so a record "signed" by it proves nothing. A roster should refuse such keys.
     """
     if not isinstance(public_key, bytes) or len(public_key) != PUBLIC_KEY_SIZE:
         return False
+    return _valid_key(public_key)
+
+
+@lru_cache(maxsize=256)
+def _valid_key(public_key: bytes) -> bool:
+    """:func:`is_valid_public_key` of 32 bytes (few keys, one per player, verify many records:
+    the curve arithmetic is done once per key)."""
     y = int.from_bytes(public_key, "little") & ((1 << 255) - 1)
-    if y >= _ED25519_P or y in _SMALL_ORDER_Y:
+    if y >= _ED25519_P or y in _SMALL_ORDER_Y or not _on_curve(y, bool(public_key[31] >> 7)):
         return False
     try:
         _public_key(public_key)
