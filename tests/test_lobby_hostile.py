@@ -759,3 +759,21 @@ def test_a_start_that_gives_any_seat_a_blank_name_is_refused_before_anything_is_
     assert isinstance(decode_lobby(start("Host")), Start)
     with pytest.raises(WireError, match="must not be blank"):
         decode_lobby(start(blank))
+
+
+@pytest.mark.parametrize("players", [0, 1, 7])
+def test_a_challenge_for_a_table_no_game_seats_does_not_read(players: int) -> None:
+    """A table seats 2 to 6: a host's ``challenge`` for 0, 1 or 7 seats does not read, so a
+    joiner proves the code to no such table (protocol.md 9)."""
+    from p2pcards.protocol.lobby import Challenge, decode_lobby
+    from p2pcards.protocol.wire import WireError
+
+    def challenge(n: int) -> bytes:
+        return encode_lobby(
+            Challenge(game=bytes(16), key=bytes(32), nonce=bytes(32), pake=bytes(33), play="nines",
+                      rules=(("target", 100),), players=n)
+        )  # fmt: skip
+
+    assert isinstance(decode_lobby(challenge(4)), Challenge)
+    with pytest.raises(WireError, match="players"):
+        decode_lobby(challenge(players))

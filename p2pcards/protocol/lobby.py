@@ -280,7 +280,7 @@ class Challenge(Body):
         "nonce": _bin(32),
         "play": _text(40),
         "rules": _rules,
-        "players": _uint(MAX_SEATS),
+        "players": _int(2, MAX_SEATS),  # (a table seats 2 to 6: a joiner proves no code to less)
         "clock": _array(_uint(MAX_CLOCK), 3, 3),
         "pake": _bin(PAKE_SIZE),
     }
