@@ -645,12 +645,16 @@ async def _play(
     stop_deadline = math.inf
     confirmed = False  # this seat's answer about the fingerprint was taken
     held: deque[tuple[int, tuple[Any, Any]]] = deque()
-    """Frames that came while this seat's decision was due (``_read_after_deciding``): read
-    before any new one once the decision is made or withdrawn."""
+    """Frames that came while this seat's decision was due (``_read_after_deciding``)."""
+    released: deque[tuple[int, tuple[Any, Any]]] = deque()
+    """Those frames, read before any new one once the decision is made or withdrawn."""
     nobody_back = restore is not None and mesh.relinker is not None and bool(mesh.away)
     """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
     player, whose move could reach nobody (a table that ended meanwhile answers never)."""
     while True:
+        if held and not (thinking is not None and thinking.due(table)):
+            released.extend(held)
+            held.clear()
         if thinking is not None and not thinking.is_for(table):
             await thinking.cancel()  # its turn went away (a new table): asked again there
             if thinking.outcome is None or thinking.outcome[0] not in ("quit", "raise"):
@@ -794,8 +798,7 @@ async def _play(
             if kind == "timeout":
                 # The seat leaves, signed, as a player who quits does: the others play on
                 # without it, or (too few left) the match ends there, with nobody at fault.
-                why = NO_PLAY.format(seconds=f"{wait:g}")
-                await _leave(table, links, timeouts.step, journal, result, why)
+                await _leave(table, links, timeouts.step, journal, result, f"did not play within {wait:g} s")
                 result.problem = TURN_TIMED_OUT
                 return
             try:
@@ -814,8 +817,8 @@ async def _play(
             with trio.move_on_at(wake_at) as scope:
                 if thinking is not None:
                     thinking.wake = scope
-                if held and not (thinking is not None and thinking.due(table)):
-                    peer, (source, item) = held.popleft()  # what came while this seat decided
+                if released:  # what came while this seat decided, in its order
+                    peer, (source, item) = released.popleft()
                 else:
                     peer, (source, item) = await receive.receive()
         except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
@@ -864,7 +867,8 @@ async def _play(
                     mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
             else:  # a seat gone from the table is told so, then hung up on
-                mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
+                told = table.went_on_frame(peer) if peer not in table.present else None
+                mesh.nursery.start_soon(_turn_away, item.link, told)
             continue
         if isinstance(item, StayedAway):
             if mesh.away.get(peer) == item.until:
@@ -946,8 +950,6 @@ HEARD_NOBODY = (
 )
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
-NO_PLAY = "did not play within {seconds} s"
-"""The reason a seat signs when it leaves because its own turn's time ran out."""
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
 """The problems of a match that stops for lack of connections or answers, as the node says
 them (the interface says them in the player's language: ``p2pcards.ui.netgame``)."""
@@ -1077,7 +1079,8 @@ async def _linger(
                     mesh.adopt(peer, item.link)
                     await _resend(table, peer, item.link, 1)  # what it lacks, then the sign
                 else:  # (a seat gone from the table is told so, as during the match)
-                    mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
+                    told = table.went_on_frame(peer) if peer not in table.present else None
+                    mesh.nursery.start_soon(_turn_away, item.link, told)
                 continue
             if source is not links.get(peer):
                 continue  # a replaced link, or a relink that stayed away
