@@ -39,6 +39,10 @@ Whom protocol.md blames (``Effect`` below says which case an edit is):
              (section 4, rule 6); the rest of the file holds no second record
              of the edited seat to prove equivocation, so the author of the
              disputed record is blamed, at its index (section 8).
+``terms``    A join that reads and states other terms than the file's reference join:
+             nobody, at the last record of step 0 (a file cannot show whether the
+             host told its author other terms or the author changed them, section
+             8). A join that does not read is its signer's fault (``now``).
 ``game``     A record of another game id: nobody, at its index (7.1).
 ``nobody``   A record naming a seat outside the roster: nobody, at its index (7.1).
 ``seat``     A record naming another seat of the roster (signed by that seat). If
@@ -150,6 +154,7 @@ from protocol_helpers import (
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.transcript import decode_file
+from p2pcards.protocol.wire import WireError, parse_record
 
 N_SEATS = 3
 
@@ -400,6 +405,7 @@ class Effect:
 
 NOW = Effect("now")
 LATER = Effect("later")
+TERMS = Effect("terms")
 
 
 @dataclass(frozen=True)
@@ -447,6 +453,8 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
         return Expect(frozenset({(signer, i)}), "the record is wrong at its step: its author")
     if kind == "game":
         return Expect(frozenset({(None, i)}), "a record of another game: nobody")
+    if kind == "terms":
+        return Expect(frozenset({(None, tx.first[1] - 1)}), "other terms: a file cannot show whose fault")
     if kind == "nobody":
         return Expect(frozenset({(None, i)}), "a seat outside the roster: nobody")
     if kind == "seat":
@@ -717,7 +725,7 @@ def join_fields(tx: Tx, i: int) -> list[Field]:
             return None
         if op[0] == "name" and roster[op[1]][0] == op[2]:
             return None
-        return NOW
+        return TERMS
 
     valid_key = identity_for(5, tx.seed).public_key
     roster_ops = (
@@ -736,7 +744,7 @@ def join_fields(tx: Tx, i: int) -> list[Field]:
             (0, 2, 65535),
             st.integers(0, 65535),
             _set(("body", "version")),
-            _same_or(b["version"], NOW),
+            _same_or(b["version"], TERMS),
         ),
         Field("version type", ("1", -1, 65536), junk, _set(("body", "version")), _same_or(b["version"], NOW)),
         Field(
@@ -744,21 +752,21 @@ def join_fields(tx: Tx, i: int) -> list[Field]:
             ("hearts", ""),
             st.text(max_size=41),
             _set(("body", "game")),
-            _same_or(b["game"], NOW),
+            _same_or(b["game"], TERMS),
         ),
         Field(
             "rules.target",
             (31, 0, 2**40),
             st.integers(-(2**31), 2**40),
             rule("target"),
-            _same_or(b["rules"]["target"], NOW),
+            _same_or(b["rules"]["target"], TERMS),
         ),
         Field(
             "rules.hard_nines",
             (True, 0, 1),  # 0 is not false: a join body must be equal exactly (section 5)
             st.one_of(st.booleans(), st.integers(0, 1), st.none()),
             rule("hard_nines"),
-            _same_or(b["rules"]["hard_nines"], NOW),
+            _same_or(b["rules"]["hard_nines"], TERMS),
             quick=2,
         ),
         Field(
@@ -766,14 +774,14 @@ def join_fields(tx: Tx, i: int) -> list[Field]:
             ("bogus",),
             st.text(min_size=1, max_size=8).filter(lambda k: k not in rule_names),
             lambda mm, k: mm["body"]["rules"].__setitem__(k, True),
-            lambda v: NOW,
+            lambda v: TERMS,
         ),
         Field(
             "rules: option removed",
             tuple(rule_names[:2]),
             st.sampled_from(rule_names),
             lambda mm, k: mm["body"]["rules"].pop(k),
-            lambda v: NOW,
+            lambda v: TERMS,
         ),
         Field("roster", roster_ops, st.sampled_from(roster_ops), roster_op, roster_effect, quick=3),
     ]
@@ -1373,6 +1381,11 @@ class Case:
         if edited.raw in self.tx.raws:
             self.effect = None  # the very bytes of a record already in the file: nothing changed
             return
+        if self.effect.kind == "terms":
+            try:
+                parse_record(edited.raw, edited.sig)
+            except WireError:  # a join that does not read is its signer's
+                self.effect = NOW
         records = list(self.tx.records)
         records[self.i] = edited
         if self.rechained:
@@ -1492,32 +1505,32 @@ JOIN_ZERO: list[tuple[str, Callable[[dict[str, Any]], None], set[tuple[int | Non
     (
         "rules.target=31",
         lambda m: m["body"]["rules"].__setitem__("target", 31),
-        {(1, 1)},
-        "a possible table: seat 1's join is the first to disagree with it",
+        {(None, 2)},
+        "a possible table: seat 1's join is the first to disagree with it; a file cannot show whose fault",
     ),
     (
         "rules.hard_nines=True",
         lambda m: m["body"]["rules"].__setitem__("hard_nines", True),
-        {(1, 1)},
-        "a possible table: seat 1's join is the first to disagree with it",
+        {(None, 2)},
+        "a possible table: seat 1's join is the first to disagree with it; a file cannot show whose fault",
     ),
     (
         "roster name of seat 2",
         lambda m: m["body"]["roster"][2].__setitem__(0, "mallory"),
-        {(1, 1)},
-        "a possible table: seat 1's join is the first to disagree with it",
+        {(None, 2)},
+        "a possible table: seat 1's join is the first to disagree with it; a file cannot show whose fault",
     ),
     (
         "roster without seat 2",
         lambda m: m["body"]["roster"].pop(),
-        {(1, 1)},
-        "a 2-seat table: seat 1's join (3 seats) completes step 0 and disagrees",
+        {(None, 1)},
+        "a 2-seat table: seat 1's join (3 seats) completes step 0 and disagrees: nobody",
     ),
     (
         "roster with a 4th seat",
         lambda m: m["body"]["roster"].append(["extra", OTHER_KEY]),
-        {(None, ANY), (1, 1)},
-        "step 0 waits for a 4th seat: joins are compared when it completes, never (or seat 1 on receipt)",
+        {(None, ANY)},
+        "step 0 waits for a 4th seat: joins are compared when it completes, never (or nobody on receipt)",
     ),
     (
         "rules.target=0",
@@ -1597,7 +1610,12 @@ JOIN_ZERO: list[tuple[str, Callable[[dict[str, Any]], None], set[tuple[int | Non
         {(0, 0)},
         "seat 0 signed a join for another game",
     ),
-    ("version 2", lambda m: m["body"].__setitem__("version", 2), {(0, 0)}, "seat 0 signed another version"),
+    (
+        "version 2",
+        lambda m: m["body"].__setitem__("version", 2),
+        {(None, 2)},
+        "seat 0 signed another version than the audit's: other terms, nobody",
+    ),
     (
         "header game id",
         lambda m: m.__setitem__("game", bytes(16)),

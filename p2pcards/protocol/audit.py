@@ -951,10 +951,10 @@ def _hand(table: TableCore) -> int | None:
 def _reference_join(
     first: tuple[int, SignedRecord], pairs: Sequence[tuple[object, object]], saved_by: object
 ) -> tuple[int, SignedRecord]:
-    """The join record the audit takes the table from: the saver's own, as a live node
-    judges every join against its own (a host that signed other terms than a joiner's
-    is blamed in that joiner's file, as that joiner blamed it live), else the first.
-    The saver's join is one of step 0's records, among the first few of the file."""
+    """The join record the audit takes the table from: the saver's own (the terms the
+    saver played by: a joiner told other terms than the host's reads its own table),
+    else the first. A join that differs from it blames nobody (protocol.md 7.1). The
+    saver's join is one of step 0's records, among the first few of the file."""
     index, rec = first
     if type(saved_by) is not int or not isinstance(rec.record.body, Join) or rec.record.seat == saved_by:
         return first

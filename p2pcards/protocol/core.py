@@ -752,14 +752,26 @@ class TableCore:
         a joiner whose terms differ from its own; a joiner blames the host whose join differs
         from what it was told; but a joiner that agrees with the host cannot tell whether
         another joiner changed its terms or was told others: it stops, blaming nobody
-        (otherwise a host could make honest joiners blame each other)."""
+        (otherwise a host could make honest joiners blame each other). An audit blames
+        nobody either: a file is its saver's word, and either author of two joins that
+        differ could have saved it (a host that told a joiner other terms would otherwise
+        be cleared by its own file, and a joiner that changed them by its own)."""
         mine = pack(self._join.to_wire())
         for seat in sorted(bodies):
             if pack(bodies[seat].to_wire()) == mine:
                 continue
-            if seat == 0 or self.terms_of in (0, None):
-                self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
             name = self.roster[seat].name
+            if self.seat is None:  # an audit: the reference join's author may be the liar
+                ref = self.terms_of if self.terms_of is not None else 0
+                self.log.stop(
+                    f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than"
+                    f" {self.roster[ref].name} (seat {ref}): the host may have told one of them other"
+                    " terms, or one of them changed them; a file cannot show which"
+                )
+                assert self.log.failure is not None
+                raise self.log.failure
+            if seat == 0 or self.terms_of == 0:
+                self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
             joins = self.log.transcript.steps[step]  # (appended before the step's work)
             self.log.stop(
                 f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
