@@ -479,6 +479,9 @@ def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_langua
     assert detail == tr("reason_gone", seconds="10") + " (connection refused)"
     assert leave_reason(tr, LEFT_BEHIND) == tr("reason_left_behind")
     assert leave_reason(tr, "dinner is ready") == "dinner is ready"
+    from p2pcards.net.runner import NO_PLAY
+
+    assert leave_reason(tr, NO_PLAY.format(seconds="15")) == tr("reason_no_play", seconds="15")
     if lang != "en":
         assert gone != f"{TIMED_OUT} 120 s"
         assert leave_reason(tr, LEFT_BEHIND) != LEFT_BEHIND

@@ -798,7 +798,8 @@ async def _play(
             if kind == "timeout":
                 # The seat leaves, signed, as a player who quits does: the others play on
                 # without it, or (too few left) the match ends there, with nobody at fault.
-                await _leave(table, links, timeouts.step, journal, result, f"did not play within {wait:g} s")
+                why = NO_PLAY.format(seconds=f"{wait:g}")
+                await _leave(table, links, timeouts.step, journal, result, why)
                 result.problem = TURN_TIMED_OUT
                 return
             try:
@@ -867,8 +868,7 @@ async def _play(
                     mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
             else:  # a seat gone from the table is told so, then hung up on
-                told = table.went_on_frame(peer) if peer not in table.present else None
-                mesh.nursery.start_soon(_turn_away, item.link, told)
+                mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
             continue
         if isinstance(item, StayedAway):
             if mesh.away.get(peer) == item.until:
@@ -950,6 +950,8 @@ HEARD_NOBODY = (
 )
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
+NO_PLAY = "did not play within {seconds} s"
+"""The reason a seat signs when it leaves because its own turn's time ran out."""
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
 """The problems of a match that stops for lack of connections or answers, as the node says
 them (the interface says them in the player's language: ``p2pcards.ui.netgame``)."""
@@ -1079,8 +1081,7 @@ async def _linger(
                     mesh.adopt(peer, item.link)
                     await _resend(table, peer, item.link, 1)  # what it lacks, then the sign
                 else:  # (a seat gone from the table is told so, as during the match)
-                    told = table.went_on_frame(peer) if peer not in table.present else None
-                    mesh.nursery.start_soon(_turn_away, item.link, told)
+                    mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
                 continue
             if source is not links.get(peer):
                 continue  # a replaced link, or a relink that stayed away

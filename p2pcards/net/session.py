@@ -635,13 +635,10 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             if rejoin_until is not None:
                 # The host may not have seen the old connection end yet (its seat, name and key
                 # still taken) or be out of reach a moment; one that refuses it has left.
-                if isinstance(e, JoinRefused):
-                    passing = e.reason in ("name-taken", "same-key", "busy")
-                else:
-                    passing = not isinstance(e, DoorClosed)
                 if isinstance(e, DoorClosed):  # nothing listens there now: the host closed its table
                     closed = Notice("notice_host_left_lobby", where=show_address(host, port))
                     raise DoorClosed(closed) from None
+                passing = not isinstance(e, JoinRefused) or e.reason in ("name-taken", "same-key", "busy")
                 if not passing or trio.current_time() >= rejoin_until:
                     raise
                 notice = "notice_lobby_rejoin"

@@ -253,10 +253,9 @@ class TableWatcher:
                 console.say(console.tr.n(key, event.hands, hands=event.hands, scores=scores, **who))
 
 
-_NO_PLAY = re.compile(r"did not play within (\d+(?:\.\d+)?) s")
 _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
 """``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
-after the lobby)."""
+after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
 
 
 _PROBLEM_KEYS = (
@@ -314,9 +313,11 @@ def leave_reason(tr: Translator, reason: str) -> str:
         return tr(known[reason])
     if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
         return tr("reason_left_behind")
-    found = _NO_PLAY.fullmatch(reason)
+    from p2pcards.net.runner import NO_PLAY
+
+    found = _template_regex(NO_PLAY).fullmatch(reason)
     if found:
-        return tr("reason_no_play", seconds=found.group(1))
+        return tr("reason_no_play", **found.groupdict())
     found = _GONE.fullmatch(reason)
     if found:  # (the last attempt's error, if any, as it was)
         return tr("reason_gone", seconds=found.group(1)) + (f" ({found.group(2)})" if found.group(2) else "")
