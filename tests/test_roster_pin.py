@@ -15,6 +15,7 @@ The fake host here does the lobby handshake with the host's own admission machin
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import replace
 
@@ -210,3 +211,36 @@ async def test_a_link_auth_replayed_with_another_nonce_is_refused() -> None:
     for info in infos.values():
         for link in info.links.values():
             await link.aclose()
+
+
+async def test_a_dial_that_reaches_another_key_fails_plainly_and_says_nothing_of_the_time() -> None:
+    """Seat 2 dials seat 1 and finds at its address a node with another key: the mesh stops
+    with that reason at once, and says of no seat that it sent no link in the mesh's time
+    (its time was cut short by the failure, not run out)."""
+    ids = [Identity.generate() for _ in range(4)]
+    impostor = Identity.generate()
+    game = os.urandom(16)
+    fake = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    mine = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    ports = {0: 1, 1: fake[0].socket.getsockname()[1], 2: mine[0].socket.getsockname()[1], 3: 1}
+    roster = tuple(Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(4))
+    info = SessionInfo(game_id=game, rules=RULES, roster=roster, seat=2)
+    info.links[0] = Link(trio.testing.memory_stream_pair()[0])
+    ui = RecordingUI()
+
+    async def serve(stream: trio.abc.Stream) -> None:
+        with contextlib.suppress(Exception):
+            link = Link(await tls_serve(stream, impostor))
+            await link.receive()
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, serve, fake)
+            started = trio.current_time()
+            with pytest.raises(PeerUnreachable) as caught:
+                await form_mesh(info, ids[2], mine, ui, replace(FAST, mesh=30.0))
+            took = trio.current_time() - started
+            nursery.cancel_scope.cancel()
+    assert str(caught.value).startswith("link to p1 (seat 1) failed"), caught.value
+    assert took < 5, took
+    assert not any("no link from it" in line for line in ui.infos), ui.infos

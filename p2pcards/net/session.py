@@ -1043,10 +1043,10 @@ async def form_mesh(
                     nursery.start_soon(await_punch, peer)
             await done.wait()
             nursery.cancel_scope.cancel()
+    if failures:  # (before the seats not linked yet: the failure cut their time short)
+        raise failures[0]
     for peer in sorted(need - set(info.links)):  # never dialled in: it could not reach this seat
         through_host(peer, f"no link from it in {timeouts.mesh:g} s")
-    if failures:
-        raise failures[0]
     direct = [info.roster[p].name for p in sorted(info.links) if p != 0 and p not in info.punched]
     if direct:  # with the punched and relayed seats said above: how this seat reaches every other
         ui.info(Notice("notice_direct", names=", ".join(direct)))
