@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 import trio
 import trio.testing
 from net_helpers import (
@@ -26,7 +27,7 @@ from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net.link import Link
+from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import (
     EARLY_ASK,
     LEAVE_WAIT,
@@ -476,6 +477,42 @@ async def test_a_send_cancelled_before_it_began_leaves_the_link_usable() -> None
     assert scope.cancelled_caught and not a.send_broken
     await a.send(b"\x02")  # (an interrupted send would refuse this one)
     assert await b.receive() == 2
+
+
+async def test_a_send_cut_in_the_middle_hangs_up_so_that_the_peer_sees_the_break() -> None:
+    """A frame that waited too long on a stalled path and was cut half-way leaves the peer
+    holding part of a frame: nothing sent after it could be read. The link hangs up, so
+    that the peer's read ends (its node links again) instead of waiting on a silent link,
+    and this end's own read ends too."""
+    a_stream, b_stream = trio.testing.memory_stream_pair()
+
+    class Stalls(trio.abc.Stream):
+        """The path stalls half-way through the first frame: half of it goes, then nothing."""
+
+        async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+            await a_stream.send_all(bytes(data)[: len(data) // 2])
+            await trio.sleep_forever()
+
+        async def wait_send_all_might_not_block(self) -> None:
+            await a_stream.wait_send_all_might_not_block()
+
+        async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+            return await a_stream.receive_some(max_bytes)
+
+        async def aclose(self) -> None:
+            await a_stream.aclose()
+
+    a, b = Link(Stalls()), Link(b_stream)
+    frame = b"\xc4\xff" + bytes(255)  # one msgpack bin of 255 bytes
+    with trio.move_on_after(0.5) as cut:
+        await a.send(frame)  # nobody reads: it waits, then is cut
+    assert cut.cancelled_caught and a.send_broken
+    with trio.fail_after(1), pytest.raises(LinkClosed):
+        await b.receive()
+    with trio.fail_after(1), pytest.raises(LinkClosed):
+        await a.receive()
+    with pytest.raises(LinkClosed):
+        await a.send(b"\x01")
 
 
 async def test_at_a_table_of_two_a_player_whose_time_runs_out_leaves_signed_at_once(

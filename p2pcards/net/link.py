@@ -83,6 +83,13 @@ class Link:
                 await self.stream.send_all(frame)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise LinkClosed(f"connection lost while sending ({_why(e)})") from None
+            except BaseException:
+                # Cut in the middle (a send that waited too long on a stalled path): the peer
+                # holds part of a frame and could read nothing after it. Hang up, so that both
+                # ends see the break (and link again) instead of a link that stays silent.
+                with trio.CancelScope(shield=True):
+                    await trio.aclose_forcefully(self.stream)
+                raise
             self.send_broken = False
             self.bytes_sent += len(frame)
             self.frames_sent += 1
