@@ -465,3 +465,37 @@ async def test_an_abort_made_up_by_the_host_in_a_joiners_name_is_said_to_be_only
     said = results[2].problem or ""
     relayed = "p1 (seat 1) stopped the match (said through a relay, which may have made it up)"
     assert said.startswith(relayed), said
+
+
+async def test_seats_relayed_through_a_player_who_thinks_long_are_not_kept_waiting_on_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Joiners reach each other only through the host, and every player takes most of the
+    turn clock. While the host's own player thinks, it still carries what the joiners send
+    each other: a joiner's record reaches the other joiner when it is made, not when the host
+    has moved, which would come after that joiner's clock for the step ran out."""
+    n = 3
+    tables = make_tables(n, SHORT_RULES, seed=5)
+    links = star_links(n)
+    results: dict[int, RunResult] = {}
+    timeouts = Timeouts(turn=60.0, step=30.0)
+
+    def slow(seat: int) -> Callable[[Any], Awaitable[Any]]:
+        decide = bot(seat)
+
+        async def think(table: Any) -> Any:
+            await trio.sleep(40)  # two thirds of the clock
+            return await decide(table)
+
+        return think
+
+    async def seat(s: int) -> None:
+        relayed = [p for p in range(1, n) if p != s] if s != 0 else []
+        results[s] = await run_table(tables[s], links[s], slow(s), timeouts=timeouts, relayed=relayed)
+
+    with trio.fail_after(36000):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    assert {s: (r.status, r.problem) for s, r in results.items()} == dict.fromkeys(range(n), ("over", None))
+    assert len({tuple(r.raw for r in t.transcript.records()) for t in tables.values()}) == 1

@@ -190,6 +190,23 @@ def _read_after_deciding(item: Any) -> bool:
     return True
 
 
+def _carried_cleanly(table: Sitting, links: dict[int, Any], peer: int, item: Any) -> bool:
+    """A relay frame from ``peer`` for another seat that this seat passes on (or drops, not
+    linked with its target) finding no fault in it: carried at once even while this seat's
+    own decision is due, since the seats relayed through this one must not wait on its
+    player (their clocks for the step before run out meanwhile). One that shows a fault
+    waits, as any frame (``_read_after_deciding``)."""
+    if not isinstance(item, Relay) or item.target == table.seat or item.origin != peer:
+        return False
+    target = links.get(item.target)
+    if target is None or isinstance(target, RelayedLink):
+        return True
+    try:
+        return table.carriable(peer, item.inner()) is None
+    except WireError:
+        return False
+
+
 async def _turn_away(link: Link, frame: bytes | None) -> None:
     """Close a new link that the match does not take, after sending ``frame`` on it (the
     ``continue`` records of the table that went on without that seat), briefly."""
@@ -897,10 +914,16 @@ async def _play(
             del trial[item.origin]  # it is still here: reached through the others from now on
             mesh.lost_at.pop(item.origin, None)
             mesh.on_link(item.origin, "relayed", 0.0)
-        if thinking is not None and thinking.due(table) and _read_after_deciding(item):
+        if (
+            thinking is not None
+            and thinking.due(table)
+            and _read_after_deciding(item)
+            and not _carried_cleanly(table, links, peer, item)
+        ):
             # This seat owes the step's record: a fault found now would stop it before
             # writing it, and the others would blame it (protocol.md 7.3). Read once the
-            # record is out (a leave, or a link that breaks, is dealt with at once).
+            # record is out (a leave, or a link that breaks, is dealt with at once, and
+            # what it carries for others without a fault is passed on).
             heard = now
             held.append((peer, (source, item)))
             continue
