@@ -458,9 +458,8 @@ class AuditReport:
             where = [] if p.record is None else [say("audit_record", n=p.record)]
             if p.hand is not None:
                 where.append(say("audit_hand", n=p.hand))
-            lines += _wrap(
-                say("audit_problem", where=", ".join(where) or say("audit_file"), what=p.what, who=who)
-            )
+            where_said = ", ".join(where) or say("audit_file")
+            lines += _wrap(say("audit_problem", where=where_said, what=say.problem(p.what), who=who))
         return lines
 
     # -- shared parts
