@@ -25,6 +25,10 @@ class Say(Protocol):
         """A message whose words follow ``count``: ``1 hand``, ``2 hands``."""
         ...
 
+    def problem(self, text: str) -> str:
+        """A problem text (a fault the protocol found, in English) in this language."""
+        ...
+
 
 class English:
     """Says messages in English, from dictionaries by key (``plural``: singular and plural)."""
@@ -44,3 +48,7 @@ class English:
     def n(self, key: str, count: int, /, **values: object) -> str:
         one, many = self._plural[key]
         return (one if count == 1 else many).format(**values)
+
+    def problem(self, text: str) -> str:
+        """A problem text as it is: the protocol says it in English already."""
+        return text

@@ -550,7 +550,8 @@ def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language
     place (seat numbers and "and" in the language too); a peer's words stay as they are."""
     from p2pcards.net import runner
     from p2pcards.net.node import Outcome
-    from p2pcards.ui.netgame import _PROBLEM_KEYS, describe_outcome, problem_text
+    from p2pcards.ui.netgame import describe_outcome, problem_text
+    from p2pcards.ui.problems import PROBLEM_KEYS as _PROBLEM_KEYS
 
     assert {n for n, _ in _PROBLEM_KEYS} == set(PROBLEMS)  # every template has its test
     tr = Translator(lang)

@@ -30,6 +30,7 @@ from p2pcards.errors import (
     UsageError,
 )
 from p2pcards.games.base import default_game, game
+from p2pcards.protocol import faults
 from p2pcards.protocol.audit_words import AUDIT_WORDS, ENGLISH
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
@@ -457,9 +458,8 @@ class AuditReport:
             where = [] if p.record is None else [say("audit_record", n=p.record)]
             if p.hand is not None:
                 where.append(say("audit_hand", n=p.hand))
-            lines += _wrap(
-                say("audit_problem", where=", ".join(where) or say("audit_file"), what=p.what, who=who)
-            )
+            where_said = ", ".join(where) or say("audit_file")
+            lines += _wrap(say("audit_problem", where=where_said, what=say.problem(p.what), who=who))
         return lines
 
     # -- shared parts
@@ -1030,11 +1030,8 @@ class _ClaimsBeyondTheFile:
             and min(b.hands for b in claims) > shown
         ):
             h = min(b.hands for b in claims)
-            me.log.stop(
-                "the audit could not check this record: every continue record claims more of the table "
-                f"it continues than the file holds ({h} hand{'s' if h != 1 else ''} scored there, the file "
-                f"shows {shown}), so the totals carried from it are not known"
-            )
+            claims_more = faults.CLAIMS_MORE_ONE if h == 1 else faults.CLAIMS_MORE
+            me.log.stop(claims_more.format(hands=h, shown=shown))
             raise me.log.failure
         super()._on_continue(spec, bodies, step)  # type: ignore[misc]
 

@@ -49,6 +49,7 @@ from p2pcards.crypto.identity import Identity, is_valid_public_key
 from p2pcards.errors import IllegalAction, LocalProtocolError, RemoteProtocolError
 from p2pcards.games.base import cut_for_deal
 from p2pcards.games.base import game as game_named
+from p2pcards.protocol import faults
 from p2pcards.protocol.events import Continued, CutDone, Event, HandEnded, MatchOver, Moved
 from p2pcards.protocol.ledger import CardLedger, Pos, Round
 from p2pcards.protocol.messages import (
@@ -482,7 +483,7 @@ class TableCore:
         if self.seat is None or self.status not in ("running", "disputed"):
             return
         self.log.author_side(Leave(reason=reason))
-        self.log.stop(f"{self.roster[self.seat].name} left the match")
+        self.log.stop(faults.LEFT_MATCH.format(name=self.roster[self.seat].name))
 
     def hands_by(self, steps: int) -> int:
         """Hands of this table scored within its first ``steps`` steps."""
@@ -511,7 +512,7 @@ class TableCore:
         )
         if self.failure is None and self.status != "over":
             names = ", ".join(self.roster[s].name for s in gone)
-            self.log.stop(f"the match goes on without {names}")
+            self.log.stop(faults.GOES_ON_WITHOUT.format(names=names))
         return nxt
 
     def act(self, action: Any) -> None:
@@ -715,14 +716,14 @@ class TableCore:
         it must be the pass due, from that seat, the pass before it in an earlier step."""
         a = self.ahead
         if a is None or spec.kind not in self.AHEAD_STEPS:
-            self._fail(seat, f"carries a pass of the next hand in a {spec.kind} step", step=step)
+            self._fail(seat, faults.AHEAD_WRONG_STEP.format(kind=spec.kind), step=step)
         if a.due() != (carried.kind, seat) or (a.done and a.done[-1] >= step):
-            self._fail(seat, f"sent a {carried.kind} pass of the next hand out of its turn", step=step)
+            self._fail(seat, faults.AHEAD_OUT_OF_TURN.format(kind=carried.kind), step=step)
         if (carried.next is None) != (carried.kind == "lock"):
-            self._fail(seat, "a shuffle pass of the next hand carries a commitment, a lock none", step=step)
+            self._fail(seat, faults.AHEAD_COMMITMENT, step=step)
         problem = a.ledger.check_pass(carried.kind, 0, seat, 0, carried.deck, step)
         if problem is not None:
-            self._fail(seat, f"{problem} (next hand)", step=step)
+            self._fail(seat, faults.NEXT_HAND.format(problem=problem), step=step)
         if carried.next is not None:
             a.commits[seat] = carried.next
         a.done.append(step)
@@ -764,19 +765,17 @@ class TableCore:
             if self.seat is None:  # an audit: the reference join's author may be the liar
                 ref = self.terms_of if self.terms_of is not None else 0
                 self.log.stop(
-                    f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than"
-                    f" {self.roster[ref].name} (seat {ref}): the host may have told one of them other"
-                    " terms, or one of them changed them; a file cannot show which"
+                    faults.FILE_OTHER_TERMS.format(
+                        name=name, seat=seat, ref_name=self.roster[ref].name, ref=ref
+                    )
                 )
                 assert self.log.failure is not None
                 raise self.log.failure
             if seat == 0 or self.terms_of == 0:
-                self._fail(seat, "disagrees on the table (version, game, rules or roster)", step=step)
+                self._fail(seat, faults.DISAGREES, step=step)
             joins = self.log.transcript.steps[step]  # (appended before the step's work)
             self.log.stop(
-                f"{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
-                f" this seat: the host may have told {name} other terms, or {name} changed them; nobody"
-                " can tell which",
+                faults.OTHER_TERMS.format(name=name, seat=seat),
                 show=[r for r in joins if r.record.seat in (0, seat)],  # a seat shown others proves the lie
             )
             assert self.log.failure is not None
@@ -807,26 +806,26 @@ class TableCore:
         for seat, body in bodies.items():
             assert isinstance(body, Continue)
             if body.game != prev.game_id or body.left != left:  # (left: increasing, as Carry has it)
-                self._fail(seat, "continues another table, or without another seat", step=step)
+                self._fail(seat, faults.CONTINUES_ANOTHER, step=step)
             own = [
                 r.record.step
                 for r in held
                 if r.record.seat == old[seat] and not isinstance(r.record.body, SIDE_BODIES)
             ]
             if body.steps < max(own, default=0):  # its record of step t shows it completed t steps
-                self._fail(seat, f"says it completed {body.steps} steps, fewer than it signed", step=step)
+                self._fail(seat, faults.FEWER_STEPS.format(steps=body.steps), step=step)
             if body.steps <= prev.step:
                 if body.last != (prev.transcript.digests[body.steps - 1] if body.steps else GENESIS):
                     self.log.stop(
-                        f"{self.roster[seat].name} continues from another history than this node's"
-                        f" (at step {body.steps}): someone showed the two of them different records"
+                        faults.OTHER_HISTORY.format(name=self.roster[seat].name, step=body.steps)
                     )
                     assert self.log.failure is not None
                     raise self.log.failure
                 if body.hands != prev.hands_by(body.steps):
-                    self._fail(seat, f"says {body.hands} hands were scored by step {body.steps}", step=step)
+                    scored = faults.HANDS_BY_STEP.format(hands=body.hands, step=body.steps)
+                    self._fail(seat, scored, step=step)
             elif body.hands < prev.hands_by(prev.step):
-                self._fail(seat, f"says {body.hands} hands were scored, fewer than this node saw", step=step)
+                self._fail(seat, faults.FEWER_HANDS.format(hands=body.hands), step=step)
             hands.append(body.hands)
         carried = min(hands)
         if carried > 0:
@@ -860,7 +859,7 @@ class TableCore:
             self._check_reveal(seat, body, step)
             secret = body.secret
             if kdf.commitment(secret, self._commit_context(0, seat)) != self._cut_commits[seat]:
-                self._fail(seat, "cut secret does not match its commitment", step=step)
+                self._fail(seat, faults.CUT_SECRET, step=step)
             secrets[seat] = secret
         seed = hashlib.sha256(
             b"p2pcards/v1/cut-seed\x00" + b"".join(secrets[s] for s in range(self.n))
@@ -898,7 +897,7 @@ class TableCore:
             return
         for seat in sorted(reveals):  # no lock pass of this hand was carried ahead, so no deal keys
             if reveals[seat].keys is not None:  # type: ignore[attr-defined]
-                self._fail(seat, "sent deal keys with its reveal before its lock pass", step=step)
+                self._fail(seat, faults.KEYS_BEFORE_LOCK, step=step)
         if any(c is None for c in carried.values()):
             self.hand.commit_step = True
             self._next("commit", self._all(), Commit)
@@ -922,15 +921,15 @@ class TableCore:
             assert isinstance(body, Reveal)
             made = ahead.commits.get(seat)
             if made is not None and body.next is not None and body.next != made:
-                self._fail(seat, "commits to another secret than its pass of the next hand did", step=step)
+                self._fail(seat, faults.OTHER_SECRET_NEXT, step=step)
             if seat == 0 and body.shuffle is not None:
-                self._fail(seat, "sent its first shuffle pass again, made already", step=step)
+                self._fail(seat, faults.FIRST_SHUFFLE_AGAIN, step=step)
             if body.keys is not None:
                 if not ahead.made("lock", seat):
-                    self._fail(seat, "sent deal keys with its reveal before its lock pass", step=step)
+                    self._fail(seat, faults.KEYS_BEFORE_LOCK, step=step)
                 expected = self._deal_positions(seat)
                 if expected is None:
-                    self._fail(seat, "sent deal keys with its reveal where no deal follows", step=step)
+                    self._fail(seat, faults.KEYS_NO_DEAL, step=step)
                 self._store_keys(seat, Keys(keys=body.keys), expected, step)
                 h.keyed.add(seat)
             if made is not None:
@@ -959,7 +958,7 @@ class TableCore:
     def _check_reveal(self, seat: int, body: Reveal, step: int) -> None:
         """Only seat 0 shuffles first: a first shuffle pass from another seat is a fault."""
         if seat != 0 and body.shuffle is not None:
-            self._fail(seat, "sent a first shuffle pass, which only seat 0 makes", step=step)
+            self._fail(seat, faults.FIRST_SHUFFLE_SEAT, step=step)
 
     def _on_commit(self, spec: StepSpec, bodies: dict[int, Body], step: int) -> None:
         h = self.hand
@@ -967,7 +966,7 @@ class TableCore:
         if h.rounds:  # round 0 was begun ahead: the commitments known stand
             for seat, body in bodies.items():
                 if h.commits.setdefault(seat, body.commit) != body.commit:  # type: ignore[attr-defined]
-                    self._fail(seat, "commits to another secret than its pass of this hand did", step=step)
+                    self._fail(seat, faults.OTHER_SECRET_THIS, step=step)
             self._go_on_round0()
             return
         for seat, body in bodies.items():
@@ -1017,7 +1016,7 @@ class TableCore:
         if body.keys is not None:
             expected = self._deal_positions(seat) if spec.round == 0 else None
             if expected is None:
-                self._fail(seat, "lock pass carries keys where no deal follows", step=step)
+                self._fail(seat, faults.LOCK_KEYS_NO_DEAL, step=step)
             self._store_keys(seat, Keys(keys=body.keys), expected, step)
             self.hand.keyed.add(seat)
         order = self.hand.rounds[spec.round].lock_order
@@ -1061,7 +1060,7 @@ class TableCore:
             seat, why = h.dispute
             if seat is None:
                 raise LocalProtocolError("a public card failed to open, yet every step verified")
-            self._fail(seat, f"{why}: false, every key and pass of the hand verified", step=step)
+            self._fail(seat, faults.DISPUTE_FALSE.format(why=why), step=step)
         assert full_hand is not None
         self.match.hand = full_hand
         self.match.close_hand()
@@ -1082,7 +1081,7 @@ class TableCore:
         for seat in range(self.n):
             secret = secrets[seat]
             if kdf.commitment(secret, self._commit_context(h.number, seat)) != h.commits[seat]:
-                self._fail(seat, "hand secret does not match its commitment", step=step)
+                self._fail(seat, faults.HAND_SECRET, step=step)
         for seat in range(self.n):
             if seat == self.seat and h.dispute is None:
                 continue  # this node made its own passes and keys
@@ -1096,9 +1095,7 @@ class TableCore:
         for seat, body in bodies.items():
             signed = (body.totals, body.winners)  # type: ignore[attr-defined]
             if signed != (tuple(self.match.totals), signed_winners(self.match)):
-                self._fail(
-                    seat, "signed totals or winners other than the scores of the hands played", step=step
-                )
+                self._fail(seat, faults.WRONG_RESULT, step=step)
         self.spec = StepSpec("over", (), ())
         self.log.finish()
         self._events.append(MatchOver(self.match))
@@ -1113,7 +1110,7 @@ class TableCore:
         try:
             hand.apply(action)
         except IllegalAction as e:
-            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+            self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
         self.hand.actions.append((self._for_replay(action), step))
         if len(hand.events) > before:
             self._events.append(Moved(hand.events[-1]))

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from p2pcards.crypto import encoding, group, poker
+from p2pcards.protocol import faults
 from p2pcards.protocol.messages import KeyShare
 
 Pos = tuple[int, int]
@@ -151,11 +152,11 @@ class CardLedger:
         """Record ``seat``'s pass; the problem if it is not a valid deck of this round."""
         rd = self.rounds[rnd]
         if body_round != rnd or len(deck) != rd.size:
-            return f"{kind} pass for the wrong round or of the wrong size"
+            return faults.PASS_WRONG_ROUND.format(kind=kind)
         try:
             poker.check_deck(deck, rd.size)
         except group.InvalidElement as e:
-            return f"{kind} pass is not a valid deck: {e}"
+            return faults.PASS_NOT_DECK.format(kind=kind, error=e)
         self.pass_steps[(kind, rnd, seat)] = step
         (rd.shuffles if kind == "shuffle" else rd.locks)[seat] = tuple(deck)
         return None
@@ -166,9 +167,9 @@ class CardLedger:
         """Record the keys ``seat`` published; the problem if they are for other
         positions or outside the group order (checked before any key is used)."""
         if sorted((k.round, k.pos) for k in keys) != sorted(expected):
-            return "published keys for the wrong positions"
+            return faults.KEYS_WRONG_POSITIONS
         if any(not 0 < k.key < group.ORDER for k in keys):
-            return "published a key outside the group order"
+            return faults.KEY_OUTSIDE_ORDER
         for k in keys:
             self.add_key((k.round, k.pos), seat, k.key, step)
         return None
@@ -247,11 +248,11 @@ class CardLedger:
         layer = self.layers[number]
         kind = "unlock" if layer.passes else "relock"
         if body_layer != number or len(points) != len(layer.positions):
-            return f"{kind} pass for the wrong layer or of the wrong size"
+            return faults.PASS_WRONG_LAYER.format(kind=kind)
         try:
             poker.check_deck(points, len(layer.positions))
         except group.InvalidElement as e:
-            return f"{kind} pass is not a valid list of points: {e}"
+            return faults.PASS_NOT_POINTS.format(kind=kind, error=e)
         points = tuple(points)
         if kind == "relock":
             for p in layer.positions:
@@ -308,19 +309,21 @@ class CardLedger:
                 deck_in = self.pass_input("shuffle", rnd, seat)
                 if not poker.verify_shuffle_pass(secret, rnd, deck_in, rd.shuffles[seat]):
                     return LedgerFault(
-                        seat, f"dishonest shuffle in round {rnd}", self.pass_steps[("shuffle", rnd, seat)]
+                        seat,
+                        faults.DISHONEST_SHUFFLE.format(round=rnd),
+                        self.pass_steps[("shuffle", rnd, seat)],
                     )
             if seat in rd.locks:
                 deck_in = self.pass_input("lock", rnd, seat)
                 if not poker.verify_lock_pass(secret, rnd, deck_in, rd.locks[seat]):
                     return LedgerFault(
-                        seat, f"dishonest lock in round {rnd}", self.pass_steps[("lock", rnd, seat)]
+                        seat, faults.DISHONEST_LOCK.format(round=rnd), self.pass_steps[("lock", rnd, seat)]
                     )
             for pos, by_seat in sorted(rd.keys.items()):
                 if seat in by_seat and by_seat[seat] != poker.lock_key(secret, rnd, pos):
                     return LedgerFault(
                         seat,
-                        f"published a wrong key for position {pos} of round {rnd}",
+                        faults.WRONG_ROUND_KEY.format(pos=pos, round=rnd),
                         rd.key_steps[pos][seat],
                     )
         for layer in self.layers:
@@ -342,12 +345,12 @@ class CardLedger:
                 ok = poker.verify_unlock_pass(keys, layer.points_in(k), points)
             if not ok:
                 kind = "unlock" if k else "relock"
-                return LedgerFault(seat, f"dishonest {kind} pass in layer {n}", layer.steps[seat])
+                return LedgerFault(seat, faults.DISHONEST_LAYER.format(kind=kind, layer=n), layer.steps[seat])
         if seat == layer.by:
             for j, key in sorted(layer.keys.items()):
                 if key != poker.relock_key(secret, n, j):
                     return LedgerFault(
-                        seat, f"published a wrong key for item {j} of layer {n}", layer.key_steps[j]
+                        seat, faults.WRONG_LAYER_KEY.format(item=j, layer=n), layer.key_steps[j]
                     )
         return None
 

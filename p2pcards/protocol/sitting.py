@@ -30,6 +30,7 @@ from typing import Any
 
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import RemoteProtocolError
+from p2pcards.protocol import faults
 from p2pcards.protocol.core import TableCore, continuation_id
 from p2pcards.protocol.events import Event
 from p2pcards.protocol.fingerprint import confirm_body
@@ -147,7 +148,7 @@ class Sitting:
         of any table of the match may be carried, a table that may continue one of them
         included: a seat that went on without another first sends its records there."""
         if self._index(origin) is None:
-            return f"seat {origin} is no longer at the table"
+            return faults.NO_LONGER_AT_TABLE.format(seat=origin)
         if isinstance(frame, Evidence):
             problems = [self._carriable_record(rec) for rec in frame.records]
             return next((p for p in problems if p is not None), None)
@@ -166,9 +167,9 @@ class Sitting:
                 continue
             roster = [p for s, p in enumerate(t.roster) if s not in gone]
             if not 0 <= seat < len(roster):
-                return f"a record by seat {seat}, which is not at this table"
+                return faults.RECORD_NOT_AT_TABLE.format(seat=seat)
             if not verify_signature(roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw):
-                return f"a record for step {step} not validly signed by seat {seat}"
+                return faults.RECORD_NOT_SIGNED.format(step=step, seat=seat)
             return None
         own = [p for p in problems if p != ANOTHER_GAME]  # said by the table the record names
         return (own or problems)[-1]
@@ -217,7 +218,7 @@ class Sitting:
         try:
             frame = decode_frame(data)
         except WireError as e:
-            self.blame(peer, f"malformed frame: {e}")
+            self.blame(peer, faults.MALFORMED_FRAME.format(error=e))
             return
         self.receive_frame(peer, frame)
 
@@ -299,7 +300,7 @@ class Sitting:
         c = self.current
         others = self.tables[base].n - len(gone)
         if len(signed) == others and c.failure is None and c.status in ("running", "disputed"):
-            c.stop("the others went on without this seat: every one of them judged it gone")
+            c.stop(faults.WENT_ON_WITHOUT)
 
     def _continue_signer(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> int | None:
         """The seat (of the table continuing ``self.tables[base]`` without ``gone``) that
@@ -330,7 +331,7 @@ class Sitting:
                 name = self.current.roster[seat].name
                 self.left_alone = (name, reason)  # a signed leave is no fault: nobody is blamed
                 said = quote_claim(reason)
-                self.current.stop(f"{name} left the match (it said: {said}): nobody remains to play on")
+                self.current.stop(faults.LEFT_NOBODY_REMAINS.format(name=name, said=said))
             else:
                 self.continue_without(self._old[seat], reason)
             return
@@ -417,7 +418,7 @@ class Sitting:
         """Go on at the table that continues ``self.tables[base]`` without ``gone``."""
         for old in self.tables[base:]:
             if old.failure is None and old.status in ("running", "disputed"):
-                old.stop("the match goes on at another table")
+                old.stop(faults.ANOTHER_TABLE)
             self._outbox += old.drain()
             self._journal += old.drain_journal()
             while (event := old.next_event()) is not None:

@@ -26,6 +26,7 @@ from typing import NoReturn, Protocol
 
 from p2pcards.crypto.identity import Identity, verify_signature
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.protocol import faults
 from p2pcards.protocol.messages import SIDE_BODIES, Body, Leave, Player
 from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
@@ -62,7 +63,7 @@ each record it signs on every link before any later frame there (its answers to
 ``need`` included), so for it this never happens; the bound only keeps one odd
 delivery from being a verdict."""
 
-ANOTHER_GAME = "a record of another game"
+ANOTHER_GAME = faults.ANOTHER_GAME
 """What ``carriable`` says of a record whose game id is not this table's."""
 
 
@@ -169,7 +170,7 @@ class StepLog:
         try:
             frame = decode_frame(data)
         except WireError as e:
-            self.blame(peer, f"malformed frame: {e}")
+            self.blame(peer, faults.MALFORMED_FRAME.format(error=e))
             return  # after the end of the match: ignored
         self.receive_frame(peer, frame)
 
@@ -187,7 +188,7 @@ class StepLog:
         carriers); an ``abort`` is noted as ``origin``'s claim but never blames it,
         since the relay could have made it up."""
         if not 0 <= origin < self.n or origin in (self.seat, relay):
-            self.fail(relay, f"relayed a frame from seat {origin}, which it cannot carry to this seat")
+            self.fail(relay, faults.RELAYED_UNCARRIABLE.format(origin=origin))
         self._take(relay, frame, origin=origin)
 
     def carriable(self, frame: Frame) -> str | None:
@@ -197,7 +198,7 @@ class StepLog:
         carrier checks these first and blames the seat that gave it the frame instead.
         (What the carrier cannot check, the receiver does not blame it for.)"""
         if isinstance(frame, Relay):
-            return "a relay frame inside a relay frame"
+            return faults.RELAY_IN_RELAY
         records = (
             frame.records
             if isinstance(frame, Evidence)
@@ -208,11 +209,11 @@ class StepLog:
         for rec in records:
             r = rec.record
             if not 0 <= r.seat < self.n:
-                return f"a record by seat {r.seat}, which is not at this table"
+                return faults.RECORD_NOT_AT_TABLE.format(seat=r.seat)
             if r.game_id != self.game_id:
                 return ANOTHER_GAME
             if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
-                return f"a record for step {r.step} not validly signed by seat {r.seat}"
+                return faults.RECORD_NOT_SIGNED.format(step=r.step, seat=r.seat)
         return None
 
     def _take(self, sender: int, frame: Frame, *, origin: int | None = None) -> None:
@@ -228,11 +229,7 @@ class StepLog:
         if self.status not in ("running", "disputed"):
             return
         if isinstance(frame, Relay):
-            why = (
-                "sent a relay frame where a table frame belongs"
-                if origin is None
-                else "relayed a relay frame"
-            )
+            why = faults.RELAY_WHERE_TABLE if origin is None else faults.RELAYED_RELAY
             self.fail(sender, why)
         if isinstance(frame, Evidence):
             self._receive_evidence(sender, frame, relayed=origin is not None)
@@ -253,7 +250,7 @@ class StepLog:
         if self.failure is not None:
             raise self.failure
         if not 0 <= rec.record.seat < self.n:
-            self.fail(None, f"record by seat {rec.record.seat}, not in the roster", rec=rec)
+            self.fail(None, faults.RECORD_NOT_IN_ROSTER.format(seat=rec.record.seat), rec=rec)
         if isinstance(rec.record.body, SIDE_BODIES):
             self._accept_side(rec, None)
             return
@@ -264,7 +261,7 @@ class StepLog:
             self._check_signed(rec, None)
             if held is not None:
                 self._equivocation(held, rec)
-            self.fail(rec.record.seat, f"record for step {rec.record.step} after the match ended", rec=rec)
+            self.fail(rec.record.seat, faults.RECORD_AFTER_END.format(step=rec.record.step), rec=rec)
         if self.status == "disputed":
             self._receive_evidence(None, Evidence((rec,)))
             return
@@ -506,12 +503,12 @@ class StepLog:
         this game validly signed by a seat of this table."""
         r = rec.record
         if not 0 <= r.seat < self.n:
-            self.fail(sender, f"sent a record by seat {r.seat}, which is not at this table")
+            self.fail(sender, faults.SENT_NOT_AT_TABLE.format(seat=r.seat))
         if r.game_id != self.game_id:
-            self.fail(sender, "sent a record of another game")
+            self.fail(sender, faults.SENT_ANOTHER_GAME)
         if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
             self.fail(
-                sender, f"bad signature: its record for step {r.step} is not validly signed by seat {r.seat}"
+                sender, faults.BAD_SIGNATURE.format(step=r.step, seat=r.seat)
             )
 
     def _held(self, author: int, step: int) -> SignedRecord | None:
@@ -531,13 +528,13 @@ class StepLog:
         """
         r = rec.record
         if direct and r.seat != sender:
-            self.fail(sender, f"sent a record authored by seat {r.seat} on its own link")
+            self.fail(sender, faults.OWN_LINK.format(seat=r.seat))
         if isinstance(r.body, SIDE_BODIES):
             return self._accept_side(rec, sender)
         held = self._held(r.seat, r.step) if 0 <= r.seat < self.n else None
         if held is not None and held.raw == rec.raw:
             if direct and self._direct_last[r.seat] >= r.step:
-                self.fail(r.seat, f"replayed its record for step {r.step}", rec=held)
+                self.fail(r.seat, faults.REPLAYED.format(step=r.step), rec=held)
             if direct:
                 self._direct_last[r.seat] = r.step
             return False
@@ -550,7 +547,7 @@ class StepLog:
             if step <= last:
                 self.fail(
                     author,
-                    f"sent its records out of order (step {step} after step {last})",
+                    faults.OUT_OF_ORDER.format(step=step, last=last),
                     rec=rec,
                     proof=(rec,),
                 )
@@ -559,7 +556,7 @@ class StepLog:
             self._out_of_place(rec)
         queue = self._inbox[author]
         if sender is not None and len(queue) >= MAX_QUEUED:
-            self.fail(author, "sent too many records ahead of the game", rec=rec, proof=(rec,))
+            self.fail(author, faults.TOO_MANY_AHEAD, rec=rec, proof=(rec,))
         queue[step] = rec
         self._journal.append(rec)
         return True
@@ -568,7 +565,7 @@ class StepLog:
         step = second.record.step
         self.fail(
             second.record.seat,
-            f"equivocation: two different signed records for step {step}",
+            faults.EQUIVOCATION.format(step=step),
             rec=second,
             proof=(first, second),
         )
@@ -583,7 +580,7 @@ class StepLog:
             return
         self.fail(
             rec.record.seat,
-            f"sent a record for step {step}, where it was not expected",
+            faults.NOT_EXPECTED.format(step=step),
             rec=rec,
             proof=(rec,),
         )
@@ -597,7 +594,7 @@ class StepLog:
         for rec in ev.records:
             r = rec.record
             if not 0 <= r.seat < self.n:
-                self.fail(sender, f"forwarded a record by seat {r.seat}, which is not at this table")
+                self.fail(sender, faults.FORWARDED_NOT_AT_TABLE.format(seat=r.seat))
             if isinstance(r.body, SIDE_BODIES):  # passed on once by each peer: never idle
                 self._accept_side(rec, sender)
                 new = True
@@ -631,7 +628,7 @@ class StepLog:
             return  # (relayed: the relay cannot know what this seat holds, nor prove who sent it)
         self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
         if self._idle_evidence[sender] > IDLE_EVIDENCE + self._needs_sent:
-            self.fail(sender, "forwarded evidence that proves nothing (copies of records already held)")
+            self.fail(sender, faults.PROVES_NOTHING)
 
     def _receive_abort(self, peer: int, abort: Abort) -> None:
         """A peer says it stops. If it owed the record this step needs and says it
@@ -657,8 +654,7 @@ class StepLog:
         if said is not None and said[0] >= self.step and peer in self._said_on_its_link:
             self.fail(
                 peer,
-                f"stopped instead of sending its record for step {self.step}"
-                f" (it said: {quote_claim(said[1])})",
+                faults.STOPPED_INSTEAD.format(step=self.step, said=quote_claim(said[1])),
             )
 
     def _note_withheld(self, peer: int) -> None:
@@ -669,8 +665,7 @@ class StepLog:
         if count >= WITHHELD_LIMIT:
             self.fail(
                 peer,
-                f"withholds its records until asked for them ({count} steps): "
-                "each came only in its answer to this seat's need",
+                faults.WITHHOLDS.format(count=count),
             )
 
     def _receive_need(self, peer: int, need: Need) -> None:
@@ -723,8 +718,11 @@ class StepLog:
                 if not isinstance(rec.record.body, self.allowed):
                     self.fail(
                         author,
-                        f"sent a {rec.record.body.TYPE} record where a {self.kind} step expects "
-                        + " or ".join(b.TYPE for b in self.allowed),
+                        faults.WRONG_RECORD.format(
+                            sent_kind=rec.record.body.TYPE,
+                            kind=self.kind,
+                            kinds=" or ".join(b.TYPE for b in self.allowed),
+                        ),
                         rec=rec,
                         proof=(rec,),
                     )
@@ -758,11 +756,10 @@ class StepLog:
         view_step = min(step, self.step) - 1
         recent = self.transcript.steps[view_step] if 0 <= view_step < len(self.transcript.steps) else []
         self._outbox.append(Evidence((rec, *recent)[:MAX_EVIDENCE]).to_frame())
-        what = (
-            f"skipped step {self.step} (sent step {step} first)"
-            if skipped
-            else (f"broken chain: its record for step {step} does not follow the records before it here")
-        )
+        if skipped:
+            what = faults.SKIPPED.format(step=self.step, sent=step)
+        else:
+            what = faults.BROKEN_CHAIN.format(step=step)
         self.suspect = (author, what)
         self._disputed = rec
         self.proof = [rec]
@@ -773,7 +770,7 @@ class StepLog:
         records = dict(sorted(self.current.items()))
         for seat, rec in records.items():
             if rec.record.step != step:  # own records always match; peers' checked in _advance
-                self.fail(seat, f"record for step {rec.record.step} in step {step}", step=step)
+                self.fail(seat, faults.RECORD_IN_STEP.format(step=rec.record.step, in_step=step), step=step)
         self.transcript.append_step(records.values())
         self.current = {}
         self.owner.step_complete(records)

@@ -25,6 +25,7 @@ from p2pcards.errors import CardParseError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
+from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
 from p2pcards.ui.po import Message
 
@@ -559,6 +560,7 @@ _EN_CLICK: dict[str, str] = {
 }
 _EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)
+_EN.update(FAULT_WORDS)
 _EN.update(RULE_WORDS)
 
 # Messages that change with a number: (singular, plural) in English; each language has
@@ -722,6 +724,13 @@ class Translator:
         if isinstance(value, Notices):
             return value.sep.join(str(self.said(v)) for v in value.items)
         return value
+
+    def problem(self, text: str) -> str:
+        """A problem the program said in English (a fault, or why the node stopped) in this
+        language; a peer's own words as they are (see :mod:`p2pcards.ui.problems`)."""
+        from p2pcards.ui.problems import problem_text
+
+        return problem_text(self, text)
 
     def text(self, key: str, english: str) -> str:
         """A message that is not in this module (the command line's help), by key and English."""

@@ -34,6 +34,8 @@ from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
+from p2pcards.ui.problems import problem_text
+from p2pcards.ui.problems import template_regex as _template_regex
 from p2pcards.ui.prompt import Console, QuitGame, as_typed, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
@@ -256,48 +258,6 @@ class TableWatcher:
 _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
 """``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
 after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
-
-
-_PROBLEM_KEYS = (
-    ("NOBODY_ANSWERED", "problem_nobody_answered"),
-    ("LOST_EVERY", "problem_lost_every"),
-    ("EVERY_CLOSED", "problem_every_closed"),
-    ("HEARD_NOBODY", "problem_heard_nobody"),
-    ("STOPPED_BEFORE", "problem_stopped_before"),
-    ("SILENT_PLAY", "problem_silent_play"),
-    ("SILENT_ANSWER", "problem_silent_answer"),
-)
-"""The node's own words for a match that stopped for lack of connections or answers
-(templates of ``net.runner``), and their messages in the catalogs."""
-_SEAT = re.compile(r"\(seat (\d+)\)")
-
-
-def _template_regex(template: str) -> re.Pattern[str]:
-    """``template`` (``str.format`` fields) as a pattern that gives its fields back."""
-    parts = re.split(r"\{(\w+)\}", template)
-    return re.compile(
-        "".join(re.escape(p) if k % 2 == 0 else f"(?P<{p}>.+?)" for k, p in enumerate(parts)), re.DOTALL
-    )
-
-
-def problem_text(tr: Translator, problem: str) -> str:
-    """Why a match stopped, in the player's language when the node itself said it (it lost
-    its connections, or heard no answer in time); any other problem (a peer's fault, which
-    the audit names too) as it is."""
-    from p2pcards.net import runner
-
-    for name, key in _PROBLEM_KEYS:
-        found = _template_regex(getattr(runner, name)).fullmatch(problem)
-        if found is None:
-            continue
-        fields = dict(found.groupdict())
-        if "names" in fields:  # "Ann (seat 0) and Bob": the seat and the "and" in the language
-            named = _SEAT.sub(lambda m: f"({tr('audit_seat', seat=m.group(1))})", fields["names"])
-            fields["names"] = named.replace(" and ", f" {tr('audit_and')} ")
-        if "kind" in fields:
-            fields["kind"] = tr(f"audit_kind_{fields['kind'].replace('-', '_')}")
-        return tr(key, **fields)
-    return problem
 
 
 def leave_reason(tr: Translator, reason: str) -> str:

@@ -39,6 +39,7 @@ from p2pcards.crypto import group
 from p2pcards.errors import IllegalAction, LocalProtocolError
 from p2pcards.games.neuf import rules as neuf
 from p2pcards.games.neuf.rules import Match, NeufView, Phase
+from p2pcards.protocol import faults
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos
@@ -145,8 +146,10 @@ class NeufTable(TableCore):
         if replay.problems:
             p = replay.problems[0]
             step = h.actions[p.action][1] if p.action is not None else self.step - 1
-            where = f" in trick {p.trick}" if p.trick is not None else ""
-            problem = f"illegal move seen with all cards shown{where}: {p.detail} (rule {p.rule})"
+            if p.trick is not None:
+                problem = faults.ILLEGAL_SEEN_IN_TRICK.format(trick=p.trick, detail=p.detail, rule=p.rule)
+            else:
+                problem = faults.ILLEGAL_SEEN.format(detail=p.detail, rule=p.rule)
             self._fail(p.seat, problem, step=step)
         if not replay.complete and h.dispute is None:
             raise AssertionError("the full replay must end where the replica ended")
@@ -187,11 +190,11 @@ class NeufTable(TableCore):
             for pos in h.holdings[self.seat]:
                 card = h.ledger.open_mine(pos)
                 if card is None:
-                    h.dispute = (self.seat, f"dealt position {pos[1]} does not open to a card")
+                    h.dispute = (self.seat, faults.DEALT_NOT_CARD.format(pos=pos[1]))
                     continue
                 h.known[pos] = ALL_CARDS[card]
             if len(set(h.known.values())) != len(h.known):
-                h.dispute = (self.seat, "dealt the same card twice")
+                h.dispute = (self.seat, faults.DEALT_TWICE)
             if h.dispute is None:
                 for pos, card in h.known.items():
                     deck[pos[1]] = card
@@ -223,7 +226,7 @@ class NeufTable(TableCore):
         try:
             self.match.hand.copy().apply(action)
         except IllegalAction as e:
-            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+            self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
 
     # -- the exchanges ---------------------------------------------------------------------
 
@@ -233,7 +236,7 @@ class NeufTable(TableCore):
         seat = spec.authors[0]
         body = bodies[seat]
         if isinstance(body, Dispute):
-            h.dispute = (seat, f"disputed a card ({body.reason})")
+            h.dispute = (seat, faults.DISPUTED.format(reason=body.reason))
             self._start_reveal()
         elif isinstance(body, LeavePile):
             self._engine_apply(neuf.Decline(seat=seat), seat, step)
@@ -360,19 +363,19 @@ class NeufTable(TableCore):
         seat = spec.authors[0]
         body = bodies[seat]
         if isinstance(body, Dispute):
-            h.dispute = (seat, f"disputed a card ({body.reason})")
+            h.dispute = (seat, faults.DISPUTED.format(reason=body.reason))
             self._start_reveal()
             return
         if not isinstance(body, PlayCards):
-            self._fail(seat, f"sent a {body.TYPE} record for a play", step=step)
+            self._fail(seat, faults.PLAY_WRONG_TYPE.format(kind=body.TYPE), step=step)
         if len(body.cards) != 1 or body.suit is not None:
-            self._fail(seat, "a play in Le Neuf shows exactly one card and names no suit", step=step)
+            self._fail(seat, faults.NEUF_ONE_CARD, step=step)
         shown = body.cards[0]
         pos = (shown.round, shown.pos)
         if pos not in h.holdings[seat]:
-            self._fail(seat, f"played a card it does not hold (deal position {pos})", step=step)
+            self._fail(seat, faults.NOT_HELD.format(pos=pos), step=step)
         if not 0 < shown.key < group.ORDER:  # checked before the key is used
-            self._fail(seat, "shows a key outside the group order", step=step)
+            self._fail(seat, faults.KEY_OUTSIDE_GROUP, step=step)
         opened = h.ledger.open(pos, {seat: shown.key})
         if opened is None or opened != shown.card:
             card = ALL_CARDS[shown.card]

@@ -32,6 +32,7 @@ from p2pcards.crypto import group, poker
 from p2pcards.errors import IllegalAction, LocalProtocolError
 from p2pcards.games.nines import rules as nines
 from p2pcards.games.nines.rules import Match, Phase, SeatView, hand_size
+from p2pcards.protocol import faults
 from p2pcards.protocol.core import HandCrypto, StepSpec, TableCore
 from p2pcards.protocol.events import HandStarted
 from p2pcards.protocol.ledger import CardLedger, Pos
@@ -120,7 +121,7 @@ class NinesTable(TableCore):
             except IllegalAction as e:
                 self._fail(
                     e.seat,
-                    f"illegal move seen with all cards shown: {e.detail} (rule {e.rule})",
+                    faults.ILLEGAL_SEEN.format(detail=e.detail, rule=e.rule),
                     step=act_step,
                 )
         if full.phase is not Phase.OVER and h.dispute is None:
@@ -217,7 +218,7 @@ class NinesTable(TableCore):
         deck: list[Card | None] = [None] * self.rules.deck_size
         up_card = h.ledger.open(up)
         if up_card is None:
-            h.dispute = (None, "the up card does not open to a card")
+            h.dispute = (None, faults.UP_CARD)
             self._start_reveal()
             return
         deck[up[1]] = ALL_CARDS[up_card]
@@ -225,12 +226,12 @@ class NinesTable(TableCore):
             for pos in holdings[self.seat]:
                 card = h.ledger.open_mine(pos)
                 if card is None:
-                    h.dispute = (self.seat, f"dealt position {pos[1]} does not open to a card")
+                    h.dispute = (self.seat, faults.DEALT_NOT_CARD.format(pos=pos[1]))
                 else:
                     h.known[pos] = ALL_CARDS[card]
                     deck[pos[1]] = ALL_CARDS[card]
             if len(set(h.known.values())) != len(h.known):
-                h.dispute = (self.seat, "dealt the same card twice")
+                h.dispute = (self.seat, faults.DEALT_TWICE)
         hand = self.match.start_hand(deck)
         self._events.append(
             HandStarted(hand, self.match.hand_number, self.match.playoff_seats is not None)
@@ -269,7 +270,7 @@ class NinesTable(TableCore):
         seat = spec.authors[0]
         body = bodies[seat]
         if isinstance(body, Dispute):
-            h.dispute = (seat, f"disputed a card ({body.reason})")
+            h.dispute = (seat, faults.DISPUTED.format(reason=body.reason))
             self._start_reveal()
         elif isinstance(body, DeclareSuit):
             self._engine_apply(nines.Declare(seat=seat, suit=body.suit), seat, step)
@@ -301,11 +302,11 @@ class NinesTable(TableCore):
             try:
                 trial.apply(nines.Recycle(stock=(None,) * (len(trial.discards) - 1)))
             except IllegalAction as e:
-                self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+                self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
         try:
             trial.apply(action)
         except IllegalAction as e:
-            self._fail(seat, f"illegal move: {e.detail} (rule {e.rule})", step=step)
+            self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
 
     def _on_play(self, seat: int, body: PlayCards, step: int) -> None:
         h = self.hand
@@ -314,22 +315,22 @@ class NinesTable(TableCore):
         cards = []
         positions = [(s.round, s.pos) for s in body.cards]
         if len(set(positions)) != len(positions):
-            self._fail(seat, "shows the same position twice", step=step)
+            self._fail(seat, faults.SAME_POSITION, step=step)
         for shown in body.cards:
             pos = (shown.round, shown.pos)
             if pos not in h.holdings.get(seat, []):
                 self._fail(
-                    seat, f"played a card it was neither dealt nor drew (deal position {pos})", step=step
+                    seat, faults.NEITHER_DEALT.format(pos=pos), step=step
                 )
             if hand.phase is Phase.DRAWN and pos != h.last_drawn.get(seat):
-                self._fail(seat, "after drawing only the drawn card may be played", step=step)
+                self._fail(seat, faults.ONLY_DRAWN, step=step)
             if not 0 < shown.key < group.ORDER:  # checked before the key is used
-                self._fail(seat, "shows a key outside the group order", step=step)
+                self._fail(seat, faults.KEY_OUTSIDE_GROUP, step=step)
             opened = h.ledger.open(pos, {seat: shown.key})
             if opened is None or opened != shown.card:
                 h.dispute = (
                     seat,
-                    f"showed {ALL_CARDS[shown.card]} from position {pos}, which holds another card",
+                    faults.SHOWED_OTHER.format(card=ALL_CARDS[shown.card], pos=pos),
                 )
                 self._start_reveal()
                 return
@@ -338,7 +339,7 @@ class NinesTable(TableCore):
             action: nines.Action = nines.Play(seat=seat, card=cards[0], suit=body.suit)
         else:
             if body.suit is None:
-                self._fail(seat, "two 9s must declare a suit", step=step)
+                self._fail(seat, faults.TWO_NINES, step=step)
             action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)
         self._engine_apply(action, seat, step)
         for shown in body.cards:
@@ -373,7 +374,7 @@ class NinesTable(TableCore):
         drawer = spec.seat
         for seat, body in bodies.items():
             if isinstance(body, Dispute):
-                h.dispute = (seat, f"disputed a card ({body.reason})")
+                h.dispute = (seat, faults.DISPUTED.format(reason=body.reason))
                 self._start_reveal()
                 return
         pos = h.stock[0]
@@ -383,7 +384,7 @@ class NinesTable(TableCore):
         if drawer == self.seat:
             opened = h.ledger.open_mine(pos)
             if opened is None:
-                h.dispute = (self.seat, f"the drawn position {pos} does not open to a card")
+                h.dispute = (self.seat, faults.DRAWN_NOT_CARD.format(pos=pos))
             else:
                 card = ALL_CARDS[opened]
                 h.known[pos] = card

@@ -1,0 +1,152 @@
+"""The protocol's problem texts: whose fault a failed match is, and why, as templates.
+
+Each fault is an English sentence (its subject, when it has none, is the seat blamed) made
+from a template of this module with ``str.format`` fields. The English is what the
+transcripts and the tests hold, so it never changes; the interface reads a text back
+against every template and says it in the player's language under the template's key
+(:data:`FAULTS`; :mod:`p2pcards.ui.i18n` holds the translations under the same keys).
+
+The fields are named for what they carry, so that the interface knows which to say in the
+language too: ``seat``/``origin``/``ref`` are seat numbers; ``kind`` and ``*_kind`` a step's
+or a record's kind (``kinds``: several, joined by " or "); ``problem``, ``why`` and
+``reason`` another problem text; ``names`` players' names, ``name``/``ref_name`` one;
+``said`` a peer's quoted words, ``error`` and ``detail`` an error's own words; ``rule``
+a rule of the engine. Any other field is a number or a card, said as it is.
+"""
+
+from __future__ import annotations
+
+# -- the step log (p2pcards.protocol.steplog): frames, records, their order and chain
+
+MALFORMED_FRAME = "malformed frame: {error}"
+RELAYED_UNCARRIABLE = "relayed a frame from seat {origin}, which it cannot carry to this seat"
+RELAY_IN_RELAY = "a relay frame inside a relay frame"
+RECORD_NOT_AT_TABLE = "a record by seat {seat}, which is not at this table"
+ANOTHER_GAME = "a record of another game"
+RECORD_NOT_SIGNED = "a record for step {step} not validly signed by seat {seat}"
+RELAY_WHERE_TABLE = "sent a relay frame where a table frame belongs"
+RELAYED_RELAY = "relayed a relay frame"
+RECORD_NOT_IN_ROSTER = "record by seat {seat}, not in the roster"
+RECORD_AFTER_END = "record for step {step} after the match ended"
+SENT_NOT_AT_TABLE = "sent a record by seat {seat}, which is not at this table"
+SENT_ANOTHER_GAME = "sent a record of another game"
+BAD_SIGNATURE = "bad signature: its record for step {step} is not validly signed by seat {seat}"
+OWN_LINK = "sent a record authored by seat {seat} on its own link"
+REPLAYED = "replayed its record for step {step}"
+OUT_OF_ORDER = "sent its records out of order (step {step} after step {last})"
+TOO_MANY_AHEAD = "sent too many records ahead of the game"
+EQUIVOCATION = "equivocation: two different signed records for step {step}"
+NOT_EXPECTED = "sent a record for step {step}, where it was not expected"
+FORWARDED_NOT_AT_TABLE = "forwarded a record by seat {seat}, which is not at this table"
+PROVES_NOTHING = "forwarded evidence that proves nothing (copies of records already held)"
+STOPPED_INSTEAD = "stopped instead of sending its record for step {step} (it said: {said})"
+WITHHOLDS = (
+    "withholds its records until asked for them ({count} steps): "
+    "each came only in its answer to this seat's need"
+)
+WRONG_RECORD = "sent a {sent_kind} record where a {kind} step expects {kinds}"
+SKIPPED = "skipped step {step} (sent step {sent} first)"
+BROKEN_CHAIN = "broken chain: its record for step {step} does not follow the records before it here"
+RECORD_IN_STEP = "record for step {step} in step {in_step}"
+
+# -- the table (p2pcards.protocol.core): its terms, continuing, the hand's secrets and moves
+
+LEFT_MATCH = "{name} left the match"
+GOES_ON_WITHOUT = "the match goes on without {names}"
+AHEAD_WRONG_STEP = "carries a pass of the next hand in a {kind} step"
+AHEAD_OUT_OF_TURN = "sent a {kind} pass of the next hand out of its turn"
+AHEAD_COMMITMENT = "a shuffle pass of the next hand carries a commitment, a lock none"
+NEXT_HAND = "{problem} (next hand)"
+FILE_OTHER_TERMS = (
+    "{name} (seat {seat}) signed other terms (version, game, rules or roster) than"
+    " {ref_name} (seat {ref}): the host may have told one of them other"
+    " terms, or one of them changed them; a file cannot show which"
+)
+DISAGREES = "disagrees on the table (version, game, rules or roster)"
+OTHER_TERMS = (
+    "{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
+    " this seat: the host may have told {name} other terms, or {name} changed them; nobody"
+    " can tell which"
+)
+CONTINUES_ANOTHER = "continues another table, or without another seat"
+FEWER_STEPS = "says it completed {steps} steps, fewer than it signed"
+OTHER_HISTORY = (
+    "{name} continues from another history than this node's"
+    " (at step {step}): someone showed the two of them different records"
+)
+HANDS_BY_STEP = "says {hands} hands were scored by step {step}"
+FEWER_HANDS = "says {hands} hands were scored, fewer than this node saw"
+CUT_SECRET = "cut secret does not match its commitment"
+KEYS_BEFORE_LOCK = "sent deal keys with its reveal before its lock pass"
+OTHER_SECRET_NEXT = "commits to another secret than its pass of the next hand did"
+FIRST_SHUFFLE_AGAIN = "sent its first shuffle pass again, made already"
+KEYS_NO_DEAL = "sent deal keys with its reveal where no deal follows"
+FIRST_SHUFFLE_SEAT = "sent a first shuffle pass, which only seat 0 makes"
+OTHER_SECRET_THIS = "commits to another secret than its pass of this hand did"
+LOCK_KEYS_NO_DEAL = "lock pass carries keys where no deal follows"
+DISPUTE_FALSE = "{why}: false, every key and pass of the hand verified"
+HAND_SECRET = "hand secret does not match its commitment"
+WRONG_RESULT = "signed totals or winners other than the scores of the hands played"
+ILLEGAL_MOVE = "illegal move: {detail} (rule {rule})"
+
+# -- the card ledger (p2pcards.protocol.ledger): passes and keys against the secrets
+
+PASS_WRONG_ROUND = "{kind} pass for the wrong round or of the wrong size"
+PASS_NOT_DECK = "{kind} pass is not a valid deck: {error}"
+KEYS_WRONG_POSITIONS = "published keys for the wrong positions"
+KEY_OUTSIDE_ORDER = "published a key outside the group order"
+PASS_WRONG_LAYER = "{kind} pass for the wrong layer or of the wrong size"
+PASS_NOT_POINTS = "{kind} pass is not a valid list of points: {error}"
+DISHONEST_SHUFFLE = "dishonest shuffle in round {round}"
+DISHONEST_LOCK = "dishonest lock in round {round}"
+WRONG_ROUND_KEY = "published a wrong key for position {pos} of round {round}"
+DISHONEST_LAYER = "dishonest {kind} pass in layer {layer}"
+WRONG_LAYER_KEY = "published a wrong key for item {item} of layer {layer}"
+
+# -- a sitting (p2pcards.protocol.sitting): the tables of one match
+
+NO_LONGER_AT_TABLE = "seat {seat} is no longer at the table"
+WENT_ON_WITHOUT = "the others went on without this seat: every one of them judged it gone"
+LEFT_NOBODY_REMAINS = "{name} left the match (it said: {said}): nobody remains to play on"
+ANOTHER_TABLE = "the match goes on at another table"
+
+# -- the audit (p2pcards.protocol.audit)
+
+CLAIMS_MORE_ONE = (
+    "the audit could not check this record: every continue record claims more of the table "
+    "it continues than the file holds ({hands} hand scored there, the file "
+    "shows {shown}), so the totals carried from it are not known"
+)
+CLAIMS_MORE = (
+    "the audit could not check this record: every continue record claims more of the table "
+    "it continues than the file holds ({hands} hands scored there, the file "
+    "shows {shown}), so the totals carried from it are not known"
+)
+
+# -- the games' adapters (p2pcards.games.*.adapter): cards shown, drawn and played
+
+ILLEGAL_SEEN = "illegal move seen with all cards shown: {detail} (rule {rule})"
+ILLEGAL_SEEN_IN_TRICK = "illegal move seen with all cards shown in trick {trick}: {detail} (rule {rule})"
+UP_CARD = "the up card does not open to a card"
+DEALT_NOT_CARD = "dealt position {pos} does not open to a card"
+DEALT_TWICE = "dealt the same card twice"
+DISPUTED = "disputed a card ({reason})"
+SAME_POSITION = "shows the same position twice"
+NEITHER_DEALT = "played a card it was neither dealt nor drew (deal position {pos})"
+ONLY_DRAWN = "after drawing only the drawn card may be played"
+KEY_OUTSIDE_GROUP = "shows a key outside the group order"
+SHOWED_OTHER = "showed {card} from position {pos}, which holds another card"
+TWO_NINES = "two 9s must declare a suit"
+DRAWN_NOT_CARD = "the drawn position {pos} does not open to a card"
+PLAY_WRONG_TYPE = "sent a {kind} record for a play"
+NEUF_ONE_CARD = "a play in Le Neuf shows exactly one card and names no suit"
+NOT_HELD = "played a card it does not hold (deal position {pos})"
+
+TEMPLATES: dict[str, str] = {
+    f"fault_{name.lower()}": text for name, text in dict(globals()).items() if name.isupper()
+}
+"""Every template above by its key (``fault_`` and the constant's name)."""
+
+FAULT_WORDS: dict[str, str] = {**TEMPLATES, "fault_or": "or"}
+"""The English the interface's catalogs translate: the templates, and the word between the
+kinds of :data:`WRONG_RECORD`'s ``kinds``."""

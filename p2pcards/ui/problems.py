@@ -1,0 +1,106 @@
+"""Why a match stopped, or what an audit found wrong, in the player's language.
+
+The layers below the interface say a problem in English, made from a template with
+``str.format`` fields (the node's own in :mod:`p2pcards.net.runner`, the protocol's faults
+in :mod:`p2pcards.protocol.faults`): the English is what transcripts and logs hold. Here a
+text is read back against every template and said again under the template's key, each
+field in place and, where a field is itself something said (a seat, a step's kind, another
+problem), in the language too. A text that matches no template (a peer signs any words)
+is shown as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from p2pcards.protocol.faults import TEMPLATES
+
+if TYPE_CHECKING:
+    from p2pcards.ui.i18n import Translator
+
+PROBLEM_KEYS = (
+    ("NOBODY_ANSWERED", "problem_nobody_answered"),
+    ("LOST_EVERY", "problem_lost_every"),
+    ("EVERY_CLOSED", "problem_every_closed"),
+    ("HEARD_NOBODY", "problem_heard_nobody"),
+    ("STOPPED_BEFORE", "problem_stopped_before"),
+    ("SILENT_PLAY", "problem_silent_play"),
+    ("SILENT_ANSWER", "problem_silent_answer"),
+)
+"""The node's own words for a match that stopped for lack of connections or answers
+(templates of ``net.runner``, read when first needed: the match's modules load after the
+lobby), and their messages in the catalogs."""
+
+_SEAT = re.compile(r"\(seat (\d+)\)")
+_NUMBERS = frozenset(
+    {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown"}
+    | {"round", "layer", "item", "trick", "seconds"}
+)
+"""Fields that hold a number: read as digits only, so that a text ending in another's words
+(``replayed its record for step 4 (next hand)``) is read as the template that adds them."""
+_NUMBER = r"\d+(?:\.\d+)?(?:e[+-]\d+)?"
+_POS = r"\(\d+, \d+\)|\d+"
+"""A deal position: (round, index), or an index alone."""
+_NESTED = frozenset({"problem", "why", "reason"})
+"""Fields that carry another problem text, said in the language in turn."""
+
+
+@functools.cache
+def template_regex(template: str) -> re.Pattern[str]:
+    """``template`` (``str.format`` fields) as a pattern that gives its fields back (a field
+    named twice must read the same both times)."""
+    parts = re.split(r"\{(\w+)\}", template)
+    seen: set[str] = set()
+    out = []
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            out.append(re.escape(part))
+        elif part in seen:
+            out.append(f"(?P={part})")
+        else:
+            seen.add(part)
+            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else ".+?"
+            out.append(f"(?P<{part}>{form})")
+    return re.compile("".join(out), re.DOTALL)
+
+
+@functools.cache
+def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Every template's pattern and key: the node's, then the protocol's."""
+    from p2pcards.net import runner
+
+    net = [(template_regex(getattr(runner, name)), key) for name, key in PROBLEM_KEYS]
+    return (*net, *((template_regex(text), key) for key, text in TEMPLATES.items()))
+
+
+def _kind(tr: Translator, kind: str) -> str:
+    key = f"audit_kind_{kind.replace('-', '_')}"
+    return tr(key) if tr.has(key) else kind
+
+
+def _field(tr: Translator, name: str, value: str) -> str:
+    """One field read back from a text, said in the language when it is something said."""
+    if name == "names":  # "Ann (seat 0) and Bob": the seat and the "and" in the language
+        named = _SEAT.sub(lambda m: f"({tr('audit_seat', seat=m.group(1))})", value)
+        return named.replace(" and ", f" {tr('audit_and')} ")
+    if name == "kind" or name.endswith("_kind"):
+        return _kind(tr, value)
+    if name == "kinds":
+        return f" {tr('fault_or')} ".join(_kind(tr, k) for k in value.split(" or "))
+    if name in _NESTED:
+        return problem_text(tr, value)
+    if name == "rule":
+        return tr.rule_name(value)
+    return value
+
+
+def problem_text(tr: Translator, problem: str) -> str:
+    """``problem`` in the language of ``tr`` when a template of the program made it; any
+    other text (a peer's own words) as it is."""
+    for pattern, key in _templates():
+        found = pattern.fullmatch(problem)
+        if found is not None:
+            return tr(key, **{name: _field(tr, name, value) for name, value in found.groupdict().items()})
+    return problem
