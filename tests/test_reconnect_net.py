@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import pytest
 import trio
 from net_helpers import CODE, LOCALHOST, RecordingUI, config, join_seat, last_joins_and_all_end, start_host
 
@@ -212,14 +213,16 @@ async def test_a_host_that_crashes_resumes_and_the_joiners_dial_it_again(tmp_pat
     assert all(audit_file(tmp_path / f"{label}.p2pt").valid for label in ("h", "near", "far"))
 
 
+@pytest.mark.parametrize("own_turn", [True, False], ids=["on-its-turn", "on-anothers-turn"])
 async def test_a_seat_that_resumes_when_the_others_are_gone_asks_nothing_and_says_none_answered(
-    tmp_path: Path,
+    tmp_path: Path, own_turn: bool
 ) -> None:
-    """Seat 2's node dies on its own turn; then the other two are gone for good (the match
-    ended without it, say: their processes are over). Its player resumes: nothing is asked
-    of them (a move could reach nobody), the others are said not to answer (not "did not
-    come back": the absence was this seat's), and once their grace is over the seat stops
-    with that reason, not with its own turn's clock or a connection of its own that is down."""
+    """Seat 2's node dies (on its own turn, or while it waits for seat 0 alone); then the other
+    two are gone for good (the match ended without it, say: their processes are over). Its
+    player resumes: nothing is asked of them (a move could reach nobody), the others are
+    said not to answer (not "did not come back": the absence was this seat's), and once
+    every one's grace is over the seat stops with that reason, not with its own turn's
+    clock or a connection of its own that is down, and names each of them."""
     from dataclasses import replace
 
     from net_helpers import FAST
@@ -234,7 +237,8 @@ async def test_a_seat_that_resumes_when_the_others_are_gone_asks_nothing_and_say
     crashed_at: list[int] = []
 
     def progress(table: object) -> None:
-        if not crashed_at and table.step >= CRASH_STEP and table.my_turn:  # type: ignore[attr-defined]
+        due = table.my_turn if own_turn else list(table.waiting_for) == [0]  # type: ignore[attr-defined]
+        if not crashed_at and table.step >= CRASH_STEP and due:  # type: ignore[attr-defined]
             crashed_at.append(table.step)  # type: ignore[attr-defined]
             crash.cancel()
 

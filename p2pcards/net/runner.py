@@ -689,11 +689,13 @@ async def _play(
         if nobody_back and not mesh.away and not trial and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
                 table.stop(NOBODY_ANSWERED.format(seconds=f"{mesh.grace:g}"))
+        # (Back from a crash with no peer linked again: the others' silence is this seat's
+        # absence, said once every grace is over, NOBODY_ANSWERED above, naming each of them.)
         gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
         if away_too_long:  # judged gone here, and another seat already went on without it
             gone += sorted((away_too_long & table.proposed_without()) - set(gone) - set(table.stopped))
             gone = [s for s in gone if s in table.present]
-        if gone and table.failure is None:
+        if gone and table.failure is None and not nobody_back:
             with contextlib.suppress(RemoteProtocolError):
                 if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
                     # every link is down: this node cannot tell who is at fault
