@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from p2pcards.errors import UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.protocol.audit import HOW, how_in_words
 from p2pcards.replay_moves import (
@@ -108,6 +109,25 @@ def _departure(d: Mapping[str, Any], ended: bool, tr: Translator) -> str:
     )
 
 
+def _leaving(d: Mapping[str, Any], tr: Translator) -> str:
+    """A player who signed that they leave the table the record ends on."""
+    return tr(
+        "rp_leaving",
+        name=clean(str(d.get("name", "?")), 40),
+        how=how_in_words("signed", tr),
+        reason=clean(str(d.get("reason", "")), 200),
+        hand=d.get("hand", "?"),
+    )
+
+
+def _fewest(game: str) -> int:
+    """The fewest players ``game`` is played by (2 for a game this version does not know)."""
+    try:
+        return game_named(game).min_players
+    except UsageError:
+        return 2
+
+
 def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLISH) -> Iterator[list[str]]:
     """The game as blocks of lines: who played, then each hand, then the result; every
     line at most ``width`` wide, in the language of ``tr``."""
@@ -120,13 +140,16 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
     heading = tr("rp_title", game=title, names=", ".join(everyone))
     yield fill(heading, width, "", "    ") + _rules_lines(record, width, tr)
     for k, table in enumerate(segments):
-        if k:
-            last = k == len(segments) - 1 and not table.get("hands")
+        if k:  # the others went on at this table, unless too few were left to play
+            ended = len(table.get("players", [])) < _fewest(game)
             gone = gone_between(segments[k - 1], table, record)
-            yield [line for d in gone for line in fill(_departure(d, last, tr), width, "", "    ")]
+            yield [line for d in gone for line in fill(_departure(d, ended, tr), width, "", "    ")]
         names = player_names(table, tr)
         for hand in table.get("hands", []):
             yield hand_lines(hand, names, game, rules, width, tr)
+    leaving = [d for d in record.get("leaving", []) if isinstance(d, Mapping)]
+    if leaving:  # who signed that they leave the table the file ends on (the file stops there)
+        yield [line for d in leaving for line in fill(_leaving(d, tr), width, "", "    ")]
     names = player_names(record, tr)
     result = record.get("result", {})
     winners = [names[s] for s in result.get("winners", []) if isinstance(s, int) and 0 <= s < len(names)]

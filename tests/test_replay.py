@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from protocol_helpers import SHORT_RULES, make_tables, run_match, transcript_bytes
-from test_leave import left_match_file
+from test_leave import file_of, leaves, left_match_file, play_until, sittings, started
 from test_neuf_protocol import build as build_neuf
 from test_neuf_protocol import run as run_neuf
 
@@ -15,6 +15,7 @@ from p2pcards.cards import hand_sort_key, parse_card
 from p2pcards.cli import main
 from p2pcards.games.base import game as game_named
 from p2pcards.games.neuf.render import neuf_sort
+from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.replay import card_text
 from p2pcards.replay_moves import SUIT_NAMES
@@ -128,6 +129,35 @@ def test_a_match_that_a_player_left_is_replayed_with_every_hand(tmp_path: Path, 
             assert screen_order(cards, record["game"], hand.get("trump")) in out
     (gone,) = record["left"]
     assert f"{gone['name']} left" in out
+
+
+def test_a_player_who_leaves_the_table_the_others_went_on_at_is_said_and_they_played_on(
+    tmp_path: Path,
+) -> None:
+    """Three players; p1 leaves in hand 1, p0 and p2 play on at a new table, and p0 leaves
+    there in its hand 1 and saves its file. The replay says that the others played on after
+    p1 left (two can play Nines), and that p0 left where the file ends, as the audit does."""
+    tables = sittings(3, NinesRules(target=100), seed=3)
+    net, rng = started(tables, 3)
+    play_until(net, rng, lambda: tables[0].tables[0].hand is not None)
+    rest = leaves(net, 1, "interrupted")
+    play_until(rest, rng, lambda: len(tables[0].tables) == 2 and tables[0].current.hand is not None)
+    assert len(tables[0].tables) == 2 and tables[0].current.hand is not None
+    tables[0].leave("dinner is ready")
+    path = tmp_path / "left-twice.p2pt"
+    path.write_bytes(file_of(tables[0], 0))
+    code, out = replay(path)
+    assert code == 0, out
+    flat = " ".join(out.split())
+    assert "p1 left after 0 hands" in flat and "the others played on from a fresh deal" in flat, out
+    assert "too few to play on" not in flat, out
+    said = 'p0 left during hand 1 (signed that they leave: "dinner is ready"); the file ends there.'
+    assert said in flat, out
+    record = audit_bytes(path.read_bytes()).to_record()
+    assert [d["name"] for d in record["left"]] == ["p1"]
+    assert [(d["name"], d["hand"], d["key"]) for d in record["leaving"]] == [
+        ("p0", 1, record["players"][0]["key"])
+    ]
 
 
 def test_the_replay_reads_like_the_game_screen(tmp_path: Path) -> None:

@@ -190,6 +190,9 @@ class AuditReport:
                 "result": {"winners": [], "totals": [], "finished": False},
             }
         record = self._table_record(t, self.verdict())
+        leaving = self.left_here()
+        if leaving:
+            record["leaving"] = leaving
         if t.carried is not None:
             record["left"] = self.departures()
             tables = self._tables()
@@ -254,6 +257,7 @@ class AuditReport:
         return [
             {
                 "name": t.roster[s].name,
+                "key": t.roster[s].key.hex(),
                 "seat": first.index(t.roster[s].key) if t.roster[s].key in first else s,
                 "hand": done + 1,
                 "step": _left_at(t, s),

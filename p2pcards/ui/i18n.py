@@ -431,6 +431,7 @@ _EN_REPLAY: dict[str, str] = {
     "rp_trick_won": "{plays}: {who} wins.",
     "rp_rest_ended": "the others were too few to play on",
     "rp_rest_on": "the others played on from a fresh deal",
+    "rp_leaving": '{name} left during hand {hand} ({how}: "{reason}"); the file ends there.',
     "rp_final": "Final totals: {totals}",
     "rp_final_left": " (and, who left: {kept})",
     "rp_unfinished": "The game, or its file, stops here: only the hands verified to their end are shown.",
