@@ -153,7 +153,11 @@ def test_a_player_who_leaves_the_table_the_others_went_on_at_is_said_and_they_pl
     assert "too few to play on" not in flat, out
     said = 'p0 left during hand 1 (signed that they leave: "dinner is ready"); the file ends there.'
     assert said in flat, out
-    record = audit_bytes(path.read_bytes()).to_record()
+    report = audit_bytes(path.read_bytes())
+    # The match's players are counted, whatever table the file ends at (as in the leaver's file).
+    assert "INCOMPLETE: an unfinished game of Nines, 3 players" in report.summary(), report.summary()
+    assert "3 players" in audit_bytes(file_of(tables[1], 1)).summary().split("\n")[0]
+    record = report.to_record()
     assert [d["name"] for d in record["left"]] == ["p1"]
     assert [(d["name"], d["hand"], d["key"]) for d in record["leaving"]] == [
         ("p0", 1, record["players"][0]["key"])

@@ -374,7 +374,8 @@ class AuditReport:
     def _incomplete_lines(self, say: Say) -> list[str]:
         t = self.table
         title = game(t.GAME).title if t is not None else say("audit_cards")
-        n = len(self.players)
+        tables = self._tables()  # (the match's players: those seated at its first table)
+        n = tables[0].n if tables else len(self.players)
         players = say.n("audit_players", n, n=n)
         lines = [
             say("audit_incomplete_cut", game=title, players=players)
