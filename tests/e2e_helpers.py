@@ -225,12 +225,12 @@ class Screens:
     refusals: tuple[str, ...]
     confirm_leave: str = ""
     stay: str = ""
-    fingerprint: str = r"Do all the players read these same digits\? [^\n]*> "
+    fingerprint: str = r"Do all the players read these same digits\? [^>]*> "
 
 
 ENGLISH = Screens(
     move=r"Your move > ",
-    suit=r"Which suit\? [^\n]*> ",
+    suit=r"Which suit\? [^>]*> ",
     drawn=r"Play it\? \(y/n\) > ",
     next_hand=r"Press Enter for the next hand\. > ",
     press_enter=("press Enter to draw", "press Enter to pass"),
@@ -246,7 +246,7 @@ ENGLISH = Screens(
 
 FRENCH = Screens(
     move=r"Votre coup > ",
-    suit=r"Quelle couleur \? [^\n]*> ",
+    suit=r"Quelle couleur \? [^>]*> ",
     drawn=r"La jouer \? \(o/n\) > ",
     next_hand=r"Appuyez sur Entrée pour la manche suivante\. > ",
     press_enter=("appuyez sur Entrée pour piocher", "appuyez sur Entrée pour passer"),
@@ -258,7 +258,7 @@ FRENCH = Screens(
     refusals=("Il n'y a pas de coup", "Interdit", "Répondez o ou n"),
     confirm_leave=r"Quitter la partie \? [^\n]*\(o/n\) > ",
     stay="Vous restez à la table.",
-    fingerprint=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^\n]*> ",
+    fingerprint=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^>]*> ",
 )
 
 MOVE, SUIT, DRAWN, NEXT_HAND, ENDED, COMPARED = range(6)

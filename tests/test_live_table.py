@@ -442,11 +442,9 @@ async def test_a_resumed_seat_whose_answer_on_the_fingerprint_is_signed_is_not_a
     ui.progress(resumed)
     await trio.sleep(0.3)
     assert f"Table fingerprint: {fingerprint.text}" in rec.text
-    assert prompts == (
-        []
-        if confirmed
-        else ["Do all the players read these same digits? y(es), n(o), Enter if not compared > "]
-    )
+    asked = [" ".join(p.split()) for p in prompts]  # (folded to the terminal's width)
+    question = "Do all the players read these same digits? y(es), n(o), Enter if not compared >"
+    assert asked == ([] if confirmed else [question])
 
 
 @pytest.mark.parametrize(
@@ -979,3 +977,28 @@ def test_a_terminal_that_is_gone_reads_as_the_end_of_input_not_as_a_crash() -> N
     console = Console(tr=Translator("en"), style=Style(), read=str, write=full, live=None, encoding=None)
     with pytest.raises(OSError, match="No space"):
         console.say("a full disk is not a person leaving")
+
+
+@pytest.mark.parametrize(("lang", "columns"), [("fr", 80), ("it", 80), ("en", 60), ("fr", 60)])
+def test_a_long_prompt_is_folded_at_spaces_so_that_its_answer_fits_the_terminal(
+    lang: str, columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question wider than the terminal is folded at spaces (a terminal that wraps it
+    itself cuts a word in two), its last line leaving room for the answer; the words and
+    their order are those of the question."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return "o"
+
+    console, _ = terminal(lang, read=read)
+    question = console.tr("fingerprint_ask")
+    console.prompt_note = lambda: "10:00"  # (the time left, said before the question)
+    assert console.ask(question) == "o"
+    (shown,) = prompts
+    lines = shown.split("\n")
+    assert len(lines) >= 2 and shown.endswith(" > ")
+    assert all(len(line) <= columns - 4 for line in lines), lines
+    assert " ".join(shown.split()) == f"10:00 · {question} >"

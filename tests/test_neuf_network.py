@@ -263,7 +263,7 @@ class Words:
     took: str
     left: str
     left_unseen: str
-    compared: str = r"Do all the players read these same digits\? [^\n]*> "
+    compared: str = r"Do all the players read these same digits\? [^>]*> "
 
 
 ENGLISH = Words(
@@ -302,7 +302,7 @@ FRENCH = Words(
     took="Vous avez pris le mort",
     left="Vous avez laissé le mort",
     left_unseen="Vous avez laissé le mort sans le regarder",
-    compared=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^\n]*> ",
+    compared=r"Tous les joueurs lisent-ils ces mêmes chiffres \? [^>]*> ",
 )
 
 LOOK, TAKE, TAKE_BLIND, CARD, NEXT_HAND, ENDED, COMPARED = range(7)

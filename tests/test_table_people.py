@@ -28,8 +28,8 @@ pytestmark = pytest.mark.slow
 pexpect = pytest.importorskip("pexpect")
 
 MOVE = r"Your move > "
-FINGERPRINT = r"digits\? [^\n]*> "
-DEALER_SUIT = r"you deal: name the active suit\.\s+(?:[^\n]* left · )?Which suit\? [^\n]*> "
+FINGERPRINT = r"digits\? [^>]*> "
+DEALER_SUIT = r"you deal: name the active suit\.\s+(?:[^\n]* left · )?Which suit\? [^>]*> "
 """Ann deals and the up card is a 9: her first question is the suit, not a move (after the
 time left on the table's clock, when the clock shows it)."""
 
@@ -179,7 +179,7 @@ def test_a_player_who_leaves_while_ann_thinks_is_shown_at_once_and_her_next_answ
         table.ann.expect(MOVE, timeout=20)  # type: ignore[attr-defined]
         table.ann.sendline("1")  # type: ignore[attr-defined]
         # (Her first move may be a 9, whose suit she names too, or a draw: "1" draws then.)
-        while table.ann.expect([r"You (played|drew)", r"Which suit\? [^\n]*> "], timeout=20) == 1:  # type: ignore[attr-defined]
+        while table.ann.expect([r"You (played|drew)", r"Which suit\? [^>]*> "], timeout=20) == 1:  # type: ignore[attr-defined]
             table.ann.sendline("1")  # type: ignore[attr-defined]
         time.sleep(0.5)
     assert "You played" not in before, before  # nothing was played in the void hand

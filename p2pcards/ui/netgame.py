@@ -36,7 +36,7 @@ from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
 from p2pcards.ui.problems import problem_text
 from p2pcards.ui.problems import template_regex as _template_regex
-from p2pcards.ui.prompt import Console, QuitGame, as_typed, typed
+from p2pcards.ui.prompt import Console, QuitGame, as_typed, fold_prompt, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
 if TYPE_CHECKING:
@@ -528,7 +528,7 @@ class HumanDecider:
         the input ended or was interrupted."""
         console = self.screen.console
         try:
-            line = console.read(f"{console.tr(question)} > ")
+            line = console.read(fold_prompt(console.tr(question)))
         except (EOFError, KeyboardInterrupt):
             console.write("")  # end the question's line
             return None

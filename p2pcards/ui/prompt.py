@@ -325,6 +325,13 @@ def _hung_up_read(read: Callable[[str], str]) -> Callable[[str], str]:
     return answer
 
 
+def fold_prompt(question: str) -> str:
+    """``question`` as a prompt, ``" > "`` after it: folded at spaces to the terminal's width
+    so that its last line and the answer typed after it fit (a terminal that wraps a line
+    itself cuts words in two)."""
+    return f"{wrap(question, line_width() - 3)} > "
+
+
 @dataclass(slots=True)
 class Console:
     """Line-based terminal I/O in one language, where help/score/quit always work.
@@ -477,7 +484,7 @@ class Console:
             return True
         try:
             # (folded so that its last line and the answer typed after it fit, too)
-            line = self.read(f"{wrap(self.tr(self.quit_question), line_width() - 3)} > ")
+            line = self.read(fold_prompt(self.tr(self.quit_question)))
         except (EOFError, KeyboardInterrupt):
             self.write("")  # end the question's line
             return True
@@ -496,7 +503,7 @@ class Console:
 
     def _prompt_text(self, prompt: str) -> str:
         note = self.prompt_note() if self.prompt_note is not None else ""
-        return f"{note} · {prompt} > " if note else f"{prompt} > "
+        return fold_prompt(f"{note} · {prompt}" if note else prompt)
 
     def ask_suit(self, prompt: str | None = None) -> str:
         """A suit by number (1-4 as listed), letter, symbol or name (any of the three languages)."""
