@@ -8,6 +8,7 @@ named after exactly the timeout it broke, and nothing waits for real.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import trio
@@ -863,6 +864,43 @@ async def test_a_decision_whose_turn_went_away_before_it_began_asks_nothing_and_
     decision = _Deciding((table.current, table.step - 1), turn_ends=trio.current_time() + 60)
     await decision.run(decide, table)
     assert decision.done.is_set() and decision.outcome is None and asked == []
+
+
+@pytest.mark.parametrize("attempt", range(12))
+async def test_a_fault_that_comes_the_moment_a_decision_is_made_is_read_once_its_record_is_out(
+    autojump_clock: trio.testing.MockClock, attempt: int
+) -> None:
+    """The frame that would stop seat 1 comes in as its decision is made, before the move is
+    written (the loop reads the frame first, as the scheduler may order the two): it still
+    waits until the record is out. Seat 1 writes its move, then blames seat 0; seat 2 never
+    blames seat 1. (Found by an outside hostile joiner: the frame was read at once, seat 1
+    stopped before writing its move, and the host named it.)"""
+    import msgpack
+    from protocol_helpers import record_map
+
+    from p2pcards.protocol.wire import parse_record
+
+    tables = make_tables(3, SHORT_RULES, seed=4 + attempt)
+    links = memory_links(3)
+    sent = trio.Event()
+    quick = bot(1)
+
+    async def decide_as_it_comes(table: Any) -> Any:
+        if not sent.is_set() and table.step >= 12:
+            theirs = [r for r in tables[1].records_to_save() if r.record.seat == 2][-1]
+            edited = record_map(theirs.raw)
+            edited["prev"] = bytes(32)  # another history, under seat 2's own signature
+            forged = parse_record(msgpack.packb(edited), theirs.sig)
+            await links[0][1].send(Evidence((forged,)).to_frame())
+            sent.set()
+            for _ in range(attempt % 3):  # (seat 1's reader takes the frame to its loop meanwhile)
+                await trio.lowlevel.checkpoint()
+        return await quick(table)
+
+    results, _ = await run_seats(tables, links, {0: bot(0), 1: decide_as_it_comes, 2: bot(2)})
+    assert sent.is_set()
+    assert results[1].status == "failed" and results[1].blamed == (0,), results[1]
+    assert 1 not in results[2].blamed, results[2]
 
 
 async def test_a_fault_shown_to_a_seat_while_it_decides_is_read_once_its_record_is_out(
