@@ -253,7 +253,16 @@ def chain_broken_at_6() -> list[RawRecord]:
     return records
 
 
-BROKEN = (0, 6, "broken chain: its record for step 2 does not follow the records before it here")
+BROKEN = (
+    None,
+    6,
+    "the record of p0 (seat 0) for step 2 does not follow the records before it in this file: p0 signed"
+    " another history, or a record before it was changed (its author may have shown p0 another one, or"
+    " saved this file); a file cannot show which",
+)
+"""A record signed on another history than the file's, with nothing in the file to show who
+equivocated: nobody is blamed (its author may have lied, or whoever saved the file changed a
+record of its own before it)."""
 
 
 def blank(records: list[RawRecord], *at: int) -> list[RawRecord]:

@@ -37,12 +37,21 @@ Whom protocol.md blames (``Effect`` below says which case an edit is):
              The file's next step then carries the ``prev`` of the original
              history: a chain dispute about the first record of that step
              (section 4, rule 6); the rest of the file holds no second record
-             of the edited seat to prove equivocation, so the author of the
-             disputed record is blamed, at its index (section 8).
+             of the edited seat to prove equivocation, and a file cannot show
+             whether the disputed record's author lied or the edited record was
+             changed (by its own author, who may have saved the file): nobody is
+             blamed, at the disputed record's index (sections 7.1 and 8). With
+             the chain rebuilt (below), a record of a type its step does not
+             allow blames its author, who signed that history.
 ``terms``    A join that reads and states other terms than the file's reference join:
              nobody, at the last record of step 0 (a file cannot show whether the
              host told its author other terms or the author changed them, section
              8). A join that does not read is its signer's fault (``now``).
+``chain``    A record whose ``prev`` names another history than the file's (after step
+             0): its author may have signed it so, or a record before it was changed
+             (re-signed by its own author, the file's saver say): nobody, at its
+             index (7.1). So too a later record that breaks the chain of an edit
+             as signed (``later`` below).
 ``game``     A record of another game id: nobody, at its index (7.1).
 ``nobody``   A record naming a seat outside the roster: nobody, at its index (7.1).
 ``seat``     A record naming another seat of the roster (signed by that seat). If
@@ -406,6 +415,7 @@ class Effect:
 NOW = Effect("now")
 LATER = Effect("later")
 TERMS = Effect("terms")
+CHAIN = Effect("chain")
 
 
 @dataclass(frozen=True)
@@ -431,15 +441,20 @@ class Expect:
     why: str
 
 
-def after(tx: Tx, step: int, why: str) -> Expect:
-    """The first record of the step after ``step`` is blamed (it breaks the chain, or
-    it is not of a type the step the edit brought allows)."""
+def after(tx: Tx, step: int, why: str, rechained: bool) -> Expect:
+    """The verdict at the first record of the step after ``step``. As signed, it breaks the
+    chain: nobody is blamed (its author may have lied, or the file's saver changed a record
+    before it: a file cannot show which, protocol.md 7.1). With the chain rebuilt, its author
+    signed that history: it is blamed when its record is not of a type the step the edit
+    brought allows."""
     j = tx.first[step + 1]
+    if not rechained:
+        return Expect(frozenset({(None, j)}), why + " (a chain break in a file: nobody)")
     return Expect(frozenset({(tx.seat[j], j)}), why)
 
 
-def later(tx: Tx, i: int, why: str) -> Expect:
-    return after(tx, tx.step[i], why)
+def later(tx: Tx, i: int, why: str, rechained: bool) -> Expect:
+    return after(tx, tx.step[i], why, rechained)
 
 
 VALID = Expect(frozenset(), "nothing reads the edited value: another honest history, VALID")
@@ -453,6 +468,8 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
         return Expect(frozenset({(signer, i)}), "the record is wrong at its step: its author")
     if kind == "game":
         return Expect(frozenset({(None, i)}), "a record of another game: nobody")
+    if kind == "chain":
+        return Expect(frozenset({(None, i)}), "another history than the file's: a chain dispute, nobody")
     if kind == "terms":
         return Expect(frozenset({(None, tx.first[1] - 1)}), "other terms: a file cannot show whose fault")
     if kind == "nobody":
@@ -473,11 +490,12 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
             second = max(i, tx.index[(t2, s)])
             return Expect(frozenset({(s, second)}), "its author's second record of that step: equivocation")
         if t2 < t:
-            return Expect(frozenset({(s, i)}), "out of place with another prev: chain dispute, its author")
+            return Expect(frozenset({(None, i)}), "out of place with another prev: a chain dispute, nobody")
         return Expect(frozenset({(None, ANY)}), "it waits for a step that never comes: the file ends, nobody")
     hand = tx.hand[i]
     if kind == "recommit":
-        return later(tx, i, "a commit step is due: the hand's first shuffle breaks the chain or is no commit")
+        why = "a commit step is due: the hand's first shuffle breaks the chain or is no commit"
+        return later(tx, i, why, rechained)
     if kind == "unshuffled":
         assert tx.first_by(t + 1, {0}) is None, "seat 0's first record of the hand is its lock"
         return Expect(
@@ -487,7 +505,7 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
         )
     if kind == "unkeyed":
         if not rechained and tx.next_pass(i) is not None:
-            return later(tx, i, "valid at its step: the next lock breaks the chain")
+            return later(tx, i, "valid at its step: the next lock breaks the chain", rechained)
         j = tx.first_by(tx.dealt[hand] + 1, {s})
         if j is None:
             return Expect(
@@ -504,18 +522,17 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
                 "keyed at its lock, so not expected at the deal step: its keys record there is out of place",
             )
         if tx.next_pass(i) is not None:
-            return later(tx, i, "valid at its step: the next lock breaks the chain")
+            return later(tx, i, "valid at its step: the next lock breaks the chain", rechained)
         j = tx.first_by(t + 1, set(range(N_SEATS)) - {s})
         assert j is not None
-        return Expect(
-            frozenset({(tx.seat[j], j)}), "the deal step's first record by a seat it expects breaks the chain"
-        )
+        why = "the deal step's first record by a seat it expects breaks the chain: nobody"
+        return Expect(frozenset({(None, j)}), why)
     if kind == "unused":
         if rechained:
             return VALID
-        return later(tx, i, "valid at its step: the next step's first record breaks the chain")
+        return later(tx, i, "valid at its step: the next step's first record breaks the chain", rechained)
     if not rechained:
-        return later(tx, i, "valid at its step: the next step's first record breaks the chain")
+        return later(tx, i, "valid at its step: the next step's first record breaks the chain", rechained)
     if kind == "commit":
         if effect.arg is not None:
             return Expect(
@@ -533,13 +550,14 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
                 tx,
                 tx.dealt[hand],
                 "the up card does not open: reveal at once, the next record is not a reveal",
+                rechained,
             )
         for k, shown in tx.plays.get(hand, []):
             if k > i and shown & positions:
                 j = tx.first[tx.step[k] + 1]
                 if tx.type[j] == "reveal":
                     break
-                return later(tx, k, "a card played later does not open: reveal at once")
+                return later(tx, k, "a card played later does not open: reveal at once", rechained)
         return Expect(frozenset({(s, i)}), "a wrong key, found at the reveal: its author")
     if kind == "pass":
         nxt = tx.next_pass(i)
@@ -667,7 +685,7 @@ def header_fields(tx: Tx, i: int) -> list[Field]:
             (flip(m["prev"]), bytes(32), b"\xff" * 32),
             bin32,
             _set(("prev",)),
-            _same_or(m["prev"], NOW),
+            _same_or(m["prev"], NOW if tx.step[i] == 0 else CHAIN),
             header=True,
         ),
         Field("prev size", (m["prev"][:31],), not32, _set(("prev",)), lambda v: NOW, header=True, quick=0),

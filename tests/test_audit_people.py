@@ -347,15 +347,37 @@ def test_a_proven_fault_stays_invalid_and_names_the_seat(tmp_path: Path) -> None
     records = tables[0].transcript.records()
     i = len(records) // 3
     obj = record_map(records[i].raw)
-    obj["prev"] = bytes(32)  # a record its author signed on another history
+    obj["prev"] = bytes(32)  # a record its author signed on another history...
     seat = obj["seat"]
     forged = sign_map(obj, seat, seed=3)
+    # ...and, at the end of the file, its record for the same step on this one: equivocation
     path = tmp_path / "fault.p2pt"
-    path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :]]))  # type: ignore[list-item]
+    path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :], records[i]]))  # type: ignore[list-item]
     result = audit_cli(path)
     assert result.exit_code == 1, result.output
     assert result.output.startswith("INVALID: ")
     assert f"blame p{seat} (seat {seat}" in " ".join(result.output.split())
+    lines_fit(result.output)
+
+
+def test_a_record_on_another_history_alone_is_invalid_and_names_nobody(tmp_path: Path) -> None:
+    """Without the other record of its author, a record that follows another history does not
+    show who is at fault: its author, or whoever changed a record before it and saved the file
+    (re-signing a record of its own), which would otherwise frame the next seat to write."""
+    tables = nines_tables()
+    records = tables[0].transcript.records()
+    i = len(records) // 3
+    obj = record_map(records[i].raw)
+    obj["prev"] = bytes(32)
+    seat = obj["seat"]
+    forged = sign_map(obj, seat, seed=3)
+    path = tmp_path / "chain.p2pt"
+    path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :]]))  # type: ignore[list-item]
+    result = audit_cli(path)
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert result.output.startswith("INVALID: ") and "blame nobody" in said and "blame p" not in said, said
+    assert f"the record of p{seat} (seat {seat}) for step {obj['step']} does not follow" in said
     lines_fit(result.output)
 
 

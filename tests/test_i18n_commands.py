@@ -130,7 +130,8 @@ def test_an_unfinished_file_and_a_fault_in_french_and_italian(tmp_path: Path, la
     obj["prev"] = bytes(32)
     seat = obj["seat"]
     fault = tmp_path / "fault.p2pt"
-    fault.write_bytes(records_file([*records[:i], sign_map(obj, seat, seed=3), *records[i + 1 :]]))  # type: ignore[list-item]
+    forged = sign_map(obj, seat, seed=3)  # with the original at the end: equivocation, proven
+    fault.write_bytes(records_file([*records[:i], forged, *records[i + 1 :], records[i]]))  # type: ignore[list-item]
     out = run(["audit", str(fault)], lang).output
     start = {"fr": "NON VALIDE : 1 problème trouvé dans une partie de Nines.",
              "it": "NON VALIDA: 1 problema trovato in una partita di Nines."}[lang]  # fmt: skip

@@ -870,9 +870,18 @@ class _Replay:
         if failed:
             pass
         elif table.status == "disputed":
-            seat, why = table.suspect or (None, "broken chain")
+            # A record that follows another history than the file's, and no proof in the file of
+            # who equivocated: its author may have lied, or the file's saver changed a record of
+            # its own before it (re-signed: one version only in this file). Nobody is blamed, or
+            # a saver could frame whoever wrote after it.
             culprit = table.proof[0] if table.proof else None
             start = index_of.get(culprit.raw) if culprit is not None else None
+            author = culprit.record if culprit is not None else None
+            seat, why = table.suspect or (None, "broken chain")
+            if author is not None and author.step > 0 and 0 <= author.seat < table.n:
+                # (at step 0 nothing precedes it: a record that names another start is its own)
+                name = table.roster[author.seat].name
+                seat, why = None, faults.CHAIN_IN_FILE.format(name=name, seat=author.seat, step=author.step)
             self.replayed.append(Problem(_hand(table), seat, start, why))  # the fault, where it starts
         elif table.status == "running" and not (report.problems or self.listed or self.tail):
             who = ", ".join(str(s) for s in table.waiting_for)

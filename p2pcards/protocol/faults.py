@@ -112,6 +112,12 @@ ANOTHER_TABLE = "the match goes on at another table"
 
 # -- the audit (p2pcards.protocol.audit)
 
+CHAIN_IN_FILE = (
+    "the record of {name} (seat {seat}) for step {step} does not follow the records before it in "
+    "this file: {name} signed another history, or a record before it was changed (its author may "
+    "have shown {name} another one, or saved this file); a file cannot show which"
+)
+
 CLAIMS_MORE_ONE = (
     "the audit could not check this record: every continue record claims more of the table "
     "it continues than the file holds ({hands} hand scored there, the file "
