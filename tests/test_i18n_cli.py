@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -60,3 +62,18 @@ def test_help_in_the_language_of_the_environment_and_in_english_by_default() -> 
     # --lang on the command line wins over the environment, wherever it stands
     assert "Uso:" in _help(["play", "--help", "--lang=it"], {"P2PCARDS_LANG": "fr"})
     assert "Uso:" in _help(["--help"], {"LC_ALL": "it_IT.UTF-8", "LANG": "fr_FR.UTF-8"})
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("fr", "Aucune partie enregistrée"), ("it", "Ancora nessuna partita")]
+)
+def test_the_language_given_before_the_command_is_every_commands(
+    lang: str, said: str, tmp_path: Path
+) -> None:
+    """``p2pcards --lang fr history``: the language may come before the command's name too
+    (the README says every command takes it); an unknown one is a usage error there as well."""
+    env = {**NO_LANG, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    result = CliRunner().invoke(main, ["--lang", lang, "history"], env=env)
+    assert result.exit_code == 0 and result.output.startswith(said), result.output
+    wrong = CliRunner().invoke(main, ["--lang", "xx", "history"], env=env)
+    assert wrong.exit_code == 2 and "'xx'" in wrong.output, wrong.output

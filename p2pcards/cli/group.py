@@ -294,11 +294,17 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
     return error.format_message()
 
 
+_LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
+_GROUP_LANG_HELP = "Language of every command: en, fr or it (default: from LC_ALL / LANG)."
+
 @click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="p2pcards")
-def main() -> None:
+@click.option("--lang", "group_lang", default=None, metavar="[en|fr|it]", help=_GROUP_LANG_HELP)
+def main(group_lang: str | None) -> None:
     """Peer-to-peer card games with no server and no trusted dealer."""
     _fallback_streams()
+    if group_lang is not None:  # (before the command's name: the command's own --lang, for it)
+        os.environ["P2PCARDS_LANG"] = _language(group_lang)
 
 
 def _fallback_streams() -> None:
@@ -385,7 +391,6 @@ def _drop_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-_LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
 
 _lang_option = click.option(
     "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_LANG_HELP
