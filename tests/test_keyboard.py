@@ -196,6 +196,41 @@ def test_keys_are_shown_at_every_prompt_and_not_once_its_question_is_withdrawn(
     assert seen == [("asked > ", True), ("withdrawn", False), ("joined > ", True), ("after", False)]
 
 
+@pytest.mark.parametrize(
+    ("typed", "whole", "partial"),
+    [(b"10", False, "10"), (b"score\n7h", True, "7h"), (b"help\n", True, None), (b"", False, None)],
+)
+def test_a_line_begun_before_the_prompt_is_not_its_answer_and_the_person_is_told(
+    monkeypatch: pytest.MonkeyPatch, typed: bytes, whole: bool, partial: str | None
+) -> None:
+    """Keys typed while nothing asked, without Enter, wait in the terminal as a line begun:
+    the prompt does not take them as the start of its answer (the terminal does not show
+    them), and the person is told what they were, where before they went without a word."""
+    import os
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    with open(follower, closefd=False) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        said: list[str] = []
+        keyboard = Keyboard(
+            lambda prompt: prompt, lambda: said.append("typed ahead"),
+            told_partial=lambda text: said.append(f"partial {text}"),
+        )  # fmt: skip
+        if typed:
+            os.write(leader, typed)
+            time.sleep(0.3)  # (the terminal takes the keys)
+        assert keyboard.read("> ") == "> "
+        expected = (["typed ahead"] if whole else []) + ([f"partial {partial}"] if partial else [])
+        assert said == expected
+        assert not select.select([follower], [], [], 0.1)[0]  # nothing left for the next read
+        keyboard.restore()
+    os.close(leader)
+    os.close(follower)
+
+
 def test_what_was_typed_and_never_read_does_not_reach_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     """At exit the terminal is left as it was found, without the lines typed for the game
     and never read: the shell would run them as commands."""

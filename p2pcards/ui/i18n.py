@@ -310,6 +310,9 @@ _EN: dict[str, str] = {
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
+    "typed_partial": (
+        "(You had typed {text} before this prompt, without Enter: it is not used. Type it here.)"
+    ),
     "turn_answer_first": "(Your turn has come: your move is asked once you have answered this.)",
     "cmd_cannot_write": "cannot write the output: {error}",
     "typed_before_table": "(What you typed before the table was ready is not used.)",

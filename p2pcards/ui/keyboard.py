@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import sys
 import threading
 import weakref
@@ -23,7 +24,6 @@ from concurrent.futures import Future
 from typing import Any
 
 try:
-    import select
     import termios
 except ImportError:  # Windows: no terminal modes to set
     termios = None  # type: ignore[assignment]
@@ -146,7 +146,9 @@ class Keyboard:
     one takes its line, and what was typed for it is not thrown away. ``lost``:
     whether a line went to a withdrawn question since the last prompt
     (:meth:`OneReader.line_lost`); then ``told_lost`` tells the person before this
-    prompt, each time (they may think they made the move it answered).
+    prompt, each time (they may think they made the move it answered). ``told_partial``
+    is told the text of a line begun before the prompt and not ended (keys typed, no
+    Enter): it is not the prompt's answer either, and nothing else shows it was not taken.
     """
 
     def __init__(
@@ -156,9 +158,11 @@ class Keyboard:
         busy: Callable[[], bool] = lambda: False,
         lost: Callable[[], bool] = lambda: False,
         told_lost: Callable[[], None] = lambda: None,
+        told_partial: Callable[[str], None] = lambda text: None,
     ) -> None:
         self._read, self._told, self._busy = read, told, busy
-        self._lost, self._told_lost = lost, told_lost
+        self._lost, self._told_lost, self._told_partial = lost, told_lost, told_partial
+        self._partial = ""
         self._fd: int | None = None
         self._saved: list[Any] | None = None
         self._discarded_before = False
@@ -183,6 +187,8 @@ class Keyboard:
             if self._drop_typed_ahead() and not self._discarded_before:
                 self._discarded_before = True
                 self._told()
+            if self._partial.strip():
+                self._told_partial(self._partial.strip())
         self._echo(True)
         try:
             return self._read(prompt)
@@ -203,14 +209,36 @@ class Keyboard:
             self._echo(False)
 
     def _drop_typed_ahead(self) -> bool:
-        """Throw away what waits in the terminal; True if a whole line did."""
+        """Throw away what waits in the terminal; True if a whole line did. The line begun
+        and not ended, if any, is kept in ``_partial`` (to say that it was not taken)."""
         assert self._fd is not None
+        self._partial = ""
         try:
-            pending = bool(select.select([self._fd], [], [], 0)[0])
+            typed = self._pending()
             termios.tcflush(self._fd, termios.TCIFLUSH)
         except (OSError, ValueError, termios.error):  # (a terminal that is gone: read says so)
             return False
-        return pending
+        _, ended, partial = typed.rpartition(b"\n")
+        self._partial = partial.decode(errors="replace")
+        return bool(ended)
+
+    def _pending(self) -> bytes:
+        """What waits in the terminal, a line not ended with Enter included: read with the
+        terminal briefly out of line mode (where only whole lines can be read), waiting for
+        nothing more."""
+        assert self._fd is not None
+        saved = termios.tcgetattr(self._fd)
+        raw = [*saved[:6], list(saved[6])]
+        raw[3] &= ~termios.ICANON
+        raw[6][termios.VMIN], raw[6][termios.VTIME] = 0, 0
+        termios.tcsetattr(self._fd, termios.TCSANOW, raw)
+        chunks: list[bytes] = []
+        try:
+            while len(chunks) < 64 and (chunk := os.read(self._fd, 4096)):
+                chunks.append(chunk)
+        finally:
+            termios.tcsetattr(self._fd, termios.TCSANOW, saved)
+        return b"".join(chunks)
 
     def _echo(self, on: bool) -> None:
         assert self._fd is not None

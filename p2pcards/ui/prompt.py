@@ -395,6 +395,7 @@ class Console:
                 busy=one.busy,
                 lost=one.line_lost,
                 told_lost=lambda: self.say(self.tr("typed_withdrawn")),
+                told_partial=lambda text: self.say(self.tr("typed_partial", text=clean(text, ECHO_LIMIT))),
             )
             self._read_typed, self._keyboard = self.read, keyboard
             self.read = keyboard.read
