@@ -572,3 +572,14 @@ def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language
     assert describe_outcome(outcome, tr)[0] == tr("net_stopped", why=said)
     peer_words = "Ann (seat 0): dishonest shuffle in round 0"
     assert problem_text(tr, peer_words) == peer_words
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("alice", "pas de retour d'alice"), ("Émile", "pas de retour d'Émile"), ("bob", "pas de retour de bob")],
+)
+def test_french_elides_de_before_a_name_that_begins_with_a_vowel(name: str, said: str) -> None:
+    """``d'alice``, not ``de alice``; the name itself is never changed."""
+    text = Translator("fr")("notice_gone", name=name, seat=1, seconds="20")
+    assert text.startswith(said), text
+    assert Translator("it")("notice_gone", name=name, seat=1, seconds="20").count(name) == 1

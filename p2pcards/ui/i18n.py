@@ -695,6 +695,11 @@ def catalog(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
+_NAME_FIELDS = ("name", "names", "who", "ref_name", "peer")
+"""Fields that hold players' names, before which French elides (``d'Alice``, ``qu'Ana``)."""
+_VOWELS = frozenset("AEIOUaeiouÀÂÄÉÈÊËÎÏÔÖÙÛÜàâäéèêëîïôöùûüŒœ")
+
+
 class Translator:
     """Says a message in one language, by key; a message without a translation is said in English."""
 
@@ -714,9 +719,17 @@ class Translator:
 
     def _contract(self, text: str, values: dict[str, object]) -> str:
         """French joins ``de`` and ``à`` with a title's article: ``une partie du Neuf``, not
-        ``de Le Neuf`` (only for a game's title: a player's name is never changed)."""
+        ``de Le Neuf`` (only for a game's title: a player's name is never changed), and
+        elides ``de`` and ``que`` before a name that begins with a vowel: ``le tour d'Alice``."""
+        if self.lang != "fr":
+            return text
+        for field in _NAME_FIELDS:
+            value = values.get(field)
+            if isinstance(value, str) and value[:1] in _VOWELS:
+                for word, elided in (("de", "d'"), ("que", "qu'")):
+                    text = text.replace(f"{word} {{{field}}}", f"{elided}{{{field}}}")
         game = values.get("game")
-        if self.lang != "fr" or not isinstance(game, str) or not game.startswith("Le "):
+        if not isinstance(game, str) or not game.startswith("Le "):
             return text
         rest = game[3:].replace("{", "{{").replace("}", "}}")
         return text.replace("de {game}", f"du {rest}").replace("à {game}", f"au {rest}")
