@@ -739,3 +739,14 @@ def test_a_move_at_the_wrong_point_of_a_turn_is_refused_in_the_players_words(lan
     error = IllegalAction(1, "phase", "cannot pass now (drawn)")
     text = explain_refusal(error, Pass(seat=1), SeatView(hand, 1), [], Translator(lang), Style())
     assert said in text and "cannot pass" not in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_with_only_a_draw_a_word_that_is_no_card_is_told_to_press_enter_to_draw(lang: str) -> None:
+    """The prompt lists no numbered move when drawing is all there is: the hint says what
+    Enter does, not "type 1" (a number the screen never showed)."""
+    tr = Translator(lang)
+    menu = build_menu([Draw(seat=0)])
+    got = parse_answer("x", menu, seat=0, hand=[parse_card("4D")], tr=tr)
+    assert isinstance(got, Problem), got
+    assert got.message == tr("err_not_card_draw", text="x") and "1" not in got.message

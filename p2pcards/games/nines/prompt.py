@@ -266,7 +266,8 @@ def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
         return tr("err_notation", text=typed(text), example=meant)
     example = next((o.cards[0].text() for o in options if o.cards), "7H")
     if len(options) == 1:
-        key = "err_not_card_enter" if options[0].kind in ("draw", "pass") else "err_not_card_one"
+        kind = options[0].kind  # (alone: the prompt says to press Enter, and lists no number)
+        key = f"err_not_card_{kind}" if kind in ("draw", "pass") else "err_not_card_one"
         return tr(key, text=typed(text), example=example)
     return tr("err_not_card", text=typed(text), n=len(options), example=example)
 
