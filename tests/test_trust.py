@@ -359,7 +359,11 @@ def test_a_record_out_of_turn_is_named_and_kept_for_the_audit() -> None:
 # 11. The audit blames the author of a broken chain, with its index
 
 
-def test_a_broken_chain_is_blamed_on_the_author_of_the_broken_record() -> None:
+def test_a_broken_chain_alone_names_nobody_and_with_the_other_record_names_its_author() -> None:
+    """A record signed on another history than the file's: alone, the file cannot show
+    whether its author lied or a record before it was changed (by whoever saved the file),
+    so nobody is named; with the author's record of the same step on the file's history
+    too, the author signed two: equivocation, the author named."""
     tables = make_tables(3, SHORT_RULES, SEED)
     play_bots(
         LocalNetwork(tables, rng=random.Random(SEED)), {s: RandomBot() for s in tables}, random.Random(SEED)
@@ -371,8 +375,11 @@ def test_a_broken_chain_is_blamed_on_the_author_of_the_broken_record() -> None:
         edited = [*records[:i], signed(r.seat, forged), *records[i + 1 :]]
         report = audit_bytes(records_file(edited))
         assert not report.internal_error
-        assert [(p.seat, p.record) for p in report.problems] == [(r.seat, i)], report.problems
-        assert "chain" in report.problems[0].what
+        assert [(p.seat, p.record) for p in report.problems] == [(None, i)], report.problems
+        assert "does not follow the records before it" in report.problems[0].what
+        proven = audit_bytes(records_file([*edited, records[i]]))
+        assert proven.problems and proven.problems[0].seat == r.seat, proven.problems
+        assert "equivocation" in proven.problems[0].what
 
 
 def test_the_audit_reports_independent_problems_and_the_hands_it_verified() -> None:

@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from p2pcards.protocol.faults import TEMPLATES
 
-if TYPE_CHECKING:
-    from p2pcards.ui.i18n import Translator
+
+class Translator(Protocol):
+    """What this module asks of :class:`p2pcards.ui.i18n.Translator` (which calls it: so it
+    is named here, not imported)."""
+
+    def __call__(self, key: str, /, **values: object) -> str: ...
+
+    def has(self, key: str) -> bool: ...
+
+    def rule_name(self, name: str) -> str: ...
 
 PROBLEM_KEYS = (
     ("NOBODY_ANSWERED", "problem_nobody_answered"),
