@@ -134,12 +134,16 @@ class GameEntry:
             return tr("hist_unfinished_at", hand=self.hand)
         return tr("hist_unfinished_before")
 
-    def players(self, tr: Translator | None = None, limit: int = NAME_LIMIT) -> str:
+    def players(
+        self, tr: Translator | None = None, limit: int = NAME_LIMIT, *, mine_first: bool = False
+    ) -> str:
         """Everyone who sat down, this computer's seat and those who left marked (a seat
-        whose name already says "you" needs no mark; a bot's seat is not the person's)."""
+        whose name already says "you" needs no mark; a bot's seat is not the person's), in
+        seat order; ``mine_first``: this computer's seat first (a line too narrow for all
+        of them keeps its mark)."""
         tr = tr or _english()
         names = self.shown_names(limit)
-        out = []
+        out: list[str] = []
         for s, n in enumerate(names):
             mine = s == self.saved_by
             marks = [
@@ -152,6 +156,8 @@ class GameEntry:
                 if on
             ]
             out.append(f"{n} ({', '.join(marks)})" if marks else n)
+        if mine_first and self.saved_by is not None and 0 <= self.saved_by < len(out):
+            out.insert(0, out.pop(self.saved_by))
         return ", ".join(out)
 
     def line(
@@ -175,7 +181,10 @@ class GameEntry:
         widest = _players_cap(width)
         players_width = min(players_width, widest, width - len(head) - len(verdict) - 4 - 12)
         limit = _name_limit(width)
-        head += f"{pad(_cut(self.players(tr, limit), players_width), players_width)}  "
+        players = self.players(tr, limit)
+        if visible_len(players) > players_width:  # cut: this computer's seat first, its mark kept
+            players = self.players(tr, limit, mine_first=True)
+        head += f"{pad(_cut(players, players_width), players_width)}  "
         room = max(width - visible_len(head) - len(verdict) - 2, 12)
         if results_width is not None:
             room = min(room, max(results_width, 12))

@@ -427,3 +427,23 @@ def test_a_wider_terminal_shows_more_of_the_players(tmp_path: Path, columns: int
     else:
         assert not any(n in lines[0] for n in names) and "Annabelle-Margu…" in lines[0], out
     assert len({line.rindex("✓") for line in lines}) == 1, out  # the verdicts in one column
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_a_line_too_narrow_for_every_player_keeps_this_computers_seat_and_its_mark(width: int) -> None:
+    """Four long names at 80 columns: the players' column is cut, and this computer's seat
+    (the last here) comes first with its mark, where it was cut off; in seat order when all fit."""
+    from p2pcards.history import GameEntry
+
+    names = ["Margherita", "Bartholomew", "Christabel", "Maximilian"]
+    entry = GameEntry(
+        path=Path("x.p2pt"), date="2026-12-06", mtime=0.0, game="nines", names=names,
+        keys=["aa" * 32, "bb" * 32, "cc" * 32, "dd" * 32], saved_by=3, finished=True,
+        winners=[0], totals=[10, 20, 30, 40], hand=5, check="verified",
+    )  # fmt: skip
+    line = entry.line(1, width=width)
+    assert len(line) <= width and "Maximilian (you)" in line, line
+    full = entry.players()
+    assert full.startswith("Margherita, ") and full.endswith("Maximilian (you)")
+    wide = entry.line(1, players_width=len(full), width=200)
+    assert full in wide, wide  # room for all: in seat order
