@@ -476,7 +476,8 @@ def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_langua
     gone = leave_reason(tr, f"{TIMED_OUT} 120 s")
     assert gone == tr("reason_gone", seconds="120") and "120" in gone
     detail = leave_reason(tr, f"{TIMED_OUT} 10 s (connection refused)")
-    assert detail == tr("reason_gone", seconds="10") + " (connection refused)"
+    # (after a semicolon, not in brackets within the brackets the reason is said in)
+    assert detail == tr("reason_gone", seconds="10") + tr("audit_semicolon") + "connection refused"
     assert leave_reason(tr, LEFT_BEHIND) == tr("reason_left_behind")
     assert leave_reason(tr, "dinner is ready") == "dinner is ready"
     from p2pcards.net.runner import NO_PLAY

@@ -280,7 +280,8 @@ def leave_reason(tr: Translator, reason: str) -> str:
         return tr("reason_no_play", **found.groupdict())
     found = _GONE.fullmatch(reason)
     if found:  # (the last attempt's error, if any, as it was)
-        return tr("reason_gone", seconds=found.group(1)) + (f" ({found.group(2)})" if found.group(2) else "")
+        detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
+        return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
     return reason
 
 
