@@ -402,6 +402,27 @@ def test_an_ipv6_address_whose_last_group_looks_like_a_port_says_how_a_port_is_w
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_port_written_after_an_ipv6_address_without_brackets_is_a_usage_error_that_says_how(
+    lang: str,
+) -> None:
+    """``::1:49070`` is no IPv6 address (49070 is no group of one): it was tried as a host
+    name, after a hint, and failed as an unknown host. It is refused at once, saying how the
+    port is written; something that is no address at all is refused as any bad address."""
+    import click
+
+    from p2pcards.cli.cmd_join import _parse_address
+
+    tr = Translator(lang)
+    with pytest.raises(click.BadParameter) as raised:
+        _parse_address("::1:49070", tr)
+    assert str(raised.value) == tr("join_ipv6_no_address", address="::1:49070", host="::1", port="49070")
+    assert "[::1]:49070" in str(raised.value)
+    with pytest.raises(click.BadParameter) as raised:
+        _parse_address("::zz:49070", tr)
+    assert "[" not in str(raised.value)
+
+
 def test_a_host_name_no_dns_could_hold_is_a_usage_error_not_a_crash() -> None:
     """A label over 63 characters made the name lookup raise UnicodeError, out of the node
     as a traceback. ``join`` refuses such an address as it refuses a bad port, and the dial

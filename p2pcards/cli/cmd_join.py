@@ -43,10 +43,26 @@ def _parse_address(address: str, tr: Any) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536 or not _nameable(host):
         raise click.BadParameter(tr("join_bad_address", address=repr(address)))
     head, _, last = a.rpartition(":")
+    if a == host and ":" in host and not _ip(host):
+        # ::1:49070 (49070 is no group of an IPv6 address): a port written without brackets
+        if _ip(head) and last.isdigit() and 0 < int(last) < 65536:
+            raise click.BadParameter(tr("join_ipv6_no_address", address=a, host=head, port=last))
+        raise click.BadParameter(tr("join_bad_address", address=repr(address)))
     if a == host and ":" in head and last.isdigit() and 1024 <= int(last) < 65536:
         # 2001:db8::5:7777 is an IPv6 address (port 7777 by default); say how a port is written
         click.echo(tr("join_ipv6_port", address=a, host=head, port=last))
     return host, int(port)
+
+
+def _ip(text: str) -> bool:
+    """``text`` is an IP address (an IPv6 one with a zone, ``fe80::1%eth0``, too)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return False
+    return True
 
 
 CODE_TRIES = 3

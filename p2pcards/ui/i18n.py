@@ -195,6 +195,7 @@ _EN: dict[str, str] = {
     "bind_bad": "{address} is neither an address nor a host name",
     "join_ipv6_port": "({address} is read as an IPv6 address, at port 7777; port {port} of {host} is "
     "written [{host}]:{port})",
+    "join_ipv6_no_address": "{address} is no IPv6 address: port {port} of {host} is written [{host}]:{port}",
     "join_bad_address": "{address} is not HOST or HOST:PORT with a port from 1 to 65535 (for example"
     " 203.0.113.5:7777), nor an invitation code (43-robin-maple)",
     "host_code": "Invitation code: {code}",
