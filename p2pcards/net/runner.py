@@ -980,11 +980,13 @@ HEARD_NOBODY = (
 )
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
-NO_PLAY = "did not play within {seconds} s"
-"""The reason a seat signs when it leaves because its own turn's time ran out."""
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
 """The problems of a match that stops for lack of connections or answers, as the node says
-them (the interface says them in the player's language: ``p2pcards.ui.netgame``)."""
+them (the interface says them in the player's language: ``p2pcards.ui.problems``)."""
+
+NO_PLAY = "did not play within {seconds} s"
+"""The reason a seat signs when it leaves because its own turn's time ran out (read back in
+the player's language by ``p2pcards.ui.netgame.leave_reason``)."""
 
 LEFT_BEHIND = "the seats that passed on its messages went on without it"
 """Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""
