@@ -1002,3 +1002,17 @@ def test_a_long_prompt_is_folded_at_spaces_so_that_its_answer_fits_the_terminal(
     assert len(lines) >= 2 and shown.endswith(" > ")
     assert all(len(line) <= columns - 4 for line in lines), lines
     assert " ".join(shown.split()) == f"10:00 · {question} >"
+
+
+def test_the_suit_question_and_its_hints_are_folded_to_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 60 columns the dealer's question (the up card is a 9) and the hint for a ``c`` in
+    French are folded at spaces like every message, not cut mid-word by the terminal."""
+    monkeypatch.setenv("COLUMNS", "60")
+    answers = iter(["c", "1"])
+    console, rec = terminal("fr", read=lambda prompt: next(answers))
+    assert console.ask_suit(console.tr("prompt_declare")) == "S"
+    lines = rec.text.splitlines()
+    assert lines and all(len(line) <= 60 for line in lines), lines
+    flat = " ".join(rec.text.split())
+    assert " ".join(console.tr("prompt_declare").split()) in flat
+    assert " ".join(console.tr("err_c_suit").split()) in flat

@@ -511,7 +511,7 @@ class Console:
         plain = Style(unicode=self.style.unicode)  # no colour codes inside an input() prompt
         choices = "  ".join(f"{k} {plain.suit(s)}" for k, s in enumerate(SUITS, 1))
         if prompt:
-            self.write(prompt)
+            self.say(prompt)
         local = LOCAL_SUIT_LETTERS.get(self.tr.lang, {})
         while True:
             text = self.ask(self.tr("prompt_suit", choices=choices), answers=frozenset(local))
@@ -520,12 +520,12 @@ class Console:
             if text.lower() in local:
                 return local[text.lower()]
             if text.lower() == "c" and self.tr.lang in C_IS_HEARTS:
-                self.write(self.tr("err_c_suit"))
+                self.say(self.tr("err_c_suit"))
                 continue
             try:
                 return parse_suit_word(text)
             except CardParseError:
-                self.write(self.tr("err_not_suit", text=typed(text)))
+                self.say(self.tr("err_not_suit", text=typed(text)))
 
 
 # ---------------------------------------------------------------------------
