@@ -58,13 +58,13 @@ AHEAD_OUT_OF_TURN = "sent a {kind} pass of the next hand out of its turn"
 AHEAD_COMMITMENT = "a shuffle pass of the next hand carries a commitment, a lock none"
 NEXT_HAND = "{problem} (next hand)"
 FILE_OTHER_TERMS = (
-    "{name} (seat {seat}) signed other terms (version, game, rules or roster) than"
+    "{name} (seat {seat}) signed other terms (version, game, rules, roster or clock) than"
     " {ref_name} (seat {ref}): the host may have told one of them other"
     " terms, or one of them changed them; a file cannot show which"
 )
-DISAGREES = "disagrees on the table (version, game, rules or roster)"
+DISAGREES = "disagrees on the table (version, game, rules, roster or clock)"
 OTHER_TERMS = (
-    "{name} (seat {seat}) signed other terms (version, game, rules or roster) than the host and"
+    "{name} (seat {seat}) signed other terms (version, game, rules, roster or clock) than the host and"
     " this seat: the host may have told {name} other terms, or {name} changed them; nobody"
     " can tell which"
 )
