@@ -512,6 +512,8 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
                 frozenset({(None, ANY)}),
                 "a deal step waits for the author's keys, which the file does not hold: nobody",
             )
+        if not rechained:  # its next record follows the lock it signed: a chain break, nobody
+            return Expect(frozenset({(None, j)}), "its next record breaks the chain: nobody (7.1)")
         return Expect(
             frozenset({(s, j)}), "a deal step of the author alone: its turn record there is no keys record"
         )
