@@ -766,7 +766,9 @@ def join_fields(tx: Tx, i: int) -> list[Field]:
             _set(("body", "version")),
             _same_or(b["version"], TERMS),
         ),
-        Field("version type", ("1", -1, 65536), junk, _set(("body", "version")), _same_or(b["version"], NOW)),
+        Field(  # (a value that reads, an integer in range, states other terms; any other: schema)
+            "version type", ("1", -1, 65536), junk, _set(("body", "version")), _same_or(b["version"], TERMS)
+        ),
         Field(
             "game name",
             ("hearts", ""),
