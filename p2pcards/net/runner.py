@@ -603,11 +603,6 @@ class _Deciding:
         """Still being made, for the step the table waits on: this seat owes that record."""
         return not self.done.is_set() and self.is_for(table)
 
-    def owed(self, table: Sitting) -> bool:
-        """For the step the table waits on, and its record not written yet: still being made,
-        or made and not yet acted on (a frame may come in the moment it is made)."""
-        return self.is_for(table)
-
     def is_for(self, table: Sitting) -> bool:
         """This decision is still the one the table waits for (the same table and step)."""
         return table.my_turn and self.key == (table.current, table.step)
@@ -923,7 +918,7 @@ async def _play(
             mesh.on_link(item.origin, "relayed", 0.0)
         if (
             thinking is not None
-            and thinking.owed(table)
+            and thinking.is_for(table)  # (made or not: until acted on, its record is owed)
             and _read_after_deciding(item)
             and not _carried_cleanly(table, links, peer, item)
         ):
