@@ -397,6 +397,20 @@ def test_play_help_lists_every_rule_option_of_both_games() -> None:
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_the_clock_options_are_listed_by_the_host_alone(lang: str) -> None:
+    """A joiner plays by the host's clock and a resumed seat by its journal's: their help does
+    not offer a clock, though they still take one (a script may start every seat alike)."""
+    clock = ("--turn-timeout", "--step-timeout", "--grace")
+    for command, listed in (("host", True), ("join", False), ("resume", False)):
+        out = CliRunner().invoke(main, ["--lang", lang, command, "--help"], terminal_width=80).output
+        for option in clock:
+            assert (re.search(rf"^ +{option} ", out, re.M) is not None) == listed, (command, option)
+    taken = CliRunner().invoke(main, ["join", "--turn-timeout", "5", "--grace", "3", "::1:49070"])
+    assert taken.exit_code == 2 and "No such option" not in taken.output
+    assert "[::1]:49070" in taken.output
+
+
 # ---------------------------------------------------------------------------
 # 6. French and Italian, and one wording for a kept card
 

@@ -154,7 +154,7 @@ def _command_name() -> str:
     help="Do not answer searches on this network for the code's number (then the others need the address).",
 )
 @_DISCOVERY_PORT
-@_network_options
+@_network_options(host=True)
 def host(
     game_name: str,
     players: int | None,

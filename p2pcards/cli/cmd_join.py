@@ -161,7 +161,7 @@ async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str,
     help="Accept no connection (when nobody can reach this computer): the others reach you through the host.",
 )
 @_DISCOVERY_PORT
-@_network_options
+@_network_options(host=False)
 def join(
     address: str | None,
     then: str | None,

@@ -17,14 +17,15 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it runs
 @click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
 @click.argument("which", required=False)
 @click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
-@_network_options
+@_network_options(host=False)
 def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     """Go back into a game this computer had not finished (after a crash or a closed terminal).
 
     Every node keeps a journal of its game until the game ends. With no WHICH,
     the only unfinished game is resumed (or they are listed, if there are
     several); WHICH is a number from the list or a journal file. The others
-    wait for a player who lost its connection (see --grace).
+    wait for a player who lost its connection as long as the host's --grace
+    says (120 s unless the host chose otherwise).
     """
     import datetime
 

@@ -44,55 +44,68 @@ _DISCOVERY_PORT = click.option(
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
-def _network_options(f: Command) -> Command:
-    """Options shared by ``host`` and ``join``."""
-    options = [
-        click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
-        click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
-                     help="Let a bot play this seat: heuristic, random or expert (expert:0.5 thinks 0.5 s a "
-                          "move; default 0.2)."),
-        click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
-        click.option(
-            "--transcript",
-            type=click.Path(dir_okay=False, writable=True),
-            default=None,
-            help="Save the signed transcript here (default: a file in the data directory).",
-        ),
+def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
+    """The table's clock. Only the host's counts: a joiner plays by the clock the host
+    announces, and a resumed seat by its journal's. ``join`` and ``resume`` still accept the
+    options, unlisted, so that one script may start every seat with the same arguments."""
+    return [
         click.option(
             "--turn-timeout",
             type=click.FloatRange(1, MAX_CLOCK),
             default=600,
             show_default=True,
-            help="Seconds for a turn (the host sets the table's clock: a joiner plays by the host's).",
+            hidden=hidden,
+            help="Seconds for a turn (every seat plays by the host's clock).",
         ),
         click.option(
             "--step-timeout",
             type=click.FloatRange(1, MAX_CLOCK),
             default=60,
             show_default=True,
-            help="Seconds for any other step (shuffles, key reveals), as the host sets them.",
+            hidden=hidden,
+            help="Seconds for any other step (shuffles, key reveals).",
         ),
         click.option(
             "--grace",
             type=click.FloatRange(1, MAX_CLOCK),
             default=120,
             show_default=True,
-            help=(
-                "Seconds a player whose connection broke has to come back before the match stops, "
-                "as the host sets them."
-            ),
-        ),
-        _lang_option,
-        click.option(
-            "--no-port-mapping",
-            is_flag=True,
-            envvar="P2PCARDS_NO_PORT_MAPPING",
-            help="Do not ask the router (UPnP, NAT-PMP, PCP) to forward the port this seat listens on.",
+            hidden=hidden,
+            help="Seconds a player whose connection broke has to come back before the match stops.",
         ),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+
+
+def _network_options(*, host: bool) -> Callable[[Command], Command]:
+    """Options shared by ``host``, ``join`` and ``resume``; the clock is listed for the host only."""
+
+    def decorate(f: Command) -> Command:
+        options = [
+            click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
+            click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
+                         help="Let a bot play this seat: heuristic, random or expert (expert:0.5 thinks "
+                              "0.5 s a move; default 0.2)."),
+            click.option("--bind", default="", help="Address to listen on (default: all, IPv6 and IPv4)."),
+            click.option(
+                "--transcript",
+                type=click.Path(dir_okay=False, writable=True),
+                default=None,
+                help="Save the signed transcript here (default: a file in the data directory).",
+            ),
+            *_clock_options(hidden=not host),
+            _lang_option,
+            click.option(
+                "--no-port-mapping",
+                is_flag=True,
+                envvar="P2PCARDS_NO_PORT_MAPPING",
+                help="Do not ask the router (UPnP, NAT-PMP, PCP) to forward the port this seat listens on.",
+            ),
+        ]
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
 
 
 def _seat_name(name: str | None, bot: str | None) -> str:
