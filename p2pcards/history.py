@@ -48,6 +48,8 @@ WIDE = 119
 """Lines this wide (a terminal of 120 columns) show names whole."""
 MIN_PLAYERS_WIDTH = 16
 """The players' column is at least this wide when it has to share the line with long results."""
+NARROW = 30
+"""Narrowest lines of the listing: below :data:`WIDTH` a game takes three lines, cut to the width."""
 
 def _english() -> Translator:
     from p2pcards.ui.i18n import Translator
@@ -189,6 +191,25 @@ class GameEntry:
         if results_width is not None:
             room = min(room, max(results_width, 12))
         return _cut(f"{head}{pad(_cut(self.result(tr, limit), room), room)}  {verdict}".rstrip(), width)
+
+    def narrow_lines(self, number: int, tr: Translator | None = None, width: int = NARROW) -> list[str]:
+        """The game in lines of ``width`` columns, narrower than :data:`WIDTH`: its number, date,
+        game and verdict, then the players and how it ended, each on a line of its own."""
+        tr = tr or _english()
+        head = f"{number:>2} {self.date} "
+        indent = " " * 3
+        if self.game is None:
+            tail = f": {tr('hist_not_transcript')}"
+            return [_cut(f"{head}{self.path.name}{tail}", width)]
+        first = _cut(f"{head}{self.title}  {mark(self.check, tr)}".rstrip(), width)
+        players = self.players(tr, NAME_LIMIT)
+        if visible_len(indent + players) > width:
+            players = self.players(tr, NAME_LIMIT, mine_first=True)
+        return [
+            first,
+            _cut(indent + players, width),
+            _cut(indent + self.result(tr, NAME_LIMIT), width),
+        ]
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
         """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
@@ -623,12 +644,16 @@ def listing(
     entries: Iterable[GameEntry], first: int = 1, tr: Translator | None = None, width: int = WIDTH
 ) -> list[str]:
     """The lines of the listing, numbered from ``first`` (the newest is 1), each at most
-    ``width`` columns (:data:`WIDTH` to :data:`MAX_WIDTH`): the players' column as wide as
+    ``width`` columns (at most :data:`MAX_WIDTH`): the players' column as wide as
     its widest entry, as far as the results leave room for it (in English, or in the
-    language of ``tr``)."""
+    language of ``tr``). Below :data:`WIDTH` columns (down to :data:`NARROW`) a game takes three
+    lines instead (:meth:`GameEntry.narrow_lines`)."""
     tr = tr or _english()
-    width = max(WIDTH, min(width, MAX_WIDTH))
     entries = list(entries)
+    if width < WIDTH:
+        width = max(width, NARROW)
+        return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
+    width = min(width, MAX_WIDTH)
     games = [e for e in entries if e.game is not None]
     widest = max((len(e.players(tr, _name_limit(width))) for e in games), default=0)
     marks = max((len(mark(e.check, tr)) for e in games), default=0)

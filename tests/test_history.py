@@ -32,6 +32,7 @@ from test_neuf_protocol import build, run
 from p2pcards.cli import main
 from p2pcards.history import VERDICTS_FILE, WIDTH, GameEntry
 from p2pcards.protocol.transcript import decode_file
+from p2pcards.ui.render import visible_len
 
 NINES = "nines-2026-11-28-aaaaaaaaaaaa-s1.p2pt"
 NEUF = "neuf-2026-11-30-bbbbbbbbbbbb-s0.p2pt"
@@ -447,3 +448,29 @@ def test_a_line_too_narrow_for_every_player_keeps_this_computers_seat_and_its_ma
     assert full.startswith("Margherita, ") and full.endswith("Maximilian (you)")
     wide = entry.line(1, players_width=len(full), width=200)
     assert full in wide, wide  # room for all: in seat order
+
+
+@pytest.mark.parametrize(("columns", "lang"), [(60, "en"), (60, "fr"), (40, "it"), (20, "en")])
+def test_a_narrow_terminal_gets_each_game_on_three_lines_that_fit(
+    tmp_path: Path, columns: int, lang: str
+) -> None:
+    """Below 80 columns a game's line would wrap: it takes three lines instead (number, date,
+    game and verdict; the players; how it ended), each cut to the width, and the hint after
+    them is folded; at 20 columns the lines are cut at 29, the narrowest listing."""
+    from p2pcards.history import NARROW
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    data = honest_transcript(3)
+    for seat, name in enumerate(("Annabelle-Marguerite", "Bartholomew", "Constantinople-Jones")):
+        data = _renamed(data, seat, name)
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
+    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns)}
+    out = CliRunner().invoke(main, ["--lang", lang, "history"], env=env).stdout
+    lines = out.splitlines()
+    width = max(columns - 1, NARROW)
+    assert len(lines) >= 7 and all(visible_len(line) <= width for line in lines), out
+    assert lines[0].startswith(" 1 2026-12-02 Nines  ✓"), out  # the verdict's mark
+    assert lines[1].startswith("   Annabelle-Margu") and lines[3].startswith(" 2 2026-12-01 Nines")
+    assert lines[2].startswith("   ") and not lines[2].startswith("    "), out

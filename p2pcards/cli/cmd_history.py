@@ -65,10 +65,12 @@ def history(path: str | None, verify: bool, as_json: bool, limit: int, lang: str
         return
     import shutil
 
+    from p2pcards.ui.render import wrap
+
     columns = shutil.get_terminal_size((hist.WIDTH + 1, 24)).columns  # (COLUMNS obeyed; 80 on a pipe)
     for line in hist.listing(shown, tr=tr, width=columns - 1):
         _echo(line)
     if older:
-        _echo(tr.n("hist_older", older, n=older, more=limit + older))
+        _echo(wrap(tr.n("hist_older", older, n=older, more=limit + older), columns - 1))
     if not path and any(e.game is not None for e in shown):
-        _echo(tr("hist_replay_hint"))
+        _echo(wrap(tr("hist_replay_hint"), columns - 1))
