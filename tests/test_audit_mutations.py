@@ -40,7 +40,9 @@ Whom protocol.md blames (``Effect`` below says which case an edit is):
              of the edited seat to prove equivocation, and a file cannot show
              whether the disputed record's author lied or the edited record was
              changed (by its own author, who may have saved the file): nobody is
-             blamed, at the disputed record's index (sections 7.1 and 8). With
+             blamed, at the disputed record's index (sections 7.1 and 8), unless
+             every record of the step before is the disputed record's author's:
+             it then signed two histories, and is blamed there (section 8). With
              the chain rebuilt (below), a record of a type its step does not
              allow blames its author, who signed that history.
 ``terms``    A join that reads and states other terms than the file's reference join:
@@ -50,7 +52,8 @@ Whom protocol.md blames (``Effect`` below says which case an edit is):
 ``chain``    A record whose ``prev`` names another history than the file's (after step
              0): its author may have signed it so, or a record before it was changed
              (re-signed by its own author, the file's saver say): nobody, at its
-             index (7.1). So too a later record that breaks the chain of an edit
+             index (7.1), or its author when the step before is its own alone
+             (section 8). So too a later record that breaks the chain of an edit
              as signed (``later`` below).
 ``game``     A record of another game id: nobody, at its index (7.1).
 ``nobody``   A record naming a seat outside the roster: nobody, at its index (7.1).
@@ -441,15 +444,24 @@ class Expect:
     why: str
 
 
+def chain_break(tx: Tx, j: int, why: str) -> Expect:
+    """The verdict at record ``j``, the first that follows another history than the file's
+    (as signed): nobody is blamed (its author may have lied, or the file's saver changed a
+    record before it: a file cannot show which, protocol.md 7.1), unless every record of the
+    step before is ``j``'s author's own: it then signed two histories (section 8)."""
+    t = tx.step[j]
+    if t > 0 and tx.authors[t - 1] == {tx.seat[j]}:
+        return Expect(frozenset({(tx.seat[j], j)}), why + " (the step before is its author's alone)")
+    return Expect(frozenset({(None, j)}), why + " (a chain break in a file: nobody)")
+
+
 def after(tx: Tx, step: int, why: str, rechained: bool) -> Expect:
     """The verdict at the first record of the step after ``step``. As signed, it breaks the
-    chain: nobody is blamed (its author may have lied, or the file's saver changed a record
-    before it: a file cannot show which, protocol.md 7.1). With the chain rebuilt, its author
-    signed that history: it is blamed when its record is not of a type the step the edit
-    brought allows."""
+    chain (:func:`chain_break`). With the chain rebuilt, its author signed that history: it
+    is blamed when its record is not of a type the step the edit brought allows."""
     j = tx.first[step + 1]
     if not rechained:
-        return Expect(frozenset({(None, j)}), why + " (a chain break in a file: nobody)")
+        return chain_break(tx, j, why)
     return Expect(frozenset({(tx.seat[j], j)}), why)
 
 
@@ -469,7 +481,7 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
     if kind == "game":
         return Expect(frozenset({(None, i)}), "a record of another game: nobody")
     if kind == "chain":
-        return Expect(frozenset({(None, i)}), "another history than the file's: a chain dispute, nobody")
+        return chain_break(tx, i, "another history than the file's: a chain dispute")
     if kind == "terms":
         return Expect(frozenset({(None, tx.first[1] - 1)}), "other terms: a file cannot show whose fault")
     if kind == "nobody":
@@ -512,8 +524,8 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
                 frozenset({(None, ANY)}),
                 "a deal step waits for the author's keys, which the file does not hold: nobody",
             )
-        if not rechained:  # its next record follows the lock it signed: a chain break, nobody
-            return Expect(frozenset({(None, j)}), "its next record breaks the chain: nobody (7.1)")
+        if not rechained:  # its next record follows the lock it signed: a chain break
+            return chain_break(tx, j, "its next record breaks the chain (7.1)")
         return Expect(
             frozenset({(s, j)}), "a deal step of the author alone: its turn record there is no keys record"
         )
@@ -527,8 +539,7 @@ def expected(tx: Tx, i: int, effect: Effect, rechained: bool) -> Expect:
             return later(tx, i, "valid at its step: the next lock breaks the chain", rechained)
         j = tx.first_by(t + 1, set(range(N_SEATS)) - {s})
         assert j is not None
-        why = "the deal step's first record by a seat it expects breaks the chain: nobody"
-        return Expect(frozenset({(None, j)}), why)
+        return chain_break(tx, j, "the deal step's first record by a seat it expects breaks the chain")
     if kind == "unused":
         if rechained:
             return VALID

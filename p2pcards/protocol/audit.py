@@ -880,8 +880,19 @@ class _Replay:
             seat, why = table.suspect or (None, "broken chain")
             if author is not None and author.step > 0 and 0 <= author.seat < table.n:
                 # (at step 0 nothing precedes it: a record that names another start is its own)
-                name = table.roster[author.seat].name
-                seat, why = None, faults.CHAIN_IN_FILE.format(name=name, seat=author.seat, step=author.step)
+                completed = table.transcript.steps
+                previous = completed[-1] if author.step == len(completed) else []
+                if previous and all(r.record.seat == author.seat for r in previous):
+                    # The step before is the author's alone, and every record before that step
+                    # follows the file's history: whatever another showed it, the author held
+                    # its own records of that step, so it signed a record on another version
+                    # of them.
+                    why = faults.CHAIN_OWN.format(step=author.step, before=author.step - 1)
+                    seat = author.seat
+                else:
+                    name = table.roster[author.seat].name
+                    why = faults.CHAIN_IN_FILE.format(name=name, seat=author.seat, step=author.step)
+                    seat = None
             self.replayed.append(Problem(_hand(table), seat, start, why))  # the fault, where it starts
         elif table.status == "running" and not (report.problems or self.listed or self.tail):
             who = ", ".join(str(s) for s in table.waiting_for)

@@ -118,6 +118,11 @@ CHAIN_IN_FILE = (
     "have shown {name} another one, or saved this file); a file cannot show which"
 )
 
+CHAIN_OWN = (
+    "its record for step {step} does not follow the records of step {before} in this file, every "
+    "one of them its own: it signed two histories"
+)
+
 CLAIMS_MORE_ONE = (
     "the audit could not check this record: every continue record claims more of the table "
     "it continues than the file holds ({hands} hand scored there, the file "

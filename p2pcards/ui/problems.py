@@ -43,7 +43,7 @@ lobby), and their messages in the catalogs."""
 
 _SEAT = re.compile(r"\(seat (\d+)\)")
 _NUMBERS = frozenset(
-    {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown"}
+    {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown", "before"}
     | {"round", "layer", "item", "trick", "seconds"}
 )
 """Fields that hold a number: read as digits only, so that a text ending in another's words
