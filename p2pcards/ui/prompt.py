@@ -29,10 +29,17 @@ from typing import Generic, TypeVar
 
 import click
 
-from p2pcards.cards import SUITS
+from p2pcards.cards import SUITS, Card, parse_card
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import clean
-from p2pcards.ui.i18n import C_IS_HEARTS, COMMAND_WORDS, LOCAL_SUIT_LETTERS, Translator, parse_suit_word
+from p2pcards.ui.i18n import (
+    C_IS_HEARTS,
+    COMMAND_WORDS,
+    LOCAL_SUIT_LETTERS,
+    SUIT_WORDS,
+    Translator,
+    parse_suit_word,
+)
 from p2pcards.ui.keyboard import Keyboard, OneReader, show_prompt
 from p2pcards.ui.render import (
     Style,
@@ -285,6 +292,32 @@ def typed(text: str) -> str:
     controls, at most :data:`TYPED_LIMIT` characters (a pasted page is not said back);
     ``''`` for nothing."""
     return clean(text, TYPED_LIMIT) or "''"
+
+
+def hearts_or_clubs(
+    tr: Translator, text: str, card: Card, holds: Callable[[Card], Card | None]
+) -> str | None:
+    """The question back when ``text``, a card typed in French or Italian (``7c``), reads as
+    clubs while the player holds the card of that rank in hearts: ``c`` is cœur, cuori to
+    them. ``holds`` finds the copy held of a card, or None. None: nothing to ask."""
+    if tr.lang not in C_IS_HEARTS or card.suit != "C" or text[-1:] not in ("c", "C"):
+        return None
+    try:
+        hearts = holds(parse_card(text[:-1] + "H"))
+    except CardParseError:
+        return None
+    if hearts is None:
+        return None
+    rank = text[:-1].strip()
+    words = SUIT_WORDS[tr.lang]
+    return tr(
+        "err_c_card",
+        text=typed(text),
+        hearts=hearts.text(),
+        clubs=card.text(),
+        as_hearts=f"{rank} {words['H']}",
+        as_clubs=f"{rank} {words['C']}",
+    )
 
 
 def as_typed(line: str) -> str:

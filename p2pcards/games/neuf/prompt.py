@@ -26,7 +26,7 @@ from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, read_card
-from p2pcards.ui.prompt import Attempt, Console, Problem, typed
+from p2pcards.ui.prompt import Attempt, Console, Problem, hearts_or_clubs, typed
 from p2pcards.ui.render import Style, render_options
 
 # ---------------------------------------------------------------------------
@@ -34,14 +34,15 @@ from p2pcards.ui.render import Style, render_options
 
 
 def parse_card_answer(
-    text: str, cards: Sequence[Card], *, seat: int, tr: Translator
+    text: str, cards: Sequence[Card], *, seat: int, tr: Translator, hand: Sequence[Card] = ()
 ) -> PlayCard | Attempt[PlayCard] | Problem:
     """One line at the card prompt: a number from the list of ``cards`` (the legal
     cards, in the order shown) or a card in any notation.
 
     A legal card is the :class:`PlayCard` to play; any other card is an
     :class:`Attempt` for the engine to refuse; anything else a :class:`Problem`
-    with a hint.
+    with a hint, as is ``7c`` in French or Italian while ``hand`` (the cards held) holds
+    the 7 of hearts: ``c`` is cœur, cuori there, and clubs in English.
     """
     n = len(cards)
     words = text.split()
@@ -57,10 +58,14 @@ def parse_card_answer(
         return PlayCard(seat=seat, card=cards[k - 1])
     if COMMAND_WORDS.get(text.lower()) in ("yes", "no"):
         return Problem(message=tr("err_not_now", what=typed(text), n=n))
+    joined = "".join(words)  # "q ♠" is q♠: a rank and a suit typed apart
     try:
-        card = read_card("".join(words))  # "q ♠" is q♠: a rank and a suit typed apart
+        card = read_card(joined)
     except CardParseError:
         return Problem(message=_hint(tr, text, cards))
+    question = hearts_or_clubs(tr, joined, card, lambda c: c if c in hand else None)
+    if question is not None:
+        return Problem(message=question)
     if card in cards:
         return PlayCard(seat=seat, card=card)
     return Attempt(action=PlayCard(seat=seat, card=card))
@@ -162,7 +167,9 @@ class NeufHuman:
         con.say("   " + heading)
         con.say(render_options([style.card(c) for c in cards]))
         while True:
-            parsed = parse_card_answer(con.ask(tr("neuf_prompt")), cards, seat=view.seat, tr=tr)
+            parsed = parse_card_answer(
+                con.ask(tr("neuf_prompt")), cards, seat=view.seat, tr=tr, hand=view.my_cards
+            )
             if isinstance(parsed, PlayCard):
                 return by_card[parsed.card]
             if isinstance(parsed, Problem):

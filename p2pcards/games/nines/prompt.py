@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from p2pcards.cards import Card, hand_sort_key, parse_card
+from p2pcards.cards import Card, hand_sort_key
 from p2pcards.errors import CardParseError, IllegalAction
 from p2pcards.games.nines.render import TableContext, describe_moves, nines_help, render_table
 from p2pcards.games.nines.rules import (
@@ -33,13 +33,12 @@ from p2pcards.ui.i18n import (
     C_IS_HEARTS,
     COMMAND_WORDS,
     LOCAL_SUIT_LETTERS,
-    SUIT_WORDS,
     Translator,
     native_card,
     parse_suit_word,
     read_card,
 )
-from p2pcards.ui.prompt import Attempt, Console, Problem, typed
+from p2pcards.ui.prompt import Attempt, Console, Problem, hearts_or_clubs, typed
 from p2pcards.ui.render import Style, render_options
 
 OptionKind = Literal["play", "nine", "double", "draw", "pass", "keep", "accept-skip"]
@@ -181,10 +180,9 @@ def parse_answer(
             card = read_card(text)
         except CardParseError:
             break
-        if tr.lang in C_IS_HEARTS and card.suit == "C" and text[-1] in "cC":
-            twin = _held(parse_card(text[:-1] + "H"), hand, drawn)
-            if twin is not None:  # "7c" when both 7♥ and 7♣ are in hand: which one is meant?
-                return Problem(message=_c_card(tr, text, card, twin))
+        question = hearts_or_clubs(tr, text, card, lambda c: _held(c, hand, drawn))
+        if question is not None:  # "7c" with 7♥ in hand: which one is meant?
+            return Problem(message=question)
         cards.append(card)
         words = words[2:] if apart else words[1:]
     if not cards:
@@ -225,20 +223,6 @@ def _suit_or_default(words: Sequence[str]) -> str:
         return parse_suit_word(words[0]) if words else "S"
     except CardParseError:
         return "S"
-
-
-def _c_card(tr: Translator, text: str, clubs: Card, hearts: Card) -> str:
-    """The question back for ``7c`` in French or Italian, with both 7♥ and 7♣ in hand."""
-    rank = text[:-1].strip()
-    words = SUIT_WORDS[tr.lang]
-    return tr(
-        "err_c_card",
-        text=typed(text),
-        hearts=hearts.text(),
-        clubs=clubs.text(),
-        as_hearts=f"{rank} {words['H']}",
-        as_clubs=f"{rank} {words['C']}",
-    )
 
 
 def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
