@@ -99,6 +99,20 @@ def test_a_mistyped_code_word_is_pointed_out_before_the_host_hears_it(
     assert len(capsys.readouterr().out.splitlines()) == 1
 
 
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("57-blaed-bear", "57-blade-bear"),  # two letters swapped: one typo from blade, two from blaze
+    ("3-ambre-fox", "3-amber-fox"),
+    ("4-embr-lantren", "4-ember-lantern"),  # every word mended
+    ("9-robin-mapel", "9-robin-maple"),
+])  # fmt: skip
+def test_the_code_suggested_is_the_fewest_typos_away(typed: str, meant: str) -> None:
+    from p2pcards.net.words import WORDS, likely_meant
+
+    assert all(w in WORDS for w in meant.split("-")[1:])
+    found = likely_meant(typed)
+    assert found is not None and found[1] == meant, found
+
+
 def test_a_code_given_with_a_mistyped_word_is_pointed_out_when_the_host_refuses_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -295,13 +295,31 @@ def likely_meant(code: str) -> tuple[str, str] | None:
         if not close:
             return None
         strange = strange or parts[k]
-        # The likeliest of them (difflib's order) unless another keeps more of the start: a
-        # word is typed from its start, and its end is where a typo falls.
-        parts[k] = max(close, key=lambda w: _same_start(w, parts[k]))
+        # The fewest typos away (two letters swapped is one typo: ``blaed`` is ``blade``),
+        # then the one that keeps more of the start (a word is typed from its start, and its
+        # end is where a typo falls), then difflib's order.
+        typed = parts[k]
+        parts[k] = min(close, key=lambda w: (_typos(typed, w), -_same_start(w, typed)))
     return None if strange is None else (strange, "-".join(parts))
 
 
 _KNOWN = frozenset(WORDS)
+
+
+def _typos(a: str, b: str) -> int:
+    """The fewest typos that make ``a`` into ``b``: a letter left out, added, changed, or two
+    neighbours swapped (the optimal string alignment distance)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[len(b)]
 
 
 def _same_start(a: str, b: str) -> int:
