@@ -727,6 +727,29 @@ async def test_one_answer_never_answers_two_questions(
         decider.match_over()
 
 
+async def test_a_player_who_reads_other_digits_is_shown_nothing_more_of_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Answering that the digits differ leaves the table: what it did meanwhile (a deal,
+    held while the question was up) is not shown, and the runner is told at once."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        released: list[str] = []
+        left: list[str] = []
+        decider = HumanDecider(
+            screen=PromptScreen(console),  # type: ignore[arg-type]
+            confirm_quit=True,
+            release=lambda: released.append("shown"),
+            on_leave=lambda: left.append("left"),
+        )
+        decider.ask_fingerprint()
+        await until(console.read_in_progress, "asked about the digits")
+        type_line("n")
+        await until(lambda: decider.fingerprint_same is False, "the digits' answer")
+        assert decider.leaving and left == ["left"] and released == [], (left, released)
+        assert "someone is in the middle" in said(out), said(out)
+        decider.match_over()
+
+
 async def test_a_line_typed_for_a_move_prompt_is_the_move_not_a_line_typed_while_waiting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

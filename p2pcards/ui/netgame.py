@@ -556,7 +556,9 @@ class HumanDecider:
         if answer is False:  # signed first, then this seat leaves (the runner does both)
             console.say(console.tr("fingerprint_differ"))
             self.leaving = True
-        elif answer is None:
+            self.on_leave()  # what the table did meanwhile (a deal) is not shown: they left
+            return
+        if answer is None:
             console.say(console.tr("fingerprint_skipped"))
         self.release()
 
