@@ -80,11 +80,13 @@ async def run_with_cuts(
     seat_timeouts: dict[int, Timeouts] | None = None,
     deciders: dict[int, Decider] | None = None,
     seat_grace: dict[int, float] | None = None,
+    waits: dict[int, list[tuple[float, int, float]]] | None = None,
 ) -> tuple[dict[int, Table], dict[int, RunResult], dict[int, list[tuple[int, str]]], Switchboard]:
     """``unlinked``: pairs of seats with no link of their own (they reach each other
     through relays, as seats that accept no connection do). ``seat_timeouts``: the
     clocks of some seats, if not ``timeouts``. ``deciders``: some seats' deciders, if
-    not a bot that answers at once. ``seat_grace``: some seats' grace, if not ``grace``."""
+    not a bot that answers at once. ``seat_grace``: some seats' grace, if not ``grace``.
+    ``waits``: where each seat's waits as it shows them go (time, step, seconds waited)."""
     tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(n, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
     links = memory_links(n, wrap)
     for pair in unlinked:
@@ -104,6 +106,10 @@ async def run_with_cuts(
         def on_link(peer: int, what: str, seconds: float) -> None:
             notices[s].append((peer, what))
 
+        def on_wait(table: Table, waited: float) -> None:
+            if waits is not None:
+                waits.setdefault(s, []).append((trio.current_time(), table.step, waited))
+
         results[s] = await run_table(
             tables[s],
             links[s],
@@ -112,6 +118,7 @@ async def run_with_cuts(
             relinker=board.for_seat(s),  # type: ignore[arg-type]
             grace=(seat_grace or {}).get(s, grace),
             on_link=on_link,
+            on_wait=on_wait,
             relayed=[p for p in range(n) if frozenset((s, p)) in unlinked],
         )
 
@@ -844,6 +851,47 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
     assert took < 3 * TIMEOUTS.turn + 2 * GRACE, took  # bounded: one extension in the step
     for s in (0, 1):
         assert results[s].status == "failed" and results[s].blamed == (2,), results[s]
+
+
+async def test_the_wait_shown_for_a_seat_back_during_its_turn_counts_from_its_return(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0's links drop 40 s into a turn it thinks 80 s about, for 3 s. Back, it has a
+    whole turn from its return (protocol.md 7.2), as a seat that restarted counts its own
+    clock from there: the others show the time waited from the return too, not from the
+    start of the turn, which would say that less time is left than they will wait."""
+    play = bot(0)
+    thinking = trio.Event()
+    back: list[float] = []
+
+    async def slow(table: Table) -> object:
+        if table.step >= 20 and not thinking.is_set():
+            thinking.set()
+            await trio.sleep(80)
+        return await play(table)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await thinking.wait()
+        await trio.sleep(40)
+        board.blocked.add(0)
+        for peer in (1, 2):
+            await cut(links[0][peer], links[peer][0])
+        await trio.sleep(3)
+        board.blocked.discard(0)
+        while board.relinks < 2:
+            await trio.sleep(0.1)
+        back.append(trio.current_time())
+
+    waits: dict[int, list[tuple[float, int, float]]] = {}
+    tables, results, notices, _ = await run_with_cuts(3, cuts, deciders={0: slow}, waits=waits)
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(tables, "over"), results
+    (returned,) = back
+    for s in (1, 2):
+        (step,) = {t for when, t, waited in waits[s] if waited > 35}  # the long turn: 40 s waited
+        after = [(when, waited) for when, t, waited in waits[s] if t == step and when > returned + 1]
+        assert after, waits[s]
+        assert all(waited <= when - returned + 1 for when, waited in after), (returned, after)
+        assert {p for p, what in notices[s] if what == "back"} == {0}
 
 
 async def test_a_player_whose_connection_drops_while_thinking_reconnects_before_moving(

@@ -751,6 +751,7 @@ async def _play(
             decision = table.spec.kind in table.DECISIONS
             wait = timeouts.turn if decision else timeouts.step
             started = trio.current_time()
+            clock_from = started  # where the wait shown to the player counts from
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
             returned = set()
@@ -852,7 +853,7 @@ async def _play(
             continue
         if scope.cancelled_caught and now < wait_until:
             if now >= notice:
-                on_wait(table, now - started)
+                on_wait(table, now - clock_from)
                 notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
@@ -881,6 +882,8 @@ async def _play(
                     nobody_back = False
                     step = (None, -1)
                 if was_away and peer not in returned:  # a peer back from away gets a whole step, once
+                    if now + wait > deadline and peer in table.waiting_for:
+                        clock_from = now  # its time is shown from its return, as its own clock runs
                     deadline = max(deadline, now + wait)
                     returned.add(peer)
                 else:  # it found the old path broken before this seat did: said as a break
