@@ -466,8 +466,8 @@ def test_a_narrow_terminal_gets_each_game_on_three_lines_that_fit(
         data = _renamed(data, seat, name)
     (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
     (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
-    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns)}
-    out = CliRunner().invoke(main, ["--lang", lang, "history"], env=env).stdout
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns), "P2PCARDS_LANG": None}
+    out = CliRunner().invoke(main, ["--lang", lang, "history"], env=env).stdout  # (LANG put back after)
     lines = out.splitlines()
     width = max(columns - 1, NARROW)
     assert len(lines) >= 7 and all(visible_len(line) <= width for line in lines), out

@@ -403,7 +403,9 @@ def test_the_clock_options_are_listed_by_the_host_alone(lang: str) -> None:
     not offer a clock, though they still take one (a script may start every seat alike)."""
     clock = ("--turn-timeout", "--step-timeout", "--grace")
     for command, listed in (("host", True), ("join", False), ("resume", False)):
-        out = CliRunner().invoke(main, ["--lang", lang, command, "--help"], terminal_width=80).output
+        out = CliRunner().invoke(
+            main, ["--lang", lang, command, "--help"], terminal_width=80, env={"P2PCARDS_LANG": None}
+        ).output  # (the group's --lang sets P2PCARDS_LANG: put back after the command)
         for option in clock:
             assert (re.search(rf"^ +{option} ", out, re.M) is not None) == listed, (command, option)
     taken = CliRunner().invoke(main, ["join", "--turn-timeout", "5", "--grace", "3", "::1:49070"])
@@ -589,3 +591,22 @@ def test_a_resuming_seat_is_told_it_links_again_not_that_the_others_left() -> No
     playing = link_notice(cfg, info)  # type: ignore[arg-type]
     playing(1, "lost", 60)
     assert said == ["Jo (seat 1) lost connection: reconnecting (1:00 left)"]
+
+
+@pytest.mark.parametrize("width", range(22, 90, 3))
+def test_french_punctuation_never_starts_a_folded_line(width: int) -> None:
+    """A French line folds before the word that ``:``, ``;``, ``?``, ``!`` and ``»`` follow,
+    and after ``«``'s word, never between them; every word is kept, in order."""
+    from p2pcards.ui.render import wrap
+
+    texts = [
+        "Interdit : vous avez du cœur, et c'est cœur qui est demandé : il faut fournir [règle : fournir]",
+        "Sa note sur la fin de la partie : « aborted: quit » ; départ signé de sa main : « quit » !",
+        "Les chiffres diffèrent : quelqu'un est au milieu. Vous quittez la partie (signé). Voulez-vous ?",
+    ]
+    for text in texts:
+        lines = wrap(text, width).split("\n")
+        assert all(visible_len(line) <= width or " " not in line.strip() for line in lines), lines
+        assert not any(re.match(r"\s*[;:!?»]", line) for line in lines[1:]), lines
+        assert not any(line.rstrip().endswith("«") for line in lines), lines
+        assert " ".join(" ".join(lines).split()) == " ".join(text.split())

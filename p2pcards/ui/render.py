@@ -219,12 +219,17 @@ def cut_columns(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(out) + ellipsis
 
 
-_WORDS = re.compile(r"\[[^\]]*\]|\S+")
+_WORDS = re.compile(r"\[[^\]]*\]|[^ \t\n]+")
+"""A word to fold at: a [bracketed] group, or what lies between spaces (a no-break space,
+as :data:`_GLUED` puts before French punctuation, is inside a word)."""
+_OPENING = re.compile(r"« ")
+"""An opening French quote, which stays with the word it opens."""
 
 
 def wrap(text: str, width: int | None = None) -> str:
     """Fold lines wider than ``width`` (by default the terminal's, :func:`line_width` + 1)
-    at spaces, indenting continuations under the text."""
+    at spaces, indenting continuations under the text. French punctuation stays with the
+    word it follows (``demandé :``, ``« quit »``): a line never starts with it."""
     width = line_width() + 1 if width is None else width
     out: list[str] = []
     for line in text.split("\n"):
@@ -232,7 +237,8 @@ def wrap(text: str, width: int | None = None) -> str:
             out.append(line)
             continue
         lead = len(line) - len(line.lstrip(" "))
-        words = _WORDS.findall(line[lead:])  # a [bracketed] group stays on one line
+        glued = _OPENING.sub("«\u00a0", _GLUED.sub("\u00a0\\1", line[lead:]))
+        words = [w.replace("\u00a0", " ") for w in _WORDS.findall(glued)]  # a [bracketed] group stays whole
         current = line[:lead] + words[0]
         for word in words[1:]:
             if visible_len(f"{current} {word}") > width:
