@@ -24,7 +24,7 @@ from net_helpers import (
     memory_links,
     stuck,
 )
-from protocol_helpers import SHORT_RULES, make_tables
+from protocol_helpers import SHORT_RULES, make_tables, record_map, sign_map
 
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import NinesRules
@@ -728,6 +728,43 @@ class Wrapping(Link):
         if isinstance(item, SignedRecord) and item.record.seat == 1:
             frame = Evidence((item,)).to_frame()
         await Link.send(self, frame)
+
+
+class OtherResult(Link):
+    """Seat 2's link to seat 1: its signed result there has other totals than the one the
+    others get (an equivocation at the last step, which the receiver proves wrong at once)."""
+
+    def __init__(self, inner: Link, seed: int) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.seed = seed
+
+    async def send(self, frame: bytes) -> None:
+        item = decode_frame(frame)
+        if isinstance(item, SignedRecord) and item.record.seat == 2 and item.record.body.TYPE == "result":
+            obj = record_map(item.raw)
+            obj["body"]["totals"] = [t + 1 for t in obj["body"]["totals"]]
+            other = sign_map(obj, 2, self.seed)
+            frame = SignedRecord(other.raw, other.sig, item.record).to_frame()
+        await Link.send(self, frame)
+
+
+async def test_a_lie_at_the_last_step_is_proved_to_a_seat_that_had_finished(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 signs its result twice: the true totals for seat 0, other ones for seat 1. Seat
+    1 refuses them and stops, forwarding them (7.3); seat 0 had finished with the true ones.
+    It still reads what comes while it lingers: the two results prove the lie, seat 0 names
+    seat 2 too (not "every node verified every move"), and its file proves it."""
+    tables = make_tables(3, SHORT_RULES, seed=4)
+    links = memory_links(3)
+    links[2][1] = OtherResult(links[2][1], seed=4)
+    results, _ = await run_seats(tables, links, {s: bot(s) for s in tables}, hung=frozenset({2}))
+    for s in (0, 1):
+        r = results[s]
+        assert r.status == "failed" and r.blamed == (2,), (s, r)
+    assert "equivocation" in (results[0].problem or ""), results[0]
+    report = audit_bytes(encode_file(tables[0].records_to_save(), saved_by=0, status="failed"))
+    assert not report.valid and [p.seat for p in report.problems if p.seat is not None] == [2], report
 
 
 async def test_a_seat_that_sends_its_records_at_once_inside_evidence_frames_withholds_nothing(

@@ -710,6 +710,10 @@ async def _play(
             result.status = "over"
             on_progress(table)
             await _linger(table, mesh, receive)
+            if table.failure is not None:  # a peer proved, once this seat finished, that a seat lied
+                result.status, result.problem = "failed", table.failure.problem
+                result.blamed = () if table.failure.peer is None else (table.failure.peer,)
+                on_progress(table)
             return
         if table.failure is not None:
             # "left": another seat signed its leave and none remain to play on (nobody's fault)
@@ -1130,6 +1134,11 @@ async def _linger(
                     done.add(peer)
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
+            elif isinstance(item, Evidence):  # (a second record of one author proves its lie still)
+                with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
+                    table.receive_frame(peer, item)
+            if table.failure is not None:
+                return  # the match this node finished is proved false: said, and no more lingering
             await _send_all(table, links, 1)
 
 

@@ -226,6 +226,9 @@ class StepLog:
                 self.last_need[sender] = frame
             self._receive_need(sender if origin is None else origin, frame)
             return
+        if self.status == "over" and isinstance(frame, Evidence):
+            self._evidence_after_end(frame)
+            return
         if self.status not in ("running", "disputed"):
             return
         if isinstance(frame, Relay):
@@ -629,6 +632,22 @@ class StepLog:
         self._idle_evidence[sender] = self._idle_evidence.get(sender, 0) + 1
         if self._idle_evidence[sender] > IDLE_EVIDENCE + self._needs_sent:
             self.fail(sender, faults.PROVES_NOTHING)
+
+    def _evidence_after_end(self, ev: Evidence) -> None:
+        """Records forwarded once this node finished. A peer that another seat showed other
+        records stops and forwards them (section 7.3), possibly after this node's last step:
+        a second record of one author for one step is proof all the same, and this node's
+        verdict becomes that author's equivocation. Nothing else changes a finished match,
+        so nothing here blames a forwarder (a record badly signed, of another game: ignored)."""
+        for rec in ev.records:
+            r = rec.record
+            if r.game_id != self.game_id or not 0 <= r.seat < self.n or isinstance(r.body, SIDE_BODIES):
+                continue
+            held = self._held(r.seat, r.step)
+            if held is None or held.raw == rec.raw:
+                continue
+            if verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
+                self._equivocation(held, rec)
 
     def _receive_abort(self, peer: int, abort: Abort) -> None:
         """A peer says it stops. If it owed the record this step needs and says it
