@@ -163,6 +163,10 @@ from protocol_helpers import (
     transcript_bytes,
 )
 
+from p2pcards.cards import ALL_CARDS
+from p2pcards.errors import IllegalAction
+from p2pcards.games.nines import rules as nines
+from p2pcards.games.nines.adapter import NinesTable
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.protocol.audit import AuditReport, audit_bytes
 from p2pcards.protocol.transcript import decode_file
@@ -393,6 +397,36 @@ class Tx:
         order = self.passes[(self.hand[i], self.maps[i]["body"]["round"])]
         k = order.index(i)
         return order[k + 1] if k + 1 < len(order) else None
+
+    def refused_publicly(self, i: int, cards: list[int], suit: str | None) -> bool:
+        """Whether the rules refuse the play of record ``i`` with ``cards`` (card numbers) as a
+        replica of no seat knows the hand then: such a claim is refused before its positions
+        are opened (protocol.md 6.3, 10.4), whatever they hold."""
+        hand = self.public_hand(i).public_copy()
+        held = [ALL_CARDS[c] if 0 <= c < len(ALL_CARDS) else c for c in cards]
+        s = self.seat[i]
+        action = nines.Play(seat=s, card=held[0], suit=suit) if len(held) == 1 else nines.PlayNines(
+            seat=s, cards=(held[0], held[1]), suit=suit  # type: ignore[arg-type]
+        )
+        try:
+            hand.apply(action)
+        except IllegalAction:
+            return True
+        return False
+
+    @functools.cache  # noqa: B019 (one Tx per source, cached for the whole run)
+    def public_hand(self, i: int) -> Any:
+        """The hand as a replica of no seat holds it when record ``i`` arrives."""
+        first = parse_record(self.records[0].raw, self.records[0].sig)
+        join = first.record.body
+        table = NinesTable(
+            game_id=first.record.game_id, roster=join.roster, rules=self.rules, seat=None,  # type: ignore[attr-defined]
+            clock=join.clock,  # type: ignore[attr-defined]
+        )
+        for r in self.records[:i]:
+            table.receive_record(parse_record(r.raw, r.sig))
+        assert table.match is not None and table.match.hand is not None
+        return table.match.hand
 
     def first_by(self, step: int, seats: set[int]) -> int | None:
         """The first record of ``step`` in the file by one of ``seats``, if any."""
@@ -1253,7 +1287,13 @@ def play_fields(tx: Tx, i: int) -> list[Field]:
             k, v = op[1], op[2]
             if v == cards[k][2]:
                 return None
-            return LATER if 0 <= v <= 103 else NOW  # claims another card: resolved at the reveal
+            if not 0 <= v <= 103:
+                return NOW  # schema
+            claimed = [c[2] for c in cards]
+            claimed[k] = v
+            if tx.refused_publicly(i, claimed, b["suit"]):
+                return NOW  # a claim the rules refuse: refused before the position is opened
+            return LATER  # claims another card the rules allow: resolved at the reveal
         if op[0] == "pos":
             return NOW  # a position its author never holds
         if op[0] == "suit":

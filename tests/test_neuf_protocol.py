@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -448,23 +448,69 @@ def test_a_play_from_the_dummy_is_blamed() -> None:
     assert_caught(net, 2, "does not hold")
 
 
-def test_a_false_card_claim_is_blamed_after_the_reveal() -> None:
-    class Liar(NeufTable):
-        def _body_for_action(self, action: Any) -> Body:
-            body = super()._body_for_action(action)
-            if isinstance(body, PlayCards):
-                s = body.cards[0]
-                other = next(c for c in range(52) if c != s.card and ALL_CARDS[c] not in self._seen())
+class Liar(NeufTable):
+    """Shows its own position and key, and claims another card (:meth:`claim`). Its own
+    replica would refuse the lie: silenced, as a cheat's would be."""
+
+    others: ClassVar[dict[int, NeufTable]] = {}
+    """The tables of the others, whose sight the claim avoids (the test sets them)."""
+
+    def _body_for_action(self, action: Any) -> Body:
+        body = super()._body_for_action(action)
+        if isinstance(body, PlayCards):
+            s = body.cards[0]
+            other = self.claim(s.card)
+            if other is not None:
                 return PlayCards(cards=(Shown(round=s.round, pos=s.pos, card=other, key=s.key),), suit=None)
-            return body
+        return body
 
-        def _seen(self) -> set[Any]:
-            assert self.match is not None and self.match.hand is not None
-            h = self.match.hand
-            return {c for hand in h.hands for c in hand if c is not None} | set(h.played())
+    def claim(self, card: int) -> int | None:
+        """A card no other seat can place (in a hand or the dummy it saw, or played)."""
+        seen: set[Any] = set()
+        for table in self.others.values():
+            assert table.match is not None and table.match.hand is not None
+            h = table.match.hand
+            seen |= {c for hand in h.hands for c in hand if c is not None} | set(h.played())
+            seen |= {c for c in h.dummy if c is not None}
+        return next(c for c in range(52) if c != card and ALL_CARDS[c] not in seen)
 
-    net = run(build(0, classes={1: Liar}), 0)
+    def _engine_check(self, action: Any, seat: int, step: int, trial: Any = None) -> None:
+        if seat != self.seat:
+            super()._engine_check(action, seat, step, trial)
+
+
+def test_a_false_card_claim_is_blamed_after_the_reveal() -> None:
+    """A card nobody else can place: the position does not open to it, and the reveal shows
+    every key and pass right, so the claim was the author's lie."""
+    tables = build(0, classes={1: Liar})
+    Liar.others = {s: t for s, t in tables.items() if s != 1}
+    try:
+        net = run(tables, 0)
+    finally:
+        Liar.others = {}
     assert_caught(net, 1, "every key and pass of the hand verified")
+
+
+class Again(Liar):
+    """Plays honestly until a card is on the table, then claims the first card played."""
+
+    def claim(self, card: int) -> int | None:
+        assert self.match is not None and self.match.hand is not None
+        played = self.match.hand.played()
+        return int(played[0]) if played and played[0] != ALL_CARDS[card] else None
+
+
+def test_a_claim_of_a_card_already_played_is_refused_before_its_position_is_opened() -> None:
+    """A card already played, claimed again with the author's own position and key, is
+    refused at once under ``card-held`` by every seat (10.4: a seat refuses what it can prove
+    before it opens the position), so the author cannot stall a reveal by withholding its
+    secret; the audit agrees."""
+    net = run(build(0, classes={1: Again}), 0)
+    assert_caught(net, 1, "rule card-held")
+    for s in (0, 2):
+        failure = net.failures.get(s) or net.tables[s].failure
+        assert failure is not None and "which is played already" in failure.problem, failure
+        assert net.tables[s].status == "failed" and net.tables[s].spec.kind == "turn", net.tables[s].spec
 
 
 def test_two_cards_in_one_play_are_blamed() -> None:

@@ -1115,6 +1115,21 @@ class TableCore:
         if len(hand.events) > before:
             self._events.append(Moved(hand.events[-1]))
 
+    def _engine_check(self, action: Any, seat: int, step: int, trial: Any = None) -> None:
+        """The rules' verdict on a move before the records that complete it are in or
+        checked (a draw before its keys, a card before its position is opened), tried on a
+        copy of the hand (``trial``; by default one that knows only what every seat knows,
+        ``public_copy``, so that every replica refuses alike and none stops alone on what
+        only it sees): a move the rules refuse blames ``seat`` at once, whatever the rest
+        would show. An honest author's position always opens to the card it claims, so this
+        only names a cheat sooner (at a reveal it could stall)."""
+        assert self.match is not None and self.match.hand is not None
+        trial = self.match.hand.public_copy() if trial is None else trial
+        try:
+            trial.apply(action)
+        except IllegalAction as e:
+            self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
+
     def _for_replay(self, action: Any) -> Any:
         """The move as the full-information replay takes it (a game may drop what only
         this seat saw)."""

@@ -376,13 +376,18 @@ class NeufTable(TableCore):
             self._fail(seat, faults.NOT_HELD.format(pos=pos), step=step)
         if not 0 < shown.key < group.ORDER:  # checked before the key is used
             self._fail(seat, faults.KEY_OUTSIDE_GROUP, step=step)
+        play = neuf.PlayCard(seat=seat, card=ALL_CARDS[shown.card])
+        # The claim first (10.4): a card the rules refuse (played already, seen elsewhere by
+        # this seat, of a suit its author showed void in) is proof whatever the position
+        # holds, where a reveal could be stalled by its author.
+        self._engine_check(play, seat, step)
         opened = h.ledger.open(pos, {seat: shown.key})
         if opened is None or opened != shown.card:
             card = ALL_CARDS[shown.card]
             h.dispute = (seat, f"showed {card} from position {pos}, which holds another card")
             self._start_reveal()
             return
-        self._engine_apply(neuf.PlayCard(seat=seat, card=ALL_CARDS[shown.card]), seat, step)
+        self._engine_apply(play, seat, step)
         h.holdings[seat].remove(pos)
         h.ledger.add_key(pos, seat, shown.key, step)
         self._next_step()

@@ -640,6 +640,15 @@ class HandState:
         trial.events = list(self.events)
         return trial
 
+    def public_copy(self) -> HandState:
+        """A copy that knows what every seat knows and no more (no card of a hand or of the
+        dummy; the cards played, and who showed a suit void, stay): a move it refuses is
+        refused by every replica alike, at the same step."""
+        trial = self.copy()
+        trial.hands = [[None] * len(h) for h in self.hands]
+        trial.dummy = [None] * len(self.dummy)
+        return trial
+
 
 # Each handler takes the action of its key's type: the argument's type is the key's.
 _HANDLERS: dict[type, Callable[[HandState, Any], None]] = {

@@ -303,16 +303,19 @@ class NinesTable(TableCore):
                 trial.apply(nines.Recycle(stock=(None,) * (len(trial.discards) - 1)))
             except IllegalAction as e:
                 self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
-        try:
-            trial.apply(action)
-        except IllegalAction as e:
-            self._fail(seat, faults.ILLEGAL_MOVE.format(detail=e.detail, rule=e.rule), step=step)
+        self._engine_check(action, seat, step, trial)
 
     def _on_play(self, seat: int, body: PlayCards, step: int) -> None:
         h = self.hand
         assert h is not None and self.match is not None and self.match.hand is not None
         hand = self.match.hand
-        cards = []
+        cards = [ALL_CARDS[shown.card] for shown in body.cards]
+        if len(cards) == 1:
+            action: nines.Action = nines.Play(seat=seat, card=cards[0], suit=body.suit)
+        else:
+            if body.suit is None:
+                self._fail(seat, faults.TWO_NINES, step=step)
+            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)
         positions = [(s.round, s.pos) for s in body.cards]
         if len(set(positions)) != len(positions):
             self._fail(seat, faults.SAME_POSITION, step=step)
@@ -326,6 +329,11 @@ class NinesTable(TableCore):
                 self._fail(seat, faults.ONLY_DRAWN, step=step)
             if not 0 < shown.key < group.ORDER:  # checked before the key is used
                 self._fail(seat, faults.KEY_OUTSIDE_GROUP, step=step)
+        # The claim first: a card the rules refuse (played already, seen elsewhere, not
+        # legal now) is proof whatever its position holds, and a reveal could be stalled.
+        self._engine_check(action, seat, step)
+        for shown in body.cards:
+            pos = (shown.round, shown.pos)
             opened = h.ledger.open(pos, {seat: shown.key})
             if opened is None or opened != shown.card:
                 h.dispute = (
@@ -334,13 +342,6 @@ class NinesTable(TableCore):
                 )
                 self._start_reveal()
                 return
-            cards.append(ALL_CARDS[shown.card])
-        if len(cards) == 1:
-            action: nines.Action = nines.Play(seat=seat, card=cards[0], suit=body.suit)
-        else:
-            if body.suit is None:
-                self._fail(seat, faults.TWO_NINES, step=step)
-            action = nines.PlayNines(seat=seat, cards=(cards[0], cards[1]), suit=body.suit)
         self._engine_apply(action, seat, step)
         for shown in body.cards:
             pos = (shown.round, shown.pos)

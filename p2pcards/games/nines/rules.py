@@ -1011,6 +1011,13 @@ class HandState:
         trial.events = list(self.events)
         return trial
 
+    def public_copy(self) -> HandState:
+        """A copy that knows what every seat knows and no more (no card of any hand): a move
+        it refuses is refused by every replica alike, at the same step."""
+        trial = self.copy()
+        trial.hands = [[None] * len(h) for h in self.hands]
+        return trial
+
     def reveal(self, seat: int, cards: Sequence[Card]) -> None:
         """Replace ``seat``'s hidden cards by the cards it shows at the end of the hand."""
         hand = self.hands[seat]
