@@ -114,7 +114,7 @@ class GameEntry:
         """How the game ended in a few words: ``Erin & Robo won with 9 each`` (in English,
         or in the language of ``tr``)."""
         tr = tr or _english()
-        names = self.shown_names(limit)
+        names = [tr.person(n) for n in self.shown_names(limit)]
 
         def name(seat: int) -> str:
             return names[seat] if 0 <= seat < len(names) else tr("hist_seat", seat=seat)
@@ -144,7 +144,7 @@ class GameEntry:
         seat order; ``mine_first``: this computer's seat first (a line too narrow for all
         of them keeps its mark)."""
         tr = tr or _english()
-        names = self.shown_names(limit)
+        names = [tr.person(n) for n in self.shown_names(limit)]  # (play's "you": in this language)
         out: list[str] = []
         for s, n in enumerate(names):
             mine = s == self.saved_by
@@ -248,9 +248,9 @@ class GameEntry:
 
 def _you_words() -> frozenset[str]:
     """How the game names a person who gave no name (``you``, in every language)."""
-    from p2pcards.ui.i18n import LANGS, Translator
+    from p2pcards.ui.i18n import you_words
 
-    return frozenset(Translator(lang)("you").casefold() for lang in LANGS)
+    return you_words()
 
 
 _YOU = _you_words()

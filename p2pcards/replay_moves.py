@@ -20,7 +20,7 @@ from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game as game_named
 from p2pcards.games.base import load
 from p2pcards.safetext import clean, label_names
-from p2pcards.ui.i18n import LANGS, SUIT_WORDS, Translator
+from p2pcards.ui.i18n import SUIT_WORDS, Translator, you_words
 from p2pcards.ui.render import fill
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -91,13 +91,9 @@ def player_names(record: Mapping[str, Any], tr: Translator = ENGLISH) -> list[st
     tags = [_tag(str(p.get("key", ""))) for p in players]
     shown = label_names(names, tags, limit=NAME_LIMIT, width=NAME_LIMIT)
     return [
-        tr("rp_you_seat", seat=s, you=name.strip()) if name.strip().lower() in _YOU else shown[s]
+        tr("rp_you_seat", seat=s, you=tr.person(name)) if name.strip().casefold() in you_words() else shown[s]
         for s, name in enumerate(names)
     ]
-
-
-_YOU = {Translator(lang)("you").lower() for lang in LANGS}
-"""The word for "you" in each language: ``play``'s default name for the person at the terminal."""
 
 
 def _tag(key_hex: str) -> str:

@@ -29,6 +29,11 @@ class Say(Protocol):
         """A problem text (a fault the protocol found, in English) in this language."""
         ...
 
+    def person(self, name: str) -> str:
+        """A player's name as said here: ``play`` names the person at the terminal by the word
+        for "you" in their language, which a reader of another language reads in theirs."""
+        ...
+
 
 class English:
     """Says messages in English, from dictionaries by key (``plural``: singular and plural)."""
@@ -52,3 +57,7 @@ class English:
     def problem(self, text: str) -> str:
         """A problem text as it is: the protocol says it in English already."""
         return text
+
+    def person(self, name: str) -> str:
+        """A name as it is (the interface's translator says ``play``'s "you" in English too)."""
+        return name

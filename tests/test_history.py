@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -474,3 +475,27 @@ def test_a_narrow_terminal_gets_each_game_on_three_lines_that_fit(
     assert lines[0].startswith(" 1 2026-12-02 Nines  ✓"), out  # the verdict's mark
     assert lines[1].startswith("   Annabelle-Margu") and lines[3].startswith(" 2 2026-12-01 Nines")
     assert lines[2].startswith("   ") and not lines[2].startswith("    "), out
+
+
+@pytest.mark.parametrize(
+    ("lang", "you", "other"), [("en", "you", "vous"), ("it", "tu", "vous"), ("fr", "vous", "tu")]
+)
+def test_the_word_for_you_is_said_in_the_readers_language(
+    tmp_path: Path, lang: str, you: str, other: str
+) -> None:
+    """``play`` names the person at the terminal by the word for "you" in the language they
+    played in. A reader of another language reads it in theirs, in the history, the audit
+    and the replay, never a French ``vous`` in an English or Italian text."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    path = folder / "nines-2026-12-02-ffffffffffff-s0.p2pt"
+    path.write_bytes(_renamed(honest_transcript(3), 0, other))
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": "100", "P2PCARDS_LANG": lang}
+    said = {
+        command: CliRunner().invoke(main, [command, *args], env=env).output
+        for command, args in (("history", []), ("audit", [str(path)]), ("replay", [str(path)]))
+    }
+    for command, out in said.items():
+        assert out.strip(), command
+        assert not re.search(rf"\b{other}\b", out), (command, out)
+        assert re.search(rf"\b{you}\b", out), (command, out)

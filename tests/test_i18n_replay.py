@@ -166,17 +166,20 @@ def test_the_page_keeps_its_data_in_every_language(files: dict[str, Path], tmp_p
         assert all(x != y for x, y in zip(words, said, strict=True)), (words[:3], said[:3])
 
 
-@pytest.mark.parametrize(("lang", "seat_word"), [("en", "seat"), ("fr", "place"), ("it", "posto")])
+@pytest.mark.parametrize(
+    ("lang", "seat_word", "you"), [("en", "seat", "you"), ("fr", "place", "vous"), ("it", "posto", "tu")]
+)
 def test_a_player_called_you_is_shown_by_seat_so_the_moves_read_in_the_third_person(
-    lang: str, seat_word: str
+    lang: str, seat_word: str, you: str
 ) -> None:
     """``play`` calls the person at the terminal "you" (in their language); a replay says the
-    moves in the third person ("... plays 4♠"), so that seat is shown as ``seat 0 (you)``."""
+    moves in the third person ("... plays 4♠"), so that seat is shown as ``seat 0 (you)``, the
+    word in the reader's language whatever the language it was played in."""
     from p2pcards.replay_moves import player_names
     from p2pcards.ui.i18n import Translator
 
     players = [{"name": "you", "key": ""}, {"name": "Bob", "key": ""}, {"name": "tu", "key": ""}]
     names = player_names({"players": players}, Translator(lang))
-    assert names == [f"{seat_word} 0 (you)", "Bob", f"{seat_word} 2 (tu)"], names
+    assert names == [f"{seat_word} 0 ({you})", "Bob", f"{seat_word} 2 ({you})"], names
     # Anyone else keeps their name, "Yourself" included.
     assert player_names({"players": [{"name": "Yourself", "key": ""}]}, Translator(lang)) == ["Yourself"]

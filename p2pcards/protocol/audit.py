@@ -298,8 +298,9 @@ class AuditReport:
 
     # -- the three verdicts
 
-    def _names(self) -> list[str]:
-        return [clean(n, 40) for n, _ in self.players]
+    def _names(self, say: Say = ENGLISH) -> list[str]:
+        """The names of the table the match ended on, cleaned, as ``say`` says them."""
+        return [say.person(clean(n, 40)) for n, _ in self.players]
 
     def first_seat(self, seat: int) -> int:
         """The first table's seat of ``seat`` of the table the match ended on: the text
@@ -312,14 +313,14 @@ class AuditReport:
 
     def _who(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the table the match ended on, by name and the seat it sat down at."""
-        names = self._names()
+        names = self._names(say)
         if 0 <= seat < len(names):
             return say("audit_who", name=names[seat], seat=self.first_seat(seat))
         return say("audit_seat", seat=seat)
 
     def _who_seated(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the first table (where everyone sat down), by name."""
-        names = [clean(n, 40) for n, _ in self.seated]
+        names = [say.person(clean(n, 40)) for n, _ in self.seated]
         return (
             say("audit_who", name=names[seat], seat=seat)
             if 0 <= seat < len(names)
@@ -329,7 +330,8 @@ class AuditReport:
     def _leavers_totals(self, say: Say) -> str:
         """``; p2 left with 14``: the totals that those who left keep."""
         gone = [
-            say("audit_left_with", name=clean(d["name"], 40), total=d["total"]) for d in self.departures()
+            say("audit_left_with", name=say.person(clean(d["name"], 40)), total=d["total"])
+            for d in self.departures()
         ]
         return say("audit_semicolon") + ", ".join(gone) if gone else ""
 
@@ -337,7 +339,7 @@ class AuditReport:
         t = self.table
         assert t is not None and t.match is not None
         m = t.match
-        names = self._names()
+        names = self._names(say)
         winners = m.winners or ()
         k = self.hands_verified  # every table's, when players left and the others went on
         hands = say.n("audit_hands", k, k=k)
@@ -405,7 +407,7 @@ class AuditReport:
                         "audit_waiting_saver_left",
                         step=t.step,
                         kind=_kind(t.spec.kind, say),
-                        name=clean(saver[0]["name"], 40),
+                        name=say.person(clean(saver[0]["name"], 40)),
                         names=_and(waiting, say),
                     )
                 )
@@ -418,7 +420,7 @@ class AuditReport:
         elif over:
             lines.append(say("audit_unsigned_result"))
         if m is not None and k:
-            totals = ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names()))
+            totals = ", ".join(f"{name} {m.totals[s]}" for s, name in enumerate(self._names(say)))
             totals += self._leavers_totals(say)
             lines += _wrap(
                 say("audit_totals", totals=totals) if over else say("audit_totals_after", k=k, totals=totals)
@@ -441,7 +443,7 @@ class AuditReport:
 
     def _invalid_lines(self, say: Say) -> list[str]:
         t = self.table
-        names = self._names()
+        names = self._names(say)
         lines = []
         count = len(self.problems)
         if t is not None:
@@ -484,13 +486,13 @@ class AuditReport:
                         say(
                             "audit_player_left_undealt" if seat in undealt else "audit_player_left",
                             seat=seat,
-                            name=clean(name, 40),
+                            name=say.person(clean(name, 40)),
                             fp=fp,
                             hand=gone[seat]["hand"],
                         )
                     )
                 else:
-                    lines.append(say("audit_player", seat=seat, name=clean(name, 40), fp=fp))
+                    lines.append(say("audit_player", seat=seat, name=say.person(clean(name, 40)), fp=fp))
         if t is not None:
             lines += rules_in_words(t.GAME, t.rules, None if say is ENGLISH else say)
             clock = self._tables()[0].clock
@@ -513,7 +515,7 @@ class AuditReport:
         undealt = self._left_before_a_deal()
         t = self.table
         for d in departures:
-            name = clean(d["name"], 40)
+            name = say.person(clean(d["name"], 40))
             ended = d is departures[-1] and t is not None and not t.hands_crypto and t.match is not None
             after = say(
                 "audit_after_totals"
@@ -541,7 +543,7 @@ class AuditReport:
             lines += _wrap(
                 say(
                     "audit_left_here_undealt" if d["seat"] in undealt else "audit_left_here",
-                    name=clean(d["name"], 40),
+                    name=say.person(clean(d["name"], 40)),
                     how=how_in_words("signed", say),
                     reason=clean(d["reason"], 200),
                     hand=d["hand"],

@@ -13,6 +13,7 @@ player never has to guess which words work.
 
 from __future__ import annotations
 
+import functools
 import gettext
 import os
 import re
@@ -750,6 +751,11 @@ class Translator:
 
         return problem_text(self, text)
 
+    def person(self, name: str) -> str:
+        """``name`` as this reader says it: ``play``'s name for the person at the terminal, the
+        word for "you" in any language (``vous``, ``tu``), is said in this one."""
+        return self("you") if name.strip().casefold() in you_words() else name
+
     def text(self, key: str, english: str) -> str:
         """A message that is not in this module (the command line's help), by key and English."""
         return self._catalog.pgettext(key, english)
@@ -781,3 +787,10 @@ class Translator:
         if len(names) <= 1:
             return "".join(names)
         return ", ".join(names[:-1]) + f" {self('and')} " + names[-1]
+
+
+@functools.cache
+def you_words() -> frozenset[str]:
+    """The word for "you" in every language (casefolded): ``play``'s default name for the
+    person at the terminal, in the language they played in."""
+    return frozenset(Translator(lang)("you").casefold() for lang in LANGS)
