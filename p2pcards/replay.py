@@ -94,7 +94,7 @@ def _departure(d: Mapping[str, Any], ended: bool, tr: Translator) -> str:
     scored = d.get("after_hands", 0)
     how = str(d.get("how"))
     how = how if how in HOW else ("signed" if d.get("signed") else "judged gone")
-    reason = clean(str(d.get("reason", "")), 200)
+    reason = tr.reason(clean(str(d.get("reason", "")), 200))
     hand = d.get("hand", scored + 1 if isinstance(scored, int) else "?")
     return tr.n(
         "rp_departure",
@@ -115,7 +115,7 @@ def _leaving(d: Mapping[str, Any], tr: Translator) -> str:
         "rp_leaving",
         name=clean(str(d.get("name", "?")), 40),
         how=how_in_words("signed", tr),
-        reason=clean(str(d.get("reason", "")), 200),
+        reason=tr.reason(clean(str(d.get("reason", "")), 200)),
         hand=d.get("hand", "?"),
     )
 

@@ -34,6 +34,11 @@ class Say(Protocol):
         for "you" in their language, which a reader of another language reads in theirs."""
         ...
 
+    def reason(self, text: str) -> str:
+        """Why a player left, as it signed it: in this language when the program wrote it
+        (``quit``, ``interrupted``), else as signed (the leaver's own words)."""
+        ...
+
 
 class English:
     """Says messages in English, from dictionaries by key (``plural``: singular and plural)."""
@@ -61,3 +66,7 @@ class English:
     def person(self, name: str) -> str:
         """A name as it is (the interface's translator says ``play``'s "you" in English too)."""
         return name
+
+    def reason(self, text: str) -> str:
+        """A leaver's reason as it is: the program writes its own in English."""
+        return text

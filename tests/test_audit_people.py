@@ -192,8 +192,8 @@ def test_an_unfinished_game_is_incomplete_and_names_who_it_waited_for(tmp_path: 
     assert "Hand 1 was verified to its end; it stops in hand 2." in out
     who = " and ".join(f"p{s} (seat {s})" for s in waiting)
     assert f"which has no record yet from {who}." in " ".join(out.split()), out
-    # The saver's note is quoted, on its own line, stripped of terminal controls.
-    assert 'Its note on how the game ended: "aborted: p2 (seat 2): lost connection' in out
+    # The saver's note is said (how, then why quoted), on its own line, stripped of controls.
+    assert 'Its note on how the game ended: this player left ("p2 (seat 2): lost connection' in out
     assert "\x1b" not in out and "\x07" not in out and "pwned" not in out
     assert not any(line.startswith("VALID") for line in out.splitlines())
     assert f"\u2713 every one of the {k} records is signed and chained; none shows a fault." in out
@@ -667,3 +667,24 @@ def test_a_player_who_leaves_in_the_first_hand_is_said_without_totals_of_no_hand
     text = " ".join(" ".join(out).split())
     said = "left the match (dinner is ready) before any hand was finished; the others play on"
     assert said in text and "after 0 hands" not in text, text
+
+
+@pytest.mark.parametrize(("lang", "quit_word"), [("fr", "départ volontaire"), ("it", "uscita volontaria")])
+def test_the_programs_own_leave_reason_is_said_in_the_readers_language(
+    tmp_path: Path, lang: str, quit_word: str
+) -> None:
+    """A player who typed quit signs "quit", the program's word: an audit or a replay in
+    French or Italian says it in that language (as the table did), while a reason the player
+    wrote is quoted as written."""
+    from p2pcards.ui.i18n import Translator
+
+    assert Translator(lang)("reason_quit") == quit_word
+    env = {"P2PCARDS_LANG": lang}
+    for reason, shown, hidden in (("quit", quit_word, "quit"), ("dinner is ready", "dinner is ready", None)):
+        path = tmp_path / f"left-{reason[:4]}.p2pt"
+        path.write_bytes(left_match_file("neuf", reason=reason))
+        for args in (["audit", str(path)], ["replay", str(path)]):
+            out = " ".join(CliRunner().invoke(main, args, env=env).output.split())
+            assert shown in out, (args, out)
+            if hidden is not None:
+                assert not re.search(rf"[«\"] ?{hidden} ?[»\"]", out), (args, out)

@@ -140,21 +140,32 @@ the others give when they drop it (the network's, when its grace ran out, or ano
 
 @functools.cache
 def left_match_file(
-    game: str = "nines", how: str = "signed", seed: int = 2, *, first_hand: bool = False
+    game: str = "nines",
+    how: str = "signed",
+    seed: int = 2,
+    *,
+    first_hand: bool = False,
+    reason: str = "dinner is ready",
 ) -> bytes:
     """Seat 0's file of :func:`left_match` (its table's events left for the test)."""
-    return file_of(left_match(game, how, seed, first_hand=first_hand)[0], 0)
+    return file_of(left_match(game, how, seed, first_hand=first_hand, reason=reason)[0], 0)
 
 
 def left_match(
-    game: str = "nines", how: str = "signed", seed: int = 2, *, first_hand: bool = False
+    game: str = "nines",
+    how: str = "signed",
+    seed: int = 2,
+    *,
+    first_hand: bool = False,
+    reason: str = "dinner is ready",
 ) -> dict[int, Sitting]:
     """The tables of a match that a seat left once the first hand was scored (with
     ``first_hand``: during the first hand, before any was scored).
 
     Nines: four players, seat 2 leaves and the other three play on to the end. Le Neuf:
     seat 1 leaves, and the two left are too few to play on, so the match ends on the
-    standings. ``how`` is a key of :data:`GONE_HOW`."""
+    standings. ``how`` is a key of :data:`GONE_HOW`; ``reason``: what a seat that signs its
+    leave says (``quit`` is the program's word for a player who quits)."""
     if game == "neuf":
         roster = make_roster(3, seed)
         tables = {
@@ -182,7 +193,7 @@ def left_match(
     else:
         play_until(net, rng, lambda: tables[0].tables[0].hand_ends != [], bots)
     if how == "signed":
-        rest = leaves(net, leaver, "dinner is ready")
+        rest = leaves(net, leaver, reason)
     else:
         rest = without(net, leaver)
         for t in rest.tables.values():

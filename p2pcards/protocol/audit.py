@@ -505,8 +505,23 @@ class AuditReport:
         if saved:
             lines += _wrap(saved)
         if self.status and not self.valid:
-            lines += _wrap(say("audit_note", note=clean(self.status, 200)))
+            lines += _wrap(self._note(say))
         return lines
+
+    def _note(self, say: Say) -> str:
+        """The saver's note (``aborted: quit``): how it ended in the reader's language, then
+        why, quoted (the file's word, not signed), in that language too when the program wrote
+        it (a fault, a leaver's reason); a note of another shape is quoted whole."""
+        how, _, why = self.status.partition(": ")
+        if how not in ("over", "failed", "aborted", "left"):
+            return say("audit_note", note=clean(self.status, 200))
+        why = clean(why, 200)
+        said = say.reason(why) if how == "aborted" else say.problem(why)
+        return say(
+            "audit_note_said",
+            how=say(f"audit_note_{how}"),
+            why=say("audit_note_why", why=said) if why else "",
+        )
 
     def _departure_lines(self, say: Say = ENGLISH) -> list[str]:
         """Who left, when (the hand and the step), how, and how the match went on without them."""
@@ -532,7 +547,7 @@ class AuditReport:
                     name=name,
                     when=when,
                     how=how_in_words(d["how"], say),
-                    reason=clean(d["reason"], 200),
+                    reason=say.reason(clean(d["reason"], 200)),
                     hand=d["hand"],
                     step=d["step"],
                     after=after,
@@ -545,7 +560,7 @@ class AuditReport:
                     "audit_left_here_undealt" if d["seat"] in undealt else "audit_left_here",
                     name=say.person(clean(d["name"], 40)),
                     how=how_in_words("signed", say),
-                    reason=clean(d["reason"], 200),
+                    reason=say.reason(clean(d["reason"], 200)),
                     hand=d["hand"],
                     step=d["step"],
                 )

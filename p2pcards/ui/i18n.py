@@ -751,6 +751,13 @@ class Translator:
 
         return problem_text(self, text)
 
+    def reason(self, text: str) -> str:
+        """Why a player left (signed): the program's own reasons in this language, a person's
+        own words as they are (see :func:`p2pcards.ui.problems.leave_reason`)."""
+        from p2pcards.ui.problems import leave_reason
+
+        return leave_reason(self, text)
+
     def person(self, name: str) -> str:
         """``name`` as this reader says it: ``play``'s name for the person at the terminal, the
         word for "you" in any language (``vous``, ``tu``), is said in this one."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -34,8 +33,7 @@ from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
-from p2pcards.ui.problems import problem_text
-from p2pcards.ui.problems import template_regex as _template_regex
+from p2pcards.ui.problems import leave_reason, problem_text
 from p2pcards.ui.prompt import Console, QuitGame, as_typed, fold_prompt, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
@@ -253,36 +251,6 @@ class TableWatcher:
             else:
                 key = "net_continued" if playing_on else "net_continued_ends"
                 console.say(console.tr.n(key, event.hands, hands=event.hands, scores=scores, **who))
-
-
-_GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
-"""``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
-after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
-
-
-def leave_reason(tr: Translator, reason: str) -> str:
-    """Why a player left, in the player's language when it is one of the program's own reasons
-    (the leaver signs any text: another one is shown as it is)."""
-    known = {
-        "quit": "reason_quit",
-        "timed out": "reason_timed_out",
-        "interrupted": "reason_interrupted",
-        "the table fingerprint differed": "reason_fingerprint",
-    }
-    if reason in known:
-        return tr(known[reason])
-    if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
-        return tr("reason_left_behind")
-    from p2pcards.net.runner import NO_PLAY
-
-    found = _template_regex(NO_PLAY).fullmatch(reason)
-    if found:
-        return tr("reason_no_play", **found.groupdict())
-    found = _GONE.fullmatch(reason)
-    if found:  # (the last attempt's error, if any, as it was)
-        detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
-        return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
-    return reason
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:

@@ -112,3 +112,33 @@ def problem_text(tr: Translator, problem: str) -> str:
         if found is not None:
             return tr(key, **{name: _field(tr, name, value) for name, value in found.groupdict().items()})
     return problem
+
+
+_GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
+"""``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
+after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
+
+
+def leave_reason(tr: Translator, reason: str) -> str:
+    """Why a player left, in the player's language when it is one of the program's own reasons
+    (the leaver signs any text: another one is shown as it is)."""
+    known = {
+        "quit": "reason_quit",
+        "timed out": "reason_timed_out",
+        "interrupted": "reason_interrupted",
+        "the table fingerprint differed": "reason_fingerprint",
+    }
+    if reason in known:
+        return tr(known[reason])
+    if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
+        return tr("reason_left_behind")
+    from p2pcards.net.runner import NO_PLAY
+
+    found = template_regex(NO_PLAY).fullmatch(reason)
+    if found:
+        return tr("reason_no_play", **found.groupdict())
+    found = _GONE.fullmatch(reason)
+    if found:  # (the last attempt's error, if any, as it was)
+        detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
+        return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
+    return reason
