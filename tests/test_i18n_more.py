@@ -619,3 +619,13 @@ def test_french_elides_de_before_a_name_that_begins_with_a_vowel(name: str, said
     text = Translator("fr")("notice_gone", name=name, seat=1, seconds="20")
     assert text.startswith(said), text
     assert Translator("it")("notice_gone", name=name, seat=1, seconds="20").count(name) == 1
+
+
+@pytest.mark.parametrize(("name", "said"), [("Amelie", "Tocca ad Amelie"), ("andrea", "Tocca ad andrea"),
+                                            ("Bruno", "Tocca a Bruno"), ("Edo", "Tocca a Edo")])  # fmt: skip
+def test_italian_says_ad_before_a_name_that_begins_with_an_a(name: str, said: str) -> None:
+    """``tocca ad Amelie``, ``presa ad Amelie``; the name itself is never changed, and other
+    words that end in a (``la``, ``tocca``) are left alone."""
+    assert Translator("it")("status_turn", names=name) == said
+    article = "ad" if name[0] in "aA" else "a"
+    assert Translator("it")("rp_trick_won", plays="x", who=name) == f"x: presa {article} {name}."

@@ -350,7 +350,7 @@ def test_record_after_quitting_holds_the_finished_hands_only(tmp_path: Path) -> 
     assert seen_enter and len(doc["hands"]) == 1
     assert doc["result"] == {"winners": [], "totals": doc["hands"][0]["totals"], "finished": False}
     assert doc["players"][0] == {"seat": 0, "name": "you", "key": ""}
-    assert any("Record of 1 finished hands written to" in line for line in out)
+    assert any("Record of 1 finished hand written to" in line for line in out)
 
 
 def test_record_from_a_piped_human_game(tmp_path: Path) -> None:

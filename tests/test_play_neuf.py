@@ -488,7 +488,7 @@ def test_a_player_who_never_looks_never_sees_the_dummy_nor_what_the_others_saw()
     assert re.search(r"^   (Alice|Bob) looked at the dummy\n   \1 (took|left) the dummy$", text, re.M)
     # The dummy's cards appear only once a hand is over (the 13 cards nobody played), never before.
     assert "The dummy  " not in text and "Out of play in the dummy" not in text
-    assert "(you saw them in the dummy)" not in text
+    assert "(you saw them in the dummy)" not in text and "(you saw it in the dummy)" not in text
     assert text.count("The dummy held ") == len(re.findall(r"^Hand \d+ is over", text, re.M))
 
 
@@ -545,7 +545,7 @@ def test_quitting_between_hands_records_the_finished_hands(tmp_path: Path) -> No
     replay_neuf(doc)
     assert len(doc["hands"]) == 1 and doc["result"]["finished"] is False
     assert [p["name"] for p in doc["players"]] == ["Zoé", "Alice", "Bob"]
-    assert "Record of 1 finished hands written to" in "\n".join(out)
+    assert "Record of 1 finished hand written to" in "\n".join(out)
 
 
 def test_the_table_shows_the_hand_trump_tricks_and_totals() -> None:

@@ -291,7 +291,6 @@ _EN: dict[str, str] = {
     "confirm_quit": "Quit the game? It stops here, for the bots too. (y/n)",
     "record_written": "Record written to {path}.",
     "record_failed": "Could not write the record to {path}: {error}",
-    "record_partial": "Record of {n} finished hands written to {path} (the hand in progress is left out).",
     "seed": "Seed {seed}: replay this deal with --seed {seed}.",
     "transcript_saved": "Signed transcript (check it with p2pcards audit FILE):\n  {path}",
     "waiting_for": "Waiting for {names} ({seconds} s)...",
@@ -639,6 +638,10 @@ _EN_PLURAL["join_wrong_code"] = (
     "The host says that code is wrong: check it with the host and type it again ({left} try left).",
     "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
 )
+_EN_PLURAL["record_partial"] = (
+    "Record of {n} finished hand written to {path} (the hand in progress is left out).",
+    "Record of {n} finished hands written to {path} (the hand in progress is left out).",
+)
 _EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
 _EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
     "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
@@ -722,7 +725,14 @@ class Translator:
     def _contract(self, text: str, values: dict[str, object]) -> str:
         """French joins ``de`` and ``à`` with a title's article: ``une partie du Neuf``, not
         ``de Le Neuf`` (only for a game's title: a player's name is never changed), and
-        elides ``de`` and ``que`` before a name that begins with a vowel: ``le tour d'Alice``."""
+        elides ``de`` and ``que`` before a name that begins with a vowel: ``le tour d'Alice``.
+        Italian says ``ad`` for ``a`` before a name that begins with an a: ``tocca ad Amelie``."""
+        if self.lang == "it":
+            for field in _NAME_FIELDS:
+                value = values.get(field)
+                if isinstance(value, str) and value[:1] in ("a", "A", "à", "À"):
+                    text = re.sub(rf"\b([Aa]) \{{{field}\}}", rf"\1d {{{field}}}", text)
+            return text
         if self.lang != "fr":
             return text
         for field in _NAME_FIELDS:

@@ -77,7 +77,10 @@ def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: 
     except OSError as e:
         console.say(tr("record_failed", path=path, error=e.strerror or e))
         return 1
-    console.say(tr("record_partial", path=path, n=hands) if partial else tr("record_written", path=path))
+    if partial:
+        console.say(tr.n("record_partial", hands, path=path, n=hands))
+    else:
+        console.say(tr("record_written", path=path))
     return 0
 
 

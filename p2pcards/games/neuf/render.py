@@ -278,7 +278,8 @@ def render_neuf_table(
         for s in (next_seat(me), next_seat(me, 2)):
             cards = view.known_cards(s)
             if cards:
-                known.append(tr("neuf_known", who=names[s], cards=hand_text(cards, view.trump, style)))
+                key = "neuf_known_one" if len(cards) == 1 else "neuf_known"
+                known.append(tr(key, who=names[s], cards=hand_text(cards, view.trump, style)))
         dummy = view.dummy_cards
         if dummy:
             known.append(tr("neuf_dummy_known", cards=hand_text(dummy, view.trump, style)))

@@ -36,6 +36,7 @@ WORDS: dict[str, str] = {
     "neuf_the_dummy": "The dummy",
     "neuf_after_exchanges": "After the exchanges:",
     "neuf_known": "{who} holds {cards} (you saw them in the dummy)",
+    "neuf_known_one": "{who} holds {cards} (you saw it in the dummy)",
     "neuf_dummy_known": "Out of play in the dummy: {cards}",
     "neuf_prompt_look": "Look at the dummy? (y/n)",
     "neuf_prompt_take": "Take the dummy? (y/n)",
