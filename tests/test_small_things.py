@@ -610,3 +610,20 @@ def test_french_punctuation_never_starts_a_folded_line(width: int) -> None:
         assert not any(re.match(r"\s*[;:!?»]", line) for line in lines[1:]), lines
         assert not any(line.rstrip().endswith("«") for line in lines), lines
         assert " ".join(" ".join(lines).split()) == " ".join(text.split())
+
+
+def test_a_folded_row_keeps_its_columns() -> None:
+    """A table's row too wide for the terminal folds at its end: the columns before the fold
+    keep their padding, so the rows above and below still line up with it."""
+    from p2pcards.ui.render import wrap
+
+    rows = [
+        " ▶ tu      0 prese   totale 9",
+        "   Random  0 prese   totale 9   (mazziere, ha preso il morto)",
+        "   Paolo   0 prese   totale 9   (ha preso il morto)",
+    ]
+    lines = wrap("\n".join(rows), 55).split("\n")
+    assert lines[0] == rows[0] and lines[-1] == rows[2], lines
+    assert lines[1].startswith("   Random  0 prese   totale 9   (mazziere,"), lines
+    assert len({line.index("totale") for line in (lines[0], lines[1], lines[-1])}) == 1, lines
+    assert all(visible_len(line) <= 55 for line in lines), lines

@@ -219,9 +219,10 @@ def cut_columns(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(out) + ellipsis
 
 
-_WORDS = re.compile(r"\[[^\]]*\]|[^ \t\n]+")
-"""A word to fold at: a [bracketed] group, or what lies between spaces (a no-break space,
-as :data:`_GLUED` puts before French punctuation, is inside a word)."""
+_SPACED_WORD = re.compile(r"([ \t]*)(\[[^\]]*\]|[^ \t\n]+)")
+"""A word to fold at, with the spaces before it: a [bracketed] group, or what lies between
+spaces (a no-break space, as :data:`_GLUED` puts before French punctuation, is inside a
+word)."""
 _OPENING = re.compile(r"« ")
 """An opening French quote, which stays with the word it opens."""
 
@@ -238,14 +239,16 @@ def wrap(text: str, width: int | None = None) -> str:
             continue
         lead = len(line) - len(line.lstrip(" "))
         glued = _OPENING.sub("«\u00a0", _GLUED.sub("\u00a0\\1", line[lead:]))
-        words = [w.replace("\u00a0", " ") for w in _WORDS.findall(glued)]  # a [bracketed] group stays whole
-        current = line[:lead] + words[0]
-        for word in words[1:]:
-            if visible_len(f"{current} {word}") > width:
+        # Each word with the spaces before it, kept within a line (a table's columns stay
+        # aligned); a [bracketed] group stays whole.
+        words = [(m.group(1), m.group(2).replace("\u00a0", " ")) for m in _SPACED_WORD.finditer(glued)]
+        current = line[:lead] + words[0][1]
+        for spaces, word in words[1:]:
+            if visible_len(f"{current}{spaces}{word}") > width:
                 out.append(current)
                 current = " " * (lead + 2) + word
             else:
-                current = f"{current} {word}"
+                current = f"{current}{spaces}{word}"
         out.append(current)
     return "\n".join(out)
 
