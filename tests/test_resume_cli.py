@@ -57,11 +57,15 @@ def run(*args: str) -> Result:
 
 def test_the_list_shows_the_names_in_a_journal_clean(home: Path) -> None:
     journal(home, SESSION)
-    listed = run("--list")
-    assert listed.exit_code == 0, listed.output
-    assert listed.output.count("\n") == 1, listed.output  # one game, one line
-    assert not any(c in listed.output for c in "\x1b\x07\u202e"), repr(listed.output)
-    assert "nines at 127.0.0.1:7001: Evil, Bob VALID: Bob wins, Ann, me (you: seat 3)" in listed.output
+    for columns in (80, 60):
+        listed = CliRunner().invoke(main, ["resume", "--list"], color=True, env={"COLUMNS": str(columns)})
+        assert listed.exit_code == 0, listed.output
+        lines = listed.output.splitlines()
+        assert lines[0].startswith("1. ") and all(line.startswith("  ") for line in lines[1:]), lines
+        assert all(len(line) <= columns - 1 for line in lines), lines  # one game, folded to fit
+        assert not any(c in listed.output for c in "\x1b\x07\u202e"), repr(listed.output)
+        said = " ".join(listed.output.split())
+        assert "Nines at 127.0.0.1:7001: Evil, Bob VALID: Bob wins, Ann, me (you: seat 3)" in said, said
 
 
 @pytest.mark.parametrize("session", [{}, {"seats": [], "host_address": None, "listen_port": 0}])

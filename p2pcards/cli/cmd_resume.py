@@ -33,6 +33,7 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
     from p2pcards.ui.render import NAME_LIMIT as SHOWN_NAME
+    from p2pcards.ui.render import wrap
 
     tr = Translator(_language(opts["lang"]))
     games = unfinished_games()
@@ -51,8 +52,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
                 if host:
                     at = tr("resume_at", host=clean(host[0], MESSAGE_LIMIT), port=host[1])
                 names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in u.names)
-                game = clean(u.game, SHOWN_NAME)
-                click.echo(tr("resume_line", i=i, when=when, game=game, at=at, names=names, seat=u.seat))
+                game = clean(_title(u.game), SHOWN_NAME)
+                line = tr("resume_line", i=i, when=when, game=game, at=at, names=names, seat=u.seat)
+                click.echo(wrap(line))
             if not list_only:
                 click.echo(tr("resume_hint"))
             return
@@ -69,3 +71,15 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, seat_key=journal.key, **opts)
+
+
+def _title(name: str) -> str:
+    """A game's title (``Le Neuf``) by the name a journal holds (``neuf``); an unknown name
+    as it is."""
+    from p2pcards.errors import UsageError
+    from p2pcards.games.base import game
+
+    try:
+        return game(name).title
+    except UsageError:  # (a journal of a game this version does not play)
+        return name
