@@ -22,6 +22,7 @@ from p2pcards.replay_moves import (
     ENGLISH,
     card_text,
     cards_line,
+    final_totals,
     game_title,
     gone_between,
     hand_result,
@@ -90,7 +91,7 @@ def hand_lines(
 
 def _departure(d: Mapping[str, Any], ended: bool, tr: Translator) -> str:
     """Who left, when and how, and what became of the hand in progress."""
-    name = clean(str(d.get("name", "?")), 40)
+    name = tr.person(clean(str(d.get("name", "?")), 40))
     scored = d.get("after_hands", 0)
     how = str(d.get("how"))
     how = how if how in HOW else ("signed" if d.get("signed") else "judged gone")
@@ -113,7 +114,7 @@ def _leaving(d: Mapping[str, Any], tr: Translator) -> str:
     """A player who signed that they leave the table the record ends on."""
     return tr(
         "rp_leaving",
-        name=clean(str(d.get("name", "?")), 40),
+        name=tr.person(clean(str(d.get("name", "?")), 40)),
         how=how_in_words("signed", tr),
         reason=tr.reason(clean(str(d.get("reason", "")), 200)),
         hand=d.get("hand", "?"),
@@ -153,14 +154,9 @@ def replay(record: Mapping[str, Any], width: int = WIDTH, tr: Translator = ENGLI
     names = player_names(record, tr)
     result = record.get("result", {})
     winners = [names[s] for s in result.get("winners", []) if isinstance(s, int) and 0 <= s < len(names)]
-    totals = result.get("totals", [])
     tail = []
     if result.get("finished"):
-        kept = [f"{clean(str(d.get('name', '?')), 40)} {d.get('total')}" for d in record.get("left", [])]
-        final = ", ".join(f"{seat_name(names, s, tr)} {t}" for s, t in enumerate(totals))
-        if kept:
-            final += tr("rp_final_left", kept=", ".join(kept))
-        tail += fill(tr("rp_final", totals=final), width, "", "    ")
+        tail += fill(tr("rp_final", totals=final_totals(record, names, tr)), width, "", "    ")
         said = (
             tr.n("audit_winners", len(winners), names=", ".join(winners))
             if winners

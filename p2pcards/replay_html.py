@@ -40,7 +40,7 @@ from p2pcards.errors import UsageError
 from p2pcards.protocol.audit import AuditReport, rules_in_words
 from p2pcards.replay_moves import (
     ENGLISH,
-    by_seat,
+    final_totals,
     first_seats,
     game_title,
     hand_result,
@@ -342,7 +342,7 @@ def render_page(report: AuditReport, tr: Translator = ENGLISH) -> str:
     if result.get("finished"):
         said = tr.n("audit_winners", len(winners), names=", ".join(winners)) if winners else None
         outcome = (said or tr("audit_winner_nobody")) + ". "
-        outcome += tr("rp_final", totals=by_seat(result.get("totals", []), last, tr)) + "."
+        outcome += tr("rp_final", totals=final_totals(record, last, tr)) + "."
     else:
         outcome = tr("rp_unfinished")
     legend = "".join(

@@ -107,6 +107,21 @@ def seat_name(names: Sequence[str], seat: Any, tr: Translator = ENGLISH) -> str:
     return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else tr("audit_seat", seat=seat)
 
 
+def final_totals(record: Mapping[str, Any], names: Sequence[str], tr: Translator) -> str:
+    """The totals the match ended on, those of the players who left it after them: ``Ann 12,
+    Bob 11 (and, who left: Cy 3)``."""
+    totals = record.get("result", {}).get("totals", [])
+    final = ", ".join(f"{seat_name(names, s, tr)} {t}" for s, t in enumerate(totals))
+    kept = [
+        f"{tr.person(clean(str(d.get('name', '?')), 40))} {d.get('total')}"
+        for d in record.get("left", [])
+        if isinstance(d, Mapping)
+    ]
+    if kept:
+        final += tr("rp_final_left", kept=", ".join(kept))
+    return final
+
+
 def suit_symbol(suit: Any, tr: Translator = ENGLISH) -> str:
     return SUIT_SYMBOLS[suit] if suit in SUIT_SYMBOLS else tr("rp_no_trump")
 

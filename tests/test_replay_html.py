@@ -399,6 +399,8 @@ def test_a_page_of_a_match_that_a_player_left_shows_every_hand_and_everyone(
     assert series[leaver].attrs["data-totals"].split(",")[-1] == str(gone["total"])
     seats = [td.text() for td in root.by_id("players").all(lambda n: n.tag == "td")]
     assert all(name in seats for name in everyone)
+    # The final totals name the leaver's too, as the terminal's replay does.
+    assert f"(and, who left: {gone['name']} {gone['total']})" in root.by_id("outcome").text()
 
 
 @pytest.mark.parametrize("name", ["nines", "neuf"])
