@@ -796,6 +796,11 @@ async def _play(
                 if isinstance(lk := links.get(s), RelayedLink) and not lk.carrier_seats()
             ]
         wait_until = max([deadline, *waiting_away])
+        if trio.current_time() - heard > WAIT_NOTICE + 1:
+            # Every peer silent longer than a live one ever is: this node's own connection may
+            # be down. A clock shorter than the silence that shows it (DEAF) waits for that
+            # silence, so that a node cut off names nobody instead of the others.
+            wait_until = max(wait_until, heard + DEAF + 0.5)
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
         ask_at = asked + AWAY_ASK if waiting_away else math.inf
@@ -864,10 +869,12 @@ async def _play(
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
+        if scope.cancelled_caught and WAIT_NOTICE + 1 < now - heard <= DEAF:
+            continue  # every peer silent: the wait goes on until that shows this node cut off
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
             relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-            _time_out(table, now - started, now - heard > 2 * WAIT_NOTICE + 1, result, relayed)
+            _time_out(table, now - started, now - heard > DEAF, result, relayed)
             continue
         if isinstance(item, _LookAgain):
             continue
@@ -1080,6 +1087,10 @@ LEAVE_WAIT = 3.0
 its own clock ends first, and a seat whose node still runs says that it leaves, so
 that everyone goes on without it from the same record. One that says nothing by then
 (frozen, or hostile) is named for the time it took."""
+
+DEAF = 2 * WAIT_NOTICE + 1
+"""Seconds of silence from every peer after which this node takes its own connection to be
+down: live peers are heard every ``WAIT_NOTICE`` seconds (their needs and keep-alives)."""
 
 LINGER = 10.0
 """Seconds at most a node that finished waits for each peer to show it finished too (``_linger``)."""
