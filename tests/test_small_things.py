@@ -627,3 +627,29 @@ def test_a_folded_row_keeps_its_columns() -> None:
     assert lines[1].startswith("   Random  0 prese   totale 9   (mazziere,"), lines
     assert len({line.index("totale") for line in (lines[0], lines[1], lines[-1])}) == 1, lines
     assert all(visible_len(line) <= 55 for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("clock", "warned"),
+    [
+        (["--step-timeout", "10"], "10"),
+        (["--turn-timeout", "20"], "20"),
+        ([], None),
+        (["--step-timeout", "30"], None),
+    ],
+)
+def test_a_host_is_told_what_a_short_clock_does_to_a_dropped_connection(
+    clock: list[str], warned: str | None
+) -> None:
+    """Under 30 s (the time a dead connection takes to show as one, and a keep-alive), a
+    Wi-Fi dropout longer than the clock looks like a frozen player: the host is told so
+    before the table opens (here the table does not open: its address is refused)."""
+    args = ["host", *clock, "--bind", "x" * 64]  # (no DNS name: refused before any network)
+    result = CliRunner().invoke(main, args, env={"P2PCARDS_LANG": "en"})
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.stderr.split())
+    if warned is None:
+        assert "looks like a frozen player" not in said, said
+    else:
+        assert f"(A clock of {warned} s: a connection that carries nothing" in said, said
+        assert "With 30 s or more a dead connection is noticed first" in said, said

@@ -16,6 +16,7 @@ from p2pcards.games.base import folder_names
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.net.node import NodeConfig, Outcome
+    from p2pcards.ui.i18n import Translator
 
 INVITATION_WIDTH = 80
 """The invitation fits a terminal of 80 columns, in every language (a narrower one: its width)."""
@@ -195,6 +196,7 @@ def host(
         raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
     invite = code or new_code()
     bind = opts["bind"]
+    _warn_short_clock(min(opts["turn_timeout"], opts["step_timeout"]), Translator(_language(opts["lang"])))
 
     from p2pcards.net.portmap import PortMapping
 
@@ -243,3 +245,16 @@ def host(
         return await discovery.hosting(play, config, number=number, sockets=sockets)
 
     _run_node("host", run, port=port, **opts)
+
+
+def _warn_short_clock(seconds: float, tr: Translator) -> None:
+    """Say, on the error stream, that a clock this short takes a connection that stopped
+    carrying anything for longer than it (a Wi-Fi dropout) for a frozen player: a dead path
+    shows as a broken link, dialled again, only after ``tls.DEAD_PATH`` seconds and a
+    keep-alive."""
+    from p2pcards.net.session import WAIT_NOTICE
+    from p2pcards.net.tls import DEAD_PATH
+
+    enough = DEAD_PATH + 2 * WAIT_NOTICE
+    if seconds < enough:
+        click.echo(tr("host_short_clock", seconds=f"{seconds:g}", enough=f"{enough:g}"), err=True)
