@@ -364,22 +364,12 @@ def test_a_record_on_another_history_alone_is_invalid_and_names_nobody(tmp_path:
     """Without the other record of its author, a record that follows another history does not
     show who is at fault: its author, or whoever changed a record before it and saved the file
     (re-signing a record of its own), which would otherwise frame the next seat to write."""
-    tables = nines_tables()
-    steps = tables[0].transcript.steps
+    steps = nines_tables()[0].transcript.steps
     t = next(t for t in range(len(steps) // 3, len(steps)) if _others_before(steps, t))
-    records = tables[0].transcript.records()
-    i = records.index(steps[t][0])
-    obj = record_map(records[i].raw)
-    obj["prev"] = bytes(32)
-    seat = obj["seat"]
-    forged = sign_map(obj, seat, seed=3)
-    path = tmp_path / "chain.p2pt"
-    path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :]]))  # type: ignore[list-item]
-    result = audit_cli(path)
-    assert result.exit_code == 1, result.output
+    seat, result = _on_another_history(tmp_path, t)
     said = " ".join(result.output.split())
     assert result.output.startswith("INVALID: ") and "blame nobody" in said and "blame p" not in said, said
-    assert f"the record of p{seat} (seat {seat}) for step {obj['step']} does not follow" in said
+    assert f"the record of p{seat} (seat {seat}) for step {t} does not follow" in said
     lines_fit(result.output)
 
 
@@ -389,28 +379,36 @@ def _others_before(steps: list[list[Any]], t: int) -> bool:
     return any(r.record.seat != author for r in steps[t - 1])
 
 
-@pytest.mark.parametrize("kind", ["shuffle", "lock", "play", "keep"])
-def test_a_record_on_another_version_of_its_own_records_names_its_author(tmp_path: Path, kind: str) -> None:
-    """When every record of the step before is the disputed record's own author's, no saver
-    could have framed it: every earlier record follows the file's history, so the author held
-    those records of its own, and it signed a record that follows another version of them."""
+def _on_another_history(tmp_path: Path, t: int) -> tuple[int, Result]:
+    """The audit of the file whose first record of step ``t`` its author signed again on
+    another history (another ``prev``), and whose seat that is."""
     tables = nines_tables()
     steps = tables[0].transcript.steps
-    t = next(
-        t
-        for t in range(1, len(steps))
-        if not _others_before(steps, t) and record_map(steps[t - 1][0].raw)["type"] == kind
-    )
     records = tables[0].transcript.records()
     i = records.index(steps[t][0])
     obj = record_map(records[i].raw)
     obj["prev"] = bytes(32)
     seat = obj["seat"]
     forged = sign_map(obj, seat, seed=3)
-    path = tmp_path / "own.p2pt"
+    path = tmp_path / f"chain-{t}.p2pt"
     path.write_bytes(records_file([*records[:i], forged, *records[i + 1 :]]))  # type: ignore[list-item]
     result = audit_cli(path)
     assert result.exit_code == 1, result.output
+    return seat, result
+
+
+@pytest.mark.parametrize("kind", ["shuffle", "lock", "play", "keep"])
+def test_a_record_on_another_version_of_its_own_records_names_its_author(tmp_path: Path, kind: str) -> None:
+    """When every record of the step before is the disputed record's own author's, no saver
+    could have framed it: every earlier record follows the file's history, so the author held
+    those records of its own, and it signed a record that follows another version of them."""
+    steps = nines_tables()[0].transcript.steps
+    t = next(
+        t
+        for t in range(1, len(steps))
+        if not _others_before(steps, t) and record_map(steps[t - 1][0].raw)["type"] == kind
+    )
+    seat, result = _on_another_history(tmp_path, t)
     said = " ".join(result.output.split())
     assert result.output.startswith("INVALID: ") and f"blame p{seat} (seat {seat}" in said, said
     assert f"its record for step {t} does not follow the records of step {t - 1} in this file" in said

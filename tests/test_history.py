@@ -402,6 +402,17 @@ def test_a_watched_game_marks_no_seat_as_the_person(tmp_path: Path) -> None:
     assert game["saved_by_bot"] is True and not any(p["you"] for p in game["players"])
 
 
+def _two_games(home: Path, names: tuple[str, str, str]) -> None:
+    """Two games in ``home``'s transcripts: the newer with these long names, the older not."""
+    folder = home / "transcripts"
+    folder.mkdir()
+    data = honest_transcript(3)
+    for seat, name in enumerate(names):
+        data = _renamed(data, seat, name)
+    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
+    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
+
+
 @pytest.mark.parametrize("columns", [80, 250])
 def test_a_wider_terminal_shows_more_of_the_players(tmp_path: Path, columns: int) -> None:
     """In 80 columns a long list of players is cut, and each name at 16 characters
@@ -411,13 +422,7 @@ def test_a_wider_terminal_shows_more_of_the_players(tmp_path: Path, columns: int
     after the results."""
     from p2pcards.history import MAX_WIDTH
 
-    folder = tmp_path / "transcripts"
-    folder.mkdir()
-    data = honest_transcript(3)
-    for seat, name in enumerate(("Annabelle-Marguerite", "Bartholomew-Fitzgerald", "Constantinople-Jones")):
-        data = _renamed(data, seat, name)
-    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
-    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
+    _two_games(tmp_path, ("Annabelle-Marguerite", "Bartholomew-Fitzgerald", "Constantinople-Jones"))
     env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns)}
     out = CliRunner().invoke(main, ["history"], env=env).stdout
     lines = game_lines(out)
@@ -460,13 +465,7 @@ def test_a_narrow_terminal_gets_each_game_on_three_lines_that_fit(
     them is folded; at 20 columns the lines are cut at 29, the narrowest listing."""
     from p2pcards.history import NARROW
 
-    folder = tmp_path / "transcripts"
-    folder.mkdir()
-    data = honest_transcript(3)
-    for seat, name in enumerate(("Annabelle-Marguerite", "Bartholomew", "Constantinople-Jones")):
-        data = _renamed(data, seat, name)
-    (folder / "nines-2026-12-02-ffffffffffff-s0.p2pt").write_bytes(data)
-    (folder / "nines-2026-12-01-eeeeeeeeeeee-s0.p2pt").write_bytes(honest_transcript(3))
+    _two_games(tmp_path, ("Annabelle-Marguerite", "Bartholomew", "Constantinople-Jones"))
     env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns), "P2PCARDS_LANG": None}
     out = CliRunner().invoke(main, ["--lang", lang, "history"], env=env).stdout  # (LANG put back after)
     lines = out.splitlines()
