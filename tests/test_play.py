@@ -480,8 +480,9 @@ def test_a_card_may_be_typed_with_its_suit_named_in_any_language() -> None:
 
 
 def test_c_is_asked_again_in_french_and_italian_when_both_cards_are_held() -> None:
-    """c is cœur and cuori to a French or Italian player, clubs in English: with 7♥ and 7♣ in
-    hand, 7c in French or Italian is asked again (never a silent 7♣); in English it is 7♣.
+    """c is cœur and cuori to a French or Italian player, clubs in English: 7c in French or
+    Italian is asked again (never a silent 7♣), whichever of 7♥ and 7♣ is in hand; in
+    English it is 7♣.
     At the suit question, c alone is asked again; p, t (French), p, f, q (Italian) name
     pique, trèfle, picche, fiori and quadri (q is no quit there)."""
     hand = [parse_card(t) for t in ("7H", "7C", "9S", "KD")]
@@ -495,8 +496,10 @@ def test_c_is_asked_again_in_french_and_italian_when_both_cards_are_held() -> No
         assert isinstance(got, Problem), got
     got = parse_answer("7c", menu, seat=0, hand=hand, tr=Translator("en"))
     assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("7C"))
-    alone = [parse_card(t) for t in ("7C", "9S", "KD")]  # no 7♥ in hand: 7c can only be 7♣
+    alone = [parse_card(t) for t in ("7C", "9S", "KD")]  # no 7♥ in hand: 7♥ may be meant all the same
     got = parse_answer("7c", build_menu(_legal("7C", "9S")), seat=0, hand=alone, tr=Translator("fr"))
+    assert isinstance(got, Problem) and "7 cœur" in got.message, got
+    got = parse_answer("7 trèfle", build_menu(_legal("7C", "9S")), seat=0, hand=alone, tr=Translator("fr"))
     assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("7C"))
     for lang, letter, suit in (("fr", "p", "S"), ("fr", "t", "C"), ("it", "f", "C"), ("it", "q", "D")):
         got = parse_answer(f"9s {letter}", menu, seat=0, hand=hand, tr=Translator(lang))

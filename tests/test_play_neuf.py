@@ -742,23 +742,20 @@ def test_le_neuf_takes_a_card_with_its_suit_named_and_explains_a_native_letter()
 
 @pytest.mark.parametrize("lang", ["fr", "it"])
 def test_le_neuf_asks_which_card_a_c_means_in_french_and_italian(lang: str) -> None:
-    """``c`` is cœur, cuori to a French or Italian player and clubs in English: with the 6 of
-    hearts in hand, ``6c`` is asked again (never a silent 6♣, never a refusal about clubs),
-    whether the 6♣ is held or not; without it, ``6c`` is the 6♣; in English it is clubs."""
+    """``c`` is cœur, cuori to a French or Italian player and clubs in English: ``6c`` is
+    asked again (never a silent 6♣, never a refusal about clubs), whichever of the two is
+    held, since one held does not say which was meant; in English it is clubs."""
     hand = [parse_card(t) for t in ("JS", "KH", "6H", "7C", "6C", "5C")]
     tr = Translator(lang)
-    for cards in (hand, [c for c in hand if c.suit == "H"]):  # leading, or following hearts
+    no_heart = [c for c in hand if c.text() != "6H"]
+    for cards in (hand, [c for c in hand if c.suit == "H"], no_heart):  # leading, following, no 6♥
         for text in ("6c", "6C", "6 c"):
-            got = parse_card_answer(text, cards, seat=0, tr=tr, hand=hand)
+            got = parse_card_answer(text, cards, seat=0, tr=tr)
             assert isinstance(got, Problem), (text, got)
             assert "6H" in got.message and "6C" in got.message, got.message
-    assert parse_card_answer("6 " + tr.suit_name("H"), hand, seat=0, tr=tr, hand=hand) == PlayCard(
-        seat=0, card=parse_card("6H")
-    )
-    no_heart = [c for c in hand if c.text() != "6H"]
-    assert parse_card_answer("6c", no_heart, seat=0, tr=tr, hand=no_heart) == PlayCard(
-        seat=0, card=parse_card("6C")
-    )
-    assert parse_card_answer("6c", hand, seat=0, tr=Translator("en"), hand=hand) == PlayCard(
-        seat=0, card=parse_card("6C")
-    )
+    for suit, card in (("H", "6H"), ("C", "6C")):
+        assert parse_card_answer(f"6 {tr.suit_name(suit)}", hand, seat=0, tr=tr) == PlayCard(
+            seat=0, card=parse_card(card)
+        )
+    english = parse_card_answer("6c", hand, seat=0, tr=Translator("en"))
+    assert english == PlayCard(seat=0, card=parse_card("6C"))

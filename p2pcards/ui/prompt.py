@@ -294,19 +294,16 @@ def typed(text: str) -> str:
     return clean(text, TYPED_LIMIT) or "''"
 
 
-def hearts_or_clubs(
-    tr: Translator, text: str, card: Card, holds: Callable[[Card], Card | None]
-) -> str | None:
+def hearts_or_clubs(tr: Translator, text: str, card: Card) -> str | None:
     """The question back when ``text``, a card typed in French or Italian (``7c``), reads as
-    clubs while the player holds the card of that rank in hearts: ``c`` is cœur, cuori to
-    them. ``holds`` finds the copy held of a card, or None. None: nothing to ask."""
+    clubs: ``c`` is cœur, cuori to them, so either card may be meant, whichever is in hand
+    (one held does not say which was meant: the player may have misread the hand). None:
+    nothing to ask."""
     if tr.lang not in C_IS_HEARTS or card.suit != "C" or text[-1:] not in ("c", "C"):
         return None
     try:
-        hearts = holds(parse_card(text[:-1] + "H"))
+        hearts = parse_card(text[:-1] + "H")
     except CardParseError:
-        return None
-    if hearts is None:
         return None
     rank = text[:-1].strip()
     words = SUIT_WORDS[tr.lang]

@@ -34,15 +34,15 @@ from p2pcards.ui.render import Style, render_options
 
 
 def parse_card_answer(
-    text: str, cards: Sequence[Card], *, seat: int, tr: Translator, hand: Sequence[Card] = ()
+    text: str, cards: Sequence[Card], *, seat: int, tr: Translator
 ) -> PlayCard | Attempt[PlayCard] | Problem:
     """One line at the card prompt: a number from the list of ``cards`` (the legal
     cards, in the order shown) or a card in any notation.
 
     A legal card is the :class:`PlayCard` to play; any other card is an
     :class:`Attempt` for the engine to refuse; anything else a :class:`Problem`
-    with a hint, as is ``7c`` in French or Italian while ``hand`` (the cards held) holds
-    the 7 of hearts: ``c`` is cœur, cuori there, and clubs in English.
+    with a hint, as is ``7c`` in French or Italian: ``c`` is cœur, cuori there, and clubs
+    in English.
     """
     n = len(cards)
     words = text.split()
@@ -63,7 +63,7 @@ def parse_card_answer(
         card = read_card(joined)
     except CardParseError:
         return Problem(message=_hint(tr, text, cards))
-    question = hearts_or_clubs(tr, joined, card, lambda c: c if c in hand else None)
+    question = hearts_or_clubs(tr, joined, card)
     if question is not None:
         return Problem(message=question)
     if card in cards:
@@ -167,9 +167,7 @@ class NeufHuman:
         con.say("   " + heading)
         con.say(render_options([style.card(c) for c in cards]))
         while True:
-            parsed = parse_card_answer(
-                con.ask(tr("neuf_prompt")), cards, seat=view.seat, tr=tr, hand=view.my_cards
-            )
+            parsed = parse_card_answer(con.ask(tr("neuf_prompt")), cards, seat=view.seat, tr=tr)
             if isinstance(parsed, PlayCard):
                 return by_card[parsed.card]
             if isinstance(parsed, Problem):

@@ -180,8 +180,8 @@ def parse_answer(
             card = read_card(text)
         except CardParseError:
             break
-        question = hearts_or_clubs(tr, text, card, lambda c: _held(c, hand, drawn))
-        if question is not None:  # "7c" with 7♥ in hand: which one is meant?
+        question = hearts_or_clubs(tr, text, card)
+        if question is not None:  # "7c" in French or Italian: 7♥ or 7♣?
             return Problem(message=question)
         cards.append(card)
         words = words[2:] if apart else words[1:]
