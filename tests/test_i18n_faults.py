@@ -208,3 +208,20 @@ def test_the_audit_says_the_fault_in_the_readers_language(lang: str) -> None:
     assert "dishonest lock" not in said
     assert problem_text(Translator(lang), what) in " ".join(said.split())
 
+
+
+@pytest.mark.parametrize(("lang", "quit_word"), [("fr", "départ volontaire"), ("it", "uscita volontaria")])
+def test_a_leavers_reason_in_a_fault_text_is_said_in_the_language_when_the_program_wrote_it(
+    lang: str, quit_word: str
+) -> None:
+    """``quit``, quoted in "X left the match (it said: 'quit')", is the program's word for a
+    player who quit: said in the reader's language; a reason the player wrote stays quoted."""
+    from p2pcards.protocol import faults
+    from p2pcards.protocol.wire import quote_claim
+    from p2pcards.ui.i18n import Translator
+
+    tr = Translator(lang)
+    said = tr.problem(faults.LEFT_NOBODY_REMAINS.format(name="Ann", said=quote_claim("quit")))
+    assert quit_word in said and "'quit'" not in said, said
+    own = tr.problem(faults.LEFT_NOBODY_REMAINS.format(name="Ann", said=quote_claim("dinner's ready")))
+    assert quote_claim("dinner's ready") in own, own

@@ -99,6 +99,12 @@ def _field(tr: Translator, name: str, value: str) -> str:
         return f" {tr('fault_or')} ".join(_kind(tr, k) for k in value.split(" or "))
     if name in _NESTED:
         return problem_text(tr, value)
+    if name == "said":  # a leaver's reason as quoted (repr): the program's own in the language
+        inner = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else None
+        if inner is not None and "\\" not in inner:
+            said = leave_reason(tr, inner)
+            return said if said != inner else value
+        return value
     if name == "rule":
         return tr.rule_name(value)
     return value
