@@ -43,3 +43,28 @@ def test_elsewhere_the_system_says_where(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(platformdirs, "user_data_dir", user_data_dir)
     assert storage.data_dir() == tmp_path / "Application Support" / "p2pcards"
     assert seen == [("p2pcards", False)]  # no vendor folder above it (Windows)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+@pytest.mark.parametrize("first", ["a bot's key", "the person's key", "a transcript's folder"])
+def test_the_data_directory_is_made_readable_only_by_its_user_whoever_writes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """``scripts/play`` seats bots, whose keys may be written before the person's: the data
+    directory is made readable only by its user all the same, and so is its transcripts folder
+    (a game's hands are there); the folders above it are left as they were."""
+    above = tmp_path / "share"
+    home = above / "p2pcards"
+    monkeypatch.setenv("P2PCARDS_HOME", str(home))
+    if first == "a bot's key":
+        storage.load_identity(bot="Alice")
+    elif first == "the person's key":
+        storage.load_identity()
+    else:
+        storage.transcript_path(bytes(16), 0)
+    assert home.stat().st_mode & 0o777 == 0o700
+    folder = storage.transcript_path(bytes(16), 0).parent
+    assert folder == home / "transcripts" and folder.stat().st_mode & 0o777 == 0o700
+    probe = tmp_path / "probe"
+    probe.mkdir()  # a folder as the system makes it: the one above the data directory is made so
+    assert above.stat().st_mode & 0o777 == probe.stat().st_mode & 0o777

@@ -30,6 +30,16 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("p2pcards", appauthor=False))
 
 
+def private_dir(path: Path, directory: Path | None = None) -> Path:
+    """``path``, a folder in the data directory (``directory``, else :func:`data_dir`), made
+    if missing, the data directory first: each folder this makes is readable only by this
+    user (the folders above the data directory are left to the system)."""
+    base = directory or data_dir()
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
 def load_identity(directory: Path | None = None, *, bot: str | None = None) -> Identity:
     """This user's Ed25519 identity, created (mode 0600) on first use; with ``bot``, the
     identity of the bot seated under that name. A bot is not the person: it signs with a
@@ -37,6 +47,8 @@ def load_identity(directory: Path | None = None, *, bot: str | None = None) -> I
     refuses a key twice), and its key stays the same from game to game, as a person's."""
     base = directory or data_dir()
     path = base / "identity.key" if bot is None else base / BOTS / f"{_name_digest(bot)}.key"
+    with contextlib.suppress(OSError):  # (a folder that cannot be made is said by the key's own error)
+        private_dir(path.parent, base)
     try:
         return Identity.load_or_create(path)
     except KeyFileError as e:  # (said in the person's language; the file is left as it is)
@@ -98,9 +110,14 @@ def remember_name(name: str, directory: Path | None = None) -> None:
 
 def transcript_path(game_id: bytes, seat: int, directory: Path | None = None, *, game: str = "nines") -> Path:
     """The default file for this node's transcript of a game: the game's name, the date
-    the game started here, its id and the seat (``neuf-2026-11-30-0123456789ab-s2.p2pt``)."""
+    the game started here, its id and the seat (``neuf-2026-11-30-0123456789ab-s2.p2pt``),
+    in the data directory's ``transcripts`` folder (made readable only by this user)."""
     day = time.strftime("%Y-%m-%d")
-    return (directory or data_dir()) / "transcripts" / f"{game}-{day}-{game_id.hex()[:12]}-s{seat}.p2pt"
+    base = directory or data_dir()
+    folder = base / "transcripts"
+    with contextlib.suppress(OSError):  # (a folder that cannot be made is said when the file is saved)
+        private_dir(folder, base)
+    return folder / f"{game}-{day}-{game_id.hex()[:12]}-s{seat}.p2pt"
 
 
 BOT_TRANSCRIPTS = "bot-transcripts.json"
