@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it runs
 @click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
 @_network_options(host=False)
 def resume(which: str | None, list_only: bool, **opts: Any) -> None:
-    """Go back into a game this computer had not finished (after a crash or a closed terminal).
+    """Go back into a game this computer had not finished (after a crash or a killed process).
 
     Every node keeps a journal of its game until the game ends. With no WHICH,
     the only unfinished game is resumed (or they are listed, if there are
