@@ -493,7 +493,8 @@ def test_c_is_asked_again_in_french_and_italian_when_both_cards_are_held() -> No
             got = parse_answer(text, menu, seat=0, hand=hand, tr=tr)
             assert isinstance(got, Problem) and f"7 {hearts}" in got.message and f"7 {clubs}" in got.message
         got = parse_answer("9s c", menu, seat=0, hand=hand, tr=tr)
-        assert isinstance(got, Problem), got
+        assert isinstance(got, Problem), got  # at the move prompt: the whole move again, as
+        assert f"9S {hearts}" in got.message and f"9S {clubs}" in got.message, got.message
     got = parse_answer("7c", menu, seat=0, hand=hand, tr=Translator("en"))
     assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card("7C"))
     alone = [parse_card(t) for t in ("7C", "9S", "KD")]  # no 7♥ in hand: 7♥ may be meant all the same

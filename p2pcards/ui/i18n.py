@@ -256,6 +256,10 @@ _EN: dict[str, str] = {
         "c is hearts in French and Italian (cœur, cuori) but clubs in English"
         " - type the suit's number, its symbol or its name"
     ),
+    "err_c_suit_move": (
+        "c is hearts in French and Italian (cœur, cuori) but clubs in English - type the move"
+        " again with the suit's symbol or its name: {card} {hearts} or {card} {clubs}"
+    ),
     "err_c_card": (
         "{text}: {hearts} or {clubs}? c is hearts in French and Italian (cœur, cuori) but clubs in"
         " English - type {as_hearts} or {as_clubs}"

@@ -33,6 +33,7 @@ from p2pcards.ui.i18n import (
     C_IS_HEARTS,
     COMMAND_WORDS,
     LOCAL_SUIT_LETTERS,
+    SUIT_WORDS,
     Translator,
     native_card,
     parse_suit_word,
@@ -236,8 +237,10 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     local = LOCAL_SUIT_LETTERS.get(tr.lang, {})
     if rest[0].lower() in local:
         return Chosen(option=option, suit=local[rest[0].lower()])
-    if rest[0].lower() == "c" and tr.lang in C_IS_HEARTS:
-        return Problem(message=tr("err_c_suit"))
+    if rest[0].lower() == "c" and tr.lang in C_IS_HEARTS:  # (the move prompt: the whole move again)
+        card = option.cards[0].text() if option.cards else "9S"
+        words = SUIT_WORDS[tr.lang]
+        return Problem(message=tr("err_c_suit_move", card=card, hearts=words["H"], clubs=words["C"]))
     try:
         return Chosen(option=option, suit=parse_suit_word(rest[0]))
     except CardParseError:
