@@ -686,3 +686,22 @@ def test_the_programs_own_leave_reason_is_said_in_the_readers_language(
             assert shown in out, (args, out)
             if hidden is not None:
                 assert not re.search(rf"[«\"] ?{hidden} ?[»\"]", out), (args, out)
+
+
+@pytest.mark.parametrize(("columns", "lang"), [(60, "it"), (50, "fr"), (40, "en")])
+def test_the_audit_folds_to_a_narrow_terminal(tmp_path: Path, columns: int, lang: str) -> None:
+    """The summary is written for 80 columns; a narrower terminal gets each paragraph folded
+    again to its width, with no word cut and nothing lost."""
+    path = tmp_path / "left.p2pt"
+    path.write_bytes(left_match_file("nines", reason="quit"))
+    from p2pcards.ui.render import visible_len
+
+    said = {
+        width: CliRunner().invoke(main, ["audit", str(path)], env={"P2PCARDS_LANG": lang, "COLUMNS": width})
+        for width in ("100", str(columns))
+    }
+    wide, narrow = said["100"], said[str(columns)]
+    assert narrow.exit_code == wide.exit_code
+    lines = narrow.output.splitlines()
+    assert max(visible_len(line) for line in lines) <= columns - 1, lines
+    assert " ".join(narrow.output.split()) == " ".join(wide.output.split())

@@ -44,7 +44,7 @@ def test_a_killed_joiner_comes_back_with_the_same_command(tmp_path: Path) -> Non
         assert len(journals) == 1
         listed = run_cli(["resume", "--list"], home=tmp_path / "home2")
         assert all(n in listed.stdout for n in ("Hal", "Jo", "Kim")), listed.stdout
-        assert "nines at 127.0.0.1:" in listed.stdout and "(you: seat " in listed.stdout, listed.stdout
+        assert "Nines at 127.0.0.1:" in listed.stdout and "(you: seat " in listed.stdout, listed.stdout
         again = join("Kim", 2, "kim-again")  # the very same command
         statuses = [p.finish(timeout=120) for p in (host, jo, again)]
         outputs = [p.output() for p in (host, jo, again)]

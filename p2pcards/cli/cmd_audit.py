@@ -53,14 +53,34 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     if as_json:  # (the record is for programs: its words stay English)
         _echo_json(report.to_record())
     else:
+        import shutil
+
+        from p2pcards.ui.render import wrap
+
+        # The summary is folded for 80 columns; a narrower terminal gets it folded again.
+        width = min(shutil.get_terminal_size((80, 24)).columns - 1, 79)
+        summary = report.summary(tr)
+        lines = summary.split("\n") if width >= 79 else _unfolded(summary)
         # Names and problems come from the players' records: one clean line each
         # (keeping the summary's own indentation).
-        for line in report.summary(tr).split("\n"):
+        for line in lines:
             indent = line[: len(line) - len(line.lstrip(" "))]
-            _echo(indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else "")
+            _echo(wrap(indent + clean(line, 4 * MESSAGE_LIMIT), width) if line.strip() else "")
         fingerprint = report.compared_fingerprint()
         if fingerprint is not None:
-            _echo(tr("fingerprint", fingerprint=fingerprint))
-            for line in textwrap.wrap(report.comparison(say=tr), 78):
+            _echo(wrap(tr("fingerprint", fingerprint=fingerprint), width))
+            for line in textwrap.wrap(report.comparison(say=tr), min(78, width - 2)):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
+
+
+def _unfolded(summary: str) -> list[str]:
+    """The audit's summary with each line joined to its continuations again (the lines it
+    folded at 80 columns, indented four spaces), to be folded anew for a narrower terminal."""
+    lines: list[str] = []
+    for line in summary.split("\n"):
+        if line.startswith("    ") and not line.startswith("     ") and lines and lines[-1].strip():
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
