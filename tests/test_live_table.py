@@ -744,9 +744,38 @@ async def test_a_player_who_reads_other_digits_is_shown_nothing_more_of_the_tabl
         decider.ask_fingerprint()
         await until(console.read_in_progress, "asked about the digits")
         type_line("n")
+        await trio.sleep(0.3)  # (asked whether they leave)
+        assert decider.fingerprint_same is None and not left
+        type_line("y")
         await until(lambda: decider.fingerprint_same is False, "the digits' answer")
         assert decider.leaving and left == ["left"] and released == [], (left, released)
         assert "someone is in the middle" in said(out), said(out)
+        decider.match_over()
+
+
+async def test_a_slip_of_n_at_the_fingerprint_is_asked_again_not_taken_as_leaving(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """"n" (the digits differ) costs the player their seat: they are asked whether they leave,
+    and anything but yes takes them back to the question, where "y" keeps them at the table."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        left: list[str] = []
+        decider = HumanDecider(
+            screen=PromptScreen(console), confirm_quit=True, on_leave=lambda: left.append("left")  # type: ignore[arg-type]
+        )
+        decider.ask_fingerprint()
+        await until(console.read_in_progress, "asked about the digits")
+        type_line("n")
+        await trio.sleep(0.3)
+        assert "you leave the game (signed), for good" in " ".join(capsys.readouterr().out.split())
+        type_line("no")
+        await trio.sleep(0.3)
+        assert "Do all the players read" in capsys.readouterr().out  # asked the digits again
+        assert decider.fingerprint_same is None and not decider.leaving
+        type_line("y")
+        await until(lambda: decider.fingerprint_same is True, "the digits' answer")
+        assert not decider.leaving and left == [], left
+        assert "someone is in the middle. You leave" not in said(out)  # (never said: they stay)
         decider.match_over()
 
 

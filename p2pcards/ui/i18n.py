@@ -367,6 +367,9 @@ _EN: dict[str, str] = {
     ),
     "fingerprint_ask": "Do all the players read these same digits? y(es), n(o), Enter if not compared",
     "fingerprint_ask_again": "Answer y if everyone has the same digits, n if not, or press Enter.",
+    "fingerprint_confirm": (
+        "Other digits mean someone is in the middle: you leave the game (signed), for good. Leave? (y/n)"
+    ),
     "fingerprint_differ": "The digits differ: someone is in the middle. You leave the game (signed).",
     "fingerprint_skipped": "Not compared: the transcript will say that you did not confirm it.",
     "and": "and",

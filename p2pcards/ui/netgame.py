@@ -512,8 +512,13 @@ class HumanDecider:
             if line is None:
                 return None
             word = COMMAND_WORDS.get(line.strip().lower())
-            if word in ("yes", "no"):
-                return word == "yes"
+            if word == "yes":
+                return True
+            if word == "no":  # it costs the player their seat: a slip of one key must not
+                sure = self._read_answer("fingerprint_confirm")
+                if sure is None or COMMAND_WORDS.get(sure.strip().lower()) in ("yes", "quit"):
+                    return False
+                continue  # asked again
             if not line.strip():
                 return None
             console.say(console.tr("fingerprint_ask_again"))
