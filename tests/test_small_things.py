@@ -439,6 +439,15 @@ def test_the_bots_are_named_in_the_players_language(lang: str, bot: str, words: 
         assert words in out.splitlines()[0], out.splitlines()[0]
 
 
+@pytest.mark.parametrize(
+    ("lang", "one"), [("en", "(expert bot)"), ("fr", "(bot expert)"), ("it", "(bot esperto)")]
+)
+def test_a_single_bot_is_named_in_the_singular(lang: str, one: str) -> None:
+    args = ["--offline", "--seed", "1", "--bot", "expert:0.05", "-n", "2", "--lang", lang]
+    out = play(*args, input="q\n").output
+    assert one in out.splitlines()[0], out.splitlines()[0]
+
+
 def test_the_french_help_table_keeps_its_columns_at_80() -> None:
     out = play("--offline", "--seed", "1", "--lang", "fr", input="aide\nq\n", env={"COLUMNS": "80"}).output
     table = out.split("Que taper\n", 1)[1].split("\nCartes", 1)[0].split("\n  Cartes", 1)[0].splitlines()

@@ -311,10 +311,12 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
 # Moves in words
 
 
-def bots_words(bot: str, tr: Translator) -> str:
-    """``heuristic bots`` in the player's language (an unknown strategy by its own name)."""
-    key = f"bots_{bot.partition(':')[0]}"  # (expert:0.5 is still an expert)
-    return tr(key) if tr.has(key) else tr("bots", name=bot)
+def bots_words(bot: str, tr: Translator, count: int = 2) -> str:
+    """``heuristic bots`` (``heuristic bot`` when ``count`` is 1) in the player's language (an
+    unknown strategy by its own name)."""
+    word = "bot" if count == 1 else "bots"
+    key = f"{word}_{bot.partition(':')[0]}"  # (expert:0.5 is still an expert)
+    return tr(key) if tr.has(key) else tr(word, name=bot)
 
 
 def object_names(seats: Sequence[int], names: Sequence[str], me: int | None, tr: Translator) -> list[str]:

@@ -114,7 +114,7 @@ class NeufDisplay:
         """Who plays (against ``bot`` bots; nothing when None), the goal and the rules in force."""
         c, tr, names = self.console, self.console.tr, self.table.names
         if bot is not None:
-            bots = bots_words(bot, tr)
+            bots = bots_words(bot, tr, len(names) - (0 if self._me is None else 1))
             if self._me is None:
                 c.say(tr("neuf_welcome_watch", names=tr.join(list(names)), bots=bots))
             else:

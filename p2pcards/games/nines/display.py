@@ -86,7 +86,7 @@ class ConsoleDisplay:
         """Who plays (against ``bot`` bots; nothing when None), the goal, the variants."""
         tr, names = self.console.tr, self.table.names
         if bot is not None:
-            bots = bots_words(bot, tr)
+            bots = bots_words(bot, tr, len(names) - (0 if self._me is None else 1))
             if self._me is None:
                 self.console.say(tr("welcome_watch", names=tr.join(list(names)), bots=bots))
             else:
