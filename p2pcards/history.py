@@ -193,8 +193,9 @@ class GameEntry:
         return _cut(f"{head}{pad(_cut(self.result(tr, limit), room), room)}  {verdict}".rstrip(), width)
 
     def narrow_lines(self, number: int, tr: Translator | None = None, width: int = NARROW) -> list[str]:
-        """The game in lines of ``width`` columns, narrower than :data:`WIDTH`: its number, date,
-        game and verdict, then the players and how it ended, each on a line of its own."""
+        """The game in lines of ``width`` columns (a terminal narrower than :data:`WIDTH`, or
+        players too many for one line): its number, date, game and verdict, then the players and
+        how it ended, each on a line of its own."""
         tr = tr or _english()
         head = f"{number:>2} {self.date} "
         indent = " " * 3
@@ -202,13 +203,14 @@ class GameEntry:
             tail = f": {tr('hist_not_transcript')}"
             return [_cut(f"{head}{self.path.name}{tail}", width)]
         first = _cut(f"{head}{self.title}  {mark(self.check, tr)}".rstrip(), width)
-        players = self.players(tr, NAME_LIMIT)
+        limit = _name_limit(width)
+        players = self.players(tr, limit)
         if visible_len(indent + players) > width:
-            players = self.players(tr, NAME_LIMIT, mine_first=True)
+            players = self.players(tr, limit, mine_first=True)
         return [
             first,
             _cut(indent + players, width),
-            _cut(indent + self.result(tr, NAME_LIMIT), width),
+            _cut(indent + self.result(tr, limit), width),
         ]
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
@@ -646,8 +648,9 @@ def listing(
     """The lines of the listing, numbered from ``first`` (the newest is 1), each at most
     ``width`` columns (at most :data:`MAX_WIDTH`): the players' column as wide as
     its widest entry, as far as the results leave room for it (in English, or in the
-    language of ``tr``). Below :data:`WIDTH` columns (down to :data:`NARROW`) a game takes three
-    lines instead (:meth:`GameEntry.narrow_lines`)."""
+    language of ``tr``). Below :data:`WIDTH` columns (down to :data:`NARROW`), or where the
+    players' column would cut who played, a game takes three lines instead
+    (:meth:`GameEntry.narrow_lines`)."""
     tr = tr or _english()
     entries = list(entries)
     if width < WIDTH:
@@ -655,9 +658,11 @@ def listing(
         return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
     width = min(width, MAX_WIDTH)
     games = [e for e in entries if e.game is not None]
-    widest = max((len(e.players(tr, _name_limit(width))) for e in games), default=0)
+    widest = max((visible_len(e.players(tr, _name_limit(width))) for e in games), default=0)
     marks = max((len(mark(e.check, tr)) for e in games), default=0)
     result = max((len(e.result(tr, _name_limit(width))) for e in games), default=0)
     room = width - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - marks - result
     players = min(widest, _players_cap(width), max(room, MIN_PLAYERS_WIDTH))
+    if widest > players:  # who played would be cut: each game on three lines shows them all
+        return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
     return [e.line(first + k, players, tr, width, result) for k, e in enumerate(entries)]

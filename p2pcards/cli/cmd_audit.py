@@ -65,10 +65,12 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
         # (keeping the summary's own indentation).
         for line in lines:
             indent = line[: len(line) - len(line.lstrip(" "))]
-            _echo(wrap(indent + clean(line, 4 * MESSAGE_LIMIT), width) if line.strip() else "")
+            text = indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else ""
+            _echo(text if width >= 79 else wrap(text, width))
         fingerprint = report.compared_fingerprint()
         if fingerprint is not None:
-            _echo(wrap(tr("fingerprint", fingerprint=fingerprint), width))
+            said = tr("fingerprint", fingerprint=fingerprint)
+            _echo(said if width >= 79 else wrap(said, width))
             for line in textwrap.wrap(report.comparison(say=tr), min(78, width - 2)):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
