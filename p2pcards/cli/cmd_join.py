@@ -71,11 +71,13 @@ CODE_TRIES = 3
 
 def _ask_code(code: str | None, tr: Any) -> str:
     """The invitation code, asked for when it was not given."""
+    from p2pcards.ui.render import wrap
+
     if code:
         return code
     if not sys.stdin.isatty():
         raise click.UsageError(tr("join_no_code"))
-    click.echo(tr("join_ask_code"))
+    click.echo(wrap(tr("join_ask_code")))
     return _type_code(tr)
 
 
@@ -87,6 +89,7 @@ def _type_code(tr: Any) -> str:
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.ui.i18n import COMMAND_WORDS
     from p2pcards.ui.keyboard import ask_code
+    from p2pcards.ui.render import wrap
 
     doubted = None
     while True:
@@ -98,7 +101,7 @@ def _type_code(tr: Any) -> str:
             continue
         command = COMMAND_WORDS.get(typed.strip().lower())
         if command == "help":  # a word that works at every prompt of the game works here too
-            click.echo(tr("join_code_help"))
+            click.echo(wrap(tr("join_code_help")))
             continue
         if command == "quit":
             raise click.Abort()
@@ -106,16 +109,17 @@ def _type_code(tr: Any) -> str:
         if meant is None or normalize_code(typed) == doubted:
             return typed
         doubted = normalize_code(typed)
-        click.echo(tr("join_code_typo", word=meant[0], code=meant[1]))
+        click.echo(wrap(tr("join_code_typo", word=meant[0], code=meant[1])))
 
 
 def _point_out_typo(code: str, tr: Any) -> None:
     """After the host refused a code given on the command line: the word that is likely mistyped."""
     from p2pcards.net.words import likely_meant
+    from p2pcards.ui.render import wrap
 
     meant = likely_meant(code)
     if meant is not None:
-        click.echo(tr("join_code_typo_given", word=meant[0], code=meant[1]), err=True)
+        click.echo(wrap(tr("join_code_typo_given", word=meant[0], code=meant[1])), err=True)
 
 
 async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
