@@ -105,6 +105,7 @@ def test_a_mistyped_code_word_is_pointed_out_before_the_host_hears_it(
     ("3-ambre-fox", "3-amber-fox"),
     ("4-embr-lantren", "4-ember-lantern"),  # every word mended
     ("9-robin-mapel", "9-robin-maple"),
+    ("11-honey-ri", "11-honey-river"),  # left unfinished (ribbon and river begin so: Tab stopped)
 ])  # fmt: skip
 def test_the_code_suggested_is_the_fewest_typos_away(typed: str, meant: str) -> None:
     from p2pcards.net.words import WORDS, likely_meant

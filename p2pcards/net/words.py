@@ -277,9 +277,10 @@ def new_code() -> str:
 
 def likely_meant(code: str) -> tuple[str, str] | None:
     """``(word, code)`` when ``code`` has the shape of an invitation (a number and two
-    words) and a word that is no code word but is close to one: that word, and the code
-    with every such word mended. None when the code may well be meant as it is (its
-    words are code words, or too far from any, as in a code the host chose itself)."""
+    words) and a word that is no code word but is close to one, or the unfinished start of
+    some: that word, and the code with every such word mended. None when the code may well
+    be meant as it is (its words are code words, or too far from any, as in a code the host
+    chose itself)."""
     from difflib import get_close_matches
 
     from p2pcards.protocol.lobby import normalize_code
@@ -291,7 +292,10 @@ def likely_meant(code: str) -> tuple[str, str] | None:
     for k in (1, 2):
         if parts[k] in _KNOWN:
             continue
-        close = get_close_matches(parts[k], WORDS, n=4, cutoff=0.7)
+        # A word left unfinished (Tab had two words to offer) is the start of code words.
+        close = get_close_matches(parts[k], WORDS, n=4, cutoff=0.7) or sorted(
+            w for w in WORDS if len(parts[k]) >= 2 and w.startswith(parts[k])
+        )
         if not close:
             return None
         strange = strange or parts[k]
