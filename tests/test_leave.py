@@ -826,3 +826,22 @@ def test_a_seat_that_signs_two_different_leaves_is_left_behind_by_all_and_a_file
     report = audit_bytes(encode_file(both, saved_by=0, status="over"))
     assert not report.valid
     assert [(p.seat, p.what.split(":")[0]) for p in report.problems] == [(2, "equivocation")], report.problems
+
+
+def test_the_end_of_a_match_that_went_on_without_a_player_says_the_total_it_keeps() -> None:
+    """The last table's score table shows its own seats only: the end of the match says what
+    each player who left keeps, the total of the last hand scored before it left."""
+    from p2pcards.net.node import Outcome
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.netgame import describe_outcome
+
+    tables = left_match("nines")
+    sitting = tables[0]
+    assert len(sitting.tables) == 2 and sitting.status == "over"
+    before = sitting.tables[0]
+    (gone,) = [s for s, p in enumerate(before.roster) if p.key not in {q.key for q in sitting.current.roster}]
+    total = before.match.totals[gone]
+    outcome = Outcome(status="over", problem=None, blamed=(), transcript=None, table=sitting)
+    for lang, said in (("en", "Who left keeps their total: "), ("fr", "Qui est parti garde son total : ")):
+        lines = describe_outcome(outcome, Translator(lang))
+        assert f"{said}{before.roster[gone].name} {total}." in lines, lines

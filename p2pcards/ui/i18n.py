@@ -452,6 +452,7 @@ _EN_REPLAY: dict[str, str] = {
     "rp_leaving": '{name} left during hand {hand} ({how}: "{reason}"); the file ends there.',
     "rp_final": "Final totals: {totals}",
     "rp_final_left": " (and, who left: {kept})",
+    "net_final_left": "Who left keeps their total: {kept}.",
     "rp_unfinished": "The game, or its file, stops here: only the hands verified to their end are shown.",
     "rp_result_unsigned": (
         "The file stops before every player signed this result: the audit calls the game INCOMPLETE."

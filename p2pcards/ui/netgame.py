@@ -12,6 +12,7 @@ give a seat's moves: a bot strategy of that game, or the human at the keyboard
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import random
 import time
@@ -251,6 +252,20 @@ class TableWatcher:
             else:
                 key = "net_continued" if playing_on else "net_continued_ends"
                 console.say(console.tr.n(key, event.hands, hands=event.hands, scores=scores, **who))
+
+
+def _leavers_totals(table: Any) -> list[tuple[str, int]]:
+    """Who left the match at one of its tables, and the total each keeps (that of the last
+    hand scored there: the hand it left was void)."""
+    tables = getattr(table, "tables", [table])
+    out: list[tuple[str, int]] = []
+    for before, after in itertools.pairwise(tables):
+        staying = {p.key for p in after.roster}
+        match = before.match
+        for s, player in enumerate(before.roster):
+            if player.key not in staying and match is not None and s < len(match.totals):
+                out.append((player.name, match.totals[s]))
+    return out
 
 
 def bot_decider(name: str, rng: random.Random) -> Decider:
@@ -935,6 +950,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         lines = [tr("net_stopped_blame", who=who, why=problem_text(tr, why))]
     else:
         lines = [tr("net_stopped", why=problem_text(tr, why))]
+    kept = _leavers_totals(outcome.table) if outcome.table is not None else []
+    if kept:  # the score table shows the seats of the last table only
+        lines.append(tr("net_final_left", kept=", ".join(f"{clean(n, NAME_LIMIT)} {t}" for n, t in kept)))
     match = outcome.table.match if outcome.table is not None else None
     hands = getattr(match, "played_before", 0) + len(match.results) if match is not None else 0
     if outcome.status != "over" and match is not None and hands:  # (hands of earlier tables count)
