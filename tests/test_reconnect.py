@@ -925,3 +925,38 @@ async def test_a_player_whose_connection_drops_while_thinking_reconnects_before_
     assert {p for p, what in notices[0] if what == "back"} == {1, 2}
     assert not [n for s in tables for n in notices[s] if n[1] == "gone"]
     assert_valid_and_same(tables)
+
+
+async def test_a_seat_back_from_a_crash_links_again_only_with_the_seats_still_at_the_table(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 left (signed) and the match went on; then seat 1's program crashed. Back from
+    its journal, seat 1 says it links again with seat 0, not with seat 2, which left: nobody
+    dials it, and no notice says it is awaited."""
+    from test_leave import leaves, play_until, sittings, started
+
+    tables = sittings(3, SHORT_RULES, seed=5)
+    net, rng = started(tables, 5)
+    play_until(net, rng, lambda: tables[0].tables[0].hand is not None and tables[0].step > 12)
+    rest = leaves(net, 2, "quit")
+    assert tables[1].present == (0, 1)
+    journal = tables[1].drain_journal()
+    back = Sitting(make_tables(3, SHORT_RULES, seed=5)[1])
+    board = Switchboard()
+    board.channel(0, 1)
+    board.channel(1, 2)
+    board.blocked.update({0, 2})  # neither answers during this test (seat 2 has left)
+    notices: list[tuple[int, str]] = []
+    with trio.move_on_after(5):
+        await run_table(
+            back,
+            {},
+            bot(1),
+            timeouts=TIMEOUTS,
+            relinker=board.for_seat(1),  # type: ignore[arg-type]
+            grace=GRACE,
+            on_link=lambda peer, what, seconds: notices.append((peer, what)),
+            restore=journal,
+        )
+    assert back.present == (0, 1) and rest is not None
+    assert (0, "lost") in notices and not [n for n in notices if n[0] == 2], notices

@@ -443,10 +443,6 @@ async def run_table(
             peers[peer] = RelayedLink(
                 table.seat if table.seat is not None else 0, peer, peers, lambda: table.present
             )
-        if restore is not None and relinker is not None:  # back from a crash: every peer is away
-            for peer in range(table.n):
-                if peer != table.seat and peer not in peers:
-                    mesh.link_lost(peer, trio.current_time())
         nursery.start_soon(_heartbeat, table, peers)
         if leave_chosen is not None:
             nursery.start_soon(_look_again_when_set, leave_chosen, send)
@@ -643,6 +639,10 @@ async def _play(
     else:
         with contextlib.suppress(RemoteProtocolError):
             table.restore(restore)
+        if mesh.relinker is not None:  # back from a crash: every peer still at the table is away
+            for peer in table.present:
+                if peer != table.seat and peer not in links:
+                    mesh.link_lost(peer, trio.current_time())
         for peer, link in links.items():  # every link of a restarted node is new
             await _resend(table, peer, link, timeouts.step)
     await _flush(table, links, timeouts.step, journal)
