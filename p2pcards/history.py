@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean, label_names
+from p2pcards.ui.i18n import you_words
 from p2pcards.ui.render import cut_columns, pad, visible_len
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class GameEntry:
                 m
                 for m, on in (
                     (tr("hist_your_bot"), mine and self.bot),
-                    (tr("hist_you"), mine and not self.bot and n.casefold() not in _YOU),
+                    (tr("hist_you"), mine and not self.bot and n.casefold() not in you_words()),
                     (tr("hist_left"), s in self.left),
                 )
                 if on
@@ -246,16 +247,6 @@ class GameEntry:
             "problems": list(self.problems),
             "error": self.error,
         }
-
-
-def _you_words() -> frozenset[str]:
-    """How the game names a person who gave no name (``you``, in every language)."""
-    from p2pcards.ui.i18n import you_words
-
-    return you_words()
-
-
-_YOU = _you_words()
 
 
 def _tag(key_hex: str) -> str:
@@ -653,9 +644,12 @@ def listing(
     (:meth:`GameEntry.narrow_lines`)."""
     tr = tr or _english()
     entries = list(entries)
-    if width < WIDTH:
-        width = max(width, NARROW)
+
+    def three_lines(width: int) -> list[str]:
         return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
+
+    if width < WIDTH:
+        return three_lines(max(width, NARROW))
     width = min(width, MAX_WIDTH)
     games = [e for e in entries if e.game is not None]
     widest = max((visible_len(e.players(tr, _name_limit(width))) for e in games), default=0)
@@ -664,5 +658,5 @@ def listing(
     room = width - len(f"{first + len(entries):>2} 2026-01-01 {'Le Neuf'}  ") - 4 - marks - result
     players = min(widest, _players_cap(width), max(room, MIN_PLAYERS_WIDTH))
     if widest > players:  # who played would be cut: each game on three lines shows them all
-        return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
+        return three_lines(width)
     return [e.line(first + k, players, tr, width, result) for k, e in enumerate(entries)]

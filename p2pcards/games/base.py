@@ -179,6 +179,11 @@ class Hand(Protocol[A]):
         """An independent copy, to try an action on (:func:`p2pcards.ui.screen.probe`)."""
         ...
 
+    def public_copy(self) -> Self:
+        """A copy that knows what every seat knows and no more (no hidden card's identity):
+        a move it refuses, every replica refuses alike (``TableCore._engine_check``)."""
+        ...
+
 
 class Match(Protocol[H_co, Result_co]):
     """A match: hands dealt in turn until it is over, and the totals it keeps."""

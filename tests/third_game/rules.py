@@ -117,6 +117,11 @@ class HandState:
     def copy(self) -> HandState:
         return copy.deepcopy(self)
 
+    def public_copy(self) -> HandState:
+        trial = self.copy()
+        trial.hands = [[None] * len(h) for h in self.hands]
+        return trial
+
 
 @dataclass(slots=True)
 class Match:

@@ -377,9 +377,9 @@ class NeufTable(TableCore):
         if not 0 < shown.key < group.ORDER:  # checked before the key is used
             self._fail(seat, faults.KEY_OUTSIDE_GROUP, step=step)
         play = neuf.PlayCard(seat=seat, card=ALL_CARDS[shown.card])
-        # The claim first (10.4): a card the rules refuse (played already, seen elsewhere by
-        # this seat, of a suit its author showed void in) is proof whatever the position
-        # holds, where a reveal could be stalled by its author.
+        # The claim first (10.4): a card the rules refuse as every seat knows the hand (played
+        # already, of a suit its author showed void in) is proof whatever the position holds,
+        # where a reveal could be stalled by its author.
         self._engine_check(play, seat, step)
         opened = h.ledger.open(pos, {seat: shown.key})
         if opened is None or opened != shown.card:
