@@ -223,8 +223,6 @@ _SPACED_WORD = re.compile(r"([ \t]*)(\[[^\]]*\]|[^ \t\n]+)")
 """A word to fold at, with the spaces before it: a [bracketed] group, or what lies between
 spaces (a no-break space, as :data:`_GLUED` puts before French punctuation, is inside a
 word)."""
-_OPENING = re.compile(r"« ")
-"""An opening French quote, which stays with the word it opens."""
 
 
 def wrap(text: str, width: int | None = None) -> str:
@@ -238,7 +236,7 @@ def wrap(text: str, width: int | None = None) -> str:
             out.append(line)
             continue
         lead = len(line) - len(line.lstrip(" "))
-        glued = _OPENING.sub("«\u00a0", _GLUED.sub("\u00a0\\1", line[lead:]))
+        glued = _glued(line[lead:])
         # Each word with the spaces before it, kept within a line (a table's columns stay
         # aligned); a [bracketed] group stays whole.
         words = [(m.group(1), m.group(2).replace("\u00a0", " ")) for m in _SPACED_WORD.finditer(glued)]
@@ -466,12 +464,21 @@ def render_cut(
 
 
 _GLUED = re.compile(r" ([;:!?»])")
+"""French punctuation after a space, which stays with the word before it."""
+_OPENING = re.compile(r"« ")
+"""An opening French quote, which stays with the word it opens."""
+
+
+def _glued(text: str) -> str:
+    """``text`` with no-break spaces where a French line must not fold (``demandé :``,
+    ``« quit »``): the folding functions put the ordinary space back."""
+    return _OPENING.sub("«\u00a0", _GLUED.sub("\u00a0\\1", text))
 
 
 def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = None) -> list[str]:
     """``text`` folded to ``width`` columns, indented; French punctuation that follows a
     space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
-    glued = _GLUED.sub("\u00a0\\1", text)
+    glued = _glued(text)
     later = indent if subsequent is None else subsequent
     if visible_len(glued) == len(glued):
         lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
