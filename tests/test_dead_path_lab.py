@@ -6,19 +6,28 @@ router starts dropping every packet of the joiner's connection to the host in th
 middle of a match (an nftables rule on that one connection), while new connections
 still go through. Both nodes must see the link broken (the data they keep sending is
 never acknowledged) and the joiner must dial the host again; the match then ends as
-on a good network. Every address is in 198.18.0.0/15 inside namespaces the lab made
+on a good network. And one link, alone in a network namespace of its own, reads a
+dead path from the system (``Link.stalled``) and does not take a frozen peer for one.
+Every address is in 198.18.0.0/15 inside namespaces the lab made
 (root, iproute2 and nftables are needed; elsewhere this test skips with the reason).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import trio.testing
 from e2e_helpers import audit_json, processes, spawn_on
 from natlab import _in_ns, nat_lab
 
+from p2pcards.net.link import Link, tcp_info_stalled
 from p2pcards.net.words import new_code
 
 pytestmark = pytest.mark.slow
@@ -83,3 +92,70 @@ def test_a_joiner_whose_router_forgets_its_connection_dials_again_and_the_match_
         assert status == 0 and record["verdict"]["valid"], record["verdict"]
         records.append(record["result"])
     assert records[0] == records[1]
+
+
+STALL_PROBE = r"""
+import json, subprocess, trio
+from p2pcards.net.link import Link
+
+async def main():
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    link = Link(await trio.open_tcp_stream("127.0.0.1", port), peer="p")
+    server = await listeners[0].accept()  # never reads: a frozen program, whose system still answers
+    seen = {}
+    await link.send(b"x" * 100)
+    await trio.sleep(0.5)
+    seen["live"] = link.stalled()
+    for _ in range(6):
+        await link.send(b"y" * 1000)
+        await trio.sleep(0.8)
+    seen["frozen peer"] = link.stalled()
+    rule = f"type filter hook input priority 0; tcp dport {port} drop;"
+    rules = f"table inet t {{\n chain i {{\n {rule}\n }}\n}}\n"
+    subprocess.run(["nft", "-f", "-"], input=rules.encode(), check=True)
+    await link.send(b"z" * 100)
+    await trio.sleep(1.0)
+    seen["dead 1 s"] = link.stalled()
+    await trio.sleep(3.0)
+    seen["dead 4 s"] = link.stalled()
+    print(json.dumps(seen))
+    server.socket.close()
+
+trio.run(main)
+"""
+
+
+def test_a_link_reads_a_dead_path_from_the_system_and_not_a_frozen_peer() -> None:
+    """A connection on 127.0.0.1 in a namespace of its own (``unshare -n``, gone with the
+    process): the peer's program reads nothing, so only its system acknowledges; then an
+    nftables rule drops every packet to the peer. The link says stalled only once the data
+    it sent has waited ``STALLED`` (3 s) for an acknowledgement and been sent again."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("nft"):
+        pytest.skip("needs root, unshare and nft")
+    ran = subprocess.run(
+        ["unshare", "-n", sys.executable, "-c", STALL_PROBE], capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout)
+    assert seen == {"live": False, "frozen peer": False, "dead 1 s": False, "dead 4 s": True}
+
+
+def test_the_system_s_report_is_read_at_linux_s_offsets() -> None:
+    """``struct tcp_info``: retransmits at byte 2, unacknowledged segments at 24, the
+    milliseconds since the last acknowledgement at 56. A link without a socket cannot say."""
+
+    def info(retransmits: int, unacked: int, since_ack_ms: int) -> bytes:
+        raw = bytearray(104)
+        raw[2] = retransmits
+        raw[24:28] = unacked.to_bytes(4, sys.byteorder)
+        raw[56:60] = since_ack_ms.to_bytes(4, sys.byteorder)
+        return bytes(raw)
+
+    assert tcp_info_stalled(info(2, 3, 3500)) is True
+    assert tcp_info_stalled(info(0, 3, 3500)) is False  # not sent again yet: just sent after a quiet spell
+    assert tcp_info_stalled(info(2, 0, 9000)) is False  # nothing waits: a quiet link
+    assert tcp_info_stalled(info(2, 3, 2900)) is False  # acknowledged 2.9 s ago
+    assert tcp_info_stalled(info(2, 3, 3500)[:40]) is None
+    assert Link(trio.testing.memory_stream_pair()[0]).stalled() is None

@@ -960,3 +960,40 @@ async def test_a_seat_back_from_a_crash_links_again_only_with_the_seats_still_at
         )
     assert back.present == (0, 1) and rest is not None
     assert (0, "lost") in notices and not [n for n in notices if n[0] == 2], notices
+
+
+async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_and_nobody_is_named(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seat 2's network drops every packet, both ways, for 25 s: longer than the 10 s clocks,
+    shorter than the grace. Its links stay open (nothing says they ended), and the systems
+    at each end report the data they sent unacknowledged (``Link.stalled``, which a real
+    socket reads from the system). At the clock the links count as broken instead of the
+    seat as silent: they are dialled again once the network is back, and the match ends
+    with nobody named. (Without the check, seats 0 and 1 name seat 2.)"""
+    stalled = lambda self: isinstance(self.stream, Silenceable) and self.stream.silent  # noqa: E731
+    monkeypatch.setattr(Link, "stalled", stalled)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 10)
+        board.blocked.add(2)
+        for peer in (0, 1):
+            for a, b in ((2, peer), (peer, 2)):
+                end = links[a][b].stream
+                assert isinstance(end, Silenceable)
+                end.go_silent()
+        await trio.sleep(25)
+        board.blocked.discard(2)
+
+    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
+    clocks = Timeouts(turn=10.0, step=10.0)
+    tables, results, notices, board = await run_with_cuts(
+        3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable
+    )
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert (2, "lost") in notices[0] or (2, "lost") in notices[1], notices
+    assert (2, "back") in notices[0] and (2, "back") in notices[1], notices
+    assert board.relinks >= 2
+    assert_valid_and_same(tables)

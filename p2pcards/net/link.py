@@ -10,7 +10,9 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 
 from __future__ import annotations
 
+import socket
 import ssl
+import struct
 import sys
 from collections import deque
 from typing import Any
@@ -147,6 +149,22 @@ class Link:
             return None
         return int.from_bytes(raw, sys.byteorder, signed=True)
 
+    def stalled(self) -> bool | None:
+        """Whether the path to the peer looks dead: data sent on this link has waited
+        :data:`STALLED` seconds or more for the peer's system to acknowledge it, and the
+        system has sent it again. A peer whose program froze still acknowledges (its system
+        does); a path that stopped carrying anything does not. None where this system cannot
+        say (not Linux), or the link has no socket of its own."""
+        sock = _socket_of(self.stream)
+        option = getattr(socket, "TCP_INFO", None)
+        if sock is None or option is None or not sys.platform.startswith("linux"):
+            return None
+        try:
+            info = sock.getsockopt(socket.IPPROTO_TCP, option, _TCP_INFO_SIZE)
+        except (OSError, ValueError):
+            return None
+        return tcp_info_stalled(info)
+
     async def aclose(self) -> None:
         with trio.move_on_after(1) as scope:
             scope.shield = True
@@ -163,3 +181,27 @@ def _socket_of(stream: object) -> Any:
         if stream is None:
             return None
     return None
+
+
+STALLED = 3.0
+"""Seconds without an acknowledgement, while data waits for one, after which a path counts
+as dead (:meth:`Link.stalled`). A live link carries something every few seconds
+(``runner._heartbeat``) and is acknowledged within a round trip; the system's own limit,
+``tls.DEAD_PATH``, is longer, for a table whose clocks are longer still."""
+
+_TCP_INFO_SIZE = 104
+"""Bytes of Linux's ``struct tcp_info`` read: its fields up to ``tcpi_last_ack_recv`` are
+all this needs, and every Linux since 2.6 has them at the same offsets."""
+
+
+def tcp_info_stalled(info: bytes) -> bool | None:
+    """Read Linux's ``struct tcp_info``: data unacknowledged (``tcpi_unacked``), sent again
+    at least once by the retransmission timer (``tcpi_retransmits``, which an
+    acknowledgement resets), and no acknowledgement for :data:`STALLED` seconds
+    (``tcpi_last_ack_recv``, milliseconds). None when ``info`` is too short to say."""
+    if len(info) < 60:
+        return None
+    retransmits = info[2]
+    (unacked,) = struct.unpack_from("=I", info, 24)
+    (last_ack_recv,) = struct.unpack_from("=I", info, 56)
+    return unacked > 0 and retransmits > 0 and last_ack_recv >= STALLED * 1000

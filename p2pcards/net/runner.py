@@ -869,6 +869,16 @@ async def _play(
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
+        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh)):
+            # What this node sent them waits unacknowledged by their system, which answers even
+            # when their program is frozen: the path is dead, not the player. The link counts as
+            # broken, as the system would say later (tls.DEAD_PATH), and the seat has its grace to
+            # link again and a whole step once back, as for any break (protocol.md 7.2).
+            for peer in dead:
+                old = links[peer]
+                mesh.link_lost(peer, now)
+                mesh.nursery.start_soon(_close, old)
+            continue
         if scope.cancelled_caught and WAIT_NOTICE + 1 < now - heard <= DEAF:
             continue  # every peer silent: the wait goes on until that shows this node cut off
         if scope.cancelled_caught:
@@ -1194,6 +1204,19 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
     with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
         for frame in frames:
             await link.send(frame)
+
+
+def _dead_paths(table: Sitting, links: dict[int, PeerLink], mesh: _Mesh) -> list[int]:
+    """The seats waited for whose own link shows a dead path (:meth:`Link.stalled`), when the
+    table can still take them back: a clock shorter than the system's limit (tls.DEAD_PATH)
+    would otherwise name a seat for a dropout of its network."""
+    if mesh.relinker is None or table.status not in ("running", "disputed"):
+        return []
+    return [
+        s
+        for s in table.waiting_for
+        if s in table.present and isinstance(lk := links.get(s), Link) and lk.stalled()
+    ]
 
 
 def _time_out(
