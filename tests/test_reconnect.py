@@ -997,3 +997,44 @@ async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_
     assert (2, "back") in notices[0] and (2, "back") in notices[1], notices
     assert board.relinks >= 2
     assert_valid_and_same(tables)
+
+
+async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_network_is_back(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seat 2's network drops everything for 25 s, and as in a real dropout the two sides see
+    it differently: seats 0 and 1 find what they sent it unacknowledged (``Link.stalled``),
+    while seat 2's own data, sent again once the path is back, is acknowledged; it just hears
+    nothing, since the others' systems wait out long back-offs before sending again. Seat 2
+    then takes its links for broken once it has heard from nobody for 11 s (``DEAF``)
+    instead of stopping, and the match goes on once the network is back, nobody named.
+    (Without that, seat 2 stops: "heard from nobody ... own connection may be down".)"""
+
+    def stalled(self: Link) -> bool:
+        end = self.stream
+        return isinstance(end, Silenceable) and end.silent and self.peer == "seat 2"
+
+    monkeypatch.setattr(Link, "stalled", stalled)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 10)
+        board.blocked.add(2)
+        for peer in (0, 1):
+            for a, b in ((2, peer), (peer, 2)):
+                end = links[a][b].stream
+                assert isinstance(end, Silenceable)
+                end.go_silent()
+        await trio.sleep(25)
+        board.blocked.discard(2)
+
+    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
+    clocks = Timeouts(turn=10.0, step=10.0)
+    tables, results, notices, _ = await run_with_cuts(
+        3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable
+    )
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert (0, "lost") in notices[2] and (1, "lost") in notices[2], notices
+    assert (0, "back") in notices[2] and (1, "back") in notices[2], notices
+    assert_valid_and_same(tables)

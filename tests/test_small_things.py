@@ -650,9 +650,10 @@ def test_a_folded_row_keeps_its_columns() -> None:
 def test_a_host_is_told_what_a_short_clock_does_to_a_dropped_connection(
     clock: list[str], warned: str | None
 ) -> None:
-    """Under 30 s (the time a dead connection takes to show as one, and a keep-alive), a
-    Wi-Fi dropout longer than the clock looks like a frozen player: the host is told so
-    before the table opens (here the table does not open: its address is refused)."""
+    """Under 30 s (the time a dead connection takes to show as one where a node cannot ask its
+    system, and a keep-alive), a Wi-Fi dropout longer than the clock may look like a frozen
+    player: the host is told so before the table opens (here the table does not open: its
+    address is refused)."""
     args = ["host", *clock, "--bind", "x" * 64]  # (no DNS name: refused before any network)
     result = CliRunner().invoke(main, args, env={"P2PCARDS_LANG": "en"})
     assert result.exit_code == 2, result.output
@@ -660,5 +661,5 @@ def test_a_host_is_told_what_a_short_clock_does_to_a_dropped_connection(
     if warned is None:
         assert "looks like a frozen player" not in said, said
     else:
-        assert f"(A clock of {warned} s: a connection that carries nothing" in said, said
-        assert "With 30 s or more a dead connection is noticed first" in said, said
+        assert f"(A clock of {warned} s. A node on Linux asks its system" in said, said
+        assert "learns it only after 20 s" in said and "With 30 s or more that never happens" in said, said

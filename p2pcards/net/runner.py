@@ -26,7 +26,7 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import trio
 
@@ -869,11 +869,10 @@ async def _play(
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
-        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh)):
-            # What this node sent them waits unacknowledged by their system, which answers even
-            # when their program is frozen: the path is dead, not the player. The link counts as
-            # broken, as the system would say later (tls.DEAD_PATH), and the seat has its grace to
-            # link again and a whole step once back, as for any break (protocol.md 7.2).
+        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, now - heard > DEAF)):
+            # The path is dead, not the player: the link counts as broken, as the system would
+            # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
+            # step once back, as for any break (protocol.md 7.2).
             for peer in dead:
                 old = links[peer]
                 mesh.link_lost(peer, now)
@@ -1206,17 +1205,24 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
             await link.send(frame)
 
 
-def _dead_paths(table: Sitting, links: dict[int, PeerLink], mesh: _Mesh) -> list[int]:
-    """The seats waited for whose own link shows a dead path (:meth:`Link.stalled`), when the
-    table can still take them back: a clock shorter than the system's limit (tls.DEAD_PATH)
-    would otherwise name a seat for a dropout of its network."""
+def _dead_paths(table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool) -> list[int]:
+    """The seats whose own link to this node is taken for broken when a timeout runs out, if
+    the table can still take them back (a clock shorter than the system's limit,
+    tls.DEAD_PATH, would otherwise decide on a dropout of the network):
+
+    * a seat waited for whose link shows a dead path (:meth:`Link.stalled`): what this node
+      sent waits unacknowledged by that seat's system, which answers even when its program
+      is frozen;
+    * every seat with a link of its own, when this node has heard from nobody for ``DEAF``
+      seconds: its own connection was cut off, and what the others sent meanwhile may come
+      only after long back-offs of their systems (its own data, sent again after the path
+      came back, may be acknowledged already). New links carry at once."""
     if mesh.relinker is None or table.status not in ("running", "disputed"):
         return []
-    return [
-        s
-        for s in table.waiting_for
-        if s in table.present and isinstance(lk := links.get(s), Link) and lk.stalled()
-    ]
+    linked = [s for s in table.present if isinstance(links.get(s), Link)]
+    if deaf:
+        return linked
+    return [s for s in linked if s in table.waiting_for and cast(Link, links[s]).stalled()]
 
 
 def _time_out(

@@ -193,9 +193,11 @@ for _cmd, _words in {
 _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
-    "host_short_clock": "(A clock of {seconds} s: a connection that carries nothing for longer than"
-    " that, such as a Wi-Fi dropout, looks like a frozen player, who is then named and the match"
-    " stops. With {enough} s or more a dead connection is noticed first and dialled again.)",
+    "host_short_clock": "(A clock of {seconds} s. A node on Linux asks its system, when a clock runs"
+    " out, whether the connection is dead (a Wi-Fi dropout), and then dials it again; a node on"
+    " another system learns it only after {dead} s. There, a dropout longer than the clock looks"
+    " like a frozen player, who is then named and the match stops. With {enough} s or more that"
+    " never happens.)",
     "bind_bad": "{address} is neither an address nor a host name",
     "join_ipv6_port": "({address} is read as an IPv6 address, at port 7777; port {port} of {host} is "
     "written [{host}]:{port})",
