@@ -159,3 +159,19 @@ def test_the_system_s_report_is_read_at_linux_s_offsets() -> None:
     assert tcp_info_stalled(info(2, 3, 2900)) is False  # acknowledged 2.9 s ago
     assert tcp_info_stalled(info(2, 3, 3500)[:40]) is None
     assert Link(trio.testing.memory_stream_pair()[0]).stalled() is None
+
+
+async def test_a_link_taken_for_dead_is_reset_and_the_peer_learns_it_at_once() -> None:
+    """``Link.reset`` sends a reset, not what waits to be sent (which a path that was dead
+    holds back for the system's back-off): the other end's next read fails at once."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    mine = Link(await trio.open_tcp_stream("127.0.0.1", port))
+    theirs = await listeners[0].accept()
+    await mine.send(b"x" * 100)
+    assert await theirs.receive_some(100) == b"x" * 100
+    await mine.reset()
+    with trio.fail_after(1), pytest.raises(trio.BrokenResourceError, match="reset"):
+        await theirs.receive_some(100)
+    await theirs.aclose()
+    await listeners[0].aclose()

@@ -27,7 +27,7 @@ from net_helpers import (
 from protocol_helpers import SHORT_RULES, make_tables, record_map, sign_map
 
 from p2pcards.games.nines.adapter import NinesTable as Table
-from p2pcards.games.nines.rules import NinesRules
+from p2pcards.games.nines.rules import Action, NinesRules
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import (
     EARLY_ASK,
@@ -804,6 +804,41 @@ async def test_a_seat_that_withholds_its_records_from_one_peer_slows_it_by_a_rou
     assert withheld > 20
     extra = max(ended.values()) - max(honest_ended.values())
     assert extra <= withheld * EARLY_ASK, (extra, withheld)
+
+
+def thinking(seed: int, seconds: float) -> Decider:
+    """A bot that takes ``seconds`` (virtual) over each move."""
+    decide = bot(seed)
+
+    async def slow(table: Table) -> Action:
+        await trio.sleep(seconds)
+        return await decide(table)
+
+    return slow
+
+
+async def test_a_seat_that_lacks_a_record_others_took_late_asks_for_it_at_once_not_at_the_next_notice(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 thinks 2.5 s over each move and never sends seat 2 its records. Seat 2's early
+    ask (1 s into the step) comes before the move exists, so it must ask again: it does
+    so a second after its last ask as soon as a peer shows it is past the step (seat 0's
+    records or its ``need``), instead of at the next notice (5 s into the step). Each
+    move withheld then costs seat 2 about a second, not two and a half."""
+    rules = NinesRules(hands=1)
+    tables = make_tables(3, rules, seed=4)
+    links = memory_links(3)
+    links[1][2] = Withholding(links[1][2], in_answers=False)
+    deciders = {0: bot(0), 1: thinking(1, 2.5), 2: bot(2)}
+    waits: dict[int, list[tuple[float, float, tuple[int, ...]]]] = {}
+    results, ended = await run_seats(tables, links, deciders, on_wait=waits)
+    for s in tables:
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+    turns = sum(1 for r in tables[2].records_to_save() if r.record.seat == 1 and r.record.body.TYPE == "play")
+    assert turns >= 3
+    # Seat 2 ends at most EARLY_ASK after seat 0, whatever the number of moves withheld.
+    assert ended[2] - ended[0] <= EARLY_ASK + SLACK, ended
+    assert not waits.get(2), waits  # never waited long enough for a notice
 
 
 async def test_the_first_step_waits_for_the_mesh_to_form_too(autojump_clock: trio.testing.MockClock) -> None:

@@ -10,6 +10,7 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import struct
@@ -164,6 +165,17 @@ class Link:
         except (OSError, ValueError):
             return None
         return tcp_info_stalled(info)
+
+    async def reset(self) -> None:
+        """Hang up at once, the system resetting the connection instead of sending what
+        waits: on a path that was dead, what waits (and the end of the connection behind
+        it) is held back by the system's back-off for seconds, while the peer, once its
+        link is reset, dials again or is dialled at once."""
+        sock = _socket_of(self.stream)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        await trio.aclose_forcefully(self.stream)
 
     async def aclose(self) -> None:
         with trio.move_on_after(1) as scope:

@@ -177,6 +177,11 @@ async def _close(link: Link) -> None:
         await link.aclose()
 
 
+async def _reset(link: Link) -> None:
+    with contextlib.suppress(Exception):
+        await link.reset()
+
+
 def _read_after_deciding(item: Any) -> bool:
     """Whether a frame that comes while this seat's own decision is due waits until the
     record is written: every frame but a broken link and a ``leave`` (alone, or all an
@@ -808,6 +813,11 @@ async def _play(
             # A record its author sent to some seats only (or that a path lost) reaches this
             # one through the others' answers: ask soon, not only at the first notice.
             ask_at = min(ask_at, started + EARLY_ASK)
+        if table.waiting_for and table.others_ahead:
+            # Another seat is past this step, so it holds what this node lacks (a record that
+            # its author's path lost on the way here, say): ask it each EARLY_ASK, not only
+            # at each notice.
+            ask_at = min(ask_at, max(asked, started) + EARLY_ASK)
         on_progress(table)
         if table.my_turn and thinking is None and not nobody_back:
             thinking = _Deciding((table.current, table.step), turn_ends)
@@ -874,9 +884,9 @@ async def _play(
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
             for peer in dead:
-                old = links[peer]
+                old = cast(Link, links[peer])
                 mesh.link_lost(peer, now)
-                mesh.nursery.start_soon(_close, old)
+                mesh.nursery.start_soon(_reset, old)
             continue
         if scope.cancelled_caught and WAIT_NOTICE + 1 < now - heard <= DEAF:
             continue  # every peer silent: the wait goes on until that shows this node cut off

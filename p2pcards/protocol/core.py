@@ -372,6 +372,11 @@ class TableCore:
         """Records held for later steps, waiting for the current one to complete."""
         return self.log.held_ahead
 
+    @property
+    def others_ahead(self) -> bool:
+        """Whether another seat is past the current step (so it holds what this one lacks)."""
+        return self.log.others_ahead
+
     def drain(self) -> list[bytes]:
         """Frames produced since the last call; each goes to every other seat."""
         return self.log.drain()

@@ -340,6 +340,13 @@ class StepLog:
         chained (they wait for the records before them)."""
         return sum(len(q) for q in self._inbox.values())
 
+    @property
+    def others_ahead(self) -> bool:
+        """Whether another seat is past the current step: a record of a later step is held,
+        or a peer's latest ``need`` names a later step. That seat holds every record of
+        this step, those this node still lacks too."""
+        return self.held_ahead > 0 or any(need.step > self.step for need in self.last_need.values())
+
     def records_to_save(self) -> list[SignedRecord]:
         """Every completed step, then the records already in for the step in progress,
         then the records that prove this node's verdict (a second record of an
