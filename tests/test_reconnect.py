@@ -1038,3 +1038,43 @@ async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_
     assert (0, "lost") in notices[2] and (1, "lost") in notices[2], notices
     assert (0, "back") in notices[2] and (1, "back") in notices[2], notices
     assert_valid_and_same(tables)
+
+
+async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_named(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seat 2's network drops everything for 8 s, with 10 s clocks. When it comes back, what
+    seats 0 and 1 send is acknowledged at once (their links show no dead path any more at
+    the clock), while what seat 2 sent meanwhile still waits out its system's back-off:
+    nothing comes from it. A path seen dead during the wait (``Link.look_at_path``, at each
+    asking), with nothing from the seat since, is a dead path too: the link is reset and
+    dialled again, and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
+    outage = {"on": False}
+
+    def stalled(self: Link) -> bool:
+        end = self.stream
+        return outage["on"] and isinstance(end, Silenceable) and end.silent and self.peer == "seat 2"
+
+    monkeypatch.setattr(Link, "stalled", stalled)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 10)
+        board.blocked.add(2)
+        outage["on"] = True
+        for peer in (0, 1):
+            for a, b in ((2, peer), (peer, 2)):
+                end = links[a][b].stream
+                assert isinstance(end, Silenceable)
+                end.go_silent()  # (what goes either way on these links now never arrives)
+        await trio.sleep(8)
+        outage["on"] = False
+        board.blocked.discard(2)
+
+    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
+    clocks = Timeouts(turn=10.0, step=10.0)
+    tables, results, notices, _ = await run_with_cuts(3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable)
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+        assert tables[s].present == (0, 1, 2)
+    assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
+    assert_valid_and_same(tables)

@@ -11,6 +11,7 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 from __future__ import annotations
 
 import contextlib
+import math
 import socket
 import ssl
 import struct
@@ -72,6 +73,10 @@ class Link:
         self.frames_received = 0
         self.last_sent: float | None = None
         """When a frame last went out (trio's clock), for the keep-alive."""
+        self.last_received: float | None = None
+        """When a frame last came in (trio's clock)."""
+        self.stalled_at: float | None = None
+        """When :meth:`look_at_path` last found the path dead (trio's clock)."""
 
     async def send(self, frame: bytes) -> None:
         async with self._send_lock:
@@ -112,6 +117,7 @@ class Link:
             self.bytes_received += len(data)
             self._ready.extend(self._decoder.feed(data))
         self.frames_received += 1
+        self.last_received = trio.current_time()
         return self._ready.popleft()
 
     def limit_frames(self, size: int) -> None:
@@ -165,6 +171,23 @@ class Link:
         except (OSError, ValueError):
             return None
         return tcp_info_stalled(info)
+
+    def look_at_path(self) -> bool:
+        """:meth:`stalled`, remembered in :attr:`stalled_at` when True: once the path carries
+        again, what this end sent is acknowledged at the first try, while what the peer sent
+        meanwhile may wait out its own system's back-off, seconds longer."""
+        if self.stalled():
+            self.stalled_at = trio.current_time()
+            return True
+        return False
+
+    def dead_since(self, since: float) -> bool:
+        """Whether the path is dead now, or was seen dead (:meth:`look_at_path`) at ``since`` or
+        later and nothing has come from the peer after that."""
+        if self.look_at_path():
+            return True
+        seen = self.stalled_at
+        return seen is not None and seen >= since and (self.last_received or -math.inf) < seen
 
     async def reset(self) -> None:
         """Hang up at once, the system resetting the connection instead of sending what

@@ -876,10 +876,13 @@ async def _play(
                 notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
+            for peer in table.waiting_for:  # (a path seen dead now explains a silence later)
+                if isinstance(lk := links.get(peer), Link):
+                    lk.look_at_path()
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
-        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, now - heard > DEAF)):
+        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, now - heard > DEAF, started)):
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
@@ -1215,14 +1218,17 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
             await link.send(frame)
 
 
-def _dead_paths(table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool) -> list[int]:
+def _dead_paths(
+    table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool, since: float
+) -> list[int]:
     """The seats whose own link to this node is taken for broken when a timeout runs out, if
     the table can still take them back (a clock shorter than the system's limit,
     tls.DEAD_PATH, would otherwise decide on a dropout of the network):
 
     * a seat waited for whose link shows a dead path (:meth:`Link.stalled`): what this node
       sent waits unacknowledged by that seat's system, which answers even when its program
-      is frozen;
+      is frozen; or showed one during the wait, ``since``, and nothing came from that seat
+      after (what it sent meanwhile may wait out its system's back-off);
     * every seat with a link of its own, when this node has heard from nobody for ``DEAF``
       seconds: its own connection was cut off, and what the others sent meanwhile may come
       only after long back-offs of their systems (its own data, sent again after the path
@@ -1232,7 +1238,7 @@ def _dead_paths(table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: b
     linked = [s for s in table.present if isinstance(links.get(s), Link)]
     if deaf:
         return linked
-    return [s for s in linked if s in table.waiting_for and cast(Link, links[s]).stalled()]
+    return [s for s in linked if s in table.waiting_for and cast(Link, links[s]).dead_since(since)]
 
 
 def _time_out(
