@@ -61,7 +61,7 @@ from p2pcards.protocol.lobby import (
 )
 from p2pcards.protocol.lobby import Link as LinkHello
 from p2pcards.protocol.messages import Player
-from p2pcards.protocol.wire import MAX_FRAME, WireError, pack
+from p2pcards.protocol.wire import MAX_FRAME, Need, WireError, pack
 from p2pcards.ui.i18n import Translator
 
 ONE_HAND = NinesRules(hands=1)
@@ -367,6 +367,29 @@ async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None
         refused = await refusal(port, "ann")
         assert refused.reason == "version" and "the host speaks 1" in str(refused)
         nursery.cancel_scope.cancel()
+
+
+async def test_a_frame_of_the_match_in_the_lobby_is_not_said_to_be_another_version() -> None:
+    """A ``need`` frame (version 1, the match's own frames) where the host's challenge was due:
+    the joiner says the host sent a message of the match too early, not that it speaks
+    another version (which a lobby message of version 1 still is)."""
+
+    async def fake_host(stream: trio.abc.Stream) -> None:
+        link = Link(await tls_serve(stream, Identity.generate()))
+        decode_lobby_object(await link.receive())  # the hello
+        await link.send(Need(3, (0, 1), b"\0" * 32).to_frame())
+        await trio.sleep_forever()
+
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, fake_host, listeners)
+        with trio.fail_after(10), pytest.raises(PeerUnreachable) as caught:
+            await join(port, "ann")
+        nursery.cancel_scope.cancel()
+    said = str(caught.value)
+    assert "a message of the match (need) came before the match started" in said, said
+    assert "version" not in said, said
 
 
 async def test_a_host_nobody_listens_for_is_unreachable(tmp_path: Path) -> None:

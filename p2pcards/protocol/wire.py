@@ -279,6 +279,10 @@ def decode_frame(data: bytes) -> Frame:
     return decode_frame_object(unpack_untrusted(data, MAX_FRAME))
 
 
+FRAME_KINDS = frozenset({"record", "evidence", "abort", "need", "relay"})
+"""The ``kind`` of every frame of a match (section 2 of protocol.md)."""
+
+
 def decode_frame_object(obj: Any) -> Frame:
     """Check an already bounded-unpacked object and build the frame."""
     if type(obj) is not dict:
