@@ -10,6 +10,7 @@ of a hand, the one-line errors of ``join`` and ``audit``, and the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -609,6 +610,28 @@ def test_scripts_play_watch_runs_a_match(tmp_path: Path) -> None:
     saved = list((home / "transcripts").glob("*.p2pt"))
     assert len(saved) == 1 and str(saved[0]) in proc.stdout
     assert run_cli(["audit", str(saved[0])], home=home).returncode == 0
+
+
+def test_scripts_play_is_called_by_its_own_name_in_its_usage_and_hints(tmp_path: Path) -> None:
+    """A typo after ``scripts/play`` is answered with a hint a player can type as it is
+    (``scripts/play --help``, not ``p2pcards play --help``, which is not on the path)."""
+    venv = REPO / ".venv"
+    stamp = venv / ".installed-runtime"
+    wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    if not stamp.exists() or stamp.read_text().strip() != wanted or not (venv / "bin" / "p2pcards").exists():
+        pytest.skip(".venv is missing or older than pyproject.toml: scripts/play would reinstall it")
+    script = REPO / "scripts" / "play"
+    run = functools.partial(
+        subprocess.run, env=node_env(tmp_path), capture_output=True, text=True, timeout=60, check=False
+    )
+    typo = run([str(script), "--bogus"])
+    assert typo.returncode == 2, typo.stderr
+    assert f"Try '{script} --help' for help." in typo.stderr, typo.stderr
+    assert f"Usage: {script} [OPTIONS]" in typo.stderr, typo.stderr
+    helped = run([str(script), "--help"])
+    assert helped.stdout.startswith(f"Usage: {script} [OPTIONS]"), helped.stdout
+    direct = run([str(venv / "bin" / "p2pcards"), "play", "--bogus"])
+    assert "Try 'p2pcards play --help' for help." in direct.stderr, direct.stderr
 
 
 def test_python_dash_m_runs_the_command_line(tmp_path: Path) -> None:

@@ -115,8 +115,24 @@ def _say_help(text: str | None, tr: Any, keys: dict[str, str]) -> str | None:
     return tr.text(key, english) if key else text
 
 
+SCRIPT_NAME = "P2PCARDS_SCRIPT"
+"""Set by ``scripts/play`` to the name it was run by: ``p2pcards play`` is then called by that
+name in its usage line and in the hint after an error, which a player can type as it is."""
+
+
+class _Context(click.Context):
+    @property
+    def command_path(self) -> str:
+        script = os.environ.get(SCRIPT_NAME)
+        if script and self.info_name == "play" and self.parent is not None and self.parent.parent is None:
+            return script
+        return super().command_path
+
+
 class _Localized(click.Command):
     """A command whose help is written in the player's language."""
+
+    context_class = _Context
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         found = _lang_in(args)
