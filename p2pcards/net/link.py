@@ -11,7 +11,6 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 from __future__ import annotations
 
 import contextlib
-import math
 import socket
 import ssl
 import struct
@@ -186,8 +185,8 @@ class Link:
         later and nothing has come from the peer after that."""
         if self.look_at_path():
             return True
-        seen = self.stalled_at
-        return seen is not None and seen >= since and (self.last_received or -math.inf) < seen
+        seen, last = self.stalled_at, self.last_received
+        return seen is not None and seen >= since and (last is None or last < seen)
 
     async def reset(self) -> None:
         """Hang up at once, the system resetting the connection instead of sending what
