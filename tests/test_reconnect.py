@@ -962,98 +962,20 @@ async def test_a_seat_back_from_a_crash_links_again_only_with_the_seats_still_at
     assert (0, "lost") in notices and not [n for n in notices if n[0] == 2], notices
 
 
-async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_and_nobody_is_named(
-    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Seat 2's network drops every packet, both ways, for 25 s: longer than the 10 s clocks,
-    shorter than the grace. Its links stay open (nothing says they ended), and the systems
-    at each end report the data they sent unacknowledged (``Link.stalled``, which a real
-    socket reads from the system). At the clock the links count as broken instead of the
-    seat as silent: they are dialled again once the network is back, and the match ends
-    with nobody named. (Without the check, seats 0 and 1 name seat 2.)"""
-    stalled = lambda self: isinstance(self.stream, Silenceable) and self.stream.silent  # noqa: E731
-    monkeypatch.setattr(Link, "stalled", stalled)
-
-    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
-        await until_step(tables, 10)
-        board.blocked.add(2)
-        for peer in (0, 1):
-            for a, b in ((2, peer), (peer, 2)):
-                end = links[a][b].stream
-                assert isinstance(end, Silenceable)
-                end.go_silent()
-        await trio.sleep(25)
-        board.blocked.discard(2)
-
-    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
-    clocks = Timeouts(turn=10.0, step=10.0)
-    tables, results, notices, board = await run_with_cuts(
-        3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable
-    )
-    for s in range(3):
-        assert results[s].status == "over" and results[s].blamed == (), results[s]
-        assert tables[s].present == (0, 1, 2)
-    assert (2, "lost") in notices[0] or (2, "lost") in notices[1], notices
-    assert (2, "back") in notices[0] and (2, "back") in notices[1], notices
-    assert board.relinks >= 2
-    assert_valid_and_same(tables)
-
-
-async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_network_is_back(
-    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Seat 2's network drops everything for 25 s, and as in a real dropout the two sides see
-    it differently: seats 0 and 1 find what they sent it unacknowledged (``Link.stalled``),
-    while seat 2's own data, sent again once the path is back, is acknowledged; it just hears
-    nothing, since the others' systems wait out long back-offs before sending again. Seat 2
-    then takes its links for broken once it has heard from nobody for 11 s (``DEAF``)
-    instead of stopping, and the match goes on once the network is back, nobody named.
-    (Without that, seat 2 stops: "heard from nobody ... own connection may be down".)"""
-
-    def stalled(self: Link) -> bool:
-        end = self.stream
-        return isinstance(end, Silenceable) and end.silent and self.peer == "seat 2"
-
-    monkeypatch.setattr(Link, "stalled", stalled)
-
-    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
-        await until_step(tables, 10)
-        board.blocked.add(2)
-        for peer in (0, 1):
-            for a, b in ((2, peer), (peer, 2)):
-                end = links[a][b].stream
-                assert isinstance(end, Silenceable)
-                end.go_silent()
-        await trio.sleep(25)
-        board.blocked.discard(2)
-
-    silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
-    clocks = Timeouts(turn=10.0, step=10.0)
-    tables, results, notices, _ = await run_with_cuts(
-        3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable
-    )
-    for s in range(3):
-        assert results[s].status == "over" and results[s].blamed == (), results[s]
-        assert tables[s].present == (0, 1, 2)
-    assert (0, "lost") in notices[2] and (1, "lost") in notices[2], notices
-    assert (0, "back") in notices[2] and (1, "back") in notices[2], notices
-    assert_valid_and_same(tables)
-
-
-async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_named(
-    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Seat 2's network drops everything for 8 s, with 10 s clocks. When it comes back, what
-    seats 0 and 1 send is acknowledged at once (their links show no dead path any more at
-    the clock), while what seat 2 sent meanwhile still waits out its system's back-off:
-    nothing comes from it. A path seen dead during the wait (``Link.look_at_path``, at each
-    asking), with nothing from the seat since, is a dead path too: the link is reset and
-    dialled again, and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
+async def seat_2_offline(
+    monkeypatch: pytest.MonkeyPatch, seconds: float, reports: Callable[[Link], bool]
+) -> tuple[dict[int, list[tuple[int, str]]], Switchboard]:
+    """Seat 2's network drops every packet, both ways, for ``seconds`` from step 10, with
+    10 s clocks and a 60 s grace. Its links stay open (nothing says they ended) and carry
+    nothing more; while the outage lasts, the end of such a link shows a dead path
+    (``Link.stalled``, which a real socket reads from the system) where ``reports(link)``.
+    Checks that the match ends with every seat, nobody named and the same valid files;
+    returns each seat's link notices and the switchboard."""
     outage = {"on": False}
 
     def stalled(self: Link) -> bool:
         end = self.stream
-        return outage["on"] and isinstance(end, Silenceable) and end.silent and self.peer == "seat 2"
+        return outage["on"] and isinstance(end, Silenceable) and end.silent and reports(self)
 
     monkeypatch.setattr(Link, "stalled", stalled)
 
@@ -1066,15 +988,58 @@ async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_nam
                 end = links[a][b].stream
                 assert isinstance(end, Silenceable)
                 end.go_silent()  # (what goes either way on these links now never arrives)
-        await trio.sleep(8)
+        await trio.sleep(seconds)
         outage["on"] = False
         board.blocked.discard(2)
 
     silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
     clocks = Timeouts(turn=10.0, step=10.0)
-    tables, results, notices, _ = await run_with_cuts(3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable)
+    tables, results, notices, board = await run_with_cuts(
+        3, cuts, grace=60.0, timeouts=clocks, wrap=silenceable
+    )
     for s in range(3):
         assert results[s].status == "over" and results[s].blamed == (), results[s]
         assert tables[s].present == (0, 1, 2)
-    assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
     assert_valid_and_same(tables)
+    return notices, board
+
+
+async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_and_nobody_is_named(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For 25 s, longer than the clocks, shorter than the grace, with the systems at each
+    end reporting the data they sent unacknowledged: at the clock the links count as
+    broken instead of the seat as silent, they are dialled again once the network is back,
+    and nobody is named. (Without the check, seats 0 and 1 name seat 2.)"""
+    notices, board = await seat_2_offline(monkeypatch, 25, lambda link: True)
+    assert (2, "lost") in notices[0] or (2, "lost") in notices[1], notices
+    assert (2, "back") in notices[0] and (2, "back") in notices[1], notices
+    assert board.relinks >= 2
+
+
+async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_network_is_back(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For 25 s, and as in a real dropout the two sides see it differently: seats 0 and 1
+    find what they sent unacknowledged, while seat 2's own data, sent again once the path
+    is back, is acknowledged; it just hears nothing, since the others' systems wait out
+    long back-offs before sending again. Seat 2 then takes its links for broken once it
+    has heard from nobody for 11 s (``DEAF``) instead of stopping, and links again once
+    the network is back. (Without that, seat 2 stops: "heard from nobody ... own
+    connection may be down".)"""
+    notices, _ = await seat_2_offline(monkeypatch, 25, lambda link: link.peer == "seat 2")
+    assert (0, "lost") in notices[2] and (1, "lost") in notices[2], notices
+    assert (0, "back") in notices[2] and (1, "back") in notices[2], notices
+
+
+async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_named(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For 8 s, under the 10 s clocks. When the network is back, what seats 0 and 1 send is
+    acknowledged at once (their links show no dead path any more at the clock), while
+    what seat 2 sent meanwhile still waits out its system's back-off: nothing comes from
+    it. A path seen dead during the wait (``Link.look_at_path``, at each asking), with
+    nothing from the seat since, is a dead path too: the link is reset and dialled again,
+    and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
+    notices, _ = await seat_2_offline(monkeypatch, 8, lambda link: link.peer == "seat 2")
+    assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
