@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from p2pcards.crypto.encoding import encode_deck
 from p2pcards.crypto.identity import Identity, verify_signature
 from p2pcards.games.nines.rules import NinesRules
+from p2pcards.protocol.lobby import VersionMismatch, decode_lobby_object
 from p2pcards.protocol.messages import (
     BODY_TYPES,
     AcceptSkip,
@@ -50,6 +51,7 @@ from p2pcards.protocol.messages import (
     Unlock,
 )
 from p2pcards.protocol.wire import (
+    FRAME_KINDS,
     MAX_ARRAY,
     MAX_EVIDENCE,
     MAX_FRAME,
@@ -230,6 +232,38 @@ def test_fuzz_arbitrary_bytes(data: bytes) -> None:
 @given(objects)
 def test_fuzz_msgpack_objects(obj: Any) -> None:
     try_decode(pack(obj))
+
+
+lobby_like = st.fixed_dictionaries(
+    {"v": st.sampled_from([1, 2, True, 1.0, 0, "1"]), "kind": objects | st.sampled_from(sorted(FRAME_KINDS))},
+    optional={"body": objects, "step": objects, "raw": objects},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(objects | lobby_like)
+def test_fuzz_lobby_frames_fail_only_as_wire_errors(obj: Any) -> None:
+    """Whatever a stranger sends before the match, reading it as a lobby frame gives a
+    message or a WireError (a version mismatch is one): no other exception reaches the
+    host's connection handler."""
+    try:
+        message = decode_lobby_object(obj)
+    except WireError as e:
+        assert str(e)
+    else:
+        assert isinstance(message, Body)
+
+
+def test_a_frame_of_the_match_in_the_lobby_is_a_protocol_error_not_another_version() -> None:
+    need = {"v": 1, "kind": "need", "step": 3, "have": [0], "last": b"\0" * 32}
+    with pytest.raises(WireError, match="came before the match started") as caught:
+        decode_lobby_object(need)
+    assert not isinstance(caught.value, VersionMismatch)
+    for version in (True, 1.0):  # (not the integer 1: another version)
+        with pytest.raises(VersionMismatch):
+            decode_lobby_object({**need, "v": version})
+    with pytest.raises(VersionMismatch):  # a lobby message of version 1
+        decode_lobby_object({"v": 1, "kind": "hello", "body": {}})
 
 
 def flip(data: bytes, bit: int) -> bytes:

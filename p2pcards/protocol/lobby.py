@@ -71,7 +71,7 @@ from p2pcards.protocol.messages import (
     show,
 )
 from p2pcards.protocol.notice import NOTICES, refusal_key
-from p2pcards.protocol.wire import FRAME_KINDS, PROTOCOL_VERSION, WireError, pack, unpack_untrusted
+from p2pcards.protocol.wire import FRAME_KINDS, WireError, is_version, pack, unpack_untrusted
 
 MAX_LOBBY_FRAME = 16 * 1024
 """Largest lobby frame, in bytes (a six-seat ``start`` at its largest is under 3 KiB)."""
@@ -397,9 +397,10 @@ def decode_lobby_object(obj: Any) -> Body:
     if type(obj) is not dict:
         raise WireError("a lobby frame must be a map")
     v = obj.get("v")
-    if v == PROTOCOL_VERSION and obj.get("kind") in FRAME_KINDS and set(obj) != {"v", "kind", "body"}:
+    kind = obj.get("kind")
+    if is_version(v) and type(kind) is str and kind in FRAME_KINDS and set(obj) != {"v", "kind", "body"}:
         # A frame of a match, not a lobby message of another version: said as what it is.
-        raise WireError(f"a message of the match ({obj['kind']}) came before the match started")
+        raise WireError(f"a message of the match ({kind}) came before the match started")
     if type(v) is not int or v != LOBBY_VERSION:
         raise VersionMismatch(obj.get("v"))
     if set(obj) != {"v", "kind", "body"}:
