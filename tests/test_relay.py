@@ -8,6 +8,7 @@ alters blames the relay, never the record's author.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -16,13 +17,17 @@ import trio.testing
 from net_helpers import bot
 from protocol_helpers import SHORT_RULES, make_tables
 
+from p2pcards.bots.random_bot import RandomBot
+from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link
 from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
+from p2pcards.protocol.loopback import LocalNetwork, play_bots
+from p2pcards.protocol.steplog import WITHHELD_LIMIT
 from p2pcards.protocol.transcript import encode_file
-from p2pcards.protocol.wire import Abort, Evidence, Relay, SignedRecord, WireError, decode_frame
+from p2pcards.protocol.wire import Abort, Evidence, Need, Relay, SignedRecord, WireError, decode_frame
 
 TIMEOUTS = Timeouts(turn=60.0, step=30.0)
 
@@ -499,3 +504,45 @@ async def test_seats_relayed_through_a_player_who_thinks_long_are_not_kept_waiti
                 nursery.start_soon(seat, s)
     assert {s: (r.status, r.problem) for s, r in results.items()} == dict.fromkeys(range(n), ("over", None))
     assert len({tuple(r.raw for r in t.transcript.records()) for t in tables.values()}) == 1
+
+
+class CarriedBySeat1(LocalNetwork):
+    """Seat 0 and seat 2 have no link: seat 0's frames reach seat 2 inside relays that seat 1
+    carries. And seat 1's own frames to seat 2 are lost on the way, so that seat 2 gets
+    seat 1's records only inside seat 0's answers to its ``need``, as seat 1 carries them."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.carried: list[bytes] = []
+
+    def _queue(self, sender: int, receiver: int, frame: bytes) -> None:
+        if (sender, receiver) == (0, 2):
+            self.carried.append(frame)
+        elif (sender, receiver) != (1, 2) or isinstance(decode_frame(frame), Need):
+            super()._queue(sender, receiver, frame)
+
+    def deliver_one(self) -> bool:
+        carried = bool(self.carried)
+        while self.carried:
+            frame = self.carried.pop(0)
+            if 2 in self.failures:
+                continue
+            try:
+                self.tables[2].receive_relayed(1, 0, decode_frame(frame))
+            except RemoteProtocolError as e:
+                self.failures[2] = e
+            self._collect()
+        return super().deliver_one() or carried
+
+
+def test_records_carried_in_relays_never_count_as_withheld_by_their_carrier() -> None:
+    """protocol.md 7.2: frames carried by a relay do not count toward "withholds its records
+    until asked". Here every record of seat 1 reaches seat 2 inside seat 0's answers, which
+    seat 1 carries, each after seat 2 asked: seat 1 is never named for it."""
+    tables = make_tables(3, SHORT_RULES, seed=5)
+    net = CarriedBySeat1(tables, rng=random.Random(5))
+    play_bots(net, {s: RandomBot() for s in tables}, random.Random(5))
+    carried = [r for r in tables[2].records_to_save() if r.record.seat == 1]
+    assert len(carried) > WITHHELD_LIMIT
+    assert not net.failures, net.failures
+    assert all(t.status == "over" for t in tables.values())

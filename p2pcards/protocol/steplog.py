@@ -630,7 +630,8 @@ class StepLog:
                 new = True
                 continue
             fresh = self._accept_record(rec, sender=sender, direct=False)
-            asked = self._asked[0] == r.step and sender in self._asked[1]
+            # (A frame carried for another seat is that seat's answer, not the carrier's.)
+            asked = self._asked[0] == r.step and sender in self._asked[1] and not relayed
             if fresh and sender is not None and r.seat == sender and r.step == self.step and asked:
                 self._note_withheld(sender)
             new = fresh or new
