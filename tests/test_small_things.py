@@ -661,5 +661,5 @@ def test_a_host_is_told_what_a_short_clock_does_to_a_dropped_connection(
     if warned is None:
         assert "looks like a frozen player" not in said, said
     else:
-        assert f"(A clock of {warned} s. A node on Linux asks its system" in said, said
-        assert "learns it only after 20 s" in said and "With 30 s or more that never happens" in said, said
+        assert f"(A clock of {warned} s. A node on Linux tells a dead connection" in said, said
+        assert "a clock of 30 s or more leaves dropouts more time" in said, said

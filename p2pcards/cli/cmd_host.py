@@ -250,12 +250,11 @@ def host(
 def _warn_short_clock(seconds: float, tr: Translator) -> None:
     """Say, on the error stream, that a clock this short may take a connection that stopped
     carrying anything for longer than it (a Wi-Fi dropout) for a frozen player: a node that
-    cannot ask its system (``Link.stalled``: Linux only) sees a dead path as a broken link,
-    dialled again, only after ``tls.DEAD_PATH`` seconds and a keep-alive."""
+    cannot ask its system (Linux only: ``Link.stalled``, ``tls.DEAD_PATH``) cannot tell the two
+    apart. Under ``tls.DEAD_PATH`` seconds and a keep-alive the clock is short for any node."""
     from p2pcards.net.session import WAIT_NOTICE
     from p2pcards.net.tls import DEAD_PATH
 
     enough = DEAD_PATH + 2 * WAIT_NOTICE
     if seconds < enough:
-        said = tr("host_short_clock", seconds=f"{seconds:g}", dead=f"{DEAD_PATH:g}", enough=f"{enough:g}")
-        click.echo(said, err=True)
+        click.echo(tr("host_short_clock", seconds=f"{seconds:g}", enough=f"{enough:g}"), err=True)

@@ -882,7 +882,8 @@ async def _play(
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
-        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, now - heard > DEAF, started)):
+        deaf = now - heard > DEAF
+        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, deaf, started, returned)):
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
@@ -1219,7 +1220,7 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
 
 
 def _dead_paths(
-    table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool, since: float
+    table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool, since: float, returned: set[int]
 ) -> list[int]:
     """The seats whose own link to this node is taken for broken when a timeout runs out, if
     the table can still take them back (a clock shorter than the system's limit,
@@ -1232,10 +1233,13 @@ def _dead_paths(
     * every seat with a link of its own, when this node has heard from nobody for ``DEAF``
       seconds: its own connection was cut off, and what the others sent meanwhile may come
       only after long back-offs of their systems (its own data, sent again after the path
-      came back, may be acknowledged already). New links carry at once."""
+      came back, may be acknowledged already). New links carry at once.
+
+    A seat back in this step (``returned``) had its time: its link is not taken for broken
+    again (protocol.md 7.2)."""
     if mesh.relinker is None or table.status not in ("running", "disputed"):
         return []
-    linked = [s for s in table.present if isinstance(links.get(s), Link)]
+    linked = [s for s in table.present if isinstance(links.get(s), Link) and s not in returned]
     if deaf:
         return linked
     return [s for s in linked if s in table.waiting_for and cast(Link, links[s]).dead_since(since)]

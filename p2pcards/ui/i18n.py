@@ -193,11 +193,10 @@ for _cmd, _words in {
 _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
-    "host_short_clock": "(A clock of {seconds} s. A node on Linux asks its system, when a clock runs"
-    " out, whether the connection is dead (a Wi-Fi dropout), and then dials it again; a node on"
-    " another system learns it only after {dead} s. There, a dropout longer than the clock looks"
-    " like a frozen player, who is then named and the match stops. With {enough} s or more that"
-    " never happens.)",
+    "host_short_clock": "(A clock of {seconds} s. A node on Linux tells a dead connection (a Wi-Fi"
+    " dropout) from a frozen player when a clock runs out, and the connection is made again. On other"
+    " systems a dropout longer than the clock looks like a frozen player, who is then named and the"
+    " match stops: a clock of {enough} s or more leaves dropouts more time.)",
     "bind_bad": "{address} is neither an address nor a host name",
     "join_ipv6_port": "({address} is read as an IPv6 address, at port 7777; port {port} of {host} is "
     "written [{host}]:{port})",
