@@ -345,7 +345,8 @@ class StepLog:
         """Whether another seat is past the current step: a record of a later step is held,
         or a peer's latest ``need`` names a later step. That seat holds every record of
         this step, those this node still lacks too."""
-        return self.held_ahead > 0 or any(need.step > self.step for need in self.last_need.values())
+        later = any(step > self.step for queue in self._inbox.values() for step in queue)
+        return later or any(need.step > self.step for need in self.last_need.values())
 
     def records_to_save(self) -> list[SignedRecord]:
         """Every completed step, then the records already in for the step in progress,
