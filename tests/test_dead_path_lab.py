@@ -143,8 +143,9 @@ def test_a_link_reads_a_dead_path_from_the_system_and_not_a_frozen_peer() -> Non
 
 
 def test_the_system_s_report_is_read_at_linux_s_offsets() -> None:
-    """``struct tcp_info``: retransmits at byte 2, unacknowledged segments at 24, the
-    milliseconds since the last acknowledgement at 56. A link without a socket cannot say."""
+    """``struct tcp_info``: retransmission timeouts in a row at byte 2, unacknowledged
+    segments at 24, the milliseconds since the last acknowledgement at 56. A link without a
+    socket cannot say."""
 
     def info(retransmits: int, unacked: int, since_ack_ms: int) -> bytes:
         raw = bytearray(104)
@@ -157,6 +158,10 @@ def test_the_system_s_report_is_read_at_linux_s_offsets() -> None:
     assert tcp_info_stalled(info(0, 3, 3500)) is False  # not sent again yet: just sent after a quiet spell
     assert tcp_info_stalled(info(2, 0, 9000)) is False  # nothing waits: a quiet link
     assert tcp_info_stalled(info(2, 3, 2900)) is False  # acknowledged 2.9 s ago
+    # Four timeouts in a row are 3 s or more with no progress, even when a segment of the
+    # peer's own (its data getting through first) brought an acknowledgement of nothing new:
+    assert tcp_info_stalled(info(4, 3, 100)) is True
+    assert tcp_info_stalled(info(3, 3, 100)) is False
     assert tcp_info_stalled(info(2, 3, 3500)[:40]) is None
     assert Link(trio.testing.memory_stream_pair()[0]).stalled() is None
 

@@ -228,14 +228,24 @@ _TCP_INFO_SIZE = 104
 all this needs, and every Linux since 2.6 has them at the same offsets."""
 
 
+STALLED_TIMEOUTS = 4
+"""Retransmission timeouts in a row, with no progress, that show a dead path by themselves:
+the system doubles its wait after each one, from at least 0.2 s, so four take 3 s or more."""
+
+
 def tcp_info_stalled(info: bytes) -> bool | None:
-    """Read Linux's ``struct tcp_info``: data unacknowledged (``tcpi_unacked``), sent again
-    at least once by the retransmission timer (``tcpi_retransmits``, which an
-    acknowledgement resets), and no acknowledgement for :data:`STALLED` seconds
-    (``tcpi_last_ack_recv``, milliseconds). None when ``info`` is too short to say."""
+    """Read Linux's ``struct tcp_info``: data unacknowledged (``tcpi_unacked``), sent again by
+    the retransmission timer with no progress since (``tcpi_retransmits``, which only an
+    acknowledgement of new data resets), :data:`STALLED_TIMEOUTS` times, or at least once
+    with no acknowledgement at all for :data:`STALLED` seconds (``tcpi_last_ack_recv``,
+    milliseconds; a segment from the peer carries one, even when it acknowledges nothing
+    new, as when the peer's own data gets through first). None when ``info`` is too short
+    to say."""
     if len(info) < 60:
         return None
     retransmits = info[2]
     (unacked,) = struct.unpack_from("=I", info, 24)
     (last_ack_recv,) = struct.unpack_from("=I", info, 56)
-    return unacked > 0 and retransmits > 0 and last_ack_recv >= STALLED * 1000
+    if unacked == 0 or retransmits == 0:
+        return False
+    return retransmits >= STALLED_TIMEOUTS or last_ack_recv >= STALLED * 1000
