@@ -19,6 +19,7 @@ from net_helpers import bot, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines.adapter import NinesTable as Table
+from p2pcards.games.nines.rules import Action
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
@@ -1043,3 +1044,40 @@ async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_nam
     and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
     notices, _ = await seat_2_offline(monkeypatch, 8, lambda link: link.peer == "seat 2")
     assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
+
+
+async def test_a_seat_that_dials_in_before_this_node_saw_its_link_break_has_a_whole_step_from_then(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seats 1 and 2 wait for seat 0's move (seat 0 thinks 15 s; their clock: 10 s and 3 s
+    more). 12 s in, seat 0 dials them again: it found the old paths broken first, as a seat
+    cut off from everyone does. For them that is a break and a return all the same: the
+    turn has a whole clock from then, and seat 0's move, which comes on the new links, is
+    taken. (Without it, they name seat 0 at 13 s, 1 s after such a return.)"""
+    started: dict[str, float] = {}
+
+    async def slow_once(table: Table) -> Action:
+        if table.step >= 30 and "at" not in started:
+            started["at"] = trio.current_time()
+            await trio.sleep(15)
+        return await bot(0)(table)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        while "at" not in started:
+            await trio.sleep(0.1)
+        await trio.sleep(12)
+        for peer in (1, 2):  # seats 1 and 2 take them; seat 0's old links then close
+            mine, theirs = trio.testing.memory_stream_pair()
+            ends = Link(mine, peer=f"seat {peer}"), Link(theirs, peer="seat 0")
+            board.latest[(0, peer)] = ends
+            await board.inbox[(0, peer)].send(ends[1])
+
+    patient = Timeouts(turn=60.0, step=10.0)  # seat 0's own clock lets it think
+    clocks = Timeouts(turn=10.0, step=10.0)
+    tables, results, notices, _ = await run_with_cuts(
+        3, cuts, timeouts=clocks, seat_timeouts={0: patient}, deciders={0: slow_once}
+    )
+    for s in range(3):
+        assert results[s].status == "over" and results[s].blamed == (), results[s]
+    assert (0, "lost") in notices[1] and (0, "back") in notices[2], notices
+    assert_valid_and_same(tables)

@@ -72,8 +72,6 @@ class Link:
         self.frames_received = 0
         self.last_sent: float | None = None
         """When a frame last went out (trio's clock), for the keep-alive."""
-        self.last_received: float | None = None
-        """When a frame last came in (trio's clock)."""
         self.stalled_at: float | None = None
         """When :meth:`look_at_path` last found the path dead (trio's clock)."""
 
@@ -116,7 +114,6 @@ class Link:
             self.bytes_received += len(data)
             self._ready.extend(self._decoder.feed(data))
         self.frames_received += 1
-        self.last_received = trio.current_time()
         return self._ready.popleft()
 
     def limit_frames(self, size: int) -> None:
@@ -182,11 +179,11 @@ class Link:
 
     def dead_since(self, since: float) -> bool:
         """Whether the path is dead now, or was seen dead (:meth:`look_at_path`) at ``since`` or
-        later and nothing has come from the peer after that."""
+        later: a path back for a moment may still hold what the peer sent meanwhile (or what
+        it lacked to write it) behind a back-off of seconds."""
         if self.look_at_path():
             return True
-        seen, last = self.stalled_at, self.last_received
-        return seen is not None and seen >= since and (last is None or last < seen)
+        return self.stalled_at is not None and self.stalled_at >= since
 
     async def reset(self) -> None:
         """Hang up at once, the system resetting the connection instead of sending what

@@ -915,13 +915,13 @@ async def _play(
                 if nobody_back:  # the first peer back after a crash: the step's clocks start now
                     nobody_back = False
                     step = (None, -1)
-                if was_away and peer not in returned:  # a peer back from away gets a whole step, once
+                if not was_away:  # it found the old path broken before this seat did: said as a break
+                    mesh.on_link(peer, "lost", mesh.grace)
+                if peer not in returned:  # a peer back from a break gets a whole step, once
                     if now + wait > deadline and peer in table.waiting_for:
                         clock_from = now  # its time is shown from its return, as its own clock runs
                     deadline = max(deadline, now + wait)
                     returned.add(peer)
-                else:  # it found the old path broken before this seat did: said as a break
-                    mesh.on_link(peer, "lost", mesh.grace)
                 mesh.on_link(peer, "back", away_for)
             else:  # a seat gone from the table is told so, then hung up on
                 mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
@@ -1228,8 +1228,8 @@ def _dead_paths(
 
     * a seat waited for whose link shows a dead path (:meth:`Link.stalled`): what this node
       sent waits unacknowledged by that seat's system, which answers even when its program
-      is frozen; or showed one during the wait, ``since``, and nothing came from that seat
-      after (what it sent meanwhile may wait out its system's back-off);
+      is frozen; or showed one during the wait, ``since`` (what it sent meanwhile, or what it
+      lacked to write its record, may still wait out a back-off of the systems);
     * every seat with a link of its own, when this node has heard from nobody for ``DEAF``
       seconds: its own connection was cut off, and what the others sent meanwhile may come
       only after long back-offs of their systems (its own data, sent again after the path
