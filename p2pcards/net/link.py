@@ -140,8 +140,8 @@ class Link:
         this system cannot say (not Linux), or the link has no socket of its own. A node that
         stops closes its links once this is 0: closing a socket can cut a last frame still in
         flight (a leave), when data that comes after the close makes the system reset it."""
-        sock = _socket_of(self.stream)
-        if sock is None or not sys.platform.startswith("linux"):
+        sock = self._linux_socket()
+        if sock is None:
             return None
         import fcntl
         import termios
@@ -152,15 +152,20 @@ class Link:
             return None
         return int.from_bytes(raw, sys.byteorder, signed=True)
 
+    def _linux_socket(self) -> Any:
+        """The link's own socket, where the system is Linux (whose view of a connection the
+        link reads); else None."""
+        return _socket_of(self.stream) if sys.platform.startswith("linux") else None
+
     def stalled(self) -> bool | None:
-        """Whether the path to the peer looks dead: data sent on this link has waited
-        :data:`STALLED` seconds or more for the peer's system to acknowledge it, and the
-        system has sent it again. A peer whose program froze still acknowledges (its system
-        does); a path that stopped carrying anything does not. None where this system cannot
-        say (not Linux), or the link has no socket of its own."""
-        sock = _socket_of(self.stream)
+        """Whether the path to the peer looks dead: data sent on this link waits for the
+        peer's system to acknowledge it, and has been sent again (:func:`tcp_info_stalled`).
+        A peer whose program froze still acknowledges (its system does); a path that stopped
+        carrying anything does not. None where this system cannot say (not Linux), or the
+        link has no socket of its own."""
+        sock = self._linux_socket()
         option = getattr(socket, "TCP_INFO", None)
-        if sock is None or option is None or not sys.platform.startswith("linux"):
+        if sock is None or option is None:
             return None
         try:
             info = sock.getsockopt(socket.IPPROTO_TCP, option, _TCP_INFO_SIZE)
@@ -220,14 +225,13 @@ as dead (:meth:`Link.stalled`). A live link carries something every few seconds
 (``runner._heartbeat``) and is acknowledged within a round trip; the system's own limit,
 ``tls.DEAD_PATH``, is longer, for a table whose clocks are longer still."""
 
-_TCP_INFO_SIZE = 104
-"""Bytes of Linux's ``struct tcp_info`` read: its fields up to ``tcpi_last_ack_recv`` are
-all this needs, and every Linux since 2.6 has them at the same offsets."""
-
-
 STALLED_TIMEOUTS = 4
 """Retransmission timeouts in a row, with no progress, that show a dead path by themselves:
 the system doubles its wait after each one, from at least 0.2 s, so four take 3 s or more."""
+
+_TCP_INFO_SIZE = 104
+"""Bytes of Linux's ``struct tcp_info`` read: its fields up to ``tcpi_last_ack_recv`` are
+all this needs, and every Linux since 2.6 has them at the same offsets."""
 
 
 def tcp_info_stalled(info: bytes) -> bool | None:

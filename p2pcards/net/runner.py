@@ -26,7 +26,7 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import trio
 
@@ -887,17 +887,16 @@ async def _play(
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
-            for peer in dead:
-                old = cast(Link, links[peer])
+            for peer, old in dead.items():
                 mesh.link_lost(peer, now)
                 mesh.nursery.start_soon(_reset, old)
             continue
-        if scope.cancelled_caught and WAIT_NOTICE + 1 < now - heard <= DEAF:
+        if scope.cancelled_caught and now - heard > WAIT_NOTICE + 1 and not deaf:
             continue  # every peer silent: the wait goes on until that shows this node cut off
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
             relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-            _time_out(table, now - started, now - heard > DEAF, result, relayed)
+            _time_out(table, now - started, deaf, result, relayed)
             continue
         if isinstance(item, _LookAgain):
             continue
@@ -1221,7 +1220,7 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
 
 def _dead_paths(
     table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool, since: float, returned: set[int]
-) -> list[int]:
+) -> dict[int, Link]:
     """The seats whose own link to this node is taken for broken when a timeout runs out, if
     the table can still take them back (a clock shorter than the system's limit,
     tls.DEAD_PATH, would otherwise decide on a dropout of the network):
@@ -1238,11 +1237,11 @@ def _dead_paths(
     A seat back in this step (``returned``) had its time: its link is not taken for broken
     again (protocol.md 7.2)."""
     if mesh.relinker is None or table.status not in ("running", "disputed"):
-        return []
-    linked = [s for s in table.present if isinstance(links.get(s), Link) and s not in returned]
+        return {}
+    linked = {s: lk for s in table.present if isinstance(lk := links.get(s), Link) and s not in returned}
     if deaf:
         return linked
-    return [s for s in linked if s in table.waiting_for and cast(Link, links[s]).dead_since(since)]
+    return {s: lk for s, lk in linked.items() if s in table.waiting_for and lk.dead_since(since)}
 
 
 def _time_out(
