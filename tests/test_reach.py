@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 import trio
+import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p2pcards.net.dial import connect_first
+from p2pcards.net.dial import AFRESH, connect_afresh, connect_first
 from p2pcards.net.node import _journal_seat
 from p2pcards.protocol.admission import roster_seat
 from p2pcards.protocol.lobby import Hello, Seat, Start, decode_lobby, encode_lobby
@@ -124,3 +125,57 @@ async def test_the_first_address_that_answers_is_the_one_dialled() -> None:
     await listeners[0].aclose()
     with pytest.raises(OSError):
         await connect_first([("127.0.0.1", refused), ("127.0.0.1", refused)])
+
+
+async def test_a_dial_after_a_dropout_sends_a_fresh_syn_every_second_not_after_the_back_off(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The network is back 4.5 s into the dial. A single connection would carry its next SYN
+    only at 7 s (the system's back-off); a fresh attempt every ``AFRESH`` connects at 5 s,
+    and the attempts still waiting on lost SYNs are dropped."""
+    back_at = trio.current_time() + 4.5
+    started: list[float] = []
+    cancelled: list[float] = []
+    server, client = trio.testing.memory_stream_pair()
+
+    async def opener(address: tuple[str, int]) -> trio.SocketStream:
+        started.append(trio.current_time())
+        try:
+            if trio.current_time() < back_at:
+                await trio.sleep_forever()  # its SYN is lost, and the next one only after the back-off
+        except trio.Cancelled:
+            cancelled.append(trio.current_time())
+            raise
+        return client  # type: ignore[return-value]
+
+    t0 = trio.current_time()
+    stream, address = await connect_afresh([("198.18.0.2", 7777)], 10.0, opener)
+    assert stream is client and address == ("198.18.0.2", 7777)
+    assert [round(t - t0, 3) for t in started] == [k * AFRESH for k in range(6)]
+    assert len(cancelled) == 5 and trio.current_time() - t0 == 5 * AFRESH
+    await server.aclose()
+
+
+async def test_a_dial_refused_every_time_says_the_last_refusal_when_its_time_is_over(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    tries: list[float] = []
+
+    async def opener(address: tuple[str, int]) -> trio.SocketStream:
+        tries.append(trio.current_time())
+        raise ConnectionRefusedError(f"refused #{len(tries)}")
+
+    with pytest.raises(ConnectionRefusedError, match="refused #4"):
+        await connect_afresh([("198.18.0.2", 7777)], 3.5, opener)
+    assert len(tries) == 4
+
+
+async def test_a_dial_to_an_address_that_never_answers_times_out(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async def opener(address: tuple[str, int]) -> trio.SocketStream:
+        await trio.sleep_forever()
+        raise AssertionError
+
+    with pytest.raises(trio.TooSlowError):
+        await connect_afresh([("198.18.0.2", 7777)], 2.5, opener)

@@ -9,6 +9,7 @@ the link is back, and only a seat that stays away past the grace is named.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -21,7 +22,7 @@ from protocol_helpers import SHORT_RULES, make_tables
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import Action
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import Decider, RunResult, run_table
+from p2pcards.net.runner import RETRY, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
@@ -963,16 +964,26 @@ async def test_a_seat_back_from_a_crash_links_again_only_with_the_seats_still_at
     assert (0, "lost") in notices and not [n for n in notices if n[0] == 2], notices
 
 
+@dataclass
+class Outage:
+    """What :func:`seat_2_offline` saw."""
+
+    notices: dict[int, list[tuple[int, str]]]
+    board: Switchboard
+    resumed_after: float
+    """Seconds from the end of the outage until every seat was past the step it stopped at."""
+
+
 async def seat_2_offline(
     monkeypatch: pytest.MonkeyPatch, seconds: float, reports: Callable[[Link], bool]
-) -> tuple[dict[int, list[tuple[int, str]]], Switchboard]:
+) -> Outage:
     """Seat 2's network drops every packet, both ways, for ``seconds`` from step 10, with
     10 s clocks and a 60 s grace. Its links stay open (nothing says they ended) and carry
     nothing more; while the outage lasts, the end of such a link shows a dead path
     (``Link.stalled``, which a real socket reads from the system) where ``reports(link)``.
-    Checks that the match ends with every seat, nobody named and the same valid files;
-    returns each seat's link notices and the switchboard."""
+    Checks that the match ends with every seat, nobody named and the same valid files."""
     outage = {"on": False}
+    resumed: list[float] = []
 
     def stalled(self: Link) -> bool:
         end = self.stream
@@ -992,6 +1003,9 @@ async def seat_2_offline(
         await trio.sleep(seconds)
         outage["on"] = False
         board.blocked.discard(2)
+        back = trio.current_time()
+        await until_step(tables, max(t.step for t in tables.values()) + 1)
+        resumed.append(trio.current_time() - back)
 
     silenceable = lambda seat, peer, stream: Silenceable(stream)  # noqa: E731
     clocks = Timeouts(turn=10.0, step=10.0)
@@ -1002,7 +1016,7 @@ async def seat_2_offline(
         assert results[s].status == "over" and results[s].blamed == (), results[s]
         assert tables[s].present == (0, 1, 2)
     assert_valid_and_same(tables)
-    return notices, board
+    return Outage(notices, board, resumed[0])
 
 
 async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_and_nobody_is_named(
@@ -1012,10 +1026,24 @@ async def test_a_seat_whose_network_drops_everything_past_the_clock_links_again_
     end reporting the data they sent unacknowledged: at the clock the links count as
     broken instead of the seat as silent, they are dialled again once the network is back,
     and nobody is named. (Without the check, seats 0 and 1 name seat 2.)"""
-    notices, board = await seat_2_offline(monkeypatch, 25, lambda link: True)
+    seen = await seat_2_offline(monkeypatch, 25, lambda link: True)
+    notices = seen.notices
     assert (2, "lost") in notices[0] or (2, "lost") in notices[1], notices
     assert (2, "back") in notices[0] and (2, "back") in notices[1], notices
-    assert board.relinks >= 2
+    assert seen.board.relinks >= 2
+
+
+async def test_a_dead_path_is_taken_for_broken_when_seen_so_play_goes_on_once_the_network_is_back(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For 6 s, under the 10 s clocks: the old links never carry again (as a system that
+    waits out its back-off), so play goes on only on new links. The waiting seats look at
+    the paths every ``LOOK_EVERY`` and take a dead one for broken at once, so the new links
+    form within a second of the network's return, not at the clock 4 s later. (Without the
+    looks, the step after the outage is taken 4 s after it ends.)"""
+    seen = await seat_2_offline(monkeypatch, 6, lambda link: True)
+    assert (2, "lost") in seen.notices[0] and (2, "back") in seen.notices[0], seen.notices
+    assert seen.resumed_after <= RETRY + 0.5, seen.resumed_after
 
 
 async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_network_is_back(
@@ -1028,7 +1056,7 @@ async def test_a_seat_cut_off_from_everyone_past_the_clock_links_again_when_its_
     has heard from nobody for 11 s (``DEAF``) instead of stopping, and links again once
     the network is back. (Without that, seat 2 stops: "heard from nobody ... own
     connection may be down".)"""
-    notices, _ = await seat_2_offline(monkeypatch, 25, lambda link: link.peer == "seat 2")
+    notices = (await seat_2_offline(monkeypatch, 25, lambda link: link.peer == "seat 2")).notices
     assert (0, "lost") in notices[2] and (1, "lost") in notices[2], notices
     assert (0, "back") in notices[2] and (1, "back") in notices[2], notices
 
@@ -1042,7 +1070,7 @@ async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_nam
     it. A path seen dead during the wait (``Link.look_at_path``, at each asking), with
     nothing from the seat since, is a dead path too: the link is reset and dialled again,
     and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
-    notices, _ = await seat_2_offline(monkeypatch, 8, lambda link: link.peer == "seat 2")
+    notices = (await seat_2_offline(monkeypatch, 8, lambda link: link.peer == "seat 2")).notices
     assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
 
 

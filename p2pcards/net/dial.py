@@ -25,6 +25,8 @@ STAGGER = 0.3
 """Seconds before the next address is tried beside the one before (as happy eyeballs)."""
 PUNCH_RETRY = 0.5
 """Seconds between two simultaneous-open attempts (one refused at once is tried again)."""
+AFRESH = 1.0
+"""Seconds between two fresh attempts of :func:`connect_afresh` (each with a SYN of its own)."""
 
 
 def reusable(family: int) -> trio.socket.SocketType:
@@ -81,6 +83,46 @@ async def connect_first(
     if won:
         return won[0]
     raise errors[0] if errors else OSError("no address answered")
+
+
+async def connect_afresh(
+    addresses: Sequence[tuple[str, int]],
+    window: float,
+    opener: Callable[[tuple[str, int]], Awaitable[trio.SocketStream]] | None = None,
+) -> tuple[trio.SocketStream, tuple[str, int]]:
+    """:func:`connect_first`, started again every ``AFRESH`` seconds beside the attempts still
+    under way, for ``window`` seconds.
+
+    Why: the system sends a connection's SYN again after 1, 3, 7 s..., so a path that comes
+    back after a dropout would carry the next one seconds later; a fresh attempt sends its
+    own at once. The first attempt that connects wins; an attempt refused at once (the
+    peer not listening yet) is simply followed by the next. OSError (the last refusal) or
+    trio.TooSlowError when none connected in time."""
+    won: list[tuple[trio.SocketStream, tuple[str, int]]] = []
+    errors: list[OSError] = []
+
+    async def attempt(nursery: trio.Nursery) -> None:
+        try:
+            result = await connect_first(addresses, opener)
+        except OSError as e:
+            errors.append(e)
+            return
+        if won:  # an earlier attempt connected first
+            await result[0].aclose()
+            return
+        won.append(result)
+        nursery.cancel_scope.cancel()
+
+    with trio.move_on_after(window):
+        async with trio.open_nursery() as nursery:
+            while True:
+                nursery.start_soon(attempt, nursery)
+                await trio.sleep(AFRESH)
+    if won:
+        return won[0]
+    if errors:
+        raise errors[-1]
+    raise trio.TooSlowError
 
 
 async def open_reusable(host: str, port: int) -> trio.SocketStream:

@@ -658,6 +658,7 @@ async def _play(
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
+    looked = 0.0  # when this node last looked at the paths of the seats it waits for
     heard = trio.current_time()  # when a frame last came from any peer
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
@@ -818,6 +819,10 @@ async def _play(
             # its author's path lost on the way here, say): ask it each EARLY_ASK, not only
             # at each notice.
             ask_at = min(ask_at, max(asked, started) + EARLY_ASK)
+        # A path that died is seen within a second or two of the system's first retransmissions
+        # (Link.stalled), and the link taken for broken then, not at the clock: a new link
+        # carries as soon as the network is back, where the old one waits out back-offs.
+        look_at = max(looked, started) + LOOK_EVERY if table.waiting_for and mesh.relinker else math.inf
         on_progress(table)
         if table.my_turn and thinking is None and not nobody_back:
             thinking = _Deciding((table.current, table.step), turn_ends)
@@ -851,7 +856,7 @@ async def _play(
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
-            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends)
+            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at)
             if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
                 wake_at = min(stop_deadline, trial_ends)
             with trio.move_on_at(wake_at) as scope:
@@ -871,25 +876,30 @@ async def _play(
         if scope.cancelled_caught and (now >= stop_deadline or thinking is not None):
             continue
         if scope.cancelled_caught and now < wait_until:
+            looked = now
+            # (Every seat's link, not only those waited for: a seat cut off waits for one of
+            # them, and the next step may wait for all.)
+            if dead := _dead_paths(table, links, mesh, False, started, returned, table.present):
+                _take_for_broken(mesh, dead, now)
+                continue
+            if now < min(notice, ask_at, trial_ends):
+                continue  # (woke to look at the paths only)
             if now >= notice:
                 on_wait(table, now - clock_from)
                 notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
-            for peer in table.waiting_for:  # (a path seen dead now explains a silence later)
-                if isinstance(lk := links.get(peer), Link):
-                    lk.look_at_path()
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
         deaf = now - heard > DEAF
-        if scope.cancelled_caught and (dead := _dead_paths(table, links, mesh, deaf, started, returned)):
+        if scope.cancelled_caught and (
+            dead := _dead_paths(table, links, mesh, deaf, started, returned, table.waiting_for)
+        ):
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
-            for peer, old in dead.items():
-                mesh.link_lost(peer, now)
-                mesh.nursery.start_soon(_reset, old)
+            _take_for_broken(mesh, dead, now)
             continue
         if scope.cancelled_caught and now - heard > WAIT_NOTICE + 1 and not deaf:
             continue  # every peer silent: the wait goes on until that shows this node cut off
@@ -1110,6 +1120,10 @@ its own clock ends first, and a seat whose node still runs says that it leaves, 
 that everyone goes on without it from the same record. One that says nothing by then
 (frozen, or hostile) is named for the time it took."""
 
+LOOK_EVERY = 1.0
+"""Seconds between two looks at the paths of the seats a waiting node waits for
+(:meth:`Link.stalled`, which the system can answer only after about 3 s of a dead path)."""
+
 DEAF = 2 * WAIT_NOTICE + 1
 """Seconds of silence from every peer after which this node takes its own connection to be
 down: live peers are heard every ``WAIT_NOTICE`` seconds (their needs and keep-alives)."""
@@ -1218,14 +1232,29 @@ async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> 
             await link.send(frame)
 
 
-def _dead_paths(
-    table: Sitting, links: dict[int, PeerLink], mesh: _Mesh, deaf: bool, since: float, returned: set[int]
-) -> dict[int, Link]:
-    """The seats whose own link to this node is taken for broken when a timeout runs out, if
-    the table can still take them back (a clock shorter than the system's limit,
-    tls.DEAD_PATH, would otherwise decide on a dropout of the network):
+def _take_for_broken(mesh: _Mesh, dead: dict[int, Link], now: float) -> None:
+    """Count each of these links as broken (the seat has its grace to link again) and reset it,
+    so that the peer learns it at the first segment that gets through."""
+    for peer, link in dead.items():
+        mesh.link_lost(peer, now)
+        mesh.nursery.start_soon(_reset, link)
 
-    * a seat waited for whose link shows a dead path (:meth:`Link.stalled`): what this node
+
+def _dead_paths(
+    table: Sitting,
+    links: dict[int, PeerLink],
+    mesh: _Mesh,
+    deaf: bool,
+    since: float,
+    returned: set[int],
+    among: Collection[int],
+) -> dict[int, Link]:
+    """The seats whose own link to this node is taken for broken, looked at every
+    ``LOOK_EVERY`` of a wait and when a timeout runs out, if the table can still take them
+    back (a clock shorter than the system's limit, tls.DEAD_PATH, would otherwise decide on
+    a dropout of the network, and the old link would wait out the system's back-off):
+
+    * a seat of ``among`` whose link shows a dead path (:meth:`Link.stalled`): what this node
       sent waits unacknowledged by that seat's system, which answers even when its program
       is frozen; or showed one during the wait, ``since`` (what it sent meanwhile, or what it
       lacked to write its record, may still wait out a back-off of the systems);
@@ -1241,7 +1270,7 @@ def _dead_paths(
     linked = {s: lk for s in table.present if isinstance(lk := links.get(s), Link) and s not in returned}
     if deaf:
         return linked
-    return {s: lk for s, lk in linked.items() if s in table.waiting_for and lk.dead_since(since)}
+    return {s: lk for s, lk in linked.items() if s in among and lk.dead_since(since)}
 
 
 def _time_out(

@@ -41,7 +41,7 @@ from p2pcards.errors import JoinRefused, LocalProtocolError, PeerUnreachable, Us
 from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
-from p2pcards.net.dial import connect_first, open_reusable, punch_point, simultaneous_open
+from p2pcards.net.dial import connect_afresh, connect_first, open_reusable, punch_point, simultaneous_open
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
@@ -1064,8 +1064,7 @@ async def _dial_seat(
     """Dial seat ``peer`` at the first of ``addresses`` that answers and authenticate the
     link: TLS pinned to its roster key, then the link hellos and signatures. OSError or
     trio.TooSlowError if it cannot be reached; LinkClosed if the handshake fails."""
-    with trio.fail_after(t):
-        stream, (host, port) = await connect_first(addresses)
+    stream, (host, port) = await connect_afresh(addresses, t)  # at once when a path comes back
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
