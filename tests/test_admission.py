@@ -258,6 +258,33 @@ def test_a_full_table_refuses_at_the_hello_and_a_started_one_once_the_code_is_pr
     assert adm.pending == 0 and adm.names() == ("host", "ann")  # nobody holds a place or a seat
 
 
+def test_a_seat_the_match_went_on_without_is_refused_left_not_seated_again() -> None:
+    """Bob left (or was judged gone) and the others went on: proving the code again gets him
+    a refusal that says so, and the host's note says who tried; Ann, still at the table,
+    would be seated again."""
+    adm = admission(3)
+    seated(adm, "ann", "ann", 1)
+    seated(adm, "bob", "bob", 2)
+    assert isinstance(adm.start(), Started)
+    bob = Joiner("bob", identity(2), nonce=bytes([7]) * 32)
+    assert isinstance(adm.connected("bob back", "198.51.100.4", 5.0, bytes([3]) * 32, ENTROPY), Enter)
+    ch = adm.hello("bob back", bob.hello(), CHANNEL)
+    assert isinstance(ch, SendChallenge)
+    assert adm.auth("bob back", bob.auth(ch), 5.0) == Proven()
+    answer = adm.seat("bob back", gone=frozenset({2}))
+    assert isinstance(answer, Refuse) and answer.reason == Reason.LEFT, answer
+    assert "cannot come back" in answer.message
+    assert answer.note == "refused bob from 198.51.100.4: they left the game, which went on without them"
+    ann = Joiner("ann", identity(1), nonce=bytes([8]) * 32)
+    assert isinstance(adm.connected("ann back", "198.51.100.5", 6.0, bytes([4]) * 32, ENTROPY), Enter)
+    ch = adm.hello("ann back", ann.hello(), CHANNEL)
+    assert isinstance(ch, SendChallenge)
+    assert adm.auth("ann back", ann.auth(ch), 6.0) == Proven()
+    again = adm.seat("ann back", gone=frozenset({2}))
+    assert isinstance(again, Seated) and again.again and again.seat == 1
+    assert adm.pending == 0
+
+
 def test_a_seat_whose_start_was_lost_joins_again_at_its_seat() -> None:
     """A joiner of the roster that proves the code again after the start (its connection broke
     as ``start`` went out) is seated again at its roster seat, whatever name it gives now;

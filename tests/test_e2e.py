@@ -16,7 +16,9 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -672,6 +674,71 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_go_on_without_it(tmp_pa
         text = " ".join(proc.stdout.split())
         how = 'signed that they leave: "interrupted"' if signed else "were judged gone by the others"
         assert how in text, text
+
+
+def test_a_player_who_left_and_joins_again_is_told_they_cannot_come_back(tmp_path: Path) -> None:
+    """Kim leaves with Ctrl-C and, while the others play on, runs the same join again: the
+    host refuses her at once, saying that she left and the game went on without her (not
+    seated again, not a port error), and names her attempt on its own screen."""
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with processes(tmp_path) as procs:
+        host, jo, kim = three_bots(procs, tmp_path, new_code(), files, [FAST] * 3)
+        kim.popen.send_signal(signal.SIGINT)
+        assert kim.finish(timeout=20) == 130, kim.output()
+        assert host.wait_for("Kim left the match", timeout=30), host.tail()
+        port = re.search(r"127\.0\.0\.1:(\d+)", host.output())
+        assert port is not None, host.tail()
+        code = re.search(r"Invitation code: (\S+)", host.output())
+        assert code is not None, host.tail()
+        again = procs.spawn(
+            "Kim again",
+            [*join_args(f"{LOCAL}:{port.group(1)}", "Kim", "random"), *FAST],
+            home=tmp_path / "home2",
+            P2PCARDS_CODE=code.group(1),
+        )
+        status = again.finish(timeout=30)
+        said = " ".join(again.output().split())
+        assert status != 0 and "you left this game" in said and "cannot come back" in said, said
+        assert "Traceback" not in said and "port" not in said, said
+        assert host.wait_for("refused Kim", timeout=10), host.tail()
+        assert "they left the game" in " ".join(host.output().split()), host.tail()
+        assert jo.popen.poll() is None and host.popen.poll() is None  # the others play on
+
+
+def test_a_player_still_in_the_game_who_runs_join_again_is_sent_to_resume(tmp_path: Path) -> None:
+    """Kim's program is killed, and she joins again with her key but from a data directory
+    without its journal (another copy of her files), listening on another port: her seat is
+    still hers (the others wait out her grace), but the roster holds her first run's port.
+    She is told that her seat goes back to the game with ``resume`` from that run's data
+    directory, in her language, not that the host listed some port. (From the same data
+    directory, ``join`` finds the journal and resumes.)"""
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        other_port = spare.getsockname()[1]
+    with processes(tmp_path) as procs:
+        host, _jo, kim = three_bots(procs, tmp_path, new_code(), files, [FAST] * 3)
+        kim.popen.kill()
+        kim.popen.wait(5)
+        port = re.search(r"127\.0\.0\.1:(\d+)", host.output())
+        code = re.search(r"Invitation code: (\S+)", host.output())
+        assert port is not None and code is not None, host.tail()
+        shutil.copytree(tmp_path / "home2", tmp_path / "copy", ignore=shutil.ignore_patterns("journals"))
+        again = procs.spawn(
+            "Kim again",
+            [
+                *join_args(f"{LOCAL}:{port.group(1)}", "Kim", "random"),
+                *["--lang", "fr", "--port", str(other_port)],
+                *FAST,
+            ],
+            home=tmp_path / "copy",
+            P2PCARDS_CODE=code.group(1),
+        )
+        status = again.finish(timeout=30)
+        said = " ".join(again.output().split())
+    assert status != 0 and "p2pcards resume" in said and "lancement précédent" in said, said
+    assert "l'hôte a inscrit" not in said and "the host listed" not in said, said
+    assert "Traceback" not in said, said
 
 
 # ---------------------------------------------------------------------------

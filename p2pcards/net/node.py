@@ -417,6 +417,8 @@ async def _play(
             clock=info.clock,  # signed by every seat in its join record
         )
     )
+    if relinks is not None:  # a seat the match went on without is refused if it joins again
+        relinks.present = lambda: table.present
     if cfg.known_players and restore is None:
         _check_known_players(cfg, roster, info.seat)
     journal_file: storage.JournalFile | None = None

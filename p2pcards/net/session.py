@@ -29,7 +29,7 @@ import random
 import socket
 import ssl
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -414,7 +414,7 @@ class HostLobby:
         if not isinstance(answer, Proven):  # only a cancelled wait stops at the challenge (above)
             raise LocalProtocolError("the challenge was left unanswered")
         async with self._lock:
-            seated = self.admission.seat(guest)
+            seated = self.admission.seat(guest, self.relinks.gone() if self.relinks is not None else ())
             if isinstance(seated, Refuse):
                 await self._refuse(link, seated)
                 return
@@ -802,9 +802,9 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         # another one (0: "does not listen") would send every link of this seat through the host.
         own = roster[mine[0]].port
         if own != listen_port and not (listen_port and me.outside is not None and own == me.outside[1]):
-            raise PeerUnreachable(
-                f"the host listed this seat with port {own}, not the port it announced ({listen_port})"
-            )
+            # This key was seated before by another run of the program (its start was lost, or
+            # it crashed): the roster holds that run's port, and this one cannot take its place.
+            raise PeerUnreachable(Notice("notice_seated_elsewhere", port=own))
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
         clock = tuple(ch.clock if msg.clock is None else msg.clock)  # the host's final word
         if clock[0] >= MAX_CLOCK > ch.clock[0]:
@@ -1108,6 +1108,14 @@ class Relinks:
         self._channels = {
             p: trio.open_memory_channel[Link](1) for p in range(len(info.roster)) if p != info.seat
         }
+        self.present: Callable[[], Collection[int]] | None = None
+        """The seats still at the table, once the match runs (set by the node)."""
+
+    def gone(self) -> frozenset[int]:
+        """The seats of the roster the match went on without: they cannot come back."""
+        if self.present is None:
+            return frozenset()
+        return frozenset(range(len(self.info.roster))) - frozenset(self.present())
 
     def dials(self, peer: int) -> bool:
         return peer < self.info.seat

@@ -33,7 +33,7 @@ import enum
 import ipaddress
 import math
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
@@ -100,6 +100,7 @@ class Reason(enum.StrEnum):
     BAD_KEY = "bad-key"
     BUSY = "busy"
     PROTOCOL = "protocol"
+    LEFT = "left"
 
 
 def address_group(peer: str) -> str:
@@ -618,17 +619,22 @@ class Admission(Generic[C]):
         visit.stage = Stage.PROVEN
         return Proven()
 
-    def seat(self, connection: C) -> Seated | Refuse:
+    def seat(self, connection: C, gone: Collection[int] = ()) -> Seated | Refuse:
         """Seat a joiner that proved the code (checked: started, full, name, key, in this order).
 
         Once started, only a joiner of the roster is seated, again, at its seat (its
-        ``start`` was lost with its connection); anyone else is refused ``started``."""
+        ``start`` was lost with its connection); anyone else is refused ``started``, and a
+        joiner whose seat is in ``gone`` (the match went on without it: it left, or was
+        judged gone) is refused ``left``: it cannot come back."""
         visit = self._expect(connection, Stage.PROVEN)
         hello = visit.hello
         del self._visits[connection]
         if hello is None:  # the PROVEN stage is only reached with a hello
             raise LocalProtocolError("a seat without a hello")
         again = self.seating.joiner_seat(hello.key) if self.seating.started else None
+        if again is not None and again in gone:
+            note = Notice("notice_left_came_back", name=self._shown_name(again), peer=visit.peer)
+            return replace(refuse(Reason.LEFT), note=note)
         if again is None:
             decision = self.seating.sit(connection, roster_seat(hello, visit.peer, visit.seen))
             if isinstance(decision, Refuse):

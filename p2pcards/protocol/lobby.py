@@ -95,6 +95,7 @@ REFUSALS = {
         "bad-key",
         "same-key",
         "busy",
+        "left",
     )
 }
 """The English a host sends with each refusal (a joiner says it by the reason, in its own language)."""

@@ -14,6 +14,7 @@ NOTICES: dict[str, str] = {
     "notice_joined_again": "{name} joined again from {peer}: the start had not reached them",
     "notice_left_table": "{name} left the table",
     "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
+    "notice_left_came_back": "refused {name} from {peer}: they left the game, which went on without them",
     "notice_seated": "seated at a table of {game} ({players} players); waiting for the others",
     "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
     "notice_busy": "the host is busy; trying again in {pause} s",
@@ -83,6 +84,10 @@ NOTICES: dict[str, str] = {
     "computer needs a data directory of its own: P2PCARDS_HOME=DIR p2pcards join ...; a seat that "
     "--bot plays has a key of its own)",
     "refusal_busy": "the host has too many connections waiting; try again shortly",
+    "refusal_left": "you left this game, and it went on without you: a player who leaves cannot come back",
+    "notice_seated_elsewhere": "your key already sits at this table, from an earlier run of the program"
+    " that listened on port {port}: that seat goes back to the game only with p2pcards resume, from that"
+    " run's data directory",
     "portmap_no_answer": "{method}: no answer",
     "portmap_no_answer_mapping": "{method}: no answer to the mapping request",
     "portmap_late": "{method}: the router did not answer in time",
