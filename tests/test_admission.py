@@ -165,8 +165,10 @@ def join(
     *,
     code: str = CODE,
     signer: Identity | None = None,
+    gone: frozenset[int] = frozenset(),
 ) -> Seated | Refuse:
-    """A whole join: connect, hello, auth (the right code unless told otherwise), seat."""
+    """A whole join: connect, hello, auth (the right code unless told otherwise), seat
+    (``gone``: the seats the match went on without)."""
     door = adm.connected(conn, peer, now, fresh_nonce(), ENTROPY)
     if isinstance(door, Refuse):
         return door
@@ -176,7 +178,7 @@ def join(
     proven = adm.auth(conn, joiner.auth(answer, code=code, signer=signer), now)
     if isinstance(proven, Refuse):
         return proven
-    return adm.seat(conn)
+    return adm.seat(conn, gone)
 
 
 def seated(adm: Admission[str], conn: str, name: str, n: int, peer: str = "203.0.113.5") -> Seated:
@@ -266,21 +268,11 @@ def test_a_seat_the_match_went_on_without_is_refused_left_not_seated_again() -> 
     seated(adm, "ann", "ann", 1)
     seated(adm, "bob", "bob", 2)
     assert isinstance(adm.start(), Started)
-    bob = Joiner("bob", identity(2), nonce=bytes([7]) * 32)
-    assert isinstance(adm.connected("bob back", "198.51.100.4", 5.0, bytes([3]) * 32, ENTROPY), Enter)
-    ch = adm.hello("bob back", bob.hello(), CHANNEL)
-    assert isinstance(ch, SendChallenge)
-    assert adm.auth("bob back", bob.auth(ch), 5.0) == Proven()
-    answer = adm.seat("bob back", gone=frozenset({2}))
+    answer = join(adm, "bob back", Joiner("bob", identity(2)), "198.51.100.4", 5.0, gone=frozenset({2}))
     assert isinstance(answer, Refuse) and answer.reason == Reason.LEFT, answer
     assert "cannot come back" in answer.message
     assert answer.note == "refused bob from 198.51.100.4: they left the game, which went on without them"
-    ann = Joiner("ann", identity(1), nonce=bytes([8]) * 32)
-    assert isinstance(adm.connected("ann back", "198.51.100.5", 6.0, bytes([4]) * 32, ENTROPY), Enter)
-    ch = adm.hello("ann back", ann.hello(), CHANNEL)
-    assert isinstance(ch, SendChallenge)
-    assert adm.auth("ann back", ann.auth(ch), 6.0) == Proven()
-    again = adm.seat("ann back", gone=frozenset({2}))
+    again = join(adm, "ann back", Joiner("ann", identity(1)), "198.51.100.5", 6.0, gone=frozenset({2}))
     assert isinstance(again, Seated) and again.again and again.seat == 1
     assert adm.pending == 0
 

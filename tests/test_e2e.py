@@ -676,6 +676,22 @@ def test_ctrl_c_on_a_node_ends_it_cleanly_and_the_others_go_on_without_it(tmp_pa
         assert how in text, text
 
 
+def kim_joins_again(procs, host, home: Path, *options: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """Kim runs ``join`` again at Hal's table (its address and code read off Hal's screen),
+    from ``home``; her exit status and what she was told, on one line."""
+    port = re.search(r"127\.0\.0\.1:(\d+)", host.output())
+    code = re.search(r"Invitation code: (\S+)", host.output())
+    assert port is not None and code is not None, host.tail()
+    again = procs.spawn(
+        "Kim again",
+        [*join_args(f"{LOCAL}:{port.group(1)}", "Kim", "random"), *options, *FAST],
+        home=home,
+        P2PCARDS_CODE=code.group(1),
+    )
+    status = again.finish(timeout=30)
+    return status, " ".join(again.output().split())
+
+
 def test_a_player_who_left_and_joins_again_is_told_they_cannot_come_back(tmp_path: Path) -> None:
     """Kim leaves with Ctrl-C and, while the others play on, runs the same join again: the
     host refuses her at once, saying that she left and the game went on without her (not
@@ -686,18 +702,7 @@ def test_a_player_who_left_and_joins_again_is_told_they_cannot_come_back(tmp_pat
         kim.popen.send_signal(signal.SIGINT)
         assert kim.finish(timeout=20) == 130, kim.output()
         assert host.wait_for("Kim left the match", timeout=30), host.tail()
-        port = re.search(r"127\.0\.0\.1:(\d+)", host.output())
-        assert port is not None, host.tail()
-        code = re.search(r"Invitation code: (\S+)", host.output())
-        assert code is not None, host.tail()
-        again = procs.spawn(
-            "Kim again",
-            [*join_args(f"{LOCAL}:{port.group(1)}", "Kim", "random"), *FAST],
-            home=tmp_path / "home2",
-            P2PCARDS_CODE=code.group(1),
-        )
-        status = again.finish(timeout=30)
-        said = " ".join(again.output().split())
+        status, said = kim_joins_again(procs, host, tmp_path / "home2")
         assert status != 0 and "you left this game" in said and "cannot come back" in said, said
         assert "Traceback" not in said and "port" not in said, said
         assert host.wait_for("refused Kim", timeout=10), host.tail()
@@ -720,22 +725,9 @@ def test_a_player_still_in_the_game_who_runs_join_again_is_sent_to_resume(tmp_pa
         host, _jo, kim = three_bots(procs, tmp_path, new_code(), files, [FAST] * 3)
         kim.popen.kill()
         kim.popen.wait(5)
-        port = re.search(r"127\.0\.0\.1:(\d+)", host.output())
-        code = re.search(r"Invitation code: (\S+)", host.output())
-        assert port is not None and code is not None, host.tail()
         shutil.copytree(tmp_path / "home2", tmp_path / "copy", ignore=shutil.ignore_patterns("journals"))
-        again = procs.spawn(
-            "Kim again",
-            [
-                *join_args(f"{LOCAL}:{port.group(1)}", "Kim", "random"),
-                *["--lang", "fr", "--port", str(other_port)],
-                *FAST,
-            ],
-            home=tmp_path / "copy",
-            P2PCARDS_CODE=code.group(1),
-        )
-        status = again.finish(timeout=30)
-        said = " ".join(again.output().split())
+        elsewhere = ("--lang", "fr", "--port", str(other_port))
+        status, said = kim_joins_again(procs, host, tmp_path / "copy", *elsewhere)
     assert status != 0 and "p2pcards resume" in said and "lancement précédent" in said, said
     assert "l'hôte a inscrit" not in said and "the host listed" not in said, said
     assert "Traceback" not in said, said
