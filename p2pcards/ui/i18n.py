@@ -194,7 +194,7 @@ _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
     "host_short_clock": "(A clock of {seconds} s. A node on Linux tells a dead connection (a Wi-Fi"
-    " dropout) from a frozen player when a clock runs out, and the connection is made again. On other"
+    " dropout) from a frozen player within seconds, and the connection is made again. On other"
     " systems a dropout longer than the clock looks like a frozen player, who is then named and the"
     " match stops: a clock of {enough} s or more leaves dropouts more time.)",
     "bind_bad": "{address} is neither an address nor a host name",
