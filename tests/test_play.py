@@ -651,6 +651,41 @@ def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
     assert child.exitstatus == 0
 
 
+@needs_exe
+def test_the_move_prompt_edits_the_line_with_the_arrow_keys_and_recalls_earlier_lines() -> None:
+    """At a terminal, the arrows move in the line being typed (``elp``, three times left,
+    ``h``: help), instead of writing escape codes into the answer, and the up arrow brings
+    back the line typed before (``score``, twice)."""
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        str(EXE),
+        ["play", "--bot", "random", "--seed", "3", *EN],
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8", **_home()},
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 80),
+    )
+    left, up = "\x1b[D", "\x1b[A"
+    try:
+        child.expect("Your move > ")
+        child.send("elp" + left * 3 + "h\r")
+        child.expect("What to type")  # the help, not "elp... is not a card"
+        child.expect("Your move > ")
+        child.sendline("score")
+        child.expect("Total ")
+        child.expect("Your move > ")
+        child.send(up + "\r")
+        child.expect("Total ")
+        child.expect("Your move > ")
+        child.sendline("quit")
+        child.expect(r"\(y/n\) > ")
+        child.sendline("y")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0, child.before
+
+
 def test_the_next_hand_is_shown_only_after_the_player_has_read_the_scores() -> None:
     result = run(["--bot", "random", "--seed", "5", "-n", "2", "--rule", "hands=2", *EN], input="1\n" * 200)
     assert result.exit_code == 0, result.output

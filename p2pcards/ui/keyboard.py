@@ -172,6 +172,8 @@ class Keyboard:
                     self._fd = sys.stdin.fileno()
                     self._saved = termios.tcgetattr(self._fd)
                     atexit.register(self.restore)
+        if self._fd is not None:
+            line_editing()
 
     @property
     def fd(self) -> int | None:
@@ -283,3 +285,17 @@ def ask_code(prompt: str, words: Sequence[str]) -> str:
     finally:
         readline.set_completer(completer)
         readline.set_completer_delims(delims)
+
+
+def line_editing() -> None:
+    """Arrow keys, Home and End, and the lines typed before (up arrow) at every ``input``
+    prompt of this terminal, where the system has ``readline``: without it the arrows
+    write escape codes into the answer. Tab completes nothing here (it would list file
+    names); :func:`ask_code` sets its own completion while it asks."""
+    try:
+        import readline
+    except ImportError:  # (Windows without pyreadline: plain lines, as before)
+        return
+    readline.set_completer(lambda text, state: None)
+    if "libedit" not in (readline.__doc__ or ""):
+        readline.parse_and_bind("set enable-bracketed-paste off")  # no escape codes around each line
