@@ -17,8 +17,8 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -621,7 +621,12 @@ def test_join_takes_the_code_after_the_address(
     def fake_run(kind: str, run: Any, **_: Any) -> None:
         assert trio.run(run, None) == "joined"
 
+    @asynccontextmanager
+    async def fake_joining(config: Any, **_: Any) -> AsyncIterator[None]:
+        yield None
+
     monkeypatch.setattr(node, "join_game", fake_join)
+    monkeypatch.setattr(node, "joining", fake_joining)
     monkeypatch.setattr(discovery, "locate", fake_locate)
     monkeypatch.setattr(cmd_join, "_run_node", fake_run)
     monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path))

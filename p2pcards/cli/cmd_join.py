@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from p2pcards.cli.network import (
 )
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
-    from p2pcards.net.node import NodeConfig, Outcome
+    from p2pcards.net.node import JoiningSeat, NodeConfig, Outcome
 
 DEFAULT_PORT = 7777
 """The host's port when an address names none (``host``'s default port)."""
@@ -69,35 +70,79 @@ CODE_TRIES = 3
 """How many times a person may type the invitation code before ``join`` gives up."""
 
 
-def _ask_code(code: str | None, tr: Any) -> str:
-    """The invitation code, asked for when it was not given."""
+def _at_terminal() -> bool:
+    """A person types at this terminal (asked again rather than stopped)."""
+    return sys.stdin.isatty()
+
+
+def _is_code(text: str | None) -> bool:
+    """``text`` on the command line is a code, whole or not (``43-robin-maple``, ``43-robin``),
+    rather than an address."""
+    from p2pcards.net import discovery
+    from p2pcards.net.words import unfinished
+
+    return text is not None and (discovery.code_number(text) is not None or unfinished(text))
+
+
+def _doubt(code: str, tr: Any, *, by_code: bool) -> str | None:
+    """Why ``code``, given on the command line (or in P2PCARDS_CODE), cannot be the host's,
+    said to the person; None when it may be. ``by_code``: the code alone is to find the host,
+    so it needs the number in front."""
+    from p2pcards.net import discovery
+    from p2pcards.net.words import likely_meant, unfinished
+
+    if unfinished(code):
+        return str(tr("join_code_unfinished", code=code.strip()))
+    if by_code and discovery.code_number(code) is None:
+        return str(tr("join_code_no_number"))
+    meant = likely_meant(code)
+    if meant is not None:
+        return str(tr("join_code_typo_given", word=meant[0], code=meant[1]))
+    return None
+
+
+def _ask_code(code: str | None, tr: Any, *, by_code: bool = False) -> tuple[str, bool]:
+    """The invitation code, asked for when it was not given, or given as no host's code can
+    be (unfinished, a mistyped word): ``(code, typed here)``. No host hears a code that cannot
+    be right: at a terminal the person types it again, elsewhere it is a usage error."""
+    from p2pcards.protocol.lobby import normalize_code
     from p2pcards.ui.render import wrap
 
     if code:
-        return code
-    if not sys.stdin.isatty():
+        problem = _doubt(code, tr, by_code=by_code)
+        if problem is None:
+            return code, False
+        if not _at_terminal():
+            raise click.UsageError(problem)
+        click.echo(wrap(problem))
+        return _type_code(tr, by_code=by_code, doubted=normalize_code(code)), True
+    if not _at_terminal():
         raise click.UsageError(tr("join_no_code"))
     click.echo(wrap(tr("join_ask_code")))
-    return _type_code(tr)
+    return _type_code(tr, by_code=by_code), True
 
 
-def _type_code(tr: Any) -> str:
-    """A code typed at the prompt. A word that is no code word but close to one is
-    pointed out before any host hears the code (a try at the host is worth more than a
-    line here); the same code typed again is sent as it is (a host may choose its own)."""
-    from p2pcards.net.words import WORDS, likely_meant
+def _type_code(tr: Any, *, by_code: bool = False, doubted: str | None = None) -> str:
+    """A code typed at the prompt. A word that is no code word but close to one, or a code
+    left unfinished, is pointed out before any host hears the code (a try at the host is worth
+    more than a line here); the same code typed again is sent as it is (a host may choose its
+    own). ``by_code``: the code alone finds the host, so a code without its number and two words
+    is asked again whatever it is (no host could be found by it). ``doubted``: a code already
+    pointed out (given on the command line)."""
+    from p2pcards.net import discovery
+    from p2pcards.net.words import WORDS, likely_meant, unfinished
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.ui.i18n import COMMAND_WORDS
     from p2pcards.ui.keyboard import ask_code
     from p2pcards.ui.render import wrap
 
-    doubted = None
     while True:
         try:
             typed = ask_code(tr("join_code_prompt"), WORDS)
         except EOFError:
             raise click.Abort() from None
-        if not typed:
+        if not typed:  # Enter alone: what to type
+            click.echo(wrap(tr("join_code_help")))
             continue
         command = COMMAND_WORDS.get(typed.strip().lower())
         if command == "help":  # a word that works at every prompt of the game works here too
@@ -105,11 +150,19 @@ def _type_code(tr: Any) -> str:
             continue
         if command == "quit":
             raise click.Abort()
+        left_unfinished = unfinished(typed)
+        if by_code and (left_unfinished or discovery.code_number(typed) is None):
+            said = tr("join_code_unfinished", code=typed) if left_unfinished else tr("join_code_no_number")
+            click.echo(wrap(said))
+            continue
         meant = likely_meant(typed)
-        if meant is None or normalize_code(typed) == doubted:
+        if (meant is None and not left_unfinished) or normalize_code(typed) == doubted:
             return typed
         doubted = normalize_code(typed)
-        click.echo(wrap(tr("join_code_typo", word=meant[0], code=meant[1])))
+        if meant is None:
+            click.echo(wrap(tr("join_code_unfinished", code=typed)))
+        else:
+            click.echo(wrap(tr("join_code_typo", word=meant[0], code=meant[1])))
 
 
 def _point_out_typo(code: str, tr: Any) -> None:
@@ -122,24 +175,41 @@ def _point_out_typo(code: str, tr: Any) -> None:
         click.echo(wrap(tr("join_code_typo_given", word=meant[0], code=meant[1])), err=True)
 
 
-async def _joined_asking_again(join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any) -> Any:
-    """``join(code)``; when the code was typed here and the host says it is wrong, the
-    person types it again (``CODE_TRIES`` in all) instead of starting over."""
+def _nobody_has(error: BaseException) -> int | None:
+    """The code number no host on this network answered for, if that is what ``error`` says."""
+    from p2pcards.cli.network import _leaves
+    from p2pcards.net.discovery import NobodyHasIt
+
+    return next((x.number for x in _leaves(error) if isinstance(x, NobodyHasIt) and x.number), None)
+
+
+async def _joined_asking_again(
+    join: Callable[[str], Awaitable[Any]], code: str, typed: bool, tr: Any, *, by_code: bool = False
+) -> Any:
+    """``join(code)``; when the code was typed here and the host says it is wrong, or no host
+    on this network has it (``by_code``: found by the code alone), the person types it again
+    (``CODE_TRIES`` in all) instead of starting over."""
+    from p2pcards.net.discovery import shown
+
     for attempt in range(1, CODE_TRIES + 1):
         try:
             return await join(code)
         except BaseException as e:
             refused = _refusal(e)
             wrong = refused is not None and refused.reason == "wrong-code"
+            nobody = _nobody_has(e)
             if wrong and not typed:
                 _point_out_typo(code, tr)
-            if not typed or not wrong or attempt == CODE_TRIES:
+            if not typed or not (wrong or nobody) or attempt == CODE_TRIES:
                 raise
         left = CODE_TRIES - attempt
-        click.echo(tr.n("join_wrong_code", left, left=left))
+        if nobody:
+            click.echo(tr.n("join_no_host_code", left, code=shown(nobody), left=left))
+        else:
+            click.echo(tr.n("join_wrong_code", left, left=left))
         import trio
 
-        code = await trio.to_thread.run_sync(_type_code, tr)
+        code = await trio.to_thread.run_sync(functools.partial(_type_code, tr, by_code=by_code))
     raise AssertionError("unreachable")
 
 
@@ -190,9 +260,8 @@ def join(
     learns them when it joins.
     """
     from p2pcards.errors import P2PCardsError
-    from p2pcards.net import discovery
+    from p2pcards.net import discovery, node
     from p2pcards.net.addresses import show_address
-    from p2pcards.net.node import join_game, resume_game, unfinished_games
     from p2pcards.protocol.lobby import normalize_code
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
@@ -200,50 +269,57 @@ def join(
 
     tr = Translator(_language(opts["lang"]))
     if then is not None:  # ADDRESS CODE, or CODE ADDRESS
-        if discovery.code_number(address or "") is not None and discovery.code_number(then) is None:
+        if _is_code(address) and not _is_code(then):
             address, then = then, address
         if code and normalize_code(code) != normalize_code(then or ""):
             raise click.UsageError(tr("join_two_codes"))
         code = then
-    if address is not None and discovery.code_number(address) is not None:
+    if address is not None and _is_code(address):  # a code, whole or not, is no host name
         if code and normalize_code(code) != normalize_code(address):
             raise click.UsageError(tr("join_two_codes"))
         address, code = None, address
-    typed = not code
     if address is None:  # find the host on this network by the code's public number
-        wanted = _ask_code(code, tr)
-        number = discovery.code_number(wanted)
-        if number is None:
-            raise click.UsageError(tr("join_code_no_number"))
+        wanted, typed = _ask_code(code, tr, by_code=True)
         udp_port = discovery_port or discovery.DISCOVERY_PORT
-        unfinished = bool(unfinished_games())
+        unfinished = bool(node.unfinished_games())
 
         async def find_and_join(config: NodeConfig) -> Outcome:
-            click.echo(tr("join_looking", code=discovery.shown(number)))
-            try:
-                hosts = await discovery.locate(wanted, port=udp_port, bind=opts["bind"])
-            except discovery.NoHostAnswered as e:
-                if unfinished:  # a started game's host answers no search: `resume` goes back into it
-                    raise discovery.NoHostAnswered(tr("join_no_host_resume", error=_said(e, tr))) from None
-                raise
-            where = ", ".join(show_address(*h) for h in hosts)
-            if len(hosts) == 1:
-                click.echo(tr("join_found", where=where))
-            else:  # an impostor among them gets one guess of the code, nothing more
-                click.echo(tr("join_found_many", n=len(hosts), where=where))
-            (host_name, host_port), *others = hosts
+            found: dict[int, list[tuple[str, int]]] = {}  # the hosts that answered, by code number
 
-            async def join(code: str) -> Outcome:
-                return await join_game(
+            async def join(code: str, seat: JoiningSeat) -> Outcome:
+                number = discovery.code_number(code)
+                assert number is not None  # (a code without one is asked again, or refused, first)
+                if number not in found:
+                    click.echo(tr("join_looking", code=discovery.shown(number)))
+                    try:
+                        hosts = await discovery.locate(code, port=udp_port, bind=opts["bind"])
+                    except discovery.NobodyHasIt as e:
+                        if unfinished:  # a started game's host answers no search: `resume` goes back into it
+                            said = tr("join_no_host_resume", error=_said(e, tr))
+                            raise discovery.NobodyHasIt(said, number=e.number) from None
+                        raise
+                    where = ", ".join(show_address(*h) for h in hosts)
+                    if len(hosts) == 1:
+                        click.echo(tr("join_found", where=where))
+                    else:  # an impostor among them gets one guess of the code, nothing more
+                        click.echo(tr("join_found_many", n=len(hosts), where=where))
+                    found[number] = hosts
+                (host_name, host_port), *others = found[number]
+                return await node.join_game(
                     config,
                     host=host_name,
                     port=host_port,
                     alternatives=others,
                     code=code,
                     no_listen=no_listen,
+                    seat=seat,
                 )
 
-            return await _joined_asking_again(join, wanted, typed, tr)
+            # One listener and one port mapping for every try (beside the search, not before it).
+            async with node.joining(config, no_listen=no_listen) as seat:
+                return await _joined_asking_again(
+                    functools.partial(join, seat=seat), wanted, typed, tr, by_code=True
+                )
 
         _run_node("join", find_and_join, port=port, **opts)
         return
@@ -254,23 +330,27 @@ def join(
         me: bytes | None = _seat_identity(_seat_name(opts["name"], opts["bot"]), opts["bot"]).public_key
     except P2PCardsError:  # (said when the node starts)
         me = None
-    earlier = [u for u in unfinished_games() if u.host_address == (host_name, host_port) and u.key == me]
+    earlier = [u for u in node.unfinished_games() if u.host_address == (host_name, host_port) and u.key == me]
     if earlier:
         names = ", ".join(clean(n, SHOWN_NAME) or "?" for n in earlier[0].names)  # the journal's roster
         click.echo(tr("join_resuming", address=clean(address, MESSAGE_LIMIT), names=names))
         seat_key = _check_resumable(earlier[0].path, tr).key  # (a bot's is found by its --bot)
 
         async def resume(config: NodeConfig) -> Outcome:
-            return await resume_game(config, earlier[0].path)
+            return await node.resume_game(config, earlier[0].path)
 
         _run_node("join", resume, port=0, seat_key=seat_key, **opts)
         return
-    code = _ask_code(code, tr)
+    code, typed = _ask_code(code, tr)
 
     async def run(config: NodeConfig) -> Outcome:
-        async def join(code: str) -> Outcome:
-            return await join_game(config, host=host_name, port=host_port, code=code, no_listen=no_listen)
+        async with node.joining(config, no_listen=no_listen) as seat:
 
-        return await _joined_asking_again(join, code, typed, tr)
+            async def join(code: str) -> Outcome:
+                return await node.join_game(
+                    config, host=host_name, port=host_port, code=code, no_listen=no_listen, seat=seat
+                )
+
+            return await _joined_asking_again(join, code, typed, tr)
 
     _run_node("join", run, port=port, **opts)

@@ -290,6 +290,15 @@ class NoHostAnswered(PeerUnreachable):
     """No host in its lobby answered for the code's number on this network."""
 
 
+class NobodyHasIt(NoHostAnswered):
+    """The search went out and no host answered: none has a code of that number here now
+    (rather than a search that could not be sent at all)."""
+
+    def __init__(self, message: object, *, number: int) -> None:
+        super().__init__(message)
+        self.number = number
+
+
 # ---------------------------------------------------------------------------
 # On the network (trio)
 
@@ -536,7 +545,7 @@ async def locate(
         )
     hosts = await search(number, port=port, targets=targets, bind=bind, wait=wait, settle=settle)
     if not hosts:
-        raise NoHostAnswered(Notice("notice_no_host", code=shown(number), seconds=f"{wait:g}"))
+        raise NobodyHasIt(Notice("notice_no_host", code=shown(number), seconds=f"{wait:g}"), number=number)
     return hosts
 
 

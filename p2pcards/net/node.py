@@ -183,6 +183,67 @@ async def host_game(
     return outcome
 
 
+OUTSIDE_WAIT = 4.0
+"""Seconds at most a joiner connected to the host waits for its router's answer before it
+says hello without the address the router forwards (the host's handshake deadline is 10 s)."""
+
+
+@dataclass(slots=True)
+class JoiningSeat:
+    """What one run of ``join`` keeps across its tries at the table (a code typed again, the
+    next host that answered): the port this seat listens on, and the router's mapping of it,
+    asked once, beside the first try rather than before it."""
+
+    cfg: NodeConfig
+    listeners: list[trio.SocketListener]
+    listen_port: int
+    mapped: PortMapping | None = None
+    """What the router said, once it has (None until then)."""
+    answered: trio.Event = field(default_factory=trio.Event)
+
+    async def outside(self) -> tuple[str, int] | None:
+        """Where the internet reaches this seat: the router's answer, waited for (a little)."""
+        with trio.move_on_after(OUTSIDE_WAIT):
+            await self.answered.wait()
+        return self.mapped.external if self.mapped is not None else None
+
+    async def _map(self) -> None:
+        """Ask the router, say once what it did, and keep the mapping for as long as the seat lives."""
+        try:
+            async with self.cfg.mapped(self.listen_port) as mapped:
+                self.mapped = mapped
+                self.answered.set()
+                if mapped.enabled and mapped.gateway is not None:  # no gateway: no router to speak of
+                    self.cfg.ui.info(_mapping_notice(mapped, self.listen_port))
+                await mapped.keep()
+                await trio.sleep_forever()
+        finally:
+            self.answered.set()  # (a router that could not be asked: the joiner goes on without)
+
+
+@contextlib.asynccontextmanager
+async def joining(cfg: NodeConfig, *, no_listen: bool = False) -> AsyncIterator[JoiningSeat]:
+    """A seat about to join: listening (unless ``no_listen``), its router asked beside the
+    tries that follow. Errors of the body come out as they are, not in an exception group."""
+    listeners = [] if no_listen else await listen(cfg.port, cfg.bind)
+    seat = JoiningSeat(cfg, listeners, listeners[0].socket.getsockname()[1] if listeners else 0)
+    failed: BaseException | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(seat._map)
+            try:
+                yield seat
+            except BaseException as e:
+                failed = e
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        for listener in listeners:
+            await listener.aclose()
+    if failed is not None:
+        raise failed
+
+
 async def join_game(
     cfg: NodeConfig,
     *,
@@ -191,6 +252,7 @@ async def join_game(
     code: str,
     no_listen: bool = False,
     alternatives: Sequence[tuple[str, int]] = (),
+    seat: JoiningSeat | None = None,
 ) -> Outcome:
     """Join the table at ``host:port`` with invitation ``code`` and play it.
 
@@ -199,17 +261,13 @@ async def join_game(
 
     ``no_listen``: accept no connection (behind a router that cannot forward):
     the seats that would dial this one reach it through the host instead.
+
+    ``seat``: the listener and mapping of earlier tries (``joining``); a seat of its own else.
     """
-    listeners = [] if no_listen else await listen(cfg.port, cfg.bind)
-    listen_port = listeners[0].socket.getsockname()[1] if listeners else 0
-    try:
-        async with cfg.mapped(listen_port) as mapped:
-            if mapped.enabled and mapped.gateway is not None:  # no gateway: no router to speak of
-                cfg.ui.info(_mapping_notice(mapped, listen_port))
-            return await _join_and_play(cfg, host, port, code, listeners, listen_port, alternatives, mapped)
-    finally:
-        for listener in listeners:
-            await listener.aclose()
+    if seat is None:
+        async with joining(cfg, no_listen=no_listen) as seat:
+            return await _join_and_play(cfg, host, port, code, alternatives, seat)
+    return await _join_and_play(cfg, host, port, code, alternatives, seat)
 
 
 def _mapping_notice(mapped: PortMapping, port: int) -> Notice:
@@ -226,11 +284,10 @@ async def _join_and_play(
     host: str,
     port: int,
     code: str,
-    listeners: list[trio.SocketListener],
-    listen_port: int,
     alternatives: Sequence[tuple[str, int]],
-    mapped: PortMapping,
+    seat: JoiningSeat,
 ) -> Outcome:
+    listeners, listen_port = seat.listeners, seat.listen_port
     info = await join_table(
         host=host,
         port=port,
@@ -242,7 +299,7 @@ async def _join_and_play(
         timeouts=cfg.timeouts,
         bot=cfg.bot,
         alternatives=alternatives,
-        outside=mapped.external,
+        outside=seat.outside,
     )
     try:
         await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
@@ -260,7 +317,6 @@ async def _join_and_play(
     cfg.ui.table_clock(cfg.timeouts)
     relinks = Relinks(info, cfg.identity, cfg.timeouts)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(mapped.keep)
         for listener in listeners:  # higher seats dial this one again if their link breaks
             nursery.start_soon(_accept_loop, listener, relinks.accept, nursery)
         try:

@@ -317,6 +317,7 @@ async def map_pcp_or_natpmp(
     wanted = external_port or port
     failed: list[str] = []
     g = _Gateway(gateway, server_port)
+    asked: bytes | None = None  # the mapping request out, while its answer is awaited
     try:
         client = await g.open()
         nonce = nonce or os.urandom(12)
@@ -328,7 +329,9 @@ async def map_pcp_or_natpmp(
             answer = parse_pcp_answer(data)
             return (answer is not None and answer.nonce == nonce) or natpmp_unsupported(data)
 
+        asked = pcp_map_request(client=client, nonce=nonce, internal_port=port, external_port=0, lifetime=0)
         data = await g.ask(request, pcp_answered)
+        asked = None
         answer = parse_pcp_answer(data) if data is not None else None
         if (
             answer is not None
@@ -365,7 +368,9 @@ async def map_pcp_or_natpmp(
             mapped = parse_natpmp_mapped(data)
             return mapped is not None and mapped[1] == port
 
+        asked = natpmp_map_request(internal_port=port, external_port=0, lifetime=0)
         data = await g.ask(request, natpmp_answered)
+        asked = None
         mapped = parse_natpmp_mapped(data) if data is not None else None
         if mapped is None:
             failed.append(Notice("portmap_no_answer_mapping", method="NAT-PMP"))
@@ -385,6 +390,13 @@ async def map_pcp_or_natpmp(
     except OSError as e:
         failed.append(Notice("portmap_pcp_natpmp_error", error=e.strerror or str(e)))
         return None, failed
+    except BaseException:
+        # Stopped while the router may be granting (a joiner that failed at once): take the
+        # mapping back unseen, with one datagram (lifetime 0), rather than leave it for hours.
+        if asked is not None:
+            with trio.CancelScope(shield=True), trio.move_on_after(0.2), contextlib.suppress(OSError):
+                await g.sock.send(asked)
+        raise
     finally:
         g.close()
 
@@ -492,8 +504,8 @@ async def map_upnp(
             granted = int(client.addanyportmapping(wanted, "TCP", client.lanaddr, port, DESCRIPTION, ""))
         return client, outside, granted
 
-    try:
-        with trio.fail_after(UPNP_TIMEOUT):
+    try:  # shielded: a request cut short could leave a mapping nobody deletes (UPnP keeps it)
+        with trio.CancelScope(shield=True), trio.fail_after(UPNP_TIMEOUT):
             client, outside, granted = await trio.to_thread.run_sync(add, abandon_on_cancel=True)
     except trio.TooSlowError:
         return None, [Notice("portmap_late", method="UPnP")], None
@@ -585,15 +597,17 @@ async def port_mapped(
             mapping, failed, state.upnp = await map_upnp(gateway, port, location=location)
             results["upnp"] = mapping, failed
 
-    async with trio.open_nursery() as asking:  # both at once: a router that speaks none costs ~2 s
-        asking.start_soon(pcp)
-        asking.start_soon(upnp)
-    (first, first_failed), (second, second_failed) = results["pcp"], results["upnp"]
-    state.mapping = first or second
-    state.tried = first_failed + second_failed if state.mapping is None else []
     try:
+        async with trio.open_nursery() as asking:  # both at once: a router that speaks none costs ~2 s
+            asking.start_soon(pcp)
+            asking.start_soon(upnp)
+        (first, first_failed), (second, second_failed) = results["pcp"], results["upnp"]
+        state.mapping = first or second
+        state.tried = first_failed + second_failed if state.mapping is None else []
         yield state
     finally:
+        if state.mapping is None:  # stopped while asking: what was granted meanwhile is taken back
+            state.mapping = next((m for m, _ in results.values() if m is not None), None)
         if state.mapping is not None:
             with trio.CancelScope(shield=True), trio.move_on_after(2):
                 await _unmap(state, router)

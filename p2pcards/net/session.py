@@ -547,7 +547,7 @@ async def join_table(
     timeouts: Timeouts,
     bot: bool = False,
     alternatives: Sequence[tuple[str, int]] = (),
-    outside: tuple[str, int] | None = None,
+    outside: Outside = None,
 ) -> SessionInfo:
     """Dial the host, prove the invitation, wait in the lobby until the game starts.
 
@@ -561,7 +561,9 @@ async def join_table(
     SPAKE2 a host without the code learns nothing from a try but that its one guess
     was wrong, so trying each costs nothing; the first that proves the code wins.
 
-    ``outside``: where the internet reaches ``listen_port`` (the router's mapping).
+    ``outside``: where the internet reaches ``listen_port`` (the router's mapping), or how to
+    learn it: awaited once the host's TLS is up, just before the hello that names it, so that
+    the router is asked while the host is dialled.
     """
     me = _Joiner(code, identity, name, listen_port, ui, timeouts, bot, outside)
     candidates = [(host, port), *alternatives]
@@ -580,6 +582,10 @@ async def join_table(
     )
 
 
+Outside = tuple[str, int] | Callable[[], Awaitable[tuple[str, int] | None]] | None
+"""Where the internet reaches a joiner's port, or a function that waits for the router's word."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Joiner:
     """Who joins, and how patiently: the same for every host a join by code tries."""
@@ -591,7 +597,7 @@ class _Joiner:
     ui: LobbyUI
     timeouts: Timeouts
     bot: bool
-    outside: tuple[str, int] | None = None
+    outside: Outside = None
 
 
 REJOIN_FOR = 60.0
@@ -743,6 +749,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         me.timeouts,
         me.bot,
     )
+    outside = await me.outside() if callable(me.outside) else me.outside
     nj = os.urandom(32)
     pake = Pake.start(Side.JOINER, normalize_code(code), os.urandom(ENTROPY_SIZE))
     # ``bot`` is written only when true, so that a person's hello is the one older hosts know.
@@ -753,7 +760,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         port=listen_port,
         pake=pake.message,
         bot=True if bot else None,
-        outside=me.outside,
+        outside=outside,
     )
     try:
         await link.send(encode_lobby(hello))
@@ -801,7 +808,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         # The host gives this seat the port of its hello (or its router's, protocol.md section 9):
         # another one (0: "does not listen") would send every link of this seat through the host.
         own = roster[mine[0]].port
-        if own != listen_port and not (listen_port and me.outside is not None and own == me.outside[1]):
+        if own != listen_port and not (listen_port and outside is not None and own == outside[1]):
             # This key was seated before by another run of the program (its start was lost, or
             # it crashed): the roster holds that run's port, and this one cannot take its place.
             raise PeerUnreachable(Notice("notice_seated_elsewhere", port=own))

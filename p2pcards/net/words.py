@@ -310,6 +310,28 @@ def likely_meant(code: str) -> tuple[str, str] | None:
 _KNOWN = frozenset(WORDS)
 
 
+def unfinished(code: str) -> bool:
+    """``code`` is the start of an invitation code and not a whole one: its number, then one
+    word that is a code word, the start of one or close to one (``60-feather``, ``60-fea``), or
+    nothing after the dash (``60-``). ``60-feather-`` is ``60-feather``: dashes at the end count
+    for nothing. Such a code cannot be the host's; a host name rarely looks like one."""
+    from difflib import get_close_matches
+
+    from p2pcards.protocol.lobby import normalize_code
+
+    parts = normalize_code(code).split("-")
+    if not parts[0].isdigit() or len(parts[0]) > 2 or len(parts) > 2:
+        return False
+    if len(parts) == 1:
+        return code.strip().endswith("-")
+    word = parts[1]
+    return (
+        word in _KNOWN
+        or any(w.startswith(word) for w in WORDS)
+        or bool(get_close_matches(word, WORDS, n=1, cutoff=0.7))
+    )
+
+
 def _typos(a: str, b: str) -> int:
     """The fewest typos that make ``a`` into ``b``: a letter left out, added, changed, or two
     neighbours swapped (the optimal string alignment distance)."""

@@ -526,6 +526,8 @@ _EN_CONNECTING: dict[str, str] = {
     " (Tab completes its words; Ctrl-C stops).",
     "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
     "give the host's address, p2pcards join ADDRESS",
+    "join_code_unfinished": "{code} is not a whole invitation code: a code is a number and two words, "
+    "like 43-robin-maple",
     "join_resuming": "Resuming your unfinished game at {address} ({names}).",
     "host_lan_off_no_number": "LAN discovery is off: the code has no number in front (43-robin-maple)",
     "host_lan_off": "LAN discovery is off: {why}",
@@ -653,6 +655,12 @@ _EN_PLURAL.update(
 _EN_PLURAL["join_wrong_code"] = (
     "The host says that code is wrong: check it with the host and type it again ({left} try left).",
     "The host says that code is wrong: check it with the host and type it again ({left} tries left).",
+)
+_EN_PLURAL["join_no_host_code"] = (
+    "No host on this network has the code {code}: check it with the host and type it again "
+    "({left} try left).",
+    "No host on this network has the code {code}: check it with the host and type it again "
+    "({left} tries left).",
 )
 _EN_PLURAL["record_partial"] = (
     "Record of {n} finished hand written to {path} (the hand in progress is left out).",
