@@ -27,7 +27,7 @@ from p2pcards.cli import main
 from p2pcards.errors import CardParseError
 from p2pcards.games.nines.prompt import Chosen, build_menu, parse_answer
 from p2pcards.games.nines.rules import Draw, Keep, NinesRules, Play, PlayNines
-from p2pcards.ui.i18n import Translator, detect_lang, parse_suit_word
+from p2pcards.ui.i18n import LANGS, Translator, detect_lang, parse_suit_word
 from p2pcards.ui.local import PlayOptions, play_local
 from p2pcards.ui.prompt import Attempt, Console, Problem
 from p2pcards.ui.render import WIDTH, Style, visible_len
@@ -789,3 +789,267 @@ def test_with_only_a_draw_a_word_that_is_no_card_is_told_to_press_enter_to_draw(
     got = parse_answer("x", menu, seat=0, hand=[parse_card("4D")], tr=tr)
     assert isinstance(got, Problem), got
     assert got.message == tr("err_not_card_draw", text="x") and "1" not in got.message
+
+
+# ---------------------------------------------------------------------------
+# Cards typed as they are said: "as de cœur", "asso di picche", "queen of spades"
+
+_RANK_SAID = {  # ace to king
+    "en": ("ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen",
+           "king"),
+    "fr": ("as", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "valet", "dame",
+           "roi"),
+    "it": ("asso", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "fante",
+           "donna", "re"),
+    "figures": ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
+}
+_SUIT_SAID = {
+    "S": ("spades", "spade", "pique", "piques", "picche", "♠"),
+    "H": ("hearts", "heart", "cœur", "coeur", "Cœurs", "cuori", "cuore", "♥"),
+    "D": ("diamonds", "diamond", "carreau", "carreaux", "quadri", "♦"),
+    "C": ("clubs", "club", "trèfle", "trefle", "fiori", "♣"),
+}
+_LINKS = ("", "de", "d'", "d’", "du", "di", "of")
+
+
+def _unaccented(text: str) -> str:
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _said(rank_word: str, link: str, suit_word: str) -> str:
+    return " ".join(w for w in (rank_word, link, suit_word) if w)
+
+
+def _card_of(got: object) -> str | None:
+    """The card a prompt's answer plays or attempts (None: no card)."""
+    from p2pcards.games.neuf.rules import PlayCard
+
+    if isinstance(got, Chosen):
+        return got.option.cards[0].text()
+    action = got.action if isinstance(got, Attempt) else got
+    card = getattr(action, "card", None) if isinstance(action, Play | PlayCard) else None
+    return None if card is None else card.text()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rank=st.integers(1, 13),
+    said_in=st.sampled_from(["en", "fr", "it", "figures"]),
+    suit=st.sampled_from("SHDC"),
+    data=st.data(),
+    lang=st.sampled_from(["en", "fr", "it"]),
+)
+def test_every_rank_word_with_every_suit_word_is_that_card_at_both_prompts(
+    rank: int, said_in: str, suit: str, data: st.DataObject, lang: str
+) -> None:
+    """A card typed as a player says it, in any of the three languages, whatever the interface's:
+    a rank's name (or its figure, its letter), perhaps de, d', du, di or of, then the suit's name
+    or symbol, in any case, with or without accents, is that card in Nines and in Le Neuf."""
+    from p2pcards.games.neuf.prompt import parse_card_answer
+
+    rank_word = _RANK_SAID[said_in][rank - 1]
+    suit_word = data.draw(st.sampled_from(_SUIT_SAID[suit]), label="suit")
+    link = data.draw(st.sampled_from(_LINKS), label="link")
+    cases = [str.lower, str.upper, str.title, _unaccented, lambda t: t]
+    case = data.draw(st.sampled_from(cases), label="case")
+    line = case(_said(rank_word, link, suit_word))
+    meant = _RANK_SAID["figures"][rank - 1] + suit
+    hand = [parse_card(t) for t in ("10H", "9S", "KC")]
+    menu = build_menu(_legal("10H", "9S"))
+    tr = Translator(lang)
+    nines = parse_answer(line, menu, seat=0, hand=hand, tr=tr)
+    assert _card_of(nines) == meant, (line, nines)
+    if rank == 9 and isinstance(nines, Chosen):
+        assert nines.suit is None  # the 9 itself, its suit still to be asked
+    neuf = parse_card_answer(line, hand, seat=0, tr=tr)
+    assert _card_of(neuf) == meant, (line, neuf)
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "card"),
+    [
+        ("fr", "as cœur", "AH"),
+        ("fr", "as coeur", "AH"),
+        ("fr", "as de pique", "AS"),
+        ("fr", "As pique", "AS"),
+        ("fr", "roi de carreau", "KD"),
+        ("fr", "Dame carreau", "QD"),
+        ("fr", "valet de coeur", "JH"),
+        ("fr", "7 de cœur", "7H"),
+        ("fr", "as d'cœur", "AH"),
+        ("it", "asso di picche", "AS"),
+        ("it", "donna di picche", "QS"),
+        ("it", "re di cuori", "KH"),
+        ("it", "fante di fiori", "JC"),
+        ("it", "sette di quadri", "7D"),
+        ("it", "10 di fiori", "10C"),
+        ("en", "queen of spades", "QS"),
+        ("en", "ace of hearts", "AH"),
+        ("en", "ten of clubs", "10C"),
+        ("en", "as cœur", "AH"),  # the French words are understood in English too
+    ],
+)
+def test_a_card_said_in_words_is_the_card_meant(lang: str, line: str, card: str) -> None:
+    """The tester's lines: each is the card meant, never the first word alone (``as`` was A♠:
+    a player holding it would have had it played for them)."""
+    held = ("AS", "AH", "KD", "QD", "QS", "KH", "JH", "JC", "10C", "7H", "7D", "9S")
+    hand = [parse_card(t) for t in held]
+    menu = build_menu(_legal(*held))
+    got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator(lang))
+    assert isinstance(got, Chosen) and got.option.with_suit(None) == Play(seat=0, card=parse_card(card)), got
+
+
+def test_a_card_said_in_words_and_refused_is_named_as_meant() -> None:
+    """``as cœur`` when the ace of hearts cannot be played is refused about A♥ (it was refused
+    about A♠, which the player never named); the whole game, as typed in French."""
+    out: list[str] = []
+    lines = iter(["roi de carreau", "as coeur", "quit", "y"])
+    opts = PlayOptions(players=2, bot="random", seed=1, lang="fr", offline=True)
+    play_local(opts, read=lambda prompt: next(lines), write=out.append, style=Style(), echo=True)
+    text = "\n".join(out)
+    assert "Votre main  AH QH 6D 10D KD 3C 4C" in text  # (the deal this test relies on)
+    assert "Interdit : KD ne suit ni la couleur annoncée H" in text, text[-800:]
+    assert "Vous avez joué AH" in text and "AS" not in text, text[-800:]
+
+
+@pytest.mark.parametrize("typed", ["as", "As", "AS"])
+def test_as_alone_is_asked_again_in_french_and_is_the_ace_of_spades_elsewhere(typed: str) -> None:
+    """In French ``as`` is any ace, in the notation the ace of spades: typed alone in French it
+    plays nothing, and the question says how to name each ace; in English and Italian (an ace is
+    asso) it is AS, as before."""
+    hand = [parse_card(t) for t in ("AS", "AH", "9S")]
+    menu = build_menu(_legal("AS", "AH", "9S"))
+    got = parse_answer(typed, menu, seat=0, hand=hand, tr=Translator("fr"))
+    assert isinstance(got, Problem), got
+    assert got.message == (
+        f"{typed} : quel as ? En notation, AS est l'as de pique - tapez l'as avec sa couleur :"
+        " as de pique, as de cœur, as de carreau ou as de trèfle"
+    )
+    for lang in ("en", "it"):
+        got = parse_answer(typed, menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Chosen) and got.option.cards[0].text() == "AS", (lang, got)
+
+
+def test_a_nine_said_in_words_still_names_the_suit_after_it() -> None:
+    hand = [parse_card(t) for t in ("9S", "KD")]
+    menu = build_menu(_legal("9S"))
+    for lang, line in (
+        ("fr", "9 de pique cœur"),
+        ("fr", "neuf de pique, cœur"),
+        ("fr", "Neuf pique coeur"),
+        ("it", "nove di picche cuori"),
+        ("en", "nine of spades hearts"),
+        ("en", "9 of spades ♥"),
+    ):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Chosen) and got.option.with_suit(got.suit) == Play(
+            seat=0, card=parse_card("9S"), suit="H"
+        ), (line, got)
+    # di is "of" before a suit's name: 9 di cuori is the 9 of hearts, not the 9 of diamonds
+    # (di, a prefix of diamonds) naming hearts
+    got = parse_answer("9 di cuori", menu, seat=0, hand=hand, tr=Translator("it"))
+    assert isinstance(got, Attempt) and getattr(got.action, "card", None) == parse_card("9H"), got
+
+
+def test_words_after_a_card_are_refused_never_ignored() -> None:
+    """Only a 9 names a suit after it; anything else left after a card is said back, and what
+    is no card is said to be none (not taken for a move number)."""
+    hand = [parse_card(t) for t in ("10H", "9S", "KC", "4D")]
+    menu = build_menu(_legal("10H", "9S"))
+    tr = Translator("en")
+    for line, said in (
+        ("J hearts spades", "Only a 9 names a suit: just type JH"),  # J♥ not held: not an attempt
+        ("10h spades", "Only a 9 names a suit: just type 10H"),
+        ("ace of hearts xyz", "ace of hearts xyz: AH is a card, but xyz is not part of it - type just AH"),
+        ("kc 10h", "kc 10h: KC is a card, but 10h is not part of it - type just KC"),
+        ("9 banana", "9 banana is not a card - type a number 1-2 or a card like 10H"),
+        ("as banana", "as banana is not a card - type a number 1-2 or a card like 10H"),
+        ("king of", "king of is not a card"),
+        ("9s hearts spades", "hearts spades is not a suit"),
+    ):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=tr)
+        assert isinstance(got, Problem) and got.message.startswith(said), (line, got)
+    got = parse_answer("as de cœur banane", menu, seat=0, hand=hand, tr=Translator("fr"))
+    assert isinstance(got, Problem), got
+    assert got.message.startswith("as de cœur banane : AH est une carte, mais banane n'en fait pas partie")
+
+
+def test_a_suit_named_after_a_c_settles_it_and_a_rank_word_with_c_is_asked() -> None:
+    """``Kc trèfle`` in French: the player said clubs, nothing to ask; ``Kc cœur`` is K♥. After
+    a rank named in French or Italian (``roi c``, ``fante c``) c is cœur, cuori to the player:
+    asked in every interface language, never a silent ♣; after an English name it is as ``Kc``."""
+    hand = [parse_card(t) for t in ("KC", "KH", "JC", "9S")]
+    menu = build_menu(_legal("KC", "KH", "JC", "9S"))
+    for lang, line, card in (
+        ("fr", "Kc trèfle", "KC"),
+        ("fr", "Kc cœur", "KH"),
+        ("it", "kc fiori", "KC"),
+        ("it", "Kc ♥", "KH"),
+        ("fr", "roi de c trèfle", "KC"),
+    ):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Chosen) and got.option.cards[0].text() == card, (line, got)
+    for lang, line, asked in (
+        ("fr", "Kc pique", "Kc : KH ou KC ?"),  # no answer to the question: asked
+        ("fr", "roi c", "roi c : KH ou KC ? c veut dire cœur en français"),
+        ("en", "valet c", "valet c: JH or JC? c is hearts in French and Italian"),
+        ("en", "fante di c", "fante di c: JH or JC?"),
+        ("it", "king c", "king c: KH o KC?"),
+        ("fr", "9c trèfle", "9c : 9H ou 9C ?"),  # a 9 names a suit after it: trèfle settles nothing
+    ):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Problem) and got.message.startswith(asked), (line, got)
+    got = parse_answer("roi de c", menu, seat=0, hand=hand, tr=Translator("fr"))
+    assert isinstance(got, Problem) and got.message.endswith("tapez roi de cœur ou roi de trèfle"), got
+    got = parse_answer("king c", menu, seat=0, hand=hand, tr=Translator("en"))
+    assert isinstance(got, Chosen) and got.option.cards[0].text() == "KC", got
+
+
+def test_a_rank_word_with_a_french_or_italian_suit_letter_gets_the_notation() -> None:
+    hand = [parse_card(t) for t in ("10S", "QC", "KD")]
+    menu = build_menu(_legal("10S", "QC", "KD"))
+    for line, card in (("roi de p", "KS"), ("dame t", "QC"), ("R de cœur", "KH"), ("V cœur", "JH"),
+                       ("king q", "KD")):
+        got = parse_answer(line, menu, seat=0, hand=hand, tr=Translator("en"))
+        assert isinstance(got, Problem), (line, got)
+        assert got.message.startswith(f"{line} is not a card - a card is written with its rank"), got
+        assert got.message.endswith(f": {card}"), (line, got)
+
+
+_JUNK_WORDS = st.sampled_from(
+    [
+        *(w for words in _RANK_SAID.values() for w in words),
+        *(w for words in _SUIT_SAID.values() for w in words),
+        *(link for link in _LINKS if link),
+        *("9s", "10", "c", "C", "p", "q", "²", "٣", "d'", "Kc", "as", "x", ",", "help", "d", "draw", "y"),
+        "1" * 12,
+        "7" * 5000,
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(_JUNK_WORDS | st.text(max_size=6), max_size=5), lang=st.sampled_from(LANGS))
+def test_any_words_at_either_prompt_are_answered_never_an_error(words: list[str], lang: str) -> None:
+    """Rank and suit words in any order and number, with junk: each game's prompt answers (a move,
+    an attempt for the engine to refuse, a hint, a question back), never raises; take_card names
+    a card or none."""
+    from p2pcards.games.neuf.prompt import parse_card_answer
+    from p2pcards.games.neuf.rules import PlayCard
+    from p2pcards.ui.i18n import CardWords, take_card
+
+    line = " ".join(words)
+    hand = [parse_card(t) for t in ("10H", "9S", "KC", "AS")]
+    menu = build_menu(_legal("10H", "9S", "AS"))
+    tr = Translator(lang)
+    got = take_card(line.split())
+    assert got is None or (isinstance(got, CardWords) and 1 <= got.used <= len(line.split()))
+    for answer in (
+        parse_answer(line, menu, seat=0, hand=hand, tr=tr),
+        parse_card_answer(line, hand, seat=0, tr=tr),
+    ):
+        assert isinstance(answer, Chosen | Attempt | Problem | PlayCard)
+        if isinstance(answer, Problem):
+            assert answer.message and "\x1b" not in answer.message and len(answer.message) < 400

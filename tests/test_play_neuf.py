@@ -759,3 +759,43 @@ def test_le_neuf_asks_which_card_a_c_means_in_french_and_italian(lang: str) -> N
         )
     english = parse_card_answer("6c", hand, seat=0, tr=Translator("en"))
     assert english == PlayCard(seat=0, card=parse_card("6C"))
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "card"),
+    [
+        ("fr", "as cœur", "AH"),
+        ("fr", "As de pique", "AS"),
+        ("fr", "dame de carreau", "QD"),
+        ("fr", "roi coeur", "KH"),
+        ("it", "asso di picche", "AS"),
+        ("it", "donna di quadri", "QD"),
+        ("it", "re di cuori", "KH"),
+        ("en", "queen of diamonds", "QD"),
+        ("en", "Ace of Hearts", "AH"),
+        ("fr", "6c cœur", "6H"),  # the c settled by the word after it
+        ("it", "6c fiori", "6C"),
+    ],
+)
+def test_le_neuf_takes_a_card_said_in_words(lang: str, line: str, card: str) -> None:
+    hand = [parse_card(t) for t in ("AS", "AH", "QD", "KH", "6H", "6C")]
+    got = parse_card_answer(line, hand, seat=2, tr=Translator(lang))
+    assert got == PlayCard(seat=2, card=parse_card(card)), got
+
+
+def test_le_neuf_asks_which_ace_as_is_in_french_and_refuses_what_follows_a_card() -> None:
+    hand = [parse_card(t) for t in ("AS", "AH", "QD")]
+    got = parse_card_answer("as", hand, seat=0, tr=Translator("fr"))
+    assert isinstance(got, Problem), got
+    assert got.message.startswith("as : quel as ? En notation, AS est l'as de pique"), got
+    got = parse_card_answer("as", hand, seat=0, tr=Translator("it"))  # (an ace is asso there)
+    assert got == PlayCard(seat=0, card=parse_card("AS")), got
+    for lang, line, said in (
+        ("en", "Q pique cœur", "Q pique cœur: QS is a card, but cœur is not part of it - type just QS"),
+        ("fr", "as de cœur 2", "as de cœur 2 : AH est une carte, mais 2 n'en fait pas partie - tapez"),
+        ("it", "asso di cuori e basta", "asso di cuori e basta: AH è una carta, ma e basta non ne fa parte"),
+        ("en", "9 banana", "9 banana is not a card - type a number 1-3 or a card like AS"),
+        ("en", "²", "² is not a card"),  # (the key left of 1 on a French keyboard: no crash)
+    ):
+        got = parse_card_answer(line, hand, seat=0, tr=Translator(lang))
+        assert isinstance(got, Problem) and got.message.startswith(said), (line, got)

@@ -18,10 +18,11 @@ import gettext
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card
+from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
 from p2pcards.errors import CardParseError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
@@ -132,6 +133,144 @@ _RANK_THEN_REST = re.compile(r"(10|[2-9]|[AJQKTajqkt]|[vrdfVRDF])\s*(\S.*)")
 """A rank, English or French and Italian, then whatever stands for the suit."""
 
 
+RANK_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen",
+           "king"),
+    "fr": ("as", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "valet", "dame",
+           "roi"),
+    "it": ("asso", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "fante",
+           "donna", "re"),
+}
+"""The ranks' names in every language, ace to king: a card may be typed as a player says it (``as de cœur``,
+``queen of spades``, ``re di cuori``), whatever the interface language."""
+LINK_WORDS = frozenset({"de", "du", "di", "of", "d'", "d\u2019"})
+"""The little words that may stand between a rank and its suit: ``dame de pique``, ``asso di
+picche``, ``ace of hearts`` (``d'`` may also cling to the suit's name)."""
+AS_IS_ACE = frozenset({"fr"})
+"""Languages in which ``as`` alone is a word, the ace, while it is the ace of spades in the
+notation (``AS``): typed alone it could be any ace, so it is asked again rather than read."""
+
+_RANK_LOOKUP: dict[str, tuple[int, frozenset[str]]] = {}
+for _lang, _ranks in RANK_WORDS.items():
+    for _rank, _word in enumerate(_ranks, 1):
+        _old = _RANK_LOOKUP.get(_word, (_rank, frozenset()))
+        _RANK_LOOKUP[_word] = (_rank, _old[1] | {_lang})
+_RANK_ALONE = re.compile(r"10|[2-9]|[AJQKTajqkt]")
+"""A rank typed as a word of its own in the notation (``Q pique``, ``7 de cœur``)."""
+
+
+def rank_word(word: str) -> tuple[int, frozenset[str]] | None:
+    """The rank a rank's name stands for (``roi``, ``Asso``, ``queen``), with the languages
+    that call it so; None for any other word."""
+    return _RANK_LOOKUP.get(_fold(word))
+
+
+def _apostrophe(word: str) -> tuple[str, str] | None:
+    """``d'cœur`` as ``("d'", "cœur")``: the elided ``de`` clinging to the word after it."""
+    for link in ("d'", "d\u2019"):
+        if word[:2].lower() == link and len(word) > 2:
+            return word[:2], word[2:]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CardWords:
+    """A card read from the first words of a line, and how it was typed."""
+
+    card: Card
+    used: int
+    """How many of the line's words it took."""
+    text: str
+    """Those words, as typed (what a message quotes back)."""
+    rank: str
+    """Its rank as typed, with the little word after it if any: ``7``, ``roi de``, ``ace of``."""
+    suit: str
+    """Its suit as typed: ``c``, ``cœur``, ``♥``, ``H``."""
+    english: bool
+    """Its rank reads in English too (a figure, a letter, ``six``): after it ``c`` may be clubs.
+    After ``roi`` or ``fante`` a lone ``c`` is cœur, cuori to the one who typed it."""
+
+    @property
+    def said_as_ace(self) -> bool:
+        """Typed as the one word ``as``: the French word for an ace, or the ace of spades."""
+        return self.used == 1 and _fold(self.text) == "as"
+
+    def c_may_be_hearts(self, lang: str) -> bool:
+        """Its suit is a lone ``c`` that may mean hearts (cœur, cuori) as well as clubs: the
+        interface is French or Italian, or the rank was named in one of those languages."""
+        return self.suit in ("c", "C") and (lang in C_IS_HEARTS or not self.english)
+
+    def in_suit(self, suit: str) -> CardWords:
+        """The same rank in ``suit`` (``Kc trèfle``: the word after a ``c`` says which it was)."""
+        return CardWords(
+            card=Card.of(self.card.rank, suit),
+            used=self.used + 1,
+            text=self.text,
+            rank=self.rank,
+            suit=suit,
+            english=self.english,
+        )
+
+
+def _rank_and_suit(rank: str, suit: str) -> Card | None:
+    """The card of a rank in the notation (``K``, ``10``) and a suit as typed, or None."""
+    try:
+        return read_card(rank + suit)
+    except CardParseError:
+        return None
+
+
+def take_card(words: Sequence[str]) -> CardWords | None:
+    """The card named by the first words of a line, or None if they name none.
+
+    A card is one word in the notation (``9S``, ``10h``, ``9♠``, ``10cuori``, ``Qtrèfle``), or a
+    rank and then its suit, apart: the rank in the notation (``Q``, ``7``) or by its name in
+    English, French or Italian (``queen``, ``dame``, ``donna``: any case, accents or not), then
+    perhaps a little word (``de``, ``d'``, ``du``, ``di``, ``of``), then the suit by its letter,
+    symbol or name (``Q pique``, ``7 de cœur``, ``asso di picche``, ``ace of hearts``). A rank
+    named by a word is a card only with its suit: ``as`` alone is the notation's ace of spades,
+    ``as cœur`` the ace of hearts."""
+    if not words:
+        return None
+    first = words[0]
+    named = rank_word(first)
+    if named is not None:
+        rank, english = rank_text(named[0]), "en" in named[1]
+    elif _RANK_ALONE.fullmatch(first):
+        rank, english = first.upper(), True
+    else:
+        rank, english = "", True
+    if rank and len(words) > 1:
+        second = words[1]
+        tries: list[tuple[str, str, int]] = []  # (the words before the suit, the suit, words used)
+        if _fold(second) in LINK_WORDS and len(words) > 2:
+            tries.append((f"{first} {second}", words[2], 3))
+        clinging = _apostrophe(second)
+        if clinging is not None:
+            tries.append((f"{first} {clinging[0]}", clinging[1], 2))
+        tries.append((first, second, 2))
+        for before, suit, used in tries:
+            card = _rank_and_suit(rank, suit)
+            if card is not None:
+                return CardWords(
+                    card=card,
+                    used=used,
+                    text=" ".join(words[:used]),
+                    rank=before,
+                    suit=suit,
+                    english=english,
+                )
+        if named is not None:
+            return None  # "as" then no suit: no ace of spades with a word left over
+    try:
+        card = read_card(first)
+    except CardParseError:
+        return None
+    m = _RANK_THEN_REST.fullmatch(first.strip())
+    rank_typed, suit_typed = (m.group(1), m.group(2)) if m is not None else (first, "")
+    return CardWords(card=card, used=1, text=first, rank=rank_typed, suit=suit_typed, english=True)
+
+
 def read_card(text: str) -> Card:
     """A card as typed at a prompt: ``9S``, ``10h``, ``9♠``, or a rank with a suit's name in
     any of the three languages (``10cuori``, ``Q pique``, ``7 hearts``); else CardParseError."""
@@ -148,13 +287,25 @@ def read_card(text: str) -> Card:
 def native_card(text: str) -> str | None:
     """The card meant by ``text`` written with a French or Italian letter for its rank or
     its suit (``10p`` is ``10S``, ``Vc`` valet de cœur ``JH``, ``Dq`` donna di quadri
-    ``QD``), written as it should be; None for anything else. Such a player needs the
-    notation, not the list of moves; the card is only shown, never played for them."""
-    m = _RANK_THEN_REST.fullmatch(text.strip())
+    ``QD``, ``roi de p`` ``KS``), written as it should be; None for anything else. Such a
+    player needs the notation, not the list of moves; the card is only shown, never played
+    for them."""
+    words = text.split()
+    native_rank = False
+    if words:
+        named = rank_word(words[0])
+        if named is not None:
+            words[0] = rank_text(named[0])
+            native_rank = "en" not in named[1]
+    if len(words) > 2 and _fold(words[1]) in LINK_WORDS:
+        del words[1]
+    elif len(words) > 1 and _apostrophe(words[1]) is not None:
+        words[1] = words[1][2:]
+    m = _RANK_THEN_REST.fullmatch("".join(words))
     if m is None:
         return None
     rank, suit = m.group(1).lower(), m.group(2).lower()
-    native_rank = rank in _NATIVE_RANKS
+    native_rank = native_rank or rank in _NATIVE_RANKS
     if suit in _NATIVE_SUITS:
         letter = _NATIVE_SUITS[suit]
     elif native_rank and suit == "c":  # cœur, cuori: with a French or Italian rank, c is hearts
@@ -266,6 +417,11 @@ _EN: dict[str, str] = {
         "{text}: {hearts} or {clubs}? c is hearts in French and Italian (cœur, cuori) but clubs in"
         " English - type {as_hearts} or {as_clubs}"
     ),
+    "err_as_card": (
+        "{text}: which ace? In the card notation AS is the ace of spades - type the ace with its suit:"
+        " {spades}, {hearts}, {diamonds} or {clubs}"
+    ),
+    "err_after_card": "{text}: {card} is a card, but {rest} is not part of it - type just {card}",
     "err_yes_no": "Please answer y or n (or type help).",
     "err_not_now": "{what} is not possible now - type a number 1-{n}",
     "err_rule": "Not allowed: {why} [rule: {rule}]",

@@ -22,21 +22,23 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import click
 
-from p2pcards.cards import SUITS, Card, parse_card
+from p2pcards.cards import SUITS, Card
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import (
+    AS_IS_ACE,
     C_IS_HEARTS,
     COMMAND_WORDS,
     LOCAL_SUIT_LETTERS,
     SUIT_WORDS,
+    CardWords,
     Translator,
     parse_suit_word,
 )
@@ -294,27 +296,49 @@ def typed(text: str) -> str:
     return clean(text, TYPED_LIMIT) or "''"
 
 
-def hearts_or_clubs(tr: Translator, text: str, card: Card) -> str | None:
-    """The question back when ``text``, a card typed in French or Italian (``7c``), reads as
-    clubs: ``c`` is cœur, cuori to them, so either card may be meant, whichever is in hand
-    (one held does not say which was meant: the player may have misread the hand). None:
-    nothing to ask."""
-    if tr.lang not in C_IS_HEARTS or card.suit != "C" or text[-1:] not in ("c", "C"):
+def move_number(word: str) -> int | None:
+    """The number ``word`` is, written in figures (``3``, never ``²`` nor ``٣``); one too long
+    to be any move is a large number, not an error."""
+    if not (word.isascii() and word.isdigit()):
         return None
-    try:
-        hearts = parse_card(text[:-1] + "H")
-    except CardParseError:
-        return None
-    rank = text[:-1].strip()
+    return int(word) if len(word) < 10 else 10**10
+
+
+def card_question(tr: Translator, got: CardWords) -> str | None:
+    """The question back when a card was typed in a way that names two: ``7c`` (or ``roi c``)
+    in French or Italian, where ``c`` is cœur, cuori, but clubs in English, so either card may
+    be meant, whichever is in hand (one held does not say which was meant: the player may have
+    misread the hand); ``as`` alone in French, where it is any ace, but the ace of spades in the
+    notation. None: nothing to ask."""
     words = SUIT_WORDS[tr.lang]
+    if got.said_as_ace and tr.lang in AS_IS_ACE:
+        aces = [f"as de {words[suit]}" for suit in SUITS]
+        return tr("err_as_card", text=typed(got.text), spades=aces[0], hearts=aces[1], diamonds=aces[2],
+                  clubs=aces[3])
+    if got.card.suit != "C" or not got.c_may_be_hearts(tr.lang):
+        return None
     return tr(
         "err_c_card",
-        text=typed(text),
-        hearts=hearts.text(),
-        clubs=card.text(),
-        as_hearts=f"{rank} {words['H']}",
-        as_clubs=f"{rank} {words['C']}",
+        text=typed(got.text),
+        hearts=Card.of(got.card.rank, "H").text(),
+        clubs=got.card.text(),
+        as_hearts=f"{got.rank} {words['H']}",
+        as_clubs=f"{got.rank} {words['C']}",
     )
+
+
+def c_settled(tr: Translator, got: CardWords, after: Sequence[str]) -> CardWords | None:
+    """The card when the one word after a ``c`` that may be hearts names hearts or clubs by its
+    name or symbol (``Kc trèfle``, ``7c ♥``); None otherwise (a letter settles nothing)."""
+    if got.card.suit != "C" or not got.c_may_be_hearts(tr.lang) or len(after) != 1:
+        return None
+    if after[0].upper() in SUITS:  # a letter again: c may be one of them
+        return None
+    try:
+        suit = parse_suit_word(after[0])
+    except CardParseError:
+        return None
+    return got.in_suit(suit) if suit in ("H", "C") else None
 
 
 def as_typed(line: str) -> str:

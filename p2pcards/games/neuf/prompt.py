@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p2pcards.cards import SUIT_OF, Card
-from p2pcards.errors import CardParseError, IllegalAction
+from p2pcards.errors import IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
-from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, read_card
-from p2pcards.ui.prompt import Attempt, Console, Problem, hearts_or_clubs, typed
+from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, take_card
+from p2pcards.ui.prompt import Attempt, Console, Problem, c_settled, card_question, move_number, typed
 from p2pcards.ui.render import Style, render_options
 
 # ---------------------------------------------------------------------------
@@ -45,34 +45,41 @@ def parse_card_answer(
     in English.
     """
     n = len(cards)
-    words = text.split()
+    words = text.replace(",", " ").split()
     if not words:
         return Problem(message=_hint(tr, "''", cards))
-    if text.isdigit():
-        k = int(text)
-        if not 1 <= k <= n:
+    number = move_number(text.strip())
+    if number is not None:
+        if not 1 <= number <= n:
             shown = typed(text)
             return Problem(
                 message=tr("err_number", text=shown, n=n) if n > 1 else tr("err_number_one", text=shown)
             )
-        return PlayCard(seat=seat, card=cards[k - 1])
+        return PlayCard(seat=seat, card=cards[number - 1])
     if COMMAND_WORDS.get(text.lower()) in ("yes", "no"):
         return Problem(message=tr("err_not_now", what=typed(text), n=n))
-    joined = "".join(words)  # "q ♠" is q♠: a rank and a suit typed apart
-    try:
-        card = read_card(joined)
-    except CardParseError:
+    got = take_card(words)  # "QS", "q ♠", "dame de pique", "asso di picche"
+    if got is None:
         return Problem(message=_hint(tr, text, cards))
-    question = hearts_or_clubs(tr, joined, card)
+    after = words[got.used :]
+    question = card_question(tr, got)  # "6c" in French or Italian, "as" alone in French
     if question is not None:
-        return Problem(message=question)
-    if card in cards:
-        return PlayCard(seat=seat, card=card)
-    return Attempt(action=PlayCard(seat=seat, card=card))
+        settled = c_settled(tr, got, after)  # "6c cœur"
+        if settled is None:
+            return Problem(message=question)
+        got, after = settled, []
+    if after:  # "Q pique cœur": refused, never ignored
+        line = " ".join(text.split())
+        return Problem(
+            message=tr("err_after_card", text=typed(line), card=got.card.text(), rest=typed(" ".join(after)))
+        )
+    if got.card in cards:
+        return PlayCard(seat=seat, card=got.card)
+    return Attempt(action=PlayCard(seat=seat, card=got.card))
 
 
 def _hint(tr: Translator, text: str, cards: Sequence[Card]) -> str:
-    meant = native_card("".join(text.split()))
+    meant = native_card(text)
     if meant is not None:
         return tr("err_notation", text=typed(text), example=meant)
     example = cards[0].text()
@@ -196,8 +203,6 @@ class NeufHuman:
 
 
 def _is_card(text: str) -> bool:
-    try:
-        read_card("".join(text.split()))
-    except CardParseError:
-        return False
-    return True
+    words = text.replace(",", " ").split()
+    got = take_card(words)
+    return got is not None and got.used == len(words)

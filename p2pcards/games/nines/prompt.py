@@ -37,9 +37,9 @@ from p2pcards.ui.i18n import (
     Translator,
     native_card,
     parse_suit_word,
-    read_card,
+    take_card,
 )
-from p2pcards.ui.prompt import Attempt, Console, Problem, hearts_or_clubs, typed
+from p2pcards.ui.prompt import Attempt, Console, Problem, c_settled, card_question, move_number, typed
 from p2pcards.ui.render import Style, render_options
 
 OptionKind = Literal["play", "nine", "double", "draw", "pass", "keep", "accept-skip"]
@@ -135,6 +135,7 @@ def parse_answer(
 ) -> Parsed:
     """Interpret one line: a number, a card (optionally with a suit), or draw/keep/pass."""
     words = text.replace(",", " ").split()
+    line = " ".join(text.split())  # (what a hint quotes)
     n = len(options)
     if not words:
         if n == 1 and options[0].kind in ("draw", "pass", "keep", "accept-skip"):
@@ -144,24 +145,18 @@ def parse_answer(
         return Problem(message=_hint(tr, "''", options))
     first = words[0]
     rest = words[1:]
-    if first.isdigit() and 2 <= int(first) <= 10 and rest:
-        # "3 hearts", "10 h": a rank and its suit, as "Q pique" is (not move 3 naming a suit,
-        # which would spend a 9 the player never meant to play).
-        try:
-            read_card(first + rest[0])
-        except CardParseError:
-            pass
-        else:
-            words = [first + rest[0], *rest[1:]]
-            first, rest = words[0], words[1:]
-    if first.isdigit():
-        k = int(first)
-        if not 1 <= k <= n:
+    number = move_number(first)
+    if number is not None and not (2 <= number <= 10 and rest and take_card(words) is not None):
+        # ("3 hearts", "10 di fiori": a rank and its suit, as "Q pique" is, not move 3 naming a
+        # suit, which would spend a 9 the player never meant to play.)
+        if rest and 2 <= number <= 10 and (number > n or not options[number - 1].needs_suit):
+            return Problem(message=_hint(tr, line, options))  # "9 banana": a card was meant, not a move
+        if not 1 <= number <= n:
             shown = typed(first)
             return Problem(
                 message=tr("err_number", text=shown, n=n) if n > 1 else tr("err_number_one", text=shown)
             )
-        return _with_suit(options[k - 1], rest, tr)
+        return _with_suit(options[number - 1], rest, tr)
     cmd = COMMAND_WORDS.get(first.lower())
     if cmd in ("draw", "keep", "pass") and not rest:
         for o in options:
@@ -171,23 +166,35 @@ def parse_answer(
         return Attempt(action=made)
     if cmd in ("yes", "no") and not rest:
         return Problem(message=tr("err_not_now", what=typed(first), n=n))
-    # Cards: "7h", "9s h", "9s 9h c" (two 9s), also "10 h" is not accepted: ranks stick to suits.
+    # Cards: "7h", "as de cœur", "9s h", "9 de pique cœur" (a 9 and the suit it names), "9s 9h c"
+    # (two 9s): see take_card.
     cards: list[Card] = []
-    while words and len(cards) < 2:
-        # A rank may stand apart from its suit ("Q pique", "K ♥"; "3 hearts", joined above).
-        apart = len(words) > 1 and len(words[0]) == 1 and words[0].upper() in "AJQKT"
-        text = words[0] + words[1] if apart else words[0]
-        try:
-            card = read_card(text)
-        except CardParseError:
+    words = list(words)
+    while words and len(cards) < 2 and all(c.is_nine for c in cards):  # (only 9s are played two at once)
+        got = take_card(words)
+        if got is None:
             break
-        question = hearts_or_clubs(tr, text, card)
-        if question is not None:  # "7c" in French or Italian: 7♥ or 7♣?
-            return Problem(message=question)
-        cards.append(card)
-        words = words[2:] if apart else words[1:]
+        words = words[got.used :]
+        question = card_question(tr, got)  # "7c" in French or Italian: 7♥ or 7♣? "as" alone in French
+        if question is not None:
+            settled = None if cards or got.card.is_nine else c_settled(tr, got, words)  # "Kc trèfle"
+            if settled is None:
+                return Problem(message=question)
+            got, words = settled, []
+        cards.append(got.card)
     if not cards:
-        return Problem(message=_hint(tr, first, options))
+        return Problem(message=_hint(tr, line, options))
+    if words and not any(c.is_nine for c in cards):  # "J hearts spades": refused, never ignored
+        if len(words) == 1 and (len(words[0]) == 1 or _suit(words[0]) is not None):  # a suit, or a letter
+            return Problem(message=tr("err_no_suit_needed", card=cards[0].text()))
+        return Problem(
+            message=tr(
+                "err_after_card",
+                text=typed(line),
+                card=cards[0].text(),
+                rest=typed(" ".join(words)),
+            )
+        )
     if len(words) > 1:
         return Problem(message=tr("err_not_suit", text=typed(" ".join(words))))
     # The copy actually held, so that a refusal is about the rule, not about which copy.
@@ -216,6 +223,13 @@ def _held(card: Card, hand: Sequence[Card], drawn: Card | None) -> Card | None:
     if drawn is not None and drawn.text() == card.text():
         return drawn
     return next((c for c in hand if c.text() == card.text()), None)
+
+
+def _suit(word: str) -> str | None:
+    try:
+        return parse_suit_word(word)
+    except CardParseError:
+        return None
 
 
 def _suit_or_default(words: Sequence[str]) -> str:
