@@ -149,7 +149,7 @@ async def test_a_roster_with_another_key_in_the_hosts_seat_is_refused() -> None:
 # then hold back what passes between the seats without anyone being able to tell who did.
 async def test_a_roster_that_lists_this_seat_with_another_port_is_refused() -> None:
     with pytest.raises(
-        PeerUnreachable, match=r"listed this seat with port 0, not the port it announced \(1\)"
+        PeerUnreachable, match=r"lists this seat with port 0, not the port this program listens on \(1\)"
     ):
         await join_fake_host(None, Identity.generate(), joiner_port=0)
 

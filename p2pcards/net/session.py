@@ -811,7 +811,8 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
         if own != listen_port and not (listen_port and outside is not None and own == outside[1]):
             # This key was seated before by another run of the program (its start was lost, or
             # it crashed): the roster holds that run's port, and this one cannot take its place.
-            raise PeerUnreachable(Notice("notice_seated_elsewhere", port=own))
+            # (Or the host lies, to carry every link of this seat.)
+            raise PeerUnreachable(Notice("notice_seated_elsewhere", port=own, mine=listen_port))
         link.limit_frames(MAX_FRAME)  # the game's frames follow on this connection
         clock = tuple(ch.clock if msg.clock is None else msg.clock)  # the host's final word
         if clock[0] >= MAX_CLOCK > ch.clock[0]:

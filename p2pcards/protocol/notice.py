@@ -85,9 +85,10 @@ NOTICES: dict[str, str] = {
     "--bot plays has a key of its own)",
     "refusal_busy": "the host has too many connections waiting; try again shortly",
     "refusal_left": "you left this game, and it went on without you: a player who leaves cannot come back",
-    "notice_seated_elsewhere": "your key already sits at this table, from an earlier run of the program"
-    " that listened on port {port}: that seat goes back to the game only with p2pcards resume, from that"
-    " run's data directory",
+    "notice_seated_elsewhere": "the host lists this seat with port {port}, not the port this program"
+    " listens on ({mine}): either your key already sits at this table from an earlier run of the program"
+    " (that seat goes back to the game only with p2pcards resume, from that run's data directory), or the"
+    " host would send every message of this seat through itself",
     "portmap_no_answer": "{method}: no answer",
     "portmap_no_answer_mapping": "{method}: no answer to the mapping request",
     "portmap_late": "{method}: the router did not answer in time",
