@@ -914,11 +914,11 @@ def test_a_card_said_in_words_and_refused_is_named_as_meant() -> None:
     assert "Vous avez joué AH" in text and "AS" not in text, text[-800:]
 
 
-@pytest.mark.parametrize("typed", ["as", "As", "AS"])
+@pytest.mark.parametrize("typed", ["as", "As"])
 def test_as_alone_is_asked_again_in_french_and_is_the_ace_of_spades_elsewhere(typed: str) -> None:
     """In French ``as`` is any ace, in the notation the ace of spades: typed alone in French it
     plays nothing, and the question says how to name each ace; in English and Italian (an ace is
-    asso) it is AS, as before."""
+    asso) it is AS, as before. ``AS`` in capitals is the notation in French too."""
     hand = [parse_card(t) for t in ("AS", "AH", "9S")]
     menu = build_menu(_legal("AS", "AH", "9S"))
     got = parse_answer(typed, menu, seat=0, hand=hand, tr=Translator("fr"))
@@ -930,6 +930,8 @@ def test_as_alone_is_asked_again_in_french_and_is_the_ace_of_spades_elsewhere(ty
     for lang in ("en", "it"):
         got = parse_answer(typed, menu, seat=0, hand=hand, tr=Translator(lang))
         assert isinstance(got, Chosen) and got.option.cards[0].text() == "AS", (lang, got)
+    got = parse_answer("AS", menu, seat=0, hand=hand, tr=Translator("fr"))
+    assert isinstance(got, Chosen) and got.option.cards[0].text() == "AS", got
 
 
 def test_a_nine_said_in_words_still_names_the_suit_after_it() -> None:

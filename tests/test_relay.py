@@ -374,9 +374,9 @@ async def test_a_seat_not_linked_with_the_target_drops_what_it_is_asked_to_carry
     links = links_but(5, frozenset((1, 2)), frozenset((2, 4)))
     carriers = RelayedLink(1, 2, dict(links[1]), present=lambda: (1, 2, 3, 4)).carriers()
     assert carriers == [links[1][3], links[1][4]]
-    while_host = RelayedLink(1, 2, dict(links[1]))  # every linked seat carries; the host judges
+    while_host = RelayedLink(1, 2, dict(links[1]))  # every linked seat carries, and judges
     assert while_host.carriers() == [links[1][0], links[1][3], links[1][4]]
-    assert while_host.judges() == [0]
+    assert while_host.judges() == [0, 3, 4]
 
     tables, results, _, took = await run_without(5, frozenset((1, 2)), frozenset((2, 4)), host_leaves_at=20)
     for s in (1, 2, 3, 4):

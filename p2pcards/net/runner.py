@@ -328,10 +328,10 @@ class RelayedLink:
 
     def judges(self) -> list[int]:
         """The carriers whose word on the peer this seat follows (``_follow_the_others``):
-        the host if this seat has a link with it (linked with every seat, it is the one
-        that judges a relayed seat gone), else every carrier."""
-        carriers = self.carrier_seats()
-        return [0] if 0 in carriers else carriers
+        every one of them, and only when there are ``MIN_JUDGES`` or more. A single carrier
+        (the host, for a pair of joiners it relays between) could hold back the peer's
+        frames and then say it is gone: it would push a live seat out of the match."""
+        return self.carrier_seats()
 
     async def send(self, frame: bytes) -> None:
         wrapped = Relay(self.me, self.peer, frame).to_frame()
@@ -1042,10 +1042,12 @@ def _follow_the_others(
 ) -> None:
     """A seat this node reaches only through a relay cannot be judged gone here (its
     carrier may drop what it sends, or it may have hung up): once its judges went on
-    without it (``RelayedLink.judges``: the host, linked with every seat, or once the host
-    is gone every carrier), nothing more can reach it from here, and ``_play`` follows
-    them. (Carriers could as well drop its frames: they can stop the match, never get
-    anyone blamed by this.)"""
+    without it (``RelayedLink.judges``: every carrier, two at least), nothing more can reach
+    it from here, and ``_play`` follows them. One carrier alone is not followed: it could
+    have held back the seat's frames to push it out (a host that relays between every pair
+    of joiners could otherwise choose who plays on). This node then stops at the step's
+    timeout, naming nobody. (Carriers could as well drop its frames: they can stop the
+    match, never get anyone blamed or left behind by this.)"""
     relayed = {
         s: lk
         for s in table.present
@@ -1056,7 +1058,7 @@ def _follow_the_others(
     went_on = table.gone_on_without()
     for s, link in sorted(relayed.items()):
         judges = set(link.judges())
-        if judges and judges <= went_on.get(s, set()):
+        if len(judges) >= MIN_JUDGES and judges <= went_on.get(s, set()):
             closed[s] = LEFT_BEHIND
             away_too_long.add(s)
             mesh.on_link(s, "left behind", 0.0)
@@ -1119,6 +1121,9 @@ LEAVE_WAIT = 3.0
 its own clock ends first, and a seat whose node still runs says that it leaves, so
 that everyone goes on without it from the same record. One that says nothing by then
 (frozen, or hostile) is named for the time it took."""
+
+MIN_JUDGES = 2
+"""The fewest carriers whose word makes a relayed seat gone for this node (``_follow_the_others``)."""
 
 LOOK_EVERY = 1.0
 """Seconds between two looks at the paths of the seats a waiting node waits for

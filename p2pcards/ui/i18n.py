@@ -192,8 +192,9 @@ class CardWords:
 
     @property
     def said_as_ace(self) -> bool:
-        """Typed as the one word ``as``: the French word for an ace, or the ace of spades."""
-        return self.used == 1 and _fold(self.text) == "as"
+        """Typed as the one word ``as`` or ``As``: the French word for an ace, or the ace of
+        spades. ``AS`` in capitals is the notation, as ``KS`` is: the ace of spades."""
+        return self.used == 1 and _fold(self.text) == "as" and self.text.strip() != "AS"
 
     def c_may_be_hearts(self, lang: str) -> bool:
         """Its suit is a lone ``c`` that may mean hearts (cœur, cuori) as well as clubs: the
