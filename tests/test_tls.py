@@ -300,8 +300,8 @@ async def test_a_mesh_link_to_a_seat_that_shows_another_key_is_refused() -> None
         for listener in listeners:
             await listener.aclose()
     assert str(caught.value) == (
-        "link to p1 (seat 1) failed: its encryption key is not the roster key of seat 1: "
-        "someone may be in the middle"
+        "link to p1 (seat 1) failed: the address the host listed for seat 1 answered with another key"
+        " than seat 1's: the host's roster may be wrong, or someone may be in the middle"
     )
     assert heard == [b""]  # not even a link hello: nothing signed left the dialler
     assert 1 not in info.links

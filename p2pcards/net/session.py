@@ -855,7 +855,8 @@ async def _link_handshake(
             await tls.handshake(stream)
         if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
             raise TLSError(
-                f"its encryption key is not the roster key of seat {pin}: someone may be in the middle",
+                f"the address the host listed for seat {pin} answered with another key than seat {pin}'s:"
+                " the host's roster may be wrong, or someone may be in the middle",
                 kind="key",
             )
         await link.send(
