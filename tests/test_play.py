@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -615,10 +616,9 @@ def test_subprocess_human_game_with_piped_stdin() -> None:
     assert "Game abandoned." in proc.stdout and proc.stderr == ""
 
 
-@needs_exe
-def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(
+def _terminal_game(pexpect: Any) -> Any:
+    """``play`` against a random bot (seed 3) in a terminal of 40 by 80, in English."""
+    return pexpect.spawn(
         str(EXE),
         ["play", "--bot", "random", "--seed", "3", *EN],
         env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8", **_home()},
@@ -626,6 +626,12 @@ def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
         timeout=20,
         dimensions=(40, 80),
     )
+
+
+@needs_exe
+def test_terminal_session_refuses_an_illegal_card_and_quits() -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = _terminal_game(pexpect)
     try:
         child.expect("Your move > ")
         hand, top, suit = _table(child.before.replace("\r", ""))
@@ -657,14 +663,7 @@ def test_the_move_prompt_edits_the_line_with_the_arrow_keys_and_recalls_earlier_
     ``h``: help), instead of writing escape codes into the answer, and the up arrow brings
     back the line typed before (``score``, twice)."""
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(
-        str(EXE),
-        ["play", "--bot", "random", "--seed", "3", *EN],
-        env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8", **_home()},
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(40, 80),
-    )
+    child = _terminal_game(pexpect)
     left, up = "\x1b[D", "\x1b[A"
     try:
         child.expect("Your move > ")
