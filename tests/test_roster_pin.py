@@ -29,11 +29,12 @@ from p2pcards.errors import JoinRefused, PeerUnreachable
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import tls
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.session import SessionInfo, form_mesh, join_table
+from p2pcards.net.session import SessionInfo, Timeouts, form_mesh, join_table
 from p2pcards.protocol.admission import Admission, Enter, Proven, Seated, SendChallenge, Started
 from p2pcards.protocol.lobby import (
     Challenge,
     LinkAuth,
+    LobbyUpdate,
     Seat,
     Start,
     Welcome,
@@ -51,10 +52,13 @@ async def receive(link: Link) -> Body:
     return decode_lobby_object(await link.receive())
 
 
-def fake_host(host: Identity, announce: Identity | None, joiner_port: int | None = None) -> object:
+def fake_host(
+    host: Identity, announce: Identity | None, joiner_port: int | None = None, chatter: bool = False
+) -> object:
     """A host of a two-seat table that admits one joiner by the book, then announces a
     roster with ``announce``'s key in seat 0 (its own key if None: the truth), and the
-    joiner with ``joiner_port`` (if given) instead of the port of its hello."""
+    joiner with ``joiner_port`` (if given) instead of the port of its hello; or, with
+    ``chatter``, sends lobby updates for ever instead."""
     game = os.urandom(16)
 
     async def serve(stream: trio.abc.Stream) -> None:
@@ -85,6 +89,9 @@ def fake_host(host: Identity, announce: Identity | None, joiner_port: int | None
         assert isinstance(seated, Seated), seated
         welcome = Welcome(seat=seated.seat, proof=seated.proof, sig=host.sign(seated.to_sign))
         await link.send(encode_lobby(welcome))
+        while chatter:
+            await link.send(encode_lobby(LobbyUpdate(names=("host", "ann"), players=3)))
+            await trio.sleep(0.2)
         started = admission.start()
         assert isinstance(started, Started)
         roster = started.roster
@@ -99,13 +106,17 @@ def fake_host(host: Identity, announce: Identity | None, joiner_port: int | None
 
 
 async def join_fake_host(
-    announce: Identity | None, host: Identity, joiner_port: int | None = None
+    announce: Identity | None,
+    host: Identity,
+    joiner_port: int | None = None,
+    chatter: bool = False,
+    timeouts: Timeouts = FAST,
 ) -> SessionInfo:
     """Join the fake host as ``ann`` (raises as :func:`join_table` does)."""
     listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
     got: list[SessionInfo | Exception] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fake_host(host, announce, joiner_port), listeners)
+        nursery.start_soon(trio.serve_listeners, fake_host(host, announce, joiner_port, chatter), listeners)
         with trio.fail_after(10):
             try:
                 got.append(
@@ -117,7 +128,7 @@ async def join_fake_host(
                         name="ann",
                         listen_port=1,
                         ui=RecordingUI(),
-                        timeouts=FAST,
+                        timeouts=timeouts,
                     )
                 )
             except (JoinRefused, PeerUnreachable) as e:
@@ -152,6 +163,13 @@ async def test_a_roster_that_lists_this_seat_with_another_port_is_refused() -> N
         PeerUnreachable, match=r"lists this seat with port 0, not the port this program listens on \(1\)"
     ):
         await join_fake_host(None, Identity.generate(), joiner_port=0)
+
+
+# Guards session.py _join: the lobby's wait is one deadline, not one per frame.
+async def test_a_host_that_sends_lobby_updates_for_ever_holds_a_joiner_only_the_lobby_timeout() -> None:
+    short = replace(FAST, lobby=2.0)
+    with pytest.raises(PeerUnreachable, match=r"did not start within 0\.0333 minutes"):
+        await join_fake_host(None, Identity.generate(), chatter=True, timeouts=short)
 
 
 # Guards lobby.py link_message and session.py _link_handshake: a link-auth signs the other

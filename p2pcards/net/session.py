@@ -789,10 +789,17 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     ):
         raise JoinRefused("impostor", Notice("notice_host_no_proof"))
     ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
+    # One deadline for the whole wait, not one per frame: a host that sends lobby updates for
+    # ever (or nothing) holds a joiner no longer than the lobby timeout.
+    lobby_ends = trio.current_time() + t.lobby
     while True:
         try:
-            msg = await _expect(link, t.lobby, LobbyUpdate, Start, name=name)
+            left = max(0.0, lobby_ends - trio.current_time())
+            msg = await _expect(link, left, LobbyUpdate, Start, name=name)
         except PeerUnreachable as e:
+            if trio.current_time() >= lobby_ends:
+                waited = f"{t.lobby / 60:.3g}"
+                raise PeerUnreachable(Notice("notice_lobby_too_long", minutes=waited)) from None
             if _broke(e):
                 raise LostInLobby(message_of(e)) from None
             raise

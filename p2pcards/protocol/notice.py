@@ -65,6 +65,7 @@ NOTICES: dict[str, str] = {
     ),
     "notice_join_retry": "the connection broke while joining ({why}): trying again",
     "notice_host_silent": "the host stopped answering",
+    "notice_lobby_too_long": "the game did not start within {minutes} minutes of waiting at the table",
     "notice_host_no_tls": "the host at {peer} did not complete the TLS handshake",
     "notice_host_no_encryption": "no encrypted connection with the host at {peer}: {why}",
     "notice_host_middle": "the host's encryption key does not match its signed key: someone may be in the"
