@@ -556,11 +556,32 @@ def test_a_card_in_french_or_italian_letters_is_answered_with_the_notation() -> 
     for text, card in meant.items():
         got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("en"))
         assert isinstance(got, Problem) and got.message.endswith(f": {card}"), (text, got)
-    # Anything else keeps the usual hint (a French rank with no suit, an unknown letter).
-    for text in ("7x", "vx", "dame", "rien"):
+    # Anything else keeps the usual hint (an unknown letter or word).
+    for text in ("7x", "vx", "rien"):
         got = parse_answer(text, menu, seat=0, hand=hand, tr=Translator("it"))
         assert isinstance(got, Problem)
         assert got.message.startswith(f"{text} non è una carta - scrivi un numero")
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "said"),
+    [
+        ("it", "asso", "asso: quale? Scrivi la carta con il suo seme, per esempio AH"),
+        ("en", "ace", "ace: which one? Type the card with its suit, such as AH"),
+        ("en", "Ace", "Ace: which one? Type the card with its suit, such as AH"),
+        ("fr", "dame", "dame : laquelle ? Tapez la carte avec sa couleur, par exemple QH"),
+        ("it", "re", "re: quale? Scrivi la carta con il suo seme, per esempio KH"),
+    ],
+)
+def test_a_rank_named_alone_is_asked_which_card_with_one_that_may_be_played(
+    lang: str, typed: str, said: str
+) -> None:
+    """``asso``, ``ace``, ``dame`` alone name no card: the answer asks which, showing a card of
+    that rank among those that may be played (or one of any suit when none may)."""
+    hand = [parse_card(t) for t in ("AH", "7H", "2S")]
+    menu = build_menu(_legal("AH", "7H"))
+    got = parse_answer(typed, menu, seat=0, hand=hand, tr=Translator(lang))
+    assert isinstance(got, Problem) and got.message == said, got
 
 
 def test_two_nines_typed_together_choose_the_double_play() -> None:
@@ -909,7 +930,7 @@ def test_a_card_said_in_words_and_refused_is_named_as_meant() -> None:
     play_local(opts, read=lambda prompt: next(lines), write=out.append, style=Style(), echo=True)
     text = "\n".join(out)
     assert "Votre main  AH QH 6D 10D KD 3C 4C" in text  # (the deal this test relies on)
-    assert "Interdit : KD ne suit ni la couleur annoncée H" in text, text[-800:]
+    assert "Interdit : KD ne suit ni la couleur en cours H" in text, text[-800:]
     assert "Vous avez joué AH" in text and "AS" not in text, text[-800:]
 
 

@@ -423,6 +423,7 @@ _EN: dict[str, str] = {
         " {spades}, {hearts}, {diamonds} or {clubs}"
     ),
     "err_after_card": "{text}: {card} is a card, but {rest} is not part of it - type just {card}",
+    "err_rank_alone": "{text}: which one? Type the card with its suit, such as {example}",
     "err_yes_no": "Please answer y or n (or type help).",
     "err_not_now": "{what} is not possible now - type a number 1-{n}",
     "err_rule": "Not allowed: {why} [rule: {rule}]",

@@ -29,7 +29,7 @@ from typing import Generic, TypeVar
 
 import click
 
-from p2pcards.cards import SUITS, Card
+from p2pcards.cards import SUITS, Card, rank_text
 from p2pcards.errors import CardParseError
 from p2pcards.safetext import clean
 from p2pcards.ui.i18n import (
@@ -41,6 +41,7 @@ from p2pcards.ui.i18n import (
     CardWords,
     Translator,
     parse_suit_word,
+    rank_word,
 )
 from p2pcards.ui.keyboard import Keyboard, OneReader, show_prompt
 from p2pcards.ui.render import (
@@ -325,6 +326,18 @@ def card_question(tr: Translator, got: CardWords) -> str | None:
         as_hearts=f"{got.rank} {words['H']}",
         as_clubs=f"{got.rank} {words['C']}",
     )
+
+
+def rank_alone(tr: Translator, text: str, cards: Sequence[Card]) -> str | None:
+    """The hint for a rank named alone (``asso``, ``ace``, ``dame``): which card of that rank,
+    with its suit, shown by the ``cards`` of that rank the player may play (or any); None
+    when ``text`` is not the name of a rank."""
+    named = rank_word(text)
+    if named is None:
+        return None
+    rank = rank_text(named[0])
+    mine = [c.text() for c in cards if c.text()[:-1] == rank]
+    return tr("err_rank_alone", text=typed(text), example=mine[0] if mine else f"{rank}H")
 
 
 def c_settled(tr: Translator, got: CardWords, after: Sequence[str]) -> CardWords | None:

@@ -26,7 +26,16 @@ from p2pcards.errors import IllegalAction
 from p2pcards.games.neuf.render import NeufTable, cards_line, neuf_sort, render_neuf_table, suit_words
 from p2pcards.games.neuf.rules import Action, Decline, Exchange, Look, NeufView, Phase, PlayCard
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator, native_card, take_card
-from p2pcards.ui.prompt import Attempt, Console, Problem, c_settled, card_question, move_number, typed
+from p2pcards.ui.prompt import (
+    Attempt,
+    Console,
+    Problem,
+    c_settled,
+    card_question,
+    move_number,
+    rank_alone,
+    typed,
+)
 from p2pcards.ui.render import Style, render_options
 
 # ---------------------------------------------------------------------------
@@ -82,6 +91,9 @@ def _hint(tr: Translator, text: str, cards: Sequence[Card]) -> str:
     meant = native_card(text)
     if meant is not None:
         return tr("err_notation", text=typed(text), example=meant)
+    alone = rank_alone(tr, text, cards)
+    if alone is not None:  # "asso", "ace", "dame": which one?
+        return alone
     example = cards[0].text()
     if len(cards) == 1:
         return tr("err_not_card_one", text=typed(text), example=example)

@@ -39,7 +39,16 @@ from p2pcards.ui.i18n import (
     parse_suit_word,
     take_card,
 )
-from p2pcards.ui.prompt import Attempt, Console, Problem, c_settled, card_question, move_number, typed
+from p2pcards.ui.prompt import (
+    Attempt,
+    Console,
+    Problem,
+    c_settled,
+    card_question,
+    move_number,
+    rank_alone,
+    typed,
+)
 from p2pcards.ui.render import Style, render_options
 
 OptionKind = Literal["play", "nine", "double", "draw", "pass", "keep", "accept-skip"]
@@ -265,6 +274,9 @@ def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
     meant = native_card(text)
     if meant is not None:
         return tr("err_notation", text=typed(text), example=meant)
+    alone = rank_alone(tr, text, [c for o in options for c in o.cards])
+    if alone is not None:  # "asso", "ace", "dame": which one?
+        return alone
     example = next((o.cards[0].text() for o in options if o.cards), "7H")
     if len(options) == 1:
         kind = options[0].kind  # (alone: the prompt says to press Enter, and lists no number)
