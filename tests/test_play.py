@@ -449,7 +449,7 @@ def test_parse_answer_accepts_numbers_cards_and_suits() -> None:
         ("5", "There is no move 5 - type a number 1-2"),
         ("", "Type the number of your move (1-2) or a card"),  # Enter alone
         ("10h q", "Only a 9 names a suit: just type 10H"),
-        ("9s zz", "zz is not a suit"),
+        ("9s zz", "zz is not a suit - after a 9 name one with S, H, D or C"),  # (no "1-4" here)
     ):
         got = parse(text)
         assert isinstance(got, Problem) and got.message.startswith(hint), (text, got)

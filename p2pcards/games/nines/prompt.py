@@ -205,7 +205,7 @@ def parse_answer(
             )
         )
     if len(words) > 1:
-        return Problem(message=tr("err_not_suit", text=typed(" ".join(words))))
+        return Problem(message=tr("err_not_suit_move", text=typed(" ".join(words))))
     # The copy actually held, so that a refusal is about the rule, not about which copy.
     held: list[Card] = []
     for c in cards:
@@ -253,7 +253,7 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     if not rest:
         return Chosen(option=option)
     if len(rest) > 1:
-        return Problem(message=tr("err_not_suit", text=typed(" ".join(rest))))
+        return Problem(message=tr("err_not_suit_move", text=typed(" ".join(rest))))
     if not option.needs_suit:
         card = option.cards[0].text() if option.cards else rest[0]
         return Problem(message=tr("err_no_suit_needed", card=card))
@@ -267,7 +267,7 @@ def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
     try:
         return Chosen(option=option, suit=parse_suit_word(rest[0]))
     except CardParseError:
-        return Problem(message=tr("err_not_suit", text=typed(rest[0])))
+        return Problem(message=tr("err_not_suit_move", text=typed(rest[0])))
 
 
 def _hint(tr: Translator, text: str, options: Sequence[Option]) -> str:
