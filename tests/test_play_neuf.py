@@ -799,3 +799,13 @@ def test_le_neuf_asks_which_ace_as_is_in_french_and_refuses_what_follows_a_card(
     ):
         got = parse_card_answer(line, hand, seat=0, tr=Translator(lang))
         assert isinstance(got, Problem) and got.message.startswith(said), (line, got)
+
+
+def test_a_rank_named_alone_at_the_card_prompt_is_asked_which_card() -> None:
+    """``asso`` or ``king`` alone names no card: Le Neuf asks which, showing one of that rank
+    among the cards that may be played (any suit when none may)."""
+    cards = [parse_card(t) for t in ("AS", "7H", "KD")]
+    got = parse_card_answer("asso", cards, seat=1, tr=Translator("it"))
+    assert got == Problem(message="asso: quale? Scrivi la carta con il suo seme, per esempio AS"), got
+    got = parse_card_answer("queen", cards, seat=1, tr=Translator("en"))
+    assert got == Problem(message="queen: which one? Type the card with its suit, such as QH"), got
