@@ -1134,9 +1134,9 @@ async def test_a_seat_whose_path_came_back_one_way_first_is_linked_again_not_nam
     """For 8 s, under the 10 s clocks. When the network is back, what seats 0 and 1 send is
     acknowledged at once (their links show no dead path any more at the clock), while
     what seat 2 sent meanwhile still waits out its system's back-off: nothing comes from
-    it. A path seen dead during the wait (``Link.look_at_path``, at each asking), with
-    nothing from the seat since, is a dead path too: the link is reset and dialled again,
-    and nobody is named. (Without it, seats 0 and 1 name seat 2.)"""
+    it. A path seen dead during the wait (looked at every ``LOOK_EVERY``) is taken for
+    broken then: the link is reset and dialled again, and nobody is named. (Without it,
+    seats 0 and 1 name seat 2.)"""
     notices = (await seat_2_offline(monkeypatch, 8, lambda link: link.peer == "seat 2")).notices
     assert (2, "lost") in notices[0] and (2, "back") in notices[0], notices
 

@@ -72,8 +72,6 @@ class Link:
         self.frames_received = 0
         self.last_sent: float | None = None
         """When a frame last went out (trio's clock), for the keep-alive."""
-        self.stalled_at: float | None = None
-        """When :meth:`look_at_path` last found the path dead (trio's clock)."""
 
     async def send(self, frame: bytes) -> None:
         async with self._send_lock:
@@ -172,23 +170,6 @@ class Link:
         except (OSError, ValueError):
             return None
         return tcp_info_stalled(info)
-
-    def look_at_path(self) -> bool:
-        """:meth:`stalled`, remembered in :attr:`stalled_at` when True: once the path carries
-        again, what this end sent is acknowledged at the first try, while what the peer sent
-        meanwhile may wait out its own system's back-off, seconds longer."""
-        if self.stalled():
-            self.stalled_at = trio.current_time()
-            return True
-        return False
-
-    def dead_since(self, since: float) -> bool:
-        """Whether the path is dead now, or was seen dead (:meth:`look_at_path`) at ``since`` or
-        later: a path back for a moment may still hold what the peer sent meanwhile (or what
-        it lacked to write it) behind a back-off of seconds."""
-        if self.look_at_path():
-            return True
-        return self.stalled_at is not None and self.stalled_at >= since
 
     async def reset(self) -> None:
         """Hang up at once, the system resetting the connection instead of sending what

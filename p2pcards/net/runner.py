@@ -327,10 +327,10 @@ class RelayedLink:
         ]
 
     def judges(self) -> list[int]:
-        """The carriers whose word on the peer this seat follows (``_follow_the_others``):
-        every one of them, and only when there are ``MIN_JUDGES`` or more. A single carrier
-        (the host, for a pair of joiners it relays between) could hold back the peer's
-        frames and then say it is gone: it would push a live seat out of the match."""
+        """The carriers whose word on the peer this seat weighs: all of them. It follows them
+        (``_follow_the_others``) only when there are ``MIN_JUDGES`` or more: a single carrier
+        (the host, for a pair of joiners it relays between) could hold back the peer's frames
+        and then say it is gone, pushing a live seat out of the match."""
         return self.carrier_seats()
 
     async def send(self, frame: bytes) -> None:
@@ -879,7 +879,7 @@ async def _play(
             looked = now
             # (Every seat's link, not only those waited for: a seat cut off waits for one of
             # them, and the next step may wait for all.)
-            if dead := _dead_paths(table, links, mesh, False, started, returned, table.present):
+            if dead := _dead_paths(table, links, mesh, False, returned, table.present):
                 _take_for_broken(mesh, dead, now)
                 continue
             if now < min(notice, ask_at, trial_ends):
@@ -894,7 +894,7 @@ async def _play(
             continue
         deaf = now - heard > DEAF
         if scope.cancelled_caught and (
-            dead := _dead_paths(table, links, mesh, deaf, started, returned, table.waiting_for)
+            dead := _dead_paths(table, links, mesh, deaf, returned, table.waiting_for)
         ):
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
@@ -1250,7 +1250,6 @@ def _dead_paths(
     links: dict[int, PeerLink],
     mesh: _Mesh,
     deaf: bool,
-    since: float,
     returned: set[int],
     among: Collection[int],
 ) -> dict[int, Link]:
@@ -1261,8 +1260,9 @@ def _dead_paths(
 
     * a seat of ``among`` whose link shows a dead path (:meth:`Link.stalled`): what this node
       sent waits unacknowledged by that seat's system, which answers even when its program
-      is frozen; or showed one during the wait, ``since`` (what it sent meanwhile, or what it
-      lacked to write its record, may still wait out a back-off of the systems);
+      is frozen (a path seen dead is taken for broken at once: once it carries again, what
+      that seat sent meanwhile, or what it lacked to write its record, could still wait out
+      a back-off of the systems);
     * every seat with a link of its own, when this node has heard from nobody for ``DEAF``
       seconds: its own connection was cut off, and what the others sent meanwhile may come
       only after long back-offs of their systems (its own data, sent again after the path
@@ -1275,7 +1275,7 @@ def _dead_paths(
     linked = {s: lk for s in table.present if isinstance(lk := links.get(s), Link) and s not in returned}
     if deaf:
         return linked
-    return {s: lk for s, lk in linked.items() if s in among and lk.dead_since(since)}
+    return {s: lk for s, lk in linked.items() if s in among and lk.stalled()}
 
 
 def _time_out(
