@@ -281,8 +281,6 @@ def likely_meant(code: str) -> tuple[str, str] | None:
     some: that word, and the code with every such word mended. None when the code may well
     be meant as it is (its words are code words, or too far from any, as in a code the host
     chose itself)."""
-    from difflib import get_close_matches
-
     from p2pcards.protocol.lobby import normalize_code
 
     parts = normalize_code(code).split("-")
@@ -292,10 +290,7 @@ def likely_meant(code: str) -> tuple[str, str] | None:
     for k in (1, 2):
         if parts[k] in _KNOWN:
             continue
-        # A word left unfinished (Tab had two words to offer) is the start of code words.
-        close = get_close_matches(parts[k], WORDS, n=4, cutoff=0.7) or sorted(
-            w for w in WORDS if len(parts[k]) >= 2 and w.startswith(parts[k])
-        )
+        close = _close_words(parts[k], shortest_start=2)
         if not close:
             return None
         strange = strange or parts[k]
@@ -315,8 +310,6 @@ def unfinished(code: str) -> bool:
     word that is a code word, the start of one or close to one (``60-feather``, ``60-fea``), or
     nothing after the dash (``60-``). ``60-feather-`` is ``60-feather``: dashes at the end count
     for nothing. Such a code cannot be the host's; a host name rarely looks like one."""
-    from difflib import get_close_matches
-
     from p2pcards.protocol.lobby import normalize_code
 
     parts = normalize_code(code).split("-")
@@ -324,11 +317,16 @@ def unfinished(code: str) -> bool:
         return False
     if len(parts) == 1:
         return code.strip().endswith("-")
-    word = parts[1]
-    return (
-        word in _KNOWN
-        or any(w.startswith(word) for w in WORDS)
-        or bool(get_close_matches(word, WORDS, n=1, cutoff=0.7))
+    return parts[1] in _KNOWN or bool(_close_words(parts[1], shortest_start=0))
+
+
+def _close_words(word: str, *, shortest_start: int) -> list[str]:
+    """The code words ``word`` is close to (a typo or two), else those it begins (a word left
+    unfinished: Tab had two to offer), if it has ``shortest_start`` letters or more."""
+    from difflib import get_close_matches
+
+    return get_close_matches(word, WORDS, n=4, cutoff=0.7) or sorted(
+        w for w in WORDS if len(word) >= shortest_start and w.startswith(word)
     )
 
 

@@ -243,10 +243,7 @@ def _suit(word: str) -> str | None:
 
 def _suit_or_default(words: Sequence[str]) -> str:
     """A suit for an attempt the engine will refuse anyway (the suit is not the problem)."""
-    try:
-        return parse_suit_word(words[0]) if words else "S"
-    except CardParseError:
-        return "S"
+    return (_suit(words[0]) if words else None) or "S"
 
 
 def _with_suit(option: Option, rest: Sequence[str], tr: Translator) -> Parsed:
