@@ -53,12 +53,17 @@ async def receive(link: Link) -> Body:
 
 
 def fake_host(
-    host: Identity, announce: Identity | None, joiner_port: int | None = None, chatter: bool = False
+    host: Identity,
+    announce: Identity | None,
+    joiner_port: int | None = None,
+    chatter: bool = False,
+    hang_up_after: float | None = None,
 ) -> object:
     """A host of a two-seat table that admits one joiner by the book, then announces a
     roster with ``announce``'s key in seat 0 (its own key if None: the truth), and the
     joiner with ``joiner_port`` (if given) instead of the port of its hello; or, with
-    ``chatter``, sends lobby updates for ever instead."""
+    ``chatter``, sends lobby updates for ever instead, hanging up ``hang_up_after`` seconds
+    after each seating if that is given (and seating the joiner anew when it comes back)."""
     game = os.urandom(16)
 
     async def serve(stream: trio.abc.Stream) -> None:
@@ -89,7 +94,11 @@ def fake_host(
         assert isinstance(seated, Seated), seated
         welcome = Welcome(seat=seated.seat, proof=seated.proof, sig=host.sign(seated.to_sign))
         await link.send(encode_lobby(welcome))
+        seated_at = trio.current_time()
         while chatter:
+            if hang_up_after is not None and trio.current_time() - seated_at >= hang_up_after:
+                await link.aclose()
+                return
             await link.send(encode_lobby(LobbyUpdate(names=("host", "ann"), players=3)))
             await trio.sleep(0.2)
         started = admission.start()
@@ -111,12 +120,14 @@ async def join_fake_host(
     joiner_port: int | None = None,
     chatter: bool = False,
     timeouts: Timeouts = FAST,
+    hang_up_after: float | None = None,
 ) -> SessionInfo:
     """Join the fake host as ``ann`` (raises as :func:`join_table` does)."""
     listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
     got: list[SessionInfo | Exception] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fake_host(host, announce, joiner_port, chatter), listeners)
+        serve = fake_host(host, announce, joiner_port, chatter, hang_up_after)
+        nursery.start_soon(trio.serve_listeners, serve, listeners)
         with trio.fail_after(10):
             try:
                 got.append(
@@ -170,6 +181,17 @@ async def test_a_host_that_sends_lobby_updates_for_ever_holds_a_joiner_only_the_
     short = replace(FAST, lobby=2.0)
     with pytest.raises(PeerUnreachable, match=r"did not start within 0\.0333 minutes"):
         await join_fake_host(None, Identity.generate(), chatter=True, timeouts=short)
+
+
+# Guards session.py _join_retrying: the deadline set at the first seating holds across the
+# joins again after a break, so a host that hangs up and seats the joiner anew cannot hold it
+# one lobby timeout per seating.
+async def test_a_host_that_hangs_up_and_seats_a_joiner_again_holds_it_only_the_lobby_timeout() -> None:
+    short = replace(FAST, lobby=2.5)
+    ui_started = trio.current_time()
+    with pytest.raises(PeerUnreachable, match=r"did not start within 0\.0417 minutes"):
+        await join_fake_host(None, Identity.generate(), chatter=True, timeouts=short, hang_up_after=0.8)
+    assert trio.current_time() - ui_started < short.lobby + 3  # not a lobby timeout per seating
 
 
 # Guards lobby.py link_message and session.py _link_handshake: a link-auth signs the other

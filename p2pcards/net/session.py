@@ -611,6 +611,15 @@ class LostInLobby(PeerUnreachable):
     """The connection to the host broke while this seat waited in the lobby for the start."""
 
 
+@dataclass(slots=True)
+class _LobbyWait:
+    """When a joiner stops waiting for one host's start: set when it is first seated, and kept
+    when it joins again after a break, so that a host that hangs up and seats it anew, over and
+    over, holds it no longer than one lobby timeout in all."""
+
+    ends: float | None = None
+
+
 class DoorClosed(PeerUnreachable):
     """Nothing listens at the host's address (the connection was refused): it has left."""
 
@@ -630,9 +639,10 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
     wait = FIRST_RETRY
     rejoin_until: float | None = None  # set while joining again after a break in the lobby
     early_breaks = 0
+    wait_for_start = _LobbyWait()
     while True:
         try:
-            info = await _join_once(host, port, me)
+            info = await _join_once(host, port, me, wait_for_start)
             info.host_address = (host, port)
             return info
         except (PeerUnreachable, JoinRefused) as e:
@@ -647,6 +657,8 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                 passing = not isinstance(e, JoinRefused) or e.reason in ("name-taken", "same-key", "busy")
                 if not passing or trio.current_time() >= rejoin_until:
                     raise
+                if wait_for_start.ends is not None and trio.current_time() >= wait_for_start.ends:
+                    raise _lobby_too_long(timeouts) from None
                 notice = "notice_lobby_rejoin"
             elif _broke(e) and early_breaks < EARLY_BREAKS:
                 # Never seated yet: a few tries (a broken path), not a minute of them (an
@@ -669,7 +681,7 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             await trio.sleep(RETRY_LOBBY)
 
 
-async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
+async def _join_once(host: str, port: int, me: _Joiner, wait_for_start: _LobbyWait) -> SessionInfo:
     timeouts = me.timeouts
     try:
         with trio.fail_after(timeouts.handshake):
@@ -683,7 +695,7 @@ async def _join_once(host: str, port: int, me: _Joiner) -> SessionInfo:
     link = _lobby_link(tls.client(stream), show_address(host, port))
     try:
         server_key = await _host_tls(link, timeouts.handshake)
-        info = await _join(link, server_key, me)
+        info = await _join(link, server_key, me, wait_for_start)
         info.punch = punch_point(stream)
         return info
     except BaseException:
@@ -708,6 +720,10 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
         raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
+
+
+def _lobby_too_long(t: Timeouts) -> PeerUnreachable:
+    return PeerUnreachable(Notice("notice_lobby_too_long", minutes=f"{t.lobby / 60:.3g}"))
 
 
 MIDDLE = Notice("notice_host_middle")
@@ -739,7 +755,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     return msg
 
 
-async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
+async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _LobbyWait) -> SessionInfo:
     code, identity, name, listen_port, ui, t, bot = (
         me.code,
         me.identity,
@@ -789,17 +805,19 @@ async def _join(link: Link, server_key: bytes, me: _Joiner) -> SessionInfo:
     ):
         raise JoinRefused("impostor", Notice("notice_host_no_proof"))
     ui.info(Notice("notice_seated", game=game_named(ch.play).title, players=ch.players))
-    # One deadline for the whole wait, not one per frame: a host that sends lobby updates for
-    # ever (or nothing) holds a joiner no longer than the lobby timeout.
-    lobby_ends = trio.current_time() + t.lobby
+    # One deadline for the whole wait, not one per frame nor one per seating: a host that sends
+    # lobby updates for ever (or nothing), or seats this node anew after each hang-up, holds a
+    # joiner no longer than the lobby timeout.
+    if wait_for_start.ends is None:
+        wait_for_start.ends = trio.current_time() + t.lobby
+    lobby_ends = wait_for_start.ends
     while True:
         try:
             left = max(0.0, lobby_ends - trio.current_time())
             msg = await _expect(link, left, LobbyUpdate, Start, name=name)
         except PeerUnreachable as e:
             if trio.current_time() >= lobby_ends:
-                waited = f"{t.lobby / 60:.3g}"
-                raise PeerUnreachable(Notice("notice_lobby_too_long", minutes=waited)) from None
+                raise _lobby_too_long(t) from None
             if _broke(e):
                 raise LostInLobby(message_of(e)) from None
             raise
