@@ -577,7 +577,7 @@ def test_a_host_whose_discovery_port_is_taken_warns_and_goes_on(tmp_path: Path) 
     ("args", "error"),
     [
         (["join", CODE], "two different codes"),  # with P2PCARDS_CODE set to another one
-        (["join"], "only a code like 43-robin-maple finds its host"),
+        (["join"], "Only a code like 43-robin-maple finds its host"),
     ],
 )
 def test_join_by_code_usage_errors(tmp_path: Path, args: list[str], error: str) -> None:

@@ -6,6 +6,7 @@ the first try at the host, once a run, not before each try."""
 from __future__ import annotations
 
 import socket
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,24 @@ def test_at_a_terminal_a_mistyped_code_given_is_asked_again_and_the_answer_sent(
         result.output.split()
     )
     assert sent == ["60-feather-acorn"]
+
+
+def test_ctrl_d_at_the_code_prompt_ends_its_line_before_saying_it_stopped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def ctrl_d(prompt: str, words: Any) -> str:
+        sys.stdout.write(prompt)  # as input() leaves it: the prompt, and no end of line
+        sys.stdout.flush()
+        raise EOFError
+
+    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", ctrl_d)
+    monkeypatch.setattr(cmd_join, "_at_terminal", lambda: True, raising=False)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    result = _join(["198.18.0.1"], monkeypatch, tmp_path, "en")
+    assert result.exit_code == 1, result.output
+    prompt_line = [line for line in result.output.splitlines() if "code" in line.lower()][-1]
+    assert "Aborted" not in prompt_line, result.output
+    assert "Aborted" in result.output
 
 
 # ---------------------------------------------------------------------------
@@ -249,7 +268,7 @@ def test_at_the_code_prompt_a_code_that_cannot_be_right_is_asked_again(tmp_path:
         for typed, said in (
             ("60-feather", "60-feather is not a whole invitation code: a code is a number and two words"),
             ("60-feather-", "60-feather- is not a whole invitation code"),
-            ("hello", "only a code like 43-robin-maple finds its host on this network"),
+            ("hello", "Only a code like 43-robin-maple finds its host on this network"),
             ("", "Type the invitation code the host gave you, such as 43-robin-maple"),
         ):
             child.sendline(typed)

@@ -139,7 +139,8 @@ def _type_code(tr: Any, *, by_code: bool = False, doubted: str | None = None) ->
     while True:
         try:
             typed = ask_code(tr("join_code_prompt"), WORDS)
-        except EOFError:
+        except EOFError:  # Ctrl-D: the line ends here, so that what follows is not said on the prompt's
+            click.echo()
             raise click.Abort() from None
         if not typed:  # Enter alone: what to type
             click.echo(wrap(tr("join_code_help")))

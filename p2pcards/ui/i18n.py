@@ -683,7 +683,7 @@ _EN_CONNECTING: dict[str, str] = {
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
     "join_code_help": "Type the invitation code the host gave you, such as 43-robin-maple, then Enter"
     " (Tab completes its words; Ctrl-C stops).",
-    "join_code_no_number": "only a code like 43-robin-maple finds its host on this network: "
+    "join_code_no_number": "Only a code like 43-robin-maple finds its host on this network: "
     "give the host's address, p2pcards join ADDRESS",
     "join_code_unfinished": "{code} is not a whole invitation code: a code is a number and two words, "
     "like 43-robin-maple",
