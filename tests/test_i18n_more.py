@@ -298,7 +298,7 @@ def test_simulate_prints_its_table_in_the_players_language(lang: str) -> None:
 # click's own usage errors
 
 USAGE_ENGLISH = ("Usage:", "Try '", "for help", "Error:", "No such", "Missing argument", "Invalid value",
-                 "Did you mean", "unexpected extra")  # fmt: skip
+                 "Did you mean", "unexpected extra", "requires an argument")  # fmt: skip
 
 
 @pytest.mark.parametrize(("lang", "env"), [("fr", False), ("it", True)])
@@ -314,11 +314,11 @@ def test_click_usage_errors_in_the_players_language(lang: str, env: bool) -> Non
         return result.output
 
     said = {
-        "fr": ("Utilisation : main audit [OPTIONS] FILE", "Essayez 'main audit --help' pour l'aide.",
-               "Erreur : Option inconnue : '--bogus'.", "Erreur : Argument manquant : 'FILE'.",
+        "fr": ("Utilisation : main audit [OPTIONS] FICHIER", "Essayez 'main audit --help' pour l'aide.",
+               "Erreur : Option inconnue : '--bogus'.", "Erreur : Argument manquant : 'FICHIER'.",
                "Erreur : Valeur non valide pour '-n' / '--players' : ", "Erreur : Argument en trop : b",
                "(Vouliez-vous dire l'une de : '--delay', '--lang', '--name' ?)"),
-        "it": ("Uso: main audit [OPTIONS] FILE", "Prova 'main audit --help' per l'aiuto.",
+        "it": ("Uso: main audit [OPZIONI] FILE", "Prova 'main audit --help' per l'aiuto.",
                "Errore: Opzione sconosciuta: '--bogus'.", "Errore: Manca l'argomento 'FILE'.",
                "Errore: Valore non valido per '-n' / '--players': ", "Errore: Argomento in più: b",
                "(Forse intendevi una di queste: '--delay', '--lang', '--name'?)"),
@@ -329,6 +329,38 @@ def test_click_usage_errors_in_the_players_language(lang: str, env: bool) -> Non
     assert said[4] in error("play", "-n", "x")
     assert said[5] in error("replay", "a", "b")
     assert said[6] in error("play", "--lnag", "x")
+    needs = {
+        "fr": "Erreur : L'option '--port' demande une valeur.",
+        "it": "Errore: L'opzione '--port' richiede un valore.",
+    }
+    last = CliRunner().invoke(cli.main, ["--lang", lang, "join", "--port"], env={"P2PCARDS_LANG": None})
+    assert last.exit_code == 2 and needs[lang] in last.output, last.output
+
+
+@pytest.mark.parametrize(("lang", "usage", "option", "argument"), [
+    ("fr", "[OPTIONS] COMMANDE [ARGUMENTS]...", "--transcript FICHIER", "[ADRESSE|CODE] [CODE]"),
+    ("it", "[OPZIONI] COMANDO [ARGOMENTI]...", "--transcript FILE", "[INDIRIZZO|CODICE] [CODICE]"),
+])  # fmt: skip
+def test_the_placeholders_of_the_help_are_in_the_players_language(
+    lang: str, usage: str, option: str, argument: str
+) -> None:
+    from click.testing import CliRunner
+
+    def help_of(*args: str) -> str:
+        result = CliRunner().invoke(cli.main, [*args, "--help"], env={"P2PCARDS_LANG": lang})
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert usage in help_of()
+    join = help_of("join")
+    assert option in join and argument in join, join
+    assert not re.search(r"\b(TEXT|INTEGER|RANGE)\b", join), join
+    choices = "[heuristic|random|expert]"  # values typed as they are: never translated
+    assert choices in join
+    # English keeps click's own words (and the help put them back: a second help is the same).
+    english = CliRunner().invoke(cli.main, ["join", "--help"], env={"P2PCARDS_LANG": "en"}).output
+    assert "[OPTIONS] [ADDRESS|CODE] [CODE]" in english and "--transcript FILE" in english, english
+    assert help_of("join") == join
 
 
 def test_click_usage_errors_in_english_are_clicks_own() -> None:
@@ -363,7 +395,7 @@ def test_a_mistyped_address_or_player_count_is_in_the_players_language(args: lis
 
 @pytest.mark.parametrize(("lang", "first"), [
     ("en_US.UTF-8", "Usage: p2pcards [OPTIONS] COMMAND [ARGS]..."),
-    ("fr_FR.UTF-8", "Utilisation : p2pcards [OPTIONS] COMMAND [ARGS]..."),
+    ("fr_FR.UTF-8", "Utilisation : p2pcards [OPTIONS] COMMANDE [ARGUMENTS]..."),
 ])  # fmt: skip
 def test_the_command_typed_alone_shows_its_help_not_an_error(lang: str, first: str) -> None:
     from click.testing import CliRunner

@@ -115,6 +115,41 @@ def _say_help(text: str | None, tr: Any, keys: dict[str, str]) -> str | None:
     return tr.text(key, english) if key else text
 
 
+def _say_metavar(metavar: str, tr: Any) -> str:
+    """A metavar (``FILE``, ``[ADDRESS|CODE]``, ``INTEGER RANGE``) in the translator's language,
+    word by word; the values of a choice (``[nines|neuf]``) are typed as they are, so they stay."""
+    import re
+
+    def word(m: re.Match[str]) -> str:
+        key = "metavar_" + m.group(0).replace(" ", "_").lower()
+        return str(tr(key)) if tr.has(key) else m.group(0)
+
+    return re.sub(r"INTEGER RANGE|FLOAT RANGE|[A-Z]+", word, metavar)
+
+
+@contextlib.contextmanager
+def _metavars_said(command: click.Command, ctx: click.Context, tr: Any) -> Iterator[None]:
+    """While inside: ``command``'s placeholders in the usage line and option list in the
+    translator's language (put back after, as the help texts are)."""
+    if ctx.meta.get("p2pcards.metavars"):  # already said (the usage line within the help)
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        for param in command.get_params(ctx):
+            if getattr(param, "is_flag", False) or getattr(param, "count", False):
+                continue
+            original = param.metavar
+            param.metavar = _say_metavar(original or param.make_metavar(ctx), tr)
+            stack.callback(setattr, param, "metavar", original)
+        for attr in ("options_metavar", "subcommand_metavar"):
+            if isinstance(getattr(command, attr, None), str):
+                stack.callback(setattr, command, attr, getattr(command, attr))
+                setattr(command, attr, _say_metavar(getattr(command, attr), tr))
+        ctx.meta["p2pcards.metavars"] = True
+        stack.callback(ctx.meta.pop, "p2pcards.metavars", None)
+        yield
+
+
 SCRIPT_NAME = "P2PCARDS_SCRIPT"
 """Set by ``scripts/play`` to the name it was run by: ``p2pcards play`` is then called by that
 name in its usage line and in the hint after an error, which a player can type as it is."""
@@ -152,13 +187,15 @@ class _Localized(click.Command):
                     setattr(obj, attr, _say_help(original, tr, keys))
                     stack.callback(setattr, obj, attr, original)
             ctx.meta["p2pcards.tr"], ctx.meta["p2pcards.keys"] = tr, keys
+            stack.enter_context(_metavars_said(self, ctx, tr))
             super().format_help(ctx, formatter)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from p2pcards.ui.i18n import Translator
 
         tr = ctx.meta.get("p2pcards.tr") or Translator(help_lang(ctx))
-        pieces = " ".join(self.collect_usage_pieces(ctx))
+        with _metavars_said(self, ctx, tr):
+            pieces = " ".join(self.collect_usage_pieces(ctx))
         formatter.write_usage(ctx.command_path, pieces, tr("click_usage") + " ")
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -267,7 +304,11 @@ def _show_error(error: click.ClickException, tr: Any) -> None:
             option = max(ctx.command.get_help_option_names(ctx), key=len)
             hint = tr("click_try", command=ctx.command_path, option=option) + "\n"
         click.echo(f"{ctx.get_usage()}\n{hint}", err=True, color=ctx.color)
-    click.echo(tr("cmd_error", error=_click_message(error, tr)), err=True, color=ctx.color if ctx else None)
+        with _metavars_said(ctx.command, ctx, tr):  # ("Missing argument 'FILE'" names its placeholder)
+            said = _click_message(error, tr)
+    else:
+        said = _click_message(error, tr)
+    click.echo(tr("cmd_error", error=said), err=True, color=ctx.color if ctx else None)
 
 
 def _click_message(error: click.ClickException, tr: Any) -> str:
@@ -303,6 +344,9 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
             return tr("click_invalid_value", message=error.message)
         shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint)
         return tr("click_invalid_value_for", name=shown, message=error.message)
+    needs = re.fullmatch(r"Option '(.*)' requires an argument\.", error.message)
+    if needs is not None:
+        return tr("click_option_needs_value", name=repr(needs.group(1)))
     extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", error.message)
     if extra is not None:
         words = extra.group(1).split(" ")

@@ -563,6 +563,24 @@ _EN: dict[str, str] = {
     "click_options": "Options",
     "click_commands": "Commands",
     "click_default": "default:",
+    # The placeholders of the usage lines and option lists (the words of click's metavars)
+    "metavar_options": "OPTIONS",
+    "metavar_command": "COMMAND",
+    "metavar_args": "ARGS",
+    "metavar_file": "FILE",
+    "metavar_address": "ADDRESS",
+    "metavar_code": "CODE",
+    "metavar_path": "PATH",
+    "metavar_which": "WHICH",
+    "metavar_text": "TEXT",
+    "metavar_integer": "INTEGER",
+    "metavar_integer_range": "INTEGER RANGE",
+    "metavar_float_range": "FLOAT RANGE",
+    "metavar_seconds": "SECONDS",
+    "metavar_rule": "RULE",
+    "metavar_value": "VALUE",
+    "metavar_name": "NAME",
+    "metavar_key": "KEY",
 }
 
 
@@ -736,6 +754,7 @@ _EN_CLICK: dict[str, str] = {
     "click_no_such_command": "No such command {name}.",
     "click_missing_argument": "Missing argument {name}.",
     "click_missing_option": "Missing option {name}.",
+    "click_option_needs_value": "Option {name} requires a value.",
     "click_invalid_value": "Invalid value: {message}",
     "click_invalid_value_for": "Invalid value for {name}: {message}",
     "click_aborted": "Aborted!",
