@@ -739,6 +739,16 @@ _EN_CLICK: dict[str, str] = {
     "click_invalid_value": "Invalid value: {message}",
     "click_invalid_value_for": "Invalid value for {name}: {message}",
     "click_aborted": "Aborted!",
+    "click_path_missing": "{path} does not exist.",
+    "click_path_is_folder": "{path} is a folder, not a file.",
+    "click_path_is_file": "{path} is a file, not a folder.",
+    "click_path_unreadable": "{path} cannot be read (no permission).",
+    "click_path_unwritable": "{path} cannot be written (no permission).",
+    # The command line's own mistakes that click's checks do not see.
+    "usage_bot_and_level": "choose the bots by --bot or by --level, not both",
+    "usage_offline_transcript": "an --offline game has no transcript to save",
+    "usage_delay_without_watch": "paces a watched match: use it with --watch",
+    "usage_no_bot": "name at least one bot",
 }
 _EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)
