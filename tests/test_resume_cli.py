@@ -102,6 +102,33 @@ def test_a_file_that_is_not_a_journal_is_refused_by_name(home: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_journal_damaged_before_its_end_is_refused_and_kept_whole(home: Path, lang: str) -> None:
+    """Bytes flipped in a journal's middle are no torn tail: what lies past them may be
+    records this seat already sent, which it would sign again differently (and be blamed
+    for). It is refused by name, in the player's language, and not cut short; a journal cut
+    in the middle of its last entry (a crash while writing) is still resumable."""
+    from p2pcards.protocol.journal import encode_entry, read_journal
+
+    path = journal(home, SESSION)
+    entry = bytearray(encode_entry([b"a record", bytes(64)]) * 3)
+    entry[12] ^= 0xFF  # the first entry's body: its checksum no longer matches
+    path.write_bytes(path.read_bytes() + bytes(entry))
+    before = path.read_bytes()
+    assert read_journal(before).damaged
+    refused = run("--lang", lang)
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.output.split())
+    expected = {"en": "cannot be resumed: it is damaged at byte",
+                "fr": "ne peut pas être repris : il est endommagé à l'octet"}[lang]  # fmt: skip
+    assert expected in said, said
+    assert "Traceback" not in refused.output
+    assert path.read_bytes() == before  # nothing cut off
+    torn = read_journal(before[: len(before) - len(entry) + 7])
+    assert torn.dropped == 7 and not torn.damaged
+    assert not read_journal(before[: len(before) - len(entry)] + bytes(40)).damaged  # zeros: torn too
+
+
 def test_a_bot_signs_with_a_key_of_its_own_kept_by_its_name(home: Path) -> None:
     """A person may seat a bot beside themself from this computer: a table refuses one key
     twice. A journal's seat is resumed with whichever identity kept here is its key."""

@@ -314,11 +314,15 @@ def _check_resumable(path: Path, tr: Any) -> Resumable:
 
     shown = clean(str(path), MESSAGE_LIMIT)
     try:
-        header = read_journal(path.read_bytes()).header
+        contents = read_journal(path.read_bytes())
     except OSError as e:
         raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
     except TranscriptError as e:
         raise click.ClickException(tr("resume_damaged", path=shown, error=_said(e, tr))) from None
+    if contents.damaged:  # records this seat signed may lie past the damage: it would sign again
+        raise click.ClickException(tr("resume_damaged_inside", path=shown, at=contents.sound,
+                                      n=contents.dropped))  # fmt: skip
+    header = contents.header
     session = header.session
     seats, host = session.get("seats"), session.get("host_address")
     usable = (

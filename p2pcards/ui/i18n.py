@@ -710,6 +710,9 @@ _EN_LISTS: dict[str, str] = {
     "resume_choose": "choose a number from 1 to {n}",
     "resume_unreadable": "cannot read the journal {path}: {error}",
     "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_damaged_inside": "{path} cannot be resumed: it is damaged at byte {at}, and the {n} bytes "
+    "from there cannot be read (they may hold moves this seat already sent, which it would then sign "
+    "differently); it is left as it is.",
     "resume_no_session": "{path} cannot be resumed: its header does not say where the other players are "
     "(its network session is empty or damaged), so the journal is left as it is.",
     "players_note": "Note: the list of known players {problem}.",
