@@ -164,3 +164,13 @@ def test_the_journal_says_which_bot_played_the_seat(home: Path, named: Any, seat
     found = _check_resumable(path, Translator("en"))
     assert found.bot == seated
     assert found.key == storage.load_identity(home).public_key
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_resume_does_not_offer_a_name_its_seat_would_not_sit_under(lang: str) -> None:
+    """A resumed seat sits under the name its journal holds: ``--name`` (still accepted, so
+    that one script may start and resume a seat alike) is not listed as if it named it."""
+    shown = CliRunner().invoke(main, ["resume", "--help", "--lang", lang])
+    assert shown.exit_code == 0 and "--name" not in shown.output, shown.output
+    joined = CliRunner().invoke(main, ["join", "--help", "--lang", lang])
+    assert "--name" in joined.output

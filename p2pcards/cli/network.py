@@ -76,12 +76,14 @@ def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
     ]
 
 
-def _network_options(*, host: bool) -> Callable[[Command], Command]:
-    """Options shared by ``host``, ``join`` and ``resume``; the clock is listed for the host only."""
+def _network_options(*, host: bool, resume: bool = False) -> Callable[[Command], Command]:
+    """Options shared by ``host``, ``join`` and ``resume``; the clock is listed for the host only,
+    and ``--name`` not for ``resume`` (a resumed seat keeps the name its journal holds)."""
 
     def decorate(f: Command) -> Command:
         options = [
-            click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
+            click.option("--name", default=None, hidden=resume,
+                         help="Your name at the table (remembered for next time)."),
             click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
                          help="Let a bot play this seat: heuristic, random or expert (expert:0.5 thinks "
                               "0.5 s a move; default 0.2)."),
@@ -218,7 +220,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         def seated(fingerprint: Any, table: Any, name: str = name) -> None:
             # The name is remembered once a table took it (a refused join keeps the old one),
             # and only a person's (a bot's name is not the person's).
-            if bot is None:
+            if bot is None and kind != "resume":  # (a resumed seat sits under its journal's name)
                 with contextlib.suppress(OSError):
                     storage.remember_name(name)
             ui.table_ready(fingerprint, table)
