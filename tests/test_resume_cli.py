@@ -174,3 +174,11 @@ def test_resume_does_not_offer_a_name_its_seat_would_not_sit_under(lang: str) ->
     assert shown.exit_code == 0 and "--name" not in shown.output, shown.output
     joined = CliRunner().invoke(main, ["join", "--help", "--lang", lang])
     assert "--name" in joined.output
+
+
+def test_the_hosts_grace_is_not_said_to_stop_the_match() -> None:
+    """Past the grace a table of three or more plays on without the player who did not come
+    back (only a table of two ends): the help of ``--grace`` says so, not that the match stops."""
+    shown = " ".join(CliRunner().invoke(main, ["host", "--help"], env={"COLUMNS": "200"}).output.split())
+    grace = shown.split("--grace", 1)[1].split("--lang", 1)[0]
+    assert "before the match stops" not in grace and "the others play on without them" in grace, grace

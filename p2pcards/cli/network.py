@@ -71,7 +71,8 @@ def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
             default=120,
             show_default=True,
             hidden=hidden,
-            help="Seconds a player whose connection broke has to come back before the match stops.",
+            help="Seconds a player whose connection broke has to come back; then the others play on "
+            "without them (at a table of two, the match ends).",
         ),
     ]
 
