@@ -93,6 +93,13 @@ class GameEntry:
     bot: bool = False
     """A bot played the seat that saved the file (a watched game, ``--bot``): that seat is
     not the person at this computer."""
+    unreadable: bool = False
+    """The file could not be read at all (no permission): not "not a transcript"."""
+
+    @property
+    def not_read(self) -> str:
+        """The key of what the listing says of a file it could not read as a transcript."""
+        return "hist_unreadable" if self.unreadable else "hist_not_transcript"
 
     @property
     def title(self) -> str:
@@ -121,7 +128,7 @@ class GameEntry:
             return names[seat] if 0 <= seat < len(names) else tr("hist_seat", seat=seat)
 
         if self.game is None:
-            return tr("hist_not_transcript")
+            return tr(self.not_read)
         if self.blamed is not None:
             return tr("hist_failed", name=name(self.blamed))
         if self.finished and not self.winners:
@@ -178,7 +185,7 @@ class GameEntry:
         verdict = mark(self.check, tr)
         head = f"{number:>2} {self.date} "
         if self.game is None:
-            tail = f": {tr('hist_not_transcript')}"
+            tail = f": {tr(self.not_read)}"
             return f"{head}{_cut_middle(clean(self.path.name, 200), width - len(head) - len(tail))}{tail}"
         head += f"{self.title:<7}  "
         widest = _players_cap(width)
@@ -201,7 +208,7 @@ class GameEntry:
         head = f"{number:>2} {self.date} "
         indent = " " * 3
         if self.game is None:
-            tail = f": {tr('hist_not_transcript')}"
+            tail = f": {tr(self.not_read)}"
             return [_cut(f"{head}{self.path.name}{tail}", width)]
         first = _cut(f"{head}{self.title}  {mark(self.check, tr)}".rstrip(), width)
         limit = _name_limit(width)
@@ -494,6 +501,7 @@ def read(
         entry.game, entry.check = None, None
         entry.names, entry.keys = [], []
         entry.error = clean(str(e) or type(e).__name__, 200)
+        entry.unreadable = getattr(e.args[0] if e.args else None, "key", None) == "file_unreadable"
     return entry
 
 

@@ -688,6 +688,29 @@ def test_the_programs_own_leave_reason_is_said_in_the_readers_language(
                 assert not re.search(rf"[«\"] ?{hidden} ?[»\"]", out), (args, out)
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_a_verdict_wider_than_80_columns_is_folded_on_a_terminal(
+    tmp_path: Path, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Le Neuf left before any hand was finished has a verdict of more than 80 columns: a
+    person at an 80-column terminal gets it folded at spaces (the terminal would cut a word
+    in two), while a program reading the output still gets it on one line."""
+    from p2pcards.cli import cmd_audit
+    from p2pcards.ui.render import visible_len
+
+    path = tmp_path / "neuf-left-early.p2pt"
+    path.write_bytes(left_match_file("neuf", first_hand=True))
+    env = {"P2PCARDS_LANG": lang, "COLUMNS": "80"}
+    piped = CliRunner().invoke(main, ["audit", str(path)], env=env)
+    assert visible_len(piped.output.splitlines()[0]) > 80  # (the case this test is about)
+    monkeypatch.setattr(cmd_audit, "_to_terminal", lambda: True)
+    shown = CliRunner().invoke(main, ["audit", str(path)], env=env)
+    assert shown.exit_code == piped.exit_code == 0
+    lines = shown.output.splitlines()
+    assert max(visible_len(line) for line in lines) <= 79, lines
+    assert " ".join(shown.output.split()) == " ".join(piped.output.split())
+
+
 @pytest.mark.parametrize(("columns", "lang"), [(60, "it"), (50, "fr"), (40, "en")])
 def test_the_audit_folds_to_a_narrow_terminal(tmp_path: Path, columns: int, lang: str) -> None:
     """The summary is written for 80 columns; a narrower terminal gets each paragraph folded

@@ -125,6 +125,33 @@ def test_the_listing_is_newest_first_with_every_field(home: Path) -> None:
     assert "Verifying 5 games" in err  # a full audit of each, said so
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_a_transcript_that_cannot_be_read_is_not_called_no_transcript(
+    tmp_path: Path, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file the listing may not open (no read permission) is said to be unreadable, in the
+    player's language; "not a p2pcards transcript" would send its owner to delete it."""
+    from p2pcards.ui.i18n import Translator
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "locked.p2pt").write_bytes(honest_transcript(3))
+    opened = os.open
+
+    def refuse(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("locked.p2pt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return opened(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refuse)
+    code, out, _ = _history("--lang", lang, home=tmp_path)
+    tr = Translator(lang)
+    assert code == 0
+    assert f"locked.p2pt: {tr('hist_unreadable')}" in out, out
+    assert tr("hist_not_transcript") not in out
+    assert tr("hist_unreadable") != Translator("en")("hist_unreadable") or lang == "en"
+
+
 def test_json_is_a_list_of_objects(home: Path) -> None:
     code, out, _ = _history("--json", home=home)
     assert code == 0

@@ -141,13 +141,38 @@ def test_plural_forms_give_the_right_word_for_0_1_and_2(lang: str, words: tuple[
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_no_english_and_no_word_for_two_genders_or_numbers_at_once(lang: str) -> None:
-    texts = [text for m in _messages(lang) if not m.key.startswith("help_") for text in m.msgstr]
+    # (The help names FILE, a metavar; and Italian calls a file FILE, as GNU's programs do in Italian.)
+    said = [m for m in _messages(lang) if not m.key.startswith(("help_", "metavar_"))]
+    texts = [text for m in said for text in m.msgstr]
     for wrong in ("(s)", "mano/i", "elle ou lui", "lui o lei", "per primo", "(quit)", "FILE", " seat "):
-        assert not [t for t in texts if wrong in t], (lang, wrong)  # (the help names FILE, a metavar)
+        assert not [t for t in texts if wrong in t], (lang, wrong)
     tr = Translator(lang)
     refusal = tr("err_rule", why="...", rule=tr.rule_name("match-suit-or-rank"))
     assert "match-suit-or-rank" not in refusal
     assert Translator("en").rule_name("match-suit-or-rank") == "match-suit-or-rank"  # (English names the id)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_at_40_columns_no_folded_line_is_wider_than_the_terminal(
+    lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 columns is the narrowest layout: what is folded there (the invitation, a message
+    such as who is at the table) takes 40 columns at most, never the 41st that the
+    terminal would wrap in the middle of a word (``Random`` shown as ``Rando`` / ``m``)."""
+    from p2pcards.cli import invitation_lines
+    from p2pcards.ui.render import visible_len, wrap
+
+    monkeypatch.setenv("COLUMNS", "40")
+    tr = Translator(lang)
+    lines = invitation_lines(tr, game="Nines", players=3, code="7-lion-easel", port=17772,
+                             where="192.168.1.20", others=[], mapped=None, discovering=False,
+                             command="p2pcards")  # fmt: skip
+    too_long = [line for line in lines if len(line) > 40 and "p2pcards join" not in line]
+    assert not too_long, too_long
+    said = wrap(tr("lobby", names=tr.join(["alice", "carol", "Random"]), n=3, players=3))
+    assert all(visible_len(line) <= 40 for line in said.splitlines()), said
+    row = " \u25b6 tu      5 carte   totale 0  (mazziere)"  # 41 columns
+    assert all(visible_len(line) <= 40 for line in wrap(row).splitlines())
 
 
 @pytest.mark.parametrize("columns", [200, 60])

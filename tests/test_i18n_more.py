@@ -363,6 +363,37 @@ def test_the_placeholders_of_the_help_are_in_the_players_language(
     assert help_of("join") == join
 
 
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_folder_or_missing_path_and_the_commands_own_mistakes_in_the_players_language(
+    lang: str, tmp_path: Path
+) -> None:
+    """A folder given for a transcript (or for --html, --record), a folder to list that does
+    not exist, and the mistakes play and simulate find themselves are said in the language,
+    not in click's English (``File '...' is a directory.``)."""
+    from click.testing import CliRunner
+
+    def error(*args: str) -> str:
+        result = CliRunner().invoke(cli.main, [*args, "--lang", lang])
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        return result.output.splitlines()[-1]
+
+    folder = str(tmp_path)
+    tr = Translator(lang)
+    for args in (["audit", folder], ["replay", folder], ["play", "--record", folder]):
+        said = error(*args)
+        assert tr("click_path_is_folder", path=repr(folder)) in said, said
+        assert "is a directory" not in said
+    said = error("history", str(tmp_path / "nowhere"))
+    assert tr("click_path_missing", path=repr(str(tmp_path / "nowhere"))) in said, said
+    assert tr("usage_bot_and_level") in error("play", "-b", "random", "-l", "easy")
+    assert tr("usage_offline_transcript") in error("play", "--offline", "--transcript", "t.p2pt")
+    assert tr("usage_delay_without_watch") in error("play", "--delay", "1")
+    assert tr("usage_no_bot") in error("simulate", "--bots", ",")
+    for key in ("click_path_is_folder", "usage_bot_and_level", "usage_no_bot"):
+        assert tr(key, path="'x'") != Translator("en")(key, path="'x'")
+
+
 def test_click_usage_errors_in_english_are_clicks_own() -> None:
     from click.testing import CliRunner
 

@@ -9,6 +9,7 @@ that played with the real player before knows theirs.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,36 @@ def test_a_damaged_list_is_set_aside_and_a_new_one_begun(tmp_path: Path) -> None
     assert (tmp_path / (FILE_NAME + ".damaged")).exists()
     known.remember(roster(("me", CAROL), ("bob", BOB)), me=0)
     assert json.loads((tmp_path / FILE_NAME).read_text())["players"][0]["name"] == "bob"
+
+
+def test_a_second_damaged_list_never_overwrites_the_first_one_set_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each damaged list is kept under a name of its own; one that cannot be moved aside (a
+    folder where nothing can be renamed) is said to be left where it is, and nothing is
+    written over it."""
+    (tmp_path / FILE_NAME).write_text('{"first damaged list')
+    assert KnownPlayers.load(tmp_path).problem is not None
+    (tmp_path / FILE_NAME).write_text('{"second damaged list')
+    second = KnownPlayers.load(tmp_path)
+    assert second.problem is not None and f"moved to {FILE_NAME}.damaged-2" in second.problem
+    assert (tmp_path / (FILE_NAME + ".damaged")).read_text() == '{"first damaged list'
+    assert (tmp_path / (FILE_NAME + ".damaged-2")).read_text() == '{"second damaged list'
+    second.remember(roster(("me", CAROL), ("bob", BOB)), me=0)
+    assert json.loads((tmp_path / FILE_NAME).read_text())["players"][0]["name"] == "bob"
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / FILE_NAME).write_text('{"damaged, in a folder where nothing can be renamed')
+
+    def refuse(*args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "rename", refuse)
+    stuck = KnownPlayers.load(other)
+    assert stuck.problem is not None and "moved to" not in stuck.problem and "left as it is" in stuck.problem
+    stuck.remember(roster(("me", CAROL), ("bob", BOB)), me=0)
+    assert (other / FILE_NAME).read_text() == '{"damaged, in a folder where nothing can be renamed'
 
 
 def test_the_players_command_lists_and_forgets(tmp_path: Path) -> None:

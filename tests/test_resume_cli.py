@@ -102,6 +102,33 @@ def test_a_file_that_is_not_a_journal_is_refused_by_name(home: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_journal_damaged_before_its_end_is_refused_and_kept_whole(home: Path, lang: str) -> None:
+    """Bytes flipped in a journal's middle are no torn tail: what lies past them may be
+    records this seat already sent, which it would sign again differently (and be blamed
+    for). It is refused by name, in the player's language, and not cut short; a journal cut
+    in the middle of its last entry (a crash while writing) is still resumable."""
+    from p2pcards.protocol.journal import encode_entry, read_journal
+
+    path = journal(home, SESSION)
+    entry = bytearray(encode_entry([b"a record", bytes(64)]) * 3)
+    entry[12] ^= 0xFF  # the first entry's body: its checksum no longer matches
+    path.write_bytes(path.read_bytes() + bytes(entry))
+    before = path.read_bytes()
+    assert read_journal(before).damaged
+    refused = run("--lang", lang)
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.output.split())
+    expected = {"en": "cannot be resumed: it is damaged at byte",
+                "fr": "ne peut pas être repris : il est endommagé à l'octet"}[lang]  # fmt: skip
+    assert expected in said, said
+    assert "Traceback" not in refused.output
+    assert path.read_bytes() == before  # nothing cut off
+    torn = read_journal(before[: len(before) - len(entry) + 7])
+    assert torn.dropped == 7 and not torn.damaged
+    assert not read_journal(before[: len(before) - len(entry)] + bytes(40)).damaged  # zeros: torn too
+
+
 def test_a_bot_signs_with_a_key_of_its_own_kept_by_its_name(home: Path) -> None:
     """A person may seat a bot beside themself from this computer: a table refuses one key
     twice. A journal's seat is resumed with whichever identity kept here is its key."""
@@ -137,3 +164,21 @@ def test_the_journal_says_which_bot_played_the_seat(home: Path, named: Any, seat
     found = _check_resumable(path, Translator("en"))
     assert found.bot == seated
     assert found.key == storage.load_identity(home).public_key
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_resume_does_not_offer_a_name_its_seat_would_not_sit_under(lang: str) -> None:
+    """A resumed seat sits under the name its journal holds: ``--name`` (still accepted, so
+    that one script may start and resume a seat alike) is not listed as if it named it."""
+    shown = CliRunner().invoke(main, ["resume", "--help", "--lang", lang])
+    assert shown.exit_code == 0 and "--name" not in shown.output, shown.output
+    joined = CliRunner().invoke(main, ["join", "--help", "--lang", lang])
+    assert "--name" in joined.output
+
+
+def test_the_hosts_grace_is_not_said_to_stop_the_match() -> None:
+    """Past the grace a table of three or more plays on without the player who did not come
+    back (only a table of two ends): the help of ``--grace`` says so, not that the match stops."""
+    shown = " ".join(CliRunner().invoke(main, ["host", "--help"], env={"COLUMNS": "200"}).output.split())
+    grace = shown.split("--grace", 1)[1].split("--lang", 1)[0]
+    assert "before the match stops" not in grace and "the others play on without them" in grace, grace

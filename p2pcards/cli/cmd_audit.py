@@ -55,7 +55,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     else:
         import shutil
 
-        from p2pcards.ui.render import wrap
+        from p2pcards.ui.render import visible_len, wrap
 
         # The summary is folded for 80 columns; a narrower terminal gets it folded again.
         width = min(shutil.get_terminal_size((80, 24)).columns - 1, 79)
@@ -66,7 +66,10 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
         for line in lines:
             indent = line[: len(line) - len(line.lstrip(" "))]
             text = indent + clean(line, 4 * MESSAGE_LIMIT) if line.strip() else ""
-            _echo(text if width >= 79 else wrap(text, width))
+            # (the verdict is one line whatever its length, for a program that reads it; a
+            # person at a terminal gets it folded, as any line too wide)
+            fits = visible_len(text) <= width or not _to_terminal()
+            _echo(text if width >= 79 and fits else wrap(text, width))
         fingerprint = report.compared_fingerprint()
         if fingerprint is not None:
             said = tr("fingerprint", fingerprint=fingerprint)
@@ -74,6 +77,11 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
             for line in textwrap.wrap(report.comparison(say=tr), min(78, width - 2)):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
+
+
+def _to_terminal() -> bool:
+    """Whether the audit is read on a terminal (by a person), not by a program."""
+    return sys.stdout.isatty()
 
 
 def _unfolded(summary: str) -> list[str]:

@@ -27,10 +27,10 @@ def invitation_lines(tr: Any, *, game: str, players: int, code: str, port: int, 
     """What the host prints for the others: the command to join, and how the internet reaches it."""
     from p2pcards.net.addresses import show_address
     from p2pcards.protocol.notice import Notices
-    from p2pcards.ui.render import line_width
+    from p2pcards.ui.render import fold_width
 
     lines: list[str] = []
-    width = min(INVITATION_WIDTH, line_width() + 1)  # (a narrower terminal: no word cut in two)
+    width = min(INVITATION_WIDTH, fold_width())  # (a narrower terminal: no word cut in two)
 
     def say(text: str) -> None:  # each line folded to 80 columns, a continued line indented by one
         if width < INVITATION_WIDTH:  # (lines broken for 80 columns: folded again as one)

@@ -123,13 +123,13 @@ def play(
     spec = game(game_name)
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
+    tr = Translator(_language(lang))
     try:
-        check_players(spec, players, Translator(_language(lang)))
+        check_players(spec, players, tr)
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
     if bot is not None and level is not None:
-        raise click.BadParameter("choose the bots by --bot or by --level, not both",
-                                 param_hint="'-l' / '--level'")  # fmt: skip
+        raise click.BadParameter(tr("usage_bot_and_level"), param_hint="'-l' / '--level'")
     bot = LEVELS[level] if level is not None else bot or "heuristic"
     try:
         check_bot(bot)
@@ -140,9 +140,9 @@ def play(
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
     if offline and transcript is not None:
-        raise click.BadParameter("an --offline game has no transcript to save", param_hint="'--transcript'")
+        raise click.BadParameter(tr("usage_offline_transcript"), param_hint="'--transcript'")
     if delay is not None and not watch:
-        raise click.BadParameter("paces a watched match: use it with --watch", param_hint="'--delay'")
+        raise click.BadParameter(tr("usage_delay_without_watch"), param_hint="'--delay'")
     language = _language(lang)
     if name is not None:
         name = _usable_name(name)

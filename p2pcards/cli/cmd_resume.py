@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it runs
 @click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
 @click.argument("which", required=False)
 @click.option("--list", "list_only", is_flag=True, help="Only list the unfinished games.")
-@_network_options(host=False)
+@_network_options(host=False, resume=True)
 def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     """Go back into a game this computer had not finished (after a crash or a killed process).
 

@@ -65,7 +65,7 @@ def simulate(
         raise click.BadParameter(str(e), param_hint="'--players'") from None
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
-        raise click.BadParameter("name at least one bot", param_hint="'--bots'")
+        raise click.BadParameter(Translator(_language(lang))("usage_no_bot"), param_hint="'--bots'")
     for b in names:
         try:
             check_bot(b)

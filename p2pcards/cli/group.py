@@ -340,10 +340,11 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
         hint = error.param_hint
         if hint is None and error.param is not None:
             hint = error.param.get_error_hint(error.ctx)
+        message = _path_message(error.message, tr)
         if hint is None:
-            return tr("click_invalid_value", message=error.message)
+            return tr("click_invalid_value", message=message)
         shown = hint if isinstance(hint, str) else " / ".join(f"'{h}'" for h in hint)
-        return tr("click_invalid_value_for", name=shown, message=error.message)
+        return tr("click_invalid_value_for", name=shown, message=message)
     needs = re.fullmatch(r"Option '(.*)' requires an argument\.", error.message)
     if needs is not None:
         return tr("click_option_needs_value", name=repr(needs.group(1)))
@@ -352,6 +353,27 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
         words = extra.group(1).split(" ")
         return tr.n("click_extra_arguments", len(words), arguments=extra.group(1))
     return error.format_message()
+
+
+_PATH_CHECKS = {
+    "does not exist": "click_path_missing",
+    "is a directory": "click_path_is_folder",
+    "is a file": "click_path_is_file",
+    "is not readable": "click_path_unreadable",
+    "is not writable": "click_path_unwritable",
+}
+"""What :class:`click.Path` says of a path it refuses, and the key that says it in words."""
+
+
+def _path_message(message: str, tr: Any) -> str:
+    """``message`` in the translator's language when it is one of :class:`click.Path`'s own
+    refusals (``File 'x' is a directory.``: a folder given for a transcript), else as it is."""
+    import re
+
+    found = re.fullmatch(r"(?:File|Directory|Path) ('.*') (" + "|".join(_PATH_CHECKS) + r")\.", message)
+    if found is None:
+        return message
+    return tr(_PATH_CHECKS[found.group(2)], path=found.group(1))
 
 
 _LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."

@@ -71,17 +71,20 @@ def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
             default=120,
             show_default=True,
             hidden=hidden,
-            help="Seconds a player whose connection broke has to come back before the match stops.",
+            help="Seconds a player whose connection broke has to come back; then the others play on "
+            "without them (at a table of two, the match ends).",
         ),
     ]
 
 
-def _network_options(*, host: bool) -> Callable[[Command], Command]:
-    """Options shared by ``host``, ``join`` and ``resume``; the clock is listed for the host only."""
+def _network_options(*, host: bool, resume: bool = False) -> Callable[[Command], Command]:
+    """Options shared by ``host``, ``join`` and ``resume``; the clock is listed for the host only,
+    and ``--name`` not for ``resume`` (a resumed seat keeps the name its journal holds)."""
 
     def decorate(f: Command) -> Command:
         options = [
-            click.option("--name", default=None, help="Your name at the table (remembered for next time)."),
+            click.option("--name", default=None, hidden=resume,
+                         help="Your name at the table (remembered for next time)."),
             click.option("-b", "--bot", default=None, metavar="[heuristic|random|expert]",
                          help="Let a bot play this seat: heuristic, random or expert (expert:0.5 thinks "
                               "0.5 s a move; default 0.2)."),
@@ -218,7 +221,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         def seated(fingerprint: Any, table: Any, name: str = name) -> None:
             # The name is remembered once a table took it (a refused join keeps the old one),
             # and only a person's (a bot's name is not the person's).
-            if bot is None:
+            if bot is None and kind != "resume":  # (a resumed seat sits under its journal's name)
                 with contextlib.suppress(OSError):
                     storage.remember_name(name)
             ui.table_ready(fingerprint, table)
@@ -314,11 +317,15 @@ def _check_resumable(path: Path, tr: Any) -> Resumable:
 
     shown = clean(str(path), MESSAGE_LIMIT)
     try:
-        header = read_journal(path.read_bytes()).header
+        contents = read_journal(path.read_bytes())
     except OSError as e:
         raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
     except TranscriptError as e:
         raise click.ClickException(tr("resume_damaged", path=shown, error=_said(e, tr))) from None
+    if contents.damaged:  # records this seat signed may lie past the damage: it would sign again
+        raise click.ClickException(tr("resume_damaged_inside", path=shown, at=contents.sound,
+                                      n=contents.dropped))  # fmt: skip
+    header = contents.header
     session = header.session
     seats, host = session.get("seats"), session.get("host_address")
     usable = (

@@ -13,13 +13,14 @@ The file is ``known_players.json`` in the data directory::
     {"version": 1, "players": [{"key": hex, "name": str, "first": "YYYY-MM-DD",
                                 "last": "YYYY-MM-DD", "games": int}, ...]}
 
-one entry per key. A damaged file is set aside (renamed ``.damaged``) and a new one
+one entry per key. A damaged file is set aside (renamed ``.damaged``, or ``.damaged-2``... when
+an earlier one is there) and a new one
 begun, with a warning: losing this list weakens a check, it never stops a game.
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import json
 import os
 import time
@@ -84,6 +85,8 @@ class KnownPlayers:
     players: dict[bytes, KnownPlayer] = field(default_factory=dict)
     problem: str | None = None
     """Why the file could not be read, if it could not (it was set aside)."""
+    kept: bool = False
+    """The damaged file could not be set aside: it is left as it is, and never written over."""
 
     @classmethod
     def load(cls, directory: Path) -> KnownPlayers:
@@ -109,9 +112,23 @@ class KnownPlayers:
         return known
 
     def _set_aside(self, why: str) -> None:
+        """Move the damaged file to a name of its own (``.damaged``, else ``.damaged-2``...:
+        a list set aside before is never overwritten), or, when it cannot be moved, leave it
+        where it is and never write over it."""
         damaged = self.path.with_name(self.path.name + ".damaged")
-        with contextlib.suppress(OSError):
-            os.replace(self.path, damaged)
+        n = 1
+        while os.path.lexists(damaged) and n < 1000:
+            n += 1
+            damaged = self.path.with_name(f"{self.path.name}.damaged-{n}")
+        try:
+            if os.path.lexists(damaged):
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(damaged))
+            os.rename(self.path, damaged)
+        except OSError as e:
+            self.kept = True
+            moved = f"it could not be moved aside ({e.strerror or e}), so it is left as it is"
+            self.problem = f"{self.path} {why}; {moved}"
+            return
         self.problem = f"{self.path} {why}; it was moved to {damaged.name} and a new list begun"
 
     def check(self, roster: Sequence[tuple[str, bytes]], me: int | None) -> list[Notice]:
@@ -182,6 +199,8 @@ class KnownPlayers:
         return gone
 
     def save(self) -> None:
+        if self.kept:  # (a damaged list that could not be moved aside is the person's to look at)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         entries = [p.to_json() for p in sorted(self.players.values(), key=lambda p: (_fold(p.name), p.first))]
         tmp = self.path.with_name(self.path.name + ".tmp")

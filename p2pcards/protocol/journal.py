@@ -126,6 +126,9 @@ class JournalContents:
     """Bytes up to the end of the last good entry (the rest was a torn tail)."""
     dropped: int
     """Bytes after that, dropped."""
+    damaged: bool = False
+    """Whether those bytes are damage rather than a torn tail: a whole entry whose checksum
+    or content is wrong (a torn tail is an entry cut short by a crash, or zeros)."""
 
 
 def _entries(data: bytes) -> tuple[list[Any], int]:
@@ -147,11 +150,21 @@ def _entries(data: bytes) -> tuple[list[Any], int]:
     return out, at
 
 
+def _torn(rest: bytes) -> bool:
+    """Whether ``rest``, what follows the last sound entry, is what a crash in the middle of
+    a write leaves: an entry cut short (shorter than its length says), or zeros."""
+    if len(rest) < 4 or not rest.strip(b"\0"):
+        return True
+    size = int.from_bytes(rest[:4], "big")
+    return size <= MAX_ENTRY and 4 + size + _TAG > len(rest)
+
+
 def read_journal(data: bytes) -> JournalContents:
     """Read a journal; TranscriptError if not even its header is sound."""
     entries, sound = _entries(data)
     if not entries:
         raise TranscriptError(Notice("journal_not_or_damaged"))
+    damaged = not _torn(data[sound:])
     header = JournalHeader.from_wire(entries[0])
     records: list[SignedRecord] = []
     for i, item in enumerate(entries[1:], start=1):
@@ -162,5 +175,6 @@ def read_journal(data: bytes) -> JournalContents:
         except WireError:
             # A sound checksum over a bad entry: written by something else. Keep what precedes.
             sound = sum(4 + len(pack(e)) + _TAG for e in entries[:i])
+            damaged = True
             break
-    return JournalContents(header, tuple(records), sound, len(data) - sound)
+    return JournalContents(header, tuple(records), sound, len(data) - sound, damaged)

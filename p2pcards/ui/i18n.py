@@ -589,6 +589,7 @@ _EN_COMMANDS: dict[str, str] = {
     "cmd_error": "Error: {error}",
     "hist_seat": "seat {seat}",
     "hist_not_transcript": "not a p2pcards transcript",
+    "hist_unreadable": "cannot be read",
     "hist_failed": "failed: {name}",
     "hist_no_winner": "no winner: no hand finished",
     "hist_unfinished_at": "unfinished at hand {hand}",
@@ -728,6 +729,9 @@ _EN_LISTS: dict[str, str] = {
     "resume_choose": "choose a number from 1 to {n}",
     "resume_unreadable": "cannot read the journal {path}: {error}",
     "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_damaged_inside": "{path} cannot be resumed: it is damaged at byte {at}, and the {n} bytes "
+    "from there cannot be read (they may hold moves this seat already sent, which it would then sign "
+    "differently); it is left as it is.",
     "resume_no_session": "{path} cannot be resumed: its header does not say where the other players are "
     "(its network session is empty or damaged), so the journal is left as it is.",
     "players_note": "Note: the list of known players {problem}.",
@@ -758,6 +762,16 @@ _EN_CLICK: dict[str, str] = {
     "click_invalid_value": "Invalid value: {message}",
     "click_invalid_value_for": "Invalid value for {name}: {message}",
     "click_aborted": "Aborted!",
+    "click_path_missing": "{path} does not exist.",
+    "click_path_is_folder": "{path} is a folder, not a file.",
+    "click_path_is_file": "{path} is a file, not a folder.",
+    "click_path_unreadable": "{path} cannot be read (no permission).",
+    "click_path_unwritable": "{path} cannot be written (no permission).",
+    # The command line's own mistakes that click's checks do not see.
+    "usage_bot_and_level": "choose the bots by --bot or by --level, not both",
+    "usage_offline_transcript": "an --offline game has no transcript to save",
+    "usage_delay_without_watch": "paces a watched match: use it with --watch",
+    "usage_no_bot": "name at least one bot",
 }
 _EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)

@@ -45,6 +45,14 @@ def line_width() -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, columns - 2))
 
 
+def fold_width() -> int:
+    """Columns that text folds to: :func:`line_width` + 1, but no more than the terminal
+    has, down to :data:`MIN_WIDTH` (at 40 columns the margin is gone, and a 41st column
+    would make the terminal cut the last word in two)."""
+    columns = shutil.get_terminal_size((WIDTH + 2, 24)).columns
+    return min(line_width() + 1, max(MIN_WIDTH, columns))
+
+
 # ---------------------------------------------------------------------------
 # Text a terminal's encoding cannot print
 
@@ -226,10 +234,10 @@ word)."""
 
 
 def wrap(text: str, width: int | None = None) -> str:
-    """Fold lines wider than ``width`` (by default the terminal's, :func:`line_width` + 1)
+    """Fold lines wider than ``width`` (by default the terminal's, :func:`fold_width`)
     at spaces, indenting continuations under the text. French punctuation stays with the
     word it follows (``demandé :``, ``« quit »``): a line never starts with it."""
-    width = line_width() + 1 if width is None else width
+    width = fold_width() if width is None else width
     out: list[str] = []
     for line in text.split("\n"):
         if visible_len(line) <= width:
