@@ -227,6 +227,44 @@ def test_the_status_says_what_is_awaited_in_each_language(
     assert draws(rec.text)[-1] == expected
 
 
+def test_while_a_player_awaited_reconnects_the_status_says_so_with_their_time_to_come_back() -> None:
+    console, rec = terminal()
+    watcher, now = watched(console)
+    table = FakeTable()
+    table.roster = [SimpleNamespace(key=name.encode()) for name in NAMES]  # type: ignore[attr-defined]
+    watcher(table)  # type: ignore[arg-type]
+    now[0] = 3.0
+    watcher.away[b"Bob"] = now[0] + 120.0  # Bob's link broke: 2:00 to come back
+    watcher.refresh()
+    now[0] = 33.0
+    watcher(table)  # type: ignore[arg-type]
+    del watcher.away[b"Bob"]  # back
+    watcher.refresh()
+    assert draws(rec.text) == [
+        "Bob to play — 1:00 left",
+        "Waiting for Bob to reconnect — 2:00 left",
+        "Waiting for Bob to reconnect — 1:30 left",
+        "Bob to play — 0:27 left",
+    ]
+    table.waiting_for = (2,)  # another player is awaited: Bob being away is not said
+    watcher.away[b"Bob"] = now[0] + 60.0
+    watcher.refresh()
+    assert draws(rec.text)[-1].startswith("Cy to play")
+
+
+def test_the_network_ui_keeps_who_is_away_as_the_node_tells_it() -> None:
+    console, _ = terminal("fr")
+    ui = NetworkUI(console, human=False)
+    ui.peer_link(b"Bob", "lost", 120.0)
+    assert set(ui.away) == {b"Bob"}
+    ui.peer_link(b"Bob", "back", 5.0)
+    assert ui.away == {}
+    ui.peer_link(b"Cy", "lost", 120.0)
+    ui.peer_link(b"Cy", "gone", 120.0)
+    assert ui.away == {}
+    assert Translator("fr")("status_reconnect", names="Bob") == "En attente de la reconnexion de Bob"
+
+
 def test_a_day_long_clock_is_not_counted_down_and_a_long_status_never_wraps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -807,11 +807,13 @@ def test_each_link_notice_is_said_in_the_players_language(lang: str) -> None:
     from p2pcards.ui.i18n import Translator
 
     said: list[object] = []
-    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append))
-    roster = [SimpleNamespace(name=name) for name in ("Hal", "Jo", "Kim")]
+    away: list[tuple[bytes, str, float]] = []  # (and the status line is told, by the seat's key)
+    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append, peer_link=lambda *a: away.append(a)))
+    roster = [SimpleNamespace(name=name, key=name.encode()) for name in ("Hal", "Jo", "Kim")]
     notice = link_notice(cfg, SimpleNamespace(roster=roster))  # type: ignore[arg-type]
     for what in ("lost", "back", "relayed", "gone"):
         notice(2, what, 3.0)
+    assert away == [(b"Kim", what, 3.0) for what in ("lost", "back", "relayed", "gone")]
     tr = Translator(lang)
     lines = [tr(n.key, **n.values) for n in said]  # type: ignore[attr-defined]
     assert [n.key for n in said] == [  # type: ignore[attr-defined]

@@ -582,8 +582,8 @@ def test_a_resuming_seat_is_told_it_links_again_not_that_the_others_left() -> No
     from p2pcards.net.node import link_notice
 
     said: list[str] = []
-    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append))
-    roster = [SimpleNamespace(name=n) for n in ("Hal", "Jo", "Kim")]
+    cfg = SimpleNamespace(ui=SimpleNamespace(info=said.append, peer_link=lambda *a: None))
+    roster = [SimpleNamespace(name=n, key=n.encode()) for n in ("Hal", "Jo", "Kim")]
     info = SimpleNamespace(roster=roster, seat=2)
     resumed = link_notice(cfg, info, resuming=True)  # type: ignore[arg-type]
     resumed(0, "lost", 120)

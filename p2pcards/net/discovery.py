@@ -572,6 +572,9 @@ class LobbyWatch(LobbyUI):
     def info(self, text: str) -> None:
         self.inner.info(text)
 
+    def peer_link(self, key: bytes, what: str, seconds: float) -> None:
+        self.inner.peer_link(key, what, seconds)
+
     def table_clock(self, timeouts: Timeouts) -> None:
         self.closed = True  # the table has started: the lobby is over
         self.inner.table_clock(timeouts)

@@ -335,6 +335,7 @@ def link_notice(
     rejoining = {p for p in range(len(info.roster)) if p != info.seat} if resuming else set()
 
     def notice(peer: int, what: str, seconds: float) -> None:
+        cfg.ui.peer_link(info.roster[peer].key, what, seconds)  # (the status line says who is away)
         who = {"name": info.roster[peer].name, "seat": peer}
         if what == "lost":
             left = int(seconds)

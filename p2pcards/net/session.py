@@ -174,6 +174,10 @@ class LobbyUI:
         """Something the person must not miss (a known player with a new key): said loudly."""
         self.info(text)
 
+    def peer_link(self, key: bytes, what: str, seconds: float) -> None:
+        """The link with the player of ``key`` broke (``what`` = ``"lost"``, ``seconds`` they have
+        to come back), or that wait ended (any other ``what``: see ``runner.LinkNotice``)."""
+
 
 async def _receive_lobby(link: Link, timeout: float) -> Body:
     with trio.fail_after(timeout):

@@ -466,6 +466,7 @@ _EN: dict[str, str] = {
     "status_shuffle": "Waiting for {names} to shuffle",
     "status_keys": "Waiting for keys from {names}",
     "status_step": "Waiting for {names}",
+    "status_reconnect": "Waiting for {names} to reconnect",
     "status_left": "{left} left",
     "net_leaving": "You leave the table; the others play on without you.",
     "net_leaving_ends": "You leave the table; too few players remain, so the match ends for everyone.",

@@ -100,6 +100,8 @@ class TableWatcher:
     on_continued: Callable[[Any], Screen | None] = field(default=lambda table: None)
     """The match went on at a new table without a seat that left: the screen for it
     (its seats are renumbered), or None to keep this one."""
+    away: dict[bytes, float] = field(default_factory=dict)
+    """The players whose link broke, by key: when their time to come back ends (by ``now``)."""
     _held: list[Callable[[], None]] | None = None
     _step: int = -1
     _since: float = 0.0
@@ -163,9 +165,17 @@ class TableWatcher:
         if table.status != "running" or table.my_turn:
             return None
         names = self.screen.names
-        who = [names[s] for s in table.waiting_for if s != table.seat and s < len(names)]
-        if not who:
+        waited_for = [s for s in table.waiting_for if s != table.seat and s < len(names)]
+        if not waited_for:
             return None
+        console = self.screen.console
+        keys = [table.roster[s].key for s in waited_for] if self.away else []
+        back_by = {s: self.away[k] for s, k in zip(waited_for, keys, strict=False) if k in self.away}
+        if back_by:  # the wait is for a player whose connection broke: say so, and their time
+            back_in = max(0.0, min(back_by.values()) - self.now())
+            away = [names[s] for s in back_by]
+            return waiting_status("reconnect", away, back_in, tr=console.tr, style=console.style)
+        who = [names[s] for s in waited_for]
         kind = table.spec.kind
         decision = kind in table.DECISIONS
         waited = self.now() - self._since
@@ -175,8 +185,12 @@ class TableWatcher:
             if limit <= CLOCK_SHOWN and (decision or waited >= SLOW_STEP):
                 left = limit - waited
         what = "turn" if decision else STEP_WAITS.get(kind, "step")
-        console = self.screen.console
         return waiting_status(what, who, left, tr=console.tr, style=console.style)
+
+    def refresh(self) -> None:
+        """Say again what the table waits for (who is away changed)."""
+        if self.table is not None:
+            self._status(self.table)
 
     def _follow_step(self, table: SeatTable, now: float) -> None:
         if table.step != self._step:
@@ -776,6 +790,8 @@ class NetworkUI(LobbyUI):
         """The players' names as shown (cleaned, look-alikes told apart), once the roster is known."""
         self.clock: Any = None
         """The table's clock (``Timeouts``), once the session knows it."""
+        self.away: dict[bytes, float] = {}
+        """Players whose link broke, by key: when their time to come back ends (``time.monotonic``)."""
         self.on_invitation: Callable[[str, int, PortMapping | None], None] = lambda code, port, mapped: None
         """How the command prints the invitation (it knows the address to give out)."""
         self.leave_chosen = trio.Event()
@@ -846,7 +862,7 @@ class NetworkUI(LobbyUI):
         names = list(table_names(first.roster))
         self.names = tuple(names)
         screen = self._screen_for(first)
-        self.watcher = TableWatcher(screen, clock=self.clock, on_continued=self._screen_for)
+        self.watcher = TableWatcher(screen, clock=self.clock, on_continued=self._screen_for, away=self.away)
         if self.human:
             watcher = self.watcher
             self.decider = HumanDecider(
@@ -886,6 +902,14 @@ class NetworkUI(LobbyUI):
     def confirming(self) -> bool | None:
         """The player's answer on the table fingerprint, once given (the runner asks)."""
         return self.decider.fingerprint_same if self.decider is not None else None
+
+    def peer_link(self, key: bytes, what: str, seconds: float) -> None:
+        if what == "lost":
+            self.away[key] = time.monotonic() + seconds
+        else:  # back, reached through the others, or judged gone: no longer waited for as away
+            self.away.pop(key, None)
+        if self.watcher is not None and self.watcher.table is not None:
+            self.watcher.refresh()
 
     def table_clock(self, timeouts: Any) -> None:
         self.clock = timeouts

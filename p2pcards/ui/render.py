@@ -392,7 +392,7 @@ def clock_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-STATUS_WAITS = ("turn", "shuffle", "keys", "step")
+STATUS_WAITS = ("turn", "shuffle", "keys", "step", "reconnect")
 """What a waiting player can be waiting for: a decision, a shuffle, keys, any other step."""
 
 
