@@ -137,3 +137,22 @@ def test_the_journal_says_which_bot_played_the_seat(home: Path, named: Any, seat
     found = _check_resumable(path, Translator("en"))
     assert found.bot == seated
     assert found.key == storage.load_identity(home).public_key
+
+
+# Guards node.py resume_game: a session whose relayed seats or clock are not numbers is
+# refused by name and the journal kept, as any other damage; it was a traceback.
+@pytest.mark.parametrize(
+    "extra",
+    [{"relayed": ["x"]}, {"relayed": 5}, {"relayed": [{}]}, {"clock": ["a", 1, 2]}, {"clock": [1]}],
+    ids=["relayed text", "relayed int", "relayed map", "clock text", "clock short"],
+)
+def test_a_session_with_damaged_numbers_is_refused_by_name_and_kept(
+    home: Path, extra: dict[str, Any]
+) -> None:
+    path = journal(home, {**SESSION, **extra})
+    before = path.read_bytes()
+    refused = run(str(path), "--no-port-mapping")
+    assert refused.exit_code == 1, refused.output
+    assert refused.exception is None or isinstance(refused.exception, SystemExit), refused.exception
+    assert refused.output.startswith(f"Error: {path} is damaged"), refused.output
+    assert path.read_bytes() == before
