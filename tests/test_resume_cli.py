@@ -156,3 +156,27 @@ def test_a_session_with_damaged_numbers_is_refused_by_name_and_kept(
     assert refused.exception is None or isinstance(refused.exception, SystemExit), refused.exception
     assert refused.output.startswith(f"Error: {path} is damaged"), refused.output
     assert path.read_bytes() == before
+
+
+# Guards storage.py JournalFile's lock and node.py resume_game: a journal that a running
+# p2pcards plays from (the game itself, or a first resume) is not resumed a second time. A
+# seat that listens was kept out by its port only; one that does not listen (--no-listen)
+# ran twice, and the second cut off the records the first appended, so that after a crash
+# the seat could sign another record for a step it had sent.
+def test_a_journal_in_use_is_not_resumed_a_second_time(home: Path) -> None:
+    path = journal(home, {**SESSION, "seats": [*SESSION["seats"][:3], ["", 0]]})
+    holder = storage.JournalFile(path, truncate_at=len(path.read_bytes()))
+    try:
+        holder.write(b"appended by the process that plays")
+        before = path.read_bytes()
+        refused = run(str(path), "--no-port-mapping")
+        assert refused.exit_code == 1, refused.output
+        assert refused.output == (
+            f"Error: {path} is in use: another p2pcards plays this game from it now; stop that one first\n"
+        )
+        with pytest.raises(storage.JournalInUse):
+            storage.JournalFile(path, truncate_at=0)
+        assert path.read_bytes() == before  # nothing cut off
+    finally:
+        holder.close()
+    assert not storage.journal_in_use(path)

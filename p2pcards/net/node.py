@@ -395,6 +395,8 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
     h = contents.header
+    if storage.journal_in_use(path):
+        raise UsageError(Notice("journal_in_use", path=str(path)))
     if h.roster[h.seat].key != cfg.identity.public_key:
         raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
     try:
