@@ -339,3 +339,38 @@ def test_a_restored_seat_never_signs_a_second_record_for_a_step() -> None:
     assert fresh.drain() == []  # nothing is re-sent unasked
     mine = [r for r in fresh.transcript.records() + list(fresh.log.current.values()) if r.record.seat == 1]
     assert {r.raw for r in own} <= {r.raw for r in mine}
+
+
+# Guards journal.py _check_terms: a header whose checksum is good but whose terms are not
+# those of the seat's own signed join record (the file was edited, or written by something
+# else) is refused as damaged. Rebuilt from it, the table would take the other seats' joins
+# for faults of theirs: resuming blamed an honest seat and removed the journal.
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"rules": {}},
+        {"game_id": bytes(16)},
+        {"session": {"host": "127.0.0.1", "port": 7777, "clock": [1, 1, 1]}},
+        {"session": {"host": "127.0.0.1", "port": 7777, "clock": 7}},
+        {"game": "neuf"},
+    ],
+    ids=["rules", "game id", "clock", "clock not a list", "game"],
+)
+def test_a_header_that_is_not_the_table_its_seat_signed_is_refused(damage: dict[str, Any]) -> None:
+    from p2pcards.protocol.journal import encode_entry
+
+    data, records = short_journal()
+    head = read_journal(data).header.to_wire()
+    body = data[len(encode_entry(head)) :]
+    assert len(read_journal(data).records) == len(records)
+    with pytest.raises(TranscriptError):
+        read_journal(encode_entry({**head, **damage}) + body)
+
+
+def test_a_header_whose_roster_names_are_not_text_is_refused() -> None:
+    from p2pcards.protocol.journal import encode_entry
+
+    good = header(build("nines", 2, 0)[0], 0).to_wire()
+    roster = [[5, good["roster"][0][1]], good["roster"][1]]
+    with pytest.raises(TranscriptError):
+        read_journal(encode_entry({**good, "roster": roster}))

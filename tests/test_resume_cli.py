@@ -182,3 +182,46 @@ def test_the_hosts_grace_is_not_said_to_stop_the_match() -> None:
     shown = " ".join(CliRunner().invoke(main, ["host", "--help"], env={"COLUMNS": "200"}).output.split())
     grace = shown.split("--grace", 1)[1].split("--lang", 1)[0]
     assert "before the match stops" not in grace and "the others play on without them" in grace, grace
+
+
+# Guards node.py resume_game: a session whose relayed seats or clock are not numbers is
+# refused by name and the journal kept, as any other damage; it was a traceback.
+@pytest.mark.parametrize(
+    "extra",
+    [{"relayed": ["x"]}, {"relayed": 5}, {"relayed": [{}]}, {"clock": ["a", 1, 2]}, {"clock": [1]}],
+    ids=["relayed text", "relayed int", "relayed map", "clock text", "clock short"],
+)
+def test_a_session_with_damaged_numbers_is_refused_by_name_and_kept(
+    home: Path, extra: dict[str, Any]
+) -> None:
+    path = journal(home, {**SESSION, **extra})
+    before = path.read_bytes()
+    refused = run(str(path), "--no-port-mapping")
+    assert refused.exit_code == 1, refused.output
+    assert refused.exception is None or isinstance(refused.exception, SystemExit), refused.exception
+    assert refused.output.startswith(f"Error: {path} is damaged"), refused.output
+    assert path.read_bytes() == before
+
+
+# Guards storage.py JournalFile's lock and node.py resume_game: a journal that a running
+# p2pcards plays from (the game itself, or a first resume) is not resumed a second time. A
+# seat that listens was kept out by its port only; one that does not listen (--no-listen)
+# ran twice, and the second cut off the records the first appended, so that after a crash
+# the seat could sign another record for a step it had sent.
+def test_a_journal_in_use_is_not_resumed_a_second_time(home: Path) -> None:
+    path = journal(home, {**SESSION, "seats": [*SESSION["seats"][:3], ["", 0]]})
+    holder = storage.JournalFile(path, truncate_at=len(path.read_bytes()))
+    try:
+        holder.write(b"appended by the process that plays")
+        before = path.read_bytes()
+        refused = run(str(path), "--no-port-mapping")
+        assert refused.exit_code == 1, refused.output
+        assert refused.output == (
+            f"Error: {path} is in use: another p2pcards plays this game from it now; stop that one first\n"
+        )
+        with pytest.raises(storage.JournalInUse):
+            storage.JournalFile(path, truncate_at=0)
+        assert path.read_bytes() == before  # nothing cut off
+    finally:
+        holder.close()
+    assert not storage.journal_in_use(path)

@@ -312,10 +312,15 @@ def _check_resumable(path: Path, tr: Any) -> Resumable:
     the port this seat listened on. A bot named there that this version does not know
     is not one: the seat is resumed as a person's."""
     from p2pcards.errors import P2PCardsError, TranscriptError
+    from p2pcards.net.storage import journal_in_use
     from p2pcards.protocol.journal import read_journal
     from p2pcards.safetext import clean
 
     shown = clean(str(path), MESSAGE_LIMIT)
+    if journal_in_use(path):  # (first: its tail may be a write in progress, not damage)
+        from p2pcards.protocol.notice import Notice
+
+        raise click.ClickException(str(tr.said(Notice("journal_in_use", path=shown))))
     try:
         contents = read_journal(path.read_bytes())
     except OSError as e:

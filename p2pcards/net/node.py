@@ -396,6 +396,8 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
     h = contents.header
+    if storage.journal_in_use(path):
+        raise UsageError(Notice("journal_in_use", path=str(path)))
     if h.roster[h.seat].key != cfg.identity.public_key:
         raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
     try:
@@ -403,6 +405,11 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         host_address = h.session["host_address"]
         listen_port = int(h.session["listen_port"])
         rules = game_named(h.game).rules_from_dict(h.rules)
+        relayed = {int(p) for p in h.session.get("relayed", [])}
+        clock = h.session.get("clock")
+        signed_clock = None if clock is None else tuple(int(x) for x in clock)
+        if signed_clock is not None and len(signed_clock) != 3:
+            raise ValueError("the clock is not a turn, a step and a grace")
     except (KeyError, TypeError, ValueError) as e:
         raise UsageError(f"{path} is damaged: {e}") from None
     seats = zip(h.roster, addresses, strict=True)
@@ -414,11 +421,10 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         seat=h.seat,
         game=h.game,
         host_address=None if host_address is None else (str(host_address[0]), int(host_address[1])),
-        relayed={int(p) for p in h.session.get("relayed", [])},
+        relayed=relayed,
     )
-    clock = h.session.get("clock")
-    if clock is not None:
-        info.clock = tuple(int(x) for x in clock)  # as its join record signed it
+    if signed_clock is not None:
+        info.clock = signed_clock  # as its join record signed it
         cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
     cfg.ui.table_clock(cfg.timeouts)
     relinks = Relinks(info, cfg.identity, cfg.timeouts)

@@ -23,6 +23,7 @@ wrong code that costs its address a growing wait (not the host a held place).
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import os
 import random
@@ -1115,16 +1116,39 @@ async def _dial_seat(
 Handler = Callable[[trio.abc.Stream], Awaitable[object]]
 
 
+ACCEPT_CAPACITY_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("EMFILE", "ENFILE", "ENOMEM", "ENOBUFS") if hasattr(errno, name)
+)
+"""Errors of ``accept`` that say this process or system is out of room for one more
+connection (as trio's ``serve_listeners`` knows them): the loop waits and goes on."""
+
+ACCEPT_PAUSE = 0.1
+"""Seconds the accept loop waits after such an error."""
+
+
 async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery: trio.Nursery) -> None:
     """Accept connections and hand each to ``handler`` without closing it afterwards
-    (unlike ``trio.serve_listeners``): the accepted links outlive this loop."""
+    (unlike ``trio.serve_listeners``): the accepted links outlive this loop. Out of file
+    descriptors (a flood of connections), it waits and goes on, as trio's does: the
+    match this node plays must not end because strangers connect."""
     while True:
-        stream = await listener.accept()
+        try:
+            stream = await listener.accept()
+        except OSError as e:
+            if e.errno not in ACCEPT_CAPACITY_ERRNOS:
+                raise
+            await trio.sleep(ACCEPT_PAUSE)
+            continue
         nursery.start_soon(handler, stream)
 
 
 # ---------------------------------------------------------------------------
 # Reconnecting during a match
+
+
+MAX_STRANGERS = 32
+"""Connections a seat authenticates at once during a match (a seat dialling again, or
+anyone at its port): the roster's seats need a few; a flood gets no more file descriptors."""
 
 
 class Relinks:
@@ -1148,6 +1172,9 @@ class Relinks:
         }
         self.present: Callable[[], Collection[int]] | None = None
         """The seats still at the table, once the match runs (set by the node)."""
+        self.strangers = 0
+        """Connections that dialled in and are not authenticated yet (at most
+        ``MAX_STRANGERS``: each holds a file descriptor for up to a handshake timeout)."""
 
     def gone(self) -> frozenset[int]:
         """The seats of the roster the match went on without: they cannot come back."""
@@ -1184,13 +1211,20 @@ class Relinks:
 
     async def accept(self, stream: trio.abc.Stream) -> None:
         """A connection to this seat's listener during the match: a seat dialling again."""
+        if self.strangers >= MAX_STRANGERS:  # a flood: closed before its TLS handshake
+            await trio.aclose_forcefully(stream)
+            return
         link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
         await self.take(link)
 
     async def accept_any(self, stream: trio.abc.Stream) -> None:
         """A connection to a seat that came back after a crash: a seat dialling again is
         taken back; anyone else (a late joiner) is told the game has started."""
+        if self.strangers >= MAX_STRANGERS:
+            await trio.aclose_forcefully(stream)
+            return
         link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
+        self.strangers += 1
         try:
             with trio.fail_after(self.timeouts.handshake):
                 await tls.handshake(link.stream)  # type: ignore[arg-type]
@@ -1198,6 +1232,8 @@ class Relinks:
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()
             return
+        finally:
+            self.strangers -= 1
         if isinstance(first, LinkHello):
             await self.take(link, first)
         else:
@@ -1205,7 +1241,12 @@ class Relinks:
 
     async def take(self, link: Link, hello: LinkHello | None = None) -> None:
         """Authenticate a seat that dials in again and hand its link to the match.
-        Returns once the link is closed (a listener's handler owns its stream)."""
+        Returns once the link is closed (a listener's handler owns its stream). At most
+        ``MAX_STRANGERS`` connections are authenticated at once: one more is closed."""
+        if self.strangers >= MAX_STRANGERS:
+            await link.aclose()
+            return
+        self.strangers += 1
         try:
             peer = await _link_handshake(
                 link, self.info, self.identity, lambda s: s > self.info.seat, self.timeouts.handshake,
@@ -1214,6 +1255,8 @@ class Relinks:
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()
             return
+        finally:
+            self.strangers -= 1
         await self.hand(peer, link)
 
     async def hand(self, peer: int, link: Link) -> None:

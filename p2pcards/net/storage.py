@@ -155,6 +155,36 @@ def journal_path(game_id: bytes, seat: int, directory: Path | None = None) -> Pa
     return journal_dir(directory) / f"{game_id.hex()}-s{seat}.journal"
 
 
+class JournalInUse(OSError):
+    """Another process plays the game from this journal now (it holds the file's lock)."""
+
+
+def _lock(fd: int) -> bool:
+    """Take the exclusive lock of an open file for as long as it stays open; False if another
+    process holds it. (Where the system has no ``flock``, nothing is locked.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def journal_in_use(path: Path) -> bool:
+    """Whether another process plays the game from the journal at ``path`` now."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return not _lock(fd)
+    finally:
+        os.close(fd)  # (the lock, if taken, goes with it)
+
+
 class JournalFile:
     """An append-only journal file: each write is made durable (fsync) before it returns.
 
@@ -164,13 +194,15 @@ class JournalFile:
 
     def __init__(self, path: Path, *, truncate_at: int | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-        if truncate_at is None:
-            flags |= os.O_TRUNC
         self.path = path
-        self._fd = os.open(path, flags, 0o600)
-        if truncate_at is not None:
-            os.ftruncate(self._fd, truncate_at)  # a torn tail is dropped before anything is added
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        # Held while this node plays from the file: a second process on the same journal (the
+        # game still running, or resumed twice at once) would cut off what the first appends.
+        if not _lock(self._fd):
+            os.close(self._fd)
+            self._fd = -1
+            raise JournalInUse(path)
+        os.ftruncate(self._fd, truncate_at or 0)  # a torn tail is dropped before anything is added
         self._sync_dir()
 
     def _sync_dir(self) -> None:

@@ -47,7 +47,7 @@ from p2pcards.protocol.wire import (
     unpack_untrusted,
 )
 from p2pcards.record import FORMAT, build_game_record
-from p2pcards.safetext import clean
+from p2pcards.safetext import clean, label_names
 from p2pcards.say import Say
 
 
@@ -298,9 +298,27 @@ class AuditReport:
 
     # -- the three verdicts
 
+    def _labels(self) -> dict[str, str]:
+        """Each seated player's name as shown, by key (hex): cleaned, and one that looks like
+        another seated name carries the start of its key's fingerprint (``Hana#df80``), as
+        the game's lines and ``replay`` show it: otherwise a look-alike puppet's win reads as
+        the real player's in the totals and the winner."""
+        keys = [k for _, k in self.seated]
+        try:
+            tags = [fingerprint(bytes.fromhex(k)).replace("-", "") for k in keys]
+        except ValueError:
+            return {}
+        shown = label_names([n for n, _ in self.seated], tags, limit=40, width=60)
+        return dict(zip(keys, shown, strict=True))
+
+    def _label(self, name: str, key: str, labels: dict[str, str] | None = None) -> str:
+        shown = (self._labels() if labels is None else labels).get(key)
+        return shown if shown is not None else clean(name, 40)
+
     def _names(self, say: Say = ENGLISH) -> list[str]:
         """The names of the table the match ended on, cleaned, as ``say`` says them."""
-        return [say.person(clean(n, 40)) for n, _ in self.players]
+        labels = self._labels()
+        return [say.person(self._label(n, k, labels)) for n, k in self.players]
 
     def first_seat(self, seat: int) -> int:
         """The first table's seat of ``seat`` of the table the match ended on: the text
@@ -320,7 +338,8 @@ class AuditReport:
 
     def _who_seated(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the first table (where everyone sat down), by name."""
-        names = [say.person(clean(n, 40)) for n, _ in self.seated]
+        labels = self._labels()
+        names = [say.person(self._label(n, k, labels)) for n, k in self.seated]
         return (
             say("audit_who", name=names[seat], seat=seat)
             if 0 <= seat < len(names)
@@ -486,13 +505,14 @@ class AuditReport:
                         say(
                             "audit_player_left_undealt" if seat in undealt else "audit_player_left",
                             seat=seat,
-                            name=say.person(clean(name, 40)),
+                            name=say.person(self._label(name, key)),
                             fp=fp,
                             hand=gone[seat]["hand"],
                         )
                     )
                 else:
-                    lines.append(say("audit_player", seat=seat, name=say.person(clean(name, 40)), fp=fp))
+                    shown = say.person(self._label(name, key))
+                    lines.append(say("audit_player", seat=seat, name=shown, fp=fp))
         if t is not None:
             lines += rules_in_words(t.GAME, t.rules, None if say is ENGLISH else say)
             clock = self._tables()[0].clock

@@ -26,9 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.errors import TranscriptError
-from p2pcards.protocol.messages import MAX_SEATS, Player
+from p2pcards.protocol.messages import MAX_SEATS, Join, Player
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.wire import MAX_FRAME, SignedRecord, WireError, pack, parse_record, unpack_untrusted
+from p2pcards.protocol.wire import (
+    MAX_FRAME,
+    PROTOCOL_VERSION,
+    SignedRecord,
+    WireError,
+    pack,
+    parse_record,
+    unpack_untrusted,
+)
 
 FORMAT = "p2pcards-journal"
 VERSION = 1
@@ -70,6 +78,8 @@ class JournalHeader:
             raise TranscriptError(Notice("journal_version", version=repr(obj.get("version"))))
         try:
             roster = tuple(Player(name=n, key=k) for n, k in obj["roster"])
+            if not all(type(p.name) is str and type(p.key) is bytes for p in roster):
+                raise TypeError("a roster entry is not a name and a key")
             header = cls(
                 game=obj["game"],
                 game_id=obj["game_id"],
@@ -177,4 +187,32 @@ def read_journal(data: bytes) -> JournalContents:
             sound = sum(4 + len(pack(e)) + _TAG for e in entries[:i])
             damaged = True
             break
+    _check_terms(header, records)
     return JournalContents(header, tuple(records), sound, len(data) - sound, damaged)
+
+
+def _check_terms(header: JournalHeader, records: list[SignedRecord]) -> None:
+    """The header must rebuild the table this seat signed: its own ``join`` record, when the
+    journal holds it, states the game id, game, rules, roster and clock the header gives.
+    Otherwise the table rebuilt from the header would take the other seats' records for
+    faults of theirs (and end the game, blaming one of them), when the fault is the header's."""
+    own = next(
+        (r.record for r in records if r.record.seat == header.seat and isinstance(r.record.body, Join)),
+        None,
+    )
+    if own is None:
+        return
+    clock = header.session.get("clock")
+    try:
+        terms = Join(
+            version=PROTOCOL_VERSION,
+            game=header.game,
+            rules=tuple(sorted(header.rules.items())),
+            roster=header.roster,
+            clock=None if clock is None else tuple(clock),
+        )
+        same = own.game_id == header.game_id and pack(own.body.to_wire()) == pack(terms.to_wire())
+    except (TypeError, ValueError, WireError):
+        same = False
+    if not same:
+        raise TranscriptError(Notice("journal_damaged"))

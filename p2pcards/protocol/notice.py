@@ -113,6 +113,7 @@ NOTICES: dict[str, str] = {
     "journal_version": "unsupported journal version {version}",
     "journal_damaged": "the journal's header is damaged",
     "journal_not_or_damaged": "not a p2pcards journal, or its header is damaged",
+    "journal_in_use": "{path} is in use: another p2pcards plays this game from it now; stop that one first",
     "history_no_game": "there is no game {k} in the history: its games are numbered 1 to {n} ({folder})",
     "history_no_game_one": "there is no game {k} in the history: it holds one game, number 1 ({folder})",
     "history_no_game_empty": "there is no game {k}: the history holds none yet ({folder})",

@@ -1,0 +1,84 @@
+"""A seat's listening port during a match takes connections from anyone: a flood of them
+must not end the match for that seat (file descriptors run out: every later open fails,
+the accept loop raised, and the seat's node stopped, its transcript unsaved)."""
+
+from __future__ import annotations
+
+import errno
+
+import trio
+import trio.testing
+
+from p2pcards.crypto.identity import Identity
+from p2pcards.games.nines.rules import NinesRules
+from p2pcards.net import session
+from p2pcards.net.session import MAX_STRANGERS, Relinks, SessionInfo, Timeouts, _accept_loop
+from p2pcards.protocol.lobby import Seat
+
+
+class _Listener:
+    """Accepts: first out of file descriptors, then one stream, then nothing more."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.results: list[object] = [OSError(errno.EMFILE, "Too many open files"), stream]
+
+    async def accept(self) -> trio.abc.Stream:
+        if not self.results:
+            await trio.sleep_forever()
+        result = self.results.pop(0)
+        if isinstance(result, BaseException):
+            raise result
+        assert isinstance(result, trio.abc.Stream)
+        return result
+
+
+# Guards session.py _accept_loop: an accept that fails for want of file descriptors is
+# waited out, as trio.serve_listeners does; it ended the seat's match.
+async def test_the_accept_loop_goes_on_when_file_descriptors_run_out() -> None:
+    stream, _ = trio.testing.memory_stream_pair()
+    handled: list[trio.abc.Stream] = []
+
+    async def handler(s: trio.abc.Stream) -> None:
+        handled.append(s)
+
+    with trio.move_on_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_accept_loop, _Listener(stream), handler, nursery)  # type: ignore[arg-type]
+            while not handled:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert handled == [stream]
+
+
+def _relinks() -> Relinks:
+    me, other = Identity.generate(), Identity.generate()
+    roster = (
+        Seat(name="a", key=other.public_key, host="", port=0),
+        Seat(name="b", key=me.public_key, host="127.0.0.1", port=1),
+    )
+    info = SessionInfo(game_id=bytes(16), rules=NinesRules(), roster=roster, seat=1)
+    return Relinks(info, me, Timeouts(handshake=30.0))
+
+
+# Guards session.py Relinks.accept: at most MAX_STRANGERS connections are authenticated at
+# once; one more is closed at once instead of holding a file descriptor for a handshake
+# timeout (a seat flooded with idle connections ran out of them and its node stopped).
+async def test_a_seat_holds_a_bounded_number_of_unauthenticated_connections() -> None:
+    relinks = _relinks()
+    clients = []
+    async with trio.open_nursery() as nursery:
+        for _ in range(MAX_STRANGERS):
+            client, server = trio.testing.memory_stream_pair()
+            clients.append(client)
+            nursery.start_soon(relinks.accept, server)
+        await trio.testing.wait_all_tasks_blocked()
+        assert relinks.strangers == MAX_STRANGERS
+        client, server = trio.testing.memory_stream_pair()
+        with trio.fail_after(1):
+            await relinks.accept(server)  # one more: closed at once
+        with trio.fail_after(1):
+            assert await client.receive_some() == b""  # the other end was closed
+        for c in clients:
+            await c.aclose()
+    assert relinks.strangers == 0
+    assert session.MAX_STRANGERS == MAX_STRANGERS
