@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -47,6 +47,7 @@ from p2pcards.protocol.admission import (
     Stage,
     Started,
     address_group,
+    network_group,
 )
 from p2pcards.protocol.lobby import (
     REFUSALS,
@@ -560,6 +561,54 @@ def test_when_every_place_is_taken_the_longest_waiting_makes_room_after_the_dela
     nh = adm.hello("second", Joiner("bob", identity(2)).hello(), CHANNEL)
     assert isinstance(nh, SendChallenge)
     assert adm.auth("second", Joiner("bob", identity(2)).auth(nh), 2.2) == Proven()
+
+
+def test_a_network_holding_more_than_its_share_gives_up_a_place_to_another_at_once() -> None:
+    """A flood that renews its connections faster than ``evict_after`` from a few networks
+    (the red team's: 80 silent connections from 20 addresses, each renewed every 1.9 s) kept
+    every place young, so no newcomer got in; now a crowded network makes room at once."""
+    door: Door[str] = Door(DoorLimits(max_pending=4, per_address=4, evict_after=2.0))
+    for i, src in enumerate(["198.51.100.1", "198.51.100.2", "198.51.100.3", "203.0.113.1"]):
+        assert isinstance(door.arrive(f"flood{i}", src, 0.1 * i), Enter)
+    joined = door.arrive("friend", "192.0.2.7", 0.5)  # all young: it takes a place of the crowded /24
+    assert joined == Evict("flood0", Refuse(Reason.BUSY, REFUSALS["busy"]))
+    # The flood cannot take the friend's place back, from its own networks or a new one.
+    assert door.arrive("again", "198.51.100.9", 0.6) == Refuse(Reason.BUSY, REFUSALS["busy"])
+    assert door.arrive("more", "203.0.113.5", 0.7) == Refuse(Reason.BUSY, REFUSALS["busy"])
+    assert isinstance(door.arrive("new-net", "233.252.0.1", 0.8), Evict)  # the /24 holding 2 gives one up
+    assert door.holds("friend")
+    # An IPv6 /48 is one network: its /64s share one fair share.
+    assert network_group("2001:db8:0:1::/64") == network_group("2001:db8:0:2::/64") == "2001:db8::/48"
+    assert network_group("198.51.100.200") == "198.51.100.0/24"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    flood=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 255), st.floats(0, 0.5), st.booleans()), max_size=80
+    ),
+    late=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 255)), max_size=40),
+)
+def test_a_flood_from_fewer_networks_than_places_never_keeps_a_joiner_out_nor_pushes_it_out(
+    flood: list[tuple[int, int, float, bool]], late: list[tuple[int, int]]
+) -> None:
+    """Whatever a flood from three networks does (arrive, hang up, at any pace), a joiner from
+    a fourth is let in at once, and within ``evict_after`` no newcomer takes its place (even
+    one from a new network: one of the flood's gives up a place first)."""
+    door: Door[str] = Door(DoorLimits(max_pending=8, per_address=4, evict_after=2.0))
+    now, held = 0.0, []
+    for k, (net, host, pause, leaves) in enumerate(flood):
+        now += pause
+        name = f"flood{k}"
+        if isinstance(door.arrive(name, f"198.51.{100 + net}.{host}", now), Enter | Evict):
+            held.append(name)
+        if leaves and held:
+            door.leave(held.pop(0))
+    assert isinstance(door.arrive("friend", "192.0.2.7", now), Enter | Evict)
+    for k, (net, host) in enumerate(late):  # more flood, and newcomers from new networks
+        source = f"198.51.{100 + net}.{host}" if net < 3 else f"203.0.{net}.{host}"
+        door.arrive(f"late{k}", source, now + 1.9 * k / max(1, len(late)))
+        assert door.holds("friend"), k
 
 
 def test_a_stranger_evicted_while_its_auth_was_on_the_way_is_busy() -> None:

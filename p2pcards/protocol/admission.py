@@ -103,6 +103,18 @@ class Reason(enum.StrEnum):
     LEFT = "left"
 
 
+def network_group(source: str) -> str:
+    """The network an address group belongs to, for the fair share of the door's places: an
+    IPv4 /24, an IPv6 /48 (what one subscriber or one small hosting account may hold); anything
+    else (a name) is its own."""
+    try:
+        net = ipaddress.ip_network(source, strict=False)
+    except ValueError:
+        return source
+    prefix = 24 if net.version == 4 else 48
+    return str(net.supernet(new_prefix=prefix)) if net.prefixlen > prefix else str(net)
+
+
 def address_group(peer: str) -> str:
     """What per-address limits count a connection against.
 
@@ -244,10 +256,10 @@ class Door(Generic[C]):
 
     A stranger holds a place from :meth:`arrive` until :meth:`leave` (its auth
     came, it hung up, it ran out of time) or until a newcomer takes its place.
-    Limits per source address stop one machine from taking every place; the
-    eviction of the longest waiting stops a flood of silent connections from
-    keeping an honest joiner out; the growing wait after a wrong code makes
-    guessing the code online slow.
+    Limits per source address stop one machine from taking every place; a fair
+    share of the places by network, and the eviction of the longest waiting,
+    stop a flood of silent connections from keeping an honest joiner out; the
+    growing wait after a wrong code makes guessing the code online slow.
     """
 
     def __init__(self, limits: DoorLimits | None = None) -> None:
@@ -294,14 +306,32 @@ class Door(Generic[C]):
             return refuse(Reason.BUSY, "too many connections from your address at once; try again shortly")
         evicted: Evict[C] | None = None
         if len(self._places) >= self.limits.max_pending:
-            oldest = next(iter(self._places), None)
-            if oldest is None or now - self._places[oldest].since < self.limits.evict_after:
+            victim = self._victim(source, now)
+            if victim is None:
                 return refuse(Reason.BUSY)
-            self.leave(oldest)
-            evicted = Evict(oldest, refuse(Reason.BUSY))
+            self.leave(victim)
+            evicted = Evict(victim, refuse(Reason.BUSY))
         self._places[connection] = _Place(source, now)
         self._per_source[source] += 1
         return evicted or Enter()
+
+    def _victim(self, source: str, now: float) -> C | None:
+        """Whose place a newcomer from ``source`` takes when all are taken, if anyone's.
+
+        First a fair share by network (``network_group``): a network holding at least two places
+        more than the newcomer's would hold gives up its longest-waiting one, whatever its age;
+        so a flood from fewer networks than there are places, however fast it renews, cannot
+        keep a joiner from another network out, nor push out one that got in. Among networks
+        that hold as many as the newcomer's (within one), the stranger that has waited longest
+        makes room once it has waited ``evict_after`` seconds."""
+        if not self._places:
+            return None
+        held: Counter[str] = Counter(network_group(p.source) for p in self._places.values())
+        crowded, most = held.most_common(1)[0]
+        if most >= held[network_group(source)] + 2:
+            return next(c for c, p in self._places.items() if network_group(p.source) == crowded)
+        oldest = next(iter(self._places))
+        return oldest if now - self._places[oldest].since >= self.limits.evict_after else None
 
     def leave(self, connection: C) -> None:
         """``connection`` no longer waits at the door (no-op if it did not)."""
