@@ -60,7 +60,7 @@ from p2pcards.protocol.lobby import (
     link_message,
     pake_binding,
 )
-from p2pcards.protocol.notice import refusal
+from p2pcards.protocol.notice import Notice, refusal
 from p2pcards.protocol.wire import WireError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -661,6 +661,26 @@ def test_the_busy_message_says_how_long_to_wait() -> None:
         reason(adm.connected("g4", "198.51.100.7", 1.2, fresh_nonce(), ENTROPY)) == "busy"
     )  # the second waits 1 s
     assert isinstance(join(adm, "ann", Joiner("ann", identity(1)), "198.51.100.7", 1.7), Seated)
+
+
+def test_after_too_many_wrong_codes_in_all_no_code_is_checked_and_the_host_is_warned() -> None:
+    """A guesser spread over many addresses waits at none of them; the wrong codes in all
+    bound its chance: past ``max_wrong_codes`` even the right code is refused unchecked."""
+    adm = admission(3, max_wrong_codes=3)
+    answers = [
+        join(adm, f"g{k}", Joiner(f"g{k}", identity(k)), peer=f"198.51.{100 + k}.7", code=WRONG)
+        for k in range(3)
+    ]
+    assert [reason(a) for a in answers] == ["wrong-code"] * 3
+    first, last = answers[0], answers[-1]
+    assert isinstance(first, Refuse) and isinstance(last, Refuse)
+    assert not first.loud and first.note == Notice("notice_wrong_code", name="'g0'", peer="198.51.100.7")
+    assert last.loud and last.note == Notice("notice_code_closed", count=3)
+    # From a new address, with the right code: refused without its proof being checked.
+    refused = join(adm, "ann", Joiner("ann", identity(9)), peer="203.0.113.5", now=10.0)
+    assert reason(refused) == "code-closed" and adm.door.wrong_total == 3
+    assert adm.names() == ("host",)
+    assert "new code" in message(refused)
 
 
 def test_parallel_guesses_from_one_address_get_one_proof_checked() -> None:

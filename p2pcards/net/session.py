@@ -339,7 +339,7 @@ class HostLobby:
     async def _refuse(self, link: Link, refusal: Refuse) -> None:
         self.refused[str(refusal.reason)] += 1
         if refusal.note is not None:
-            self.ui.info(refusal.note)
+            (self.ui.warning if refusal.loud else self.ui.info)(refusal.note)
         await _refuse(link, refusal)
 
     async def _broadcast_lobby(self) -> None:

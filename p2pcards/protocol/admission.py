@@ -83,6 +83,11 @@ WRONG_CODE_WAIT = 0.5
 MAX_WRONG_CODE_WAIT = 5.0
 """...up to this many."""
 
+MAX_WRONG_CODES = 32
+"""Wrong codes the host checks in all, from every address: then it checks no more (``code-closed``).
+Each check tests one code, so a guesser from many addresses gets in with a chance of at most
+this many in the codes there are (32 in 65,536 when the code's number is known)."""
+
 TRACKED_ADDRESSES = 4096
 """Addresses whose wrong codes the host remembers; past that, the one whose wait ends first is forgotten."""
 
@@ -101,6 +106,7 @@ class Reason(enum.StrEnum):
     BUSY = "busy"
     PROTOCOL = "protocol"
     LEFT = "left"
+    CODE_CLOSED = "code-closed"
 
 
 def network_group(source: str) -> str:
@@ -144,6 +150,8 @@ class Refuse:
     reason: Reason
     message: str
     note: str | None = None
+    loud: bool = False
+    """The note is one the host's user must not miss (said as a warning)."""
 
 
 def refuse(reason: Reason, message: str | None = None, note: str | None = None) -> Refuse:
@@ -234,6 +242,7 @@ class DoorLimits:
     evict_after: float = EVICT_AFTER
     wrong_code_wait: float = WRONG_CODE_WAIT
     max_wrong_code_wait: float = MAX_WRONG_CODE_WAIT
+    max_wrong_codes: int = MAX_WRONG_CODES
     tracked_addresses: int = TRACKED_ADDRESSES
 
 
@@ -267,6 +276,13 @@ class Door(Generic[C]):
         self._places: dict[C, _Place] = {}  # oldest first
         self._per_source: Counter[str] = Counter()
         self._wrong: dict[str, WrongCodes] = {}
+        self.wrong_total = 0
+        """Wrong codes checked so far, from every address."""
+
+    @property
+    def closed_to_codes(self) -> bool:
+        """Whether the wrong codes checked reached ``max_wrong_codes``: no code is checked any more."""
+        return self.wrong_total >= self.limits.max_wrong_codes
 
     @property
     def pending(self) -> int:
@@ -343,7 +359,10 @@ class Door(Generic[C]):
             del self._per_source[place.source]
 
     def may_guess(self, source: str, now: float) -> Refuse | None:
-        """Whether a proof from ``source`` may be checked now: busy while it waits after a wrong code."""
+        """Whether a proof from ``source`` may be checked now: busy while it waits after a wrong
+        code; ``code-closed`` for everyone once too many wrong codes were checked in all."""
+        if self.closed_to_codes:
+            return refuse(Reason.CODE_CLOSED)
         wait = self.wait_left(source, now)
         return self._busy_waiting(wait) if wait > 0 else None
 
@@ -352,6 +371,7 @@ class Door(Generic[C]):
         before = self._wrong.pop(source, None)
         if before is None and len(self._wrong) >= self.limits.tracked_addresses > 0:
             del self._wrong[min(self._wrong, key=lambda a: self._wrong[a].until)]
+        self.wrong_total += 1
         count = 1 if before is None else before.count + 1
         wait = min(self.limits.max_wrong_code_wait, self.limits.wrong_code_wait * count)
         if self.limits.tracked_addresses > 0:
@@ -644,6 +664,9 @@ class Admission(Generic[C]):
         expected = confirmation(visit.key, Role.JOINER, visit.binding)
         if not proofs_equal(message.proof, expected):
             wrong = self.door.wrong_code(visit.source, now)  # answered at once; the address's next try waits
+            if self.door.closed_to_codes:  # the last one checked: the host's user is told why no more are
+                closed = Notice("notice_code_closed", count=self.door.wrong_total)
+                return self._drop(connection, replace(wrong, note=closed, loud=True))
             note = Notice("notice_wrong_code", name=repr(hello.name), peer=visit.peer)
             return self._drop(connection, replace(wrong, note=note))
         visit.stage = Stage.PROVEN

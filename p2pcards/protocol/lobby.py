@@ -96,6 +96,7 @@ REFUSALS = {
         "same-key",
         "busy",
         "left",
+        "code-closed",
     )
 }
 """The English a host sends with each refusal (a joiner says it by the reason, in its own language)."""

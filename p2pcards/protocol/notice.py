@@ -14,6 +14,9 @@ NOTICES: dict[str, str] = {
     "notice_joined_again": "{name} joined again from {peer}: the start had not reached them",
     "notice_left_table": "{name} left the table",
     "notice_wrong_code": "refused {name} from {peer}: wrong invitation code",
+    "notice_code_closed": "{count} wrong invitation codes were tried: someone may be guessing this table's"
+    " code, so no more codes are checked. Those seated keep their seats; to seat anyone else, stop (Ctrl-C)"
+    " and host a new table, which gets a new code.",
     "notice_left_came_back": "refused {name} from {peer}: they left the game, which went on without them",
     "notice_seated": "seated at a table of {game} ({players} players); waiting for the others",
     "notice_patient": "only one person plays at this table: the bots wait for them (up to a day a turn)",
@@ -86,6 +89,8 @@ NOTICES: dict[str, str] = {
     "--bot plays has a key of its own)",
     "refusal_busy": "the host has too many connections waiting; try again shortly",
     "refusal_left": "you left this game, and it went on without you: a player who leaves cannot come back",
+    "refusal_code_closed": "the host checks no more codes: too many wrong ones were tried at its table; ask"
+    " the host for a new table with a new code",
     "notice_seated_elsewhere": "the host lists this seat with port {port}, not the port this program"
     " listens on ({mine}): either your key already sits at this table from an earlier run of the program"
     " (that seat goes back to the game only with p2pcards resume, from that run's data directory), or the"
