@@ -27,7 +27,7 @@ import trio.testing
 from e2e_helpers import audit_json, processes, spawn_on
 from natlab import _in_ns, nat_lab
 
-from p2pcards.net.link import Link, tcp_info_stalled
+from p2pcards.net.link import Link, tcp_info_answering, tcp_info_stalled
 from p2pcards.net.words import new_code
 
 pytestmark = pytest.mark.slow
@@ -164,6 +164,13 @@ def test_the_system_s_report_is_read_at_linux_s_offsets() -> None:
     assert tcp_info_stalled(info(3, 3, 100)) is False
     assert tcp_info_stalled(info(2, 3, 3500)[:40]) is None
     assert Link(trio.testing.memory_stream_pair()[0]).stalled() is None
+    # A path that carries: all acknowledged, the last within the time asked (a frozen peer's
+    # system answers the keep-alives; a dead path leaves them unacknowledged).
+    assert tcp_info_answering(info(0, 0, 4000), 11.0) is True
+    assert tcp_info_answering(info(0, 0, 12000), 11.0) is False  # nothing acknowledged for 12 s
+    assert tcp_info_answering(info(1, 2, 100), 11.0) is False  # data still waits
+    assert tcp_info_answering(info(0, 0, 100)[:40], 11.0) is None
+    assert Link(trio.testing.memory_stream_pair()[0]).answering(11.0) is None
 
 
 async def test_a_link_taken_for_dead_is_reset_and_the_peer_learns_it_at_once() -> None:

@@ -452,6 +452,42 @@ def test_frozen_peer_is_named_by_the_timeout(frozen_peer: BrokenRun) -> None:
     assert status == 1
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the system's view of a connection")
+def test_at_a_table_of_two_a_frozen_peer_is_named_not_taken_for_this_nodes_own_cut(tmp_path: Path) -> None:
+    """At two seats a frozen joiner is all this node hears from: silence from everyone read as
+    its own connection cut (nobody named, so a losing player could freeze to stop the match).
+    The joiner's system still acknowledges what the host sends: the host names it."""
+    files = [tmp_path / f"t{i}.p2pt" for i in range(2)]
+    code = new_code()
+    clock = ["--turn-timeout", "5", "--step-timeout", "5", "--grace", "10"]
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs,
+            ["-n", "2", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "hands=500",
+             "--transcript", str(files[0]), *clock],
+            home=tmp_path / "home0",
+        )  # fmt: skip
+        kim = procs.spawn(
+            "Kim",
+            [*join_args(f"{LOCAL}:{port}", "Kim", "random"), "--transcript", str(files[1]), *clock],
+            home=tmp_path / "home1",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("Hand 1", timeout=30), host.tail()
+        os.kill(kim.pid, signal.SIGSTOP)  # silent, its system still answering (killed on the way out)
+        status = host.finish(timeout=60)
+        out = host.output()
+    no_traceback(out)
+    assert status == 1, out
+    said = stopped_line(out)
+    assert re.search(r"because of Kim: timed out: Kim did not (play|answer) within", said), out
+    _, record = audit(files[0], home=tmp_path / "auditor")
+    problems = record["verdict"]["problems"]  # (a file cannot prove a timeout: it waits for Kim)
+    kim = seat_of(record, "Kim")
+    assert len(problems) == 1 and problems[0]["seat"] in (kim, None), problems
+    assert kim in awaited(problems[0]["what"]), problems
+
+
 # ---------------------------------------------------------------------------
 # 4. Errors: one line, a non-zero status, never a traceback
 

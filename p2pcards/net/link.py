@@ -155,21 +155,33 @@ class Link:
         link reads); else None."""
         return _socket_of(self.stream) if sys.platform.startswith("linux") else None
 
+    def _tcp_info(self) -> bytes | None:
+        """The system's ``struct tcp_info`` of the link's socket; None where it has none to read."""
+        sock = self._linux_socket()
+        option = getattr(socket, "TCP_INFO", None)
+        if sock is None or option is None:
+            return None
+        try:
+            info: bytes = sock.getsockopt(socket.IPPROTO_TCP, option, _TCP_INFO_SIZE)
+        except (OSError, ValueError):
+            return None
+        return info
+
     def stalled(self) -> bool | None:
         """Whether the path to the peer looks dead: data sent on this link waits for the
         peer's system to acknowledge it, and has been sent again (:func:`tcp_info_stalled`).
         A peer whose program froze still acknowledges (its system does); a path that stopped
         carrying anything does not. None where this system cannot say (not Linux), or the
         link has no socket of its own."""
-        sock = self._linux_socket()
-        option = getattr(socket, "TCP_INFO", None)
-        if sock is None or option is None:
-            return None
-        try:
-            info = sock.getsockopt(socket.IPPROTO_TCP, option, _TCP_INFO_SIZE)
-        except (OSError, ValueError):
-            return None
-        return tcp_info_stalled(info)
+        info = self._tcp_info()
+        return None if info is None else tcp_info_stalled(info)
+
+    def answering(self, within: float) -> bool | None:
+        """Whether the peer's system acknowledged everything this link sent, the last of it
+        within ``within`` seconds (:func:`tcp_info_answering`): the path carries, so a peer
+        silent meanwhile is silent of its own accord. None where this system cannot say."""
+        info = self._tcp_info()
+        return None if info is None else tcp_info_answering(info, within)
 
     async def reset(self) -> None:
         """Hang up at once, the system resetting the connection instead of sending what
@@ -231,3 +243,14 @@ def tcp_info_stalled(info: bytes) -> bool | None:
     if unacked == 0 or retransmits == 0:
         return False
     return retransmits >= STALLED_TIMEOUTS or last_ack_recv >= STALLED * 1000
+
+
+def tcp_info_answering(info: bytes, within: float) -> bool | None:
+    """Read Linux's ``struct tcp_info``: nothing sent waits unacknowledged (``tcpi_unacked``),
+    and the last acknowledgement came within ``within`` seconds (``tcpi_last_ack_recv``,
+    milliseconds). None when ``info`` is too short to say."""
+    if len(info) < 60:
+        return None
+    (unacked,) = struct.unpack_from("=I", info, 24)
+    (last_ack_recv,) = struct.unpack_from("=I", info, 56)
+    return unacked == 0 and last_ack_recv <= within * 1000

@@ -892,7 +892,11 @@ async def _play(
             asked_early = asked_early or now >= started + EARLY_ASK
             await _flush(table, links, timeouts.step, journal)
             continue
-        deaf = now - heard > DEAF
+        # Heard from nobody for DEAF seconds: this node's own connection was cut off, unless
+        # the system of a seat it waits for acknowledged all it sent meanwhile (the path
+        # carries: that seat's program is silent, as a frozen one is, and is named as any).
+        unheard = now - heard > DEAF
+        deaf = unheard and not _systems_answer(links, table.waiting_for)
         if scope.cancelled_caught and (
             dead := _dead_paths(table, links, mesh, deaf, returned, table.waiting_for)
         ):
@@ -901,7 +905,7 @@ async def _play(
             # step once back, as for any break (protocol.md 7.2).
             _take_for_broken(mesh, dead, now)
             continue
-        if scope.cancelled_caught and now - heard > WAIT_NOTICE + 1 and not deaf:
+        if scope.cancelled_caught and now - heard > WAIT_NOTICE + 1 and not unheard:
             continue  # every peer silent: the wait goes on until that shows this node cut off
         if scope.cancelled_caught:
             # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
@@ -1276,6 +1280,14 @@ def _dead_paths(
     if deaf:
         return linked
     return {s: lk for s, lk in linked.items() if s in among and lk.stalled()}
+
+
+def _systems_answer(links: dict[int, PeerLink], seats: Collection[int]) -> bool:
+    """Whether the system of one of ``seats`` acknowledged all that this node sent on its own
+    link, the last within ``DEAF`` seconds (``Link.answering``; never where the system cannot
+    say): this node is not cut off from it. A live link carries this node's keep-alives
+    every ``WAIT_NOTICE`` seconds, so a path that carries shows a recent acknowledgement."""
+    return any(isinstance(lk := links.get(s), Link) and lk.answering(DEAF) is True for s in seats)
 
 
 def _time_out(
