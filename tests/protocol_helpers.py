@@ -11,7 +11,8 @@ import dataclasses
 import functools
 import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from p2pcards.bots import Strategy
 from p2pcards.bots.random_bot import RandomBot
@@ -81,14 +82,18 @@ def make_tables(
     seed: int = 0,
     table_classes: Mapping[int, type[Table]] | None = None,
     game_id: bytes | None = None,
+    names: Sequence[str] | None = None,
 ) -> dict[int, Table]:
     """One table per seat of an ``n``-player game.
 
     ``table_classes`` maps a seat to a :class:`Table` subclass, to play a dishonest
     seat by overriding one of its authoring methods; other seats are honest.
-    ``game_id`` overrides the one derived from ``seed`` (same players, another game).
+    ``game_id`` overrides the one derived from ``seed`` (same players, another game);
+    ``names``, the players' names (the same keys).
     """
     roster = make_roster(n, seed)
+    if names is not None:
+        roster = tuple(replace(p, name=name) for p, name in zip(roster, names, strict=True))
     classes = table_classes or {}
     return {
         s: classes.get(s, Table)(
@@ -146,7 +151,6 @@ def honest_transcript(
 # --- edited transcripts: records re-signed by their authors, chains rebuilt -----------
 # (imported here rather than at the top, so that this block stays an appendix)
 
-from collections.abc import Sequence  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 import msgpack  # noqa: E402

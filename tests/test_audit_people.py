@@ -734,22 +734,11 @@ def test_the_audit_folds_to_a_narrow_terminal(tmp_path: Path, columns: int, lang
 # carry the start of their key's fingerprint in the audit's text, as in the game's lines and
 # in replay; the totals and the winner read "Hаna" alone, a puppet's win as Hana's.
 def test_look_alike_names_are_told_apart_in_the_audit() -> None:
-    from protocol_helpers import SHORT_RULES, Table
+    from protocol_helpers import SHORT_RULES, make_tables
 
     seed = 5
-    names = ("Hana", "H\u0430na", "Bob")
-    roster = tuple(p.__class__(name=n, key=p.key) for n, p in zip(names, make_roster(3, seed), strict=True))
-    tables = {
-        s: Table(
-            game_id=game_id_for(seed),
-            roster=roster,
-            rules=SHORT_RULES,
-            seat=s,
-            identity=identity_for(s, seed),
-            entropy=entropy_for(s, seed),
-        )
-        for s in range(3)
-    }
+    tables = make_tables(3, SHORT_RULES, seed=seed, names=("Hana", "H\u0430na", "Bob"))
+    roster = tables[0].roster
     net = run_match(tables, seed)  # type: ignore[arg-type]
     assert not net.failures and all(t.status == "over" for t in tables.values())
     text = audit_bytes(transcript_bytes(tables[0])).summary()  # type: ignore[arg-type]
