@@ -20,9 +20,9 @@ from net_helpers import bot, memory_links
 from protocol_helpers import SHORT_RULES, make_tables
 
 from p2pcards.games.nines.adapter import NinesTable as Table
-from p2pcards.games.nines.rules import Action
+from p2pcards.games.nines.rules import Action, NinesRules
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import RETRY, Decider, RunResult, run_table
+from p2pcards.net.runner import ABSENCE_ALLOWANCE, RETRY, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
@@ -922,6 +922,80 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
     assert took < 3 * TIMEOUTS.turn + 2 * GRACE, took  # bounded: one extension in the step
     for s in (0, 1):
         assert results[s].status == "failed" and results[s].blamed == (2,), results[s]
+
+
+async def test_a_seat_that_breaks_its_links_at_each_turn_and_comes_back_in_time_is_gone_once_away_too_long(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 drops every link as each of its turns begins and comes back 5 s before its grace
+    ends, then plays: each of its turns took its grace and a whole step more, and it was never
+    named. Its time away, and the time its returns were given, now come out of an allowance of
+    ``ABSENCE_ALLOWANCE`` grace periods over the match: once that is spent, its next break
+    makes it gone at once, and the others finish the match without it. Seat 2 itself, cut
+    off from both at once, charges neither of them."""
+    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, NinesRules(), seed=3).items()}  # type: ignore[misc]
+    links = memory_links(3)
+    board = Switchboard()
+    for a in range(3):
+        for b in range(a + 1, 3):
+            board.channel(a, b)
+    results: dict[int, RunResult] = {}
+    notices: dict[int, list[tuple[int, str, float]]] = {s: [] for s in tables}
+    current = {s: dict(links[s]) for s in tables}
+    breaks = 0
+    play = bot(2)
+
+    async def break_then_play(table: Table) -> object:
+        nonlocal breaks
+        board.blocked.add(2)
+        for peer in (0, 1):
+            await cut(current[2][peer], current[peer][2])
+        breaks += 1
+        await trio.sleep(GRACE - 5)
+        board.blocked.discard(2)
+        with trio.move_on_after(30):
+            while board.relinks < 2 * breaks:
+                await trio.sleep(0.1)
+        for peer in (0, 1):
+            pair = board.latest.get((min(2, peer), max(2, peer)))
+            if pair is not None:
+                current[2][peer], current[peer][2] = (pair[1], pair[0]) if peer < 2 else pair
+        return await play(table)
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            break_then_play if s == 2 else bot(s),  # type: ignore[arg-type]
+            timeouts=TIMEOUTS,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=GRACE,
+            on_link=lambda peer, what, seconds: notices[s].append((peer, what, seconds)),
+        )
+
+    started = trio.current_time()
+    with trio.fail_after(20_000):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            while any(results.get(s) is None for s in (0, 1)):
+                await trio.sleep(1)
+            nursery.cancel_scope.cancel()
+    took = trio.current_time() - started
+    allowance = ABSENCE_ALLOWANCE * GRACE
+    for s in (0, 1):
+        assert results[s].status == "over", results[s]
+        assert 2 not in tables[s].present  # they finished without it
+        lost = [seconds for peer, what, seconds in notices[s] if peer == 2 and what == "lost"]
+        assert lost[0] == GRACE and lost[-1] < GRACE, lost  # the last break had only what was left
+        assert (2, "gone") in [(peer, what) for peer, what, _ in notices[s]], notices[s]
+    # Seat 2 was cut off from both at once: their absence, seen from it, was its own.
+    assert all(seconds == GRACE for peer, what, seconds in notices[2] if what == "lost"), notices[2]
+    assert 2 <= breaks <= allowance / (GRACE - 5) + 1, breaks
+    assert took < allowance + GRACE + 40 * TIMEOUTS.step, took
+    for s in (0, 1):
+        report = audit_bytes(encode_file(tables[s].records_to_save(), saved_by=s, status=tables[s].status))
+        assert report.valid, report.problems
 
 
 async def test_the_wait_shown_for_a_seat_back_during_its_turn_counts_from_its_return(

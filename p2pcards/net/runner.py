@@ -73,6 +73,12 @@ on without it)."""
 GRACE = 120.0
 """Seconds a peer whose link broke has to come back before it is named."""
 
+ABSENCE_ALLOWANCE = 5.0
+"""Grace periods a peer may be away in all, over the whole match: the time its links were down,
+and the time the steps it came back in were given beyond their own clocks (a whole step from
+each return). A break after that has only what is left (none: the peer is gone at once), so
+that breaking the link at every turn and coming back just in time cannot stall a table for ever."""
+
 RETRY = 1.0
 """Seconds between two attempts to relink a peer."""
 
@@ -131,6 +137,9 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
                 return
             await out.send((peer, (link, frame)))
 
+
+ALLOWANCE_SPENT = "away {seconds} s in all over the match, the most a player may be"
+"""What a peer that was away too long over the match is said to have done (``ABSENCE_ALLOWANCE``)."""
 
 STAYED_AWAY = "it did not come back"
 """Why a peer counts as gone when no attempt to relink it failed with an error of its own."""
@@ -363,6 +372,30 @@ class _Mesh:
     on_link: LinkNotice
     away: dict[int, float] = field(default_factory=dict)
     lost_at: dict[int, float] = field(default_factory=dict)
+    spent: dict[int, float] = field(default_factory=dict)
+    """Each peer's time away so far, and the time given back to it (``ABSENCE_ALLOWANCE``)."""
+    given: dict[int, float] = field(default_factory=dict)
+    """The time each peer away has to come back, from its latest break."""
+    not_theirs: set[int] = field(default_factory=set)
+    """Peers away because this node itself was (back from a crash): their absence is not charged."""
+    linked_since: dict[int, float] = field(default_factory=dict)
+    """When each peer's current link of its own was made (or the match began on it)."""
+
+    def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
+        """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
+        ``others`` at the table stayed linked with this node all the while (so this node was
+        not the one cut off). At a table of two nothing can tell: it is charged, as it is at
+        the other end."""
+        return not others or any(self.linked_since.get(s, math.inf) <= since for s in others)
+
+    def allowance_left(self, peer: int) -> float:
+        """What ``peer`` may still be away, or be given back, over the rest of the match."""
+        return max(0.0, ABSENCE_ALLOWANCE * self.grace - self.spent.get(peer, 0.0))
+
+    def charge(self, peer: int, seconds: float) -> None:
+        """``peer`` was away, or was given back, ``seconds`` more."""
+        if seconds > 0:
+            self.spent[peer] = self.spent.get(peer, 0.0) + seconds
 
     def start_reader(self, peer: int, link: Link) -> None:
         self.nursery.start_soon(_reader, peer, link, self.send.clone())
@@ -378,17 +411,24 @@ class _Mesh:
         """``link`` is ``peer``'s link from now on; the one it replaces is closed (what its
         reader still reports comes from a replaced link, and is ignored)."""
         old, self.links[peer] = self.links.get(peer), link
+        self.linked_since[peer] = trio.current_time()
         if isinstance(old, Link):
             self.nursery.start_soon(_close, old)
         self.start_reader(peer, link)
 
-    def link_lost(self, peer: int, now: float) -> None:
-        """Start getting ``peer`` back (its grace runs from now)."""
+    def link_lost(self, peer: int, now: float, theirs: bool = True) -> None:
+        """Start getting ``peer`` back: its grace runs from now, as long as what is left of its
+        allowance (``theirs`` False: this node was away, not the peer; nothing is charged)."""
         assert self.relinker is not None
         self.links.pop(peer, None)
-        self.away[peer] = until = now + self.grace
+        self.linked_since.pop(peer, None)
+        grace = self.grace if not theirs else min(self.grace, self.allowance_left(peer))
+        if not theirs:
+            self.not_theirs.add(peer)
+        self.away[peer] = until = now + grace
         self.lost_at[peer] = now
-        self.on_link(peer, "lost", self.grace)
+        self.given[peer] = grace
+        self.on_link(peer, "lost", grace)
         if self.relinker.dials(peer):
             self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone())
         else:  # its links come through _take_links
@@ -443,6 +483,7 @@ async def run_table(
         mesh = _Mesh(peers, nursery, send, relinker, grace, on_link)
         for peer, link in links.items():
             mesh.start_reader(peer, link)
+            mesh.linked_since[peer] = trio.current_time()
         mesh.take_links(table.seat, table.n)
         for peer in relayed:
             peers[peer] = RelayedLink(
@@ -647,7 +688,7 @@ async def _play(
         if mesh.relinker is not None:  # back from a crash: every peer still at the table is away
             for peer in table.present:
                 if peer != table.seat and peer not in links:
-                    mesh.link_lost(peer, trio.current_time())
+                    mesh.link_lost(peer, trio.current_time(), theirs=False)
         for peer, link in links.items():  # every link of a restarted node is new
             await _resend(table, peer, link, timeouts.step)
     await _flush(table, links, timeouts.step, journal)
@@ -920,11 +961,19 @@ async def _play(
             running = table.status in ("running", "disputed")
             if running and peer in table.present and peer not in away_too_long:
                 was_away = peer in mesh.away or peer in trial or isinstance(links.get(peer), RelayedLink)
-                away_for = now - mesh.lost_at.pop(peer, now)
+                lost_at = mesh.lost_at.pop(peer, now)
+                away_for = now - lost_at
+                # Its absence comes out of its allowance, unless this node was the one cut off.
+                others = [s for s in table.present if s not in (peer, table.seat)]
+                charged = peer not in mesh.not_theirs and mesh.theirs(peer, lost_at, others)
+                mesh.not_theirs.discard(peer)
+                if charged:
+                    mesh.charge(peer, away_for)
                 mesh.away.pop(peer, None)
                 trial.pop(peer, None)
                 mesh.adopt(peer, item.link)
                 await _resend(table, peer, item.link, timeouts.step)
+                nobody_back_before = nobody_back
                 if nobody_back:  # the first peer back after a crash: the step's clocks start now
                     nobody_back = False
                     step = (None, -1)
@@ -933,6 +982,8 @@ async def _play(
                 if peer not in returned:  # a peer back from a break gets a whole step, once
                     if now + wait > deadline and peer in table.waiting_for:
                         clock_from = now  # its time is shown from its return, as its own clock runs
+                    if charged and not nobody_back_before:  # (after a crash the clocks start then anyway)
+                        mesh.charge(peer, now + wait - deadline)  # the time given back, from its allowance
                     deadline = max(deadline, now + wait)
                     returned.add(peer)
                 mesh.on_link(peer, "back", away_for)
@@ -942,8 +993,11 @@ async def _play(
         if isinstance(item, StayedAway):
             if mesh.away.get(peer) == item.until:
                 del mesh.away[peer]
-                why = f"{TIMED_OUT} {mesh.grace:g} s"
-                if item.reason != STAYED_AWAY:
+                given = mesh.given.get(peer, mesh.grace)
+                why = f"{TIMED_OUT} {given:g} s"
+                if given < mesh.grace:  # (the rest of its allowance: it was away that long before)
+                    why += f" ({ALLOWANCE_SPENT.format(seconds=f'{ABSENCE_ALLOWANCE * mesh.grace:g}')})"
+                elif item.reason != STAYED_AWAY:
                     why += f" ({item.reason})"  # the last attempt's error, when there was one
                 me = table.seat if table.seat is not None else 0
                 through = RelayedLink(me, peer, links, lambda: table.present)

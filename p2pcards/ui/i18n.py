@@ -498,6 +498,7 @@ _EN: dict[str, str] = {
     "reason_fingerprint": "said the table fingerprint differed: someone may be in the middle",
     "reason_no_play": "did not play within {seconds} s",
     "reason_gone": "lost connection and did not come back within {seconds} s",
+    "reason_away_too_long": "away {seconds} s in all over the match, the most a player may be",
     "reason_left_behind": "the players who passed on its messages went on without it",
     "net_stopped_blame": "The match stopped because of {who}: {why}",
     "net_stopped": "The match stopped: {why}",

@@ -125,6 +125,10 @@ _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?
 after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
 
 
+_AWAY_TOO_LONG = re.compile(r"away (\d+(?:\.\d+)?) s in all over the match, the most a player may be")
+"""``net.runner.ALLOWANCE_SPENT``, the detail of a peer gone at once (not imported either)."""
+
+
 def leave_reason(tr: Translator, reason: str) -> str:
     """Why a player left, in the player's language when it is one of the program's own reasons
     (the leaver signs any text: another one is shown as it is)."""
@@ -146,5 +150,8 @@ def leave_reason(tr: Translator, reason: str) -> str:
     found = _GONE.fullmatch(reason)
     if found:  # (the last attempt's error, if any, as it was)
         detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
+        spent = _AWAY_TOO_LONG.fullmatch(detail or "")
+        if spent is not None:
+            detail = tr("reason_away_too_long", seconds=spent.group(1))
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
     return reason
