@@ -4,6 +4,7 @@ the accept loop raised, and the seat's node stopped, its transcript unsaved)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 
 import trio
@@ -82,3 +83,49 @@ async def test_a_seat_holds_a_bounded_number_of_unauthenticated_connections() ->
             await c.aclose()
     assert relinks.strangers == 0
     assert session.MAX_STRANGERS == MAX_STRANGERS
+
+
+# Guards session.py form_mesh: while the mesh forms (up to Timeouts.mesh), a seat's listener
+# takes anyone too: at most MAX_STRANGERS are authenticated at once, and only the first few
+# links refused are said (a flood of connections that fail at once filled the screen).
+async def test_while_the_mesh_forms_a_flood_holds_a_bounded_number_and_is_said_a_few_times() -> None:
+    from dataclasses import replace
+
+    from net_helpers import FAST, LOCALHOST, RecordingUI
+
+    from p2pcards.net.link import Link
+    from p2pcards.net.session import REFUSED_SAID, form_mesh
+
+    ids = [Identity.generate() for _ in range(3)]
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    port = listeners[0].socket.getsockname()[1]
+    ports = {0: 1, 1: port, 2: 1}
+    roster = tuple(Seat(name=f"p{s}", key=ids[s].public_key, host=LOCALHOST, port=ports[s]) for s in range(3))
+    info = SessionInfo(game_id=bytes(16), rules=NinesRules(), roster=roster, seat=1)
+    info.links[0] = Link(trio.testing.memory_stream_pair()[0])  # the host's, from the lobby
+    ui = RecordingUI()
+    timeouts = replace(FAST, handshake=2.0, mesh=4.0)  # seat 2 never dials: the mesh's time runs out
+    closed_at_once = 0
+
+    async def stranger() -> None:  # connects, and says nothing
+        nonlocal closed_at_once
+        stream = await trio.open_tcp_stream(LOCALHOST, port)
+        with trio.move_on_after(1), contextlib.suppress(trio.BrokenResourceError):
+            if await stream.receive_some() == b"":
+                closed_at_once += 1
+        await trio.sleep(3)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(form_mesh, info, ids[1], listeners, ui, timeouts)
+        await trio.sleep(0.2)
+        for _ in range(MAX_STRANGERS):  # silent ones fill every place
+            nursery.start_soon(stranger)
+        await trio.sleep(0.5)
+        for _ in range(12):  # more: closed before any handshake
+            nursery.start_soon(stranger)
+    assert closed_at_once >= 12 - 2, closed_at_once  # (a place or two may have freed meanwhile)
+    refused = [i for i in ui.infos if "refused" in i.lower()]
+    assert 0 < len(refused) <= REFUSED_SAID, ui.infos
+    for listener in listeners:
+        await listener.aclose()

@@ -974,18 +974,27 @@ async def form_mesh(
         if need <= set(info.links):
             done.set()
 
+    strangers = 0  # connections being authenticated now (at most MAX_STRANGERS, as in the match)
+    refused = 0  # links refused so far (the first few are said: a flood would fill the screen)
+
     async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
-        if server is None:  # nobody may dial this seat
-            await stream.aclose()
+        nonlocal strangers, refused
+        if server is None or strangers >= MAX_STRANGERS:  # nobody may dial this seat, or a flood
+            await trio.aclose_forcefully(stream)
             return False
         link = _lobby_link(tls.server(stream, server), _peer_host(stream))
         expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
+        strangers += 1
         try:
             peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
-            ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
+            refused += 1
+            if refused <= REFUSED_SAID:
+                ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
             await link.aclose()
             return False
+        finally:
+            strangers -= 1
         linked(peer, link)
         return True
 
@@ -1146,9 +1155,13 @@ async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery:
 # Reconnecting during a match
 
 
+REFUSED_SAID = 5
+"""Refused links said to the player while the mesh forms; the rest go unsaid (a flood)."""
+
 MAX_STRANGERS = 32
-"""Connections a seat authenticates at once during a match (a seat dialling again, or
-anyone at its port): the roster's seats need a few; a flood gets no more file descriptors."""
+"""Connections a seat authenticates at once while its links form and during a match (a seat
+dialling again, or anyone at its port): the roster's seats need a few; a flood gets no more
+file descriptors."""
 
 
 class Relinks:
