@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 
+import pytest
 import trio
 import trio.testing
 
@@ -129,3 +131,29 @@ async def test_while_the_mesh_forms_a_flood_holds_a_bounded_number_and_is_said_a
     assert 0 < len(refused) <= REFUSED_SAID, ui.infos
     for listener in listeners:
         await listener.aclose()
+
+
+# Guards session.py serve (the host's lobby listener): out of file descriptors it waits and
+# goes on without a word; trio.serve_listeners logged an error with a traceback each time,
+# which a flood of connections printed on the host's screen.
+async def test_the_lobby_listener_waits_out_a_lack_of_file_descriptors_in_silence(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from p2pcards.net.session import serve
+
+    stream, other = trio.testing.memory_stream_pair()
+    handled: list[trio.abc.Stream] = []
+
+    async def handler(s: trio.abc.Stream) -> None:
+        handled.append(s)
+
+    with caplog.at_level(logging.DEBUG), trio.move_on_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve, handler, [_Listener(stream)])
+            while not handled:
+                await trio.sleep(0.01)
+            await trio.sleep(0.1)
+            nursery.cancel_scope.cancel()
+    assert handled == [stream]
+    assert await other.receive_some() == b""  # closed once its handler returned
+    assert not caplog.records, caplog.records

@@ -27,6 +27,7 @@ from p2pcards.net.session import (
     _accept_loop,
     form_mesh,
     join_table,
+    serve,
 )
 from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
@@ -165,7 +166,7 @@ async def host_game(
     listeners = await listen(cfg.port, cfg.bind)
     port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery, cfg.mapped(port) as mapped:
-        nursery.start_soon(trio.serve_listeners, lobby.handle, listeners)
+        nursery.start_soon(serve, lobby.handle, listeners)
         nursery.start_soon(mapped.keep)
         cfg.ui.invitation(code, port, mapped)
         task_status.started(port)

@@ -1151,6 +1151,22 @@ async def _accept_loop(listener: trio.SocketListener, handler: Handler, nursery:
         nursery.start_soon(handler, stream)
 
 
+async def serve(handler: Handler, listeners: Sequence[trio.SocketListener]) -> None:
+    """``trio.serve_listeners`` without its log: each connection goes to ``handler`` and is
+    closed after it; out of file descriptors, the loop waits and goes on, saying nothing
+    (trio's logs an error with a traceback, which a flood would print on the host's screen)."""
+
+    async def closing(stream: trio.abc.Stream) -> None:
+        try:
+            await handler(stream)
+        finally:
+            await trio.aclose_forcefully(stream)
+
+    async with trio.open_nursery() as nursery:
+        for listener in listeners:
+            nursery.start_soon(_accept_loop, listener, closing, nursery)
+
+
 # ---------------------------------------------------------------------------
 # Reconnecting during a match
 
