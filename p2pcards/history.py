@@ -95,11 +95,15 @@ class GameEntry:
     not the person at this computer."""
     unreadable: bool = False
     """The file could not be read at all (no permission): not "not a transcript"."""
+    cut_short: bool = False
+    """The file ends before its first record (a copy cut short): not "not a transcript" either."""
 
     @property
     def not_read(self) -> str:
         """The key of what the listing says of a file it could not read as a transcript."""
-        return "hist_unreadable" if self.unreadable else "hist_not_transcript"
+        if self.unreadable:
+            return "hist_unreadable"
+        return "hist_cut_short" if self.cut_short else "hist_not_transcript"
 
     @property
     def title(self) -> str:
@@ -501,7 +505,9 @@ def read(
         entry.game, entry.check = None, None
         entry.names, entry.keys = [], []
         entry.error = clean(str(e) or type(e).__name__, 200)
-        entry.unreadable = getattr(e.args[0] if e.args else None, "key", None) == "file_unreadable"
+        key = getattr(e.args[0] if e.args else None, "key", None)
+        entry.unreadable = key == "file_unreadable"
+        entry.cut_short = key == "file_cut_before_records"
     return entry
 
 

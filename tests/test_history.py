@@ -152,6 +152,25 @@ def test_a_transcript_that_cannot_be_read_is_not_called_no_transcript(
     assert tr("hist_unreadable") != Translator("en")("hist_unreadable") or lang == "en"
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_copy_cut_short_before_its_first_record_is_said_so(tmp_path: Path, lang: str) -> None:
+    """A transcript copied in part (its header and a little more) was "not a p2pcards
+    transcript" in the listing, where the audit says it is cut short before its first record."""
+    from p2pcards.ui.i18n import Translator
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    whole = honest_transcript(3)
+    for size in (30, 120):
+        (folder / f"cut{size}.p2pt").write_bytes(whole[:size])
+    (folder / "foreign.p2pt").write_bytes(b"PK\x03\x04 a zip file, not a transcript")
+    code, out, _ = _history("--lang", lang, home=tmp_path)
+    tr = Translator(lang)
+    assert code == 0
+    assert f"cut30.p2pt: {tr('hist_cut_short')}" in out and f"cut120.p2pt: {tr('hist_cut_short')}" in out, out
+    assert f"foreign.p2pt: {tr('hist_not_transcript')}" in out, out
+
+
 def test_json_is_a_list_of_objects(home: Path) -> None:
     code, out, _ = _history("--json", home=home)
     assert code == 0

@@ -592,6 +592,7 @@ _EN_COMMANDS: dict[str, str] = {
     "hist_seat": "seat {seat}",
     "hist_not_transcript": "not a p2pcards transcript",
     "hist_unreadable": "cannot be read",
+    "hist_cut_short": "cut short before its first record",
     "hist_failed": "failed: {name}",
     "hist_no_winner": "no winner: no hand finished",
     "hist_unfinished_at": "unfinished at hand {hand}",
