@@ -225,3 +225,21 @@ def test_a_journal_in_use_is_not_resumed_a_second_time(home: Path) -> None:
     finally:
         holder.close()
     assert not storage.journal_in_use(path)
+
+
+# Guards cmd_resume.py: a journal that cannot be resumed (empty, damaged) was passed over in
+# silence: "No unfinished game", and the file left in the journals folder for ever.
+def test_a_journal_that_cannot_be_resumed_is_mentioned_not_passed_over(home: Path) -> None:
+    good = journal(home, SESSION)
+    empty = good.with_name("00" * 16 + "-s1.journal")
+    empty.write_bytes(b"")
+    listed = CliRunner().invoke(main, ["resume", "--list", "--lang", "en"])
+    said = " ".join(listed.output.split())
+    assert listed.exit_code == 0 and "me" in said, said  # the good one is listed
+    assert f"(not listed: {empty}, which cannot be resumed; p2pcards resume followed by that path" in said
+    good.unlink()
+    nothing = CliRunner().invoke(main, ["resume", "--lang", "fr"])
+    said = " ".join(nothing.output.split())
+    assert nothing.exit_code == 0 and "Aucune partie inachevée" in said, said
+    assert f"non listé : {empty}" in said, said
+    assert empty.exists()  # left as it is

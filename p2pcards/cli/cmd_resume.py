@@ -36,7 +36,11 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     from p2pcards.ui.render import wrap
 
     tr = Translator(_language(opts["lang"]))
-    games = unfinished_games()
+    skipped: list[Path] = []
+    games = unfinished_games(skipped=skipped)
+    if which is None or list_only:  # a journal that cannot be resumed is not passed over in silence
+        for bad in sorted(skipped):
+            click.echo(wrap(tr("resume_skipped", path=clean(str(bad), MESSAGE_LIMIT))), err=True)
     if which is not None and not which.isdigit():
         path = Path(which)
     else:
@@ -60,7 +64,7 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
             return
         index = int(which) if which is not None else 1
         if not 1 <= index <= len(games):
-            raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint="WHICH")
+            raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint=tr("metavar_which"))
         path = games[index - 1].path
     journal = _check_resumable(path, tr)
     if opts["bot"] is None and journal.bot is not None:

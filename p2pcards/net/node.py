@@ -680,8 +680,9 @@ class Unfinished:
     """The public key of the seat the journal was kept for."""
 
 
-def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
-    """Every readable journal in the data directory, most recent first."""
+def unfinished_games(directory: Path | None = None, skipped: list[Path] | None = None) -> list[Unfinished]:
+    """Every readable journal in the data directory, most recent first; the others (empty,
+    damaged) go to ``skipped``, if given, for the person to hear of them."""
     out = []
     for path in storage.journal_dir(directory).glob("*.journal"):
         from p2pcards.protocol.journal import read_journal  # (only when there is one to read)
@@ -703,5 +704,7 @@ def unfinished_games(directory: Path | None = None) -> list[Unfinished]:
                 )
             )
         except (OSError, TranscriptError, TypeError, ValueError, IndexError):
-            continue  # not ours to judge here; `resume FILE` says what is wrong with it
+            if skipped is not None:  # `resume FILE` says what is wrong with it
+                skipped.append(path)
+            continue
     return sorted(out, key=lambda u: -u.modified)

@@ -732,6 +732,8 @@ _EN_LISTS: dict[str, str] = {
     "resume_choose": "choose a number from 1 to {n}",
     "resume_unreadable": "cannot read the journal {path}: {error}",
     "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
+    "resume_skipped": "(not listed: {path}, which cannot be resumed; p2pcards resume followed by that path"
+    " says why)",
     "resume_damaged_inside": "{path} cannot be resumed: it is damaged at byte {at}, and the {n} bytes "
     "from there cannot be read (they may hold moves this seat already sent, which it would then sign "
     "differently); it is left as it is.",
