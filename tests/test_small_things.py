@@ -552,7 +552,7 @@ def test_play_installs_what_playing_needs_and_test_adds_the_test_tools(tmp_path:
     [
         ("en", "Bob (seat 2) lost connection: reconnecting (0:45 left)"),
         ("fr", "Bob (place 2) a perdu la connexion : reconnexion (0:45 restantes)"),
-        ("it", "Bob (posto 2) ha perso la connessione: riconnessione (0:45 rimasti)"),
+        ("it", "Bob (posto 2) ha perso la connessione: riconnessione in corso (restano 0:45)"),
     ],
 )
 def test_a_notice_from_below_the_ui_is_said_in_the_players_language(lang: str, said: str) -> None:
