@@ -131,6 +131,19 @@ def test_the_players_command_lists_and_forgets(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "No known player" in missing.output
 
 
+def test_the_players_rows_fold_within_a_narrow_terminal(tmp_path: Path) -> None:
+    from p2pcards.ui.render import visible_len
+
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": "40"}
+    KnownPlayers.load(tmp_path).remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-01")
+    listed = CliRunner().invoke(main, ["players"], env=env)
+    lines = listed.output.splitlines()
+    assert listed.exit_code == 0 and max(visible_len(line) for line in lines) <= 40, lines
+    assert fingerprint(BOB.public_key) in listed.output.replace("\n", " ")
+    wide = CliRunner().invoke(main, ["players"], env={**env, "COLUMNS": "200"})
+    assert len(wide.output.splitlines()) == 1  # one row a player where it fits
+
+
 async def one_game(tmp_path: Path, joiner: Identity, name: str, host_ui: RecordingUI) -> dict[int, Outcome]:
     outcomes: dict[int, Outcome] = {}
     async with trio.open_nursery() as nursery:

@@ -33,7 +33,7 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     from p2pcards.net.known import KnownPlayers
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
-    from p2pcards.ui.render import pad
+    from p2pcards.ui.render import pad, wrap
 
     tr = Translator(_language(lang))
     known = KnownPlayers.load(storage.data_dir())
@@ -56,4 +56,5 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
         return
     for p in entries:
         games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
-        _echo(f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}")
+        row = f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}"
+        _echo(wrap(row))  # (folded on a narrow terminal)
