@@ -131,9 +131,11 @@ def test_the_players_command_lists_and_forgets(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "No known player" in missing.output
 
 
-def test_the_players_rows_fold_within_a_narrow_terminal(tmp_path: Path) -> None:
+def test_the_players_rows_fold_on_a_narrow_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2pcards.cli import cmd_players
     from p2pcards.ui.render import visible_len
 
+    monkeypatch.setattr(cmd_players, "_to_terminal", lambda: True)
     env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": "40"}
     KnownPlayers.load(tmp_path).remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-01")
     listed = CliRunner().invoke(main, ["players"], env=env)

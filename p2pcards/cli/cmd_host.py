@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from p2pcards.cli.cmd_play import _PLAY_RULES_EPILOG, _PLAY_RULES_HELP
 from p2pcards.cli.group import _language, _Localized, _said
 from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node
 from p2pcards.games.base import folder_names
@@ -119,7 +120,7 @@ def _command_name() -> str:
     return str(me) if me.name == "p2pcards" else "p2pcards"
 
 
-@click.command(cls=_Localized, epilog=NODE_EXIT_CODES)
+@click.command(cls=_Localized, epilog=_PLAY_RULES_EPILOG + "\n\n" + NODE_EXIT_CODES)
 @click.option(
     "--game",
     "game_name",
@@ -144,7 +145,7 @@ def _command_name() -> str:
     "rules",
     multiple=True,
     metavar="RULE",
-    help="Rule option of the game, repeatable (see play).",
+    help=_PLAY_RULES_HELP,
 )
 @click.option(
     "--code", envvar="P2PCARDS_CODE", default=None, help="Use this invitation code instead of a new one."

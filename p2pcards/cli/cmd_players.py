@@ -57,4 +57,9 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     for p in entries:
         games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
         row = f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}"
-        _echo(wrap(row))  # (folded on a narrow terminal)
+        _echo(wrap(row) if _to_terminal() else row)  # (one line a player for a program that reads it)
+
+
+def _to_terminal() -> bool:
+    """Whether the list is read on a terminal (by a person), not by a program."""
+    return sys.stdout.isatty()
