@@ -71,6 +71,19 @@ class Switchboard:
         return Relinker()  # type: ignore[return-value]
 
 
+Seated = tuple[dict[int, Table], dict[int, dict[int, Link]], "Switchboard"]
+
+
+def three_on_a_switchboard(rules: NinesRules) -> Seated:
+    """Three seats of a match by ``rules``, linked in memory, each pair free to link again."""
+    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, rules, seed=3).items()}  # type: ignore[misc]
+    board = Switchboard()
+    for a in range(3):
+        for b in range(a + 1, 3):
+            board.channel(a, b)
+    return tables, memory_links(3), board
+
+
 async def run_with_cuts(
     n: int,
     cuts: Callable[[dict[int, Table], dict[int, dict[int, Link]], Switchboard], object],
@@ -866,12 +879,7 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
     """Seat 2 never plays its turn: whenever its time would run out it drops every link and
     is back a few seconds later. Each return gives it a whole step once in a step, not
     again: the others end the match within a bounded time and name it."""
-    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=3).items()}  # type: ignore[misc]
-    links = memory_links(3)
-    board = Switchboard()
-    for a in range(3):
-        for b in range(a + 1, 3):
-            board.channel(a, b)
+    tables, links, board = three_on_a_switchboard(SHORT_RULES)
     results: dict[int, RunResult] = {}
     patient = Timeouts(turn=100_000.0, step=100_000.0)  # seat 2's own clock never ends its turn
 
@@ -933,12 +941,7 @@ async def test_a_seat_that_breaks_its_links_at_each_turn_and_comes_back_in_time_
     ``ABSENCE_ALLOWANCE`` grace periods over the match: once that is spent, its next break
     makes it gone at once, and the others finish the match without it. Seat 2 itself, cut
     off from both at once, charges neither of them."""
-    tables: dict[int, Table] = {s: Sitting(t) for s, t in make_tables(3, NinesRules(), seed=3).items()}  # type: ignore[misc]
-    links = memory_links(3)
-    board = Switchboard()
-    for a in range(3):
-        for b in range(a + 1, 3):
-            board.channel(a, b)
+    tables, links, board = three_on_a_switchboard(NinesRules())
     results: dict[int, RunResult] = {}
     notices: dict[int, list[tuple[int, str, float]]] = {s: [] for s in tables}
     current = {s: dict(links[s]) for s in tables}
