@@ -683,6 +683,41 @@ def test_after_too_many_wrong_codes_in_all_no_code_is_checked_and_the_host_is_wa
     assert "new code" in message(refused)
 
 
+def close_to_codes(adm: Admission[str], wrong: int, now: float = 1.0) -> None:
+    """A guesser spread over ``wrong`` addresses spends every check of the code."""
+    for k in range(wrong):
+        guess = join(adm, f"g{k}", Joiner(f"g{k}", identity(20 + k)), f"198.51.{100 + k}.7", now, code=WRONG)
+        assert reason(guess) == "wrong-code"
+    assert adm.door.closed_to_codes
+
+
+def test_a_seated_joiner_whose_lobby_connection_broke_joins_again_once_no_code_is_checked() -> None:
+    """Those seated keep their seats: a joiner whose connection broke in the lobby (which frees its
+    seat) proves the code again with the key that proved it before, and is seated again; a new
+    key is refused unchecked, and so is the joiner's key if it was never proved here."""
+    adm = admission(3, max_wrong_codes=3)
+    seated(adm, "ann", "ann", 1)
+    close_to_codes(adm, 3)
+    assert adm.gone("ann") is not None  # its lobby connection broke: the seat is free
+    back = join(adm, "ann again", Joiner("ann", identity(1), nonce=bytes([5]) * 32), "203.0.113.5", 9.0)
+    assert isinstance(back, Seated) and back.seat == 1 and not back.again, back
+    assert reason(join(adm, "eve", Joiner("eve", identity(9)), "203.0.113.6", 9.0)) == "code-closed"
+    assert adm.door.wrong_total == 3 and adm.names() == ("host", "ann")
+
+
+def test_a_seat_whose_start_was_lost_joins_again_once_no_code_is_checked() -> None:
+    """A seat of the match dialling the host again never stops the match for want of codes:
+    one whose ``start`` was lost with its connection joins again with a hello, and is seated again."""
+    adm = admission(3, max_wrong_codes=3)
+    seated(adm, "ann", "ann", 1)
+    seated(adm, "bob", "bob", 2)
+    assert isinstance(adm.start(), Started)
+    close_to_codes(adm, 3, now=5.0)
+    back = join(adm, "bob again", Joiner("bob", identity(2), nonce=bytes([6]) * 32), "198.51.100.4", 9.0)
+    assert isinstance(back, Seated) and back.again and back.seat == 2, back
+    assert reason(join(adm, "eve", Joiner("eve", identity(9)), "203.0.113.6", 9.0)) == "code-closed"
+
+
 def test_parallel_guesses_from_one_address_get_one_proof_checked() -> None:
     adm = admission(3)
     joiners = [Joiner(f"g{k}", identity(k)) for k in range(3)]

@@ -1255,3 +1255,49 @@ async def test_a_seat_that_dials_in_before_this_node_saw_its_link_break_has_a_wh
         assert results[s].status == "over" and results[s].blamed == (), results[s]
     assert (0, "lost") in notices[1] and (0, "back") in notices[2], notices
     assert_valid_and_same(tables)
+
+
+async def test_a_seat_whose_links_blip_while_another_thinks_keeps_its_allowance(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0 thinks 100 s at each of its turns; 90 s into each think, seat 2's links drop for
+    a second and come back. The step waits for seat 0, not for seat 2: its return adds nothing
+    to the step, so only its second away each time comes out of its allowance (300 s), and it
+    is never left behind, however many times this happens."""
+    play = bot(0)
+    thinks = [trio.Event()]
+
+    async def slow(table: Table) -> object:
+        if table.step >= 10:
+            thinks[-1].set()
+            await trio.sleep(100)
+        return await play(table)
+
+    blips = 0
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        nonlocal blips
+        while all(t.status == "running" for t in tables.values()) and blips < 8:
+            await thinks[-1].wait()
+            thinks.append(trio.Event())
+            await trio.sleep(90)
+            if tables[0].status != "running":
+                break
+            board.blocked.add(2)
+            for peer in (0, 1):
+                await cut(links[2][peer], links[peer][2])
+            await trio.sleep(1)
+            board.blocked.discard(2)
+            blips += 1
+            with trio.move_on_after(30):
+                while board.relinks < 2 * blips:
+                    await trio.sleep(0.1)
+            for peer in (0, 1):
+                pair = board.latest.get((peer, 2))
+                if pair is not None:
+                    links[peer][2], links[2][peer] = pair
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts, deciders={0: slow})
+    assert blips * 87 > ABSENCE_ALLOWANCE * GRACE, blips  # past the allowance, had the returns counted
+    assert not [n for s in tables for n in notices[s] if n[1] == "gone"], notices
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(tables, "over"), results

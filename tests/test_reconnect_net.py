@@ -6,6 +6,7 @@ and the match ends as if nothing had happened."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,47 @@ async def test_a_seat_that_resumes_when_the_others_are_gone_asks_nothing_and_say
     assert outcome.blamed == ()
     for who in ("h (seat 0)", "near (seat 1)"):
         assert f"{who} did not answer within 3 s of your return" in ui.infos, ui.infos
+
+
+async def _hold_the_door(port: int, start: Callable[[], bool], places: int = 6) -> None:
+    """A stranger on the joiners' own address (a NAT they share; 127.0.0.1 here) that, once
+    ``start()`` holds, keeps every place the host's door gives one address taken: silent
+    connections, each dialled again the moment the host drops it."""
+    while not start():
+        await trio.sleep(0.01)
+
+    async def holder() -> None:
+        while True:
+            with contextlib.suppress(OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+                stream = await trio.open_tcp_stream(LOCALHOST, port)
+                async with stream:
+                    while await stream.receive_some(65536):
+                        pass
+            await trio.sleep(0.001)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(places):
+            nursery.start_soon(holder)
+
+
+async def test_a_seat_dials_the_host_again_past_strangers_holding_its_addresss_places(tmp_path: Path) -> None:
+    """Strangers on a seat's address can hold every place the host's door gives that address
+    (a NAT shared with them): a seat of the match dialling the host again is still taken back,
+    its link hello read in the time the door gives a newcomer to be told it is busy."""
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    with trio.fail_after(90), report(outcomes, host_ui):
+        async with trio.open_nursery() as nursery:
+            host = config(tmp_path, "h", seed=1, ui=host_ui)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
+            relay = Relay(port, break_after=15_000)
+            await relay.serve(nursery)
+            nursery.start_soon(_hold_the_door, port, lambda: relay.carried >= 10_000)
+            await join_seat(nursery, port, config(tmp_path, "near", seed=2), 1, outcomes, host_ui)
+            far = config(tmp_path, "far", seed=3, ui=far_ui)
+            await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
+    assert relay.broke, "the match ended before the relay broke the link"
+    assert relay.connections >= 2
+    assert any("far (seat 2) is back" in i for i in host_ui.infos), host_ui.infos
+    for seat, o in outcomes.items():
+        assert o.status == "over", (seat, o.problem, host_ui.infos, far_ui.infos)

@@ -979,8 +979,15 @@ async def _play(
                     step = (None, -1)
                 if not was_away:  # it found the old path broken before this seat did: said as a break
                     mesh.on_link(peer, "lost", mesh.grace)
-                if peer not in returned:  # a peer back from a break gets a whole step, once
-                    if now + wait > deadline and peer in table.waiting_for:
+                # A peer back from a break that the step waits for gets a whole step, once (so does
+                # one that may carry the frames of a relayed seat the step waits for); one the step
+                # does not need needs no time (its record is here), so none is given back to it,
+                # nor charged: a blip while another seat thinks costs it only its time away.
+                needed = peer in table.waiting_for or any(
+                    isinstance(links.get(s), RelayedLink) for s in table.waiting_for
+                )
+                if peer not in returned and needed:
+                    if now + wait > deadline:
                         clock_from = now  # its time is shown from its return, as its own clock runs
                     if charged and not nobody_back_before:  # (after a crash the clocks start then anyway)
                         mesh.charge(peer, now + wait - deadline)  # the time given back, from its allowance

@@ -359,7 +359,15 @@ class HostLobby:
         fresh = os.urandom(32), os.urandom(ENTROPY_SIZE)  # its nonce and the host's SPAKE2 entropy
         door = self.admission.connected(guest, peer, trio.current_time(), *fresh, seen=_peer_port(stream))
         if isinstance(door, Refuse):  # no lobby frame is read from it, only its TLS handshake
-            await self._refuse(guest.link, door)  # (which the refusal needs), within 2 s
+            relink = None  # (which the refusal needs), within BUSY_DOOR
+            with trio.move_on_after(BUSY_DOOR):
+                relink = await self._seat_at_a_busy_door(guest, door)
+                if relink is None:
+                    await self._refuse(guest.link, door)
+            if relink is not None and self.relinks is not None:
+                await self.relinks.take(guest.link, relink)
+            else:
+                await guest.link.aclose()
             return
         if isinstance(door, Evict):
             door.connection.evicted = door.refusal
@@ -387,6 +395,24 @@ class HostLobby:
             await self.relinks.hand(guest.again, guest.link)
         elif guest.again is not None:  # the match is not running yet: the seat tries again
             await guest.link.aclose()
+
+    async def _seat_at_a_busy_door(self, guest: _Guest, door: Refuse) -> LinkHello | None:
+        """While the match runs, a newcomer the door turns away as busy may be a seat of the
+        match dialling again, from an address where strangers hold every place (a NAT it
+        shares with them): its TLS handshake is done anyway to say busy, and its first frame
+        is read within the same ``BUSY_DOOR`` seconds. A link hello of a seat still at the
+        table, by that seat's roster key, is that seat's (its link signature, checked next,
+        proves it); anything else is refused busy, as it would have been (the caller bounds the
+        whole by ``BUSY_DOOR``)."""
+        relinks = self.relinks
+        if relinks is None or door.reason is not Reason.BUSY:
+            return None
+        with contextlib.suppress(TLSError, WireError, LinkClosed):
+            await tls.handshake(guest.stream)
+            first = decode_lobby_object(await guest.link.receive())
+            if isinstance(first, LinkHello) and relinks.may_be_seat(first):
+                return first
+        return None
 
     async def _check(self, guest: _Guest) -> None:
         """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
@@ -1174,6 +1200,10 @@ async def serve(handler: Handler, listeners: Sequence[trio.SocketListener]) -> N
 REFUSED_SAID = 5
 """Refused links said to the player while the mesh forms; the rest go unsaid (a flood)."""
 
+BUSY_DOOR = 2.0
+"""Seconds the host gives a newcomer it turns away as busy: its TLS handshake, to say so, and
+(while the match runs) its first frame, which may be a seat of the match dialling again."""
+
 MAX_STRANGERS = 32
 """Connections a seat authenticates at once while its links form and during a match (a seat
 dialling again, or anyone at its port): the roster's seats need a few; a flood gets no more
@@ -1213,6 +1243,17 @@ class Relinks:
 
     def dials(self, peer: int) -> bool:
         return peer < self.info.seat
+
+    def may_be_seat(self, hello: LinkHello) -> bool:
+        """Whether ``hello`` names, for this match, a seat still at the table that dials this
+        one, by its roster key (only its link signature, checked afterwards, proves it)."""
+        roster = self.info.roster
+        return (
+            hello.game == self.info.game_id
+            and self.info.seat < hello.seat < len(roster)
+            and roster[hello.seat].key == hello.key
+            and hello.seat not in self.gone()
+        )
 
     def _addresses(self, peer: int) -> tuple[tuple[str, int], ...]:
         if peer == 0:

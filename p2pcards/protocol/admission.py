@@ -358,10 +358,12 @@ class Door(Generic[C]):
         if not self._per_source[place.source]:
             del self._per_source[place.source]
 
-    def may_guess(self, source: str, now: float) -> Refuse | None:
+    def may_guess(self, source: str, now: float, *, proved_before: bool = False) -> Refuse | None:
         """Whether a proof from ``source`` may be checked now: busy while it waits after a wrong
-        code; ``code-closed`` for everyone once too many wrong codes were checked in all."""
-        if self.closed_to_codes:
+        code; ``code-closed`` once too many wrong codes were checked in all, for everyone but a
+        key that proved the code at this table before (``proved_before``: a seated joiner whose
+        connection broke, joining again; only that key's holder can sign its auth)."""
+        if self.closed_to_codes and not proved_before:
             return refuse(Reason.CODE_CLOSED)
         wait = self.wait_left(source, now)
         return self._busy_waiting(wait) if wait > 0 else None
@@ -550,6 +552,9 @@ class Admission(Generic[C]):
         self.door: Door[C] = Door(limits)
         self.seating: Seating[C] = Seating(host, players)
         self._visits: dict[C, _Visit] = {}
+        self._proved: set[bytes] = set()
+        """Keys that proved the code here (their auth signed by that key): once no more codes
+        are checked, a seated joiner whose connection broke still joins again."""
 
     @property
     def host_key(self) -> bytes:
@@ -658,7 +663,7 @@ class Admission(Generic[C]):
         signed = link_message(self.game_id, visit.nonce, hello.key, self.host_key)
         if not verify_signature(hello.key, message.sig, signed):
             return self._drop(connection, refuse(Reason.BAD_SIGNATURE))
-        waiting = self.door.may_guess(visit.source, now)
+        waiting = self.door.may_guess(visit.source, now, proved_before=hello.key in self._proved)
         if waiting is not None:  # another connection from this address sent a wrong code meanwhile
             return self._drop(connection, waiting)
         expected = confirmation(visit.key, Role.JOINER, visit.binding)
@@ -670,6 +675,7 @@ class Admission(Generic[C]):
             note = Notice("notice_wrong_code", name=repr(hello.name), peer=visit.peer)
             return self._drop(connection, replace(wrong, note=note))
         visit.stage = Stage.PROVEN
+        self._proved.add(hello.key)
         return Proven()
 
     def seat(self, connection: C, gone: Collection[int] = ()) -> Seated | Refuse:
