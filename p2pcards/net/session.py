@@ -30,7 +30,7 @@ import random
 import socket
 import ssl
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -1000,27 +1000,25 @@ async def form_mesh(
         if need <= set(info.links):
             done.set()
 
-    strangers = 0  # connections being authenticated now (at most MAX_STRANGERS, as in the match)
+    strangers = Strangers()  # (bounded as during the match)
     refused = 0  # links refused so far (the first few are said: a flood would fill the screen)
 
     async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
-        nonlocal strangers, refused
-        if server is None or strangers >= MAX_STRANGERS:  # nobody may dial this seat, or a flood
+        nonlocal refused
+        if server is None or strangers.full:  # nobody may dial this seat, or a flood
             await trio.aclose_forcefully(stream)
             return False
         link = _lobby_link(tls.server(stream, server), _peer_host(stream))
         expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
-        strangers += 1
         try:
-            peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
+            with strangers.one():
+                peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             refused += 1
             if refused <= REFUSED_SAID:
                 ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
             await link.aclose()
             return False
-        finally:
-            strangers -= 1
         linked(peer, link)
         return True
 
@@ -1210,6 +1208,29 @@ dialling again, or anyone at its port): the roster's seats need a few; a flood g
 file descriptors."""
 
 
+class Strangers:
+    """The connections a listener is authenticating now, at most ``MAX_STRANGERS``: one more
+    is closed before its TLS handshake."""
+
+    __slots__ = ("now",)
+
+    def __init__(self) -> None:
+        self.now = 0
+
+    @property
+    def full(self) -> bool:
+        return self.now >= MAX_STRANGERS
+
+    @contextlib.contextmanager
+    def one(self) -> Iterator[None]:
+        """While inside: one more connection is being authenticated."""
+        self.now += 1
+        try:
+            yield
+        finally:
+            self.now -= 1
+
+
 class Relinks:
     """This seat's side of reconnection during a match (``runner.Relinker``).
 
@@ -1231,9 +1252,14 @@ class Relinks:
         }
         self.present: Callable[[], Collection[int]] | None = None
         """The seats still at the table, once the match runs (set by the node)."""
-        self.strangers = 0
-        """Connections that dialled in and are not authenticated yet (at most
-        ``MAX_STRANGERS``: each holds a file descriptor for up to a handshake timeout)."""
+        self._strangers = Strangers()
+        """Connections that dialled in and are not authenticated yet (each holds a file
+        descriptor for up to a handshake timeout)."""
+
+    @property
+    def strangers(self) -> int:
+        """Connections being authenticated now."""
+        return self._strangers.now
 
     def gone(self) -> frozenset[int]:
         """The seats of the roster the match went on without: they cannot come back."""
@@ -1281,7 +1307,7 @@ class Relinks:
 
     async def accept(self, stream: trio.abc.Stream) -> None:
         """A connection to this seat's listener during the match: a seat dialling again."""
-        if self.strangers >= MAX_STRANGERS:  # a flood: closed before its TLS handshake
+        if self._strangers.full:  # a flood: closed before its TLS handshake
             await trio.aclose_forcefully(stream)
             return
         link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
@@ -1290,20 +1316,17 @@ class Relinks:
     async def accept_any(self, stream: trio.abc.Stream) -> None:
         """A connection to a seat that came back after a crash: a seat dialling again is
         taken back; anyone else (a late joiner) is told the game has started."""
-        if self.strangers >= MAX_STRANGERS:
+        if self._strangers.full:
             await trio.aclose_forcefully(stream)
             return
         link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
-        self.strangers += 1
         try:
-            with trio.fail_after(self.timeouts.handshake):
+            with self._strangers.one(), trio.fail_after(self.timeouts.handshake):
                 await tls.handshake(link.stream)  # type: ignore[arg-type]
                 first = decode_lobby_object(await link.receive())
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()
             return
-        finally:
-            self.strangers -= 1
         if isinstance(first, LinkHello):
             await self.take(link, first)
         else:
@@ -1313,20 +1336,18 @@ class Relinks:
         """Authenticate a seat that dials in again and hand its link to the match.
         Returns once the link is closed (a listener's handler owns its stream). At most
         ``MAX_STRANGERS`` connections are authenticated at once: one more is closed."""
-        if self.strangers >= MAX_STRANGERS:
+        if self._strangers.full:
             await link.aclose()
             return
-        self.strangers += 1
         try:
-            peer = await _link_handshake(
-                link, self.info, self.identity, lambda s: s > self.info.seat, self.timeouts.handshake,
-                hello=hello,
-            )  # fmt: skip
+            with self._strangers.one():
+                peer = await _link_handshake(
+                    link, self.info, self.identity, lambda s: s > self.info.seat, self.timeouts.handshake,
+                    hello=hello,
+                )  # fmt: skip
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()
             return
-        finally:
-            self.strangers -= 1
         await self.hand(peer, link)
 
     async def hand(self, peer: int, link: Link) -> None:
