@@ -63,6 +63,10 @@ def mark(check: str | None, tr: Translator | None = None) -> str:
     return "" if check is None else (tr or _english())(f"hist_mark_{check}")
 
 
+_NOT_READ = {"file_unreadable": "hist_unreadable", "file_cut_before_records": "hist_cut_short"}
+"""What the listing says of a file by why it could not be read (else: no transcript)."""
+
+
 @dataclass(slots=True)
 class GameEntry:
     """What the listing says of one file of the transcripts folder."""
@@ -93,17 +97,15 @@ class GameEntry:
     bot: bool = False
     """A bot played the seat that saved the file (a watched game, ``--bot``): that seat is
     not the person at this computer."""
-    unreadable: bool = False
-    """The file could not be read at all (no permission): not "not a transcript"."""
-    cut_short: bool = False
-    """The file ends before its first record (a copy cut short): not "not a transcript" either."""
+    unread_why: str | None = None
+    """Why the file could not be read as a transcript (the key of the error's notice, if any)."""
 
     @property
     def not_read(self) -> str:
-        """The key of what the listing says of a file it could not read as a transcript."""
-        if self.unreadable:
-            return "hist_unreadable"
-        return "hist_cut_short" if self.cut_short else "hist_not_transcript"
+        """The key of what the listing says of a file it could not read as a transcript: it
+        could not be read at all (no permission), or ends before its first record (a copy cut
+        short), or else is no transcript."""
+        return _NOT_READ.get(self.unread_why or "", "hist_not_transcript")
 
     @property
     def title(self) -> str:
@@ -505,9 +507,7 @@ def read(
         entry.game, entry.check = None, None
         entry.names, entry.keys = [], []
         entry.error = clean(str(e) or type(e).__name__, 200)
-        key = getattr(e.args[0] if e.args else None, "key", None)
-        entry.unreadable = key == "file_unreadable"
-        entry.cut_short = key == "file_cut_before_records"
+        entry.unread_why = getattr(e.args[0] if e.args else None, "key", None)
     return entry
 
 

@@ -169,8 +169,9 @@ class TableWatcher:
         if not waited_for:
             return None
         console = self.screen.console
-        keys = [table.roster[s].key for s in waited_for] if self.away else []
-        back_by = {s: self.away[k] for s, k in zip(waited_for, keys, strict=False) if k in self.away}
+        back_by: dict[int, float] = {}
+        if self.away:  # (the roster is read only while someone is away)
+            back_by = {s: self.away[k] for s in waited_for if (k := table.roster[s].key) in self.away}
         if back_by:  # the wait is for a player whose connection broke: say so, and their time
             back_in = max(0.0, min(back_by.values()) - self.now())
             away = [names[s] for s in back_by]
