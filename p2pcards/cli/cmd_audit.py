@@ -15,6 +15,7 @@ from p2pcards.cli.group import (
     _language,
     _Localized,
     _said,
+    _to_terminal,
     _transcript_named,
 )
 
@@ -77,11 +78,6 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
             for line in textwrap.wrap(report.comparison(say=tr), min(78, width - 2)):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)
-
-
-def _to_terminal() -> bool:
-    """Whether the audit is read on a terminal (by a person), not by a program."""
-    return sys.stdout.isatty()
 
 
 def _unfolded(summary: str) -> list[str]:

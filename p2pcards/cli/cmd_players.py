@@ -14,6 +14,7 @@ from p2pcards.cli.group import (
     _lang_option,
     _language,
     _Localized,
+    _to_terminal,
 )
 
 
@@ -58,8 +59,3 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
         games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
         row = f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}"
         _echo(wrap(row) if _to_terminal() else row)  # (one line a player for a program that reads it)
-
-
-def _to_terminal() -> bool:
-    """Whether the list is read on a terminal (by a person), not by a program."""
-    return sys.stdout.isatty()

@@ -43,6 +43,12 @@ def _usable_name(name: str) -> str:
         raise click.BadParameter(str(e), param_hint="'--name'") from None
 
 
+def _to_terminal() -> bool:
+    """Whether what a command prints is read on a terminal (by a person, who gets long lines
+    folded), not by a program (which gets one line each)."""
+    return sys.stdout.isatty()
+
+
 def _said(error: BaseException, tr: Any) -> str:
     """An error's message in the player's language: a layer below the interface that raises
     it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
