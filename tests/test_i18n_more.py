@@ -584,6 +584,11 @@ def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_langua
     from p2pcards.net.runner import NO_PLAY
 
     assert leave_reason(tr, NO_PLAY.format(seconds="15")) == tr("reason_no_play", seconds="15")
+    from p2pcards.net.runner import ALLOWANCE_SPENT
+
+    spent = leave_reason(tr, f"{TIMED_OUT} 0 s ({ALLOWANCE_SPENT.format(seconds='600')})")
+    away_too_long = tr("reason_away_too_long", seconds="600")
+    assert spent == tr("reason_gone", seconds="0") + tr("audit_semicolon") + away_too_long
     if lang != "en":
         assert gone != f"{TIMED_OUT} 120 s"
         assert leave_reason(tr, LEFT_BEHIND) != LEFT_BEHIND

@@ -125,10 +125,6 @@ _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?
 after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
 
 
-_AWAY_TOO_LONG = re.compile(r"away (\d+(?:\.\d+)?) s in all over the match, the most a player may be")
-"""``net.runner.ALLOWANCE_SPENT``, the detail of a peer gone at once (not imported either)."""
-
-
 def leave_reason(tr: Translator, reason: str) -> str:
     """Why a player left, in the player's language when it is one of the program's own reasons
     (the leaver signs any text: another one is shown as it is)."""
@@ -142,7 +138,7 @@ def leave_reason(tr: Translator, reason: str) -> str:
         return tr(known[reason])
     if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
         return tr("reason_left_behind")
-    from p2pcards.net.runner import NO_PLAY
+    from p2pcards.net.runner import ALLOWANCE_SPENT, NO_PLAY
 
     found = template_regex(NO_PLAY).fullmatch(reason)
     if found:
@@ -150,8 +146,8 @@ def leave_reason(tr: Translator, reason: str) -> str:
     found = _GONE.fullmatch(reason)
     if found:  # (the last attempt's error, if any, as it was)
         detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
-        spent = _AWAY_TOO_LONG.fullmatch(detail or "")
-        if spent is not None:
-            detail = tr("reason_away_too_long", seconds=spent.group(1))
+        spent = template_regex(ALLOWANCE_SPENT).fullmatch(detail or "")
+        if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
+            detail = tr("reason_away_too_long", **spent.groupdict())
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
     return reason
