@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class P2PCardsError(Exception):
     """Base of every error p2pcards raises on purpose."""
@@ -39,7 +41,14 @@ class KeyFileError(UsageError):
 
 
 class RuleOptionError(UsageError, ValueError):
-    """An unknown or inconsistent rule option."""
+    """An unknown, out-of-range or inconsistent rule option. ``key`` and ``values`` name the
+    sentence among the games' rule words, so that the interface can say it in the player's
+    language; the message is its English (``key`` empty: English only)."""
+
+    def __init__(self, message: str, key: str = "", values: Mapping[str, object] | None = None) -> None:
+        self.key = key
+        self.values = dict(values or {})
+        super().__init__(message)
 
 
 class IllegalAction(P2PCardsError):

@@ -354,9 +354,9 @@ class BrokenRun:
     home: Path
 
 
-def three_bots(procs, tmp: Path, code: str, files: list[Path], timeouts: list[list[str]], hands: int = 500):  # type: ignore[no-untyped-def]
+def three_bots(procs, tmp: Path, code: str, files: list[Path], timeouts: list[list[str]], hands: int = 100):  # type: ignore[no-untyped-def]
     """Hal hosts a match of ``hands`` hands, Jo and Kim join; returns the three processes
-    once hand 1 is on. At 500 hands the match cannot end before the test breaks it."""
+    once hand 1 is on. At 100 hands the match cannot end before the test breaks it."""
     host, port = start_host(
         procs,
         [*HAL, "--code", code, "--rule", f"hands={hands}", "--transcript", str(files[0]), *timeouts[0]],
@@ -463,7 +463,7 @@ def test_at_a_table_of_two_a_frozen_peer_is_named_not_taken_for_this_nodes_own_c
     with processes(tmp_path) as procs:
         host, port = start_host(
             procs,
-            ["-n", "2", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "hands=500",
+            ["-n", "2", "--bot", "random", "--name", "Hal", "--code", code, "--rule", "hands=100",
              "--transcript", str(files[0]), *clock],
             home=tmp_path / "home0",
         )  # fmt: skip
@@ -917,7 +917,7 @@ def test_a_stop_reason_made_of_escapes_stays_one_line_of_text(tmp_path: Path) ->
     code = new_code()
     with processes(tmp_path) as procs:
         host, port = start_host(
-            procs, [*HAL, "--code", code, "--rule", "hands=500", *FAST], home=tmp_path / "h0"
+            procs, [*HAL, "--code", code, "--rule", "hands=100", *FAST], home=tmp_path / "h0"
         )
         jo_args = [*join_args(f"{LOCAL}:{port}", "Jo", "random"), *FAST]
         jo = procs.spawn("jo", jo_args, home=tmp_path / "h1", P2PCARDS_CODE=code)

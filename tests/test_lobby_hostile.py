@@ -14,7 +14,7 @@ import os
 import socket
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -738,6 +738,45 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
     assert _said(caught.value, Translator("it")) == (
         "l'host non ha potuto provare di conoscere il codice: non è il tavolo a cui eri invitato"
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("target", 1001), ("target", 10**9), ("hands", 101), ("hands", 2**40)]
+)
+async def test_a_host_whose_match_would_not_end_is_refused_before_a_guess_is_spent(
+    option: str, value: int
+) -> None:
+    """A hostile host's terms that set a match no sitting ends (a target of a billion points)
+    are refused by the joiner as terms it cannot play, before it proves the code: it sends
+    nothing after its ``hello``, and the table is never seated (protocol.md 2.4)."""
+    host = Identity.generate()
+    after_hello: list[bytes] = []
+
+    async def fake_host(stream: trio.abc.Stream) -> None:
+        link = Link(await tls_serve(stream, host))
+        await receive(link)  # the hello
+        rules = tuple(sorted({**dict(RULES), option: value}.items()))
+        pake = Pake.start(Side.HOST, CODE, os.urandom(64)).message
+        await link.send(
+            encode_lobby(
+                Challenge(game=os.urandom(16), key=host.public_key, nonce=os.urandom(32), pake=pake,
+                          play="nines", rules=rules, players=2)
+            )
+        )  # fmt: skip
+        with trio.move_on_after(5):
+            with suppress(LinkClosed):
+                after_hello.append(await link.receive())
+        await link.aclose()
+
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, fake_host, listeners)
+        with trio.fail_after(10), pytest.raises(JoinRefused) as caught:
+            await join(listeners[0].socket.getsockname()[1], "ann")
+        nursery.cancel_scope.cancel()
+    assert caught.value.reason == "version"
+    assert f"rule {option} must be from 1 to" in str(caught.value)
+    assert after_hello == [], "the joiner proved the code to a table it cannot play"
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\u00a0", "\u3000\u3000"])

@@ -249,6 +249,16 @@ def test_options_parse_from_words() -> None:
             NeufRules.parse(bad)
 
 
+def test_start_is_bounded_so_a_match_ends() -> None:
+    """Totals drop by one a hand in all: a start of 30 is at most 88 hands; 31 and more, as a
+    start of a billion from a host's terms, are refused."""
+    assert NeufRules.parse(["start=30"]).start == 30 == NeufRules.from_dict({"start": 30}).start
+    for value in (0, 31, 10**9):
+        with pytest.raises(RuleOptionError) as caught:
+            NeufRules.from_dict({"start": value})
+        assert (caught.value.key, caught.value.values["value"]) == ("rule_err_range", value)
+
+
 # ---------------------------------------------------------------------------
 # The cut for the first dealer
 

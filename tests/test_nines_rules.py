@@ -12,10 +12,14 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from p2pcards.cards import Card, deck, parse_card, parse_cards, penalty
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
 from p2pcards.games.nines.rules import (
+    MAX_HANDS,
+    MAX_TARGET,
     AcceptSkip,
     Action,
     Declare,
@@ -909,6 +913,25 @@ def test_rule_options_parse_and_round_trip() -> None:
     for data in ({"nope": 1}, {"target": "x"}, {"hands": 0}, {"hard_nines": "yes"}, {"target": True}):
         with pytest.raises(RuleOptionError):
             NinesRules.from_dict(data)
+
+
+@given(st.integers(min_value=-(2**64), max_value=2**64), st.sampled_from(["target", "hands"]))
+def test_target_and_hands_are_bounded_so_a_match_ends(value: int, option: str) -> None:
+    """A target up to 1000 and up to 100 hands are played; anything else is refused, from the
+    command line as from a host's terms (a target of a billion points would never end)."""
+    top = {"target": MAX_TARGET, "hands": MAX_HANDS}[option]
+    if 1 <= value <= top:
+        assert getattr(NinesRules.from_dict({option: value}), option) == value
+        assert getattr(NinesRules.parse([f"{option}={value}"]), option) == value
+    else:
+        for build, given_as in (
+            (NinesRules.from_dict, {option: value}),
+            (NinesRules.parse, [f"{option}={value}"]),
+        ):
+            with pytest.raises(RuleOptionError) as caught:
+                build(given_as)  # type: ignore[operator]
+            assert caught.value.key == "rule_err_range"
+            assert caught.value.values == {"name": option, "lo": 1, "hi": top, "value": value}
 
 
 # ---------------------------------------------------------------------------

@@ -388,6 +388,25 @@ def test_bad_options_are_usage_errors(args: list[str], message: str) -> None:
     assert message in result.output
 
 
+@pytest.mark.parametrize(
+    ("command", "args", "lang", "message"),
+    [
+        ("play", ["--rule", "target=5000"], "fr", "la règle target va de 1 à 1000, pas 5000"),
+        ("play", ["--rule", "hands=0"], "it", "la regola hands va da 1 a 100, non 0"),
+        ("play", ["--rule", "bogus"], "fr", "règle inconnue 'bogus' ; règles connues : target, hands"),
+        ("host", ["--rule", "tie=coin"], "it", "la regola tie vale share o playoff, non 'coin'"),
+        ("simulate", ["--game", "neuf", "--rule", "start=31"], "fr", "la règle start va de 1 à 30, pas 31"),
+        ("play", ["--rule", "target=5000"], "en", "rule target must be from 1 to 1000, not 5000"),
+    ],
+)
+def test_a_refused_rule_is_said_in_the_players_language(
+    command: str, args: list[str], lang: str, message: str
+) -> None:
+    result = CliRunner().invoke(main, [command, *args, "--lang", lang], input="", env={"P2PCARDS_LANG": None})
+    assert result.exit_code == 2
+    assert message in result.output
+
+
 # ---------------------------------------------------------------------------
 # Parsing input
 

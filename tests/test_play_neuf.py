@@ -592,7 +592,8 @@ def test_an_unknown_game_is_a_usage_error() -> None:
     [
         (["--rule", "bogus"], "unknown rule 'bogus'"),
         (["--rule", "hard-nines"], "unknown rule 'hard-nines'"),
-        (["--rule", "start=0"], "start must be a whole number of at least 1"),
+        (["--rule", "start=0"], "rule start must be from 1 to 30, not 0"),
+        (["--rule", "start=31"], "rule start must be from 1 to 30, not 31"),
         (["--rule", "trumps=XYZ"], "is not a suit"),
         (["--bot", "clever"], "unknown bot"),
         (["--lang", "de"], "unknown language"),

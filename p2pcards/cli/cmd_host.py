@@ -187,14 +187,15 @@ def host(
     spec = game(game_name)
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
+    tr = Translator(_language(opts["lang"]))
     try:
-        check_players(spec, players, Translator(_language(opts["lang"])))
+        check_players(spec, players, tr)
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-n' / '--players'") from None
     try:
         table_rules = spec.parse_rules(rules)
     except UsageError as e:
-        raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
+        raise click.BadParameter(_said(e, tr), param_hint="'-r' / '--rule'") from None
     invite = code or new_code()
     bind = opts["bind"]
     _warn_short_clock(min(opts["turn_timeout"], opts["step_timeout"]), Translator(_language(opts["lang"])))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from p2pcards.cli.group import _lang_option, _language, _Localized, _usable_name
+from p2pcards.cli.group import _lang_option, _language, _Localized, _said, _usable_name
 from p2pcards.games.base import folder_names
 
 _PLAY_RULES_HELP = "A rule option of the game, repeatable: see the lists below."
@@ -138,7 +138,7 @@ def play(
     try:
         table_rules = spec.parse_rules(rules)
     except UsageError as e:
-        raise click.BadParameter(str(e), param_hint="'-r' / '--rule'") from None
+        raise click.BadParameter(_said(e, tr), param_hint="'-r' / '--rule'") from None
     if offline and transcript is not None:
         raise click.BadParameter(tr("usage_offline_transcript"), param_hint="'--transcript'")
     if delay is not None and not watch:

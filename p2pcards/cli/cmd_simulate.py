@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from p2pcards.cli.group import _lang_option, _language, _Localized
+from p2pcards.cli.group import _lang_option, _language, _Localized, _said
 from p2pcards.games.base import folder_names
 
 _SIM_RULES_HELP = (
@@ -74,7 +74,7 @@ def simulate(
     try:
         table_rules = spec.parse_rules(rules)
     except RuleOptionError as e:
-        raise click.BadParameter(str(e), param_hint="'--rule'") from None
+        raise click.BadParameter(_said(e, Translator(_language(lang))), param_hint="'--rule'") from None
     try:
         result = sim.simulate(players, games, names, seed=seed, rules=table_rules, game=spec.name, jobs=jobs)
     except UsageError as e:

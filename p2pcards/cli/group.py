@@ -51,9 +51,13 @@ def _to_terminal() -> bool:
 
 def _said(error: BaseException, tr: Any) -> str:
     """An error's message in the player's language: a layer below the interface that raises
-    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values."""
+    it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values, and so does
+    a refused rule option (the games' rule words)."""
+    from p2pcards.errors import RuleOptionError
     from p2pcards.protocol.notice import message_of
 
+    if isinstance(error, RuleOptionError) and error.key:
+        return str(tr(error.key, **error.values))
     return str(tr.said(message_of(error)))
 
 

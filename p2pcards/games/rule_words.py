@@ -6,6 +6,7 @@ The interface's catalogs hold the French and the Italian under the same keys
 
 from __future__ import annotations
 
+from p2pcards.errors import RuleOptionError
 from p2pcards.say import English
 
 RULE_WORDS: dict[str, str] = {
@@ -38,6 +39,22 @@ RULE_WORDS: dict[str, str] = {
         " the lowest total wins."
     ),
     "rules_neuf_exchange": "Exchanges with the dummy: {exchange}.",
+    # Why a rule option is refused (RuleOptionError): at the command line, or in a host's terms.
+    "rule_err_unknown": "unknown rule {name}; known rules: {known}",
+    "rule_err_unknown_options": "unknown rule option(s): {names}",
+    "rule_err_needs_value": "rule {name} needs a value, e.g. {example}",
+    "rule_err_yes_no": "rule {name} takes yes or no, not {value}",
+    "rule_err_whole": "rule {name} needs a whole number, not {value}",
+    "rule_err_range": "rule {name} must be from {lo} to {hi}, not {value}",
+    "rule_err_tie": "rule tie is share or playoff, not {value}",
+    "rule_err_stacking": "stacking-nines needs double-nines",
+    "rule_err_exchange": "rule exchange is open or blind, not {value}",
+    "rule_err_trumps_count": "trumps is a rotation of 1 to 5 entries, each a suit or no trump",
+    "rule_err_trump": "a trump is one of S, H, D, C or none, not {value}",
+    "rule_err_trump_twice": "a trump appears twice in the rotation",
+    "rule_err_trump_word": (
+        "trumps: {value} is not a suit (S, H, D, C) nor N for no trump; or name a rotation: {presets}"
+    ),
 }
 """The rules' words, by key."""
 
@@ -48,3 +65,9 @@ RULE_PLURAL: dict[str, tuple[str, str]] = {
 
 ENGLISH = English(RULE_WORDS, RULE_PLURAL)
 """The rules in English: the default of ``describe_rules``."""
+
+
+def rule_error(key: str, **values: object) -> RuleOptionError:
+    """A refused rule option, said by ``key`` (its English the message; the interface says it
+    in the player's language from the key and values)."""
+    return RuleOptionError(ENGLISH(key, **values), key, values)

@@ -45,6 +45,7 @@ from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, C
 from p2pcards.errors import CardParseError, IllegalAction, RuleOptionError, UsageError
 from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
+from p2pcards.games.rule_words import rule_error
 from p2pcards.say import Say
 
 PLAYERS = 3
@@ -67,6 +68,10 @@ _NO_TRUMP_WORDS = frozenset({"N", "NT", "NONE", "-"})
 
 ExchangeRule = Literal["open", "blind"]
 
+MAX_START = 30
+"""The highest starting total a match may set: the totals drop by one a hand in all, so a
+match of start ``s`` lasts at most ``3s - 2`` hands (25 at the main rules' 9)."""
+
 
 # ---------------------------------------------------------------------------
 # Rule options
@@ -87,16 +92,18 @@ class NeufRules:
         # Records come from other nodes (from_dict): a wrong type is refused, not coerced.
         t = self.trumps
         if type(t) is not tuple or not 1 <= len(t) <= 5:
-            raise RuleOptionError("trumps is a rotation of 1 to 5 entries, each a suit or no trump")
+            raise rule_error("rule_err_trumps_count")
         for x in t:
             if x is not None and (type(x) is not str or x not in SUITS or len(x) != 1):
-                raise RuleOptionError(f"a trump is one of S, H, D, C or none, not {x!r}")
+                raise rule_error("rule_err_trump", value=repr(x))
         if len(set(t)) != len(t):
-            raise RuleOptionError("a trump appears twice in the rotation")
+            raise rule_error("rule_err_trump_twice")
         if type(self.exchange) is not str or self.exchange not in ("open", "blind"):
-            raise RuleOptionError(f"exchange must be 'open' or 'blind', not {self.exchange!r}")
-        if type(self.start) is not int or self.start < 1:
-            raise RuleOptionError(f"start must be a whole number of at least 1, not {self.start!r}")
+            raise rule_error("rule_err_exchange", value=repr(self.exchange))
+        if type(self.start) is not int:
+            raise rule_error("rule_err_whole", name="start", value=repr(self.start))
+        if not 1 <= self.start <= MAX_START:
+            raise rule_error("rule_err_range", name="start", lo=1, hi=MAX_START, value=self.start)
 
     @property
     def deck_size(self) -> int:
@@ -116,7 +123,7 @@ class NeufRules:
         names = {f.name for f in fields(cls)}
         unknown = set(data) - names
         if unknown:
-            raise RuleOptionError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise rule_error("rule_err_unknown_options", names=", ".join(sorted(unknown)))
         values = dict(data)
         if isinstance(values.get("trumps"), list):
             values["trumps"] = tuple(values["trumps"])  # type: ignore[arg-type]
@@ -138,14 +145,14 @@ class NeufRules:
                 values["exchange"] = "blind"
                 continue
             if key not in ("trumps", "exchange", "start"):
-                raise RuleOptionError(f"unknown rule {name!r}; known rules: trumps, exchange, start")
+                raise rule_error("rule_err_unknown", name=repr(name), known="trumps, exchange, start")
             if not eq or not raw:
-                raise RuleOptionError(f"rule {name} needs a value, e.g. exchange=blind")
+                raise rule_error("rule_err_needs_value", name=name, example="exchange=blind")
             if key == "start":
                 try:
                     values[key] = int(raw)
                 except ValueError:
-                    raise RuleOptionError(f"rule start needs a whole number, not {raw!r}") from None
+                    raise rule_error("rule_err_whole", name="start", value=repr(raw)) from None
             elif key == "exchange":
                 values[key] = raw.lower()
             else:
@@ -166,10 +173,8 @@ def _parse_trumps(raw: str) -> tuple[Trump, ...]:
         try:
             out.append(parse_suit(token))
         except CardParseError:
-            raise RuleOptionError(
-                f"trumps: {token!r} is not a suit (S, H, D, C) nor N for no trump; "
-                f"or name a rotation: {', '.join(_TRUMP_PRESETS)}"
-            ) from None
+            presets = ", ".join(_TRUMP_PRESETS)
+            raise rule_error("rule_err_trump_word", value=repr(token), presets=presets) from None
     return tuple(out)
 
 

@@ -69,12 +69,23 @@ from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, PENALTIES, RANK_OF,
 from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
 from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
+from p2pcards.games.rule_words import rule_error
 from p2pcards.say import Say
 
 # ---------------------------------------------------------------------------
 # Rule options
 
 TieRule = Literal["share", "playoff"]
+
+MAX_TARGET = 1000
+"""The highest target a match may set (ten times the main rules' 100)."""
+MAX_HANDS = 100
+"""The most hands a fixed-length match may set."""
+
+
+def _word(option: str) -> str:
+    """A rule option's name as typed: ``no-nine-out`` for ``no_nine_out``."""
+    return option.replace("_", "-")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,21 +111,23 @@ class NinesRules:
     """A 9 may not be the last card played."""
 
     def __post_init__(self) -> None:
-        # Records come from other nodes (from_dict): a wrong type is refused, not coerced.
+        # Records come from other nodes (from_dict): a wrong type is refused, not coerced, and
+        # the bounds keep a host from setting a match that never ends.
         for f in fields(self):
             value = getattr(self, f.name)
             if f.type == "bool" and type(value) is not bool:
-                raise RuleOptionError(f"rule {f.name} is yes or no, not {value!r}")
-        if type(self.target) is not int or (self.hands is not None and type(self.hands) is not int):
-            raise RuleOptionError("target and hands are whole numbers")
-        if self.target < 1:
-            raise RuleOptionError("target must be at least 1")
-        if self.hands is not None and self.hands < 1:
-            raise RuleOptionError("hands must be at least 1")
+                raise rule_error("rule_err_yes_no", name=_word(f.name), value=repr(value))
+        for name, value, top in (("target", self.target, MAX_TARGET), ("hands", self.hands, MAX_HANDS)):
+            if value is None and name == "hands":
+                continue
+            if type(value) is not int:
+                raise rule_error("rule_err_whole", name=name, value=repr(value))
+            if not 1 <= value <= top:
+                raise rule_error("rule_err_range", name=name, lo=1, hi=top, value=value)
         if self.tie not in ("share", "playoff"):
-            raise RuleOptionError("tie must be 'share' or 'playoff'")
+            raise rule_error("rule_err_tie", value=repr(self.tie))
         if self.stacking_nines and not self.double_nines:
-            raise RuleOptionError("stacking-nines needs double-nines")
+            raise rule_error("rule_err_stacking")
 
     @property
     def deck_size(self) -> int:
@@ -133,7 +146,7 @@ class NinesRules:
         names = {f.name for f in fields(cls)}
         unknown = set(data) - names
         if unknown:
-            raise RuleOptionError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise rule_error("rule_err_unknown_options", names=", ".join(sorted(unknown)))
         try:
             return cls(**data)  # type: ignore[arg-type]
         except TypeError as e:
@@ -148,8 +161,8 @@ class NinesRules:
             name, eq, raw = spec.partition("=")
             key = name.strip().lower().replace("-", "_")
             if key not in types:
-                known = ", ".join(n.replace("_", "-") for n in types)
-                raise RuleOptionError(f"unknown rule {name!r}; known rules: {known}")
+                known = ", ".join(_word(n) for n in types)
+                raise rule_error("rule_err_unknown", name=repr(name), known=known)
             kind = str(types[key])
             if "bool" in kind:
                 if not eq or raw.lower() in ("1", "yes", "true", "on"):
@@ -157,20 +170,20 @@ class NinesRules:
                 elif raw.lower() in ("0", "no", "false", "off"):
                     values[key] = False
                 else:
-                    raise RuleOptionError(f"rule {name} takes yes or no, not {raw!r}")
+                    raise rule_error("rule_err_yes_no", name=name, value=repr(raw))
             elif "int" in kind:
                 if not eq:
-                    raise RuleOptionError(f"rule {name} needs a value, e.g. {name}=100")
+                    raise rule_error("rule_err_needs_value", name=name, example=f"{name}=100")
                 if raw.lower() in ("none", "") and "None" in kind:
                     values[key] = None
                     continue
                 try:
                     values[key] = int(raw)
                 except ValueError:
-                    raise RuleOptionError(f"rule {name} needs a whole number, not {raw!r}") from None
+                    raise rule_error("rule_err_whole", name=name, value=repr(raw)) from None
             else:
                 if not eq:
-                    raise RuleOptionError(f"rule {name} needs a value, e.g. tie=playoff")
+                    raise rule_error("rule_err_needs_value", name=name, example="tie=playoff")
                 values[key] = raw.lower()
         return cls(**values)  # type: ignore[arg-type]
 
