@@ -81,8 +81,11 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
             try:
                 typed = input(tr("replay_press_enter") + " ")
-            except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: the replay stops here
+            except EOFError:  # Ctrl-D: the replay stops here
                 _echo("")
                 return
+            except KeyboardInterrupt:  # Ctrl-C: stops too, with the status of an interrupted program
+                _echo("")
+                sys.exit(130)
             if typed.strip().casefold() in STOP_WORDS:
                 return
