@@ -777,6 +777,11 @@ async def test_a_host_whose_match_would_not_end_is_refused_before_a_guess_is_spe
     assert caught.value.reason == "version"
     assert f"rule {option} must be from 1 to" in str(caught.value)
     assert after_hello == [], "the joiner proved the code to a table it cannot play"
+    top = {"target": 1000, "hands": 100}[option]
+    assert _said(caught.value, Translator("fr")) == (
+        f"l'hôte joue une partie que cette version ne sait pas jouer : la règle {option} va de 1 à {top},"
+        f" pas {value}"
+    )
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\u00a0", "\u3000\u3000"])

@@ -56,9 +56,7 @@ def _said(error: BaseException, tr: Any) -> str:
     from p2pcards.errors import RuleOptionError
     from p2pcards.protocol.notice import message_of
 
-    if isinstance(error, RuleOptionError) and error.key:
-        return str(tr(error.key, **error.values))
-    return str(tr.said(message_of(error)))
+    return str(tr.said(error if isinstance(error, RuleOptionError) else message_of(error)))
 
 
 _LANG_META = "p2pcards.lang"

@@ -820,8 +820,8 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
         raise JoinRefused("impostor", MIDDLE)
     try:  # before a guess is spent on a table this node cannot play
         rules = game_named(ch.play).rules_from_dict(dict(ch.rules))
-    except UsageError as e:
-        raise JoinRefused("version", f"the host plays a game this version cannot play: {e}") from None
+    except UsageError as e:  # (a rule option out of bounds is said in the player's language)
+        raise JoinRefused("version", Notice("notice_host_game_unplayable", why=e)) from None
     try:
         key = pake.finish(ch.pake)
     except BadPakeMessage as e:

@@ -61,6 +61,7 @@ NOTICES: dict[str, str] = {
     "notice_host_refused": "the host refused: {why}",
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
+    "notice_host_game_unplayable": "the host plays a game this version cannot play: {why}",
     "notice_host_closed": "the host closed the connection ({why})",
     "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
     "notice_host_left_lobby": (

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
-from p2pcards.errors import CardParseError
+from p2pcards.errors import CardParseError, RuleOptionError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
@@ -968,7 +968,10 @@ class Translator:
         return text.replace("de {game}", f"du {rest}").replace("à {game}", f"au {rest}")
 
     def said(self, value: object) -> object:
-        """``value`` in this language when it is a notice (or several), else as it is."""
+        """``value`` in this language when it is a notice (or several) or a refused rule
+        option (said by its key), else as it is."""
+        if isinstance(value, RuleOptionError) and value.key:
+            return self(value.key, **value.values)
         if isinstance(value, Notice):
             return self(value.key, **value.values)
         if isinstance(value, Notices):
