@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import pytest
@@ -121,6 +121,23 @@ async def join(
 
 async def receive(link: Link) -> Body:
     return decode_lobby_object(await link.receive())
+
+
+E = TypeVar("E", bound=Exception)
+
+
+async def refused_by(
+    fake_host: Callable[[trio.abc.Stream], Awaitable[None]], kind: type[E] = JoinRefused  # type: ignore[assignment]
+) -> E:
+    """How a joiner's ``join`` fails (``kind``) at ``fake_host``, a hostile host served on a
+    loopback port."""
+    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, fake_host, listeners)
+        with trio.fail_after(10), pytest.raises(kind) as caught:
+            await join(listeners[0].socket.getsockname()[1], "ann")
+        nursery.cancel_scope.cancel()
+    return caught.value
 
 
 async def say_hello(link: Link, me: Identity, name: str = "stranger") -> Body:
@@ -541,13 +558,7 @@ async def test_a_joiner_reads_the_host_with_the_lobby_bound() -> None:
         await link.send(pack({"v": 1, "kind": "challenge", "body": fat}))
         await trio.sleep_forever()
 
-    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fat_host, listeners)
-        with trio.fail_after(10), pytest.raises(PeerUnreachable) as caught:
-            await join(listeners[0].socket.getsockname()[1], "ann")
-        nursery.cancel_scope.cancel()
-    assert f"more than {MAX_LOBBY_FRAME} bytes" in str(caught.value)
+    assert f"more than {MAX_LOBBY_FRAME} bytes" in str(await refused_by(fat_host, PeerUnreachable))
 
 
 async def exchange_big_frames(a: Link, b: Link) -> None:
@@ -727,15 +738,10 @@ async def test_a_host_that_cannot_prove_the_code_is_an_impostor() -> None:
         await link.send(encode_lobby(Welcome(seat=1, proof=os.urandom(32), sig=sig)))
         await link.aclose()
 
-    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fake_host, listeners)
-        with trio.fail_after(10), pytest.raises(JoinRefused) as caught:
-            await join(listeners[0].socket.getsockname()[1], "ann")
-        nursery.cancel_scope.cancel()
-    assert caught.value.reason == "impostor"
-    assert "could not prove it knows the code" in str(caught.value)
-    assert _said(caught.value, Translator("it")) == (
+    caught = await refused_by(fake_host)
+    assert caught.reason == "impostor"
+    assert "could not prove it knows the code" in str(caught)
+    assert _said(caught, Translator("it")) == (
         "l'host non ha potuto provare di conoscere il codice: non è il tavolo a cui eri invitato"
     )
 
@@ -768,17 +774,12 @@ async def test_a_host_whose_match_would_not_end_is_refused_before_a_guess_is_spe
                 after_hello.append(await link.receive())
         await link.aclose()
 
-    listeners = await trio.open_tcp_listeners(0, host=LOCALHOST)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, fake_host, listeners)
-        with trio.fail_after(10), pytest.raises(JoinRefused) as caught:
-            await join(listeners[0].socket.getsockname()[1], "ann")
-        nursery.cancel_scope.cancel()
-    assert caught.value.reason == "version"
-    assert f"rule {option} must be from 1 to" in str(caught.value)
+    caught = await refused_by(fake_host)
+    assert caught.reason == "version"
+    assert f"rule {option} must be from 1 to" in str(caught)
     assert after_hello == [], "the joiner proved the code to a table it cannot play"
     top = {"target": 1000, "hands": 100}[option]
-    assert _said(caught.value, Translator("fr")) == (
+    assert _said(caught, Translator("fr")) == (
         f"l'hôte joue une partie que cette version ne sait pas jouer : la règle {option} va de 1 à {top},"
         f" pas {value}"
     )
