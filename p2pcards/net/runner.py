@@ -7,7 +7,7 @@ task goes on reading the links: ``_Deciding``), and enforces the step timeouts: 
 turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
 silent peer is named, and the match ends with the transcript kept. A peer that
 hangs up is named once the table needs a record from it (see ``_play``), and
-one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
+one that stops reading once a frame to it waits half of ``Timeouts.step`` (``STUCK_SHARE``).
 
 A link that breaks is not a fault by itself. With a ``relinker`` (the session
 layer's way to dial a peer again, or to wait for it to dial in) the runner
@@ -242,13 +242,21 @@ async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[t
         await out.send((peer, (None, StayedAway(STAYED_AWAY, deadline))))
 
 
+STUCK_SHARE = 0.5
+"""Of the ``timeout`` a frame is sent with, the share it may wait to be delivered before its peer
+counts as one that stopped reading. While the frame waits, this seat sends and signs nothing:
+at the whole step's timeout the others' clocks for this seat's next record would run out at the
+same moment, and they would name this seat as it names the peer that stopped reading."""
+
+
 async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
-    A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
+    A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
     it every timeout, forever.
     """
+    timeout *= STUCK_SHARE
     present = set(table.present)  # a seat that left hears nothing more from this table
     now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
     out = [(frame, now) for frame in table.drain()]
