@@ -21,7 +21,7 @@ from p2pcards.bots.random_bot import RandomBot
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link
-from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.runner import RELAY_NOTICE_RATE, RELAY_NOTICES, RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
@@ -173,6 +173,43 @@ async def test_a_relay_frame_from_a_seat_with_its_own_link_is_dropped_blaming_no
     tables, results, _ = await run_star(3, meddle, mesh=True)
     assert {s: r.status for s, r in results.items()} == dict.fromkeys(range(3), "over"), results
     assert 1 not in tables[2].stopped
+
+
+# Guards runner.py _Carried: without it the host carried every copy (red team 4: 620,000 copies
+# of one record in 270 s; a 15 s match took 272 s, the host's CPU pegged, nobody named).
+async def test_a_seat_that_floods_the_host_with_relay_frames_gets_few_of_them_carried(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 asks the host to carry to seat 2 thousands of copies of one of its records, and
+    of a ``need``: the host carries the record once and the needs at a few a second (what it
+    carries would queue before its own frames to seat 2), and the match finishes."""
+    carried: list[Any] = []
+
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        out = links[0][2]
+        send = out.send
+
+        async def counting(frame: bytes) -> None:
+            obj = decode_frame(frame)
+            if isinstance(obj, Relay):
+                carried.append(obj.inner())
+            await send(frame)
+
+        out.send = counting  # type: ignore[method-assign]
+        await wait_for_step(tables[2], 3)
+        join = tables[1].transcript.steps[0][1].to_frame()
+        need = Need(tables[1].step).to_frame()
+        for _ in range(2000):
+            await links[1][0].send(Relay(1, 2, join).to_frame() + Relay(1, 2, need).to_frame())
+
+    start = trio.current_time()
+    _, results, _ = await run_star(3, meddle, mesh=True)
+    elapsed = trio.current_time() - start
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(range(3), "over"), results
+    records = [f for f in carried if isinstance(f, SignedRecord)]
+    needs = [f for f in carried if isinstance(f, Need)]
+    assert len(records) == 1, len(records)
+    assert len(needs) <= RELAY_NOTICES + RELAY_NOTICE_RATE * elapsed, (len(needs), elapsed)
 
 
 async def test_the_host_blames_a_joiner_that_gives_it_a_bad_frame_to_carry(

@@ -7,7 +7,7 @@ task goes on reading the links: ``_Deciding``), and enforces the step timeouts: 
 turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
 silent peer is named, and the match ends with the transcript kept. A peer that
 hangs up is named once the table needs a record from it (see ``_play``), and
-one that stops reading once a frame to it waits ``Timeouts.step`` seconds.
+one that stops reading once a frame to it waits half of ``Timeouts.step`` (``STUCK_SHARE``).
 
 A link that breaks is not a fault by itself. With a ``relinker`` (the session
 layer's way to dial a peer again, or to wait for it to dial in) the runner
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -241,13 +242,21 @@ async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[t
         await out.send((peer, (None, StayedAway(STAYED_AWAY, deadline))))
 
 
+STUCK_SHARE = 0.5
+"""Of the ``timeout`` a frame is sent with, the share it may wait to be delivered before its peer
+counts as one that stopped reading. While the frame waits, this seat sends and signs nothing:
+at the whole step's timeout the others' clocks for this seat's next record would run out at the
+same moment, and they would name this seat as it names the peer that stopped reading."""
+
+
 async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
-    A peer that takes no frame for ``timeout`` seconds (it stopped reading and its
+    A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
     it every timeout, forever.
     """
+    timeout *= STUCK_SHARE
     present = set(table.present)  # a seat that left hears nothing more from this table
     now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
     out = [(frame, now) for frame in table.drain()]
@@ -380,6 +389,8 @@ class _Mesh:
     """Peers away because this node itself was (back from a crash): their absence is not charged."""
     linked_since: dict[int, float] = field(default_factory=dict)
     """When each peer's current link of its own was made (or the match began on it)."""
+    carried: _Carried = field(default_factory=lambda: _Carried())
+    """What this seat carried for the others (relay frames)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -1042,7 +1053,7 @@ async def _play(
             continue
         if isinstance(item, Relay):
             heard = now
-            if await _carry(table, links, peer, item, timeouts.step):  # an abort, relayed
+            if await _carry(table, links, peer, item, timeouts.step, mesh.carried):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
             await _flush(table, links, timeouts.step, journal)
             continue
@@ -1245,7 +1256,7 @@ async def _linger(
                     with contextlib.suppress(WireError):
                         if item.inner() == sign:
                             done.add(item.origin)
-                await _carry(table, links, peer, item, 1)
+                await _carry(table, links, peer, item, 1, mesh.carried)
             elif isinstance(item, Need):
                 if item == sign:
                     done.add(peer)
@@ -1259,11 +1270,60 @@ async def _linger(
             await _send_all(table, links, 1)
 
 
-async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float) -> bool:
+RELAY_NOTICES = 8.0
+"""Unsigned frames (``need``, ``abort``) a seat carries from one origin to one target in a burst..."""
+RELAY_NOTICE_RATE = 4.0
+"""...and per second after it: an honest seat sends a relayed peer a ``need`` every second or so
+at most (``EARLY_ASK``, ``AWAY_ASK``, the keep-alive); the rest is dropped unread, blaming nobody."""
+
+
+class _Carried:
+    """What this seat carried, so that a seat flooding it with relay frames makes it carry
+    each signed record once per target, and the rest at ``RELAY_NOTICE_RATE``: copies it
+    carried on would queue in front of this seat's own frames to the target (which reads
+    them all before the records of the match), and cost this seat a signature check each.
+    Dropping a copy loses nothing: a target that lacks a record asks for it (``need``), and
+    every seat at the table holds it."""
+
+    def __init__(self) -> None:
+        self.records: dict[int, set[bytes]] = {}
+        self.notices: dict[tuple[int, int], tuple[float, float]] = {}
+
+    def worth_carrying(self, origin: int, target: int, inner: Any, now: float) -> bool:
+        """Whether ``inner`` is worth carrying from ``origin`` to ``target`` (a notice, as it is
+        asked, takes one of the pair's tokens)."""
+        if isinstance(inner, SignedRecord | Evidence):
+            records = (inner,) if isinstance(inner, SignedRecord) else inner.records
+            seen = self.records.get(target, set())
+            return any(_digest(r) not in seen for r in records)
+        tokens, then = self.notices.get((origin, target), (RELAY_NOTICES, now))
+        tokens = min(RELAY_NOTICES, tokens + (now - then) * RELAY_NOTICE_RATE)
+        if tokens < 1:
+            self.notices[(origin, target)] = (tokens, now)
+            return False
+        self.notices[(origin, target)] = (tokens - 1, now)
+        return True
+
+    def carried(self, target: int, inner: Any) -> None:
+        """``inner`` (checked) goes to ``target``: its records are not carried there again."""
+        if isinstance(inner, SignedRecord | Evidence):
+            records = (inner,) if isinstance(inner, SignedRecord) else inner.records
+            self.records.setdefault(target, set()).update(_digest(r) for r in records)
+
+
+def _digest(rec: SignedRecord) -> bytes:
+    """A record as signed (a copy with another ``raw`` under the same signature is another one,
+    and is checked: its carrier blames who gave it)."""
+    return hashlib.sha256(rec.raw + rec.sig).digest()
+
+
+async def _carry(
+    table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float, carried: _Carried
+) -> bool:
     """A relay frame from ``peer``: one ``peer`` asks this seat to carry (``from`` is
-    ``peer``), passed on if this seat is linked with its target; or one carried to this
-    seat, read as from its origin. True if that was an ``abort`` (a claim of its
-    origin's, never a fault of it)."""
+    ``peer``), passed on if this seat is linked with its target (and it is worth carrying:
+    ``_Carried``); or one carried to this seat, read as from its origin. True if that was an
+    ``abort`` (a claim of its origin's, never a fault of it)."""
     with contextlib.suppress(RemoteProtocolError):
         if relay.target != table.seat:
             if relay.origin != peer:
@@ -1273,12 +1333,17 @@ async def _carry(table: Sitting, links: dict[int, Any], peer: int, relay: Relay,
             target = links.get(relay.target)
             if target is None or isinstance(target, RelayedLink):
                 return False  # not linked with it (or it is away): another carrier may be
+            inner: Any = None
             try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
-                problem = table.carriable(peer, relay.inner())
+                inner = relay.inner()
+                if not carried.worth_carrying(peer, relay.target, inner, trio.current_time()):
+                    return False  # a copy of what went there already, or notices too many
+                problem = table.carriable(peer, inner)
             except WireError as e:
                 problem = f"a malformed frame ({e})"
             if problem is not None:
                 table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
+            carried.carried(relay.target, inner)
             with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
                 await target.send(relay.to_frame())
             return False

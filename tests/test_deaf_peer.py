@@ -1,0 +1,63 @@
+"""A seat that stops reading one peer's link, in virtual time (red team 4, attack 1).
+
+The hostile seat reads every link but one honest seat's, and gets that seat's records through
+the others' answers. The honest seat's first frame to it waits to be delivered: it names the
+hostile seat, and must do so before the others' clocks for its own next record run out (it can
+send nothing meanwhile), or they name it, an honest player, as it names the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+import trio.testing
+from net_helpers import bot
+from protocol_helpers import make_tables
+
+from p2pcards.games.nines.rules import NinesRules
+from p2pcards.net.link import Link
+from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.sitting import Sitting
+
+
+class Deaf(trio.abc.ReceiveStream):
+    """The receiving end of a link that is never read."""
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.sleep_forever()
+        raise AssertionError
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+# Guards runner.STUCK_SHARE: with a frame allowed the whole step's timeout to be delivered, seat 1
+# named seat 2 "stopped reading" at 30 s, and seats 0 and 2 named seat 1 "did not answer" at 30 s.
+async def test_a_seat_that_never_reads_one_peer_gets_nobody_honest_named(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(target=100), seed=1).items()}
+    links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
+    for a, b in ((0, 1), (0, 2)):
+        x, y = trio.testing.memory_stream_pair()
+        links[a][b] = Link(x, peer=f"seat {b}")
+        links[b][a] = Link(y, peer=f"seat {a}")
+    to_2, _unread = trio.testing.lockstep_stream_one_way_pair()  # seat 1's sends there block
+    from_2, to_1 = trio.testing.memory_stream_one_way_pair()
+    links[1][2] = Link(trio.StapledStream(to_2, to_1), peer="seat 2")
+    links[2][1] = Link(trio.StapledStream(from_2, Deaf()), peer="seat 1")
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=60.0, step=30.0))
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    summary: dict[int, Any] = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    assert results[1].blamed == (2,), summary
+    assert "stopped reading" in (results[1].problem or ""), summary
+    assert 1 not in results[0].blamed, summary  # the host, honest, does not name the honest seat
