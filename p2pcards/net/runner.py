@@ -423,6 +423,7 @@ class _Mesh:
         reader still reports comes from a replaced link, and is ignored)."""
         old, self.links[peer] = self.links.get(peer), link
         self.linked_since[peer] = trio.current_time()
+        self.carried.records.pop(peer, None)  # what went on the old link may have been lost with it
         if isinstance(old, Link):
             self.nursery.start_soon(_close, old)
         self.start_reader(peer, link)
@@ -1344,7 +1345,9 @@ async def _carry(
             if problem is not None:
                 table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
             carried.carried(relay.target, inner)
-            with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
+            # As long as this seat's own frames may wait (STUCK_SHARE): a send cut there hangs the
+            # link up, and the target, which stopped reading, has its grace to link again.
+            with trio.move_on_after(timeout * STUCK_SHARE), contextlib.suppress(LinkClosed):
                 await target.send(relay.to_frame())
             return False
         if isinstance(links.get(relay.origin), Link):
