@@ -169,8 +169,8 @@ class ByzantineNetwork(LocalNetwork):
     sends the other is queued, inside a ``relay`` frame, on its links to the host and
     to every joiner it is linked with (``runner.RelayedLink.send``), and a relay frame
     is handled at its receiver as ``runner._carry`` does (see :meth:`ByzantineRun.deliver`).
-    (A Byzantine joiner may drop what it carries, ``Adversary.joiner_carries``; what a
-    Byzantine host carries is the adversary's entirely, ``Adversary.on_carry``.)"""
+    (What a Byzantine joiner carries is the adversary's, ``Adversary.joiner_carry``, as
+    what a Byzantine host carries is, ``Adversary.on_carry``.)"""
 
     run: ByzantineRun
 
@@ -409,8 +409,11 @@ class ByzantineRun:
                 problem = f"a malformed frame ({e})"
             if problem is not None:
                 table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
-            if seat in self.byzantine and not self.adversary.joiner_carries(self, seat, relay):
-                return  # a Byzantine carrier drops what it carries
+            if seat in self.byzantine:  # a Byzantine carrier does what it likes with it
+                for receiver, out in self.adversary.joiner_carry(self, seat, relay):
+                    if receiver != seat and not self.scenario.is_relayed(seat, receiver):
+                        self.net.put(seat, receiver, out)  # (on the links it has)
+                return
             self.net.put(seat, relay.target, relay.to_frame())
             return
         if relay.origin not in self.scenario.relayed_with(seat):
@@ -802,10 +805,11 @@ class Adversary:
         links instead, as (receiver, frame). This one carries it as an honest host would."""
         return faithful(run, relay)
 
-    def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+    def joiner_carry(self, run: ByzantineRun, carrier: int, relay: Relay) -> list[tuple[int, bytes]]:
         """Byzantine joiner ``carrier`` is asked to carry ``relay`` to a seat it is linked
-        with: whether it passes it on (else it drops it). This one passes it on."""
-        return True
+        with: the frames it puts on its links instead, as (receiver, frame). This one
+        passes it on."""
+        return [(relay.target, relay.to_frame())]
 
 
 def faithful(run: ByzantineRun, relay: Relay) -> list[tuple[int, bytes]]:
@@ -880,10 +884,19 @@ class HypothesisAdversary(Adversary):
     or addressed to that seat), name another origin, deliver the carried frame bare on
     its own link, or split the joiners (``partition``)."""
 
-    def __init__(self, draw: Callable[..., Any], triggers: Sequence[int]) -> None:
+    JOINER_CARRY_ACTIONS = ("drop", "duplicate", "alter", "swap", "wrong-seat", "relabel", "unwrap", "craft")
+    """What a Byzantine joiner may do with one frame it carries: the host's actions that keep
+    no state."""
+
+    def __init__(
+        self, draw: Callable[..., Any], triggers: Sequence[int], carry_triggers: Sequence[int] = ()
+    ) -> None:
         self.draw = draw
         self.triggers = set(triggers)
         self.count = 0
+        self.carry_triggers = set(carry_triggers)
+        """The frames a Byzantine joiner is asked to carry (counted from 0) that it meddles with."""
+        self.joiner_carried = 0
         self.muted: set[tuple[int, int]] = set()
         self.silent: set[int] = set()
         self.held: dict[tuple[int, int], list[tuple[int, bytes]]] = {}
@@ -967,24 +980,29 @@ class HypothesisAdversary(Adversary):
             out = self._carry_action(run, relay)
         return released + out
 
-    def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+    def joiner_carry(self, run: ByzantineRun, carrier: int, relay: Relay) -> list[tuple[int, bytes]]:
         if carrier in self.silent or (carrier, relay.target) in self.muted:
-            return False
-        return not (self._opportunity() and self.draw(st.booleans(), label="joiner drops what it carries"))
+            return []
+        self.joiner_carried += 1
+        if self.joiner_carried - 1 not in self.carry_triggers:
+            return [(relay.target, relay.to_frame())]
+        action = self.draw(st.sampled_from(self.JOINER_CARRY_ACTIONS), label="joiner carry action")
+        self.actions += 1
+        out = self._carried_instead(run, carrier, relay, action)
+        described = ", ".join(f"to {r}: {_describe(f)}" for r, f in out)
+        run.log.append(
+            f"#{self.count - 1} seat {carrier} carries {_describe(relay.to_frame())} {action}: [{described}]"
+        )
+        return out
 
     # -- a Byzantine host ------------------------------------------------------------
 
     def _carry_action(self, run: ByzantineRun, relay: Relay) -> list[tuple[int, bytes]]:
         action = self.draw(st.sampled_from(self.CARRY_ACTIONS), label="carry action")
         self.actions += 1
-        origin, target, inner = relay.origin, relay.target, relay.frame
-        joiners = list(range(1, run.scenario.n))
+        origin, target = relay.origin, relay.target
         out: list[tuple[int, bytes]]
-        if action == "drop":
-            out = []
-        elif action == "duplicate":
-            out = faithful(run, relay) * 2
-        elif action == "hold":
+        if action == "hold":
             later = self.draw(st.integers(1, 4), label="hold for carried frames")
             path = (origin, target)
             self.held_carry.setdefault(path, []).extend(
@@ -994,51 +1012,61 @@ class HypothesisAdversary(Adversary):
         elif action == "cut":
             self.cut.add((origin, target))
             out = []
-        elif action == "alter":
-            if not inner:
-                out = []
-            else:
-                altered = bytearray(inner)
-                if self.draw(st.booleans(), label="alter the signature"):  # the end of a record frame
-                    i = len(altered) - 1 - self.draw(st.integers(0, min(63, len(altered) - 1)), label="at")
-                else:
-                    i = self.draw(st.integers(0, len(altered) - 1), label="alter at")
-                altered[i] ^= self.draw(st.integers(1, 255), label="xor")
-                out = [(target, Relay(origin, target, bytes(altered)).to_frame())]
-        elif action == "swap":
-            pool = self._held_by(run, 0)
-            if not pool:
-                out = []
-            elif self.draw(st.booleans(), label="swap a record"):
-                rec = self._pick(pool, "swapped record")
-                out = [(target, Relay(origin, target, rec.to_frame()).to_frame())]
-            else:
-                k = self.draw(st.integers(1, 3), label="swapped evidence size")
-                recs = tuple(self._pick(pool, "swapped evidence") for _ in range(k))
-                out = [(target, Relay(origin, target, Evidence(recs).to_frame()).to_frame())]
-        elif action == "wrong-seat":
-            others = [j for j in joiners if j != target]
-            if not others:
-                out = []
-            else:
-                to = self.draw(st.sampled_from(others), label="wrong seat")
-                named = to if self.draw(st.booleans(), label="readdressed") else target
-                out = [] if named == origin else [(to, Relay(origin, named, inner).to_frame())]
-        elif action == "relabel":
-            o2 = self.draw(st.sampled_from([s for s in range(run.scenario.n) if s != target]), label="origin")
-            out = [(target, Relay(o2, target, inner).to_frame())]
-        elif action == "unwrap":
-            out = [(target, inner)]
-        elif action == "craft":
-            out = [(target, Relay(origin, target, self.craft_frame(run, 0, target)).to_frame())]
-        else:
+        elif action == "partition":
             self._start_partition(run)
             out = [] if self._parted(origin, target) else faithful(run, relay)
+        else:
+            out = self._carried_instead(run, 0, relay, action)
         described = ", ".join(f"to {r}: {_describe(f)}" for r, f in out)
         run.log.append(
             f"#{self.count - 1} host carries {_describe(relay.to_frame())} {action}: [{described}]"
         )
         return out
+
+    def _carried_instead(
+        self, run: ByzantineRun, carrier: int, relay: Relay, action: str
+    ) -> list[tuple[int, bytes]]:
+        """What Byzantine ``carrier`` (the host or a joiner) puts on its links instead of
+        ``relay``, for one of the actions that keep no state (``JOINER_CARRY_ACTIONS``)."""
+        origin, target, inner = relay.origin, relay.target, relay.frame
+        if action == "drop":
+            return []
+        if action == "duplicate":
+            return [(target, relay.to_frame())] * 2
+        if action == "alter":
+            if not inner:
+                return []
+            altered = bytearray(inner)
+            if self.draw(st.booleans(), label="alter the signature"):  # the end of a record frame
+                i = len(altered) - 1 - self.draw(st.integers(0, min(63, len(altered) - 1)), label="at")
+            else:
+                i = self.draw(st.integers(0, len(altered) - 1), label="alter at")
+            altered[i] ^= self.draw(st.integers(1, 255), label="xor")
+            return [(target, Relay(origin, target, bytes(altered)).to_frame())]
+        if action == "swap":
+            pool = self._held_by(run, carrier)
+            if not pool:
+                return []
+            if self.draw(st.booleans(), label="swap a record"):
+                rec = self._pick(pool, "swapped record")
+                return [(target, Relay(origin, target, rec.to_frame()).to_frame())]
+            k = self.draw(st.integers(1, 3), label="swapped evidence size")
+            recs = tuple(self._pick(pool, "swapped evidence") for _ in range(k))
+            return [(target, Relay(origin, target, Evidence(recs).to_frame()).to_frame())]
+        if action == "wrong-seat":
+            others = [j for j in range(1, run.scenario.n) if j not in (target, carrier)]
+            if not others:
+                return []
+            to = self.draw(st.sampled_from(others), label="wrong seat")
+            named = to if self.draw(st.booleans(), label="readdressed") else target
+            return [] if named == origin else [(to, Relay(origin, named, inner).to_frame())]
+        if action == "relabel":
+            o2 = self.draw(st.sampled_from([s for s in range(run.scenario.n) if s != target]), label="origin")
+            return [(target, Relay(o2, target, inner).to_frame())]
+        if action == "unwrap":
+            return [(target, inner)]
+        assert action == "craft", action
+        return [(target, Relay(origin, target, self.craft_frame(run, carrier, target)).to_frame())]
 
     def _start_partition(self, run: ByzantineRun) -> None:
         joiners = list(range(1, run.scenario.n))
@@ -1632,7 +1660,9 @@ def relayed_scenarios(draw: Callable[..., Any], n: int) -> Scenario:
     relayed = frozenset(draw(st.sets(st.sampled_from(pairs), min_size=1), label="relayed pairs"))
     outsiders = [j for j in range(1, n) if not any(j in p for p in relayed)]
     insiders = sorted({j for p in relayed for j in p})
-    who = draw(st.sampled_from(("host", "host", "host and a joiner", "joiner", "outsider")), label="who")
+    who = draw(
+        st.sampled_from(("host", "host", "host and a joiner", "joiner", "outsider", "outsider")), label="who"
+    )
     if who == "outsider" and outsiders:
         byz = {draw(st.sampled_from(outsiders), label="outsider")}
     elif who == "joiner":
@@ -1647,16 +1677,43 @@ def relayed_scenarios(draw: Callable[..., Any], n: int) -> Scenario:
     return Scenario(n, frozenset(byz), rules, seed=seed, net_seed=net_seed, relayed=relayed)
 
 
-def play_drawn(data: Any) -> ByzantineRun:
-    """One match chosen by hypothesis: the scenario, when the adversary acts, and how."""
-    scenario = data.draw(scenarios(), label="scenario")
+@st.composite
+def carrier_scenarios(draw: Callable[..., Any]) -> Scenario:
+    """Four seats, one pair of joiners relayed, and the third joiner, linked with both, a
+    Byzantine carrier (alone, or beside a Byzantine host)."""
+    pair = draw(st.sampled_from(((1, 2), (1, 3), (2, 3))), label="relayed pair")
+    carrier = ({1, 2, 3} - set(pair)).pop()
+    byz = {carrier, 0} if draw(st.booleans(), label="the host too") else {carrier}
+    rules = draw(st.sampled_from(tuple(RULES)), label="rules")
+    seed = draw(st.integers(0, 3), label="seed")
+    net_seed = draw(st.integers(0, 2**16), label="interleaving seed")
+    relayed = frozenset({frozenset(pair)})
+    return Scenario(4, frozenset(byz), rules, seed=seed, net_seed=net_seed, relayed=relayed)
+
+
+def _carries_for_a_pair(scenario: Scenario, seat: int) -> bool:
+    """Whether joiner ``seat`` is linked with both seats of some relayed pair (and so is
+    asked to carry between them)."""
+    return any(seat not in p and not any(scenario.is_relayed(seat, q) for q in p) for p in scenario.relayed)
+
+
+def play_drawn(data: Any, drawn: st.SearchStrategy[Scenario] | None = None) -> ByzantineRun:
+    """One match chosen by hypothesis: the scenario (from ``drawn``, else any), when the
+    adversary acts, and how."""
+    scenario = data.draw(scenarios() if drawn is None else drawn, label="scenario")
     horizon = OPPORTUNITIES[scenario.n][scenario.rules] * len(scenario.byzantine)
     if 0 in scenario.byzantine:  # a host also has a chance per frame it carries
         horizon += OPPORTUNITIES[scenario.n][scenario.rules] * len(scenario.relayed) // 2
     triggers = data.draw(
         st.lists(st.integers(0, horizon), min_size=1, max_size=6, unique=True), label="triggers"
     )
-    adversary = HypothesisAdversary(data.draw, sorted(triggers))
+    carry_triggers: list[int] = []
+    if any(s != 0 and _carries_for_a_pair(scenario, s) for s in scenario.byzantine):
+        # a joiner that carries for a relayed pair is asked to carry 40 frames or more a match
+        carry_triggers = data.draw(
+            st.lists(st.integers(0, 60), max_size=4, unique=True), label="carry triggers"
+        )
+    adversary = HypothesisAdversary(data.draw, sorted(triggers), carry_triggers)
     return ByzantineRun(scenario, adversary).play()
 
 

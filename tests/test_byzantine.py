@@ -29,6 +29,7 @@ from byzantine import (
     ManualLinks,
     Scenario,
     Scripted,
+    carrier_scenarios,
     check_honest_match_finishes,
     check_invariants,
     check_no_honest_crash,
@@ -69,6 +70,17 @@ KNOWN = pytest.mark.xfail(
 @given(data=st.data())
 def test_byzantine_seats_cannot_break_the_honest_ones(data: st.DataObject) -> None:
     check_invariants(play_drawn(data))
+
+
+@KNOWN
+@settings(max_examples=60, derandomize=True, **SETTINGS)
+@given(data=st.data())
+def test_a_byzantine_joiner_that_carries_for_others_cannot_break_the_honest_ones(data: st.DataObject) -> None:
+    """A joiner linked with both seats of a relayed pair carries between them, and does what
+    it likes with what it carries (drops it, copies it, alters a byte, carries another record
+    or a frame of its own, readdresses it, names another origin, delivers it bare): the
+    honest seats name nobody honest, and finish when they can."""
+    check_invariants(play_drawn(data, carrier_scenarios()))
 
 
 @KNOWN
@@ -437,9 +449,9 @@ def test_a_joiner_that_drops_what_it_carries_gets_nobody_named(host: str) -> Non
     carried: list[tuple[int, int]] = []
 
     class Dropping(Adversary):
-        def joiner_carries(self, run: ByzantineRun, carrier: int, relay: Relay) -> bool:
+        def joiner_carry(self, run: ByzantineRun, carrier: int, relay: Relay) -> list[tuple[int, bytes]]:
             carried.append((relay.origin, relay.target))
-            return False
+            return []
 
         def on_carry(self, run: ByzantineRun, sender: int, relay: Relay) -> list[tuple[int, bytes]]:
             return [] if host != "honest" else faithful(run, relay)
