@@ -212,6 +212,42 @@ async def test_a_seat_that_floods_the_host_with_relay_frames_gets_few_of_them_ca
     assert len(needs) <= RELAY_NOTICES + RELAY_NOTICE_RATE * elapsed, (len(needs), elapsed)
 
 
+# Guards the need bucket in runner.py _play (red team 5: a seat sent the host 7,000 need frames a
+# second on its own link; each was answered from the whole transcript, the host's CPU was pegged
+# and a 9 s match was still running after 77 s, nobody named).
+async def test_a_seat_that_floods_another_with_need_frames_gets_few_of_them_read(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 1 sends seat 0 thousands of ``need`` frames on its own link: seat 0 reads them at a
+    few a second (each is answered from the transcript), and the match finishes."""
+    read: list[float] = []
+
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        receive = tables[0].receive_frame
+
+        def counting(peer: int, frame: Any) -> None:
+            if peer == 1 and isinstance(frame, Need):
+                read.append(trio.current_time())
+            receive(peer, frame)
+
+        def deaf(peer: int, frame: Any) -> None:  # (the flooder ignores the answers it asked for)
+            if not isinstance(frame, Evidence):
+                receive1(peer, frame)
+
+        receive1 = tables[1].receive_frame
+        tables[0].receive_frame = counting  # type: ignore[method-assign]
+        tables[1].receive_frame = deaf  # type: ignore[method-assign]
+        await wait_for_step(tables[0], 3)
+        for _ in range(400):
+            await links[1][0].send(Need(0).to_frame() * 50)
+
+    start = trio.current_time()
+    _, results, _ = await run_star(3, meddle, mesh=True)
+    elapsed = trio.current_time() - start
+    assert {s: r.status for s, r in results.items()} == dict.fromkeys(range(3), "over"), results
+    assert len(read) <= RELAY_NOTICES + RELAY_NOTICE_RATE * elapsed, (len(read), elapsed)
+
+
 async def test_the_host_blames_a_joiner_that_gives_it_a_bad_frame_to_carry(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

@@ -1035,6 +1035,9 @@ async def _play(
             continue
         if source is not links.get(peer):
             continue  # from a link that has been replaced since
+        if isinstance(item, Need) and not mesh.carried.worth_carrying(peer, table.seat or 0, item, now):
+            heard = now
+            continue  # more than an honest seat asks (RELAY_NOTICE_RATE): dropped unread, blaming nobody
         if isinstance(item, Relay) and item.target == table.seat and item.origin in trial:
             del trial[item.origin]  # it is still here: reached through the others from now on
             mesh.lost_at.pop(item.origin, None)
@@ -1261,6 +1264,8 @@ async def _linger(
             elif isinstance(item, Need):
                 if item == sign:
                     done.add(peer)
+                if not mesh.carried.worth_carrying(peer, table.seat or 0, item, trio.current_time()):
+                    continue  # asked too often (RELAY_NOTICE_RATE): its sign is noted all the same
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
             elif isinstance(item, Evidence):  # (a second record of one author proves its lie still)
@@ -1272,7 +1277,9 @@ async def _linger(
 
 
 RELAY_NOTICES = 8.0
-"""Unsigned frames (``need``, ``abort``) a seat carries from one origin to one target in a burst..."""
+"""Unsigned frames (``need``, ``abort``) a seat carries from one origin to one target in a burst
+(and ``need`` frames it reads from one seat, on its own link or carried: each is answered from
+the transcript)..."""
 RELAY_NOTICE_RATE = 4.0
 """...and per second after it: an honest seat sends a relayed peer a ``need`` every second or so
 at most (``EARLY_ASK``, ``AWAY_ASK``, the keep-alive); the rest is dropped unread, blaming nobody."""
@@ -1357,6 +1364,10 @@ async def _carry(
         except WireError as e:
             table.blame(peer, f"carried a malformed frame: {e}")
             return False
+        if isinstance(inner, Need) and not carried.worth_carrying(
+            relay.origin, table.seat, inner, trio.current_time()
+        ):
+            return False  # asked more often than an honest seat asks, whoever carried it
         table.receive_relayed(peer, relay.origin, inner)
         return isinstance(inner, Abort)
     return False
