@@ -34,6 +34,26 @@ class Deaf(trio.abc.ReceiveStream):
         await trio.lowlevel.checkpoint()
 
 
+async def play_three(
+    tables: dict[int, Sitting], links: dict[int, dict[int, Link]], relayed: dict[int, list[int]] | None = None
+) -> tuple[dict[int, RunResult], dict[int, Any]]:
+    """Play the three seats on ``links`` (``relayed``: whom each reaches only through the
+    others) until each stops; their results, and a summary of them to show when one fails."""
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        through = (relayed or {}).get(s, [])
+        results[s] = await run_table(
+            tables[s], links[s], bot(s), timeouts=Timeouts(turn=60.0, step=30.0), relayed=through
+        )
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    return results, {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+
+
 # Guards runner.STUCK_SHARE: with a frame allowed the whole step's timeout to be delivered, seat 1
 # named seat 2 "stopped reading" at 30 s, and seats 0 and 2 named seat 1 "did not answer" at 30 s.
 async def test_a_seat_that_never_reads_one_peer_gets_nobody_honest_named(
@@ -49,16 +69,7 @@ async def test_a_seat_that_never_reads_one_peer_gets_nobody_honest_named(
     from_2, to_1 = trio.testing.memory_stream_one_way_pair()
     links[1][2] = Link(trio.StapledStream(to_2, to_1), peer="seat 2")
     links[2][1] = Link(trio.StapledStream(from_2, Deaf()), peer="seat 1")
-    results: dict[int, RunResult] = {}
-
-    async def seat(s: int) -> None:
-        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=60.0, step=30.0))
-
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-    summary: dict[int, Any] = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    results, summary = await play_three(tables, links)
     assert results[1].blamed == (2,), summary
     assert "stopped reading" in (results[1].problem or ""), summary
     assert 1 not in results[0].blamed, summary  # the host, honest, does not name the honest seat
@@ -104,18 +115,6 @@ async def test_a_relayed_seat_that_stops_reading_its_carrier_is_named(
     from_2, to_0 = trio.testing.memory_stream_one_way_pair()
     links[0][2] = Link(trio.StapledStream(Room(room), to_0), peer="seat 2")
     links[2][0] = Link(trio.StapledStream(from_2, Deaf()), peer="seat 0")
-    results: dict[int, RunResult] = {}
-
-    async def seat(s: int) -> None:
-        relayed = {0: [], 1: [2], 2: [1]}[s]
-        results[s] = await run_table(
-            tables[s], links[s], bot(s), timeouts=Timeouts(turn=60.0, step=30.0), relayed=relayed
-        )
-
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-    summary: dict[int, Any] = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    results, summary = await play_three(tables, links, {1: [2], 2: [1]})
     assert results[0].blamed == (2,), summary
     assert 0 not in results[1].blamed and "seat 2" in (results[1].problem or ""), summary
