@@ -351,6 +351,9 @@ async def test_a_host_of_an_older_version_in_the_clear_is_a_version_refusal() ->
         refused = await refusal(port, "ann")
         nursery.cancel_scope.cancel()
     assert refused.reason == "version" and "does not encrypt its links" in str(refused)
+    assert _said(refused, Translator("fr")) == (
+        "versions du protocole différentes : l'hôte ne chiffre pas ses connexions (ancien p2pcards)"
+    )
 
 
 async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None:
@@ -366,6 +369,9 @@ async def test_a_host_of_another_protocol_version_is_a_version_refusal() -> None
         nursery.start_soon(trio.serve_listeners, fake_host, listeners)
         refused = await refusal(port, "ann")
         assert refused.reason == "version" and "the host speaks 1" in str(refused)
+        assert _said(refused, Translator("it")) == (
+            "versioni del protocollo diverse: l'host parla la 1, questo programma la 2"
+        )
         nursery.cancel_scope.cancel()
 
 

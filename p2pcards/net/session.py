@@ -608,9 +608,7 @@ async def join_table(
             failures.append(f"{show_address(where, at)}: {e}")
             if i + 1 < len(candidates):
                 ui.info(Notice("notice_try_next", where=show_address(where, at), error=message_of(e)))
-    raise PeerUnreachable(
-        f"none of the {len(candidates)} hosts that answered seated you (" + "; ".join(failures) + ")"
-    )
+    raise PeerUnreachable(Notice("notice_no_host_seated", n=len(candidates), failures="; ".join(failures)))
 
 
 Outside = tuple[str, int] | Callable[[], Awaitable[tuple[str, int] | None]] | None
@@ -743,9 +741,7 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
         return tls.peer_key(stream)
     except TLSError as e:
         if e.kind == "plain":
-            raise JoinRefused(
-                "version", "protocol version mismatch: the host does not encrypt its links (older p2pcards)"
-            ) from None
+            raise JoinRefused("version", Notice("notice_host_plain")) from None
         if e.kind == "closed":  # a hang-up, or a path that broke: tried again like any (``_broke``)
             raise PeerUnreachable(Notice("notice_host_closed", why=str(e))) from None
         raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
@@ -769,8 +765,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
         msg = await _receive_lobby(link, timeout)
     except VersionMismatch as e:
         raise JoinRefused(
-            "version",
-            f"protocol version mismatch: the host speaks {show(e.version)}, we speak {LOBBY_VERSION}",
+            "version", Notice("notice_host_version", theirs=show(e.version), ours=LOBBY_VERSION)
         ) from None
     except WireError as e:
         raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
@@ -782,7 +777,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
         why = refusal(msg.reason, name) or msg.message
         raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
     if not isinstance(msg, kinds):
-        raise PeerUnreachable(f"the host sent an unexpected {msg.TYPE} message")
+        raise PeerUnreachable(Notice("notice_host_unexpected", kind=msg.TYPE))
     return msg
 
 
@@ -858,9 +853,9 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
         roster: tuple[Seat, ...] = msg.roster
         mine = [i for i, s in enumerate(roster) if s.key == identity.public_key]
         if roster[0].key != ch.key or len(mine) != 1 or len(roster) != ch.players:
-            raise PeerUnreachable("the host announced an inconsistent roster")
+            raise PeerUnreachable(Notice("notice_host_roster_inconsistent"))
         if len({s.key for s in roster}) != len(roster) or not all(is_valid_public_key(s.key) for s in roster):
-            raise PeerUnreachable("the host announced a roster with unusable or repeated keys")
+            raise PeerUnreachable(Notice("notice_host_roster_keys"))
         # The host gives this seat the port of its hello (or its router's, protocol.md section 9):
         # another one (0: "does not listen") would send every link of this seat through the host.
         own = roster[mine[0]].port
@@ -1067,7 +1062,7 @@ async def form_mesh(
                 through_host(peer, f"{show_address(*where)}: {e or 'no answer in time'}")
                 return
             raise PeerUnreachable(
-                f"link to {seat.name} (seat {peer}) failed: {e or 'no answer in time'}"
+                Notice("notice_link_failed", name=seat.name, seat=peer, why=str(e) or "no answer in time")
             ) from None
         linked(peer, link)
         announce(peer)

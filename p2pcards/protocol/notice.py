@@ -62,6 +62,13 @@ NOTICES: dict[str, str] = {
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_game_unplayable": "the host plays a game this version cannot play: {why}",
+    "notice_no_host_seated": "none of the {n} hosts that answered seated you ({failures})",
+    "notice_host_plain": "protocol version mismatch: the host does not encrypt its links (older p2pcards)",
+    "notice_host_version": "protocol version mismatch: the host speaks {theirs}, this program {ours}",
+    "notice_host_unexpected": "the host sent an unexpected {kind} message",
+    "notice_host_roster_inconsistent": "the host announced an inconsistent roster",
+    "notice_host_roster_keys": "the host announced a roster with unusable or repeated keys",
+    "notice_link_failed": "link to {name} (seat {seat}) failed: {why}",
     "notice_host_closed": "the host closed the connection ({why})",
     "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
     "notice_host_left_lobby": (
