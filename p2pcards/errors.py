@@ -21,7 +21,15 @@ class P2PCardsError(Exception):
 
 
 class UsageError(P2PCardsError):
-    """The local user or caller asked for something invalid."""
+    """The local user or caller asked for something invalid. ``key`` and ``values``, when
+    given, name the sentence among the English of the layer that raised it (the games' rule
+    words, the bots' words), so that the interface can say it in the player's language; the
+    message is its English."""
+
+    def __init__(self, message: str, key: str = "", values: Mapping[str, object] | None = None) -> None:
+        self.key = key
+        self.values = dict(values or {})
+        super().__init__(message)
 
 
 class CardParseError(UsageError, ValueError):
@@ -41,14 +49,8 @@ class KeyFileError(UsageError):
 
 
 class RuleOptionError(UsageError, ValueError):
-    """An unknown, out-of-range or inconsistent rule option. ``key`` and ``values`` name the
-    sentence among the games' rule words, so that the interface can say it in the player's
-    language; the message is its English (``key`` empty: English only)."""
-
-    def __init__(self, message: str, key: str = "", values: Mapping[str, object] | None = None) -> None:
-        self.key = key
-        self.values = dict(values or {})
-        super().__init__(message)
+    """An unknown, out-of-range or inconsistent rule option (said by a key of the games' rule
+    words, ``games/rule_words.py``)."""
 
 
 class IllegalAction(P2PCardsError):

@@ -389,6 +389,26 @@ def test_bad_options_are_usage_errors(args: list[str], message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "args", "lang", "option", "message"),
+    [
+        ("play", ["--bot", "smart"], "fr", "'-b' / '--bot'", "bot inconnu 'smart' ; choisissez parmi"),
+        ("play", ["--name", "  "], "it", "'--name'", "un nome non può essere vuoto"),
+        ("simulate", ["--bots", "expert:abc"], "fr", "'--bots'", "le budget d'expert 'abc' n'est ni des"),
+        ("join", ["127.0.0.1:9", "--code", "2-a-b", "--bot", "expert:99"], "it", "'-b' / '--bot'",
+         "un esperto pensa più di 0 e al massimo 60 secondi a mossa"),
+        ("join", ["127.0.0.1:9", "--code", "2-a-b", "--name", "a\u202eb"], "fr", "'--name'",
+         "un nom ne peut contenir ni caractères de contrôle"),
+    ],
+)  # fmt: skip
+def test_a_refused_bot_or_name_is_said_in_the_players_language(
+    command: str, args: list[str], lang: str, option: str, message: str
+) -> None:
+    result = CliRunner().invoke(main, [command, *args, "--lang", lang], input="", env={"P2PCARDS_LANG": None})
+    assert result.exit_code == 2, result.output
+    assert option in result.output and message in result.output, result.output
+
+
+@pytest.mark.parametrize(
     ("command", "args", "lang", "message"),
     [
         ("play", ["--rule", "target=5000"], "fr", "la règle target va de 1 à 1000, pas 5000"),

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from p2pcards.errors import UsageError
+from p2pcards.bots.words import bot_error
 from p2pcards.games.base import game as game_named
 from p2pcards.games.base import load
 
@@ -49,7 +49,7 @@ def make_bot(name: str, game: str = "nines") -> Strategy[Any, Any]:
             raise KeyError(name)
         return factories[name]()
     except KeyError:
-        raise UsageError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}") from None
+        raise bot_error("bot_err_unknown", name=repr(name), known=", ".join(BOT_NAMES)) from None
 
 
 def check_bot(name: str) -> str:

@@ -44,7 +44,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from p2pcards.errors import UsageError
+from p2pcards.bots.words import bot_error
 
 DEFAULT_SECONDS = 0.2
 """Thinking time per decision when none is given."""
@@ -73,11 +73,11 @@ class Budget:
 
     def __post_init__(self) -> None:
         if self.seconds is None and self.iterations is None:
-            raise UsageError("an expert needs a time or an iteration budget")
+            raise bot_error("bot_err_no_budget")
         if self.seconds is not None and not (0 < self.seconds <= MAX_SECONDS):
-            raise UsageError(f"an expert thinks more than 0 and at most {MAX_SECONDS:g} seconds a move")
+            raise bot_error("bot_err_seconds", most=f"{MAX_SECONDS:g}")
         if self.iterations is not None and not (1 <= self.iterations <= MAX_ITERATIONS):
-            raise UsageError(f"an expert searches 1 to {MAX_ITERATIONS} deals a move")
+            raise bot_error("bot_err_iterations", most=MAX_ITERATIONS)
 
     @classmethod
     def parse(cls, text: str) -> Budget:
@@ -88,11 +88,9 @@ class Budget:
                 return cls(seconds=None, iterations=int(t[:-1]))
             value = float(t[:-1] if t.endswith("s") else t)
         except ValueError:
-            raise UsageError(
-                f"expert budget {text!r} is neither seconds (expert:0.5) nor iterations (expert:300i)"
-            ) from None
+            raise bot_error("bot_err_budget_words", text=repr(text)) from None
         if not math.isfinite(value):
-            raise UsageError(f"expert budget {text!r} is not a number of seconds")
+            raise bot_error("bot_err_budget_seconds", text=repr(text))
         return cls(seconds=value)
 
     def describe(self) -> str:

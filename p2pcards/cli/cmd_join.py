@@ -328,7 +328,8 @@ def join(
     # The same command again after a crash: back into the game this node had not finished.
     # Only a game this seat played: a person and a bot may have joined one host from here.
     try:
-        me: bytes | None = _seat_identity(_seat_name(opts["name"], opts["bot"]), opts["bot"]).public_key
+        seat_name = _seat_name(opts["name"], opts["bot"], opts["lang"])
+        me: bytes | None = _seat_identity(seat_name, opts["bot"]).public_key
     except P2PCardsError:  # (said when the node starts)
         me = None
     earlier = [u for u in node.unfinished_games() if u.host_address == (host_name, host_port) and u.key == me]

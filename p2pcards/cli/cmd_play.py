@@ -134,7 +134,7 @@ def play(
     try:
         check_bot(bot)
     except UsageError as e:
-        raise click.BadParameter(str(e), param_hint="'-b' / '--bot'") from None
+        raise click.BadParameter(_said(e, tr), param_hint="'-b' / '--bot'") from None
     try:
         table_rules = spec.parse_rules(rules)
     except UsageError as e:
@@ -145,7 +145,7 @@ def play(
         raise click.BadParameter(tr("usage_delay_without_watch"), param_hint="'--delay'")
     language = _language(lang)
     if name is not None:
-        name = _usable_name(name)
+        name = _usable_name(name, language)
     if delay is None:  # a person at a terminal follows the match; a pipe or a test need not wait
         delay = DEFAULT_DELAY if watch and sys.stdout.isatty() else 0.0
     opts = PlayOptions(

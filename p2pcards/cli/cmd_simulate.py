@@ -70,7 +70,7 @@ def simulate(
         try:
             check_bot(b)
         except UsageError as e:
-            raise click.BadParameter(str(e), param_hint="'--bots'") from None
+            raise click.BadParameter(_said(e, Translator(_language(lang))), param_hint="'--bots'") from None
     try:
         table_rules = spec.parse_rules(rules)
     except RuleOptionError as e:

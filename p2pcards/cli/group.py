@@ -23,24 +23,27 @@ def _check_name(name: str) -> str:
     """A usable name for the table, or UsageError: the other nodes would refuse the rest."""
     from p2pcards.errors import UsageError
     from p2pcards.protocol.messages import MAX_NAME
+    from p2pcards.protocol.notice import Notice
     from p2pcards.safetext import has_unsafe
 
     name = name.strip()[:MAX_NAME].strip()
     if not name:
-        raise UsageError("a name cannot be empty")
+        raise UsageError(Notice("usage_name_empty"))
     if has_unsafe(name):
-        raise UsageError("a name cannot contain control, bidi or invisible characters")
+        raise UsageError(Notice("usage_name_unsafe"))
     return name
 
 
-def _usable_name(name: str) -> str:
-    """``--name`` checked as the table will check it: a bad one is a usage error (exit 2)."""
+def _usable_name(name: str, lang: str | None = None) -> str:
+    """``--name`` checked as the table will check it: a bad one is a usage error (exit 2),
+    said in ``lang`` (the command's ``--lang``, else the environment's)."""
     from p2pcards.errors import UsageError
+    from p2pcards.ui.i18n import Translator
 
     try:
         return _check_name(name)
     except UsageError as e:
-        raise click.BadParameter(str(e), param_hint="'--name'") from None
+        raise click.BadParameter(_said(e, Translator(_language(lang))), param_hint="'--name'") from None
 
 
 def _to_terminal() -> bool:
@@ -52,11 +55,11 @@ def _to_terminal() -> bool:
 def _said(error: BaseException, tr: Any) -> str:
     """An error's message in the player's language: a layer below the interface that raises
     it with a :class:`~p2pcards.protocol.notice.Notice` gives its key and values, and so does
-    a refused rule option (the games' rule words)."""
-    from p2pcards.errors import RuleOptionError
+    a usage error said by its key (a refused rule option, a bot's budget)."""
+    from p2pcards.errors import UsageError
     from p2pcards.protocol.notice import message_of
 
-    return str(tr.said(error if isinstance(error, RuleOptionError) else message_of(error)))
+    return str(tr.said(error if isinstance(error, UsageError) and error.key else message_of(error)))
 
 
 _LANG_META = "p2pcards.lang"

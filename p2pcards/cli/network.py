@@ -111,15 +111,15 @@ def _network_options(*, host: bool, resume: bool = False) -> Callable[[Command],
     return decorate
 
 
-def _seat_name(name: str | None, bot: str | None) -> str:
-    """The name this seat sits under: the one given, else a person's remembered name (or
-    their login), a bot's strategy (``Expert`` for ``--bot expert:0.5``)."""
+def _seat_name(name: str | None, bot: str | None, lang: str | None = None) -> str:
+    """The name this seat sits under: the one given (refused in ``lang``), else a person's
+    remembered name (or their login), a bot's strategy (``Expert`` for ``--bot expert:0.5``)."""
     import getpass
 
     from p2pcards.net import storage
 
     if name is not None:
-        return _usable_name(name)
+        return _usable_name(name, lang)
     if bot is not None:
         return _check_name(bot.split(":")[0].capitalize())
     try:
@@ -203,9 +203,9 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         try:
             check_bot(bot)
         except P2PCardsError as e:
-            raise click.BadParameter(str(e), param_hint="'-b' / '--bot'") from None
+            raise click.BadParameter(_said(e, Translator(language)), param_hint="'-b' / '--bot'") from None
     if name is not None:
-        name = _usable_name(name)
+        name = _usable_name(name, language)
     tr = Translator(language)
     if bind and not _nameable(bind):
         raise click.BadParameter(tr("bind_bad", address=repr(bind)), param_hint="'--bind'")
@@ -213,7 +213,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         console = Console(
             tr=tr, style=Style.detect(), read=input, write=click.echo, echo=not sys.stdin.isatty()
         )
-        given, name = name, _seat_name(name, bot)
+        given, name = name, _seat_name(name, bot, language)
         found = None if seat_key is None else storage.identity_for(seat_key)
         identity = found or _seat_identity(name, bot)
         ui = NetworkUI(console, human=bot is None)

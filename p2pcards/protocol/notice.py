@@ -62,6 +62,8 @@ NOTICES: dict[str, str] = {
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_game_unplayable": "the host plays a game this version cannot play: {why}",
+    "usage_name_empty": "a name cannot be empty",
+    "usage_name_unsafe": "a name cannot contain control, bidi or invisible characters",
     "notice_no_host_seated": "none of the {n} hosts that answered seated you ({failures})",
     "notice_host_plain": "protocol version mismatch: the host does not encrypt its links (older p2pcards)",
     "notice_host_version": "protocol version mismatch: the host speaks {theirs}, this program {ours}",

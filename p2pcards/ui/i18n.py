@@ -22,8 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from p2pcards.bots.words import BOT_WORDS
 from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
-from p2pcards.errors import CardParseError, RuleOptionError
+from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
@@ -782,6 +783,7 @@ _EN.update(_EN_CLICK)
 _EN.update(AUDIT_WORDS)
 _EN.update(FAULT_WORDS)
 _EN.update(RULE_WORDS)
+_EN.update(BOT_WORDS)
 
 # Messages that change with a number: (singular, plural) in English; each language has
 # its own forms (French says "1 manche", "0 manche"; Italian "0 mani").
@@ -968,9 +970,9 @@ class Translator:
         return text.replace("de {game}", f"du {rest}").replace("à {game}", f"au {rest}")
 
     def said(self, value: object) -> object:
-        """``value`` in this language when it is a notice (or several) or a refused rule
-        option (said by its key), else as it is."""
-        if isinstance(value, RuleOptionError) and value.key:
+        """``value`` in this language when it is a notice (or several) or a usage error said
+        by its key (a refused rule option, a bot's budget), else as it is."""
+        if isinstance(value, UsageError) and value.key:
             return self(value.key, **value.values)
         if isinstance(value, Notice):
             return self(value.key, **value.values)
