@@ -243,3 +243,14 @@ def test_a_journal_that_cannot_be_resumed_is_mentioned_not_passed_over(home: Pat
     assert nothing.exit_code == 0 and "Aucune partie inachevée" in said, said
     assert f"non listé : {empty}" in said, said
     assert empty.exists()  # left as it is
+
+
+def test_a_journal_whose_clock_is_damaged_is_refused_in_the_players_language(home: Path) -> None:
+    """A header whose signed clock is not three numbers is refused before the node starts,
+    in the player's language, and the journal is kept."""
+    path = journal(home, {**SESSION, "clock": [600, 60]})
+    before = path.read_bytes()
+    refused = run(str(path), "--lang", "fr")
+    assert refused.exit_code == 1, refused.output
+    assert f"{path} est endommagé : the clock is not a turn, a step and a grace" in refused.output
+    assert path.read_bytes() == before

@@ -395,12 +395,12 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     try:
         contents = read_journal(path.read_bytes())
     except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+        raise UsageError(Notice("journal_unreadable", path=str(path), why=e.strerror or str(e))) from None
     h = contents.header
     if storage.journal_in_use(path):
         raise UsageError(Notice("journal_in_use", path=str(path)))
     if h.roster[h.seat].key != cfg.identity.public_key:
-        raise UsageError(f"{path} is the journal of another player's key: it cannot be resumed here")
+        raise UsageError(Notice("journal_other_key", path=str(path)))
     try:
         addresses = [_journal_seat(entry) for entry in h.session["seats"]]
         host_address = h.session["host_address"]
@@ -412,7 +412,7 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
         if signed_clock is not None and len(signed_clock) != 3:
             raise ValueError("the clock is not a turn, a step and a grace")
     except (KeyError, TypeError, ValueError) as e:
-        raise UsageError(f"{path} is damaged: {e}") from None
+        raise UsageError(Notice("journal_header_damaged", path=str(path), why=str(e))) from None
     seats = zip(h.roster, addresses, strict=True)
     roster = tuple(Seat(name=p.name, key=p.key, host=a, port=port, also=also) for p, (a, port, also) in seats)
     info = SessionInfo(
