@@ -70,6 +70,26 @@ class Switchboard:
 
         return Relinker()  # type: ignore[return-value]
 
+    async def blip(
+        self, links: dict[int, dict[int, Link]], seat: int, peers: Sequence[int], away: float
+    ) -> None:
+        """Cut ``seat``'s links with ``peers`` for ``away`` seconds, wait (30 s at most) until
+        each is dialled again, and put the new links in ``links``."""
+        relinked = self.relinks + len(peers)
+        self.blocked.add(seat)
+        for peer in peers:
+            await cut(links[seat][peer], links[peer][seat])
+        await trio.sleep(away)
+        self.blocked.discard(seat)
+        with trio.move_on_after(30):
+            while self.relinks < relinked:
+                await trio.sleep(0.1)
+        for peer in peers:
+            pair = self.latest.get((min(seat, peer), max(seat, peer)))
+            if pair is not None:  # (the lower seat dials: its end first)
+                peer_end, seat_end = pair if peer < seat else (pair[1], pair[0])
+                links[peer][seat], links[seat][peer] = peer_end, seat_end
+
 
 Seated = tuple[dict[int, Table], dict[int, dict[int, Link]], "Switchboard"]
 
@@ -900,22 +920,9 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
         current = {s: dict(links[s]) for s in tables}
         while not tables[2].my_turn:
             await trio.sleep(0.5)
-        relinks = 0
         while all(results.get(s) is None for s in (0, 1)):
             await trio.sleep(TIMEOUTS.turn - 10)  # just before its time runs out
-            board.blocked.add(2)
-            for peer in (0, 1):
-                await cut(current[2][peer], current[peer][2])
-            await trio.sleep(3)
-            board.blocked.discard(2)
-            relinks += 2
-            with trio.move_on_after(30):
-                while board.relinks < relinks:
-                    await trio.sleep(0.1)
-            for peer in (0, 1):
-                pair = board.latest.get((min(2, peer), max(2, peer)))
-                if pair is not None:
-                    current[2][peer], current[peer][2] = (pair[1], pair[0]) if peer < 2 else pair
+            await board.blip(current, 2, (0, 1), away=3)
 
     started = trio.current_time()
     with trio.fail_after(3600):
@@ -1283,19 +1290,8 @@ async def test_a_seat_whose_links_blip_while_another_thinks_keeps_its_allowance(
             await trio.sleep(90)
             if tables[0].status != "running":
                 break
-            board.blocked.add(2)
-            for peer in (0, 1):
-                await cut(links[2][peer], links[peer][2])
-            await trio.sleep(1)
-            board.blocked.discard(2)
+            await board.blip(links, 2, (0, 1), away=1)
             blips += 1
-            with trio.move_on_after(30):
-                while board.relinks < 2 * blips:
-                    await trio.sleep(0.1)
-            for peer in (0, 1):
-                pair = board.latest.get((peer, 2))
-                if pair is not None:
-                    links[peer][2], links[2][peer] = pair
 
     tables, results, notices, _ = await run_with_cuts(3, cuts, deciders={0: slow})
     assert blips * 87 > ABSENCE_ALLOWANCE * GRACE, blips  # past the allowance, had the returns counted
