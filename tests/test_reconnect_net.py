@@ -73,18 +73,34 @@ class Relay:
         self.streams.clear()
 
 
-async def test_a_joiner_whose_connection_breaks_dials_again_and_the_match_ends(tmp_path: Path) -> None:
-    outcomes: dict[int, Outcome] = {}
-    host_ui, far_ui = RecordingUI(), RecordingUI()
+async def far_seat_through_a_breaking_relay(
+    tmp_path: Path,
+    outcomes: dict[int, Outcome],
+    host_ui: RecordingUI,
+    far_ui: RecordingUI,
+    beside: Callable[[trio.Nursery, int, Relay], None] | None = None,
+) -> Relay:
+    """A match of three to its end: seat 2 ("far") reaches the host through a relay that breaks
+    its link in the middle of the first hand; ``beside(nursery, host_port, relay)`` starts what
+    else runs meanwhile. Returns the relay."""
     with trio.fail_after(90), report(outcomes, host_ui):
         async with trio.open_nursery() as nursery:
             host = config(tmp_path, "h", seed=1, ui=host_ui)
             port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
             relay = Relay(port, break_after=15_000)  # in the middle of the first hand
             await relay.serve(nursery)
+            if beside is not None:
+                beside(nursery, port, relay)
             await join_seat(nursery, port, config(tmp_path, "near", seed=2), 1, outcomes, host_ui)
             far = config(tmp_path, "far", seed=3, ui=far_ui)
             await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
+    return relay
+
+
+async def test_a_joiner_whose_connection_breaks_dials_again_and_the_match_ends(tmp_path: Path) -> None:
+    outcomes: dict[int, Outcome] = {}
+    host_ui, far_ui = RecordingUI(), RecordingUI()
+    relay = await far_seat_through_a_breaking_relay(tmp_path, outcomes, host_ui, far_ui)
     assert relay.broke, "the match ended before the relay broke the link"
     assert relay.connections >= 2  # the joiner dialled the host again through the relay
     for seat, o in outcomes.items():
@@ -302,16 +318,11 @@ async def test_a_seat_dials_the_host_again_past_strangers_holding_its_addresss_p
     its link hello read in the time the door gives a newcomer to be told it is busy."""
     outcomes: dict[int, Outcome] = {}
     host_ui, far_ui = RecordingUI(), RecordingUI()
-    with trio.fail_after(90), report(outcomes, host_ui):
-        async with trio.open_nursery() as nursery:
-            host = config(tmp_path, "h", seed=1, ui=host_ui)
-            port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
-            relay = Relay(port, break_after=15_000)
-            await relay.serve(nursery)
-            nursery.start_soon(_hold_the_door, port, lambda: relay.carried >= 10_000)
-            await join_seat(nursery, port, config(tmp_path, "near", seed=2), 1, outcomes, host_ui)
-            far = config(tmp_path, "far", seed=3, ui=far_ui)
-            await last_joins_and_all_end(nursery, far, relay.port, 2, outcomes, 3)
+
+    def hold_the_door(nursery: trio.Nursery, port: int, relay: Relay) -> None:
+        nursery.start_soon(_hold_the_door, port, lambda: relay.carried >= 10_000)
+
+    relay = await far_seat_through_a_breaking_relay(tmp_path, outcomes, host_ui, far_ui, hold_the_door)
     assert relay.broke, "the match ended before the relay broke the link"
     assert relay.connections >= 2
     assert any("far (seat 2) is back" in i for i in host_ui.infos), host_ui.infos
