@@ -389,8 +389,8 @@ class _Mesh:
     """Peers away because this node itself was (back from a crash): their absence is not charged."""
     linked_since: dict[int, float] = field(default_factory=dict)
     """When each peer's current link of its own was made (or the match began on it)."""
-    carried: _Carried = field(default_factory=lambda: _Carried())
-    """What this seat carried for the others (relay frames)."""
+    floods: _Floods = field(default_factory=lambda: _Floods())
+    """What this seat carried for the others, and how many notices each peer sent it."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -423,7 +423,7 @@ class _Mesh:
         reader still reports comes from a replaced link, and is ignored)."""
         old, self.links[peer] = self.links.get(peer), link
         self.linked_since[peer] = trio.current_time()
-        self.carried.records.pop(peer, None)  # what went on the old link may have been lost with it
+        self.floods.forget(peer)
         if isinstance(old, Link):
             self.nursery.start_soon(_close, old)
         self.start_reader(peer, link)
@@ -1035,7 +1035,7 @@ async def _play(
             continue
         if source is not links.get(peer):
             continue  # from a link that has been replaced since
-        if isinstance(item, Need) and not mesh.carried.worth_carrying(peer, table.seat or 0, item, now):
+        if isinstance(item, Need) and not mesh.floods.worth_reading(peer, now):
             heard = now
             continue  # more than an honest seat asks (RELAY_NOTICE_RATE): dropped unread, blaming nobody
         if isinstance(item, Relay) and item.target == table.seat and item.origin in trial:
@@ -1057,7 +1057,7 @@ async def _play(
             continue
         if isinstance(item, Relay):
             heard = now
-            if await _carry(table, links, peer, item, timeouts.step, mesh.carried):  # an abort, relayed
+            if await _carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
             await _flush(table, links, timeouts.step, journal)
             continue
@@ -1260,11 +1260,11 @@ async def _linger(
                     with contextlib.suppress(WireError):
                         if item.inner() == sign:
                             done.add(item.origin)
-                await _carry(table, links, peer, item, 1, mesh.carried)
+                await _carry(table, links, peer, item, 1, mesh.floods)
             elif isinstance(item, Need):
                 if item == sign:
                     done.add(peer)
-                if not mesh.carried.worth_carrying(peer, table.seat or 0, item, trio.current_time()):
+                if not mesh.floods.worth_reading(peer, trio.current_time()):
                     continue  # asked too often (RELAY_NOTICE_RATE): its sign is noted all the same
                 with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
                     table.receive_frame(peer, item)
@@ -1285,38 +1285,49 @@ RELAY_NOTICE_RATE = 4.0
 at most (``EARLY_ASK``, ``AWAY_ASK``, the keep-alive); the rest is dropped unread, blaming nobody."""
 
 
-class _Carried:
-    """What this seat carried, so that a seat flooding it with relay frames makes it carry
-    each signed record once per target, and the rest at ``RELAY_NOTICE_RATE``: copies it
-    carried on would queue in front of this seat's own frames to the target (which reads
-    them all before the records of the match), and cost this seat a signature check each.
-    Dropping a copy loses nothing: a target that lacks a record asks for it (``need``), and
-    every seat at the table holds it."""
+class _Floods:
+    """Bounds on what a peer's frames make this seat do. A signed record is carried once per
+    target: copies carried on would queue in front of this seat's own frames to the target
+    (which reads them all before the records of the match), and cost this seat a signature
+    check each; dropping one loses nothing, since a target that lacks a record asks for it
+    (``need``) and every seat at the table holds it. Unsigned notices (``need``, ``abort``)
+    are carried, and ``need`` frames read (each is answered from the transcript), at
+    ``RELAY_NOTICE_RATE`` from one origin."""
 
     def __init__(self) -> None:
-        self.records: dict[int, set[bytes]] = {}
-        self.notices: dict[tuple[int, int], tuple[float, float]] = {}
+        self._records: dict[int, set[bytes]] = {}
+        self._tokens: dict[tuple[int, int | None], tuple[float, float]] = {}
 
     def worth_carrying(self, origin: int, target: int, inner: Any, now: float) -> bool:
         """Whether ``inner`` is worth carrying from ``origin`` to ``target`` (a notice, as it is
         asked, takes one of the pair's tokens)."""
         if isinstance(inner, SignedRecord | Evidence):
-            records = (inner,) if isinstance(inner, SignedRecord) else inner.records
-            seen = self.records.get(target, set())
-            return any(_digest(r) not in seen for r in records)
-        tokens, then = self.notices.get((origin, target), (RELAY_NOTICES, now))
-        tokens = min(RELAY_NOTICES, tokens + (now - then) * RELAY_NOTICE_RATE)
-        if tokens < 1:
-            self.notices[(origin, target)] = (tokens, now)
-            return False
-        self.notices[(origin, target)] = (tokens - 1, now)
-        return True
+            seen = self._records.get(target, set())
+            return any(_digest(r) not in seen for r in _records_of(inner))
+        return self._take((origin, target), now)
+
+    def worth_reading(self, origin: int, now: float) -> bool:
+        """Whether a ``need`` of ``origin``'s (on its own link, or carried) is read: one token."""
+        return self._take((origin, None), now)
 
     def carried(self, target: int, inner: Any) -> None:
         """``inner`` (checked) goes to ``target``: its records are not carried there again."""
         if isinstance(inner, SignedRecord | Evidence):
-            records = (inner,) if isinstance(inner, SignedRecord) else inner.records
-            self.records.setdefault(target, set()).update(_digest(r) for r in records)
+            self._records.setdefault(target, set()).update(_digest(r) for r in _records_of(inner))
+
+    def forget(self, target: int) -> None:
+        """A new link with ``target``: what went on the old one may have been lost with it."""
+        self._records.pop(target, None)
+
+    def _take(self, key: tuple[int, int | None], now: float) -> bool:
+        tokens, then = self._tokens.get(key, (RELAY_NOTICES, now))
+        tokens = min(RELAY_NOTICES, tokens + (now - then) * RELAY_NOTICE_RATE)
+        self._tokens[key] = (tokens - 1, now) if tokens >= 1 else (tokens, now)
+        return tokens >= 1
+
+
+def _records_of(inner: SignedRecord | Evidence) -> tuple[SignedRecord, ...]:
+    return (inner,) if isinstance(inner, SignedRecord) else inner.records
 
 
 def _digest(rec: SignedRecord) -> bytes:
@@ -1326,11 +1337,11 @@ def _digest(rec: SignedRecord) -> bytes:
 
 
 async def _carry(
-    table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float, carried: _Carried
+    table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float, floods: _Floods
 ) -> bool:
     """A relay frame from ``peer``: one ``peer`` asks this seat to carry (``from`` is
     ``peer``), passed on if this seat is linked with its target (and it is worth carrying:
-    ``_Carried``); or one carried to this seat, read as from its origin. True if that was an
+    ``_Floods``); or one carried to this seat, read as from its origin. True if that was an
     ``abort`` (a claim of its origin's, never a fault of it)."""
     with contextlib.suppress(RemoteProtocolError):
         if relay.target != table.seat:
@@ -1344,14 +1355,14 @@ async def _carry(
             inner: Any = None
             try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
                 inner = relay.inner()
-                if not carried.worth_carrying(peer, relay.target, inner, trio.current_time()):
+                if not floods.worth_carrying(peer, relay.target, inner, trio.current_time()):
                     return False  # a copy of what went there already, or notices too many
                 problem = table.carriable(peer, inner)
             except WireError as e:
                 problem = f"a malformed frame ({e})"
             if problem is not None:
                 table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
-            carried.carried(relay.target, inner)
+            floods.carried(relay.target, inner)
             # As long as this seat's own frames may wait (STUCK_SHARE): a send cut there hangs the
             # link up, and the target, which stopped reading, has its grace to link again.
             with trio.move_on_after(timeout * STUCK_SHARE), contextlib.suppress(LinkClosed):
@@ -1364,9 +1375,7 @@ async def _carry(
         except WireError as e:
             table.blame(peer, f"carried a malformed frame: {e}")
             return False
-        if isinstance(inner, Need) and not carried.worth_carrying(
-            relay.origin, table.seat, inner, trio.current_time()
-        ):
+        if isinstance(inner, Need) and not floods.worth_reading(relay.origin, trio.current_time()):
             return False  # asked more often than an honest seat asks, whoever carried it
         table.receive_relayed(peer, relay.origin, inner)
         return isinstance(inner, Abort)
