@@ -635,6 +635,7 @@ PROBLEMS = {
     "STOPPED_BEFORE": {"names": "Ann (seat 0)", "step": 41},
     "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
     "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
+    "SLOW_ANSWER": {"names": "Ann", "seconds": "10", "allowance": "120"},
 }
 
 

@@ -80,6 +80,19 @@ and the time the steps it came back in were given beyond their own clocks (a who
 each return). A break after that has only what is left (none: the peer is gone at once), so
 that breaking the link at every turn and coming back just in time cannot stall a table for ever."""
 
+QUICK = 10.0
+"""Seconds a step other than a turn (a shuffle, a lock, a key: what a program answers at
+once) may take a seat without counting against it: room for a slow path's round trips and a
+slow machine's arithmetic."""
+
+SLOW_ALLOWANCE = 2.0
+"""Step clocks (at least ``SLOW_ALLOWANCE_MIN`` seconds) that a seat's answers to steps other
+than turns may take beyond ``QUICK`` each, in all over the match. Once it is spent, such a step
+gives that seat ``QUICK`` only, so that a seat that answers each step just before its clock runs
+out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for the match."""
+
+SLOW_ALLOWANCE_MIN = 60.0
+
 RETRY = 1.0
 """Seconds between two attempts to relink a peer."""
 
@@ -391,6 +404,9 @@ class _Mesh:
     """When each peer's current link of its own was made (or the match began on it)."""
     floods: _Floods = field(default_factory=lambda: _Floods())
     """What this seat carried for the others, and how many notices each peer sent it."""
+    late: dict[int, float] = field(default_factory=dict)
+    """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
+    turns took (``SLOW_ALLOWANCE``)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -407,6 +423,11 @@ class _Mesh:
         """``peer`` was away, or was given back, ``seconds`` more."""
         if seconds > 0:
             self.spent[peer] = self.spent.get(peer, 0.0) + seconds
+
+    def lateness_left(self, peer: int, step_clock: float) -> float:
+        """What ``peer``'s answers to steps other than turns may still take beyond ``QUICK``."""
+        allowance = max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * step_clock)
+        return max(0.0, allowance - self.late.get(peer, 0.0))
 
     def start_reader(self, peer: int, link: Link) -> None:
         self.nursery.start_soon(_reader, peer, link, self.send.clone())
@@ -707,6 +728,10 @@ async def _play(
     step: tuple[object, int] = (None, -1)
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
+    timed_late = False
+    """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
+    late_judged: set[int] = set()
+    """The seats the current step awaits whose lateness counts, as last looked at."""
     differed = False  # this seat's player said the table fingerprint differed
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
@@ -809,10 +834,23 @@ async def _play(
             why = FINGERPRINT_DIFFERED if differed else "quit"
             await _leave(table, links, timeouts.step, journal, result, why)
             return
+        # The seats whose answer came since the last look, charged what it took beyond QUICK.
+        same_step = (table.current, table.step) == step
+        answered = late_judged - set(table.waiting_for) if same_step else late_judged
+        if answered and timed_late:
+            late = trio.current_time() - started - QUICK
+            for s in answered:
+                if late > 0 and s not in returned and not isinstance(links.get(s), RelayedLink):
+                    mesh.late[s] = mesh.late.get(s, 0.0) + late
+        late_judged -= answered  # (each answer is charged once)
         if (table.current, table.step) != step:  # a new step, or the first of a table that continues
             step = (table.current, table.step)
             decision = table.spec.kind in table.DECISIONS
             wait = timeouts.turn if decision else timeouts.step
+            # Steps other than turns are answered by the program at once: what a seat's answers
+            # take beyond QUICK comes out of its lateness allowance (SLOW_ALLOWANCE). Not the
+            # first step of a table, which waits for the links to form.
+            timed_late = not decision and table.step != 0 and wait > QUICK and not nobody_back
             started = trio.current_time()
             clock_from = started  # where the wait shown to the player counts from
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
@@ -855,6 +893,23 @@ async def _play(
                 if isinstance(lk := links.get(s), RelayedLink) and not lk.carrier_seats()
             ]
         wait_until = max([deadline, *waiting_away])
+        # A seat judged here on its own link, not away nor back in this step, whose lateness
+        # allowance runs out before the step's clock does, is named when it does.
+        late_judged = set()
+        late_at = math.inf
+        if timed_late and table.status == "running" and not nobody_back:
+            late_judged = {
+                s
+                for s in table.waiting_for
+                if s != table.seat
+                and s not in returned
+                and s not in mesh.away
+                and s not in trial
+                and s not in table.stopped
+                and not isinstance(links.get(s), RelayedLink)
+            }
+            if late_judged:
+                late_at = started + QUICK + min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
         if trio.current_time() - heard > WAIT_NOTICE + 1:
             # Every peer silent longer than a live one ever is: this node's own connection may
             # be down. A clock shorter than the silence that shows it (DEAF) waits for that
@@ -909,7 +964,7 @@ async def _play(
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
-            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at)
+            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_at)
             if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
                 wake_at = min(stop_deadline, trial_ends)
             with trio.move_on_at(wake_at) as scope:
@@ -934,6 +989,18 @@ async def _play(
             # them, and the next step may wait for all.)
             if dead := _dead_paths(table, links, mesh, False, returned, table.present):
                 _take_for_broken(mesh, dead, now)
+                continue
+            if now >= late_at and now - heard <= WAIT_NOTICE + 1:
+                # (Not while every peer is silent: this node's own connection may be down.)
+                over = [
+                    s
+                    for s in sorted(late_judged)
+                    if started + QUICK + mesh.lateness_left(s, timeouts.step) <= now
+                ]
+                if over:
+                    relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
+                    allowance = max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeouts.step)
+                    _time_out(table, now - started, False, result, relayed, late=(over, allowance))
                 continue
             if now < min(notice, ask_at, trial_ends):
                 continue  # (woke to look at the paths only)
@@ -1102,6 +1169,10 @@ HEARD_NOBODY = (
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
+SLOW_ANSWER = (
+    "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
+    " already, the most a seat may be over the match"
+)
 """The problems of a match that stops for lack of connections or answers, as the node says
 them (the interface says them in the player's language: ``p2pcards.ui.problems``)."""
 
@@ -1440,9 +1511,17 @@ def _systems_answer(links: dict[int, PeerLink], seats: Collection[int]) -> bool:
 
 
 def _time_out(
-    table: Sitting, waited: float, deaf: bool, result: RunResult, relayed: Collection[int] = ()
+    table: Sitting,
+    waited: float,
+    deaf: bool,
+    result: RunResult,
+    relayed: Collection[int] = (),
+    late: tuple[Sequence[int], float] | None = None,
 ) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    ``late``: the seats whose lateness allowance (of the seconds given) ran out before the
+    step's clock, and only those: the time ran out for them alone.
 
     A seat in ``relayed`` reaches this node only through a relay (the host, or the
     seats linked with both), which may have dropped its records: its silence is never
@@ -1463,7 +1542,7 @@ def _time_out(
                 return
             table.conclude_stalled()
             return
-        waiting = table.waiting_for
+        waiting = table.waiting_for if late is None else tuple(late[0])
         names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
         if deaf:
             # Heard from nobody the whole wait: this node's own connection is the
@@ -1508,4 +1587,7 @@ def _time_out(
         result.blamed = tuple(direct)
         said = SILENT_PLAY if table.spec.kind in getattr(current, "DECISIONS", ()) else SILENT_ANSWER
         silent_names = " and ".join(table.roster[s].name for s in direct)
-        table.blame(direct[0], said.format(names=silent_names, seconds=f"{waited:.0f}"))
+        if late is not None:
+            said = SLOW_ANSWER
+        allowance = "" if late is None else f"{late[1]:g}"
+        table.blame(direct[0], said.format(names=silent_names, seconds=f"{waited:.0f}", allowance=allowance))

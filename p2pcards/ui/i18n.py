@@ -522,6 +522,10 @@ _EN: dict[str, str] = {
     "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
     "problem_silent_play": "timed out: {names} did not play within {seconds} s",
     "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",
+    "problem_slow_answer": (
+        "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
+        " already, the most a seat may be over the match"
+    ),
     "lobby": "At the table ({n} of {players}): {names}",
     "linked": "Everyone is linked: {names}. Shuffling...",
     "fingerprint": "Table fingerprint: {fingerprint}",

@@ -36,6 +36,7 @@ PROBLEM_KEYS = (
     ("STOPPED_BEFORE", "problem_stopped_before"),
     ("SILENT_PLAY", "problem_silent_play"),
     ("SILENT_ANSWER", "problem_silent_answer"),
+    ("SLOW_ANSWER", "problem_slow_answer"),
 )
 """The node's own words for a match that stopped for lack of connections or answers
 (templates of ``net.runner``, read when first needed: the match's modules load after the
@@ -44,7 +45,7 @@ lobby), and their messages in the catalogs."""
 _SEAT = re.compile(r"\(seat (\d+)\)")
 _NUMBERS = frozenset(
     {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown", "before"}
-    | {"round", "layer", "item", "trick", "seconds"}
+    | {"round", "layer", "item", "trick", "seconds", "allowance"}
 )
 """Fields that hold a number: read as digits only, so that a text ending in another's words
 (``replayed its record for step 4 (next hand)``) is read as the template that adds them."""

@@ -1,0 +1,128 @@
+"""A seat that answers each step late, in virtual time (runner.SLOW_ALLOWANCE).
+
+A step other than a turn is answered by the program at once. A seat whose every answer comes
+a while after the step began, but before the step's clock runs out, broke no clock: without
+a bound over the match it could make each hand last as long as its clocks allow. Its lateness
+beyond ``QUICK`` a step is counted, and once its allowance is spent the others name it; a seat
+late by less than ``QUICK`` (a slow path, a slow machine) is never charged anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from net_helpers import bot
+from protocol_helpers import make_tables
+
+from p2pcards.games.nines.rules import NinesRules
+from p2pcards.net import runner
+from p2pcards.net.link import Link
+from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.session import Timeouts
+from p2pcards.protocol.sitting import Sitting
+
+STEP = 30.0
+TURN = 60.0
+
+
+class Lagging(trio.abc.SendStream):
+    """A sending end whose bytes arrive ``delay`` seconds after they are sent, in order, and
+    without holding up the sender (a seat that sits on what it has to say)."""
+
+    def __init__(self, inner: trio.abc.SendStream, delay: float, nursery: trio.Nursery) -> None:
+        self.inner = inner
+        self.delay = delay
+        self.queue, out = trio.open_memory_channel[tuple[float, bytes]](1000)
+        nursery.start_soon(self._pump, out)
+
+    async def _pump(self, out: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
+        async for due, data in out:
+            await trio.sleep_until(due)
+            try:
+                await self.inner.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+        await self.inner.aclose()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.queue.send((trio.current_time() + self.delay, bytes(data)))
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        self.queue.close()
+        await trio.lowlevel.checkpoint()
+
+
+async def play_with_a_late_seat(delay: float, seed: int = 1) -> tuple[dict[int, RunResult], float]:
+    """Three seats, every link of their own; whatever seat 2 sends arrives ``delay`` s late.
+    Each seat's result, and the time the last one stopped."""
+    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(target=100), seed=seed).items()}
+    results: dict[int, RunResult] = {}
+    async with trio.open_nursery() as pumps:
+        links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
+        x, y = trio.testing.memory_stream_pair()
+        links[0][1] = Link(x, peer="seat 1")
+        links[1][0] = Link(y, peer="seat 0")
+        for honest in (0, 1):
+            to_2, from_honest = trio.testing.memory_stream_one_way_pair()
+            from_2_raw, to_honest = trio.testing.memory_stream_one_way_pair()
+            late = Lagging(from_2_raw, delay, pumps)
+            links[honest][2] = Link(trio.StapledStream(to_2, to_honest), peer="seat 2")
+            links[2][honest] = Link(trio.StapledStream(late, from_honest), peer=f"seat {honest}")
+
+        async def seat(s: int) -> None:
+            results[s] = await run_table(
+                tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP)
+            )
+
+        with trio.fail_after(24 * 3600):
+            async with trio.open_nursery() as nursery:
+                for s in tables:
+                    nursery.start_soon(seat, s)
+        ended = trio.current_time()
+        pumps.cancel_scope.cancel()
+    return results, ended
+
+
+async def test_a_seat_late_at_every_step_is_named_once_its_allowance_is_spent(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 answers 25 s into each step of a 30 s clock: the clock of each step would wait
+    for it; its allowance (60 s beyond 10 s a step) runs out within a few steps, and both
+    honest seats name it for that, long before the match could end."""
+    start = trio.current_time()
+    results, ended = await play_with_a_late_seat(25.0)
+    summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    allowance = max(runner.SLOW_ALLOWANCE_MIN, runner.SLOW_ALLOWANCE * STEP)
+    for honest in (0, 1):
+        assert results[honest].status == "failed", summary
+        assert results[honest].blamed == (2,), summary
+        assert f"having been late {allowance:g} s in all" in (results[honest].problem or ""), summary
+    # Each late answer costs 15 s of the 60: five steps of seat 2's at most, and their turns between.
+    assert ended - start < 20 * TURN, summary
+
+
+@pytest.mark.parametrize("delay", [4.0, 9.0])
+async def test_a_seat_late_by_less_than_quick_plays_the_match_to_its_end(
+    autojump_clock: trio.testing.MockClock, delay: float
+) -> None:
+    """A slow path (every frame of seat 2 late by up to 9 s, less than QUICK) is charged
+    nothing: the match ends, nobody named."""
+    assert delay < runner.QUICK
+    results, _ = await play_with_a_late_seat(delay)
+    summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    assert all(r.status == "over" and not r.blamed for r in results.values()), summary
+
+
+def test_the_protocol_states_the_reference_lateness_bounds() -> None:
+    """protocol.md 7.2 gives the reference's values; a client written from it must agree."""
+    text = (Path(__file__).parent.parent / "protocol.md").read_text(encoding="utf-8")
+    assert f"`QUICK` ({runner.QUICK:g} s)" in text
+    stated = f"(2 and 60 s in the reference: {max(60, 2 * 60)} s at the reference clock)"
+    assert stated in text
+    assert (runner.SLOW_ALLOWANCE, runner.SLOW_ALLOWANCE_MIN) == (2, 60)
