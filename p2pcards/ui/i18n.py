@@ -402,6 +402,8 @@ _EN: dict[str, str] = {
     "drew_forced": "An Ace makes you draw: you get {card}.",
     "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
     "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
+    "err_empty": "Type the number of your move (1-{n}) or a card; help shows the rules.",
+    "err_empty_one": "Type 1 or a card like {example}; help shows the rules.",
     "err_notation": "{text} is not a card - a card is written with its rank in English (A, 2-10, J, Q, K),"
     " then its suit's English letter (S spades, H hearts, D diamonds, C clubs), symbol or name: {example}",
     "err_number": "There is no move {text} - type a number 1-{n}",
