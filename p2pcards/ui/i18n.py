@@ -775,6 +775,10 @@ _EN_CLICK: dict[str, str] = {
     "click_path_is_file": "{path} is a file, not a folder.",
     "click_path_unreadable": "{path} cannot be read (no permission).",
     "click_path_unwritable": "{path} cannot be written (no permission).",
+    "click_not_whole_number": "{value} is not a whole number.",
+    "click_not_number": "{value} is not a number.",
+    "click_not_in_range": "{value} is not in the range {range}.",
+    "click_not_a_choice": "{value} is not one of {choices}.",
     # The command line's own mistakes that click's checks do not see.
     "usage_bot_and_level": "choose the bots by --bot or by --level, not both",
     "usage_offline_transcript": "an --offline game has no transcript to save",
