@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import test_guarded_checks as guarded
@@ -225,3 +226,24 @@ def test_a_leavers_reason_in_a_fault_text_is_said_in_the_language_when_the_progr
     assert quit_word in said and "'quit'" not in said, said
     own = tr.problem(faults.LEFT_NOBODY_REMAINS.format(name="Ann", said=quote_claim("dinner's ready")))
     assert quote_claim("dinner's ready") in own, own
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_checksum_that_does_not_match_is_said_in_the_language(lang: str, tmp_path: Path) -> None:
+    """A transcript whose records verify but whose checksum does not match (its status was
+    changed: "over" became "ovex") is reported in the reader's language, not in English."""
+    from click.testing import CliRunner
+
+    from p2pcards import cli
+
+    data = (Path(__file__).parent / "fixtures" / "nines-3p-target30.p2pt").read_bytes()
+    assert data.count(b"\xa6status\xa4over") == 1
+    altered = tmp_path / "altered.p2pt"
+    altered.write_bytes(data.replace(b"\xa6status\xa4over", b"\xa6status\xa4ovex"))
+    args = ["audit", str(altered), "--lang", lang]
+    result = CliRunner().invoke(cli.main, args, env={"P2PCARDS_LANG": None})
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert "checksum mismatch" not in said, said
+    assert Translator(lang)("fault_file_altered") in said, said
+    assert problem_text(Translator(lang), faults.FILE_ALTERED) == Translator(lang)("fault_file_altered")

@@ -394,6 +394,33 @@ def test_a_folder_or_missing_path_and_the_commands_own_mistakes_in_the_players_l
         assert tr(key, path="'x'") != Translator("en")(key, path="'x'")
 
 
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_bad_number_or_choice_is_refused_in_the_language(lang: str) -> None:
+    """A value that is no number, out of its range, or none of the choices is refused in the
+    player's language, not in click's English (``'x' is not a valid integer.``)."""
+    from click.testing import CliRunner
+
+    def error(*args: str) -> str:
+        result = CliRunner().invoke(cli.main, [*args, "--lang", lang], env={"P2PCARDS_LANG": None})
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        return result.output.splitlines()[-1]
+
+    tr = Translator(lang)
+    assert error("play", "-n", "x").endswith(tr("click_not_whole_number", value="'x'"))
+    assert error("host", "--port", "abc").endswith(tr("click_not_whole_number", value="'abc'"))
+    assert error("play", "-w", "--delay", "soon").endswith(tr("click_not_number", value="'soon'"))
+    said = error("play", "-w", "--delay", "-1")
+    assert said.endswith(tr("click_not_in_range", value="-1.0", range="0<=x<=60")), said
+    said = error("simulate", "--games", "0")
+    assert said.endswith(tr("click_not_in_range", value="0", range="x>=1")), said
+    said = error("play", "--game", "chess")
+    assert said.endswith(tr("click_not_a_choice", value="'chess'", choices="'nines', 'neuf'")), said
+    for key in ("click_not_whole_number", "click_not_number", "click_not_in_range", "click_not_a_choice"):
+        fields = {"value": "v", "range": "r", "choices": "c"}
+        assert tr(key, **fields) != Translator("en")(key, **fields)
+
+
 def test_click_usage_errors_in_english_are_clicks_own() -> None:
     from click.testing import CliRunner
 

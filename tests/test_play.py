@@ -453,6 +453,17 @@ def _legal(*texts: str, seat: int = 0) -> list:
     return out
 
 
+def test_enter_alone_with_one_card_to_play_says_what_to_type() -> None:
+    """Enter alone with one card to play is no card typed: it is told what to type, in the
+    player's language, not that '' is not a card."""
+    hand = [parse_card(t) for t in ("KS", "AH", "QC")]
+    menu = build_menu(_legal("KS"))
+    for lang, word in (("en", "Type 1"), ("fr", "Tapez 1"), ("it", "Scrivi 1")):
+        got = parse_answer("  ", menu, seat=0, hand=hand, tr=Translator(lang))
+        assert isinstance(got, Problem), got
+        assert got.message.startswith(word) and "KS" in got.message and "''" not in got.message, got
+
+
 def test_the_menu_groups_the_suits_of_a_nine_and_follows_the_hand_order() -> None:
     menu = build_menu(_legal("9H", "KC", "3S", "QS"))
     assert [o.cards[0].text() for o in menu] == ["3S", "QS", "KC", "9H"]

@@ -343,7 +343,7 @@ def test_every_piped_input_is_answered_and_quit_leaves_cleanly(mode: list[str]) 
     assert "7x is not a card - type a number 1-" in out
     assert "There is no move 99 - type a number 1-" in out
     assert "y is not possible now - type a number 1-" in out
-    assert "'' is not a card" in out
+    assert "Type the number of your move (1-" in out and "'' is not a card" not in out
     # Then the seed; over the network, first where the transcript (of the hands so far) is.
     assert out.rstrip().splitlines()[-2 if mode else -4] == "Game abandoned."
     assert ("Signed transcript" in out) == (not mode)
@@ -810,3 +810,16 @@ def test_a_rank_named_alone_at_the_card_prompt_is_asked_which_card() -> None:
     assert got == Problem(message="asso: quale? Scrivi la carta con il suo seme, per esempio AS"), got
     got = parse_card_answer("queen", cards, seat=1, tr=Translator("en"))
     assert got == Problem(message="queen: which one? Type the card with its suit, such as QH"), got
+
+
+def test_enter_alone_at_the_card_prompt_says_what_to_type() -> None:
+    """Enter alone at Le Neuf's card prompt is told what to type (a number or a card), as at
+    Nines' prompt, not that '' is not a card."""
+    cards = [parse_card(t) for t in ("QS", "2D")]
+    for lang, word in (("en", "Type"), ("fr", "Tapez"), ("it", "Scrivi")):
+        got = parse_card_answer("", cards, seat=1, tr=Translator(lang))
+        assert isinstance(got, Problem) and got.message.startswith(word), got
+        assert "1-2" in got.message and "''" not in got.message, got
+        got = parse_card_answer("", cards[:1], seat=1, tr=Translator(lang))
+        assert isinstance(got, Problem) and got.message.startswith(word + " 1"), got
+        assert "QS" in got.message and "''" not in got.message, got

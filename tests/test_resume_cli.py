@@ -15,6 +15,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.net import storage
 from p2pcards.protocol.journal import JournalHeader, encode_header
 from p2pcards.protocol.messages import Player
+from p2pcards.ui.i18n import Translator
 
 HOSTILE = ("Ev\x1b]0;owned\x07il\x1b[2J", "Bob\nVALID: Bob wins", "\u202eAnn")
 """Names a player may try (the schema refuses them, but a journal is only a file):
@@ -53,6 +54,21 @@ def journal(home: Path, session: dict[str, Any]) -> Path:
 def run(*args: str) -> Result:
     # color=True: click would otherwise strip some escapes itself, as it does on a pipe
     return CliRunner().invoke(main, ["resume", *args], color=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_a_game_number_with_no_unfinished_game_is_a_mistake(home: Path, lang: str) -> None:
+    """resume 5 with no unfinished game resumes nothing: it says so on the error output with
+    status 2 (a mistake on the command line, as a number past the list is); resume alone and
+    resume --list say it with status 0."""
+    env: dict[str, str | None] = {"P2PCARDS_LANG": None}
+    none = Translator(lang)("resume_none")
+    asked = CliRunner().invoke(main, ["resume", "5", "--lang", lang], env=env)
+    assert asked.exit_code == 2, asked.output
+    assert asked.stderr.strip() == none and asked.stdout == "", asked.output
+    for args in ([], ["--list"]):
+        listed = CliRunner().invoke(main, ["resume", *args, "--lang", lang], env=env)
+        assert listed.exit_code == 0 and listed.stdout.strip() == none, listed.output
 
 
 def test_the_list_shows_the_names_in_a_journal_clean(home: Path) -> None:

@@ -44,8 +44,10 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     if which is not None and not which.isdigit():
         path = Path(which)
     else:
-        if not games:
-            click.echo(tr("resume_none"))
+        if not games:  # (a game asked for by its number that is not there: a mistake, status 2)
+            click.echo(tr("resume_none"), err=which is not None and not list_only)
+            if which is not None and not list_only:
+                raise SystemExit(2)
             return
         if list_only or (which is None and len(games) > 1):
             for i, u in enumerate(games, start=1):

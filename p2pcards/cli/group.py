@@ -378,13 +378,25 @@ _PATH_CHECKS = {
 
 def _path_message(message: str, tr: Any) -> str:
     """``message`` in the translator's language when it is one of :class:`click.Path`'s own
-    refusals (``File 'x' is a directory.``: a folder given for a transcript), else as it is."""
+    refusals (``File 'x' is a directory.``: a folder given for a transcript) or of click's
+    checks of a number or a choice (``'x' is not a valid integer.``, ``-1 is not in the range
+    0<=x<=60.``, ``'chess' is not one of 'nines', 'neuf'.``), else as it is."""
     import re
 
     found = re.fullmatch(r"(?:File|Directory|Path) ('.*') (" + "|".join(_PATH_CHECKS) + r")\.", message)
-    if found is None:
-        return message
-    return tr(_PATH_CHECKS[found.group(2)], path=found.group(1))
+    if found is not None:
+        return tr(_PATH_CHECKS[found.group(2)], path=found.group(1))
+    found = re.fullmatch(r"(.+) is not a valid (integer|float)(?: range)?\.", message, re.DOTALL)
+    if found is not None:
+        key = "click_not_whole_number" if found.group(2) == "integer" else "click_not_number"
+        return tr(key, value=found.group(1))
+    found = re.fullmatch(r"(.+) is not in the range (\S+)\.", message, re.DOTALL)
+    if found is not None:
+        return tr("click_not_in_range", value=found.group(1), range=found.group(2))
+    found = re.fullmatch(r"('.*') is not (?:one of )?('.*')\.", message, re.DOTALL)
+    if found is not None:
+        return tr("click_not_a_choice", value=found.group(1), choices=found.group(2))
+    return message
 
 
 _LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."

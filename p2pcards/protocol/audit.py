@@ -705,7 +705,7 @@ def audit_bytes(data: bytes) -> AuditReport:
         report.problems.append(cut)
         report.unfinished.append(cut)
     elif not tf.checksum_ok:
-        report.problems.append(Problem(None, None, None, "file checksum mismatch: the file was altered"))
+        report.problems.append(Problem(None, None, None, faults.FILE_ALTERED))
     # Located but never blamed: bytes outside the signed records prove nothing about a seat.
     report.problems.extend(Problem(None, None, d.record, d.what) for d in tf.damage)
     report.damaged = len(tf.damage)

@@ -112,6 +112,8 @@ ANOTHER_TABLE = "the match goes on at another table"
 
 # -- the audit (p2pcards.protocol.audit)
 
+FILE_ALTERED = "file checksum mismatch: the file was altered"
+
 CHAIN_IN_FILE = (
     "the record of {name} (seat {seat}) for step {step} does not follow the records before it in "
     "this file: {name} signed another history, or a record before it was changed (its author may "

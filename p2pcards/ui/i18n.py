@@ -402,6 +402,8 @@ _EN: dict[str, str] = {
     "drew_forced": "An Ace makes you draw: you get {card}.",
     "err_not_card": "{text} is not a card - type a number 1-{n} or a card like {example}",
     "err_not_card_one": "{text} is not a card - type 1 or a card like {example}",
+    "err_empty": "Type the number of your move (1-{n}) or a card; help shows the rules.",
+    "err_empty_one": "Type 1 or a card like {example}; help shows the rules.",
     "err_notation": "{text} is not a card - a card is written with its rank in English (A, 2-10, J, Q, K),"
     " then its suit's English letter (S spades, H hearts, D diamonds, C clubs), symbol or name: {example}",
     "err_number": "There is no move {text} - type a number 1-{n}",
@@ -777,6 +779,10 @@ _EN_CLICK: dict[str, str] = {
     "click_path_is_file": "{path} is a file, not a folder.",
     "click_path_unreadable": "{path} cannot be read (no permission).",
     "click_path_unwritable": "{path} cannot be written (no permission).",
+    "click_not_whole_number": "{value} is not a whole number.",
+    "click_not_number": "{value} is not a number.",
+    "click_not_in_range": "{value} is not in the range {range}.",
+    "click_not_a_choice": "{value} is not one of {choices}.",
     # The command line's own mistakes that click's checks do not see.
     "usage_bot_and_level": "choose the bots by --bot or by --level, not both",
     "usage_offline_transcript": "an --offline game has no transcript to save",

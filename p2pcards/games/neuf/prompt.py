@@ -55,8 +55,10 @@ def parse_card_answer(
     """
     n = len(cards)
     words = text.replace(",", " ").split()
-    if not words:
-        return Problem(message=_hint(tr, "''", cards))
+    if not words:  # Enter alone: what to type, not "'' is not a card"
+        if n == 1:
+            return Problem(message=tr("err_empty_one", example=cards[0].text()))
+        return Problem(message=tr("err_empty", n=n))
     number = move_number(text.strip())
     if number is not None:
         if not 1 <= number <= n:

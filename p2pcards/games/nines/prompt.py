@@ -151,6 +151,8 @@ def parse_answer(
             return Chosen(option=options[0])
         if n > 1:  # Enter alone, with moves to choose from: say what to type
             return Problem(message=tr("err_empty", n=n))
+        if n == 1 and options[0].cards:  # (one card to play: Enter is no card, and no "''" either)
+            return Problem(message=tr("err_empty_one", example=options[0].cards[0].text()))
         return Problem(message=_hint(tr, "''", options))
     first = words[0]
     rest = words[1:]

@@ -23,7 +23,6 @@ WORDS: dict[str, str] = {
     "prompt_drawn": "You drew {card}, which can be played. Play it? (y/n)",
     "prompt_declare": "The up card is a 9 and you deal: name the active suit.",
     "drew_must_play": "You drew {card} and must play it.",
-    "err_empty": "Type the number of your move (1-{n}) or a card; help shows the rules.",
     "err_not_card_draw": "{text} is not a card - you have nothing to play: press Enter to draw",
     "err_not_card_pass": "{text} is not a card - you have nothing to play: press Enter to pass",
     "err_no_suit_needed": "Only a 9 names a suit: just type {card}",
