@@ -34,6 +34,11 @@ class Say(Protocol):
         for "you" in their language, which a reader of another language reads in theirs."""
         ...
 
+    def player(self, name: str) -> str:
+        """A player's name as a report's sentences say it, in the third person: ``play``'s
+        word for "you", in any language, is said as the player so named."""
+        ...
+
     def reason(self, text: str) -> str:
         """Why a player left, as it signed it: in this language when the program wrote it
         (``quit``, ``interrupted``), else as signed (the leaver's own words)."""
@@ -65,6 +70,10 @@ class English:
 
     def person(self, name: str) -> str:
         """A name as it is (the interface's translator says ``play``'s "you" in English too)."""
+        return name
+
+    def player(self, name: str) -> str:
+        """A name as it is (the interface's translator says ``play``'s "you" as a third person)."""
         return name
 
     def reason(self, text: str) -> str:

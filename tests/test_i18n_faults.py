@@ -247,3 +247,28 @@ def test_a_checksum_that_does_not_match_is_said_in_the_language(lang: str, tmp_p
     assert "checksum mismatch" not in said, said
     assert Translator(lang)("fault_file_altered") in said, said
     assert problem_text(Translator(lang), faults.FILE_ALTERED) == Translator(lang)("fault_file_altered")
+
+
+@pytest.mark.parametrize(
+    ("lang", "you", "left"),
+    [("en", '"you"', "left"), ("fr", "« vous »", "a quitté"), ("it", "«tu»", "ha lasciato")],
+)
+def test_a_player_called_you_reads_as_a_third_person_in_the_audit(
+    lang: str, you: str, left: str, tmp_path: Path
+) -> None:
+    """``play`` names the person at the terminal by the word for "you" (here in French); the
+    audit's sentences say each name in the third person ("Bob left"), so that name is said
+    quoted, as the name it is, and never as a pronoun ("vous a quitté", "di tu")."""
+    from click.testing import CliRunner
+
+    from p2pcards import cli
+
+    env = {"P2PCARDS_LANG": None, "P2PCARDS_HOME": str(tmp_path)}
+    play = ["play", "--seed", "5", "--lang", "fr"]
+    played = CliRunner().invoke(cli.main, play, input="1\nquit\ny\n", env=env)
+    assert played.exit_code == 0, played.output
+    (transcript,) = (tmp_path / "transcripts").glob("*.p2pt")
+    result = CliRunner().invoke(cli.main, ["audit", str(transcript), "--lang", lang], env=env)
+    said = " ".join(result.output.split())
+    assert f"{you} {left}" in said, said
+    assert f"{Translator(lang)('you')} {left}" not in said.replace(you, ""), said  # (a pronoun)

@@ -318,7 +318,7 @@ class AuditReport:
     def _names(self, say: Say = ENGLISH) -> list[str]:
         """The names of the table the match ended on, cleaned, as ``say`` says them."""
         labels = self._labels()
-        return [say.person(self._label(n, k, labels)) for n, k in self.players]
+        return [say.player(self._label(n, k, labels)) for n, k in self.players]
 
     def first_seat(self, seat: int) -> int:
         """The first table's seat of ``seat`` of the table the match ended on: the text
@@ -339,7 +339,7 @@ class AuditReport:
     def _who_seated(self, seat: int, say: Say = ENGLISH) -> str:
         """A seat of the first table (where everyone sat down), by name."""
         labels = self._labels()
-        names = [say.person(self._label(n, k, labels)) for n, k in self.seated]
+        names = [say.player(self._label(n, k, labels)) for n, k in self.seated]
         return (
             say("audit_who", name=names[seat], seat=seat)
             if 0 <= seat < len(names)
@@ -349,7 +349,7 @@ class AuditReport:
     def _leavers_totals(self, say: Say) -> str:
         """``; p2 left with 14``: the totals that those who left keep."""
         gone = [
-            say("audit_left_with", name=say.person(clean(d["name"], 40)), total=d["total"])
+            say("audit_left_with", name=say.player(clean(d["name"], 40)), total=d["total"])
             for d in self.departures()
         ]
         return say("audit_semicolon") + ", ".join(gone) if gone else ""
@@ -426,7 +426,7 @@ class AuditReport:
                         "audit_waiting_saver_left",
                         step=t.step,
                         kind=_kind(t.spec.kind, say),
-                        name=say.person(clean(saver[0]["name"], 40)),
+                        name=say.player(clean(saver[0]["name"], 40)),
                         names=_and(waiting, say),
                     )
                 )
@@ -505,13 +505,13 @@ class AuditReport:
                         say(
                             "audit_player_left_undealt" if seat in undealt else "audit_player_left",
                             seat=seat,
-                            name=say.person(self._label(name, key)),
+                            name=say.player(self._label(name, key)),
                             fp=fp,
                             hand=gone[seat]["hand"],
                         )
                     )
                 else:
-                    shown = say.person(self._label(name, key))
+                    shown = say.player(self._label(name, key))
                     lines.append(say("audit_player", seat=seat, name=shown, fp=fp))
         if t is not None:
             lines += rules_in_words(t.GAME, t.rules, None if say is ENGLISH else say)
@@ -550,7 +550,7 @@ class AuditReport:
         undealt = self._left_before_a_deal()
         t = self.table
         for d in departures:
-            name = say.person(clean(d["name"], 40))
+            name = say.player(clean(d["name"], 40))
             ended = d is departures[-1] and t is not None and not t.hands_crypto and t.match is not None
             after = say(
                 "audit_after_totals"
@@ -578,7 +578,7 @@ class AuditReport:
             lines += _wrap(
                 say(
                     "audit_left_here_undealt" if d["seat"] in undealt else "audit_left_here",
-                    name=say.person(clean(d["name"], 40)),
+                    name=say.player(clean(d["name"], 40)),
                     how=how_in_words("signed", say),
                     reason=say.reason(clean(d["reason"], 200)),
                     hand=d["hand"],

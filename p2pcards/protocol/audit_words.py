@@ -32,6 +32,7 @@ AUDIT_WORDS: dict[str, str] = {
     "audit_semicolon": "; ",
     "audit_seat": "seat {seat}",
     "audit_who": "{name} (seat {seat})",
+    "audit_you_player": '"{you}"',
     "audit_confirmed": "{names} confirmed that every player read these digits",
     "audit_differed": "{names} said the digits differed",
     "audit_other_table": "{names} signed the digits of another table (not counted)",

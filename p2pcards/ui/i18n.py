@@ -1009,6 +1009,11 @@ class Translator:
         word for "you" in any language (``vous``, ``tu``), is said in this one."""
         return self("you") if name.strip().casefold() in you_words() else name
 
+    def player(self, name: str) -> str:
+        """``name`` in a report's sentence, in the third person: ``play``'s word for "you", in
+        any language, is said as the player so named (``"you" left``)."""
+        return self("audit_you_player", you=self("you")) if name.strip().casefold() in you_words() else name
+
     def text(self, key: str, english: str) -> str:
         """A message that is not in this module (the command line's help), by key and English."""
         return self._catalog.pgettext(key, english)
