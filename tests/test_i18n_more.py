@@ -635,6 +635,10 @@ PROBLEMS = {
     "STOPPED_BEFORE": {"names": "Ann (seat 0)", "step": 41},
     "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
     "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
+    "RELAYED_SILENT": {"names": "Ann (seat 0), Bob (seat 2)", "step": 41},
+    "RELAYED_DISPUTE": {"names": "Ann (seat 0)"},
+    "STOPPED_CLAIM": {"names": "Ann (seat 0)", "claim": "'gone'"},
+    "STOPPED_CLAIM_RELAYED": {"names": "Ann (seat 0)", "claim": "'gone'"},
 }
 
 
@@ -700,3 +704,27 @@ def test_italian_says_ad_before_a_name_that_begins_with_an_a(name: str, said: st
     assert Translator("it")("status_turn", names=name) == said
     article = "ad" if name[0] in "aA" else "a"
     assert Translator("it")("rp_trick_won", plays="x", who=name) == f"x: presa {article} {name}."
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_stop_at_a_relayed_table_or_on_a_peers_claim_is_said_in_the_players_language(lang: str) -> None:
+    """What a node says when the seats it waits for reach it only through a relay, or when a peer
+    stopped the match and it found nothing itself, as a joiner of a table whose host withheld
+    another joiner's frames saw it: in the player's language, the peer's claim as it was."""
+    from p2pcards.ui.netgame import problem_text
+
+    tr = Translator(lang)
+    seen = [
+        "timed out waiting for Cid (seat 2) at step 0, reached only through a relay (the seats linked "
+        "with both may drop what they carry): cannot tell who is at fault",
+        "Hana (seat 0) stopped the match; its claim: 'Cid (seat 2) at fault: timed out'",
+        "Hana (seat 0) stopped the match (said through a relay, which may have made it up); its claim: 'x'",
+        "a chain dispute about Cid (seat 2) saw no proof in time; it is reached only through a relay: "
+        "cannot tell who is at fault",
+    ]
+    for problem in seen:
+        said = problem_text(tr, problem)
+        claim = problem.partition("its claim: ")[2]
+        assert said.endswith(claim)
+        rest = said[: len(said) - len(claim)]
+        assert not any(w in rest for w in ("seat", "step", "stopped", "fault", "relay ")), said

@@ -794,9 +794,9 @@ async def _play(
             # A peer stopped and this node reached no verdict of its own in the grace
             # period: its reason is only its claim.
             peer, (_, why) = next(iter(table.stopped.items()))
-            how = " (said through a relay, which may have made it up)" if table.stopped_by_relay(peer) else ""
-            name = table.roster[peer].name
-            table.stop(f"{name} (seat {peer}) stopped the match{how}; its claim: {quote_claim(why)}")
+            said = STOPPED_CLAIM_RELAYED if table.stopped_by_relay(peer) else STOPPED_CLAIM
+            name = f"{table.roster[peer].name} (seat {peer})"
+            table.stop(said.format(names=name, claim=quote_claim(why)))
             continue
         answer = None if confirmed else confirming()
         if answer is not None:
@@ -1102,6 +1102,18 @@ HEARD_NOBODY = (
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
+RELAYED_SILENT = (
+    "timed out waiting for {names} at step {step}, reached only through a relay "
+    "(the seats linked with both may drop what they carry): cannot tell who is at fault"
+)
+RELAYED_DISPUTE = (
+    "a chain dispute about {names} saw no proof in time; it is reached only through a relay: "
+    "cannot tell who is at fault"
+)
+STOPPED_CLAIM = "{names} stopped the match; its claim: {claim}"
+STOPPED_CLAIM_RELAYED = (
+    "{names} stopped the match (said through a relay, which may have made it up); its claim: {claim}"
+)
 """The problems of a match that stops for lack of connections or answers, as the node says
 them (the interface says them in the player's language: ``p2pcards.ui.problems``)."""
 
@@ -1456,10 +1468,7 @@ def _time_out(
             if suspect is not None and suspect in relayed:
                 # The proof that would clear it could only come through a relay: as for silence,
                 # a seat reached only through a relay is not named (its record is not kept).
-                table.stop(
-                    f"a chain dispute about {table.roster[suspect].name} (seat {suspect}) saw no proof "
-                    f"in time; it is reached only through a relay: cannot tell who is at fault"
-                )
+                table.stop(RELAYED_DISPUTE.format(names=f"{table.roster[suspect].name} (seat {suspect})"))
                 return
             table.conclude_stalled()
             return
@@ -1476,10 +1485,7 @@ def _time_out(
             return
         direct = [s for s in silent if s not in relayed]
         if not direct:
-            table.stop(
-                f"timed out waiting for {names} at step {table.step}, reached only through a relay "
-                "(the seats linked with both may drop what they carry): cannot tell who is at fault"
-            )
+            table.stop(RELAYED_SILENT.format(names=names, step=table.step))
             return
         # A seat that signed a table going on without one that this node too reaches only
         # through a relay judged it gone where this node cannot vouch for it: no fault.

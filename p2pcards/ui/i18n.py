@@ -522,6 +522,18 @@ _EN: dict[str, str] = {
     "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
     "problem_silent_play": "timed out: {names} did not play within {seconds} s",
     "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",
+    "problem_relayed_silent": (
+        "timed out waiting for {names} at step {step}, reached only through a relay (the players "
+        "linked with both may drop what they pass on): nobody can tell from here who is at fault"
+    ),
+    "problem_relayed_dispute": (
+        "a dispute about the records of {names} saw no proof in time; that player is reached only "
+        "through a relay: nobody can tell from here who is at fault"
+    ),
+    "problem_stopped_claim": "{names} stopped the match; what it says: {claim}",
+    "problem_stopped_claim_relayed": (
+        "{names} stopped the match (said through a relay, which may have made it up); what it says: {claim}"
+    ),
     "lobby": "At the table ({n} of {players}): {names}",
     "linked": "Everyone is linked: {names}. Shuffling...",
     "fingerprint": "Table fingerprint: {fingerprint}",

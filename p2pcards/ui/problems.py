@@ -36,6 +36,10 @@ PROBLEM_KEYS = (
     ("STOPPED_BEFORE", "problem_stopped_before"),
     ("SILENT_PLAY", "problem_silent_play"),
     ("SILENT_ANSWER", "problem_silent_answer"),
+    ("RELAYED_SILENT", "problem_relayed_silent"),
+    ("RELAYED_DISPUTE", "problem_relayed_dispute"),
+    ("STOPPED_CLAIM_RELAYED", "problem_stopped_claim_relayed"),
+    ("STOPPED_CLAIM", "problem_stopped_claim"),
 )
 """The node's own words for a match that stopped for lack of connections or answers
 (templates of ``net.runner``, read when first needed: the match's modules load after the
