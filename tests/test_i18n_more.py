@@ -663,6 +663,17 @@ PROBLEMS = {
     "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
     "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
     "SLOW_ANSWER": {"names": "Ann", "seconds": "10", "allowance": "120"},
+    "RELAYED_SILENT": {"names": "Ann (seat 0), Bob (seat 2)", "step": 41},
+    "RELAYED_DISPUTE": {"names": "Ann (seat 0)"},
+    "STOPPED_CLAIM": {"names": "Ann (seat 0)", "claim": "'gone'"},
+    "STOPPED_CLAIM_RELAYED": {"names": "Ann (seat 0)", "claim": "'gone'"},
+    "STOPPED_READING": {"seconds": "2.5"},
+    "RELAY_IN_NAME": {"origin": 2, "seat": 3},
+    "GAVE_TO_CARRY": {"seat": 3, "problem": "'x'"},
+    "CARRIED_MALFORMED": {"error": "'x'"},
+    "MALFORMED_TO_CARRY": {"error": "'x'"},
+    "WENT_ON_RELAYED": {"names": "Ann (seat 0), Bob (seat 2)", "step": 41, "who": "'x'"},
+    "NOT_FOLLOWED": {"names": "Ann (seat 0)", "gone": "Bob", "seconds": "60"},
 }
 
 
@@ -728,3 +739,52 @@ def test_italian_says_ad_before_a_name_that_begins_with_an_a(name: str, said: st
     assert Translator("it")("status_turn", names=name) == said
     article = "ad" if name[0] in "aA" else "a"
     assert Translator("it")("rp_trick_won", plays="x", who=name) == f"x: presa {article} {name}."
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_stop_at_a_relayed_table_or_on_a_peers_claim_is_said_in_the_players_language(lang: str) -> None:
+    """What a node says when the seats it waits for reach it only through a relay, or when a peer
+    stopped the match and it found nothing itself, as a joiner of a table whose host withheld
+    another joiner's frames saw it: in the player's language, the peer's claim as it was."""
+    from p2pcards.ui.netgame import problem_text
+
+    tr = Translator(lang)
+    seen = [
+        "timed out waiting for Cid (seat 2) at step 0, reached only through a relay (the seats linked "
+        "with both may drop what they carry): cannot tell who is at fault",
+        "Hana (seat 0) stopped the match; its claim: 'Cid (seat 2) at fault: timed out'",
+        "Hana (seat 0) stopped the match (said through a relay, which may have made it up); its claim: 'x'",
+        "a chain dispute about Cid (seat 2) saw no proof in time; it is reached only through a relay: "
+        "cannot tell who is at fault",
+    ]
+    for problem in seen:
+        said = problem_text(tr, problem)
+        claim = problem.partition("its claim: ")[2]
+        assert said.endswith(claim)
+        rest = said[: len(said) - len(claim)]
+        assert not any(w in rest for w in ("seat", "step", "stopped", "fault", "relay ")), said
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_seat_named_for_how_it_used_its_links_is_said_in_the_players_language(lang: str) -> None:
+    """The node's own verdicts on a peer that stopped reading, that misused relay frames, or on a
+    table that split while this node reaches a seat only through a relay, and the reason a seat of
+    a table of two is judged gone: in the player's language, names and numbers in place."""
+    from p2pcards.ui.netgame import problem_text
+
+    tr = Translator(lang)
+    seen = [
+        "stopped reading: a frame waited 2.5 s to be delivered",
+        "sent a relay frame in the name of seat 2, for seat 3",
+        "gave this seat, to carry to seat 2, a malformed frame (bad)",
+        "carried a malformed frame: bad",
+        "timed out waiting for Ann (seat 1) at step 3: Bob went on without Ann and Cid went on without "
+        "Ann, whom this node reaches only through a relay too: cannot tell who is at fault",
+        "Ann (seat 1) and Bob (seat 2) did not go on without Cid and Dee within 30 s (they may still hear "
+        "from Cid and Dee): cannot tell who is at fault",
+        "lost connection and did not come back within 10 s",
+    ]
+    for problem in seen:
+        said = problem_text(tr, problem)
+        assert not any(w in said for w in ("seat", "step", "relay ", "frame", " and ", "went on")), said
+        assert all(name in said for name in ("Ann", "Bob", "Cid", "Dee") if name in problem), said

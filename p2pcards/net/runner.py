@@ -287,7 +287,7 @@ async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) 
                 stuck.append(peer)
     if stuck:
         with contextlib.suppress(RemoteProtocolError):
-            table.blame(stuck[0], f"stopped reading: a frame waited {timeout:g} s to be delivered")
+            table.blame(stuck[0], STOPPED_READING.format(seconds=f"{timeout:g}"))
 
 
 async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: float) -> None:
@@ -819,9 +819,9 @@ async def _play(
             # A peer stopped and this node reached no verdict of its own in the grace
             # period: its reason is only its claim.
             peer, (_, why) = next(iter(table.stopped.items()))
-            how = " (said through a relay, which may have made it up)" if table.stopped_by_relay(peer) else ""
-            name = table.roster[peer].name
-            table.stop(f"{name} (seat {peer}) stopped the match{how}; its claim: {quote_claim(why)}")
+            said = STOPPED_CLAIM_RELAYED if table.stopped_by_relay(peer) else STOPPED_CLAIM
+            name = f"{table.roster[peer].name} (seat {peer})"
+            table.stop(said.format(names=name, claim=quote_claim(why)))
             continue
         answer = None if confirmed else confirming()
         if answer is not None:
@@ -1173,6 +1173,32 @@ SLOW_ANSWER = (
     "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
     " already, the most a seat may be over the match"
 )
+RELAYED_SILENT = (
+    "timed out waiting for {names} at step {step}, reached only through a relay "
+    "(the seats linked with both may drop what they carry): cannot tell who is at fault"
+)
+RELAYED_DISPUTE = (
+    "a chain dispute about {names} saw no proof in time; it is reached only through a relay: "
+    "cannot tell who is at fault"
+)
+STOPPED_CLAIM = "{names} stopped the match; its claim: {claim}"
+STOPPED_READING = "stopped reading: a frame waited {seconds} s to be delivered"
+RELAY_IN_NAME = "sent a relay frame in the name of seat {origin}, for seat {seat}"
+GAVE_TO_CARRY = "gave this seat, to carry to seat {seat}, {problem}"
+CARRIED_MALFORMED = "carried a malformed frame: {error}"
+MALFORMED_TO_CARRY = "a malformed frame ({error})"
+WENT_ON_WITHOUT = "{name} went on without {gone}"
+WENT_ON_RELAYED = (
+    "timed out waiting for {names} at step {step}: {who}, whom this node reaches only through a relay "
+    "too: cannot tell who is at fault"
+)
+NOT_FOLLOWED = (
+    "{names} did not go on without {gone} within {seconds} s (they may still hear from {gone}): "
+    "cannot tell who is at fault"
+)
+STOPPED_CLAIM_RELAYED = (
+    "{names} stopped the match (said through a relay, which may have made it up); its claim: {claim}"
+)
 """The problems of a match that stops for lack of connections or answers, as the node says
 them (the interface says them in the player's language: ``p2pcards.ui.problems``)."""
 
@@ -1417,9 +1443,7 @@ async def _carry(
     with contextlib.suppress(RemoteProtocolError):
         if relay.target != table.seat:
             if relay.origin != peer:
-                table.blame(
-                    peer, f"sent a relay frame in the name of seat {relay.origin}, for seat {relay.target}"
-                )
+                table.blame(peer, RELAY_IN_NAME.format(origin=relay.origin, seat=relay.target))
             target = links.get(relay.target)
             if target is None or isinstance(target, RelayedLink):
                 return False  # not linked with it (or it is away): another carrier may be
@@ -1430,9 +1454,9 @@ async def _carry(
                     return False  # a copy of what went there already, or notices too many
                 problem = table.carriable(peer, inner)
             except WireError as e:
-                problem = f"a malformed frame ({e})"
+                problem = MALFORMED_TO_CARRY.format(error=e)
             if problem is not None:
-                table.blame(peer, f"gave this seat, to carry to seat {relay.target}, {problem}")
+                table.blame(peer, GAVE_TO_CARRY.format(seat=relay.target, problem=problem))
             floods.carried(relay.target, inner)
             # As long as this seat's own frames may wait (STUCK_SHARE): a send cut there hangs the
             # link up, and the target, which stopped reading, has its grace to link again.
@@ -1444,7 +1468,7 @@ async def _carry(
         try:
             inner = relay.inner()
         except WireError as e:
-            table.blame(peer, f"carried a malformed frame: {e}")
+            table.blame(peer, CARRIED_MALFORMED.format(error=e))
             return False
         if isinstance(inner, Need) and not floods.worth_reading(relay.origin, trio.current_time()):
             return False  # asked more often than an honest seat asks, whoever carried it
@@ -1535,10 +1559,7 @@ def _time_out(
             if suspect is not None and suspect in relayed:
                 # The proof that would clear it could only come through a relay: as for silence,
                 # a seat reached only through a relay is not named (its record is not kept).
-                table.stop(
-                    f"a chain dispute about {table.roster[suspect].name} (seat {suspect}) saw no proof "
-                    f"in time; it is reached only through a relay: cannot tell who is at fault"
-                )
+                table.stop(RELAYED_DISPUTE.format(names=f"{table.roster[suspect].name} (seat {suspect})"))
                 return
             table.conclude_stalled()
             return
@@ -1555,10 +1576,7 @@ def _time_out(
             return
         direct = [s for s in silent if s not in relayed]
         if not direct:
-            table.stop(
-                f"timed out waiting for {names} at step {table.step}, reached only through a relay "
-                "(the seats linked with both may drop what they carry): cannot tell who is at fault"
-            )
+            table.stop(RELAYED_SILENT.format(names=names, step=table.step))
             return
         # A seat that signed a table going on without one that this node too reaches only
         # through a relay judged it gone where this node cannot vouch for it: no fault.
@@ -1566,12 +1584,10 @@ def _time_out(
         behind = {d: g for g in sorted(went_on) if g in relayed for d in went_on[g] if d in direct}
         if behind and not [s for s in direct if s not in behind]:
             who = " and ".join(
-                f"{table.roster[d].name} went on without {table.roster[g].name}" for d, g in behind.items()
+                WENT_ON_WITHOUT.format(name=table.roster[d].name, gone=table.roster[g].name)
+                for d, g in behind.items()
             )
-            table.stop(
-                f"timed out waiting for {names} at step {table.step}: {who}, whom this node reaches"
-                " only through a relay too: cannot tell who is at fault"
-            )
+            table.stop(WENT_ON_RELAYED.format(names=names, step=table.step, who=who))
             return
         direct = [s for s in direct if s not in behind]
         current = getattr(table, "current", table)
@@ -1579,10 +1595,7 @@ def _time_out(
             # The first step of a table that goes on without a seat: the seats awaited may
             # not have judged that seat gone (they may still hear from it), which is no fault.
             gone = " and ".join(current.carry.table.roster[s].name for s in current.carry.left)
-            table.stop(
-                f"{names} did not go on without {gone} within {waited:.0f} s (they may still hear"
-                f" from {gone}): cannot tell who is at fault"
-            )
+            table.stop(NOT_FOLLOWED.format(names=names, gone=gone, seconds=f"{waited:.0f}"))
             return
         result.blamed = tuple(direct)
         said = SILENT_PLAY if table.spec.kind in getattr(current, "DECISIONS", ()) else SILENT_ANSWER

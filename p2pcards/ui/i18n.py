@@ -528,6 +528,32 @@ _EN: dict[str, str] = {
         "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
         " already, the most a seat may be over the match"
     ),
+    "problem_relayed_silent": (
+        "timed out waiting for {names} at step {step}, reached only through a relay (the players "
+        "linked with both may drop what they pass on): nobody can tell from here who is at fault"
+    ),
+    "problem_relayed_dispute": (
+        "a dispute about the records of {names} saw no proof in time; that player is reached only "
+        "through a relay: nobody can tell from here who is at fault"
+    ),
+    "problem_stopped_claim": "{names} stopped the match; what it says: {claim}",
+    "problem_stopped_reading": "stopped reading: a message waited {seconds} s to be delivered",
+    "problem_relay_in_name": "sent a message to pass on in the name of seat {origin}, for seat {seat}",
+    "problem_gave_to_carry": "gave this computer, to pass on to seat {seat}, {problem}",
+    "problem_carried_malformed": "passed on a malformed message: {error}",
+    "problem_malformed_to_carry": "a malformed message ({error})",
+    "problem_went_on_without": "{name} went on without {gone}",
+    "problem_went_on_relayed": (
+        "timed out waiting for {names} at step {step}: {who}, whom this computer too reaches only "
+        "through a relay: nobody can tell from here who is at fault"
+    ),
+    "problem_not_followed": (
+        "{names} did not go on without {gone} within {seconds} s (they may still hear from {gone}): "
+        "nobody can tell from here who is at fault"
+    ),
+    "problem_stopped_claim_relayed": (
+        "{names} stopped the match (said through a relay, which may have made it up); what it says: {claim}"
+    ),
     "lobby": "At the table ({n} of {players}): {names}",
     "linked": "Everyone is linked: {names}. Shuffling...",
     "fingerprint": "Table fingerprint: {fingerprint}",

@@ -37,6 +37,17 @@ PROBLEM_KEYS = (
     ("SILENT_PLAY", "problem_silent_play"),
     ("SILENT_ANSWER", "problem_silent_answer"),
     ("SLOW_ANSWER", "problem_slow_answer"),
+    ("RELAYED_SILENT", "problem_relayed_silent"),
+    ("RELAYED_DISPUTE", "problem_relayed_dispute"),
+    ("STOPPED_CLAIM_RELAYED", "problem_stopped_claim_relayed"),
+    ("STOPPED_CLAIM", "problem_stopped_claim"),
+    ("STOPPED_READING", "problem_stopped_reading"),
+    ("RELAY_IN_NAME", "problem_relay_in_name"),
+    ("GAVE_TO_CARRY", "problem_gave_to_carry"),
+    ("CARRIED_MALFORMED", "problem_carried_malformed"),
+    ("MALFORMED_TO_CARRY", "problem_malformed_to_carry"),
+    ("WENT_ON_RELAYED", "problem_went_on_relayed"),
+    ("NOT_FOLLOWED", "problem_not_followed"),
 )
 """The node's own words for a match that stopped for lack of connections or answers
 (templates of ``net.runner``, read when first needed: the match's modules load after the
@@ -91,7 +102,18 @@ def _kind(tr: Translator, kind: str) -> str:
 
 def _field(tr: Translator, name: str, value: str) -> str:
     """One field read back from a text, said in the language when it is something said."""
-    if name == "names":  # "Ann (seat 0) and Bob": the seat and the "and" in the language
+    if name == "who":  # "Ann went on without Bob and Cid went on without Dee" (net.runner.WENT_ON_WITHOUT)
+        from p2pcards.net.runner import WENT_ON_WITHOUT
+
+        pair = template_regex(WENT_ON_WITHOUT)
+        pairs = []
+        for part in value.split(" and "):
+            found = pair.fullmatch(part)
+            if found is None:
+                return value
+            pairs.append(tr("problem_went_on_without", **found.groupdict()))
+        return f" {tr('audit_and')} ".join(pairs)
+    if name in ("names", "gone"):  # "Ann (seat 0) and Bob": the seat and the "and" in the language
         named = _SEAT.sub(lambda m: f"({tr('audit_seat', seat=m.group(1))})", value)
         return named.replace(" and ", f" {tr('audit_and')} ")
     if name == "kind" or name.endswith("_kind"):
@@ -118,7 +140,7 @@ def problem_text(tr: Translator, problem: str) -> str:
         found = pattern.fullmatch(problem)
         if found is not None:
             return tr(key, **{name: _field(tr, name, value) for name, value in found.groupdict().items()})
-    return problem
+    return leave_reason(tr, problem)  # a seat judged gone at a table too small to go on without it
 
 
 _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
