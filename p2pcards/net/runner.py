@@ -732,12 +732,16 @@ async def _play(
     """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
     late_judged: set[int] = set()
     """The seats the current step awaits whose lateness counts, as last looked at."""
+    silent = 0.0
+    """The time in the current step this node heard from no peer, in silences longer than a
+    live peer's (``DEAF``): its own connection may have been down, which is nobody's lateness."""
     differed = False  # this seat's player said the table fingerprint differed
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
     looked = 0.0  # when this node last looked at the paths of the seats it waits for
     heard = trio.current_time()  # when a frame last came from any peer
+    heard_before = heard  # (as last looked at: the silence between the two may count, above)
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
     trial: dict[int, tuple[float, str]] = {}
@@ -834,11 +838,16 @@ async def _play(
             why = FINGERPRINT_DIFFERED if differed else "quit"
             await _leave(table, links, timeouts.step, journal, result, why)
             return
-        # The seats whose answer came since the last look, charged what it took beyond QUICK.
+        # A silence of every peer that just ended: this node may have been the one cut off.
+        if heard - heard_before > DEAF:
+            silent += max(0.0, heard - max(heard_before, started))
+        heard_before = heard
+        # The seats whose answer came since the last look, charged what it took beyond QUICK
+        # and beyond the time this node heard nobody.
         same_step = (table.current, table.step) == step
         answered = late_judged - set(table.waiting_for) if same_step else late_judged
         if answered and timed_late:
-            late = trio.current_time() - started - QUICK
+            late = trio.current_time() - started - QUICK - silent - _silence(heard, started)
             for s in answered:
                 if late > 0 and s not in returned and not isinstance(links.get(s), RelayedLink):
                     mesh.late[s] = mesh.late.get(s, 0.0) + late
@@ -852,6 +861,7 @@ async def _play(
             # first step of a table, which waits for the links to form.
             timed_late = not decision and table.step != 0 and wait > QUICK and not nobody_back
             started = trio.current_time()
+            silent = 0.0
             clock_from = started  # where the wait shown to the player counts from
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
@@ -909,7 +919,8 @@ async def _play(
                 and not isinstance(links.get(s), RelayedLink)
             }
             if late_judged:
-                late_at = started + QUICK + min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
+                left = min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
+                late_at = started + QUICK + silent + _silence(heard, started) + left
         if trio.current_time() - heard > WAIT_NOTICE + 1:
             # Every peer silent longer than a live one ever is: this node's own connection may
             # be down. A clock shorter than the silence that shows it (DEAF) waits for that
@@ -964,7 +975,9 @@ async def _play(
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
-            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_at)
+            # (Not woken for lateness while every peer is silent: nobody is named then.)
+            late_wake = late_at if trio.current_time() - heard <= WAIT_NOTICE + 1 else math.inf
+            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_wake)
             if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
                 wake_at = min(stop_deadline, trial_ends)
             with trio.move_on_at(wake_at) as scope:
@@ -995,7 +1008,7 @@ async def _play(
                 over = [
                     s
                     for s in sorted(late_judged)
-                    if started + QUICK + mesh.lateness_left(s, timeouts.step) <= now
+                    if started + QUICK + silent + mesh.lateness_left(s, timeouts.step) <= now
                 ]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
@@ -1491,6 +1504,13 @@ def _take_for_broken(mesh: _Mesh, dead: dict[int, Link], now: float) -> None:
     for peer, link in dead.items():
         mesh.link_lost(peer, now)
         mesh.nursery.start_soon(_reset, link)
+
+
+def _silence(heard: float, since: float) -> float:
+    """The part from ``since`` of a silence of every peer that still lasts, if it is already
+    longer than a live peer's (``DEAF``), as ``_play`` counts its silences."""
+    now = trio.current_time()
+    return max(0.0, now - max(heard, since)) if now - heard > DEAF else 0.0
 
 
 def _dead_paths(
