@@ -93,6 +93,19 @@ out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for 
 
 SLOW_ALLOWANCE_MIN = 60.0
 
+READ_FREE = 1.0
+"""Seconds a frame of this seat's may wait for a peer to take it without counting against
+that peer (``HOLD_ALLOWANCE``)."""
+
+HOLD_ALLOWANCE = 0.5
+"""Of a peer's lateness allowance (``SLOW_ALLOWANCE``), the share that this seat's frames may
+wait for that peer to take them, beyond ``READ_FREE`` each, in all over the match, before it
+counts as one that reads too slowly. While a frame waits, this seat reads and answers nothing:
+a peer that takes each frame a few seconds late, never long enough to count as one that
+stopped reading (``STUCK_SHARE``), would make this seat's answers late to every other seat,
+and they would name it once its lateness allowance is spent. Half of it: this seat names the
+peer that holds it up first."""
+
 RETRY = 1.0
 """Seconds between two attempts to relink a peer."""
 
@@ -262,13 +275,18 @@ at the whole step's timeout the others' clocks for this seat's next record would
 same moment, and they would name this seat as it names the peer that stopped reading."""
 
 
-async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
+async def _send_all(
+    table: Sitting, links: dict[int, PeerLink], timeout: float, held: dict[int, float] | None = None
+) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
-    it every timeout, forever.
+    it every timeout, forever. With ``held`` (each peer's time so far, ``timeout`` being the
+    step's clock), so is a peer whose frames waited longer in all than ``HOLD_ALLOWANCE``
+    of a lateness allowance.
     """
+    most = HOLD_ALLOWANCE * max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeout)
     timeout *= STUCK_SHARE
     present = set(table.present)  # a seat that left hears nothing more from this table
     now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
@@ -277,17 +295,26 @@ async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) 
         if peer in links:
             out.extend((frame, [(peer, links[peer])]) for frame in frames)
     stuck: list[int] = []
+    slow: list[int] = []
     for frame, targets in out:
         for peer, link in targets:
             if peer in stuck:
                 continue  # the others still get every frame, this seat's record first of all
+            began = trio.current_time()
             with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
                 stuck.append(peer)
+            elif held is not None and (took := trio.current_time() - began) > READ_FREE:
+                held[peer] = held.get(peer, 0.0) + took - READ_FREE
+                if held[peer] > most and peer not in slow:
+                    slow.append(peer)
     if stuck:
         with contextlib.suppress(RemoteProtocolError):
             table.blame(stuck[0], STOPPED_READING.format(seconds=f"{timeout:g}"))
+    elif slow:
+        with contextlib.suppress(RemoteProtocolError):
+            table.blame(slow[0], READ_SLOWLY.format(seconds=f"{most:g}"))
 
 
 async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: float) -> None:
@@ -407,6 +434,9 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
+    held: dict[int, float] = field(default_factory=dict)
+    """The time this seat's frames waited for each peer to take them, beyond ``READ_FREE`` each
+    (``HOLD_ALLOWANCE``)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -617,11 +647,16 @@ async def _leave_now(
 
 
 async def _flush(
-    table: Sitting, links: dict[int, PeerLink], timeout: float, journal: Callable[[list[SignedRecord]], None]
+    table: Sitting,
+    links: dict[int, PeerLink],
+    timeout: float,
+    journal: Callable[[list[SignedRecord]], None],
+    held: dict[int, float] | None = None,
 ) -> None:
-    """Make the table's new records durable, then send its frames (write-ahead)."""
+    """Make the table's new records durable, then send its frames (write-ahead); ``held``
+    as for ``_send_all``."""
     _make_durable(table, journal)
-    await _send_all(table, links, timeout)
+    await _send_all(table, links, timeout, held)
 
 
 def _make_durable(table: Sitting, journal: Callable[[list[SignedRecord]], None]) -> None:
@@ -724,7 +759,7 @@ async def _play(
                     mesh.link_lost(peer, trio.current_time(), theirs=False)
         for peer, link in links.items():  # every link of a restarted node is new
             await _resend(table, peer, link, timeouts.step)
-    await _flush(table, links, timeouts.step, journal)
+    await _flush(table, links, timeouts.step, journal, mesh.held)
     step: tuple[object, int] = (None, -1)
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
@@ -790,7 +825,8 @@ async def _play(
                     table.stop(LOST_EVERY.format(step=table.step))
                 elif gone[0] in away_too_long:
                     if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
-                        await _flush(table, links, timeouts.step, journal)  # this seat's first record there
+                        # (this seat's first record there)
+                        await _flush(table, links, timeouts.step, journal, mesh.held)
                         continue
                 else:
                     table.blame(gone[0], closed[gone[0]])
@@ -832,7 +868,7 @@ async def _play(
             confirmed = True
             differed = answer is False
             if table.confirm(answer):  # the player's word, signed: the audit says who compared
-                await _flush(table, links, timeouts.step, journal)
+                await _flush(table, links, timeouts.step, journal, mesh.held)
         if leaving() and table.seat is not None and table.status in ("running", "disputed"):
             # Said to the others as the reason: a player who read other digits left for that.
             why = FINGERPRINT_DIFFERED if differed else "quit"
@@ -971,7 +1007,7 @@ async def _play(
                 continue  # recorded in table.failure
             except LocalProtocolError as e:
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
@@ -1023,7 +1059,7 @@ async def _play(
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
             asked_early = asked_early or now >= started + EARLY_ASK
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         # Heard from nobody for DEAF seconds: this node's own connection was cut off, unless
         # the system of a seat it waits for acknowledged all it sent meanwhile (the path
@@ -1107,7 +1143,7 @@ async def _play(
                     trial[peer] = (now + RELAY_TRIAL, why)
                     table.nudge()  # through the others: its answer shows it is still here
                     asked = now
-                    await _flush(table, links, timeouts.step, journal)
+                    await _flush(table, links, timeouts.step, journal, mesh.held)
                 else:
                     closed[peer] = why
                     away_too_long.add(peer)
@@ -1139,7 +1175,7 @@ async def _play(
             heard = now
             if await _carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         if not isinstance(item, LinkClosed):
             heard = now
@@ -1162,7 +1198,7 @@ async def _play(
                 if isinstance(item, Abort) and peer in table.present:
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
-        await _flush(table, links, timeouts.step, journal)
+        await _flush(table, links, timeouts.step, journal, mesh.held)
 
 
 NOBODY_ANSWERED = (
@@ -1196,6 +1232,10 @@ RELAYED_DISPUTE = (
 )
 STOPPED_CLAIM = "{names} stopped the match; its claim: {claim}"
 STOPPED_READING = "stopped reading: a frame waited {seconds} s to be delivered"
+READ_SLOWLY = (
+    "read too slowly: this seat's frames waited {seconds} s in all to be taken, the most a seat"
+    " may hold another up over the match"
+)
 RELAY_IN_NAME = "sent a relay frame in the name of seat {origin}, for seat {seat}"
 GAVE_TO_CARRY = "gave this seat, to carry to seat {seat}, {problem}"
 CARRIED_MALFORMED = "carried a malformed frame: {error}"
