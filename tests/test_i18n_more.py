@@ -668,6 +668,7 @@ PROBLEMS = {
     "STOPPED_CLAIM": {"names": "Ann (seat 0)", "claim": "'gone'"},
     "STOPPED_CLAIM_RELAYED": {"names": "Ann (seat 0)", "claim": "'gone'"},
     "STOPPED_READING": {"seconds": "2.5"},
+    "READ_SLOWLY": {"seconds": "30"},
     "RELAY_IN_NAME": {"origin": 2, "seat": 3},
     "GAVE_TO_CARRY": {"seat": 3, "problem": "'x'"},
     "CARRIED_MALFORMED": {"error": "'x'"},

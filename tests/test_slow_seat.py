@@ -126,3 +126,58 @@ def test_the_protocol_states_the_reference_lateness_bounds() -> None:
     stated = f"(2 and 60 s in the reference: {max(60, 2 * 60)} s at the reference clock)"
     assert stated in text
     assert (runner.SLOW_ALLOWANCE, runner.SLOW_ALLOWANCE_MIN) == (2, 60)
+    assert f"`READ_FREE` ({runner.READ_FREE:g} s)" in text
+    assert "`HOLD_ALLOWANCE` (half)" in text and runner.HOLD_ALLOWANCE == 0.5
+
+
+class SlowReader(trio.abc.SendStream):
+    """The sending end of a link whose reader takes each frame ``hold`` seconds after it came,
+    never long enough to count as one that stopped reading: each send waits that long."""
+
+    def __init__(self, inner: trio.abc.SendStream, hold: float) -> None:
+        self.inner = inner
+        self.hold = hold
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+        await trio.sleep(self.hold)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.parametrize("hold", [4.0])
+async def test_a_seat_that_reads_one_peer_slowly_gets_nobody_honest_named(
+    autojump_clock: trio.testing.MockClock, hold: float
+) -> None:
+    """Seat 2 takes each frame of seat 0's `hold` s after it came (less than STUCK_SHARE of a
+    step, and than the keep-alive's clock): seat 0 sends nothing else meanwhile, so its answers
+    reach seat 1 late too, and seat 1 would name it once its lateness allowance was spent
+    (at 4 s: seat 1 did, at 526 s). Seat 0 names seat 2 first, for holding it up
+    (HOLD_ALLOWANCE), and seat 1 names nobody."""
+    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=5), seed=1).items()}
+    links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
+    for a, b in ((0, 1), (1, 2)):
+        x, y = trio.testing.memory_stream_pair()
+        links[a][b] = Link(x, peer=f"seat {b}")
+        links[b][a] = Link(y, peer=f"seat {a}")
+    to_2, from_0 = trio.testing.memory_stream_one_way_pair()
+    to_0, from_2 = trio.testing.memory_stream_one_way_pair()
+    links[0][2] = Link(trio.StapledStream(SlowReader(to_2, hold), from_2), peer="seat 2")
+    links[2][0] = Link(trio.StapledStream(to_0, from_0), peer="seat 0")
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
+
+    with trio.fail_after(24 * 3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
+    assert results[0].blamed == (2,), summary
+    assert "read too slowly" in (results[0].problem or ""), summary

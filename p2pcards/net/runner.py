@@ -93,6 +93,19 @@ out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for 
 
 SLOW_ALLOWANCE_MIN = 60.0
 
+READ_FREE = 1.0
+"""Seconds a frame of this seat's may wait for a peer to take it without counting against
+that peer (``HOLD_ALLOWANCE``)."""
+
+HOLD_ALLOWANCE = 0.5
+"""Of a peer's lateness allowance (``SLOW_ALLOWANCE``), the share that this seat's frames may
+wait for that peer to take them, beyond ``READ_FREE`` each, in all over the match, before it
+counts as one that reads too slowly. While a frame waits, this seat reads and answers nothing:
+a peer that takes each frame a few seconds late, never long enough to count as one that
+stopped reading (``STUCK_SHARE``), would make this seat's answers late to every other seat,
+and they would name it once its lateness allowance is spent. Half of it: this seat names the
+peer that holds it up first."""
+
 RETRY = 1.0
 """Seconds between two attempts to relink a peer."""
 
@@ -262,13 +275,18 @@ at the whole step's timeout the others' clocks for this seat's next record would
 same moment, and they would name this seat as it names the peer that stopped reading."""
 
 
-async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) -> None:
+async def _send_all(
+    table: Sitting, links: dict[int, PeerLink], timeout: float, held: dict[int, float] | None = None
+) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
-    it every timeout, forever.
+    it every timeout, forever. With ``held`` (each peer's time so far, ``timeout`` being the
+    step's clock), so is a peer whose frames waited longer in all than ``HOLD_ALLOWANCE``
+    of a lateness allowance.
     """
+    most = HOLD_ALLOWANCE * max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeout)
     timeout *= STUCK_SHARE
     present = set(table.present)  # a seat that left hears nothing more from this table
     now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
@@ -277,17 +295,26 @@ async def _send_all(table: Sitting, links: dict[int, PeerLink], timeout: float) 
         if peer in links:
             out.extend((frame, [(peer, links[peer])]) for frame in frames)
     stuck: list[int] = []
+    slow: list[int] = []
     for frame, targets in out:
         for peer, link in targets:
             if peer in stuck:
                 continue  # the others still get every frame, this seat's record first of all
+            began = trio.current_time()
             with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
                 stuck.append(peer)
+            elif held is not None and (took := trio.current_time() - began) > READ_FREE:
+                held[peer] = held.get(peer, 0.0) + took - READ_FREE
+                if held[peer] > most and peer not in slow:
+                    slow.append(peer)
     if stuck:
         with contextlib.suppress(RemoteProtocolError):
             table.blame(stuck[0], STOPPED_READING.format(seconds=f"{timeout:g}"))
+    elif slow:
+        with contextlib.suppress(RemoteProtocolError):
+            table.blame(slow[0], READ_SLOWLY.format(seconds=f"{most:g}"))
 
 
 async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: float) -> None:
@@ -407,6 +434,9 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
+    held: dict[int, float] = field(default_factory=dict)
+    """The time this seat's frames waited for each peer to take them, beyond ``READ_FREE`` each
+    (``HOLD_ALLOWANCE``)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -617,11 +647,16 @@ async def _leave_now(
 
 
 async def _flush(
-    table: Sitting, links: dict[int, PeerLink], timeout: float, journal: Callable[[list[SignedRecord]], None]
+    table: Sitting,
+    links: dict[int, PeerLink],
+    timeout: float,
+    journal: Callable[[list[SignedRecord]], None],
+    held: dict[int, float] | None = None,
 ) -> None:
-    """Make the table's new records durable, then send its frames (write-ahead)."""
+    """Make the table's new records durable, then send its frames (write-ahead); ``held``
+    as for ``_send_all``."""
     _make_durable(table, journal)
-    await _send_all(table, links, timeout)
+    await _send_all(table, links, timeout, held)
 
 
 def _make_durable(table: Sitting, journal: Callable[[list[SignedRecord]], None]) -> None:
@@ -724,7 +759,7 @@ async def _play(
                     mesh.link_lost(peer, trio.current_time(), theirs=False)
         for peer, link in links.items():  # every link of a restarted node is new
             await _resend(table, peer, link, timeouts.step)
-    await _flush(table, links, timeouts.step, journal)
+    await _flush(table, links, timeouts.step, journal, mesh.held)
     step: tuple[object, int] = (None, -1)
     returned: set[int] = set()
     """The seats back from away in this step: each gets one whole step from its return."""
@@ -732,12 +767,16 @@ async def _play(
     """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
     late_judged: set[int] = set()
     """The seats the current step awaits whose lateness counts, as last looked at."""
+    silent = 0.0
+    """The time in the current step this node heard from no peer, in silences longer than a
+    live peer's (``DEAF``): its own connection may have been down, which is nobody's lateness."""
     differed = False  # this seat's player said the table fingerprint differed
     deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
     asked = 0.0  # when this node last asked the others for records it lacks
     asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
     looked = 0.0  # when this node last looked at the paths of the seats it waits for
     heard = trio.current_time()  # when a frame last came from any peer
+    heard_before = heard  # (as last looked at: the silence between the two may count, above)
     closed: dict[int, str] = {}
     away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
     trial: dict[int, tuple[float, str]] = {}
@@ -786,7 +825,8 @@ async def _play(
                     table.stop(LOST_EVERY.format(step=table.step))
                 elif gone[0] in away_too_long:
                     if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
-                        await _flush(table, links, timeouts.step, journal)  # this seat's first record there
+                        # (this seat's first record there)
+                        await _flush(table, links, timeouts.step, journal, mesh.held)
                         continue
                 else:
                     table.blame(gone[0], closed[gone[0]])
@@ -828,17 +868,22 @@ async def _play(
             confirmed = True
             differed = answer is False
             if table.confirm(answer):  # the player's word, signed: the audit says who compared
-                await _flush(table, links, timeouts.step, journal)
+                await _flush(table, links, timeouts.step, journal, mesh.held)
         if leaving() and table.seat is not None and table.status in ("running", "disputed"):
             # Said to the others as the reason: a player who read other digits left for that.
             why = FINGERPRINT_DIFFERED if differed else "quit"
             await _leave(table, links, timeouts.step, journal, result, why)
             return
-        # The seats whose answer came since the last look, charged what it took beyond QUICK.
+        # A silence of every peer that just ended: this node may have been the one cut off.
+        if heard - heard_before > DEAF:
+            silent += max(0.0, heard - max(heard_before, started))
+        heard_before = heard
+        # The seats whose answer came since the last look, charged what it took beyond QUICK
+        # and beyond the time this node heard nobody.
         same_step = (table.current, table.step) == step
         answered = late_judged - set(table.waiting_for) if same_step else late_judged
         if answered and timed_late:
-            late = trio.current_time() - started - QUICK
+            late = trio.current_time() - started - QUICK - silent - _silence(heard, started)
             for s in answered:
                 if late > 0 and s not in returned and not isinstance(links.get(s), RelayedLink):
                     mesh.late[s] = mesh.late.get(s, 0.0) + late
@@ -852,6 +897,7 @@ async def _play(
             # first step of a table, which waits for the links to form.
             timed_late = not decision and table.step != 0 and wait > QUICK and not nobody_back
             started = trio.current_time()
+            silent = 0.0
             clock_from = started  # where the wait shown to the player counts from
             turn_ends = started + wait  # the table's clock, for the seat whose turn it is
             deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
@@ -909,7 +955,8 @@ async def _play(
                 and not isinstance(links.get(s), RelayedLink)
             }
             if late_judged:
-                late_at = started + QUICK + min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
+                left = min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
+                late_at = started + QUICK + silent + _silence(heard, started) + left
         if trio.current_time() - heard > WAIT_NOTICE + 1:
             # Every peer silent longer than a live one ever is: this node's own connection may
             # be down. A clock shorter than the silence that shows it (DEAF) waits for that
@@ -960,11 +1007,13 @@ async def _play(
                 continue  # recorded in table.failure
             except LocalProtocolError as e:
                 raise AssertionError(f"the decider chose an illegal action: {e}") from e
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         try:
             trial_ends = min((until for until, _ in trial.values()), default=math.inf)
-            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_at)
+            # (Not woken for lateness while every peer is silent: nobody is named then.)
+            late_wake = late_at if trio.current_time() - heard <= WAIT_NOTICE + 1 else math.inf
+            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_wake)
             if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
                 wake_at = min(stop_deadline, trial_ends)
             with trio.move_on_at(wake_at) as scope:
@@ -995,7 +1044,7 @@ async def _play(
                 over = [
                     s
                     for s in sorted(late_judged)
-                    if started + QUICK + mesh.lateness_left(s, timeouts.step) <= now
+                    if started + QUICK + silent + mesh.lateness_left(s, timeouts.step) <= now
                 ]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
@@ -1010,7 +1059,7 @@ async def _play(
             table.nudge()  # ask for what we may lack; also tells the others we are alive
             asked = now
             asked_early = asked_early or now >= started + EARLY_ASK
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         # Heard from nobody for DEAF seconds: this node's own connection was cut off, unless
         # the system of a seat it waits for acknowledged all it sent meanwhile (the path
@@ -1094,7 +1143,7 @@ async def _play(
                     trial[peer] = (now + RELAY_TRIAL, why)
                     table.nudge()  # through the others: its answer shows it is still here
                     asked = now
-                    await _flush(table, links, timeouts.step, journal)
+                    await _flush(table, links, timeouts.step, journal, mesh.held)
                 else:
                     closed[peer] = why
                     away_too_long.add(peer)
@@ -1126,7 +1175,7 @@ async def _play(
             heard = now
             if await _carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
-            await _flush(table, links, timeouts.step, journal)
+            await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
         if not isinstance(item, LinkClosed):
             heard = now
@@ -1149,7 +1198,7 @@ async def _play(
                 if isinstance(item, Abort) and peer in table.present:
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
-        await _flush(table, links, timeouts.step, journal)
+        await _flush(table, links, timeouts.step, journal, mesh.held)
 
 
 NOBODY_ANSWERED = (
@@ -1183,6 +1232,10 @@ RELAYED_DISPUTE = (
 )
 STOPPED_CLAIM = "{names} stopped the match; its claim: {claim}"
 STOPPED_READING = "stopped reading: a frame waited {seconds} s to be delivered"
+READ_SLOWLY = (
+    "read too slowly: this seat's frames waited {seconds} s in all to be taken, the most a seat"
+    " may hold another up over the match"
+)
 RELAY_IN_NAME = "sent a relay frame in the name of seat {origin}, for seat {seat}"
 GAVE_TO_CARRY = "gave this seat, to carry to seat {seat}, {problem}"
 CARRIED_MALFORMED = "carried a malformed frame: {error}"
@@ -1491,6 +1544,13 @@ def _take_for_broken(mesh: _Mesh, dead: dict[int, Link], now: float) -> None:
     for peer, link in dead.items():
         mesh.link_lost(peer, now)
         mesh.nursery.start_soon(_reset, link)
+
+
+def _silence(heard: float, since: float) -> float:
+    """The part from ``since`` of a silence of every peer that still lasts, if it is already
+    longer than a live peer's (``DEAF``), as ``_play`` counts its silences."""
+    now = trio.current_time()
+    return max(0.0, now - max(heard, since)) if now - heard > DEAF else 0.0
 
 
 def _dead_paths(

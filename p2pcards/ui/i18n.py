@@ -538,6 +538,10 @@ _EN: dict[str, str] = {
     ),
     "problem_stopped_claim": "{names} stopped the match; what it says: {claim}",
     "problem_stopped_reading": "stopped reading: a message waited {seconds} s to be delivered",
+    "problem_read_slowly": (
+        "read too slowly: this player's messages waited {seconds} s in all to be taken, the most a"
+        " player may hold another up over the match"
+    ),
     "problem_relay_in_name": "sent a message to pass on in the name of seat {origin}, for seat {seat}",
     "problem_gave_to_carry": "gave this computer, to pass on to seat {seat}, {problem}",
     "problem_carried_malformed": "passed on a malformed message: {error}",

@@ -42,6 +42,7 @@ PROBLEM_KEYS = (
     ("STOPPED_CLAIM_RELAYED", "problem_stopped_claim_relayed"),
     ("STOPPED_CLAIM", "problem_stopped_claim"),
     ("STOPPED_READING", "problem_stopped_reading"),
+    ("READ_SLOWLY", "problem_read_slowly"),
     ("RELAY_IN_NAME", "problem_relay_in_name"),
     ("GAVE_TO_CARRY", "problem_gave_to_carry"),
     ("CARRIED_MALFORMED", "problem_carried_malformed"),
