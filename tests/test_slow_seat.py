@@ -9,7 +9,9 @@ late by less than ``QUICK`` (a slow path, a slow machine) is never charged anyth
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -19,7 +21,7 @@ from protocol_helpers import make_tables
 
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import runner
-from p2pcards.net.link import Link
+from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import Sitting
@@ -178,6 +180,65 @@ async def test_a_seat_that_reads_one_peer_slowly_gets_nobody_honest_named(
             for s in tables:
                 nursery.start_soon(seat, s)
     summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
+    assert results[0].blamed == (2,), summary
+    assert "read too slowly" in (results[0].problem or ""), summary
+
+
+async def test_a_seat_that_reads_just_under_the_free_wait_and_asks_often_is_named_for_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 2 takes each frame of seat 0's 0.9 s after it came, under READ_FREE, and sends it a
+    `need` four times a second, each answered by a frame: seat 0 waits most of each second on
+    seat 2 and reads nothing meanwhile, and the table crawls (counted frame by frame beyond
+    READ_FREE each, that wait never counted: 10 hands took 514 s of virtual time, where they
+    take none without it, and nobody was named). Counted in each step beyond READ_FREE in all,
+    seat 0 names seat 2 (at 53 s), and nobody names seat 0."""
+    from p2pcards.protocol.wire import Evidence, Need, decode_frame_object
+
+    class Asker(Link):
+        """Seat 2's end: what seat 0 answers to the `need` frames sent beside seat 2's own play
+        is dropped unread (read, seat 2's node would take it for evidence that proves nothing)."""
+
+        async def receive(self) -> Any:
+            while True:
+                obj = await super().receive()
+                if not isinstance(decode_frame_object(obj), Evidence):
+                    return obj
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=5), seed=1).items()}
+    links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
+    for a, b in ((0, 1), (1, 2)):
+        x, y = trio.testing.memory_stream_pair()
+        links[a][b] = Link(x, peer=f"seat {b}")
+        links[b][a] = Link(y, peer=f"seat {a}")
+    to_2, from_0 = trio.testing.memory_stream_one_way_pair()
+    to_0, from_2 = trio.testing.memory_stream_one_way_pair()
+    links[0][2] = Link(trio.StapledStream(SlowReader(to_2, 0.9), from_2), peer="seat 2")
+    links[2][0] = Asker(trio.StapledStream(to_0, from_0), peer="seat 0")
+    results: dict[int, RunResult] = {}
+    asked = 0
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
+
+    async def ask() -> None:
+        nonlocal asked
+        while True:
+            await trio.sleep(0.25)
+            with contextlib.suppress(LinkClosed):
+                await links[2][0].send(Need(tables[2].step).to_frame())
+                asked += 1
+
+    with trio.fail_after(24 * 3600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ask)
+            async with trio.open_nursery() as seats:
+                for s in tables:
+                    seats.start_soon(seat, s)
+            nursery.cancel_scope.cancel()
+    summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    assert asked > 100, summary
     assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
     assert results[0].blamed == (2,), summary
     assert "read too slowly" in (results[0].problem or ""), summary

@@ -94,12 +94,12 @@ out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for 
 SLOW_ALLOWANCE_MIN = 60.0
 
 READ_FREE = 1.0
-"""Seconds a frame of this seat's may wait for a peer to take it without counting against
-that peer (``HOLD_ALLOWANCE``)."""
+"""Seconds this seat's frames may wait in all, in each step, for a peer to take them without
+counting against that peer (``HOLD_ALLOWANCE``)."""
 
 HOLD_ALLOWANCE = 0.5
 """Of a peer's lateness allowance (``SLOW_ALLOWANCE``), the share that this seat's frames may
-wait for that peer to take them, beyond ``READ_FREE`` each, in all over the match, before it
+wait for that peer to take them, beyond ``READ_FREE`` in each step, in all over the match, before it
 counts as one that reads too slowly. While a frame waits, this seat reads and answers nothing:
 a peer that takes each frame a few seconds late, never long enough to count as one that
 stopped reading (``STUCK_SHARE``), would make this seat's answers late to every other seat,
@@ -275,16 +275,38 @@ at the whole step's timeout the others' clocks for this seat's next record would
 same moment, and they would name this seat as it names the peer that stopped reading."""
 
 
+@dataclass(slots=True)
+class _Holds:
+    """How long this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``):
+    in each step, ``READ_FREE`` in all is free, and the rest counts over the match. Per step,
+    not per frame: a peer that takes each frame just under ``READ_FREE`` late, and makes this
+    seat send it many (answers to its ``need`` frames), would hold it up for as long."""
+
+    counted: dict[int, float] = field(default_factory=dict)
+    """Each peer's time counted so far, over the match."""
+    in_step: dict[int, float] = field(default_factory=dict)
+    step: object = None
+
+    def waited(self, peer: int, seconds: float, step: object) -> float:
+        """``peer`` took ``seconds`` to take a frame in ``step``: its count over the match."""
+        if step != self.step:
+            self.step, self.in_step = step, {}
+        before = self.in_step.get(peer, 0.0)
+        self.in_step[peer] = before + seconds
+        more = max(0.0, before + seconds - READ_FREE) - max(0.0, before - READ_FREE)
+        self.counted[peer] = self.counted.get(peer, 0.0) + more
+        return self.counted[peer]
+
+
 async def _send_all(
-    table: Sitting, links: dict[int, PeerLink], timeout: float, held: dict[int, float] | None = None
+    table: Sitting, links: dict[int, PeerLink], timeout: float, held: _Holds | None = None
 ) -> None:
     """Send the table's new frames to every peer, and its answers to the peers that asked.
 
     A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
     buffers are full) is blamed: otherwise the send would block this seat, and with
-    it every timeout, forever. With ``held`` (each peer's time so far, ``timeout`` being the
-    step's clock), so is a peer whose frames waited longer in all than ``HOLD_ALLOWANCE``
-    of a lateness allowance.
+    it every timeout, forever. With ``held`` (``timeout`` being the step's clock), so is a
+    peer whose frames waited longer in all than ``HOLD_ALLOWANCE`` of a lateness allowance.
     """
     most = HOLD_ALLOWANCE * max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeout)
     timeout *= STUCK_SHARE
@@ -305,9 +327,9 @@ async def _send_all(
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
                 stuck.append(peer)
-            elif held is not None and (took := trio.current_time() - began) > READ_FREE:
-                held[peer] = held.get(peer, 0.0) + took - READ_FREE
-                if held[peer] > most and peer not in slow:
+            elif held is not None and (took := trio.current_time() - began) > 0:
+                step = (getattr(table, "current", None), table.step)
+                if held.waited(peer, took, step) > most and peer not in slow:
                     slow.append(peer)
     if stuck:
         with contextlib.suppress(RemoteProtocolError):
@@ -434,9 +456,8 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
-    held: dict[int, float] = field(default_factory=dict)
-    """The time this seat's frames waited for each peer to take them, beyond ``READ_FREE`` each
-    (``HOLD_ALLOWANCE``)."""
+    held: _Holds = field(default_factory=lambda: _Holds())
+    """The time this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -651,7 +672,7 @@ async def _flush(
     links: dict[int, PeerLink],
     timeout: float,
     journal: Callable[[list[SignedRecord]], None],
-    held: dict[int, float] | None = None,
+    held: _Holds | None = None,
 ) -> None:
     """Make the table's new records durable, then send its frames (write-ahead); ``held``
     as for ``_send_all``."""
