@@ -90,6 +90,7 @@ from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
+from p2pcards.say import Number
 
 WAIT_NOTICE = 5.0
 """Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
@@ -699,10 +700,10 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                     raise
                 left = give_up - trio.current_time()
                 if left <= 0:
-                    busy = Notice("notice_still_busy", why=message_of(e), seconds=f"{timeouts.busy:g}")
+                    busy = Notice("notice_still_busy", why=message_of(e), seconds=Number(timeouts.busy))
                     raise JoinRefused("busy", busy) from None
                 pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
-                ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
+                ui.info(Notice("notice_busy", pause=Number(pause, ".1f")))
                 await trio.sleep(pause)
                 wait = min(LONGEST_RETRY, 2 * wait)
                 continue
@@ -750,7 +751,7 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
 
 
 def _lobby_too_long(t: Timeouts) -> PeerUnreachable:
-    return PeerUnreachable(Notice("notice_lobby_too_long", minutes=f"{t.lobby / 60:.3g}"))
+    return PeerUnreachable(Notice("notice_lobby_too_long", minutes=Number(t.lobby / 60, ".3g")))
 
 
 MIDDLE = Notice("notice_host_middle")
