@@ -43,7 +43,7 @@ from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
 from p2pcards.net.dial import connect_afresh, connect_first, open_reusable, punch_point, simultaneous_open
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import HUNG_UP, Link, LinkClosed
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
 from p2pcards.protocol.admission import (
@@ -656,7 +656,15 @@ class DoorClosed(PeerUnreachable):
 
 def _broke(e: Exception) -> bool:
     """Whether a try to join ended because the connection did (not a refusal, not silence)."""
-    return getattr(message_of(e), "key", None) == "notice_host_closed"
+    return getattr(message_of(e), "key", None) in ("notice_host_closed", "notice_host_hung_up")
+
+
+def _host_closed(reason: str) -> Notice:
+    """Why the host's connection ended: plainly that it closed it when it hung up, else
+    with how the connection broke."""
+    if reason == HUNG_UP:
+        return Notice("notice_host_hung_up")
+    return Notice("notice_host_closed", why=reason)
 
 
 async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
@@ -771,7 +779,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except WireError as e:
         raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
     except LinkClosed as e:
-        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
+        raise PeerUnreachable(_host_closed(e.reason)) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
@@ -808,7 +816,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     try:
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
-        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
+        raise PeerUnreachable(_host_closed(e.reason)) from None
     ch: Challenge = await _expect(link, t.handshake, Challenge, name=name)
     # The challenge's key is the one the host's confirmation below vouches for: TLS must
     # end at that key, or someone relays this conversation.
