@@ -903,6 +903,7 @@ _EN_PLURAL["record_partial"] = (
     "Record of {n} finished hands written to {path} (the hand in progress is left out).",
 )
 _EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
+_EN_PLURAL["players_games_day"] = ("{n} game, {first}", "{n} games, {first}")  # (all on one day)
 _EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
     "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
     "shared wins count 1/k to each winner",
