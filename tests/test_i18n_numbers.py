@@ -58,3 +58,10 @@ def test_simulate_in_english_is_written_as_before() -> None:
     assert result.exit_code == 0, result.output
     assert "(5.85 per match, 8 stalled)" in result.output, result.output
     assert "40.0%    26.3-55.4%      9.92" in result.output, result.output
+
+
+@pytest.mark.parametrize(("lang", "said"), [("fr", "(0,6 par défaut dans"), ("it", "(0,6 in un terminale")])
+def test_plays_help_gives_the_watch_delay_with_a_decimal_comma(lang: str, said: str) -> None:
+    result = CliRunner().invoke(main, ["play", "--help", "--lang", lang], env={"P2PCARDS_LANG": None})
+    assert result.exit_code == 0, result.output
+    assert said in " ".join(result.output.split()), result.output
