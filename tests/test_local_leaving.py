@@ -112,7 +112,7 @@ def test_ctrl_c_signs_the_leave_and_says_where_the_transcript_is(
     audit = run_cli(["audit", saved[1]], home=home)
     said = " ".join(audit.stdout.split())
     assert audit.returncode == 1 and said.startswith("INCOMPLETE"), audit.stdout
-    assert 'you left (signed that they leave: "interrupted")' in said, audit.stdout
+    assert '"you" left (signed that they leave: "interrupted")' in said, audit.stdout
     _nothing_to_resume(home)
 
 
