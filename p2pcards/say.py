@@ -16,6 +16,25 @@ from collections.abc import Mapping
 from typing import Protocol
 
 
+class Number:
+    """A number written for a person: ``format(value, spec)`` in English (``2.5``,
+    ``1,755``); a :class:`~p2pcards.ui.i18n.Translator` writes it with its language's
+    decimal comma and thousands separator (``2,5`` and ``1 755`` in French, ``1.755`` in
+    Italian), so that a figure never reads as another number."""
+
+    __slots__ = ("spec", "value")
+
+    def __init__(self, value: float, spec: str = "g") -> None:
+        self.value = value
+        self.spec = spec
+
+    def __str__(self) -> str:
+        return format(self.value, self.spec)
+
+    def __repr__(self) -> str:
+        return f"Number({self.value!r}, {self.spec!r})"
+
+
 class Say(Protocol):
     """Says a message by key, its ``{fields}`` filled with ``values``."""
 
@@ -37,6 +56,10 @@ class Say(Protocol):
     def player(self, name: str) -> str:
         """A player's name as a report's sentences say it, in the third person: ``play``'s
         word for "you", in any language, is said as the player so named."""
+        ...
+
+    def number(self, number: Number) -> str:
+        """A number as this language writes it (``2.5`` in English, ``2,5`` in French)."""
         ...
 
     def reason(self, text: str) -> str:
@@ -75,6 +98,10 @@ class English:
     def player(self, name: str) -> str:
         """A name as it is (the interface's translator says ``play``'s "you" as a third person)."""
         return name
+
+    def number(self, number: Number) -> str:
+        """A number as English writes it."""
+        return str(number)
 
     def reason(self, text: str) -> str:
         """A leaver's reason as it is: the program writes its own in English."""

@@ -47,7 +47,7 @@ from p2pcards.bots.random_bot import RandomBot, picker
 from p2pcards.errors import UsageError
 from p2pcards.games.base import MatchLoop, RandomShuffler, check_players
 from p2pcards.games.base import game as get_game
-from p2pcards.say import Say
+from p2pcards.say import Number, Say
 
 Z_95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -169,6 +169,10 @@ class SimResult:
 
             say = Translator()
         points = say(get_game(self.game).hand_points)
+
+        def num(value: float, spec: str) -> str:
+            return say.number(Number(value, spec))
+
         words = ("strategy", "seats", "wins", "win_rate", "interval")
         header = (*(say(f"sim_{k}") for k in words), points, say("sim_outs"))
         rows = [header]
@@ -178,10 +182,10 @@ class SimResult:
                 (
                     s.name,
                     str(s.seats),
-                    _fmt_wins(s.wins),
-                    f"{100 * s.win_rate:.1f}%",
-                    f"{100 * low:.1f}-{100 * high:.1f}%",
-                    f"{s.mean_penalty:.2f}",
+                    _fmt_wins(s.wins, say),
+                    f"{num(100 * s.win_rate, '.1f')}%",
+                    f"{num(100 * low, '.1f')}-{num(100 * high, '.1f')}%",
+                    num(s.mean_penalty, ".2f"),
                     str(s.outs),
                 )
             )
@@ -204,18 +208,18 @@ class SimResult:
             say(
                 "sim_speed",
                 hands=self.hands_played,
-                per_match=f"{self.hands_per_match:.2f}",
+                per_match=Number(self.hands_per_match, ".2f"),
                 stalled=self.stalled_hands,
-                elapsed=f"{self.elapsed:.2f}",
-                hps=f"{self.hands_per_second:,.0f}",
-                mps=f"{self.matches_per_second:,.1f}",
+                elapsed=Number(self.elapsed, ".2f"),
+                hps=Number(self.hands_per_second, ",.0f"),
+                mps=Number(self.matches_per_second, ",.1f"),
             )
         )
         return "\n".join(lines)
 
 
-def _fmt_wins(w: float) -> str:
-    return str(int(w)) if w == int(w) else f"{w:.2f}"
+def _fmt_wins(w: float, say: Say) -> str:
+    return str(int(w)) if w == int(w) else say.number(Number(w, ".2f"))
 
 
 def _fmt_rule(v: object) -> str:

@@ -41,6 +41,7 @@ from p2pcards.net.runner import Decider
 from p2pcards.net.session import RETRY_LOBBY
 from p2pcards.protocol.audit import audit_file
 from p2pcards.protocol.transcript import load
+from p2pcards.ui.i18n import Translator
 
 pytestmark = pytest.mark.slow
 
@@ -242,6 +243,15 @@ async def test_a_joiner_whose_host_leaves_the_lobby_stops_at_once(tmp_path: Path
     said = str(stopped[0])  # said plainly: not only that a connection was refused
     assert said.startswith("the host closed its table before the game began: nothing answers at"), said
     assert sum("joining again" in line for line in far_ui.infos) == 1, far_ui.infos
+    # Said in the joiner's language, words and all: no English inside the Italian or French.
+    rejoin = next(line for line in far_ui.infos if "joining again" in line)
+    assert rejoin == "not at the table any more (the host closed the connection): joining again", rejoin
+    said = {lang: str(Translator(lang).said(rejoin)) for lang in ("fr", "it")}
+    assert said == {
+        "fr": "vous n'êtes plus à la table (l'hôte a fermé la connexion) : "
+        "nouvelle tentative pour la rejoindre",
+        "it": "non sei più al tavolo (l'host ha chiuso la connessione): ti unisci di nuovo",
+    }, said
 
 
 @dataclass

@@ -77,3 +77,16 @@ def test_the_language_given_before_the_command_is_every_commands(
     assert result.exit_code == 0 and result.output.startswith(said), result.output
     wrong = CliRunner().invoke(main, ["--lang", "xx", "history"], env=env)
     assert wrong.exit_code == 2 and "'xx'" in wrong.output, wrong.output
+
+
+@pytest.mark.parametrize("locale", ["fr_FR.UTF-8", "it_IT.UTF-8"])
+def test_an_unknown_lang_is_refused_in_english_from_the_usage_line_to_the_reason(locale: str) -> None:
+    """``--lang de`` under a French or Italian locale: the refusal is all in English, as the
+    help of an unknown --lang is, not French or Italian around an English reason."""
+    env = {**NO_LANG, "LANG": locale}
+    for args in (["history", "--lang", "de"], ["--lang", "de", "players"]):
+        result = CliRunner().invoke(main, args, env=env)
+        assert result.exit_code == 2, result.output
+        lines = result.output.splitlines()
+        assert lines[0].startswith("Usage: ") and lines[1].startswith("Try "), result.output
+        assert "Error: Invalid value for '--lang': unknown language 'de'; choose from en, fr, it" in lines

@@ -1106,3 +1106,28 @@ def test_the_suit_question_and_its_hints_are_folded_to_the_terminal(monkeypatch:
     flat = " ".join(rec.text.split())
     assert " ".join(console.tr("prompt_declare").split()) in flat
     assert " ".join(console.tr("err_c_suit").split()) in flat
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "Bartholomew-the-m… to play — 9:42 left"),
+        ("fr", "À Bartholomew-… de jouer — encore 9:42"),
+        ("it", "Tocca a Bartholomew-the… — ancora 9:42"),
+    ],
+)
+def test_a_narrow_terminal_shortens_the_names_of_a_status_line_not_its_countdown(
+    monkeypatch: pytest.MonkeyPatch, lang: str, line: str
+) -> None:
+    """At 40 columns, a long name would push the time left off the status line (it is cut to
+    the width, never wrapped): the name is shortened instead, so the countdown still shows."""
+    monkeypatch.setenv("COLUMNS", "40")
+    long = ["Bartholomew-the-magnificent"]
+    assert waiting_status("turn", long, 581.2, tr=Translator(lang), style=Style(unicode=True)) == line
+    style = Style(unicode=True)
+    two = waiting_status("turn", [*long, "Cy"], 5.0, tr=Translator("en"), style=style)
+    assert two.endswith(" to play — 0:05 left") and len(two) <= 38, two
+    monkeypatch.setenv("COLUMNS", "100")
+    assert waiting_status("turn", long, 581.2, tr=Translator("en"), style=Style(unicode=True)) == (
+        "Bartholomew-the-magnificent to play — 9:42 left"
+    )

@@ -14,6 +14,7 @@ from p2pcards.cli.cmd_play import _PLAY_RULES_EPILOG, _PLAY_RULES_HELP
 from p2pcards.cli.group import _language, _Localized, _said
 from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node
 from p2pcards.games.base import folder_names
+from p2pcards.say import Number
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.net.node import NodeConfig, Outcome
@@ -259,4 +260,4 @@ def _warn_short_clock(seconds: float, tr: Translator) -> None:
 
     enough = DEAD_PATH + 2 * WAIT_NOTICE
     if seconds < enough:
-        click.echo(tr("host_short_clock", seconds=f"{seconds:g}", enough=f"{enough:g}"), err=True)
+        click.echo(tr("host_short_clock", seconds=Number(seconds), enough=Number(enough)), err=True)

@@ -56,6 +56,7 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
         _echo(tr("players_none"))
         return
     for p in entries:
-        games = tr.n("players_games", p.games, n=p.games, first=p.first, last=p.last)
+        key = "players_games" if p.last != p.first else "players_games_day"  # not "from X to X"
+        games = tr.n(key, p.games, n=p.games, first=p.first, last=p.last)
         row = f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}"
         _echo(wrap(row) if _to_terminal() else row)  # (one line a player for a program that reads it)

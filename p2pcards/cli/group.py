@@ -257,10 +257,13 @@ class _LocalizedGroup(_Localized, click.Group):
         ``Try ... --help``, an unknown option, a missing argument, an invalid value)."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
-        from p2pcards.ui.i18n import LANGS, Translator
+        from p2pcards.ui.i18n import DEFAULT_LANG, LANGS, Translator
 
         found = _lang_in(list(sys.argv[1:] if args is None else args))
-        tr = Translator(found.lower() if found and found.lower() in LANGS else help_lang())
+        # An unknown --lang is refused in English, as its --help is, usage line and all (the
+        # locale's language would say the refusal around words it cannot translate).
+        known = found.lower() if found and found.lower() in LANGS else None
+        tr = Translator(known or (DEFAULT_LANG if found else help_lang()))
         try:
             try:
                 rv = super().main(args, prog_name, complete_var, False, **extra)

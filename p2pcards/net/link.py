@@ -21,9 +21,14 @@ from typing import Any
 import trio
 
 from p2pcards.errors import UsageError
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import MAX_FRAME, StreamDecoder, WireError
 
 READ_CHUNK = 65536
+
+
+HUNG_UP = Notice("notice_link_hung_up")
+"""Why a link closed when its peer closed the connection (said in the player's language)."""
 
 
 class LinkClosed(Exception):
@@ -85,7 +90,7 @@ class Link:
             try:
                 await self.stream.send_all(frame)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                raise LinkClosed(f"connection lost while sending ({_why(e)})") from None
+                raise LinkClosed(Notice("notice_link_lost_sending", why=_why(e))) from None
             except BaseException:
                 # Cut in the middle (a send that waited too long on a stalled path): the peer
                 # holds part of a frame and could read nothing after it. Hang up, so that both
@@ -106,9 +111,9 @@ class Link:
             try:
                 data = await self.stream.receive_some(READ_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                raise LinkClosed(f"connection lost ({_why(e)})") from None
+                raise LinkClosed(Notice("notice_link_lost", why=_why(e))) from None
             if not data:
-                raise LinkClosed("connection lost (the peer hung up)")
+                raise LinkClosed(HUNG_UP)
             self.bytes_received += len(data)
             self._ready.extend(self._decoder.feed(data))
         self.frames_received += 1

@@ -43,7 +43,7 @@ from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
 from p2pcards.net.dial import connect_afresh, connect_first, open_reusable, punch_point, simultaneous_open
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import HUNG_UP, Link, LinkClosed
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
 from p2pcards.protocol.admission import (
@@ -90,6 +90,7 @@ from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
+from p2pcards.say import Number
 
 WAIT_NOTICE = 5.0
 """Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
@@ -655,7 +656,15 @@ class DoorClosed(PeerUnreachable):
 
 def _broke(e: Exception) -> bool:
     """Whether a try to join ended because the connection did (not a refusal, not silence)."""
-    return getattr(message_of(e), "key", None) == "notice_host_closed"
+    return getattr(message_of(e), "key", None) in ("notice_host_closed", "notice_host_hung_up")
+
+
+def _host_closed(reason: str) -> Notice:
+    """Why the host's connection ended: plainly that it closed it when it hung up, else
+    with how the connection broke."""
+    if reason == HUNG_UP:
+        return Notice("notice_host_hung_up")
+    return Notice("notice_host_closed", why=reason)
 
 
 async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
@@ -699,10 +708,10 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                     raise
                 left = give_up - trio.current_time()
                 if left <= 0:
-                    busy = Notice("notice_still_busy", why=message_of(e), seconds=f"{timeouts.busy:g}")
+                    busy = Notice("notice_still_busy", why=message_of(e), seconds=Number(timeouts.busy))
                     raise JoinRefused("busy", busy) from None
                 pause = min(left, wait * random.uniform(0.75, 1.25))  # jitter: joiners do not retry in step
-                ui.info(Notice("notice_busy", pause=f"{pause:.1f}"))
+                ui.info(Notice("notice_busy", pause=Number(pause, ".1f")))
                 await trio.sleep(pause)
                 wait = min(LONGEST_RETRY, 2 * wait)
                 continue
@@ -750,7 +759,7 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
 
 
 def _lobby_too_long(t: Timeouts) -> PeerUnreachable:
-    return PeerUnreachable(Notice("notice_lobby_too_long", minutes=f"{t.lobby / 60:.3g}"))
+    return PeerUnreachable(Notice("notice_lobby_too_long", minutes=Number(t.lobby / 60, ".3g")))
 
 
 MIDDLE = Notice("notice_host_middle")
@@ -770,7 +779,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except WireError as e:
         raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
     except LinkClosed as e:
-        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
+        raise PeerUnreachable(_host_closed(e.reason)) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
@@ -807,7 +816,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     try:
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
-        raise PeerUnreachable(Notice("notice_host_closed", why=e.reason)) from None
+        raise PeerUnreachable(_host_closed(e.reason)) from None
     ch: Challenge = await _expect(link, t.handshake, Challenge, name=name)
     # The challenge's key is the one the host's confirmation below vouches for: TLS must
     # end at that key, or someone relays this conversation.

@@ -72,6 +72,10 @@ NOTICES: dict[str, str] = {
     "notice_host_roster_keys": "the host announced a roster with unusable or repeated keys",
     "notice_link_failed": "link to {name} (seat {seat}) failed: {why}",
     "notice_host_closed": "the host closed the connection ({why})",
+    "notice_host_hung_up": "the host closed the connection",
+    "notice_link_hung_up": "connection lost (the peer hung up)",
+    "notice_link_lost": "connection lost ({why})",
+    "notice_link_lost_sending": "connection lost while sending ({why})",
     "notice_lobby_rejoin": "not at the table any more ({why}): joining again",
     "notice_host_left_lobby": (
         "the host closed its table before the game began: nothing answers at {where} any more"

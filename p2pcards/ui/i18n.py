@@ -30,6 +30,7 @@ from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
+from p2pcards.say import Number
 from p2pcards.ui.po import Message
 
 LANGS = ("en", "fr", "it")
@@ -906,6 +907,7 @@ _EN_PLURAL["record_partial"] = (
     "Record of {n} finished hands written to {path} (the hand in progress is left out).",
 )
 _EN_PLURAL["players_games"] = ("{n} game, {first} to {last}", "{n} games, {first} to {last}")
+_EN_PLURAL["players_games_day"] = ("{n} game, {first}", "{n} games, {first}")  # (all on one day)
 _EN_PLURAL["sim_summary"] = (  # (its English has one form, "1 matches" too, as it always printed)
     "{game}: {n} matches, {players} players, seed {seed}, rules: {rules}; "
     "shared wins count 1/k to each winner",
@@ -1018,7 +1020,19 @@ class Translator:
             return self(value.key, **value.values)
         if isinstance(value, Notices):
             return value.sep.join(str(self.said(v)) for v in value.items)
+        if isinstance(value, Number):
+            return self.number(value)
         return value
+
+    def number(self, number: Number) -> str:
+        """``number`` as this language writes it: a decimal comma in French and Italian, and
+        thousands grouped by a narrow space (French) or a point (Italian)."""
+        text = str(number)
+        if self.lang == "fr":
+            return text.replace(",", "\u202f").replace(".", ",")
+        if self.lang == "it":
+            return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+        return text
 
     def problem(self, text: str) -> str:
         """A problem the program said in English (a fault, or why the node stopped) in this

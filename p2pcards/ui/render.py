@@ -402,11 +402,23 @@ def waiting_status(
     """The status line of a player who waits: ``Alice to play — 0:42 left``,
     ``Waiting for keys from Bob…``; ``left`` is the time left on the table's clock
     (None when it is not worth counting down). ``what`` is one of :data:`STATUS_WAITS`."""
-    text = tr(f"status_{what}", names=tr.join(list(names)))
     if left is None:
-        return text + style.ellipsis
+        return tr(f"status_{what}", names=tr.join(list(names))) + style.ellipsis
     dash = " — " if style.unicode else " - "
-    return text + dash + tr("status_left", left=clock_text(left))
+    clock = dash + tr("status_left", left=clock_text(left))
+    # The line is cut to the terminal's width: long names are shortened first, so that
+    # the time left, what the countdown is for, still shows on a narrow terminal.
+    room = max(20, shutil.get_terminal_size((80, 24)).columns) - 2  # (a status line never wraps)
+    widths = [visible_len(n) for n in names]
+    least = 3 + visible_len(style.ellipsis)
+    while True:
+        shown = [cut_columns(n, w, style.ellipsis) for n, w in zip(names, widths, strict=True)]
+        text = tr(f"status_{what}", names=tr.join(shown)) + clock
+        widest = max(range(len(widths)), key=widths.__getitem__, default=None)
+        if visible_len(text) <= room or widest is None or widths[widest] <= least:
+            return text
+        widths[widest] -= 1  # one column less at a time, from the longest name
+
 
 
 def render_options(labels: Sequence[str]) -> str:
