@@ -22,10 +22,12 @@ from p2pcards.crypto.identity import Identity, fingerprint
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net.known import FILE_NAME, KnownPlayers
 from p2pcards.net.node import Outcome
+from p2pcards.ui.i18n import Translator
 
 BOB = Identity.from_bytes(bytes([2]) * 32)
 PUPPET = Identity.from_bytes(bytes([3]) * 32)
 CAROL = Identity.from_bytes(bytes([4]) * 32)
+ANN = Identity.from_bytes(bytes([5]) * 32)
 
 
 def roster(*pairs: tuple[str, Identity]) -> list[tuple[str, bytes]]:
@@ -195,3 +197,19 @@ def test_a_game_against_the_bots_of_this_computer_remembers_nobody(
         assert "Game abandoned" in result.output, result.output
     assert list(tmp_path.glob("transcripts/*.p2pt"))  # the games were played, as nodes
     assert KnownPlayers.load(tmp_path).players == {}
+
+
+def test_the_players_list_marks_a_name_met_with_two_keys(tmp_path: Path) -> None:
+    """Two keys under one name are two players (a host may have seated a puppet under a known
+    name): each row says so, in the reader's language; a name met with one key is left plain."""
+    env = {"P2PCARDS_HOME": str(tmp_path), "P2PCARDS_LANG": None}
+    known = KnownPlayers.load(tmp_path)
+    known.remember(roster(("me", CAROL), ("bob", BOB)), me=0, day="2026-12-01")
+    known.remember(roster(("me", CAROL), ("Bob", PUPPET)), me=0, day="2026-12-02")
+    known.remember(roster(("me", CAROL), ("ann", ANN)), me=0, day="2026-12-02")
+    for lang in ("en", "fr", "it"):
+        listed = CliRunner().invoke(main, ["players", "--lang", lang], env=env)
+        mark = Translator(lang)("players_same_name")
+        rows = {line.split()[0]: line for line in listed.output.splitlines()}
+        assert listed.exit_code == 0 and set(rows) == {"bob", "Bob", "ann"}, listed.output
+        assert mark in rows["bob"] and mark in rows["Bob"] and mark not in rows["ann"], listed.output

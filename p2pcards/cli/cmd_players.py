@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 import click
 
@@ -55,8 +56,12 @@ def players(forget: str | None, as_json: bool, lang: str | None) -> None:
     if not entries:
         _echo(tr("players_none"))
         return
+    # A name met with two keys is two players: a host may have seated a puppet under it.
+    names = Counter(p.name.casefold() for p in entries)
     for p in entries:
         key = "players_games" if p.last != p.first else "players_games_day"  # not "from X to X"
         games = tr.n(key, p.games, n=p.games, first=p.first, last=p.last)
         row = f"{pad(clean(p.name, NAME_LIMIT), 20)} {fingerprint(p.key)}  {games}"
+        if names[p.name.casefold()] > 1:
+            row += f"  {tr('players_same_name')}"
         _echo(wrap(row) if _to_terminal() else row)  # (one line a player for a program that reads it)

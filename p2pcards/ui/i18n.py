@@ -781,6 +781,7 @@ _EN_LISTS: dict[str, str] = {
     "players_no_such": "No known player is named {name} or has such a key.",
     "players_forgot": "Forgot {name} (key {fingerprint}).",
     "players_none": "No known players yet: the players of each networked game are remembered here.",
+    "players_same_name": "(!! another key has this name: not the same player)",
     "sim_strategy": "strategy",
     "sim_seats": "seats",
     "sim_wins": "wins",
