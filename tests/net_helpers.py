@@ -26,7 +26,7 @@ from p2pcards.games.nines.rules import Action, NinesRules
 from p2pcards.net import tls
 from p2pcards.net.link import Link
 from p2pcards.net.node import NodeConfig, Outcome, host_game, join_game
-from p2pcards.net.runner import Decider
+from p2pcards.net.runner import Decider, RunResult, run_table
 from p2pcards.net.session import LobbyUI, Timeouts
 
 LOCALHOST = "127.0.0.1"
@@ -388,3 +388,60 @@ async def close_all(links: dict[int, dict[int, Link]]) -> None:
     for ends in links.values():
         for link in ends.values():
             await link.aclose()
+
+
+class Lagging(trio.abc.SendStream):
+    """A sending end whose bytes arrive ``delay`` seconds after they are sent, in order, and
+    without holding up the sender (a seat that sits on what it has to say, or a slow path);
+    with ``gate``, each also waits while ``gate()`` (an event) is not set (a path that stops)."""
+
+    def __init__(
+        self,
+        inner: trio.abc.SendStream,
+        delay: float,
+        nursery: trio.Nursery,
+        gate: Callable[[], trio.Event] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.delay = delay
+        self.gate = gate
+        self.queue, out = trio.open_memory_channel[tuple[float, bytes]](10_000)
+        nursery.start_soon(self._pump, out)
+
+    async def _pump(self, out: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
+        async for due, data in out:
+            await trio.sleep_until(due)
+            if self.gate is not None:
+                await self.gate().wait()
+            try:
+                await self.inner.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+        await self.inner.aclose()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.queue.send((trio.current_time() + self.delay, bytes(data)))
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        self.queue.close()
+        await trio.lowlevel.checkpoint()
+
+
+async def play_bots(
+    tables: Mapping[int, Any], links: Mapping[int, dict[int, Link]], timeouts: Timeouts
+) -> dict[int, RunResult]:
+    """Play every seat of ``tables`` by a bot on ``links`` (seat -> peer -> link) until each
+    stops (in virtual time, a day at most); each seat's result."""
+    results: dict[int, RunResult] = {}
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=timeouts)
+
+    with trio.fail_after(24 * 3600):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+    return results

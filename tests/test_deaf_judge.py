@@ -14,13 +14,13 @@ from typing import Any
 
 import trio
 import trio.testing
-from net_helpers import bot
+from net_helpers import Lagging, play_bots
 from protocol_helpers import make_tables
 
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import runner
 from p2pcards.net.link import Link
-from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import Sitting
 
@@ -47,36 +47,6 @@ class Gate:
             await trio.sleep(self.closed)
             self.open.set()
             await trio.sleep(self.every - self.closed)
-
-
-class Gated(trio.abc.SendStream):
-    """A sending end whose bytes arrive ``DELAY`` s after they are sent, and wait while ``gate``
-    is closed (in order; the sender is not held up)."""
-
-    def __init__(self, inner: trio.abc.SendStream, gate: Gate, nursery: trio.Nursery) -> None:
-        self.inner, self.gate = inner, gate
-        self.queue, out = trio.open_memory_channel[tuple[float, bytes]](10_000)
-        nursery.start_soon(self._pump, out)
-
-    async def _pump(self, out: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
-        async for due, data in out:
-            await trio.sleep_until(due)
-            await self.gate.open.wait()
-            try:
-                await self.inner.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
-        await self.inner.aclose()
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.queue.send((trio.current_time() + DELAY, bytes(data)))
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def aclose(self) -> None:
-        self.queue.close()
-        await trio.lowlevel.checkpoint()
 
 
 def spin_guard(monkeypatch: Any) -> None:
@@ -113,23 +83,20 @@ def charges_kept(monkeypatch: Any) -> dict[int, dict[int, float]]:
 async def play_two_through(gate: Gate, seed: int = 1) -> dict[int, RunResult]:
     """Two seats linked through ``gate``; each seat's result."""
     tables = {s: Sitting(t) for s, t in make_tables(2, NinesRules(hands=40), seed=seed).items()}
-    results: dict[int, RunResult] = {}
     async with trio.open_nursery() as pumps:
         pumps.start_soon(gate.run)
         to_1, from_0 = trio.testing.memory_stream_one_way_pair()
         to_0, from_1 = trio.testing.memory_stream_one_way_pair()
+
+        def through(out: trio.abc.SendStream) -> trio.abc.SendStream:
+            return Lagging(out, DELAY, pumps, lambda: gate.open)
+
         links = {
-            0: {1: Link(trio.StapledStream(Gated(to_1, gate, pumps), from_1), peer="seat 1")},
-            1: {0: Link(trio.StapledStream(Gated(to_0, gate, pumps), from_0), peer="seat 0")},
+            0: {1: Link(trio.StapledStream(through(to_1), from_1), peer="seat 1")},
+            1: {0: Link(trio.StapledStream(through(to_0), from_0), peer="seat 0")},
         }
 
-        async def seat(s: int) -> None:
-            results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
-
-        with trio.fail_after(24 * 3600):
-            async with trio.open_nursery() as nursery:
-                for s in tables:
-                    nursery.start_soon(seat, s)
+        results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
         pumps.cancel_scope.cancel()
     return results
 

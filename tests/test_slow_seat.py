@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from net_helpers import bot
+from net_helpers import Lagging, play_bots
 from protocol_helpers import make_tables
 
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import runner
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import Sitting
 
@@ -30,41 +30,10 @@ STEP = 30.0
 TURN = 60.0
 
 
-class Lagging(trio.abc.SendStream):
-    """A sending end whose bytes arrive ``delay`` seconds after they are sent, in order, and
-    without holding up the sender (a seat that sits on what it has to say)."""
-
-    def __init__(self, inner: trio.abc.SendStream, delay: float, nursery: trio.Nursery) -> None:
-        self.inner = inner
-        self.delay = delay
-        self.queue, out = trio.open_memory_channel[tuple[float, bytes]](1000)
-        nursery.start_soon(self._pump, out)
-
-    async def _pump(self, out: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
-        async for due, data in out:
-            await trio.sleep_until(due)
-            try:
-                await self.inner.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
-        await self.inner.aclose()
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.queue.send((trio.current_time() + self.delay, bytes(data)))
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def aclose(self) -> None:
-        self.queue.close()
-        await trio.lowlevel.checkpoint()
-
-
 async def play_with_a_late_seat(delay: float, seed: int = 1) -> tuple[dict[int, RunResult], float]:
     """Three seats, every link of their own; whatever seat 2 sends arrives ``delay`` s late.
     Each seat's result, and the time the last one stopped."""
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(target=100), seed=seed).items()}
-    results: dict[int, RunResult] = {}
     async with trio.open_nursery() as pumps:
         links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
         x, y = trio.testing.memory_stream_pair()
@@ -77,15 +46,7 @@ async def play_with_a_late_seat(delay: float, seed: int = 1) -> tuple[dict[int, 
             links[honest][2] = Link(trio.StapledStream(to_2, to_honest), peer="seat 2")
             links[2][honest] = Link(trio.StapledStream(late, from_honest), peer=f"seat {honest}")
 
-        async def seat(s: int) -> None:
-            results[s] = await run_table(
-                tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP)
-            )
-
-        with trio.fail_after(24 * 3600):
-            async with trio.open_nursery() as nursery:
-                for s in tables:
-                    nursery.start_soon(seat, s)
+        results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
         ended = trio.current_time()
         pumps.cancel_scope.cancel()
     return results, ended
@@ -151,15 +112,11 @@ class SlowReader(trio.abc.SendStream):
         await self.inner.aclose()
 
 
-@pytest.mark.parametrize("hold", [4.0])
-async def test_a_seat_that_reads_one_peer_slowly_gets_nobody_honest_named(
-    autojump_clock: trio.testing.MockClock, hold: float
-) -> None:
-    """Seat 2 takes each frame of seat 0's `hold` s after it came (less than STUCK_SHARE of a
-    step, and than the keep-alive's clock): seat 0 sends nothing else meanwhile, so its answers
-    reach seat 1 late too, and seat 1 would name it once its lateness allowance was spent
-    (at 4 s: seat 1 did, at 526 s). Seat 0 names seat 2 first, for holding it up
-    (HOLD_ALLOWANCE), and seat 1 names nobody."""
+def read_slowly_by_seat_2(
+    hold: float, seat_2_end: type[Link] = Link
+) -> tuple[dict[int, Sitting], dict[int, dict[int, Link]]]:
+    """Three seats, every link of their own; seat 2 takes each of seat 0's frames ``hold`` s
+    after it came (its end of that link a ``seat_2_end``)."""
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=5), seed=1).items()}
     links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
     for a, b in ((0, 1), (1, 2)):
@@ -169,16 +126,21 @@ async def test_a_seat_that_reads_one_peer_slowly_gets_nobody_honest_named(
     to_2, from_0 = trio.testing.memory_stream_one_way_pair()
     to_0, from_2 = trio.testing.memory_stream_one_way_pair()
     links[0][2] = Link(trio.StapledStream(SlowReader(to_2, hold), from_2), peer="seat 2")
-    links[2][0] = Link(trio.StapledStream(to_0, from_0), peer="seat 0")
-    results: dict[int, RunResult] = {}
+    links[2][0] = seat_2_end(trio.StapledStream(to_0, from_0), peer="seat 0")
+    return tables, links
 
-    async def seat(s: int) -> None:
-        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
 
-    with trio.fail_after(24 * 3600):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
+@pytest.mark.parametrize("hold", [4.0])
+async def test_a_seat_that_reads_one_peer_slowly_gets_nobody_honest_named(
+    autojump_clock: trio.testing.MockClock, hold: float
+) -> None:
+    """Seat 2 takes each frame of seat 0's `hold` s after it came (less than STUCK_SHARE of a
+    step, and than the keep-alive's clock): seat 0 sends nothing else meanwhile, so its answers
+    reach seat 1 late too, and seat 1 would name it once its lateness allowance was spent
+    (at 4 s: seat 1 did, at 526 s). Seat 0 names seat 2 first, for holding it up
+    (HOLD_ALLOWANCE), and seat 1 names nobody."""
+    tables, links = read_slowly_by_seat_2(hold)
+    results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
     summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
     assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
     assert results[0].blamed == (2,), summary
@@ -206,21 +168,8 @@ async def test_a_seat_that_reads_just_under_the_free_wait_and_asks_often_is_name
                 if not isinstance(decode_frame_object(obj), Evidence):
                     return obj
 
-    tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=5), seed=1).items()}
-    links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
-    for a, b in ((0, 1), (1, 2)):
-        x, y = trio.testing.memory_stream_pair()
-        links[a][b] = Link(x, peer=f"seat {b}")
-        links[b][a] = Link(y, peer=f"seat {a}")
-    to_2, from_0 = trio.testing.memory_stream_one_way_pair()
-    to_0, from_2 = trio.testing.memory_stream_one_way_pair()
-    links[0][2] = Link(trio.StapledStream(SlowReader(to_2, 0.9), from_2), peer="seat 2")
-    links[2][0] = Asker(trio.StapledStream(to_0, from_0), peer="seat 0")
-    results: dict[int, RunResult] = {}
+    tables, links = read_slowly_by_seat_2(0.9, Asker)
     asked = 0
-
-    async def seat(s: int) -> None:
-        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
 
     async def ask() -> None:
         nonlocal asked
@@ -230,13 +179,10 @@ async def test_a_seat_that_reads_just_under_the_free_wait_and_asks_often_is_name
                 await links[2][0].send(Need(tables[2].step).to_frame())
                 asked += 1
 
-    with trio.fail_after(24 * 3600):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(ask)
-            async with trio.open_nursery() as seats:
-                for s in tables:
-                    seats.start_soon(seat, s)
-            nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ask)
+        results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
+        nursery.cancel_scope.cancel()
     summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
     assert asked > 100, summary
     assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
