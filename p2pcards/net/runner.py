@@ -1463,38 +1463,78 @@ class _Floods:
     check each; dropping one loses nothing, since a target that lacks a record asks for it
     (``need``) and every seat at the table holds it. Unsigned notices (``need``, ``abort``)
     are carried, and ``need`` frames read (each is answered from the transcript), at
-    ``RELAY_NOTICE_RATE`` from one origin."""
+    ``RELAY_NOTICE_RATE`` from one origin. The records carried from one origin to one target
+    are bounded too (``CARRY_SLACK``): an origin signs as many records of its own as it
+    likes, each new, and a path to the target slower than the origin's to this seat would
+    hold this seat's own frames up behind them, and its reading too."""
 
     def __init__(self) -> None:
         self._records: dict[int, set[bytes]] = {}
         self._tokens: dict[tuple[int, int | None], tuple[float, float]] = {}
+        self._room: dict[tuple[int, int], tuple[int, int]] = {}
+        """For each origin and target, the bytes of records that may still be carried, and the
+        bytes of the records this seat held when that was counted (``CARRY_SLACK``)."""
+        self._held: dict[int, tuple[int, int]] = {}
 
-    def worth_carrying(self, origin: int, target: int, inner: Any, now: float) -> bool:
+    def worth_carrying(self, origin: int, target: int, inner: Any, now: float, table: Sitting) -> bool:
         """Whether ``inner`` is worth carrying from ``origin`` to ``target`` (a notice, as it is
         asked, takes one of the pair's tokens)."""
         if isinstance(inner, SignedRecord | Evidence):
             seen = self._records.get(target, set())
-            return any(_digest(r) not in seen for r in _records_of(inner))
+            new = [r for r in _records_of(inner) if _digest(r) not in seen]
+            held = self.held_bytes(table)
+            room, then = self._room.get((origin, target), (CARRY_SLACK, held))
+            room = min(CARRY_SLACK, room + held - then)
+            self._room[origin, target] = (room, held)
+            return bool(new) and sum(len(r.raw) + len(r.sig) for r in new) <= room
         return self._take((origin, target), now)
+
+    def held_bytes(self, table: Sitting) -> int:
+        """The bytes of the records this seat holds of the match (its tables' transcripts)."""
+        total = 0
+        for i, t in enumerate(table.tables):
+            steps = t.transcript.steps
+            counted, size = self._held.get(i, (0, 0))
+            if counted > len(steps):
+                counted, size = 0, 0
+            size += sum(len(r.raw) + len(r.sig) for step in steps[counted:] for r in step)
+            self._held[i] = (len(steps), size)
+            total += size
+        return total
 
     def worth_reading(self, origin: int, now: float) -> bool:
         """Whether a ``need`` of ``origin``'s (on its own link, or carried) is read: one token."""
         return self._take((origin, None), now)
 
-    def carried(self, target: int, inner: Any) -> None:
+    def carried(self, origin: int, target: int, inner: Any) -> None:
         """``inner`` (checked) goes to ``target``: its records are not carried there again."""
         if isinstance(inner, SignedRecord | Evidence):
-            self._records.setdefault(target, set()).update(_digest(r) for r in _records_of(inner))
+            seen = self._records.setdefault(target, set())
+            new = {_digest(r): len(r.raw) + len(r.sig) for r in _records_of(inner)}
+            more = sum(size for digest, size in new.items() if digest not in seen)
+            room, then = self._room.get((origin, target), (CARRY_SLACK, 0))
+            self._room[origin, target] = (room - more, then)
+            seen.update(new)
 
     def forget(self, target: int) -> None:
         """A new link with ``target``: what went on the old one may have been lost with it."""
         self._records.pop(target, None)
+        for pair in [pair for pair in self._room if pair[1] == target]:
+            del self._room[pair]
 
     def _take(self, key: tuple[int, int | None], now: float) -> bool:
         tokens, then = self._tokens.get(key, (RELAY_NOTICES, now))
         tokens = min(RELAY_NOTICES, tokens + (now - then) * RELAY_NOTICE_RATE)
         self._tokens[key] = (tokens - 1, now) if tokens >= 1 else (tokens, now)
         return tokens >= 1
+
+
+CARRY_SLACK = MAX_FRAME
+"""Bytes of records a seat carries from one origin to one target at once: the room for them,
+full when its link with the target forms, fills again by as much as the records this seat holds
+of the match grow (an honest origin passes each record of the match on once, and is a few
+records ahead of this seat at most); what finds no room is dropped unread, blaming nobody (the
+target asks for what it lacks)."""
 
 
 def _records_of(inner: SignedRecord | Evidence) -> tuple[SignedRecord, ...]:
@@ -1524,14 +1564,14 @@ async def _carry(
             inner: Any = None
             try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
                 inner = relay.inner()
-                if not floods.worth_carrying(peer, relay.target, inner, trio.current_time()):
-                    return False  # a copy of what went there already, or notices too many
+                if not floods.worth_carrying(peer, relay.target, inner, trio.current_time(), table):
+                    return False  # a copy of what went there already, or too much, or notices too many
                 problem = table.carriable(peer, inner)
             except WireError as e:
                 problem = MALFORMED_TO_CARRY.format(error=e)
             if problem is not None:
                 table.blame(peer, GAVE_TO_CARRY.format(seat=relay.target, problem=problem))
-            floods.carried(relay.target, inner)
+            floods.carried(peer, relay.target, inner)
             # As long as this seat's own frames may wait (STUCK_SHARE): a send cut there hangs the
             # link up, and the target, which stopped reading, has its grace to link again.
             with trio.move_on_after(timeout * STUCK_SHARE), contextlib.suppress(LinkClosed):
