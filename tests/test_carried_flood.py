@@ -8,18 +8,17 @@ slower than the flooder's own made the carrier late to every seat, and got it na
 from __future__ import annotations
 
 import contextlib
-import math
 
 import pytest
 import trio
 import trio.testing
-from net_helpers import bot
+from net_helpers import Lagging, play_bots
 from protocol_helpers import identity_for, make_tables
 
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import runner
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import RunResult, run_table
+from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.steplog import SIGN_PREFIX
@@ -29,37 +28,20 @@ STEP = 30.0
 TURN = 60.0
 
 
-class Pipe(trio.abc.SendStream):
+class Pipe(Lagging):
     """A path that carries ``rate`` bytes a second, with ``buffer`` bytes of room in front of
     it (the sender's system): a send waits for room, and its bytes arrive once carried."""
 
     def __init__(self, inner: trio.abc.SendStream, rate: float, buffer: int, nursery: trio.Nursery) -> None:
-        self.inner, self.rate, self.buffer = inner, rate, buffer
+        super().__init__(inner, 0.0, nursery)
+        self.rate, self.buffer = rate, buffer
         self.free_at = 0.0
-        self.queue, out = trio.open_memory_channel[tuple[float, bytes]](math.inf)
-        nursery.start_soon(self._pump, out)
-
-    async def _pump(self, out: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
-        async for due, data in out:
-            await trio.sleep_until(due)
-            try:
-                await self.inner.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
-        await self.inner.aclose()
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         room_at = self.free_at - max(0, self.buffer - len(data)) / self.rate
         await trio.sleep_until(max(trio.current_time(), room_at))
         self.free_at = max(trio.current_time(), self.free_at) + len(data) / self.rate
-        self.queue.send_nowait((self.free_at, bytes(data)))
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-    async def aclose(self) -> None:
-        self.queue.close()
-        await trio.lowlevel.checkpoint()
+        await self.queue.send((self.free_at, bytes(data)))
 
 
 async def flooded(
@@ -69,7 +51,6 @@ async def flooded(
     second. Seat 2 plays honestly, and besides sends seat 0, every ``flood_every`` s, a relay
     frame for seat 1 of records it signs for the purpose (each new, so each is carried)."""
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=hands), seed=seed).items()}
-    results: dict[int, RunResult] = {}
     sent = 0
     async with trio.open_nursery() as pumps:
         links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
@@ -82,9 +63,6 @@ async def flooded(
         links[0][1] = Link(trio.StapledStream(Pipe(to_1, rate, 64 * 1024, pumps), from_1), peer="seat 1")
         links[1][0] = Link(trio.StapledStream(to_0, from_0), peer="seat 0")
         me = identity_for(2, seed)
-
-        async def seat(s: int) -> None:
-            results[s] = await run_table(tables[s], links[s], bot(s), timeouts=Timeouts(turn=TURN, step=STEP))
 
         async def flood() -> None:
             nonlocal sent
@@ -106,13 +84,10 @@ async def flooded(
                     sent += 1
                 await trio.sleep(flood_every)
 
-        with trio.fail_after(24 * 3600):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(flood)
-                async with trio.open_nursery() as seats:
-                    for s in tables:
-                        seats.start_soon(seat, s)
-                nursery.cancel_scope.cancel()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(flood)
+            results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
+            nursery.cancel_scope.cancel()
         pumps.cancel_scope.cancel()
     return results, sent
 
