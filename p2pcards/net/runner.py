@@ -93,6 +93,11 @@ out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for 
 
 SLOW_ALLOWANCE_MIN = 60.0
 
+
+def lateness_allowance(step_clock: float) -> float:
+    """A seat's lateness allowance over the match at this step clock (``SLOW_ALLOWANCE``)."""
+    return max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * step_clock)
+
 READ_FREE = 1.0
 """Seconds this seat's frames may wait in all, in each step, for a peer to take them without
 counting against that peer (``HOLD_ALLOWANCE``)."""
@@ -308,7 +313,7 @@ async def _send_all(
     it every timeout, forever. With ``held`` (``timeout`` being the step's clock), so is a
     peer whose frames waited longer in all than ``HOLD_ALLOWANCE`` of a lateness allowance.
     """
-    most = HOLD_ALLOWANCE * max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeout)
+    most = HOLD_ALLOWANCE * lateness_allowance(timeout)
     timeout *= STUCK_SHARE
     present = set(table.present)  # a seat that left hears nothing more from this table
     now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
@@ -477,8 +482,7 @@ class _Mesh:
 
     def lateness_left(self, peer: int, step_clock: float) -> float:
         """What ``peer``'s answers to steps other than turns may still take beyond ``QUICK``."""
-        allowance = max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * step_clock)
-        return max(0.0, allowance - self.late.get(peer, 0.0))
+        return max(0.0, lateness_allowance(step_clock) - self.late.get(peer, 0.0))
 
     def start_reader(self, peer: int, link: Link) -> None:
         self.nursery.start_soon(_reader, peer, link, self.send.clone())
@@ -1069,7 +1073,7 @@ async def _play(
                 ]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-                    allowance = max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * timeouts.step)
+                    allowance = lateness_allowance(timeouts.step)
                     _time_out(table, now - started, False, result, relayed, late=(over, allowance))
                 continue
             if now < min(notice, ask_at, trial_ends):
