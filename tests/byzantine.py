@@ -12,7 +12,7 @@ others that it holds, unchanged).
 
 Two joiners may have no link of their own (``Scenario.relayed``): as in
 ``p2pcards.net.runner``, every frame between them then travels inside a ``relay``
-frame through the host, seat 0, and is read as ``runner._carry`` reads it. An honest
+frame through the host, seat 0, and is read as ``relay.carry`` reads it. An honest
 host passes such frames on unchanged; a Byzantine host's adversary decides, per
 carried frame, what it delivers to whom (``Adversary.on_carry``), and may split the
 joiners (carry nothing between two groups, strip their records from its own frames,
@@ -98,7 +98,7 @@ class Scenario:
     """Pairs of joiners (seats >= 1) with no link of their own: every frame between the
     two goes inside ``relay`` frames through their carriers, the host, seat 0, and the
     joiners linked with both (protocol.md 2.2 and 7.2, *Relayed seats*;
-    ``runner.RelayedLink``)."""
+    ``relay.RelayedLink``)."""
 
     def __post_init__(self) -> None:
         for pair in self.relayed:
@@ -167,8 +167,8 @@ class ByzantineNetwork(LocalNetwork):
 
     A relayed pair of joiners (``Scenario.relayed``) has no link: what one of them
     sends the other is queued, inside a ``relay`` frame, on its links to the host and
-    to every joiner it is linked with (``runner.RelayedLink.send``), and a relay frame
-    is handled at its receiver as ``runner._carry`` does (see :meth:`ByzantineRun.deliver`).
+    to every joiner it is linked with (``relay.RelayedLink.send``), and a relay frame
+    is handled at its receiver as ``relay.carry`` does (see :meth:`ByzantineRun.deliver`).
     (What a Byzantine joiner carries is the adversary's, ``Adversary.joiner_carry``, as
     what a Byzantine host carries is, ``Adversary.on_carry``.)"""
 
@@ -190,7 +190,7 @@ class ByzantineNetwork(LocalNetwork):
         if not scenario.is_relayed(sender, receiver):
             self.put(sender, receiver, frame)
             return
-        # To every seat the sender is linked with (runner.RelayedLink.carrier_seats): the
+        # To every seat the sender is linked with (relay.RelayedLink.carrier_seats): the
         # host, and the joiners that pass it on if they are linked with the receiver.
         wrapped = Relay(sender, receiver, frame).to_frame()
         for carrier in range(scenario.n):
@@ -368,7 +368,7 @@ class ByzantineRun:
         with contextlib.suppress(_Stop, RemoteProtocolError):
             self.tables[receiver].receive(sender, frame)
 
-    # -- relay frames (runner._carry) ---------------------------------------------
+    # -- relay frames (relay.carry) ---------------------------------------------
 
     def deliver(self, sender: int, receiver: int, frame: bytes) -> None:
         """Hand one frame of the link sender->receiver to its receiver's node. A relay
@@ -390,7 +390,7 @@ class ByzantineRun:
             self.net.failures[receiver] = e
 
     def _read_relayed(self, seat: int, peer: int, relay: Relay) -> None:
-        """A relay frame at a joiner: the checks of ``runner._carry``, in its order and
+        """A relay frame at a joiner: the checks of ``relay.carry``, in its order and
         with its verdicts. One for another seat is a request to carry it (``from`` must
         be ``peer``), passed on if this seat is linked with the target; one for this
         seat is read (``receive_relayed``) if its origin has no link with it. A relayed
@@ -417,7 +417,7 @@ class ByzantineRun:
             self.net.put(seat, relay.target, relay.to_frame())
             return
         if relay.origin not in self.scenario.relayed_with(seat):
-            return  # the two are linked: dropped unread, blaming nobody (runner._carry)
+            return  # the two are linked: dropped unread, blaming nobody (relay.carry)
         try:
             inner = relay.inner()
         except WireError as e:
@@ -427,7 +427,7 @@ class ByzantineRun:
 
     def carry(self, sender: int, relay: Relay) -> None:
         """A relay frame reached the host on ``sender``'s link. An honest host passes it
-        on as ``runner._carry`` does (also once its match is over: ``_linger``; not
+        on as ``relay.carry`` does (also once its match is over: ``_linger``; not
         once it failed: its runner has announced and hung up). A Byzantine host's
         adversary decides what it puts on which of its links instead."""
         if 0 in self.byzantine:

@@ -585,7 +585,7 @@ def test_a_host_that_alters_a_relayed_record_is_blamed_by_the_receiver(at: int) 
 def test_a_host_that_delivers_a_relay_frame_to_the_wrong_seat_is_blamed(readdressed: bool) -> None:
     """Seat 1's record for seat 2 delivered to seat 3 as it is (meant for another seat):
     seat 3 blames the host. Addressed to seat 3 instead, which has a link of its own with
-    seat 1, it is dropped unread (runner._carry: the origin may have asked for it, to get
+    seat 1, it is dropped unread (relay.carry: the origin may have asked for it, to get
     the host blamed), and seat 3 goes on."""
 
     def change(relay: Relay) -> list[tuple[int, bytes]]:

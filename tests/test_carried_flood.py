@@ -1,4 +1,4 @@
-"""A seat that floods a carrier with frames to carry, in virtual time (runner.CARRY_SLACK).
+"""A seat that floods a carrier with frames to carry, in virtual time (relay.CARRY_SLACK).
 
 A seat asked to carry a relay frame passes it on to its target, waiting as long as the path to
 the target takes it, and reads nothing meanwhile; the records inside are checked, but a seat may
@@ -16,7 +16,7 @@ from net_helpers import Lagging, play_bots
 from protocol_helpers import identity_for, make_tables
 
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net import runner
+from p2pcards.net import relay
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
@@ -115,5 +115,5 @@ async def test_a_flood_to_carry_gets_nobody_honest_named_and_stalls_nothing(
     assert all(r.status == "over" and not r.blamed for r in results.values()), summary
     assert sent > 100, summary
     took = trio.current_time() - start
-    assert took < 2 * runner.CARRY_SLACK / rate + 30, (took, summary)
+    assert took < 2 * relay.CARRY_SLACK / rate + 30, (took, summary)
 

@@ -1,4 +1,4 @@
-"""A node that hears nobody for a while, in virtual time (runner.SLOW_ALLOWANCE).
+"""A node that hears nobody for a while, in virtual time (pacing.SLOW_ALLOWANCE).
 
 A node that hears from no peer for longer than a live one is ever silent (``WAIT_NOTICE``
 + 1 s: every peer's link carries a keep-alive each ``WAIT_NOTICE``) may be the one cut off:

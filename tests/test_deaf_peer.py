@@ -54,7 +54,7 @@ async def play_three(
     return results, {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
 
 
-# Guards runner.STUCK_SHARE: with a frame allowed the whole step's timeout to be delivered, seat 1
+# Guards pacing.STUCK_SHARE: with a frame allowed the whole step's timeout to be delivered, seat 1
 # named seat 2 "stopped reading" at 30 s, and seats 0 and 2 named seat 1 "did not answer" at 30 s.
 async def test_a_seat_that_never_reads_one_peer_gets_nobody_honest_named(
     autojump_clock: trio.testing.MockClock,
@@ -96,7 +96,7 @@ class Room(trio.abc.SendStream):
         await trio.lowlevel.checkpoint()
 
 
-# Guards the share in runner._carry too: there a frame carried for another seat waited the whole
+# Guards the share in relay.carry too: there a frame carried for another seat waited the whole
 # step's timeout to be delivered, while this seat read nothing; it then took the others' frames,
 # queued all that while, for silence, and stopped naming nobody ("this node's own connection may
 # be down"), so the seat that stopped reading stopped the match unnamed.

@@ -597,7 +597,7 @@ def test_ctrl_c_at_a_prompt_exits_130_and_the_end_of_input_1(
 def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_language(lang: str) -> None:
     """A departure's reason is the signer's text; the program's own reasons are recognised and
     translated (a time given stays a number), any other text is shown as it is."""
-    from p2pcards.net.runner import LEFT_BEHIND
+    from p2pcards.net.verdicts import LEFT_BEHIND
     from p2pcards.protocol.sitting import TIMED_OUT
     from p2pcards.ui.netgame import leave_reason
 
@@ -609,10 +609,10 @@ def test_the_programs_own_reasons_for_a_departure_are_said_in_the_players_langua
     assert detail == tr("reason_gone", seconds="10") + tr("audit_semicolon") + "connection refused"
     assert leave_reason(tr, LEFT_BEHIND) == tr("reason_left_behind")
     assert leave_reason(tr, "dinner is ready") == "dinner is ready"
-    from p2pcards.net.runner import NO_PLAY
+    from p2pcards.net.verdicts import NO_PLAY
 
     assert leave_reason(tr, NO_PLAY.format(seconds="15")) == tr("reason_no_play", seconds="15")
-    from p2pcards.net.runner import ALLOWANCE_SPENT
+    from p2pcards.net.verdicts import ALLOWANCE_SPENT
 
     spent = leave_reason(tr, f"{TIMED_OUT} 0 s ({ALLOWANCE_SPENT.format(seconds='600')})")
     away_too_long = tr("reason_away_too_long", seconds="600")
@@ -694,9 +694,9 @@ def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language
     name: str, lang: str
 ) -> None:
     """The node's own words for a match that stopped because connections or answers were
-    lost (``net.runner``'s templates) reach the person in their language, each field in
+    lost (``net.verdicts``'s templates) reach the person in their language, each field in
     place (seat numbers and "and" in the language too); a peer's words stay as they are."""
-    from p2pcards.net import runner
+    from p2pcards.net import verdicts
     from p2pcards.net.node import Outcome
     from p2pcards.ui.netgame import describe_outcome, problem_text
     from p2pcards.ui.problems import PROBLEM_KEYS as _PROBLEM_KEYS
@@ -704,7 +704,7 @@ def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language
     assert {n for n, _ in _PROBLEM_KEYS} == set(PROBLEMS)  # every template has its test
     tr = Translator(lang)
     fields = PROBLEMS[name]
-    problem = getattr(runner, name).format(**fields)
+    problem = getattr(verdicts, name).format(**fields)
     expected = dict(fields)
     if "names" in expected:
         expected["names"] = NAMES_SAID[lang].get(str(fields["names"]), str(fields["names"]))

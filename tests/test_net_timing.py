@@ -29,17 +29,10 @@ from protocol_helpers import SHORT_RULES, make_tables, record_map, sign_map
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import Action, NinesRules
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.runner import (
-    EARLY_ASK,
-    LEAVE_WAIT,
-    STUCK_SHARE,
-    TURN_TIMED_OUT,
-    WAIT_NOTICE,
-    Decider,
-    RunResult,
-    run_table,
-)
+from p2pcards.net.pacing import STUCK_SHARE
+from p2pcards.net.runner import EARLY_ASK, LEAVE_WAIT, WAIT_NOTICE, Decider, RunResult, run_table
 from p2pcards.net.session import Timeouts
+from p2pcards.net.verdicts import TURN_TIMED_OUT
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.transcript import encode_file
@@ -217,7 +210,7 @@ async def test_a_seat_that_stops_reading_is_named_after_half_the_step_timeout(
 ) -> None:
     # Links to seat 1 deliver only what seat 1 reads (lockstep), and seat 1 reads nothing:
     # a frozen peer whose buffers are full. Sending to it must not block the others forever,
-    # nor as long as the others' clocks run (runner.STUCK_SHARE; test_deaf_peer.py).
+    # nor as long as the others' clocks run (pacing.STUCK_SHARE; test_deaf_peer.py).
     tables = make_tables(3, SHORT_RULES, seed=4)
     lockstep = {
         frozenset((0, 1)): trio.testing.lockstep_stream_pair,

@@ -246,7 +246,7 @@ async def test_a_seat_that_resumes_when_the_others_are_gone_asks_nothing_and_say
 
     from p2pcards.net import storage
     from p2pcards.net.node import resume_game
-    from p2pcards.net.runner import NOBODY_ANSWERED
+    from p2pcards.net.verdicts import NOBODY_ANSWERED
 
     timeouts = replace(FAST, grace=3.0)
     outcomes: dict[int, Outcome] = {}

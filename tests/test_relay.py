@@ -21,7 +21,8 @@ from p2pcards.bots.random_bot import RandomBot
 from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.net.link import Link
-from p2pcards.net.runner import RELAY_NOTICE_RATE, RELAY_NOTICES, RunResult, run_table
+from p2pcards.net.relay import RELAY_NOTICE_RATE, RELAY_NOTICES
+from p2pcards.net.runner import RunResult, run_table
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
@@ -442,7 +443,7 @@ async def test_a_seat_not_linked_with_the_target_drops_what_it_is_asked_to_carry
     """Once the host has left, seat 1 sends its frames for seat 2 to seats 3 and 4 (and
     seat 2 its own for seat 1 and seat 4 to seat 3); seat 4 has no link with seat 2
     either and drops what it cannot pass on, blaming nobody: the match ends."""
-    from p2pcards.net.runner import RelayedLink
+    from p2pcards.net.relay import RelayedLink
 
     links = links_but(5, frozenset((1, 2)), frozenset((2, 4)))
     carriers = RelayedLink(1, 2, dict(links[1]), present=lambda: (1, 2, 3, 4)).carriers()

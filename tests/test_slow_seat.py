@@ -1,4 +1,4 @@
-"""A seat that answers each step late, in virtual time (runner.SLOW_ALLOWANCE).
+"""A seat that answers each step late, in virtual time (pacing.SLOW_ALLOWANCE).
 
 A step other than a turn is answered by the program at once. A seat whose every answer comes
 a while after the step began, but before the step's clock runs out, broke no clock: without
@@ -20,7 +20,7 @@ from net_helpers import Lagging, play_bots
 from protocol_helpers import make_tables
 
 from p2pcards.games.nines.rules import NinesRules
-from p2pcards.net import runner
+from p2pcards.net import pacing
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
@@ -61,7 +61,7 @@ async def test_a_seat_late_at_every_step_is_named_once_its_allowance_is_spent(
     start = trio.current_time()
     results, ended = await play_with_a_late_seat(25.0)
     summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
-    allowance = max(runner.SLOW_ALLOWANCE_MIN, runner.SLOW_ALLOWANCE * STEP)
+    allowance = max(pacing.SLOW_ALLOWANCE_MIN, pacing.SLOW_ALLOWANCE * STEP)
     for honest in (0, 1):
         assert results[honest].status == "failed", summary
         assert results[honest].blamed == (2,), summary
@@ -76,7 +76,7 @@ async def test_a_seat_late_by_less_than_quick_plays_the_match_to_its_end(
 ) -> None:
     """A slow path (every frame of seat 2 late by up to 9 s, less than QUICK) is charged
     nothing: the match ends, nobody named."""
-    assert delay < runner.QUICK
+    assert delay < pacing.QUICK
     results, _ = await play_with_a_late_seat(delay)
     summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
     assert all(r.status == "over" and not r.blamed for r in results.values()), summary
@@ -85,12 +85,12 @@ async def test_a_seat_late_by_less_than_quick_plays_the_match_to_its_end(
 def test_the_protocol_states_the_reference_lateness_bounds() -> None:
     """protocol.md 7.2 gives the reference's values; a client written from it must agree."""
     text = (Path(__file__).parent.parent / "protocol.md").read_text(encoding="utf-8")
-    assert f"`QUICK` ({runner.QUICK:g} s)" in text
+    assert f"`QUICK` ({pacing.QUICK:g} s)" in text
     stated = f"(2 and 60 s in the reference: {max(60, 2 * 60)} s at the reference clock)"
     assert stated in text
-    assert (runner.SLOW_ALLOWANCE, runner.SLOW_ALLOWANCE_MIN) == (2, 60)
-    assert f"`READ_FREE` ({runner.READ_FREE:g} s)" in text
-    assert "`HOLD_ALLOWANCE` (half)" in text and runner.HOLD_ALLOWANCE == 0.5
+    assert (pacing.SLOW_ALLOWANCE, pacing.SLOW_ALLOWANCE_MIN) == (2, 60)
+    assert f"`READ_FREE` ({pacing.READ_FREE:g} s)" in text
+    assert "`HOLD_ALLOWANCE` (half)" in text and pacing.HOLD_ALLOWANCE == 0.5
 
 
 class SlowReader(trio.abc.SendStream):

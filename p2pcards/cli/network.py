@@ -266,7 +266,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         raise
     with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
         ui.finished(outcome)
-    from p2pcards.net.runner import INTERRUPTED  # (loaded with the match, not before the lobby)
+    from p2pcards.net.verdicts import INTERRUPTED
 
     if outcome.status == "aborted" and outcome.problem == INTERRUPTED:
         sys.exit(130)  # as a program stopped by Ctrl-C

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -33,7 +32,33 @@ import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.pacing import QUICK, Holds, lateness_allowance, send_all, to_every_peer
+from p2pcards.net.relay import Floods, PeerLink, RelayedLink, carried_cleanly, carry
 from p2pcards.net.session import WAIT_NOTICE, Timeouts
+from p2pcards.net.verdicts import (
+    ALLOWANCE_SPENT,
+    EVERY_CLOSED,
+    FINGERPRINT_DIFFERED,
+    HEARD_NOBODY,
+    INTERRUPTED,
+    LEFT_BEHIND,
+    LOST_EVERY,
+    NO_PLAY,
+    NOBODY_ANSWERED,
+    NOT_FOLLOWED,
+    RELAYED_DISPUTE,
+    RELAYED_SILENT,
+    SILENT_ANSWER,
+    SILENT_PLAY,
+    SLOW_ANSWER,
+    STAYED_AWAY,
+    STOPPED_BEFORE,
+    STOPPED_CLAIM,
+    STOPPED_CLAIM_RELAYED,
+    TURN_TIMED_OUT,
+    WENT_ON_RELAYED,
+    WENT_ON_WITHOUT,
+)
 from p2pcards.protocol.messages import Leave
 from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
@@ -80,36 +105,6 @@ and the time the steps it came back in were given beyond their own clocks (a who
 each return). A break after that has only what is left (none: the peer is gone at once), so
 that breaking the link at every turn and coming back just in time cannot stall a table for ever."""
 
-QUICK = 10.0
-"""Seconds a step other than a turn (a shuffle, a lock, a key: what a program answers at
-once) may take a seat without counting against it: room for a slow path's round trips and a
-slow machine's arithmetic."""
-
-SLOW_ALLOWANCE = 2.0
-"""Step clocks (at least ``SLOW_ALLOWANCE_MIN`` seconds) that a seat's answers to steps other
-than turns may take beyond ``QUICK`` each, in all over the match. Once it is spent, such a step
-gives that seat ``QUICK`` only, so that a seat that answers each step just before its clock runs
-out (a step clock of 60 s: 120 s of lateness in all) cannot stall the table for the match."""
-
-SLOW_ALLOWANCE_MIN = 60.0
-
-
-def lateness_allowance(step_clock: float) -> float:
-    """A seat's lateness allowance over the match at this step clock (``SLOW_ALLOWANCE``)."""
-    return max(SLOW_ALLOWANCE_MIN, SLOW_ALLOWANCE * step_clock)
-
-READ_FREE = 1.0
-"""Seconds this seat's frames may wait in all, in each step, for a peer to take them without
-counting against that peer (``HOLD_ALLOWANCE``)."""
-
-HOLD_ALLOWANCE = 0.5
-"""Of a peer's lateness allowance (``SLOW_ALLOWANCE``), the share that this seat's frames may
-wait for that peer to take them, beyond ``READ_FREE`` in each step, in all over the match, before it
-counts as one that reads too slowly. While a frame waits, this seat reads and answers nothing:
-a peer that takes each frame a few seconds late, never long enough to count as one that
-stopped reading (``STUCK_SHARE``), would make this seat's answers late to every other seat,
-and they would name it once its lateness allowance is spent. Half of it: this seat names the
-peer that holds it up first."""
 
 RETRY = 1.0
 """Seconds between two attempts to relink a peer."""
@@ -168,13 +163,6 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
                 await out.send((peer, (link, e)))
                 return
             await out.send((peer, (link, frame)))
-
-
-ALLOWANCE_SPENT = "away {seconds} s in all over the match, the most a player may be"
-"""What a peer that was away too long over the match is said to have done (``ABSENCE_ALLOWANCE``)."""
-
-STAYED_AWAY = "it did not come back"
-"""Why a peer counts as gone when no attempt to relink it failed with an error of its own."""
 
 
 async def _relink(
@@ -236,23 +224,6 @@ def _read_after_deciding(item: Any) -> bool:
     return True
 
 
-def _carried_cleanly(table: Sitting, links: dict[int, Any], peer: int, item: Any) -> bool:
-    """A relay frame from ``peer`` for another seat that this seat passes on (or drops, not
-    linked with its target) finding no fault in it: carried at once even while this seat's
-    own decision is due, since the seats relayed through this one must not wait on its
-    player (their clocks for the step before run out meanwhile). One that shows a fault
-    waits, as any frame (``_read_after_deciding``)."""
-    if not isinstance(item, Relay) or item.target == table.seat or item.origin != peer:
-        return False
-    target = links.get(item.target)
-    if target is None or isinstance(target, RelayedLink):
-        return True
-    try:
-        return table.carriable(peer, item.inner()) is None
-    except WireError:
-        return False
-
-
 async def _turn_away(link: Link, frame: bytes | None) -> None:
     """Close a new link that the match does not take, after sending ``frame`` on it (the
     ``continue`` records of the table that went on without that seat), briefly."""
@@ -273,91 +244,9 @@ async def _stayed_away(peer: int, deadline: float, out: trio.MemorySendChannel[t
         await out.send((peer, (None, StayedAway(STAYED_AWAY, deadline))))
 
 
-STUCK_SHARE = 0.5
-"""Of the ``timeout`` a frame is sent with, the share it may wait to be delivered before its peer
-counts as one that stopped reading. While the frame waits, this seat sends and signs nothing:
-at the whole step's timeout the others' clocks for this seat's next record would run out at the
-same moment, and they would name this seat as it names the peer that stopped reading."""
-
-
-@dataclass(slots=True)
-class _Holds:
-    """How long this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``):
-    in each step, ``READ_FREE`` in all is free, and the rest counts over the match. Per step,
-    not per frame: a peer that takes each frame just under ``READ_FREE`` late, and makes this
-    seat send it many (answers to its ``need`` frames), would hold it up for as long."""
-
-    counted: dict[int, float] = field(default_factory=dict)
-    """Each peer's time counted so far, over the match."""
-    in_step: dict[int, float] = field(default_factory=dict)
-    step: object = None
-
-    def waited(self, peer: int, seconds: float, step: object) -> float:
-        """``peer`` took ``seconds`` to take a frame in ``step``: its count over the match."""
-        if step != self.step:
-            self.step, self.in_step = step, {}
-        before = self.in_step.get(peer, 0.0)
-        self.in_step[peer] = before + seconds
-        more = max(0.0, before + seconds - READ_FREE) - max(0.0, before - READ_FREE)
-        self.counted[peer] = self.counted.get(peer, 0.0) + more
-        return self.counted[peer]
-
-
-async def _send_all(
-    table: Sitting, links: dict[int, PeerLink], timeout: float, held: _Holds | None = None
-) -> None:
-    """Send the table's new frames to every peer, and its answers to the peers that asked.
-
-    A peer that takes no frame for ``STUCK_SHARE`` of ``timeout`` (it stopped reading and its
-    buffers are full) is blamed: otherwise the send would block this seat, and with
-    it every timeout, forever. With ``held`` (``timeout`` being the step's clock), so is a
-    peer whose frames waited longer in all than ``HOLD_ALLOWANCE`` of a lateness allowance.
-    """
-    most = HOLD_ALLOWANCE * lateness_allowance(timeout)
-    timeout *= STUCK_SHARE
-    present = set(table.present)  # a seat that left hears nothing more from this table
-    now = [(p, lk) for p, lk in links.items() if p in present]  # links may be replaced while this sends
-    out = [(frame, now) for frame in table.drain()]
-    for peer, frames in table.drain_replies().items():
-        if peer in links:
-            out.extend((frame, [(peer, links[peer])]) for frame in frames)
-    stuck: list[int] = []
-    slow: list[int] = []
-    for frame, targets in out:
-        for peer, link in targets:
-            if peer in stuck:
-                continue  # the others still get every frame, this seat's record first of all
-            began = trio.current_time()
-            with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
-                await link.send(frame)  # a closed link: its reader reports it
-            if scope.cancelled_caught:
-                stuck.append(peer)
-            elif held is not None and (took := trio.current_time() - began) > 0:
-                step = (getattr(table, "current", None), table.step)
-                if held.waited(peer, took, step) > most and peer not in slow:
-                    slow.append(peer)
-    if stuck:
-        with contextlib.suppress(RemoteProtocolError):
-            table.blame(stuck[0], STOPPED_READING.format(seconds=f"{timeout:g}"))
-    elif slow:
-        with contextlib.suppress(RemoteProtocolError):
-            table.blame(slow[0], READ_SLOWLY.format(seconds=f"{most:g}"))
-
-
-async def _to_every_peer(links: dict[int, PeerLink], frame: bytes, timeout: float) -> None:
-    """Send a notice to every peer, giving up on one that takes no frame in ``timeout``."""
-    for link in list(links.values()):
-        with trio.move_on_after(timeout), contextlib.suppress(LinkClosed):
-            await link.send(frame)
-
-
-FINGERPRINT_DIFFERED = "the table fingerprint differed"
-"""The reason a seat signs when its player leaves because they read other digits than the
-others (a split table): the others are told it as such."""
-
 async def _announce(links: dict[int, PeerLink], reason: str, step: int) -> None:
     """Tell every peer that this seat stops at ``step``, and why, before it hangs up."""
-    await _to_every_peer(links, Abort(reason, step).to_frame(), 1)
+    await to_every_peer(links, Abort(reason, step).to_frame(), 1)
 
 
 async def _heartbeat(table: Sitting, links: dict[int, PeerLink]) -> None:
@@ -377,62 +266,7 @@ async def _heartbeat(table: Sitting, links: dict[int, PeerLink]) -> None:
             or (isinstance(lk, Link) and (lk.last_sent is None or now - lk.last_sent >= WAIT_NOTICE))
         }
         if quiet:
-            await _to_every_peer(quiet, table.need_frame(), WAIT_NOTICE)
-
-
-class RelayedLink:
-    """A peer this seat has no link with: its frames go wrapped in ``relay`` frames
-    through every seat this one is linked with, each of which passes them on if it is
-    linked with the peer (the host is, unless its own link with the peer broke: then
-    another seat may be). Records are signed end to end, so a carrier can delay or drop
-    them, not forge them; the peer reads the first copy."""
-
-    def __init__(
-        self,
-        me: int,
-        peer: int,
-        links: dict[int, Any],
-        present: Callable[[], Collection[int]] = lambda: range(6),
-    ) -> None:
-        self.me, self.peer, self.links, self.present = me, peer, links, present
-        self.bytes_sent = self.frames_sent = 0
-
-    def carriers(self) -> list[Link]:
-        """The links of :meth:`carrier_seats`."""
-        return [self.links[s] for s in self.carrier_seats()]
-
-    def carrier_seats(self) -> list[int]:
-        """Every seat this one has a link with but the peer (still at the table: one
-        that left no longer carries)."""
-        here = self.present()
-        return [
-            s
-            for s, lk in sorted(self.links.items())
-            if s != self.peer and s in here and not isinstance(lk, RelayedLink)
-        ]
-
-    def judges(self) -> list[int]:
-        """The carriers whose word on the peer this seat weighs: all of them. It follows them
-        (``_follow_the_others``) only when there are ``MIN_JUDGES`` or more: a single carrier
-        (the host, for a pair of joiners it relays between) could hold back the peer's frames
-        and then say it is gone, pushing a live seat out of the match."""
-        return self.carrier_seats()
-
-    async def send(self, frame: bytes) -> None:
-        wrapped = Relay(self.me, self.peer, frame).to_frame()
-        sent = False
-        for link in self.carriers():
-            with contextlib.suppress(LinkClosed):
-                await link.send(wrapped)
-                sent = True
-        if not sent:
-            raise LinkClosed(f"no seat linked with this one is here to carry its frames to seat {self.peer}")
-        self.bytes_sent += len(frame)
-        self.frames_sent += 1
-
-
-PeerLink = Link | RelayedLink
-"""How this seat reaches one peer: its own link, or through the seats that carry relays."""
+            await to_every_peer(quiet, table.need_frame(), WAIT_NOTICE)
 
 
 @dataclass(slots=True)
@@ -456,12 +290,12 @@ class _Mesh:
     """Peers away because this node itself was (back from a crash): their absence is not charged."""
     linked_since: dict[int, float] = field(default_factory=dict)
     """When each peer's current link of its own was made (or the match began on it)."""
-    floods: _Floods = field(default_factory=lambda: _Floods())
+    floods: Floods = field(default_factory=lambda: Floods())
     """What this seat carried for the others, and how many notices each peer sent it."""
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
-    held: _Holds = field(default_factory=lambda: _Holds())
+    held: Holds = field(default_factory=lambda: Holds())
     """The time this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``)."""
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
@@ -676,12 +510,12 @@ async def _flush(
     links: dict[int, PeerLink],
     timeout: float,
     journal: Callable[[list[SignedRecord]], None],
-    held: _Holds | None = None,
+    held: Holds | None = None,
 ) -> None:
     """Make the table's new records durable, then send its frames (write-ahead); ``held``
-    as for ``_send_all``."""
+    as for ``send_all``."""
     _make_durable(table, journal)
-    await _send_all(table, links, timeout, held)
+    await send_all(table, links, timeout, held)
 
 
 def _make_durable(table: Sitting, journal: Callable[[list[SignedRecord]], None]) -> None:
@@ -1187,7 +1021,7 @@ async def _play(
             thinking is not None
             and thinking.is_for(table)  # (made or not: until acted on, its record is owed)
             and _read_after_deciding(item)
-            and not _carried_cleanly(table, links, peer, item)
+            and not carried_cleanly(table, links, peer, item)
         ):
             # This seat owes the step's record: a fault found now would stop it before
             # writing it, and the others would blame it (protocol.md 7.3). Read once the
@@ -1198,7 +1032,7 @@ async def _play(
             continue
         if isinstance(item, Relay):
             heard = now
-            if await _carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
+            if await carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
                 stop_deadline = min(stop_deadline, now + ABORT_GRACE)
             await _flush(table, links, timeouts.step, journal, mesh.held)
             continue
@@ -1224,68 +1058,6 @@ async def _play(
                     stop_deadline = min(stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
         await _flush(table, links, timeouts.step, journal, mesh.held)
-
-
-NOBODY_ANSWERED = (
-    "none of the others answered within {seconds} s of this seat's return: the match may have "
-    "ended, or gone on without it"
-)
-"""Why a seat back from a crash stops when no peer links with it again within its grace."""
-LOST_EVERY = (
-    "lost every connection at step {step} and none came back in time: this node's own connection "
-    "may be down"
-)
-EVERY_CLOSED = "every connection closed at step {step} ({kind}); this node cannot tell who left"
-HEARD_NOBODY = (
-    "heard from nobody while waiting {seconds} s for {names} at step {step}: this node's own "
-    "connection may be down"
-)
-STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
-SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
-SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"
-SLOW_ANSWER = (
-    "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
-    " already, the most a seat may be over the match"
-)
-RELAYED_SILENT = (
-    "timed out waiting for {names} at step {step}, reached only through a relay "
-    "(the seats linked with both may drop what they carry): cannot tell who is at fault"
-)
-RELAYED_DISPUTE = (
-    "a chain dispute about {names} saw no proof in time; it is reached only through a relay: "
-    "cannot tell who is at fault"
-)
-STOPPED_CLAIM = "{names} stopped the match; its claim: {claim}"
-STOPPED_READING = "stopped reading: a frame waited {seconds} s to be delivered"
-READ_SLOWLY = (
-    "read too slowly: this seat's frames waited {seconds} s in all to be taken, the most a seat"
-    " may hold another up over the match"
-)
-RELAY_IN_NAME = "sent a relay frame in the name of seat {origin}, for seat {seat}"
-GAVE_TO_CARRY = "gave this seat, to carry to seat {seat}, {problem}"
-CARRIED_MALFORMED = "carried a malformed frame: {error}"
-MALFORMED_TO_CARRY = "a malformed frame ({error})"
-WENT_ON_WITHOUT = "{name} went on without {gone}"
-WENT_ON_RELAYED = (
-    "timed out waiting for {names} at step {step}: {who}, whom this node reaches only through a relay "
-    "too: cannot tell who is at fault"
-)
-NOT_FOLLOWED = (
-    "{names} did not go on without {gone} within {seconds} s (they may still hear from {gone}): "
-    "cannot tell who is at fault"
-)
-STOPPED_CLAIM_RELAYED = (
-    "{names} stopped the match (said through a relay, which may have made it up); its claim: {claim}"
-)
-"""The problems of a match that stops for lack of connections or answers, as the node says
-them (the interface says them in the player's language: ``p2pcards.ui.problems``)."""
-
-NO_PLAY = "did not play within {seconds} s"
-"""The reason a seat signs when it leaves because its own turn's time ran out (read back in
-the player's language by ``p2pcards.ui.netgame.leave_reason``)."""
-
-LEFT_BEHIND = "the seats that passed on its messages went on without it"
-"""Why a node judges gone a seat it reaches only through a relay (``_follow_the_others``)."""
 
 
 def _follow_the_others(
@@ -1340,17 +1112,13 @@ async def _leave(
     table.leave(reason)
     _make_durable(table, journal)  # (write-ahead, as _flush does, before the time to send counts)
     with trio.CancelScope(shield=True, deadline=trio.current_time() + LEAVE_SEND):
-        await _send_all(table, links, min(timeout, LEAVE_SEND))
+        await send_all(table, links, min(timeout, LEAVE_SEND))
         await _announce(links, f"{name} left the match", table.step)
 
 
 LEAVE_SEND = 3.0
 """Seconds at most this seat spends sending its signed leave (``_leave``), whatever else stops."""
 
-TURN_TIMED_OUT = "timed out"
-"""The problem of a run this seat left because its own turn time ran out (status "aborted")."""
-INTERRUPTED = "interrupted"
-"""The problem of a run this seat left because the program was interrupted (status "aborted")."""
 
 TURN_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("turn_ends", default=None)
 """While this seat's decider runs: when its turn ends on the table's clock (trio time).
@@ -1411,7 +1179,7 @@ async def _linger(
     order = sorted(present & links.keys(), key=lambda p: (not isinstance(links[p], RelayedLink), p))
     for frame in (final, over):
         if frame is not None:
-            await _to_every_peer({p: links[p] for p in order}, frame, 1)
+            await to_every_peer({p: links[p] for p in order}, frame, 1)
     done: set[int] = set()
     ends = trio.current_time() + LINGER
     with trio.move_on_at(ends):
@@ -1435,7 +1203,7 @@ async def _linger(
                     with contextlib.suppress(WireError):
                         if item.inner() == sign:
                             done.add(item.origin)
-                await _carry(table, links, peer, item, 1, mesh.floods)
+                await carry(table, links, peer, item, 1, mesh.floods)
             elif isinstance(item, Need):
                 if item == sign:
                     done.add(peer)
@@ -1448,151 +1216,7 @@ async def _linger(
                     table.receive_frame(peer, item)
             if table.failure is not None:
                 return  # the match this node finished is proved false: said, and no more lingering
-            await _send_all(table, links, 1)
-
-
-RELAY_NOTICES = 8.0
-"""Unsigned frames (``need``, ``abort``) a seat carries from one origin to one target in a burst
-(and ``need`` frames it reads from one seat, on its own link or carried: each is answered from
-the transcript)..."""
-RELAY_NOTICE_RATE = 4.0
-"""...and per second after it: an honest seat sends a relayed peer a ``need`` every second or so
-at most (``EARLY_ASK``, ``AWAY_ASK``, the keep-alive); the rest is dropped unread, blaming nobody."""
-
-
-class _Floods:
-    """Bounds on what a peer's frames make this seat do. A signed record is carried once per
-    target: copies carried on would queue in front of this seat's own frames to the target
-    (which reads them all before the records of the match), and cost this seat a signature
-    check each; dropping one loses nothing, since a target that lacks a record asks for it
-    (``need``) and every seat at the table holds it. Unsigned notices (``need``, ``abort``)
-    are carried, and ``need`` frames read (each is answered from the transcript), at
-    ``RELAY_NOTICE_RATE`` from one origin. The records carried from one origin to one target
-    are bounded too (``CARRY_SLACK``): an origin signs as many records of its own as it
-    likes, each new, and a path to the target slower than the origin's to this seat would
-    hold this seat's own frames up behind them, and its reading too."""
-
-    def __init__(self) -> None:
-        self._records: dict[int, set[bytes]] = {}
-        self._tokens: dict[tuple[int, int | None], tuple[float, float]] = {}
-        self._room: dict[tuple[int, int], tuple[int, int]] = {}
-        """For each origin and target, the bytes of records that may still be carried, and the
-        bytes of the records this seat held when that was counted (``CARRY_SLACK``)."""
-        self._held: dict[int, tuple[int, int]] = {}
-
-    def worth_carrying(self, origin: int, target: int, inner: Any, now: float, table: Sitting) -> bool:
-        """Whether ``inner`` is worth carrying from ``origin`` to ``target`` (a notice, as it is
-        asked, takes one of the pair's tokens)."""
-        if isinstance(inner, SignedRecord | Evidence):
-            seen = self._records.get(target, set())
-            new = [r for r in _records_of(inner) if _digest(r) not in seen]
-            held = self.held_bytes(table)
-            room, then = self._room.get((origin, target), (CARRY_SLACK, held))
-            room = min(CARRY_SLACK, room + held - then)
-            self._room[origin, target] = (room, held)
-            return bool(new) and sum(len(r.raw) + len(r.sig) for r in new) <= room
-        return self._take((origin, target), now)
-
-    def held_bytes(self, table: Sitting) -> int:
-        """The bytes of the records this seat holds of the match (its tables' transcripts)."""
-        total = 0
-        for i, t in enumerate(table.tables):
-            steps = t.transcript.steps
-            counted, size = self._held.get(i, (0, 0))
-            if counted > len(steps):
-                counted, size = 0, 0
-            size += sum(len(r.raw) + len(r.sig) for step in steps[counted:] for r in step)
-            self._held[i] = (len(steps), size)
-            total += size
-        return total
-
-    def worth_reading(self, origin: int, now: float) -> bool:
-        """Whether a ``need`` of ``origin``'s (on its own link, or carried) is read: one token."""
-        return self._take((origin, None), now)
-
-    def carried(self, origin: int, target: int, inner: Any) -> None:
-        """``inner`` (checked) goes to ``target``: its records are not carried there again."""
-        if isinstance(inner, SignedRecord | Evidence):
-            seen = self._records.setdefault(target, set())
-            new = {_digest(r): len(r.raw) + len(r.sig) for r in _records_of(inner)}
-            more = sum(size for digest, size in new.items() if digest not in seen)
-            room, then = self._room.get((origin, target), (CARRY_SLACK, 0))
-            self._room[origin, target] = (room - more, then)
-            seen.update(new)
-
-    def forget(self, target: int) -> None:
-        """A new link with ``target``: what went on the old one may have been lost with it."""
-        self._records.pop(target, None)
-        for pair in [pair for pair in self._room if pair[1] == target]:
-            del self._room[pair]
-
-    def _take(self, key: tuple[int, int | None], now: float) -> bool:
-        tokens, then = self._tokens.get(key, (RELAY_NOTICES, now))
-        tokens = min(RELAY_NOTICES, tokens + (now - then) * RELAY_NOTICE_RATE)
-        self._tokens[key] = (tokens - 1, now) if tokens >= 1 else (tokens, now)
-        return tokens >= 1
-
-
-CARRY_SLACK = MAX_FRAME
-"""Bytes of records a seat carries from one origin to one target at once: the room for them,
-full when its link with the target forms, fills again by as much as the records this seat holds
-of the match grow (an honest origin passes each record of the match on once, and is a few
-records ahead of this seat at most); what finds no room is dropped unread, blaming nobody (the
-target asks for what it lacks)."""
-
-
-def _records_of(inner: SignedRecord | Evidence) -> tuple[SignedRecord, ...]:
-    return (inner,) if isinstance(inner, SignedRecord) else inner.records
-
-
-def _digest(rec: SignedRecord) -> bytes:
-    """A record as signed (a copy with another ``raw`` under the same signature is another one,
-    and is checked: its carrier blames who gave it)."""
-    return hashlib.sha256(rec.raw + rec.sig).digest()
-
-
-async def _carry(
-    table: Sitting, links: dict[int, Any], peer: int, relay: Relay, timeout: float, floods: _Floods
-) -> bool:
-    """A relay frame from ``peer``: one ``peer`` asks this seat to carry (``from`` is
-    ``peer``), passed on if this seat is linked with its target (and it is worth carrying:
-    ``_Floods``); or one carried to this seat, read as from its origin. True if that was an
-    ``abort`` (a claim of its origin's, never a fault of it)."""
-    with contextlib.suppress(RemoteProtocolError):
-        if relay.target != table.seat:
-            if relay.origin != peer:
-                table.blame(peer, RELAY_IN_NAME.format(origin=relay.origin, seat=relay.target))
-            target = links.get(relay.target)
-            if target is None or isinstance(target, RelayedLink):
-                return False  # not linked with it (or it is away): another carrier may be
-            inner: Any = None
-            try:  # the receiver blames the carrier for what it carries: so the carrier reads it first
-                inner = relay.inner()
-                if not floods.worth_carrying(peer, relay.target, inner, trio.current_time(), table):
-                    return False  # a copy of what went there already, or too much, or notices too many
-                problem = table.carriable(peer, inner)
-            except WireError as e:
-                problem = MALFORMED_TO_CARRY.format(error=e)
-            if problem is not None:
-                table.blame(peer, GAVE_TO_CARRY.format(seat=relay.target, problem=problem))
-            floods.carried(peer, relay.target, inner)
-            # As long as this seat's own frames may wait (STUCK_SHARE): a send cut there hangs the
-            # link up, and the target, which stopped reading, has its grace to link again.
-            with trio.move_on_after(timeout * STUCK_SHARE), contextlib.suppress(LinkClosed):
-                await target.send(relay.to_frame())
-            return False
-        if isinstance(links.get(relay.origin), Link):
-            return False  # the two have a link: the origin may have sent it to get the carrier blamed
-        try:
-            inner = relay.inner()
-        except WireError as e:
-            table.blame(peer, CARRIED_MALFORMED.format(error=e))
-            return False
-        if isinstance(inner, Need) and not floods.worth_reading(relay.origin, trio.current_time()):
-            return False  # asked more often than an honest seat asks, whoever carried it
-        table.receive_relayed(peer, relay.origin, inner)
-        return isinstance(inner, Abort)
-    return False
+            await send_all(table, links, 1)
 
 
 async def _resend(table: Sitting, peer: int, link: PeerLink, timeout: float) -> None:

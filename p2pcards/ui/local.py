@@ -172,8 +172,8 @@ def _run_networked(
 
     import trio
 
-    from p2pcards.net.runner import INTERRUPTED
     from p2pcards.net.session import Timeouts
+    from p2pcards.net.verdicts import INTERRUPTED
     from p2pcards.protocol.sitting import SeatTable
     from p2pcards.ui.netgame import (
         HumanDecider,

@@ -949,7 +949,7 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
     The problem may quote a peer (the reason it gave for stopping) and names come
     from the peers: both are cleaned, so that they stay text on one line.
     """
-    from p2pcards.net.runner import INTERRUPTED, TURN_TIMED_OUT
+    from p2pcards.net.verdicts import INTERRUPTED, TURN_TIMED_OUT
     from p2pcards.protocol.sitting import Sitting
 
     if outcome.table is not None:

@@ -1,7 +1,7 @@
 """Why a match stopped, or what an audit found wrong, in the player's language.
 
 The layers below the interface say a problem in English, made from a template with
-``str.format`` fields (the node's own in :mod:`p2pcards.net.runner`, the protocol's faults
+``str.format`` fields (the node's own in :mod:`p2pcards.net.verdicts`, the protocol's faults
 in :mod:`p2pcards.protocol.faults`): the English is what transcripts and logs hold. Here a
 text is read back against every template and said again under the template's key, each
 field in place and, where a field is itself something said (a seat, a step's kind, another
@@ -15,6 +15,7 @@ import functools
 import re
 from typing import Protocol
 
+from p2pcards.net import verdicts
 from p2pcards.protocol.faults import TEMPLATES
 
 
@@ -51,8 +52,7 @@ PROBLEM_KEYS = (
     ("NOT_FOLLOWED", "problem_not_followed"),
 )
 """The node's own words for a match that stopped for lack of connections or answers
-(templates of ``net.runner``, read when first needed: the match's modules load after the
-lobby), and their messages in the catalogs."""
+(templates of ``net.verdicts``), and their messages in the catalogs."""
 
 _SEAT = re.compile(r"\(seat (\d+)\)")
 _NUMBERS = frozenset(
@@ -90,9 +90,8 @@ def template_regex(template: str) -> re.Pattern[str]:
 @functools.cache
 def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
     """Every template's pattern and key: the node's, then the protocol's."""
-    from p2pcards.net import runner
 
-    net = [(template_regex(getattr(runner, name)), key) for name, key in PROBLEM_KEYS]
+    net = [(template_regex(getattr(verdicts, name)), key) for name, key in PROBLEM_KEYS]
     return (*net, *((template_regex(text), key) for key, text in TEMPLATES.items()))
 
 
@@ -103,10 +102,8 @@ def _kind(tr: Translator, kind: str) -> str:
 
 def _field(tr: Translator, name: str, value: str) -> str:
     """One field read back from a text, said in the language when it is something said."""
-    if name == "who":  # "Ann went on without Bob and Cid went on without Dee" (net.runner.WENT_ON_WITHOUT)
-        from p2pcards.net.runner import WENT_ON_WITHOUT
-
-        pair = template_regex(WENT_ON_WITHOUT)
+    if name == "who":  # "Ann went on without Bob and Cid went on without Dee" (verdicts.WENT_ON_WITHOUT)
+        pair = template_regex(verdicts.WENT_ON_WITHOUT)
         pairs = []
         for part in value.split(" and "):
             found = pair.fullmatch(part)
@@ -146,7 +143,7 @@ def problem_text(tr: Translator, problem: str) -> str:
 
 _GONE = re.compile(r"lost connection and did not come back within (\d+(?:\.\d+)?) s(?: \((.*)\))?")
 """``protocol.sitting.TIMED_OUT`` and what follows it (not imported: the match's modules load
-after the lobby; the template for a turn run out, ``net.runner.NO_PLAY``, is read where used)."""
+after the lobby)."""
 
 
 def leave_reason(tr: Translator, reason: str) -> str:
@@ -154,23 +151,20 @@ def leave_reason(tr: Translator, reason: str) -> str:
     (the leaver signs any text: another one is shown as it is)."""
     known = {
         "quit": "reason_quit",
-        "timed out": "reason_timed_out",
-        "interrupted": "reason_interrupted",
-        "the table fingerprint differed": "reason_fingerprint",
+        verdicts.TURN_TIMED_OUT: "reason_timed_out",
+        verdicts.INTERRUPTED: "reason_interrupted",
+        verdicts.FINGERPRINT_DIFFERED: "reason_fingerprint",
+        verdicts.LEFT_BEHIND: "reason_left_behind",
     }
     if reason in known:
         return tr(known[reason])
-    if reason == "the seats that passed on its messages went on without it":  # net.runner.LEFT_BEHIND
-        return tr("reason_left_behind")
-    from p2pcards.net.runner import ALLOWANCE_SPENT, NO_PLAY
-
-    found = template_regex(NO_PLAY).fullmatch(reason)
+    found = template_regex(verdicts.NO_PLAY).fullmatch(reason)
     if found:
         return tr("reason_no_play", **found.groupdict())
     found = _GONE.fullmatch(reason)
     if found:  # (the last attempt's error, if any, as it was)
         detail = found.group(2)  # (said after a semicolon: the reason is itself said in brackets)
-        spent = template_regex(ALLOWANCE_SPENT).fullmatch(detail or "")
+        spent = template_regex(verdicts.ALLOWANCE_SPENT).fullmatch(detail or "")
         if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
             detail = tr("reason_away_too_long", **spent.groupdict())
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
