@@ -6,7 +6,7 @@ local decider when it is this seat's turn (in a task of its own, while the main
 task goes on reading the links: ``_Deciding``), and enforces the step timeouts: a
 turn may take ``Timeouts.turn`` seconds, any other step ``Timeouts.step``. A
 silent peer is named, and the match ends with the transcript kept. A peer that
-hangs up is named once the table needs a record from it (see ``_play``), and
+hangs up is named once the table needs a record from it (see ``_Match``), and
 one that stops reading once a frame to it waits half of ``Timeouts.step`` (``STUCK_SHARE``).
 
 A link that breaks is not a fault by itself. With a ``relinker`` (the session
@@ -604,175 +604,310 @@ async def _play(
     confirming: Callable[[], bool | None],
     nursery: trio.Nursery,
 ) -> None:
-    links = mesh.links
-    thinking: _Deciding | None = None
-    """This seat's decision in progress, if any."""
-    if restore is None:
-        table.start()
-    else:
-        with contextlib.suppress(RemoteProtocolError):
-            table.restore(restore)
-        if mesh.relinker is not None:  # back from a crash: every peer still at the table is away
-            for peer in table.present:
-                if peer != table.seat and peer not in links:
-                    mesh.link_lost(peer, trio.current_time(), theirs=False)
-        for peer, link in links.items():  # every link of a restarted node is new
-            await _resend(table, peer, link, timeouts.step)
-    await _flush(table, links, timeouts.step, journal, mesh.held)
-    step: tuple[object, int] = (None, -1)
-    returned: set[int] = set()
-    """The seats back from away in this step: each gets one whole step from its return."""
-    timed_late = False
-    """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
-    late_judged: set[int] = set()
-    """The seats the current step awaits whose lateness counts, as last looked at."""
-    silent = 0.0
-    """The time in the current step this node heard from no peer, in silences longer than a
-    live peer's (``DEAF``): its own connection may have been down, which is nobody's lateness."""
-    differed = False  # this seat's player said the table fingerprint differed
-    deadline, notice, started, wait = 0.0, 0.0, 0.0, 0.0
-    asked = 0.0  # when this node last asked the others for records it lacks
-    asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
-    looked = 0.0  # when this node last looked at the paths of the seats it waits for
-    heard = trio.current_time()  # when a frame last came from any peer
-    heard_before = heard  # (as last looked at: the silence between the two may count, above)
-    closed: dict[int, str] = {}
-    away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
-    trial: dict[int, tuple[float, str]] = {}
-    """Peers whose own link did not come back, reached through the others until the time given:
-    heard from that way, they are still at the table; not heard, they are gone (the reason)."""
-    stop_deadline = math.inf
-    confirmed = False  # this seat's answer about the fingerprint was taken
-    held: deque[tuple[int, tuple[Any, Any]]] = deque()
-    """Frames that came while this seat's decision was due (``_read_after_deciding``)."""
-    released: deque[tuple[int, tuple[Any, Any]]] = deque()
-    """Those frames, read before any new one once the decision is made or withdrawn."""
-    nobody_back = restore is not None and mesh.relinker is not None and bool(mesh.away)
-    """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
-    player, whose move could reach nobody (a table that ended meanwhile answers never)."""
-    while True:
-        if held and not (thinking is not None and thinking.due(table)):
-            released.extend(held)
-            held.clear()
-        if thinking is not None and not thinking.is_for(table):
-            await thinking.cancel()  # its turn went away (a new table): asked again there
-            if thinking.outcome is None or thinking.outcome[0] not in ("quit", "raise"):
-                thinking = None  # (a player who chose to leave leaves all the same)
-        for peer, (until, why) in list(trial.items()):
+    match = _Match(
+        table, mesh, decide, receive, timeouts, on_progress, on_wait, result, journal, leaving, confirming
+    )
+    await match.begin(restore, nursery)
+    while not await match.look():
+        pass
+
+
+class _Match:
+    """The main task of one seat's match: it alone touches the table. Each :meth:`look` takes
+    stock (seats gone, the match over, the player's answers, a new step and its clocks), then
+    waits for one frame, one of this seat's decisions or one of its clocks, and acts on it."""
+
+    def __init__(
+        self,
+        table: Sitting,
+        mesh: _Mesh,
+        decide: Decider,
+        receive: trio.MemoryReceiveChannel[tuple[int, Any]],
+        timeouts: Timeouts,
+        on_progress: Callable[[SeatTable], None],
+        on_wait: Callable[[SeatTable, float], None],
+        result: RunResult,
+        journal: Callable[[list[SignedRecord]], None],
+        leaving: Callable[[], bool],
+        confirming: Callable[[], bool | None],
+    ) -> None:
+        self.table, self.mesh, self.links = table, mesh, mesh.links
+        self.decide, self.receive, self.timeouts = decide, receive, timeouts
+        self.on_progress, self.on_wait, self.result = on_progress, on_wait, result
+        self.journal, self.leaving, self.confirming = journal, leaving, confirming
+        self.nursery: trio.Nursery | None = None
+        self.thinking: _Deciding | None = None
+        """This seat's decision in progress, if any."""
+        self.step: tuple[object, int] = (None, -1)
+        self.returned: set[int] = set()
+        """The seats back from away in this step: each gets one whole step from its return."""
+        self.timed_late = False
+        """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
+        self.late_judged: set[int] = set()
+        """The seats the current step awaits whose lateness counts, as last looked at."""
+        self.late_at = math.inf
+        """When the first of them runs out of lateness allowance (as last looked at)."""
+        self.silent = 0.0
+        """The time in the current step this node heard from no peer, in silences longer than a
+        live peer's (``DEAF``): its own connection may have been down, which is nobody's lateness."""
+        self.differed = False  # this seat's player said the table fingerprint differed
+        self.deadline, self.notice, self.started, self.wait = 0.0, 0.0, 0.0, 0.0
+        self.clock_from = 0.0  # where the wait shown to the player counts from
+        self.turn_ends = 0.0  # the table's clock, for the seat whose turn it is
+        self.wait_until = 0.0  # the end of the wait for the step's records (away seats included)
+        self.ask_at = math.inf  # when this node next asks the others for records it lacks
+        self.look_at = math.inf  # when it next looks at the paths of the seats it waits for
+        self.asked = 0.0  # when this node last asked the others for records it lacks
+        self.asked_early = False  # whether it asked EARLY_ASK into the current step (or later)
+        self.looked = 0.0  # when this node last looked at the paths of the seats it waits for
+        self.heard = trio.current_time()  # when a frame last came from any peer
+        self.heard_before = self.heard  # (as last looked at: the silence between the two may count)
+        self.closed: dict[int, str] = {}
+        self.away_too_long: set[int] = set()  # closed, and not back within the grace: gone for good
+        self.trial: dict[int, tuple[float, str]] = {}
+        """Peers whose own link did not come back, reached through the others until the time given:
+        heard from that way, they are still at the table; not heard, they are gone (the reason)."""
+        self.stop_deadline = math.inf
+        self.confirmed = False  # this seat's answer about the fingerprint was taken
+        self.held: deque[tuple[int, tuple[Any, Any]]] = deque()
+        """Frames that came while this seat's decision was due (``_read_after_deciding``)."""
+        self.released: deque[tuple[int, tuple[Any, Any]]] = deque()
+        """Those frames, read before any new one once the decision is made or withdrawn."""
+        self.nobody_back = False
+        """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
+        player, whose move could reach nobody (a table that ended meanwhile answers never)."""
+
+    async def _flush(self) -> None:
+        await _flush(self.table, self.links, self.timeouts.step, self.journal, self.mesh.held)
+
+    async def begin(self, restore: Sequence[SignedRecord] | None, nursery: trio.Nursery) -> None:
+        """Start the table, or restore it from the journal of a seat back from a crash."""
+        table, mesh, links = self.table, self.mesh, self.links
+        self.nursery = nursery
+        if restore is None:
+            table.start()
+        else:
+            with contextlib.suppress(RemoteProtocolError):
+                table.restore(restore)
+            if mesh.relinker is not None:  # back from a crash: every peer still at the table is away
+                for peer in table.present:
+                    if peer != table.seat and peer not in links:
+                        mesh.link_lost(peer, trio.current_time(), theirs=False)
+            for peer, link in links.items():  # every link of a restarted node is new
+                await _resend(table, peer, link, self.timeouts.step)
+        await self._flush()
+        self.heard = self.heard_before = trio.current_time()
+        self.nobody_back = restore is not None and mesh.relinker is not None and bool(mesh.away)
+
+    async def look(self) -> bool:
+        """Take stock, then wait for one thing and act on it: True once this seat's match is over."""
+        table = self.table
+        if self.held and not (self.thinking is not None and self.thinking.due(table)):
+            self.released.extend(self.held)
+            self.held.clear()
+        if self.thinking is not None and not self.thinking.is_for(table):
+            await self.thinking.cancel()  # its turn went away (a new table): asked again there
+            if self.thinking.outcome is None or self.thinking.outcome[0] not in ("quit", "raise"):
+                self.thinking = None  # (a player who chose to leave leaves all the same)
+        self._end_trials()
+        _follow_the_others(table, self.mesh, self.closed, self.away_too_long, self.trial)
+        if await self._judge_gone():
+            return False
+        if await self._ended():
+            return True
+        if self._stop_on_claim():
+            return False
+        if await self._answer_or_leave():
+            return True
+        self._charge_lateness()
+        if (table.current, table.step) != self.step:  # a new step, or the first of a table that continues
+            self._start_step()
+        self._plan_wait()
+        self.on_progress(table)
+        if table.my_turn and self.thinking is None and not self.nobody_back:
+            self.thinking = _Deciding((table.current, table.step), self.turn_ends)
+            assert self.nursery is not None
+            self.nursery.start_soon(self.thinking.run, self.decide, table)
+        if self.thinking is not None and self.thinking.done.is_set():
+            return await self._take_decision()
+        try:
+            trial_ends = min((until for until, _ in self.trial.values()), default=math.inf)
+            # (Not woken for lateness while every peer is silent: nobody is named then.)
+            late_wake = self.late_at if trio.current_time() - self.heard <= WAIT_NOTICE + 1 else math.inf
+            wake_at = min(
+                self.wait_until, self.notice, self.stop_deadline, self.ask_at, trial_ends, self.look_at
+            )
+            wake_at = min(wake_at, late_wake)
+            if self.thinking is not None:  # this seat's own turn: its decision's clock rules the wait
+                wake_at = min(self.stop_deadline, trial_ends)
+            with trio.move_on_at(wake_at) as scope:
+                if self.thinking is not None:
+                    self.thinking.wake = scope
+                if self.released:  # what came while this seat decided, in its order
+                    peer, (source, item) = self.released.popleft()
+                else:
+                    peer, (source, item) = await self.receive.receive()
+        except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
+            if table.stopped:
+                self.stop_deadline = trio.current_time()
+                return False
+            table.stop(EVERY_CLOSED.format(step=table.step, kind=table.spec.kind))
+            return False
+        now = trio.current_time()
+        if scope.cancelled_caught:
+            await self._woken(now, trial_ends)
+        else:
+            await self._read(now, peer, source, item)
+        return False
+
+    def _end_trials(self) -> None:
+        """A peer reached through the others that was not heard that way in time is gone."""
+        for peer, (until, why) in list(self.trial.items()):
             if trio.current_time() >= until:  # nothing came from it through the others either
-                del trial[peer]
-                closed[peer] = why
-                away_too_long.add(peer)
-                mesh.on_link(peer, "gone", mesh.grace)
-        _follow_the_others(table, mesh, closed, away_too_long, trial)
+                del self.trial[peer]
+                self.closed[peer] = why
+                self.away_too_long.add(peer)
+                self.mesh.on_link(peer, "gone", self.mesh.grace)
+
+    async def _judge_gone(self) -> bool:
+        """Stop, blame or go on without the seats the table waits for that hung up or stayed
+        away (True when the table went on without one: look again)."""
+        table, mesh = self.table, self.mesh
         # A peer that hung up is blamed when the table needs its record, not before:
         # an honest seat that stopped because of someone else's fault closes its links
         # too, and whichever hang-up arrives first must not decide who is blamed.
-        if nobody_back and not mesh.away and not trial and table.failure is None:
+        if self.nobody_back and not mesh.away and not self.trial and table.failure is None:
             with contextlib.suppress(RemoteProtocolError):
                 table.stop(NOBODY_ANSWERED.format(seconds=f"{mesh.grace:g}"))
         # (Back from a crash with no peer linked again: the others' silence is this seat's
         # absence, said once every grace is over, NOBODY_ANSWERED above, naming each of them.)
-        gone = [s for s in table.waiting_for if s in closed and s not in table.stopped]
-        if away_too_long:  # judged gone here, and another seat already went on without it
-            gone += sorted((away_too_long & table.proposed_without()) - set(gone) - set(table.stopped))
+        gone = [s for s in table.waiting_for if s in self.closed and s not in table.stopped]
+        if self.away_too_long:  # judged gone here, and another seat already went on without it
+            gone += sorted((self.away_too_long & table.proposed_without()) - set(gone) - set(table.stopped))
             gone = [s for s in gone if s in table.present]
-        if gone and table.failure is None and not nobody_back:
+        if gone and table.failure is None and not self.nobody_back:
             with contextlib.suppress(RemoteProtocolError):
-                if not [lk for lk in links.values() if not isinstance(lk, RelayedLink)]:
+                if not [lk for lk in self.links.values() if not isinstance(lk, RelayedLink)]:
                     # every link is down: this node cannot tell who is at fault
                     table.stop(LOST_EVERY.format(step=table.step))
-                elif gone[0] in away_too_long:
-                    if table.drop(gone[0], closed[gone[0]]):  # the others go on without it, if they can
+                elif gone[0] in self.away_too_long:
+                    if table.drop(gone[0], self.closed[gone[0]]):  # the others go on without it, if they can
                         # (this seat's first record there)
-                        await _flush(table, links, timeouts.step, journal, mesh.held)
-                        continue
+                        await self._flush()
+                        return True
                 else:
-                    table.blame(gone[0], closed[gone[0]])
+                    table.blame(gone[0], self.closed[gone[0]])
+        return False
+
+    async def _ended(self) -> bool:
+        """The match is over, or failed, here: say how (True)."""
+        table, result = self.table, self.result
         if table.status == "over":
             result.status = "over"
-            on_progress(table)
-            await _linger(table, mesh, receive)
+            self.on_progress(table)
+            await _linger(table, self.mesh, self.receive)
             if table.failure is not None:  # a peer proved, once this seat finished, that a seat lied
                 result.status, result.problem = "failed", table.failure.problem
                 result.blamed = () if table.failure.peer is None else (table.failure.peer,)
-                on_progress(table)
-            return
-        if table.failure is not None:
-            # "left": another seat signed its leave and none remain to play on (nobody's fault)
-            result.status = "left" if getattr(table, "left_alone", None) else "failed"
-            result.problem = table.failure.problem
-            if table.failure.peer is None:
-                result.blamed = ()
-            elif table.failure.peer not in result.blamed:
-                result.blamed = (table.failure.peer,)
-            on_progress(table)
-            await _flush(table, links, timeouts.step, journal)  # the proof, so that others can check it
-            at_fault = table.failure.peer
-            who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
-            await _announce(links, f"{who} at fault: {table.failure.problem}", table.step)
-            return
-        if trio.current_time() >= stop_deadline and not table.stopped:
-            stop_deadline = math.inf  # the seat that said it stops has left the table since
-        if trio.current_time() >= stop_deadline:
-            # A peer stopped and this node reached no verdict of its own in the grace
-            # period: its reason is only its claim.
-            peer, (_, why) = next(iter(table.stopped.items()))
-            said = STOPPED_CLAIM_RELAYED if table.stopped_by_relay(peer) else STOPPED_CLAIM
-            name = f"{table.roster[peer].name} (seat {peer})"
-            table.stop(said.format(names=name, claim=quote_claim(why)))
-            continue
-        answer = None if confirmed else confirming()
+                self.on_progress(table)
+            return True
+        if table.failure is None:
+            return False
+        # "left": another seat signed its leave and none remain to play on (nobody's fault)
+        result.status = "left" if getattr(table, "left_alone", None) else "failed"
+        result.problem = table.failure.problem
+        if table.failure.peer is None:
+            result.blamed = ()
+        elif table.failure.peer not in result.blamed:
+            result.blamed = (table.failure.peer,)
+        self.on_progress(table)
+        # The proof, so that others can check it:
+        await _flush(table, self.links, self.timeouts.step, self.journal)
+        at_fault = table.failure.peer
+        who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
+        await _announce(self.links, f"{who} at fault: {table.failure.problem}", table.step)
+        return True
+
+    def _stop_on_claim(self) -> bool:
+        """A peer stopped and this node reached no verdict of its own in the grace period: its
+        reason is only its claim (True: stopped)."""
+        table = self.table
+        if trio.current_time() >= self.stop_deadline and not table.stopped:
+            self.stop_deadline = math.inf  # the seat that said it stops has left the table since
+        if trio.current_time() < self.stop_deadline:
+            return False
+        peer, (_, why) = next(iter(table.stopped.items()))
+        said = STOPPED_CLAIM_RELAYED if table.stopped_by_relay(peer) else STOPPED_CLAIM
+        name = f"{table.roster[peer].name} (seat {peer})"
+        table.stop(said.format(names=name, claim=quote_claim(why)))
+        return True
+
+    async def _answer_or_leave(self) -> bool:
+        """Sign the player's answer about the fingerprint once given; leave if they chose to
+        (True: left)."""
+        table = self.table
+        answer = None if self.confirmed else self.confirming()
         if answer is not None:
-            confirmed = True
-            differed = answer is False
+            self.confirmed = True
+            self.differed = answer is False
             if table.confirm(answer):  # the player's word, signed: the audit says who compared
-                await _flush(table, links, timeouts.step, journal, mesh.held)
-        if leaving() and table.seat is not None and table.status in ("running", "disputed"):
+                await self._flush()
+        if self.leaving() and table.seat is not None and table.status in ("running", "disputed"):
             # Said to the others as the reason: a player who read other digits left for that.
-            why = FINGERPRINT_DIFFERED if differed else "quit"
-            await _leave(table, links, timeouts.step, journal, result, why)
-            return
+            why = FINGERPRINT_DIFFERED if self.differed else "quit"
+            await _leave(table, self.links, self.timeouts.step, self.journal, self.result, why)
+            return True
+        return False
+
+    def _charge_lateness(self) -> None:
+        """Charge the seats whose answer came since the last look what it took beyond QUICK and
+        beyond the time this node heard nobody."""
+        table, now = self.table, trio.current_time()
         # A silence of every peer that just ended: this node may have been the one cut off.
-        if heard - heard_before > DEAF:
-            silent += max(0.0, heard - max(heard_before, started))
-        heard_before = heard
-        # The seats whose answer came since the last look, charged what it took beyond QUICK
-        # and beyond the time this node heard nobody.
-        same_step = (table.current, table.step) == step
-        answered = late_judged - set(table.waiting_for) if same_step else late_judged
-        if answered and timed_late:
-            late = trio.current_time() - started - QUICK - silent - _silence(heard, started)
+        if self.heard - self.heard_before > DEAF:
+            self.silent += max(0.0, self.heard - max(self.heard_before, self.started))
+        self.heard_before = self.heard
+        same_step = (table.current, table.step) == self.step
+        answered = self.late_judged - set(table.waiting_for) if same_step else self.late_judged
+        if answered and self.timed_late:
+            late = now - self.started - QUICK - self.silent - _silence(self.heard, self.started)
             for s in answered:
-                if late > 0 and s not in returned and not isinstance(links.get(s), RelayedLink):
-                    mesh.late[s] = mesh.late.get(s, 0.0) + late
-        late_judged -= answered  # (each answer is charged once)
-        if (table.current, table.step) != step:  # a new step, or the first of a table that continues
-            step = (table.current, table.step)
-            decision = table.spec.kind in table.DECISIONS
-            wait = timeouts.turn if decision else timeouts.step
-            # Steps other than turns are answered by the program at once: what a seat's answers
-            # take beyond QUICK comes out of its lateness allowance (SLOW_ALLOWANCE). Not the
-            # first step of a table, which waits for the links to form.
-            timed_late = not decision and table.step != 0 and wait > QUICK and not nobody_back
-            started = trio.current_time()
-            silent = 0.0
-            clock_from = started  # where the wait shown to the player counts from
-            turn_ends = started + wait  # the table's clock, for the seat whose turn it is
-            deadline = turn_ends + (LEAVE_WAIT if decision else 0.0)
-            returned = set()
-            asked_early = False
-            if table.step == 0 and table.current is table.tables[0]:
-                # A seat writes its join once its links with the others are formed (hole
-                # punching, dials that time out): that may take the mesh's time first.
-                deadline += timeouts.mesh
-            notice = started + WAIT_NOTICE
+                if late > 0 and s not in self.returned and not isinstance(self.links.get(s), RelayedLink):
+                    self.mesh.late[s] = self.mesh.late.get(s, 0.0) + late
+        self.late_judged -= answered  # (each answer is charged once)
+
+    def _start_step(self) -> None:
+        """The table is at a new step: its clocks start."""
+        table, timeouts = self.table, self.timeouts
+        self.step = (table.current, table.step)
+        decision = table.spec.kind in table.DECISIONS
+        self.wait = timeouts.turn if decision else timeouts.step
+        # Steps other than turns are answered by the program at once: what a seat's answers
+        # take beyond QUICK comes out of its lateness allowance (SLOW_ALLOWANCE). Not the
+        # first step of a table, which waits for the links to form.
+        self.timed_late = not decision and table.step != 0 and self.wait > QUICK and not self.nobody_back
+        self.started = trio.current_time()
+        self.silent = 0.0
+        self.clock_from = self.started
+        self.turn_ends = self.started + self.wait
+        self.deadline = self.turn_ends + (LEAVE_WAIT if decision else 0.0)
+        self.returned = set()
+        self.asked_early = False
+        if table.step == 0 and table.current is table.tables[0]:
+            # A seat writes its join once its links with the others are formed (hole
+            # punching, dials that time out): that may take the mesh's time first.
+            self.deadline += timeouts.mesh
+        self.notice = self.started + WAIT_NOTICE
+
+    def _plan_wait(self) -> None:
+        """When the wait for the step's records ends, and when to look, ask and name in between."""
+        table, mesh, links, trial, returned = self.table, self.mesh, self.links, self.trial, self.returned
         # A peer that is away has until its grace ends before its silence counts.
         # (Once per step: a seat that came back in this step and went away again gets no more
         # time, or leaving and coming back would stall the table for ever.)
         waiting_away = [mesh.away[s] + 1 for s in table.waiting_for if s in mesh.away and s not in returned]
         waiting_away += [trial[s][0] + 1 for s in table.waiting_for if s in trial and s not in returned]
-        if nobody_back:  # this seat's own absence: no step's clock runs out before the others' graces
+        if self.nobody_back:  # this seat's own absence: no step's clock runs out before the others' graces
             waiting_away += [until + 1 for until in mesh.away.values()]
         # A seat reached only through a relay may have hung up: while this node's judges for
         # it (RelayedLink.judges) say they wait for it too, they may be about to judge it gone
@@ -780,7 +915,7 @@ async def _play(
         # follows them then (_follow_the_others). A judge that holds its record and does not
         # pass it on gets no more time.
         waiting_away += [
-            deadline + mesh.grace + RELAY_TRIAL + 1
+            self.deadline + mesh.grace + RELAY_TRIAL + 1
             for s in table.waiting_for
             if isinstance(lk := links.get(s), RelayedLink)
             and s not in trial
@@ -797,13 +932,13 @@ async def _play(
                 for s in table.waiting_for
                 if isinstance(lk := links.get(s), RelayedLink) and not lk.carrier_seats()
             ]
-        wait_until = max([deadline, *waiting_away])
+        self.wait_until = max([self.deadline, *waiting_away])
         # A seat judged here on its own link, not away nor back in this step, whose lateness
         # allowance runs out before the step's clock does, is named when it does.
-        late_judged = set()
-        late_at = math.inf
-        if timed_late and table.status == "running" and not nobody_back:
-            late_judged = {
+        self.late_judged = set()
+        self.late_at = math.inf
+        if self.timed_late and table.status == "running" and not self.nobody_back:
+            self.late_judged = {
                 s
                 for s in table.waiting_for
                 if s != table.seat
@@ -813,213 +948,210 @@ async def _play(
                 and s not in table.stopped
                 and not isinstance(links.get(s), RelayedLink)
             }
-            if late_judged:
-                left = min(mesh.lateness_left(s, timeouts.step) for s in late_judged)
-                late_at = started + QUICK + silent + _silence(heard, started) + left
-        if trio.current_time() - heard > WAIT_NOTICE + 1:
+            if self.late_judged:
+                left = min(mesh.lateness_left(s, self.timeouts.step) for s in self.late_judged)
+                self.late_at = self.started + QUICK + self.silent + _silence(self.heard, self.started) + left
+        if trio.current_time() - self.heard > WAIT_NOTICE + 1:
             # Every peer silent longer than a live one ever is: this node's own connection may
             # be down. A clock shorter than the silence that shows it (DEAF) waits for that
             # silence, so that a node cut off names nobody instead of the others.
-            wait_until = max(wait_until, heard + DEAF + 0.5)
+            self.wait_until = max(self.wait_until, self.heard + DEAF + 0.5)
         # The records of a seat that is away may reach this node only through the others,
         # who may still be receiving them: ask again often, not only at each notice.
-        ask_at = asked + AWAY_ASK if waiting_away else math.inf
-        if not asked_early and table.waiting_for:
+        self.ask_at = self.asked + AWAY_ASK if waiting_away else math.inf
+        if not self.asked_early and table.waiting_for:
             # A record its author sent to some seats only (or that a path lost) reaches this
             # one through the others' answers: ask soon, not only at the first notice.
-            ask_at = min(ask_at, started + EARLY_ASK)
+            self.ask_at = min(self.ask_at, self.started + EARLY_ASK)
         if table.waiting_for and table.others_ahead:
             # Another seat is past this step, so it holds what this node lacks (a record that
             # its author's path lost on the way here, say): ask it each EARLY_ASK, not only
             # at each notice.
-            ask_at = min(ask_at, max(asked, started) + EARLY_ASK)
+            self.ask_at = min(self.ask_at, max(self.asked, self.started) + EARLY_ASK)
         # A path that died is seen within a second or two of the system's first retransmissions
         # (Link.stalled), and the link taken for broken then, not at the clock: a new link
         # carries as soon as the network is back, where the old one waits out back-offs.
-        look_at = max(looked, started) + LOOK_EVERY if table.waiting_for and mesh.relinker else math.inf
-        on_progress(table)
-        if table.my_turn and thinking is None and not nobody_back:
-            thinking = _Deciding((table.current, table.step), turn_ends)
-            nursery.start_soon(thinking.run, decide, table)
-        if thinking is not None and thinking.done.is_set():
-            outcome, current, thinking = thinking.outcome, thinking.is_for(table), None
-            if outcome is None:
-                continue  # withdrawn before it asked anything: asked again if the turn comes back
-            kind, action = outcome
-            if kind in ("action", "timeout") and not current:
-                continue  # (its turn went away as it was answered: asked again if it comes back)
-            if kind == "raise":
-                raise action
-            if kind == "quit":
-                await _leave(table, links, timeouts.step, journal, result)
-                return
-            if kind == "timeout":
-                # The seat leaves, signed, as a player who quits does: the others play on
-                # without it, or (too few left) the match ends there, with nobody at fault.
-                why = NO_PLAY.format(seconds=f"{wait:g}")
-                await _leave(table, links, timeouts.step, journal, result, why)
-                result.problem = TURN_TIMED_OUT
-                return
-            try:
-                table.act(action)
-            except RemoteProtocolError:
-                continue  # recorded in table.failure
-            except LocalProtocolError as e:
-                raise AssertionError(f"the decider chose an illegal action: {e}") from e
-            await _flush(table, links, timeouts.step, journal, mesh.held)
-            continue
+        self.look_at = (
+            max(self.looked, self.started) + LOOK_EVERY if table.waiting_for and mesh.relinker else math.inf
+        )
+
+    async def _take_decision(self) -> bool:
+        """This seat's decision is made: act on it (True once the seat has left)."""
+        assert self.thinking is not None
+        outcome, current, self.thinking = self.thinking.outcome, self.thinking.is_for(self.table), None
+        if outcome is None:
+            return False  # withdrawn before it asked anything: asked again if the turn comes back
+        kind, action = outcome
+        if kind in ("action", "timeout") and not current:
+            return False  # (its turn went away as it was answered: asked again if it comes back)
+        if kind == "raise":
+            raise action
+        if kind == "quit":
+            await _leave(self.table, self.links, self.timeouts.step, self.journal, self.result)
+            return True
+        if kind == "timeout":
+            # The seat leaves, signed, as a player who quits does: the others play on
+            # without it, or (too few left) the match ends there, with nobody at fault.
+            why = NO_PLAY.format(seconds=f"{self.wait:g}")
+            await _leave(self.table, self.links, self.timeouts.step, self.journal, self.result, why)
+            self.result.problem = TURN_TIMED_OUT
+            return True
         try:
-            trial_ends = min((until for until, _ in trial.values()), default=math.inf)
-            # (Not woken for lateness while every peer is silent: nobody is named then.)
-            late_wake = late_at if trio.current_time() - heard <= WAIT_NOTICE + 1 else math.inf
-            wake_at = min(wait_until, notice, stop_deadline, ask_at, trial_ends, look_at, late_wake)
-            if thinking is not None:  # this seat's own turn: its decision's clock rules the wait
-                wake_at = min(stop_deadline, trial_ends)
-            with trio.move_on_at(wake_at) as scope:
-                if thinking is not None:
-                    thinking.wake = scope
-                if released:  # what came while this seat decided, in its order
-                    peer, (source, item) = released.popleft()
-                else:
-                    peer, (source, item) = await receive.receive()
-        except trio.EndOfChannel:  # every peer's connection has ended: nothing more can come
-            if table.stopped:
-                stop_deadline = trio.current_time()
-                continue
-            table.stop(EVERY_CLOSED.format(step=table.step, kind=table.spec.kind))
-            continue
-        now = trio.current_time()
-        if scope.cancelled_caught and (now >= stop_deadline or thinking is not None):
-            continue
-        if scope.cancelled_caught and now < wait_until:
-            looked = now
+            self.table.act(action)
+        except RemoteProtocolError:
+            return False  # recorded in table.failure
+        except LocalProtocolError as e:
+            raise AssertionError(f"the decider chose an illegal action: {e}") from e
+        await self._flush()
+        return False
+
+    async def _woken(self, now: float, trial_ends: float) -> None:
+        """A clock woke this node, not a frame: look at the paths, ask, name who is late, or
+        time out."""
+        table, mesh, links = self.table, self.mesh, self.links
+        if now >= self.stop_deadline or self.thinking is not None:
+            return
+        if now < self.wait_until:
+            self.looked = now
             # (Every seat's link, not only those waited for: a seat cut off waits for one of
             # them, and the next step may wait for all.)
-            if dead := _dead_paths(table, links, mesh, False, returned, table.present):
+            if dead := _dead_paths(table, links, mesh, False, self.returned, table.present):
                 _take_for_broken(mesh, dead, now)
-                continue
-            if now >= late_at and now - heard <= WAIT_NOTICE + 1:
+                return
+            if now >= self.late_at and now - self.heard <= WAIT_NOTICE + 1:
                 # (Not while every peer is silent: this node's own connection may be down.)
                 over = [
                     s
-                    for s in sorted(late_judged)
-                    if started + QUICK + silent + mesh.lateness_left(s, timeouts.step) <= now
+                    for s in sorted(self.late_judged)
+                    if self.started + QUICK + self.silent + mesh.lateness_left(s, self.timeouts.step) <= now
                 ]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-                    allowance = lateness_allowance(timeouts.step)
-                    _time_out(table, now - started, False, result, relayed, late=(over, allowance))
-                continue
-            if now < min(notice, ask_at, trial_ends):
-                continue  # (woke to look at the paths only)
-            if now >= notice:
-                on_wait(table, now - clock_from)
-                notice = now + WAIT_NOTICE
+                    allowance = lateness_allowance(self.timeouts.step)
+                    _time_out(table, now - self.started, False, self.result, relayed, late=(over, allowance))
+                return
+            if now < min(self.notice, self.ask_at, trial_ends):
+                return  # (woke to look at the paths only)
+            if now >= self.notice:
+                self.on_wait(table, now - self.clock_from)
+                self.notice = now + WAIT_NOTICE
             table.nudge()  # ask for what we may lack; also tells the others we are alive
-            asked = now
-            asked_early = asked_early or now >= started + EARLY_ASK
-            await _flush(table, links, timeouts.step, journal, mesh.held)
-            continue
+            self.asked = now
+            self.asked_early = self.asked_early or now >= self.started + EARLY_ASK
+            await self._flush()
+            return
         # Heard from nobody for DEAF seconds: this node's own connection was cut off, unless
         # the system of a seat it waits for acknowledged all it sent meanwhile (the path
         # carries: that seat's program is silent, as a frozen one is, and is named as any).
-        unheard = now - heard > DEAF
+        unheard = now - self.heard > DEAF
         deaf = unheard and not _systems_answer(links, table.waiting_for)
-        if scope.cancelled_caught and (
-            dead := _dead_paths(table, links, mesh, deaf, returned, table.waiting_for)
-        ):
+        if dead := _dead_paths(table, links, mesh, deaf, self.returned, table.waiting_for):
             # The path is dead, not the player: the link counts as broken, as the system would
             # say later (tls.DEAD_PATH), and the seat has its grace to link again and a whole
             # step once back, as for any break (protocol.md 7.2).
             _take_for_broken(mesh, dead, now)
-            continue
-        if scope.cancelled_caught and now - heard > WAIT_NOTICE + 1 and not unheard:
-            continue  # every peer silent: the wait goes on until that shows this node cut off
-        if scope.cancelled_caught:
-            # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
-            relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-            _time_out(table, now - started, deaf, result, relayed)
-            continue
+            return
+        if now - self.heard > WAIT_NOTICE + 1 and not unheard:
+            return  # every peer silent: the wait goes on until that shows this node cut off
+        # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
+        relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
+        _time_out(table, now - self.started, deaf, self.result, relayed)
+
+    async def _read(self, now: float, peer: int, source: Any, item: Any) -> None:
+        """One item from the channel: a new link, a peer that stayed away, or a frame."""
         if isinstance(item, _LookAgain):
-            continue
+            return
         if isinstance(item, NewLink):
-            # The newest link of a seat still at the table is the one it talks on, even one
-            # this seat did not miss yet (the peer saw the old path break first).
-            running = table.status in ("running", "disputed")
-            if running and peer in table.present and peer not in away_too_long:
-                was_away = peer in mesh.away or peer in trial or isinstance(links.get(peer), RelayedLink)
-                lost_at = mesh.lost_at.pop(peer, now)
-                away_for = now - lost_at
-                # Its absence comes out of its allowance, unless this node was the one cut off.
-                others = [s for s in table.present if s not in (peer, table.seat)]
-                charged = peer not in mesh.not_theirs and mesh.theirs(peer, lost_at, others)
-                mesh.not_theirs.discard(peer)
-                if charged:
-                    mesh.charge(peer, away_for)
-                mesh.away.pop(peer, None)
-                trial.pop(peer, None)
-                mesh.adopt(peer, item.link)
-                await _resend(table, peer, item.link, timeouts.step)
-                nobody_back_before = nobody_back
-                if nobody_back:  # the first peer back after a crash: the step's clocks start now
-                    nobody_back = False
-                    step = (None, -1)
-                if not was_away:  # it found the old path broken before this seat did: said as a break
-                    mesh.on_link(peer, "lost", mesh.grace)
-                # A peer back from a break that the step waits for gets a whole step, once (so does
-                # one that may carry the frames of a relayed seat the step waits for); one the step
-                # does not need needs no time (its record is here), so none is given back to it,
-                # nor charged: a blip while another seat thinks costs it only its time away.
-                needed = peer in table.waiting_for or any(
-                    isinstance(links.get(s), RelayedLink) for s in table.waiting_for
-                )
-                if peer not in returned and needed:
-                    if now + wait > deadline:
-                        clock_from = now  # its time is shown from its return, as its own clock runs
-                    if charged and not nobody_back_before:  # (after a crash the clocks start then anyway)
-                        mesh.charge(peer, now + wait - deadline)  # the time given back, from its allowance
-                    deadline = max(deadline, now + wait)
-                    returned.add(peer)
-                mesh.on_link(peer, "back", away_for)
-            else:  # a seat gone from the table is told so, then hung up on
-                mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
-            continue
-        if isinstance(item, StayedAway):
-            if mesh.away.get(peer) == item.until:
-                del mesh.away[peer]
-                given = mesh.given.get(peer, mesh.grace)
-                why = f"{TIMED_OUT} {given:g} s"
-                if given < mesh.grace:  # (the rest of its allowance: it was away that long before)
-                    why += f" ({ALLOWANCE_SPENT.format(seconds=f'{ABSENCE_ALLOWANCE * mesh.grace:g}')})"
-                elif item.reason != STAYED_AWAY:
-                    why += f" ({item.reason})"  # the last attempt's error, when there was one
-                me = table.seat if table.seat is not None else 0
-                through = RelayedLink(me, peer, links, lambda: table.present)
-                if through.carriers():
-                    # Its link with this seat alone may be broken (a router that dropped the
-                    # path between the two): try the others' links before judging it gone.
-                    links[peer] = through
-                    trial[peer] = (now + RELAY_TRIAL, why)
-                    table.nudge()  # through the others: its answer shows it is still here
-                    asked = now
-                    await _flush(table, links, timeouts.step, journal, mesh.held)
-                else:
-                    closed[peer] = why
-                    away_too_long.add(peer)
-                    mesh.on_link(peer, "gone", mesh.grace)
-            continue
-        if source is not links.get(peer):
-            continue  # from a link that has been replaced since
+            await self._new_link(now, peer, item)
+        elif isinstance(item, StayedAway):
+            await self._stayed_away(now, peer, item)
+        elif source is self.links.get(peer):  # (not from a link that has been replaced since)
+            await self._frame(now, peer, source, item)
+
+    async def _new_link(self, now: float, peer: int, item: NewLink) -> None:
+        """A peer's new link: the newest link of a seat still at the table is the one it talks
+        on, even one this seat did not miss yet (the peer saw the old path break first)."""
+        table, mesh, links = self.table, self.mesh, self.links
+        running = table.status in ("running", "disputed")
+        if not (running and peer in table.present and peer not in self.away_too_long):
+            # a seat gone from the table is told so, then hung up on
+            mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
+            return
+        was_away = peer in mesh.away or peer in self.trial or isinstance(links.get(peer), RelayedLink)
+        lost_at = mesh.lost_at.pop(peer, now)
+        away_for = now - lost_at
+        # Its absence comes out of its allowance, unless this node was the one cut off.
+        others = [s for s in table.present if s not in (peer, table.seat)]
+        charged = peer not in mesh.not_theirs and mesh.theirs(peer, lost_at, others)
+        mesh.not_theirs.discard(peer)
+        if charged:
+            mesh.charge(peer, away_for)
+        mesh.away.pop(peer, None)
+        self.trial.pop(peer, None)
+        mesh.adopt(peer, item.link)
+        await _resend(table, peer, item.link, self.timeouts.step)
+        nobody_back_before = self.nobody_back
+        if self.nobody_back:  # the first peer back after a crash: the step's clocks start now
+            self.nobody_back = False
+            self.step = (None, -1)
+        if not was_away:  # it found the old path broken before this seat did: said as a break
+            mesh.on_link(peer, "lost", mesh.grace)
+        # A peer back from a break that the step waits for gets a whole step, once (so does
+        # one that may carry the frames of a relayed seat the step waits for); one the step
+        # does not need needs no time (its record is here), so none is given back to it,
+        # nor charged: a blip while another seat thinks costs it only its time away.
+        needed = peer in table.waiting_for or any(
+            isinstance(links.get(s), RelayedLink) for s in table.waiting_for
+        )
+        if peer not in self.returned and needed:
+            if now + self.wait > self.deadline:
+                self.clock_from = now  # its time is shown from its return, as its own clock runs
+            if charged and not nobody_back_before:  # (after a crash the clocks start then anyway)
+                mesh.charge(peer, now + self.wait - self.deadline)  # the time given back, from its allowance
+            self.deadline = max(self.deadline, now + self.wait)
+            self.returned.add(peer)
+        mesh.on_link(peer, "back", away_for)
+
+    async def _stayed_away(self, now: float, peer: int, item: StayedAway) -> None:
+        """A peer away did not come back within its grace: try the others' links, or it is gone."""
+        table, mesh, links = self.table, self.mesh, self.links
+        if mesh.away.get(peer) != item.until:
+            return
+        del mesh.away[peer]
+        given = mesh.given.get(peer, mesh.grace)
+        why = f"{TIMED_OUT} {given:g} s"
+        if given < mesh.grace:  # (the rest of its allowance: it was away that long before)
+            why += f" ({ALLOWANCE_SPENT.format(seconds=f'{ABSENCE_ALLOWANCE * mesh.grace:g}')})"
+        elif item.reason != STAYED_AWAY:
+            why += f" ({item.reason})"  # the last attempt's error, when there was one
+        me = table.seat if table.seat is not None else 0
+        through = RelayedLink(me, peer, links, lambda: table.present)
+        if through.carriers():
+            # Its link with this seat alone may be broken (a router that dropped the
+            # path between the two): try the others' links before judging it gone.
+            links[peer] = through
+            self.trial[peer] = (now + RELAY_TRIAL, why)
+            table.nudge()  # through the others: its answer shows it is still here
+            self.asked = now
+            await self._flush()
+        else:
+            self.closed[peer] = why
+            self.away_too_long.add(peer)
+            mesh.on_link(peer, "gone", mesh.grace)
+
+    async def _frame(self, now: float, peer: int, source: Any, item: Any) -> None:
+        """A frame (or the end of a link) from ``peer``'s current link."""
+        table, mesh, links = self.table, self.mesh, self.links
         if isinstance(item, Need) and not mesh.floods.worth_reading(peer, now):
-            heard = now
-            continue  # more than an honest seat asks (RELAY_NOTICE_RATE): dropped unread, blaming nobody
-        if isinstance(item, Relay) and item.target == table.seat and item.origin in trial:
-            del trial[item.origin]  # it is still here: reached through the others from now on
+            self.heard = now
+            return  # more than an honest seat asks (RELAY_NOTICE_RATE): dropped unread, blaming nobody
+        if isinstance(item, Relay) and item.target == table.seat and item.origin in self.trial:
+            del self.trial[item.origin]  # it is still here: reached through the others from now on
             mesh.lost_at.pop(item.origin, None)
             mesh.on_link(item.origin, "relayed", 0.0)
         if (
-            thinking is not None
-            and thinking.is_for(table)  # (made or not: until acted on, its record is owed)
+            self.thinking is not None
+            and self.thinking.is_for(table)  # (made or not: until acted on, its record is owed)
             and _read_after_deciding(item)
             and not carried_cleanly(table, links, peer, item)
         ):
@@ -1027,18 +1159,18 @@ async def _play(
             # writing it, and the others would blame it (protocol.md 7.3). Read once the
             # record is out (a leave, or a link that breaks, is dealt with at once, and
             # what it carries for others without a fault is passed on).
-            heard = now
-            held.append((peer, (source, item)))
-            continue
+            self.heard = now
+            self.held.append((peer, (source, item)))
+            return
         if isinstance(item, Relay):
-            heard = now
-            if await carry(table, links, peer, item, timeouts.step, mesh.floods):  # an abort, relayed
-                stop_deadline = min(stop_deadline, now + ABORT_GRACE)
-            await _flush(table, links, timeouts.step, journal, mesh.held)
-            continue
+            self.heard = now
+            if await carry(table, links, peer, item, self.timeouts.step, mesh.floods):  # an abort, relayed
+                self.stop_deadline = min(self.stop_deadline, now + ABORT_GRACE)
+            await self._flush()
+            return
         if not isinstance(item, LinkClosed):
-            heard = now
-        # A RemoteProtocolError is kept in table.failure and ends the loop above.
+            self.heard = now
+        # A RemoteProtocolError is kept in table.failure and ends the loop (_ended).
         with contextlib.suppress(RemoteProtocolError):
             if isinstance(item, LinkClosed):
                 if peer not in table.present:
@@ -1048,16 +1180,16 @@ async def _play(
                     # Its last records may have reached only some of us: ask the others now,
                     # before its grace ends, so that every node judges from the same step.
                     table.nudge()
-                    asked = now
+                    self.asked = now
                 else:
-                    closed[peer] = item.reason
+                    self.closed[peer] = item.reason
             elif isinstance(item, WireError):
                 table.blame(peer, f"malformed frame: {item}")
             else:
                 if isinstance(item, Abort) and peer in table.present:
-                    stop_deadline = min(stop_deadline, now + ABORT_GRACE)
+                    self.stop_deadline = min(self.stop_deadline, now + ABORT_GRACE)
                 table.receive_frame(peer, item)
-        await _flush(table, links, timeouts.step, journal, mesh.held)
+        await self._flush()
 
 
 def _follow_the_others(
@@ -1070,7 +1202,7 @@ def _follow_the_others(
     """A seat this node reaches only through a relay cannot be judged gone here (its
     carrier may drop what it sends, or it may have hung up): once its judges went on
     without it (``RelayedLink.judges``: every carrier, two at least), nothing more can reach
-    it from here, and ``_play`` follows them. One carrier alone is not followed: it could
+    it from here, and ``_Match`` follows them. One carrier alone is not followed: it could
     have held back the seat's frames to push it out (a host that relays between every pair
     of joiners could otherwise choose who plays on). This node then stops at the step's
     timeout, naming nobody. (Carriers could as well drop its frames: they can stop the
@@ -1140,7 +1272,7 @@ AWAY_ASK = 1.0
 waits for is away (otherwise one request per ``WAIT_NOTICE``)."""
 
 LEAVE_WAIT = 3.0
-"""Seconds the others wait past a player's turn time for its signed leave (``_play``):
+"""Seconds the others wait past a player's turn time for its signed leave (``_Match``):
 its own clock ends first, and a seat whose node still runs says that it leaves, so
 that everyone goes on without it from the same record. One that says nothing by then
 (frozen, or hostile) is named for the time it took."""
@@ -1237,7 +1369,7 @@ def _take_for_broken(mesh: _Mesh, dead: dict[int, Link], now: float) -> None:
 
 def _silence(heard: float, since: float) -> float:
     """The part from ``since`` of a silence of every peer that still lasts, if it is already
-    longer than a live peer's (``DEAF``), as ``_play`` counts its silences."""
+    longer than a live peer's (``DEAF``), as ``_Match`` counts its silences."""
     now = trio.current_time()
     return max(0.0, now - max(heard, since)) if now - heard > DEAF else 0.0
 
