@@ -92,7 +92,8 @@ def validate_record(doc: Any) -> None:
         assert isinstance(p["key"], str) and re.fullmatch(r"([0-9a-f]{64})?", p["key"])
 
     verdict = doc["verdict"]
-    assert set(verdict) == {"valid", "problems"}
+    assert set(verdict) in ({"valid", "problems"}, {"valid", "problems", "incomplete"})
+    assert verdict.get("incomplete", True) is True
     assert isinstance(verdict["valid"], bool) and isinstance(verdict["problems"], list)
     for problem in verdict["problems"]:
         assert {"hand", "seat", "record", "what"} <= set(problem)

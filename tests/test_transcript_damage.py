@@ -251,6 +251,10 @@ def test_a_cut_file_is_still_cut_and_not_damaged() -> None:
     e = LAYOUT.entries[150]
     report = audit_bytes(DATA[: e.start + 30])
     assert report.cut and report.incomplete and report.damaged == 0 and report.records == 150
+    # the JSON record says so (docs/record.md, `verdict`); a damaged file's does not
+    assert report.verdict()["incomplete"] is True and not report.verdict()["valid"]
+    damaged = audit_bytes(changed(e.raw.start - 1, 0x10))
+    assert not damaged.incomplete and "incomplete" not in damaged.verdict()
 
 
 def test_the_cli_names_the_spot(tmp_path: Path) -> None:

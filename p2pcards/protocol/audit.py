@@ -173,7 +173,11 @@ class AuditReport:
         return " ".join(parts)
 
     def verdict(self) -> dict[str, Any]:
-        return {"valid": self.valid, "problems": [p.to_dict() for p in self.problems]}
+        """The record's ``verdict``: ``incomplete`` is there, true, only for an INCOMPLETE one."""
+        verdict: dict[str, Any] = {"valid": self.valid, "problems": [p.to_dict() for p in self.problems]}
+        if self.incomplete:
+            verdict["incomplete"] = True
+        return verdict
 
     def to_record(self) -> dict[str, Any]:
         """The record of ``docs/record.md`` (as far as the transcript goes) with the verdict."""
