@@ -123,22 +123,34 @@ def test_at_a_terminal_a_mistyped_code_given_is_asked_again_and_the_answer_sent(
     assert sent == ["60-feather-acorn"]
 
 
-def test_ctrl_d_at_the_code_prompt_ends_its_line_before_saying_it_stopped(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "Stopped: no code was given, so you joined no table."),
+    ("fr", "Arrêt : aucun code n'a été donné, vous n'avez rejoint aucune table."),
+    ("it", "Fermato: non hai dato nessun codice, quindi non ti sei seduto a nessun tavolo."),
+])  # fmt: skip
+@pytest.mark.parametrize("answer", ["ctrl-d", "quit"])
+def test_ctrl_d_or_quit_at_the_code_prompt_stops_with_status_0_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lang: str, said: str, answer: str
 ) -> None:
-    def ctrl_d(prompt: str, words: Any) -> str:
+    """The end of the input at the code prompt is a quit, as at every prompt of the game (where
+    it leaves the table, status 0): said in the person's language on a line of its own, not
+    click's "Aborted!" with status 1."""
+
+    def typed(prompt: str, words: Any) -> str:
         sys.stdout.write(prompt)  # as input() leaves it: the prompt, and no end of line
         sys.stdout.flush()
+        if answer == "quit":
+            sys.stdout.write("\n")
+            return {"en": "quit", "fr": "quitter", "it": "esci"}[lang]
         raise EOFError
 
-    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", ctrl_d)
+    monkeypatch.setattr("p2pcards.ui.keyboard.ask_code", typed)
     monkeypatch.setattr(cmd_join, "_at_terminal", lambda: True, raising=False)
     monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
-    result = _join(["198.18.0.1"], monkeypatch, tmp_path, "en")
-    assert result.exit_code == 1, result.output
-    prompt_line = [line for line in result.output.splitlines() if "code" in line.lower()][-1]
-    assert "Aborted" not in prompt_line, result.output
-    assert "Aborted" in result.output
+    result = _join(["198.18.0.1"], monkeypatch, tmp_path, lang)
+    assert result.exit_code == 0, result.output
+    assert said in result.output.splitlines(), result.output  # (a line of its own, after the prompt's)
+    assert "Abort" not in result.output and "Interr" not in result.output
 
 
 # ---------------------------------------------------------------------------
@@ -276,7 +288,7 @@ def test_at_the_code_prompt_a_code_that_cannot_be_right_is_asked_again(tmp_path:
             child.expect_exact("Invitation code: ")
             assert child.isalive()
         child.sendline("quit")
-        child.expect(r"Aborted")
+        child.expect_exact("you joined no table")
     finally:
         close_human(child)
     screen = (tmp_path / "screen.txt").read_text()

@@ -252,6 +252,9 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
         leaves = _leaves(e)
+        stop = next((x for x in leaves if isinstance(x, click.exceptions.Exit)), None)
+        if stop is not None:  # the person chose to stop before any table (quit at the code prompt)
+            raise stop from None
         if any(isinstance(x, KeyboardInterrupt) for x in leaves):
             click.echo(tr("cmd_interrupted"), err=True)
             sys.exit(130)

@@ -741,6 +741,7 @@ _EN_CONNECTING: dict[str, str] = {
     "join_code_typo_given": "{word} is no word of an invitation code: did you mean {code}?",
     "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_none": "Stopped: no code was given, so you joined no table.",
     "join_code_help": "Type the invitation code the host gave you, such as 43-robin-maple, then Enter"
     " (Tab completes its words; Ctrl-C stops).",
     "join_code_no_number": "Only a code like 43-robin-maple finds its host on this network: "
