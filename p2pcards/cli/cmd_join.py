@@ -212,7 +212,13 @@ async def _joined_asking_again(
             click.echo(tr.n("join_wrong_code", left, left=left))
         import trio
 
-        code = await trio.to_thread.run_sync(functools.partial(_type_code, tr, by_code=by_code))
+        try:  # (abandoned on Ctrl-C, which trio delivers here: the read is left to the exit)
+            code = await trio.to_thread.run_sync(
+                functools.partial(_type_code, tr, by_code=by_code), abandon_on_cancel=True
+            )
+        except KeyboardInterrupt:
+            click.echo()  # (the prompt's line ends before the program says it was interrupted)
+            raise
     raise AssertionError("unreachable")
 
 
