@@ -1131,3 +1131,30 @@ def test_a_narrow_terminal_shortens_the_names_of_a_status_line_not_its_countdown
     assert waiting_status("turn", long, 581.2, tr=Translator("en"), style=Style(unicode=True)) == (
         "Bartholomew-the-magnificent to play — 9:42 left"
     )
+
+
+@pytest.mark.parametrize("when", ["at the move prompt", "at the question whether they leave"])
+async def test_a_terminal_closed_at_a_prompt_leaves_interrupted_never_as_a_quit(when: str) -> None:
+    """A closed terminal fails the read of the prompt (EIO) and sends the hang-up signal, in
+    either order: whichever the seat sees first, the others are told it was interrupted, not
+    that the player chose to quit (which the end of the input at a prompt otherwise means);
+    and nobody is asked whether they leave on a terminal that is gone."""
+    import errno
+
+    from p2pcards.net.runner import INTERRUPTED, QuitMatch
+
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        if when == "at the move prompt" or len(prompts) > 1:
+            raise OSError(errno.EIO, "Input/output error")
+        return "quit"  # (typed, and then the terminal closed at the question)
+
+    console = Console(tr=Translator("en"), style=Style(), read=read, write=lambda text: None)
+    decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    with trio.fail_after(10), pytest.raises(QuitMatch) as left:
+        await decider(TABLE)  # type: ignore[arg-type]
+    assert left.value.reason == INTERRUPTED
+    assert len(prompts) == (1 if when == "at the move prompt" else 2), prompts
+

@@ -62,7 +62,8 @@ class QuitGame(Exception):
 
 
 class Interrupted(QuitGame):
-    """Ctrl-C at a prompt: the game ends as after quit, and the program's status says so."""
+    """Ctrl-C at a prompt, or its terminal closed: the game ends as after quit, and the
+    program's status says so (a networked seat signs that it leaves "interrupted")."""
 
     interrupted = True
 
@@ -365,6 +366,12 @@ HUNG_UP = frozenset({errno.EIO, errno.EPIPE, errno.ENXIO})
 """What writing to or reading from a terminal that is gone fails with."""
 
 
+class TerminalGone(EOFError):
+    """The end of the input because the terminal was closed (a window shut, an SSH session
+    hung up): the person did not choose to quit, the program was interrupted (as the hang-up
+    signal that comes with it says)."""
+
+
 def _hung_up_write(write: Callable[[str], None]) -> Callable[[str], None]:
     """``write``, saying nothing once the terminal is gone (nobody is there to read it)."""
 
@@ -379,14 +386,15 @@ def _hung_up_write(write: Callable[[str], None]) -> Callable[[str], None]:
 
 
 def _hung_up_read(read: Callable[[str], str]) -> Callable[[str], str]:
-    """``read``, whose gone terminal is the end of input (``EOFError``), as a closed pipe is."""
+    """``read``, whose gone terminal is the end of input (:class:`TerminalGone`, an
+    ``EOFError``), as a closed pipe is."""
 
     def answer(prompt: str) -> str:
         try:
             return read(prompt)
         except OSError as e:
             if e.errno in HUNG_UP:
-                raise EOFError from e
+                raise TerminalGone from e
             raise
 
     return answer
@@ -484,6 +492,8 @@ class Console:
         while True:
             try:
                 line = self.read(self._prompt_text(prompt))
+            except TerminalGone:  # (nobody reads what would be said): interrupted, not a quit
+                raise Interrupted from None
             except EOFError:
                 self.write("")  # end the prompt's line
                 raise QuitGame from None
