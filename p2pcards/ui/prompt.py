@@ -133,7 +133,7 @@ class StatusLine:
                 self._write("")
                 self._on_prompt_line = False
             if self._ansi:
-                self.live("\r\x1b[K" + shown)
+                self.live(self._wipe() + shown)
             else:  # a dumb terminal: blank out what the old text had more
                 extra = max(0, visible_len(self._drawn or "") - visible_len(shown))
                 self.live("\r" + shown + " " * extra)
@@ -160,10 +160,18 @@ class StatusLine:
             self._drawn = None
             return
         if self._ansi:
-            self.live("\r\x1b[K")
+            self.live(self._wipe())
         else:
             self.live("\r" + " " * visible_len(self._drawn) + "\r")
         self._drawn = None
+
+    def _wipe(self) -> str:
+        """What erases the status drawn (an ANSI terminal): back to the start of its row, and up
+        the rows it takes now if the terminal was narrowed since it was drawn: a terminal such
+        as tmux then folds the line that no longer fits, its cursor after the end (erasing the
+        last row alone left a copy of the rest above)."""
+        up = visible_len(self._drawn) // self._width() if self._drawn else 0
+        return f"\r\x1b[{up}A\x1b[J" if up else "\r\x1b[K"
 
     # -- everything else that is written or read -------------------------------
 
@@ -225,7 +233,9 @@ def _fit(text: str, width: int) -> str:
 
 
 def _terminal_width() -> int:
-    return max(20, shutil.get_terminal_size((80, 24)).columns)
+    """The terminal's columns as they are (a status line fitted to more would wrap, and each
+    redraw of it scroll the screen), however narrow, short of absurd."""
+    return max(8, shutil.get_terminal_size((80, 24)).columns)
 
 
 SPECTATOR_DELAY: ContextVar[float] = ContextVar("spectator_delay", default=0.0)
