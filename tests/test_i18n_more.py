@@ -793,3 +793,58 @@ def test_a_seat_named_for_how_it_used_its_links_is_said_in_the_players_language(
         said = problem_text(tr, problem)
         assert not any(w in said for w in ("seat", "step", "relay ", "frame", " and ", "went on")), said
         assert all(name in said for name in ("Ann", "Bob", "Cid", "Dee") if name in problem), said
+
+
+SYSTEM_SAID = {
+    "fr": {"ENOENT": "fichier ou dossier introuvable", "ECONNREFUSED": "connexion refusée",
+           "EACCES": "permission refusée", "EADDRINUSE": "adresse déjà utilisée",
+           "ENETUNREACH": "réseau inaccessible", "EHOSTUNREACH": "aucune route vers l'hôte",
+           "ETIMEDOUT": "délai de connexion dépassé",
+           "ECONNRESET": "connexion réinitialisée par l'autre bout",
+           "ENOSPC": "plus de place sur le disque", "EISDIR": "c'est un dossier"},
+    "it": {"ENOENT": "file o cartella inesistente", "ECONNREFUSED": "connessione rifiutata",
+           "EACCES": "permesso negato", "EADDRINUSE": "indirizzo già in uso",
+           "ENETUNREACH": "rete irraggiungibile", "EHOSTUNREACH": "nessun percorso verso l'host",
+           "ETIMEDOUT": "tempo di connessione scaduto", "ECONNRESET": "connessione chiusa dall'altro capo",
+           "ENOSPC": "spazio esaurito sul disco", "EISDIR": "è una cartella"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_what_the_system_says_of_a_failure_is_said_in_the_persons_language(lang: str) -> None:
+    """An OSError's words ("No such file or directory", "Connection refused") stayed English
+    inside French and Italian sentences. Said by errno, however they reach the interface: the
+    error itself, its words carried by a notice of a layer below, or a transcript's problem
+    text; anything else as the system says it."""
+    import errno
+    import os
+
+    from p2pcards.protocol.notice import Notice
+    from p2pcards.say import system_said
+    from p2pcards.ui.problems import leave_reason
+
+    tr = Translator(lang)
+    for name, said in SYSTEM_SAID[lang].items():
+        number = getattr(errno, name)
+        error = OSError(number, os.strerror(number))
+        assert tr.system(error) == said
+        assert said in tr("cmd_error", error=error)
+        assert f"({said})" in tr.said(Notice("notice_unreachable_host", where="h:1", why=system_said(error)))
+        assert Translator("en").system(error) == os.strerror(number)  # English: the system's own words
+    gone = f"lost connection and did not come back within 120 s ({os.strerror(errno.ECONNREFUSED)})"
+    assert leave_reason(tr, gone).endswith(SYSTEM_SAID[lang]["ECONNREFUSED"]), leave_reason(tr, gone)
+    other = OSError(errno.EROFS, os.strerror(errno.EROFS))
+    assert tr.system(other) == os.strerror(errno.EROFS)
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_file_that_is_not_there_is_said_in_the_persons_language(lang: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main
+
+    result = CliRunner().invoke(
+        main, ["audit", str(tmp_path / "nowhere.p2pt"), "--lang", lang], env={"P2PCARDS_LANG": None}
+    )
+    assert SYSTEM_SAID[lang]["ENOENT"] in result.output, result.output
+    assert "No such file" not in result.output

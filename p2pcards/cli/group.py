@@ -489,7 +489,7 @@ def _written() -> Iterator[None]:
 
         tr = Translator(help_lang(click.get_current_context(silent=True)))
         with contextlib.suppress(OSError):
-            click.echo(tr("cmd_error", error=tr("cmd_cannot_write", error=e.strerror or str(e))), err=True)
+            click.echo(tr("cmd_error", error=tr("cmd_cannot_write", error=e)), err=True)
         sys.exit(2)
 
 
