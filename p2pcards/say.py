@@ -35,6 +35,24 @@ class Number:
         return f"Number({self.value!r}, {self.spec!r})"
 
 
+class SystemSaid(str):
+    """What the system said of a failure (an ``OSError``'s ``strerror``, in English), with its
+    ``errno``: a :class:`~p2pcards.ui.i18n.Translator` says the common ones in its language
+    (``No such file or directory``, ``Connection refused``), by that number."""
+
+    errno: int | None
+
+    def __new__(cls, text: str, errno: int | None = None) -> SystemSaid:
+        self = super().__new__(cls, text)
+        self.errno = errno
+        return self
+
+
+def system_said(error: OSError) -> SystemSaid:
+    """What the system said of ``error``, to be said in the person's language."""
+    return SystemSaid(error.strerror or str(error), error.errno)
+
+
 class Say(Protocol):
     """Says a message by key, its ``{fields}`` filled with ``values``."""
 

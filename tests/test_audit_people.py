@@ -446,11 +446,11 @@ def test_a_file_that_is_not_a_transcript_says_so(tmp_path: Path, content: bytes)
         ("fr", ["Erreur : ce n'est pas une transcription p2pcards : le fichier est vide",
                 "Erreur : ce n'est pas une transcription p2pcards (pas de marque de format)",
                 "Erreur : le fichier de transcription s'arrête avant son premier enregistrement (tronqué)",
-                "Erreur : impossible de lire {missing} : No such file or directory"]),
+                "Erreur : impossible de lire {missing} : fichier ou dossier introuvable"]),
         ("it", ["Errore: non è una trascrizione p2pcards: il file è vuoto",
                 "Errore: non è una trascrizione p2pcards (manca il marcatore di formato)",
                 "Errore: il file della trascrizione si interrompe prima della prima registrazione (troncato)",
-                "Errore: impossibile leggere {missing}: No such file or directory"]),
+                "Errore: impossibile leggere {missing}: file o cartella inesistente"]),
     ],
 )  # fmt: skip
 def test_a_file_that_cannot_be_read_is_said_in_the_players_language(

@@ -569,16 +569,19 @@ def test_help_at_the_code_prompt_says_what_to_type_and_asks_again(
     assert _type_code(Translator(lang)) == "4-ember-lantern"  # help is no code: asked again
     assert capsys.readouterr().out.startswith(said)
     answers = iter(["quit"])
-    with pytest.raises(click.Abort):
+    with pytest.raises(click.exceptions.Exit) as stopped:  # (as the end of the input: status 0)
         _type_code(Translator(lang))
+    assert stopped.value.exit_code == 0
 
 
-@pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, 130), (EOFError, 1)])
+@pytest.mark.parametrize(("raised", "status", "said"), [
+    (KeyboardInterrupt, 130, "Interrupted."), (EOFError, 1, "Aborted!")
+])  # fmt: skip
 def test_ctrl_c_at_a_prompt_exits_130_and_the_end_of_input_1(
-    capsys: pytest.CaptureFixture[str], raised: type[BaseException], status: int
+    capsys: pytest.CaptureFixture[str], raised: type[BaseException], status: int, said: str
 ) -> None:
-    """click turns both into Abort ("Aborted!"); the status says which it was, as the
-    README says of Ctrl-C (130)."""
+    """click turns both into Abort; Ctrl-C is said and ended as every interrupted command is
+    ("Interrupted.", 130, as the README says), anything else as click does."""
     from p2pcards.cli.group import _LocalizedGroup
 
     group = _LocalizedGroup("p2pcards")
@@ -590,7 +593,7 @@ def test_ctrl_c_at_a_prompt_exits_130_and_the_end_of_input_1(
     with pytest.raises(SystemExit) as stop:
         group.main(["ask"], prog_name="p2pcards")
     assert stop.value.code == status
-    assert "Aborted!" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "it"])
@@ -790,3 +793,58 @@ def test_a_seat_named_for_how_it_used_its_links_is_said_in_the_players_language(
         said = problem_text(tr, problem)
         assert not any(w in said for w in ("seat", "step", "relay ", "frame", " and ", "went on")), said
         assert all(name in said for name in ("Ann", "Bob", "Cid", "Dee") if name in problem), said
+
+
+SYSTEM_SAID = {
+    "fr": {"ENOENT": "fichier ou dossier introuvable", "ECONNREFUSED": "connexion refusée",
+           "EACCES": "permission refusée", "EADDRINUSE": "adresse déjà utilisée",
+           "ENETUNREACH": "réseau inaccessible", "EHOSTUNREACH": "aucune route vers l'hôte",
+           "ETIMEDOUT": "délai de connexion dépassé",
+           "ECONNRESET": "connexion réinitialisée par l'autre bout",
+           "ENOSPC": "plus de place sur le disque", "EISDIR": "c'est un dossier"},
+    "it": {"ENOENT": "file o cartella inesistente", "ECONNREFUSED": "connessione rifiutata",
+           "EACCES": "permesso negato", "EADDRINUSE": "indirizzo già in uso",
+           "ENETUNREACH": "rete irraggiungibile", "EHOSTUNREACH": "nessun percorso verso l'host",
+           "ETIMEDOUT": "tempo di connessione scaduto", "ECONNRESET": "connessione chiusa dall'altro capo",
+           "ENOSPC": "spazio esaurito sul disco", "EISDIR": "è una cartella"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_what_the_system_says_of_a_failure_is_said_in_the_persons_language(lang: str) -> None:
+    """An OSError's words ("No such file or directory", "Connection refused") stayed English
+    inside French and Italian sentences. Said by errno, however they reach the interface: the
+    error itself, its words carried by a notice of a layer below, or a transcript's problem
+    text; anything else as the system says it."""
+    import errno
+    import os
+
+    from p2pcards.protocol.notice import Notice
+    from p2pcards.say import system_said
+    from p2pcards.ui.problems import leave_reason
+
+    tr = Translator(lang)
+    for name, said in SYSTEM_SAID[lang].items():
+        number = getattr(errno, name)
+        error = OSError(number, os.strerror(number))
+        assert tr.system(error) == said
+        assert said in tr("cmd_error", error=error)
+        assert f"({said})" in tr.said(Notice("notice_unreachable_host", where="h:1", why=system_said(error)))
+        assert Translator("en").system(error) == os.strerror(number)  # English: the system's own words
+    gone = f"lost connection and did not come back within 120 s ({os.strerror(errno.ECONNREFUSED)})"
+    assert leave_reason(tr, gone).endswith(SYSTEM_SAID[lang]["ECONNREFUSED"]), leave_reason(tr, gone)
+    other = OSError(errno.EROFS, os.strerror(errno.EROFS))
+    assert tr.system(other) == os.strerror(errno.EROFS)
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_file_that_is_not_there_is_said_in_the_persons_language(lang: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main
+
+    result = CliRunner().invoke(
+        main, ["audit", str(tmp_path / "nowhere.p2pt"), "--lang", lang], env={"P2PCARDS_LANG": None}
+    )
+    assert SYSTEM_SAID[lang]["ENOENT"] in result.output, result.output
+    assert "No such file" not in result.output

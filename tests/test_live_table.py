@@ -1131,3 +1131,66 @@ def test_a_narrow_terminal_shortens_the_names_of_a_status_line_not_its_countdown
     assert waiting_status("turn", long, 581.2, tr=Translator("en"), style=Style(unicode=True)) == (
         "Bartholomew-the-magnificent to play — 9:42 left"
     )
+
+
+@pytest.mark.parametrize("when", ["at the move prompt", "at the question whether they leave"])
+async def test_a_terminal_closed_at_a_prompt_leaves_interrupted_never_as_a_quit(when: str) -> None:
+    """A closed terminal fails the read of the prompt (EIO) and sends the hang-up signal, in
+    either order: whichever the seat sees first, the others are told it was interrupted, not
+    that the player chose to quit (which the end of the input at a prompt otherwise means);
+    and nobody is asked whether they leave on a terminal that is gone."""
+    import errno
+
+    from p2pcards.net.runner import QuitMatch
+    from p2pcards.net.verdicts import INTERRUPTED
+
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        if when == "at the move prompt" or len(prompts) > 1:
+            raise OSError(errno.EIO, "Input/output error")
+        return "quit"  # (typed, and then the terminal closed at the question)
+
+    console = Console(tr=Translator("en"), style=Style(), read=read, write=lambda text: None)
+    decider = HumanDecider(screen=PromptScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    with trio.fail_after(10), pytest.raises(QuitMatch) as left:
+        await decider(TABLE)  # type: ignore[arg-type]
+    assert left.value.reason == INTERRUPTED
+    assert len(prompts) == (1 if when == "at the move prompt" else 2), prompts
+
+
+
+def test_after_the_terminal_is_narrowed_the_status_is_erased_from_every_row_it_now_takes() -> None:
+    """A terminal narrowed below the status line's width (tmux resize-window, a window dragged
+    smaller) folds the line onto two rows or more, its cursor after the end: redrawn or erased
+    from the last row only, the status left a copy of its beginning above. It is erased from the
+    first row it now takes; at an unchanged width, from its own row only, as before."""
+    from p2pcards.ui.prompt import StatusLine
+
+    written: list[str] = []
+    width = [80]
+    status = StatusLine(lambda text: written.append(text + "\n"), written.append, width=lambda: width[0])
+    status.show("Waiting for Hana to play — 9:48 left")  # 36 columns
+    status.show("Waiting for Hana to play — 9:47 left")
+    assert written[-1] == "\r\x1b[KWaiting for Hana to play — 9:47 left"
+    width[0] = 20  # folded onto rows of 20: the cursor on the second, after "9:47 left"
+    status.show("Waiting for Hana to play — 9:46 left")
+    assert written[-1].startswith("\r\x1b[1A\x1b[J"), written[-1]  # both rows, from the first
+    assert "Waiting for Hana" in written[-1]  # (fitted to the new width: one row, "...")
+    width[0] = 12
+    status.line("   Hana played 7♥")
+    assert written[-2] == "\r\x1b[1A\x1b[J", written[-2:]  # ("Waiting fo..." is 16 columns: two rows)
+
+
+def test_the_status_line_fits_a_terminal_narrower_than_20_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fitted to 20 columns in a terminal of 16, the status wrapped, and every redraw (each half
+    second) wrote a new row: the screen scrolled."""
+    from p2pcards.ui.prompt import StatusLine
+    from p2pcards.ui.render import visible_len
+
+    monkeypatch.setenv("COLUMNS", "16")
+    written: list[str] = []
+    status = StatusLine(lambda text: written.append(text + "\n"), written.append)
+    status.show("Hana to play — 9:58 left")
+    assert visible_len(written[-1].removeprefix("\r\x1b[K")) < 16, written

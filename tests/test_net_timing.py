@@ -1016,3 +1016,25 @@ async def test_a_fault_shown_to_a_seat_while_it_decides_is_read_once_its_record_
     assert 1 not in results[2].blamed, results[2]
     moved = [r for r in tables[2].records_to_save() if r.record.seat == 1]
     assert moved and moved[-1].record.step >= 12  # seat 1's move reached seat 2 before it stopped
+
+
+@pytest.mark.parametrize("reason", ["interrupted", "quit"])
+async def test_a_seat_leaves_with_the_reason_its_decider_gives(
+    autojump_clock: trio.testing.MockClock, reason: str
+) -> None:
+    """A person's terminal closed at their prompt is a leave signed "interrupted", as the
+    hang-up signal makes it, never "quit": the decider says why (``QuitMatch``), the runner
+    signs it, and this seat's run ends as an interrupted one."""
+    from p2pcards.net.runner import QuitMatch
+    from p2pcards.net.verdicts import INTERRUPTED
+
+    async def leaves(table: Table) -> object:
+        raise QuitMatch(reason)
+
+    tables = {s: Sitting(t) for s, t in make_tables(3, SHORT_RULES, seed=6).items()}
+    deciders = {0: bot(0), 1: leaves, 2: bot(2)}
+    results, _ = await run_seats(tables, memory_links(3), deciders)  # type: ignore[arg-type]
+    assert results[1].status == "aborted"
+    assert (results[1].problem == INTERRUPTED) == (reason == INTERRUPTED), results[1]
+    report = audit_bytes(encode_file(tables[0].records_to_save(), saved_by=0, status="over"))
+    assert [(d["name"], d["reason"]) for d in report.departures()] == [("p1", reason)], report.departures()

@@ -240,7 +240,7 @@ def host(
             except UsageError as e:
                 click.echo(tr("host_lan_off", why=_said(e, tr)), err=True)
             except OSError as e:
-                click.echo(tr("host_lan_off_udp", port=udp_port, error=e.strerror or e), err=True)
+                click.echo(tr("host_lan_off_udp", port=udp_port, error=e), err=True)
         if sockets is None:
             return await play(config)
         assert number is not None  # (the responder is open only for a code with a number)

@@ -123,11 +123,12 @@ def _ask_code(code: str | None, tr: Any, *, by_code: bool = False) -> tuple[str,
 
 
 def _type_code(tr: Any, *, by_code: bool = False, doubted: str | None = None) -> str:
-    """A code typed at the prompt. A word that is no code word but close to one, or a code
-    left unfinished, is pointed out before any host hears the code (a try at the host is worth
-    more than a line here); the same code typed again is sent as it is (a host may choose its
-    own). ``by_code``: the code alone finds the host, so a code without its number and two words
-    is asked again whatever it is (no host could be found by it). ``doubted``: a code already
+    """A code typed at the prompt; ``quit`` or the end of the input (Ctrl-D) stops the command there, with
+    status 0, as leaving a table does (Ctrl-C: 130, as an interrupted program). A word that is no code
+    word but close to one, or a code left unfinished, is pointed out before any host hears the code (a try
+    at the host is worth more than a line here); the same code typed again is sent as it is (a host may
+    choose its own). ``by_code``: the code alone finds the host, so a code without its number and two
+    words is asked again whatever it is (no host could be found by it). ``doubted``: a code already
     pointed out (given on the command line)."""
     from p2pcards.net import discovery
     from p2pcards.net.words import WORDS, likely_meant, unfinished
@@ -141,16 +142,17 @@ def _type_code(tr: Any, *, by_code: bool = False, doubted: str | None = None) ->
             typed = ask_code(tr("join_code_prompt"), WORDS)
         except EOFError:  # Ctrl-D: the line ends here, so that what follows is not said on the prompt's
             click.echo()
-            raise click.Abort() from None
+            typed = None
+        command = "quit" if typed is None else COMMAND_WORDS.get(typed.strip().lower())
+        if command == "quit":  # quit, or the end of the input, as at every prompt of the game
+            click.echo(wrap(tr("join_code_none")))
+            raise click.exceptions.Exit(0)
         if not typed:  # Enter alone: what to type
             click.echo(wrap(tr("join_code_help")))
             continue
-        command = COMMAND_WORDS.get(typed.strip().lower())
         if command == "help":  # a word that works at every prompt of the game works here too
             click.echo(wrap(tr("join_code_help")))
             continue
-        if command == "quit":
-            raise click.Abort()
         left_unfinished = unfinished(typed)
         if by_code and (left_unfinished or discovery.code_number(typed) is None):
             said = tr("join_code_unfinished", code=typed) if left_unfinished else tr("join_code_no_number")
@@ -210,7 +212,13 @@ async def _joined_asking_again(
             click.echo(tr.n("join_wrong_code", left, left=left))
         import trio
 
-        code = await trio.to_thread.run_sync(functools.partial(_type_code, tr, by_code=by_code))
+        try:  # (abandoned on Ctrl-C, which trio delivers here: the read is left to the exit)
+            code = await trio.to_thread.run_sync(
+                functools.partial(_type_code, tr, by_code=by_code), abandon_on_cancel=True
+            )
+        except KeyboardInterrupt:
+            click.echo()  # (the prompt's line ends before the program says it was interrupted)
+            raise
     raise AssertionError("unreachable")
 
 

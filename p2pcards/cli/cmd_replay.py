@@ -68,7 +68,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
             write_page(report, html_path, tr)
         except OSError as e:
             path = clean(html_path, MESSAGE_LIMIT)
-            _echo(tr("replay_cannot_write", path=path, error=e.strerror or e), err=True)
+            _echo(tr("replay_cannot_write", path=path, error=e), err=True)
             sys.exit(2)
         hands = report.hands_verified
         _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))

@@ -271,10 +271,11 @@ class _LocalizedGroup(_Localized, click.Group):
                 _show_error(e, tr)
                 sys.exit(e.exit_code)
             except click.Abort as e:
-                click.echo(tr("click_aborted"), err=True)
-                # Ctrl-C at a prompt (click turns it into Abort): the status of an interrupted program.
-                cause = e.__cause__ or e.__context__
-                sys.exit(130 if isinstance(cause, KeyboardInterrupt) else 1)
+                # Ctrl-C at a prompt (click turns it into Abort): said and ended as every interrupted
+                # command is ("Interrupted.", status 130).
+                interrupted = isinstance(e.__cause__ or e.__context__, KeyboardInterrupt)
+                click.echo(tr("cmd_interrupted" if interrupted else "click_aborted"), err=True)
+                sys.exit(130 if interrupted else 1)
             sys.exit(rv if isinstance(rv, int) else 0)
         except SystemExit as e:
             exit_now_if_a_read_is_left(e.code)
@@ -488,7 +489,7 @@ def _written() -> Iterator[None]:
 
         tr = Translator(help_lang(click.get_current_context(silent=True)))
         with contextlib.suppress(OSError):
-            click.echo(tr("cmd_error", error=tr("cmd_cannot_write", error=e.strerror or str(e))), err=True)
+            click.echo(tr("cmd_error", error=tr("cmd_cannot_write", error=e)), err=True)
         sys.exit(2)
 
 

@@ -252,6 +252,9 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         outcome = trio.run(run, config)
     except BaseException as e:  # trio nurseries wrap errors in groups: look at what is inside
         leaves = _leaves(e)
+        stop = next((x for x in leaves if isinstance(x, click.exceptions.Exit)), None)
+        if stop is not None:  # the person chose to stop before any table (quit at the code prompt)
+            raise stop from None
         if any(isinstance(x, KeyboardInterrupt) for x in leaves):
             click.echo(tr("cmd_interrupted"), err=True)
             sys.exit(130)
@@ -262,7 +265,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         if system is not None and system.errno == errno.EADDRINUSE:
             raise click.ClickException(_port_taken(kind, port, tr)) from None
         if system is not None:
-            raise click.ClickException(f"{kind}: {system.strerror or system}") from None
+            raise click.ClickException(f"{kind}: {tr.system(system)}") from None
         raise
     with contextlib.suppress(OSError):  # a terminal that was closed (SIGHUP) shows nothing
         ui.finished(outcome)
@@ -324,7 +327,7 @@ def _check_resumable(path: Path, tr: Any) -> Resumable:
     try:
         contents = read_journal(path.read_bytes())
     except OSError as e:
-        raise click.ClickException(tr("resume_unreadable", path=shown, error=e.strerror or e)) from None
+        raise click.ClickException(tr("resume_unreadable", path=shown, error=e)) from None
     except TranscriptError as e:
         raise click.ClickException(tr("resume_damaged", path=shown, error=_said(e, tr))) from None
     if contents.damaged:  # records this seat signed may lie past the damage: it would sign again

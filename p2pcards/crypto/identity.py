@@ -20,6 +20,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2pcards.errors import KeyFileError
+from p2pcards.say import system_said
 
 PUBLIC_KEY_SIZE = 32
 PRIVATE_KEY_SIZE = 32
@@ -99,7 +100,7 @@ class Identity:
             raise KeyFileError("missing", str(path), f"no identity key file at {path}") from None
         except OSError as exc:
             message = f"cannot read identity key file {path}: {exc.strerror}"
-            raise KeyFileError("unreadable", str(path), message, str(exc.strerror)) from None
+            raise KeyFileError("unreadable", str(path), message, system_said(exc)) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):

@@ -45,6 +45,7 @@ from p2pcards.net.portmap import PortMapping
 from p2pcards.net.session import LobbyUI, Timeouts
 from p2pcards.protocol.lobby import normalize_code
 from p2pcards.protocol.notice import Notice
+from p2pcards.say import system_said
 
 DISCOVERY_PORT = 7777
 """The UDP port hosts hear queries on (beside ``host``'s default TCP port 7777, whatever ``--port``)."""
@@ -516,7 +517,7 @@ async def search(
             sock.close()
     hosts = found.hosts(this_machine)
     if not hosts and failures and len(failures) == sends:
-        error = failures[0].strerror or failures[0]
+        error = system_said(failures[0])
         raise NoHostAnswered(Notice("notice_no_search", code=shown(number), error=error))
     return hosts
 

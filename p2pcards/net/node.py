@@ -33,6 +33,7 @@ from p2pcards.protocol.lobby import Seat
 from p2pcards.protocol.messages import Player
 from p2pcards.protocol.notice import Notice, Notices
 from p2pcards.protocol.wire import Abort, SignedRecord
+from p2pcards.say import system_said
 
 if TYPE_CHECKING:
     from p2pcards.net.runner import Decider
@@ -395,7 +396,7 @@ async def resume_game(cfg: NodeConfig, path: Path) -> Outcome:
     try:
         contents = read_journal(path.read_bytes())
     except OSError as e:
-        raise UsageError(Notice("journal_unreadable", path=str(path), why=e.strerror or str(e))) from None
+        raise UsageError(Notice("journal_unreadable", path=str(path), why=system_said(e))) from None
     h = contents.header
     if storage.journal_in_use(path):
         raise UsageError(Notice("journal_in_use", path=str(path)))
@@ -543,7 +544,7 @@ async def _play(
                     if cfg.bot:
                         storage.remember_bot_transcript(data, cfg.data_dir)
                 except OSError as e:
-                    unsaved = Notice("notice_not_saved", path=path, error=e.strerror or e)
+                    unsaved = Notice("notice_not_saved", path=path, error=system_said(e))
                     cfg.ui.info(unsaved)
                     path = None
             if journal_file is not None:

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import trio
 
 from p2pcards.protocol.notice import Notice
+from p2pcards.say import system_said
 
 PCP_PORT = 5351
 """The UDP port of PCP and NAT-PMP servers (RFC 6887 section 19.1, RFC 6886 section 3)."""
@@ -388,7 +389,7 @@ async def map_pcp_or_natpmp(
             lifetime=granted,
         ), failed
     except OSError as e:
-        failed.append(Notice("portmap_pcp_natpmp_error", error=e.strerror or str(e)))
+        failed.append(Notice("portmap_pcp_natpmp_error", error=system_said(e)))
         return None, failed
     except BaseException:
         # Stopped while the router may be granting (a joiner that failed at once): take the

@@ -131,7 +131,12 @@ when ``table.my_turn``); the game decides what an action is."""
 
 
 class QuitMatch(Exception):
-    """The local player chose to leave the match."""
+    """The local player leaves the match: ``reason`` is signed as why ("quit": they chose to;
+    :data:`INTERRUPTED`: their terminal was closed as they were asked)."""
+
+    def __init__(self, reason: str = "quit") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 ABORT_GRACE = 2.0
@@ -538,7 +543,7 @@ class _Deciding:
         self.scope = trio.CancelScope()
         self.done = trio.Event()
         self.outcome: tuple[str, Any] | None = None
-        """("action", it), ("quit", None), ("timeout", None) or ("raise", the exception);
+        """("action", it), ("quit", why), ("timeout", None) or ("raise", the exception);
         None once cancelled, or when the turn had gone before anything was asked."""
         self.wake: trio.CancelScope | None = None
         """The main loop's wait for a frame, cut short when the decision is made."""
@@ -558,8 +563,8 @@ class _Deciding:
                         finally:
                             TURN_ENDS.reset(ends)
                     self.outcome = ("timeout", None) if turn.cancelled_caught else ("action", action)
-            except QuitMatch:
-                self.outcome = ("quit", None)
+            except QuitMatch as e:
+                self.outcome = ("quit", e.reason)
             except BaseException as e:
                 if _cancelled(e):  # withdrawn (or the run ends): the scope that did it takes it
                     raise
@@ -987,7 +992,7 @@ class _Match:
         if kind == "raise":
             raise action
         if kind == "quit":
-            await _leave(self.table, self.links, self.timeouts.step, self.journal, self.result)
+            await _leave(self.table, self.links, self.timeouts.step, self.journal, self.result, action)
             return True
         if kind == "timeout":
             # The seat leaves, signed, as a player who quits does: the others play on

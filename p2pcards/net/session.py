@@ -90,7 +90,7 @@ from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
-from p2pcards.say import Number
+from p2pcards.say import Number, SystemSaid, system_said
 
 WAIT_NOTICE = 5.0
 """Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
@@ -199,7 +199,7 @@ def _reason(e: BaseException) -> str:
     inner = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
     for err in (e, *inner):
         if isinstance(err, OSError) and err.errno:
-            return os.strerror(err.errno) if err.errno > 0 else (err.strerror or str(err))
+            return SystemSaid(os.strerror(err.errno), err.errno) if err.errno > 0 else system_said(err)
     return "no answer"
 
 

@@ -46,6 +46,7 @@ from p2pcards.protocol.wire import (
     parse_record,
     unpack_limits,
 )
+from p2pcards.say import system_said
 
 GENESIS = bytes(32)
 FORMAT = "p2pcards-transcript"
@@ -944,7 +945,7 @@ def read_transcript_bytes(path: str | os.PathLike[str]) -> bytes:
                 raise TranscriptError(Notice("file_too_big", size=info.st_size, limit=MAX_FILE))
             return f.read(MAX_FILE + 1)  # (a file growing meanwhile is refused by its length)
     except OSError as e:
-        raise TranscriptError(Notice("file_unreadable", path=str(path), error=e.strerror or str(e))) from None
+        raise TranscriptError(Notice("file_unreadable", path=str(path), error=system_said(e))) from None
 
 
 def load(path: str | os.PathLike[str]) -> TranscriptFile:

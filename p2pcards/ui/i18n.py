@@ -13,6 +13,7 @@ player never has to guess which words work.
 
 from __future__ import annotations
 
+import errno
 import functools
 import gettext
 import os
@@ -30,7 +31,7 @@ from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
-from p2pcards.say import Number
+from p2pcards.say import Number, SystemSaid
 from p2pcards.ui.po import Message
 
 LANGS = ("en", "fr", "it")
@@ -741,6 +742,7 @@ _EN_CONNECTING: dict[str, str] = {
     "join_code_typo_given": "{word} is no word of an invitation code: did you mean {code}?",
     "join_no_code": "no invitation code: give --code CODE, or set P2PCARDS_CODE",
     "join_two_codes": "two different codes: the argument, and --code or P2PCARDS_CODE",
+    "join_code_none": "Stopped: no code was given, so you joined no table.",
     "join_code_help": "Type the invitation code the host gave you, such as 43-robin-maple, then Enter"
     " (Tab completes its words; Ctrl-C stops).",
     "join_code_no_number": "Only a code like 43-robin-maple finds its host on this network: "
@@ -822,6 +824,22 @@ _EN_CLICK: dict[str, str] = {
     "usage_no_bot": "name at least one bot",
 }
 _EN.update(_EN_CLICK)
+
+# What the system says of a failure (an OSError's strerror), in the person's language: the
+# common ones by their errno, the rest as the system says them (Translator.system).
+SYSTEM_ERRORS: dict[int, tuple[str, str]] = {
+    errno.ENOENT: ("oserror_enoent", "No such file or directory"),
+    errno.EACCES: ("oserror_eacces", "Permission denied"),
+    errno.EISDIR: ("oserror_eisdir", "Is a directory"),
+    errno.ENOSPC: ("oserror_enospc", "No space left on device"),
+    errno.EADDRINUSE: ("oserror_eaddrinuse", "Address already in use"),
+    errno.ECONNREFUSED: ("oserror_econnrefused", "Connection refused"),
+    errno.ECONNRESET: ("oserror_econnreset", "Connection reset by peer"),
+    errno.ETIMEDOUT: ("oserror_etimedout", "Connection timed out"),
+    errno.ENETUNREACH: ("oserror_enetunreach", "Network is unreachable"),
+    errno.EHOSTUNREACH: ("oserror_ehostunreach", "No route to host"),
+}
+_EN.update(SYSTEM_ERRORS.values())
 _EN.update(AUDIT_WORDS)
 _EN.update(FAULT_WORDS)
 _EN.update(RULE_WORDS)
@@ -966,6 +984,11 @@ def catalog(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
+_SYSTEM_TEXTS = {os.strerror(number): number for number in SYSTEM_ERRORS} | {
+    english: number for number, (_, english) in SYSTEM_ERRORS.items()
+}
+"""The errno of each text of :data:`SYSTEM_ERRORS` as this system and the catalog say it."""
+
 _NAME_FIELDS = ("name", "names", "who", "ref_name", "peer")
 """Fields that hold players' names, before which French elides (``d'Alice``, ``qu'Ana``)."""
 _VOWELS = frozenset("AEIOUaeiouÀÂÄÉÈÊËÎÏÔÖÙÛÜàâäéèêëîïôöùûüŒœ")
@@ -1023,7 +1046,21 @@ class Translator:
             return value.sep.join(str(self.said(v)) for v in value.items)
         if isinstance(value, Number):
             return self.number(value)
+        if isinstance(value, SystemSaid | OSError):
+            return self.system(value)
         return value
+
+    def system(self, error: OSError | str) -> str:
+        """What the system said of a failure, in this language: an ``OSError`` (or a
+        :class:`~p2pcards.say.SystemSaid`, or the text of one, as a transcript's problem
+        holds it) by its errno when :data:`SYSTEM_ERRORS` has it, else as the system said it."""
+        number = getattr(error, "errno", None)
+        said = (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+        if number is None and not isinstance(error, OSError):
+            number = _SYSTEM_TEXTS.get(said)
+        if self.lang == DEFAULT_LANG or number not in SYSTEM_ERRORS:
+            return said
+        return self(SYSTEM_ERRORS[number][0])
 
     def number(self, number: Number) -> str:
         """``number`` as this language writes it: a decimal comma in French and Italian, and

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
 import weakref
@@ -127,10 +128,11 @@ _READERS: weakref.WeakSet[OneReader] = weakref.WeakSet()
 
 
 def a_read_is_left() -> bool:
-    """A read of the terminal is still in progress: a question withdrawn as the match
-    ended. Its thread holds standard input, and the interpreter's own shutdown would
-    abort on that (see :func:`p2pcards.cli.group.exit_now_if_a_read_is_left`)."""
-    return any(reader.busy() for reader in list(_READERS))
+    """A read of the terminal is still in progress: a question withdrawn as the match ended, or a code prompt
+    interrupted (:func:`read_interruptibly`). Its thread holds standard input, and the interpreter's own
+    shutdown would abort on that (see :func:`p2pcards.cli.group.exit_now_if_a_read_is_left`)."""
+    left = any(thread.is_alive() for thread in list(_LEFT_READS))
+    return left or any(reader.busy() for reader in list(_READERS))
 
 
 def show_prompt(prompt: str) -> None:
@@ -261,7 +263,11 @@ class Keyboard:
 def ask_code(prompt: str, words: Sequence[str]) -> str:
     """An invitation code typed at the terminal, shown as it is typed (a typo is seen),
     each word completed with Tab from the code words ``words`` where the system has
-    line editing (``readline``)."""
+    line editing (``readline``). Ctrl-C interrupts it at once (:func:`read_interruptibly`)."""
+    return read_interruptibly(lambda: _read_code(prompt, words))
+
+
+def _read_code(prompt: str, words: Sequence[str]) -> str:
     try:
         import readline
     except ImportError:  # (Windows without pyreadline: no completion, the code is still read)
@@ -285,6 +291,69 @@ def ask_code(prompt: str, words: Sequence[str]) -> str:
     finally:
         readline.set_completer(completer)
         readline.set_completer_delims(delims)
+
+
+_STOP_SIGNALS = frozenset(
+    getattr(signal, name) for name in ("SIGINT", "SIGHUP", "SIGTERM", "SIGQUIT") if hasattr(signal, name)
+)
+"""The signals that stop the program: never taken by a thread that reads the terminal."""
+
+_LEFT_READS: dict[threading.Thread, list[Any] | None] = {}
+"""The threads of :func:`read_interruptibly` still reading, with the terminal's modes before each."""
+
+
+def read_interruptibly(read: Callable[[], str]) -> str:
+    """``read()`` (a line typed at the terminal, ``input``-like) in a thread of its own, waited
+    for here, so that Ctrl-C always interrupts it.
+
+    Line editing (``readline``) notices Ctrl-C only when the signal cuts its wait for a key
+    short: one that comes after the prompt is shown but before that wait begins (Ctrl-C pressed
+    the instant the prompt appears) is lost, and the program waits on; and in a worker thread
+    (a prompt asked while the network runs) no read ever notices it. Here the reading thread
+    takes none of the signals that stop the program: they come to the thread that waits (the
+    main thread, or trio's, which abandons the wait), at once, however the read fares. A read
+    so interrupted cannot be stopped: it is left in its thread, :func:`a_read_is_left` says so
+    (the program then ends at once), and the terminal's modes are put back at exit."""
+    done: Future[str] = Future()
+    modes = _terminal_modes()
+
+    def run() -> None:
+        if _STOP_SIGNALS and hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            line = read()
+        except BaseException as e:
+            _LEFT_READS.pop(threading.current_thread(), None)
+            done.set_exception(e)
+        else:
+            _LEFT_READS.pop(threading.current_thread(), None)
+            done.set_result(line)
+
+    thread = threading.Thread(target=run, name="p2pcards-read", daemon=True)
+    _LEFT_READS[thread] = modes
+    thread.start()
+    return done.result()
+
+
+def _terminal_modes() -> list[Any] | None:
+    """The modes of the terminal at standard input (None: no terminal)."""
+    if termios is None:
+        return None
+    try:
+        return termios.tcgetattr(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError, termios.error):
+        return None
+
+
+@atexit.register
+def _restore_left_modes() -> None:
+    """At exit, the terminal's modes as they were before a read still in progress (line
+    editing changed them while it waits for keys): the shell gets its echo back."""
+    for thread, modes in list(_LEFT_READS.items()):
+        if thread.is_alive() and modes is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError, termios.error):
+                termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, modes)
+            return
 
 
 def line_editing() -> None:

@@ -75,7 +75,7 @@ def save_record(console: Console, path: Path, doc: dict[str, object], *, hands: 
     try:
         path.write_text(dumps_record(doc), encoding="utf-8")
     except OSError as e:
-        console.say(tr("record_failed", path=path, error=e.strerror or e))
+        console.say(tr("record_failed", path=path, error=e))
         return 1
     if partial:
         console.say(tr.n("record_partial", hands, path=path, n=hands))

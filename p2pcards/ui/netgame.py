@@ -35,7 +35,7 @@ from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
 from p2pcards.ui.problems import leave_reason, problem_text
-from p2pcards.ui.prompt import Console, QuitGame, as_typed, fold_prompt, typed
+from p2pcards.ui.prompt import Console, QuitGame, TerminalGone, as_typed, fold_prompt, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
 if TYPE_CHECKING:
@@ -377,6 +377,8 @@ class HumanDecider:
     """The question aside in progress is a line typed while nothing was asked (:meth:`watch_typing`)."""
     _watching: trio.CancelScope | None = None
     _typed_question: Question | None = None
+    _terminal_gone: bool = False
+    """The terminal was closed: what would have been read is no person's choice (no quit)."""
 
     def hand_ended(self) -> None:
         """A hand ended and the match goes on: ask for Enter now, in a worker thread."""
@@ -430,6 +432,8 @@ class HumanDecider:
                 assert self._paused is not None
                 await self._paused.wait()
                 self._typed_aside = False
+                if self._terminal_gone:
+                    return  # (nothing more will be typed: the hang-up signal makes the seat leave)
                 if self.pause_pending and not self.leaving:  # a hand ended while the line was answered
                     self.pause_pending = False
                     self.hand_ended()
@@ -444,6 +448,9 @@ class HumanDecider:
             self._typed_question = question
             try:
                 line: str | None = console.typed_line()
+            except TerminalGone:  # no choice of the person's: the hang-up signal that came with it leaves
+                self._terminal_gone = True
+                return False
             except (EOFError, KeyboardInterrupt):  # Ctrl-D: as at a prompt, asked whether they leave
                 line = None
             except Withdrawn:
@@ -499,7 +506,10 @@ class HumanDecider:
             try:
                 console.ask(console.tr("prompt_continue"))
                 return False
-            except QuitGame:
+            except QuitGame as e:
+                if e.interrupted:  # the terminal is gone: no quit of theirs (the hang-up signal leaves)
+                    self._terminal_gone = True
+                    return False
                 if not self.confirm_quit or self._really_leave():
                     return True
 
@@ -528,6 +538,9 @@ class HumanDecider:
         console = self.screen.console
         try:
             line = console.read(fold_prompt(console.tr(question)))
+        except TerminalGone:
+            self._terminal_gone = True
+            return None
         except (EOFError, KeyboardInterrupt):
             console.write("")  # end the question's line
             return None
@@ -569,6 +582,8 @@ class HumanDecider:
         """Ask once more; anything but yes keeps the player at the table."""
         console = self.screen.console
         line = self._read_answer("net_confirm_leave_ends" if self.ends_if_leaving else "net_confirm_leave")
+        if line is None and self._terminal_gone:
+            return False  # (no answer of theirs: the hang-up signal that came with it leaves, "interrupted")
         if line is None or COMMAND_WORDS.get(line.lower()) in ("yes", "quit"):  # (quit again: yes)
             return True
         console.say(console.tr("net_stay"))
@@ -586,6 +601,8 @@ class HumanDecider:
         return None if total is None else trio.current_time() + total
 
     async def __call__(self, table: SeatTable) -> Any:
+        from p2pcards.net.runner import QuitMatch
+        from p2pcards.net.verdicts import INTERRUPTED
         from p2pcards.ui.screen import probe
 
         self.ends_if_leaving = _ends_without_one(table)
@@ -609,9 +626,13 @@ class HumanDecider:
                             self.pause_pending = False
                             self.release()
                         return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
-                    except QuitGame:
+                    except QuitGame as e:
+                        if e.interrupted or self._terminal_gone:  # (a closed terminal): no question
+                            raise QuitMatch(INTERRUPTED) from None
                         if not self.confirm_quit or self._really_leave():
                             raise
+                        if self._terminal_gone:  # closed as they were asked whether they leave
+                            raise QuitMatch(INTERRUPTED) from None
 
         async def warn(end: float) -> None:
             for left in TURN_WARNINGS:
@@ -634,6 +655,7 @@ class HumanDecider:
         console = self.screen.console
         action: Any = None
         leaving = False
+        why = "quit"
         async with trio.open_nursery() as nursery:  # (nothing is raised inside it: no group)
             end = self._turn_ends()
             if end is not None:
@@ -655,6 +677,9 @@ class HumanDecider:
                     action = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
                 except QuitGame:
                     leaving = True
+                except QuitMatch as e:  # the terminal closed as they were asked: signed "interrupted"
+                    why = e.reason
+                    leaving = True
                 except trio.Cancelled:  # the turn's time ran out, or the turn went away
                     question.withdrawn = True  # (its thread waits on: what it reads is nobody's)
                     console.withdraw_prompt()
@@ -665,7 +690,7 @@ class HumanDecider:
         if problem is not None:
             raise problem
         if leaving:
-            raise QuitMatch()
+            raise QuitMatch(why)
         return action
 
 

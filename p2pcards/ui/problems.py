@@ -29,6 +29,8 @@ class Translator(Protocol):
 
     def rule_name(self, name: str) -> str: ...
 
+    def system(self, error: str) -> str: ...
+
 PROBLEM_KEYS = (
     ("NOBODY_ANSWERED", "problem_nobody_answered"),
     ("LOST_EVERY", "problem_lost_every"),
@@ -167,5 +169,7 @@ def leave_reason(tr: Translator, reason: str) -> str:
         spent = template_regex(verdicts.ALLOWANCE_SPENT).fullmatch(detail or "")
         if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
             detail = tr("reason_away_too_long", **spent.groupdict())
+        elif detail:  # what the system said of the last attempt ("Connection refused")
+            detail = tr.system(detail)
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
     return reason

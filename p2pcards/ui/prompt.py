@@ -62,7 +62,8 @@ class QuitGame(Exception):
 
 
 class Interrupted(QuitGame):
-    """Ctrl-C at a prompt: the game ends as after quit, and the program's status says so."""
+    """Ctrl-C at a prompt, or its terminal closed: the game ends as after quit, and the
+    program's status says so (a networked seat signs that it leaves "interrupted")."""
 
     interrupted = True
 
@@ -132,7 +133,7 @@ class StatusLine:
                 self._write("")
                 self._on_prompt_line = False
             if self._ansi:
-                self.live("\r\x1b[K" + shown)
+                self.live(self._wipe() + shown)
             else:  # a dumb terminal: blank out what the old text had more
                 extra = max(0, visible_len(self._drawn or "") - visible_len(shown))
                 self.live("\r" + shown + " " * extra)
@@ -159,10 +160,18 @@ class StatusLine:
             self._drawn = None
             return
         if self._ansi:
-            self.live("\r\x1b[K")
+            self.live(self._wipe())
         else:
             self.live("\r" + " " * visible_len(self._drawn) + "\r")
         self._drawn = None
+
+    def _wipe(self) -> str:
+        """What erases the status drawn (an ANSI terminal): back to the start of its row, and up
+        the rows it takes now if the terminal was narrowed since it was drawn: a terminal such
+        as tmux then folds the line that no longer fits, its cursor after the end (erasing the
+        last row alone left a copy of the rest above)."""
+        up = visible_len(self._drawn) // self._width() if self._drawn else 0
+        return f"\r\x1b[{up}A\x1b[J" if up else "\r\x1b[K"
 
     # -- everything else that is written or read -------------------------------
 
@@ -224,7 +233,9 @@ def _fit(text: str, width: int) -> str:
 
 
 def _terminal_width() -> int:
-    return max(20, shutil.get_terminal_size((80, 24)).columns)
+    """The terminal's columns as they are (a status line fitted to more would wrap, and each
+    redraw of it scroll the screen), however narrow, short of absurd."""
+    return max(8, shutil.get_terminal_size((80, 24)).columns)
 
 
 SPECTATOR_DELAY: ContextVar[float] = ContextVar("spectator_delay", default=0.0)
@@ -365,6 +376,12 @@ HUNG_UP = frozenset({errno.EIO, errno.EPIPE, errno.ENXIO})
 """What writing to or reading from a terminal that is gone fails with."""
 
 
+class TerminalGone(EOFError):
+    """The end of the input because the terminal was closed (a window shut, an SSH session
+    hung up): the person did not choose to quit, the program was interrupted (as the hang-up
+    signal that comes with it says)."""
+
+
 def _hung_up_write(write: Callable[[str], None]) -> Callable[[str], None]:
     """``write``, saying nothing once the terminal is gone (nobody is there to read it)."""
 
@@ -379,14 +396,15 @@ def _hung_up_write(write: Callable[[str], None]) -> Callable[[str], None]:
 
 
 def _hung_up_read(read: Callable[[str], str]) -> Callable[[str], str]:
-    """``read``, whose gone terminal is the end of input (``EOFError``), as a closed pipe is."""
+    """``read``, whose gone terminal is the end of input (:class:`TerminalGone`, an
+    ``EOFError``), as a closed pipe is."""
 
     def answer(prompt: str) -> str:
         try:
             return read(prompt)
         except OSError as e:
             if e.errno in HUNG_UP:
-                raise EOFError from e
+                raise TerminalGone from e
             raise
 
     return answer
@@ -484,6 +502,8 @@ class Console:
         while True:
             try:
                 line = self.read(self._prompt_text(prompt))
+            except TerminalGone:  # (nobody reads what would be said): interrupted, not a quit
+                raise Interrupted from None
             except EOFError:
                 self.write("")  # end the prompt's line
                 raise QuitGame from None
