@@ -334,16 +334,15 @@ builtins.input = lost_ctrl_c
 """
 
 
-def _run_script(script: str, timeout: float) -> tuple[str, float]:
+def _run_script(script: str, timeout: float) -> str:
+    """What ``script`` printed; its read takes 20 s, and "left True" says it was cut short."""
     import os
     import subprocess
-    import time
 
     env = {**os.environ, "READ_FOR": "20"}
-    started = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout,
                           env=env, stdin=subprocess.DEVNULL)  # fmt: skip
-    return proc.stdout + proc.stderr, time.monotonic() - started
+    return proc.stdout + proc.stderr
 
 
 def test_ctrl_c_the_instant_the_code_prompt_appears_is_never_lost() -> None:
@@ -361,9 +360,8 @@ except KeyboardInterrupt:
     os._exit(0)
 print("read on")
 """
-    out, took = _run_script(script, timeout=60)
-    assert "interrupted" in out and "left True" in out, out
-    assert took < 15, (took, out)
+    out = _run_script(script, timeout=60)
+    assert "interrupted" in out and "left True" in out, out  # (cut short while the read went on)
 
 
 def test_ctrl_c_at_the_code_prompt_asked_again_while_the_network_runs_stops_join() -> None:
@@ -381,11 +379,12 @@ async def wrong(code):
 try:
     trio.run(_joined_asking_again, wrong, "4-ember-lantrn", True, Translator("en"))
 except KeyboardInterrupt:
+    from p2pcards.ui import keyboard
     print("interrupted")
+    print("left", keyboard.a_read_is_left())
     sys.stdout.flush()
     os._exit(0)
 print("read on")
 """
-    out, took = _run_script(script, timeout=60)
-    assert "that code is wrong" in out and "interrupted" in out, out
-    assert took < 15, (took, out)
+    out = _run_script(script, timeout=60)
+    assert "that code is wrong" in out and "interrupted" in out and "left True" in out, out

@@ -276,11 +276,9 @@ async def test_a_dial_that_reaches_another_key_fails_plainly_and_says_nothing_of
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(trio.serve_listeners, serve, fake)
-            started = trio.current_time()
             with pytest.raises(PeerUnreachable) as caught:
                 await form_mesh(info, ids[2], mine, ui, replace(FAST, mesh=30.0))
-            took = trio.current_time() - started
             nursery.cancel_scope.cancel()
+    # (Failed, not timed out: the mesh's 30 s would have run out within trio.fail_after(10) else.)
     assert str(caught.value).startswith("link to p1 (seat 1) failed"), caught.value
-    assert took < 5, took
     assert not any("no link from it" in line for line in ui.infos), ui.infos

@@ -427,7 +427,7 @@ async def run_table(
                     nursery.start_soon(_cancel_when_set, interrupt, playing)
                 async with trio.open_nursery() as deciding:  # this seat's decisions (_Deciding)
                     try:
-                        await _play(
+                        match = _Match(
                             table,
                             mesh,
                             decide,
@@ -436,12 +436,11 @@ async def run_table(
                             on_progress,
                             on_wait,
                             result,
-                            restore,
                             journal,
                             leaving,
                             confirming or (lambda: None),
-                            deciding,
                         )
+                        await match.run(restore, deciding)
                     finally:
                         deciding.cancel_scope.cancel()  # a question still asked when the match ended
             if playing.cancelled_caught:  # interrupted: this player leaves, signed, then hangs up
@@ -594,29 +593,6 @@ def _cancelled(e: BaseException) -> bool:
     return isinstance(e, trio.Cancelled)
 
 
-async def _play(
-    table: Sitting,
-    mesh: _Mesh,
-    decide: Decider,
-    receive: trio.MemoryReceiveChannel[tuple[int, Any]],
-    timeouts: Timeouts,
-    on_progress: Callable[[SeatTable], None],
-    on_wait: Callable[[SeatTable, float], None],
-    result: RunResult,
-    restore: Sequence[SignedRecord] | None,
-    journal: Callable[[list[SignedRecord]], None],
-    leaving: Callable[[], bool],
-    confirming: Callable[[], bool | None],
-    nursery: trio.Nursery,
-) -> None:
-    match = _Match(
-        table, mesh, decide, receive, timeouts, on_progress, on_wait, result, journal, leaving, confirming
-    )
-    await match.begin(restore, nursery)
-    while not await match.look():
-        pass
-
-
 class _Match:
     """The main task of one seat's match: it alone touches the table. Each :meth:`look` takes
     stock (seats gone, the match over, the player's answers, a new step and its clocks), then
@@ -685,7 +661,13 @@ class _Match:
     async def _flush(self) -> None:
         await _flush(self.table, self.links, self.timeouts.step, self.journal, self.mesh.held)
 
-    async def begin(self, restore: Sequence[SignedRecord] | None, nursery: trio.Nursery) -> None:
+    async def run(self, restore: Sequence[SignedRecord] | None, nursery: trio.Nursery) -> None:
+        """Play until this seat's match is over (``nursery``: where this seat's decisions run)."""
+        await self._begin(restore, nursery)
+        while not await self.look():
+            pass
+
+    async def _begin(self, restore: Sequence[SignedRecord] | None, nursery: trio.Nursery) -> None:
         """Start the table, or restore it from the journal of a seat back from a crash."""
         table, mesh, links = self.table, self.mesh, self.links
         self.nursery = nursery
