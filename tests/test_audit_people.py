@@ -342,6 +342,32 @@ def test_a_player_who_leaves_before_the_first_deal_left_no_hand_in_progress() ->
     assert "may have had a reason" not in own
 
 
+def test_the_json_record_of_a_table_left_before_its_cut_says_who_left_it() -> None:
+    """docs/record.md: `leaving` lists who signed that they leave the table the record ends
+    on, also when that table stopped before its cut; a table that went on from another, its
+    step 0 complete, has `carried`, `left` and `earlier` even before its own cut."""
+    tables = sittings(4, NinesRules(target=30), 4)
+    net = LocalNetwork(tables, rng=random.Random(4))  # type: ignore[arg-type]
+    for table in tables.values():
+        table.start()
+    while tables[2].step < 1 and net.deliver_one():  # until the join step completes at seat 2
+        pass
+    rest = leaves(net, 2, "dinner is ready")
+    own = audit_bytes(file_of(tables[2], 2)).to_record()
+    assert own["cut"] == [] and own["result"] == {"winners": [], "totals": [], "finished": False}
+    assert [(d["seat"], d["step"], d["how"], d["reason"]) for d in own["leaving"]] == [
+        (2, 1, "signed", "dinner is ready")
+    ]
+    records = tables[0].records_to_save()  # the table that went on: cut just after its step 0
+    k = max(i for i, r in enumerate(records) if isinstance(r.record.body, Continue))
+    mid = audit_bytes(records_file(records[: k + 1], saved_by=0, status="over")).to_record()
+    assert mid["cut"] == [] and "leaving" not in mid and len(mid["players"]) == 3
+    assert mid["carried"] == {"hands": 0, "totals": [0, 0, 0]}
+    assert [(d["seat"], d["signed"], d["reason"]) for d in mid["left"]] == [(2, True, "dinner is ready")]
+    assert mid["earlier"] == []  # the table left had no cut
+    del rest
+
+
 def test_a_proven_fault_stays_invalid_and_names_the_seat(tmp_path: Path) -> None:
     tables = nines_tables()
     records = tables[0].transcript.records()

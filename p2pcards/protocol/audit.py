@@ -183,7 +183,7 @@ class AuditReport:
         """The record of ``docs/record.md`` (as far as the transcript goes) with the verdict."""
         t = self.table
         if t is None or t.match is None:
-            return {
+            record: dict[str, Any] = {
                 "format": FORMAT,
                 "game": default_game() if t is None else t.GAME,
                 "rules": None if t is None else t.rules.to_dict(),
@@ -193,7 +193,14 @@ class AuditReport:
                 "hands": [],
                 "result": {"winners": [], "totals": [], "finished": False},
             }
-        record = self._table_record(t, self.verdict())
+            if t is None:
+                return record
+            # A table that stops before its cut still says who signed that they leave it and,
+            # when it went on from another, what it carried, who left and the tables before.
+            if t.carried is not None:
+                record["carried"] = {"hands": t.carried_hands, "totals": list(t.carried)}
+        else:
+            record = self._table_record(t, self.verdict())
         leaving = self.left_here()
         if leaving:
             record["leaving"] = leaving
