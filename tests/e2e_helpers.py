@@ -290,6 +290,8 @@ class HumanSeat:
     answered: dict[int, int] = field(default_factory=dict)
     """How many prompts of each kind (MOVE, SUIT, DRAWN, NEXT_HAND, COMPARED) were answered."""
     quit_sent: bool = False
+    quit_at: int | None = None
+    """The kind of prompt the player left at (MOVE, NEXT_HAND, ...)."""
 
     def play(self, *, max_prompts: int = 600, timeout: float = 30) -> None:
         import pexpect
@@ -316,7 +318,7 @@ class HumanSeat:
                 self.child.sendline(self.quit_word)  # type: ignore[attr-defined]
                 self.child.expect(s.confirm_leave, timeout=timeout)  # type: ignore[attr-defined]
                 self.child.sendline(s.yes)  # type: ignore[attr-defined]
-                self.quit_sent = True
+                self.quit_sent, self.quit_at = True, k
                 self.child.expect(pexpect.EOF, timeout=timeout)  # type: ignore[attr-defined]
                 return
             if k == MOVE:
