@@ -292,6 +292,37 @@ def test_two_seats_leave_one_after_the_other() -> None:
         assert "p1 left after" in text and "p3 left after" in text, text
 
 
+def test_after_a_fault_the_records_of_every_later_table_are_checked_with_their_own_roster() -> None:
+    """A file of three tables (two seats left one after the other) whose first table holds a
+    record with a broken signature: the replay stops there, and the records after it are only
+    checked for their signatures, each against the roster of the table its game id names. The
+    third table's roster follows from the second's, as the second's from the first: its valid
+    records are not listed as records whose signature does not verify."""
+    tables = sittings(4, NinesRules(target=80), seed=5)
+    net, rng = started(tables, 5)
+    play_until(net, rng, lambda: tables[1].step >= 30)
+    rest = without(net, 1)
+    for t in rest.tables.values():
+        assert t.drop(1, "lost connection")
+    rest.pump()
+    play_until(rest, rng, lambda: tables[3].current.step >= 25)
+    last = leaves(rest, 3, "off to bed")
+    play_bots(last, {s: RandomBot() for s in last.tables}, rng, start=False)
+    records = tables[0].records_to_save()
+    ids = [t.game_id for t in tables[0].tables]
+    assert len(ids) == 3 and {r.record.game_id for r in records} == set(ids)
+    at = next(k for k, r in enumerate(records) if r.record.game_id == ids[0] and r.record.step == 10)
+    sig = records[at].sig
+    broken = SignedRecord(records[at].raw, bytes([sig[0] ^ 1]) + sig[1:], records[at].record)
+    report = audit_bytes(encode_file([*records[:at], broken, *records[at + 1 :]], saved_by=0, status="over"))
+    assert not report.valid
+    # The broken record alone: no valid record of a later table listed, nor taken for junk.
+    assert [(p.record, p.seat, p.what.split(":")[0]) for p in report.problems] == [
+        (at, None, "bad signature")
+    ], report.problems
+    assert sum(r.record.game_id == ids[2] for r in records) > 20  # (the third table's records were read)
+
+
 def test_le_neuf_with_two_seats_left_ends_on_the_standings() -> None:
     roster = make_roster(3, 7)
     tables = {

@@ -980,7 +980,9 @@ class _Replay:
 
 class _Rosters:
     """The roster of every table a record of the file may belong to, from where the audit
-    stands: each table of the match so far, and each table that may continue one of them."""
+    stands: each table of the match so far, and each table that may continue one of them, at
+    any depth (a replay stopped by a fault on one table never reaches the tables after it, whose
+    records are still checked with their own rosters)."""
 
     def __init__(self, sitting: Sitting) -> None:
         self.sitting = sitting
@@ -991,11 +993,16 @@ class _Rosters:
         ids = tuple(t.game_id for t in self.sitting.tables)
         if ids != self._ids:
             self._ids, self._of = ids, {}
-            for t in self.sitting.tables:
-                for k in range(1, t.n - MIN_TO_CONTINUE + 1):
-                    for gone in itertools.combinations(range(t.n), k):
-                        stay = tuple(p for s, p in enumerate(t.roster) if s not in gone)
-                        self._of.setdefault(continuation_id(t.game_id, gone), stay)
+            todo = [(t.game_id, t.roster) for t in self.sitting.tables]
+            while todo:  # (at most 1,436 tables below one of six seats)
+                game_id, roster = todo.pop()
+                for k in range(1, len(roster) - MIN_TO_CONTINUE + 1):
+                    for gone in itertools.combinations(range(len(roster)), k):
+                        next_id = continuation_id(game_id, gone)
+                        if next_id not in self._of:
+                            stay = tuple(p for s, p in enumerate(roster) if s not in gone)
+                            self._of[next_id] = stay
+                            todo.append((next_id, stay))
             self._of.update((t.game_id, t.roster) for t in self.sitting.tables)
         return self._of.get(game_id)
 
