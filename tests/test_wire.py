@@ -960,3 +960,16 @@ def test_abort_notice_round_trip_and_bounds() -> None:
     ):
         with pytest.raises(WireError, match="abort"):
             decode_frame(pack(bad))
+
+
+def test_a_byte_that_starts_no_value_is_said_without_an_empty_explanation():
+    """msgpack's FormatError for a reserved byte (0xc1) carries no words: the problem names
+    it, and ends with no dangling colon (a peer was named for 'FormatError: ' before)."""
+    from p2pcards.protocol.wire import StreamDecoder, unpack_untrusted
+
+    with pytest.raises(WireError) as one:
+        unpack_untrusted(b"\xc1junk", 100)
+    assert str(one.value) == "undecodable msgpack (FormatError)"
+    with pytest.raises(WireError) as stream:
+        StreamDecoder().feed(b"\xc1")
+    assert str(stream.value) == "undecodable stream (FormatError)"

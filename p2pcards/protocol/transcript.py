@@ -42,6 +42,7 @@ from p2pcards.protocol.wire import (
     SIGN_PREFIX,
     SignedRecord,
     WireError,
+    decode_problem,
     pack,
     parse_record,
     unpack_limits,
@@ -262,7 +263,7 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
             raise TranscriptError(
-                Notice("file_undecodable", detail=f"undecodable msgpack ({type(e).__name__}: {e})")
+                Notice("file_undecodable", detail=f"undecodable msgpack ({decode_problem(e)})")
             ) from None
 
     try:

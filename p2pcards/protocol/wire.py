@@ -74,6 +74,13 @@ def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
     }
 
 
+def decode_problem(e: BaseException) -> str:
+    """What msgpack said of bad input, for people: its exception's name, and its words when it
+    has any (a byte that starts no value raises a ``FormatError`` that says nothing more)."""
+    words = str(e).strip()
+    return f"{type(e).__name__}: {words}" if words else type(e).__name__
+
+
 def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> Any:
     """Decode exactly one msgpack object from ``data`` with every bound applied."""
     if len(data) > max_size:
@@ -89,7 +96,7 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
     except (ValueError, msgpack.UnpackException, RecursionError) as e:
         # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
         # ExtraData, BufferFull); anything else would be a local bug and propagates.
-        raise WireError(f"undecodable msgpack ({type(e).__name__}: {e})") from None
+        raise WireError(f"undecodable msgpack ({decode_problem(e)})") from None
     if unpacker.tell() != len(data):
         raise WireError("trailing bytes after the msgpack object")
     return obj
@@ -384,7 +391,7 @@ class StreamDecoder:
             self.failed = WireError("a frame nested too deeply")
             raise self.failed from None
         except (ValueError, msgpack.UnpackException) as e:
-            self.failed = WireError(f"undecodable stream ({type(e).__name__}: {e})")
+            self.failed = WireError(f"undecodable stream ({decode_problem(e)})")
             raise self.failed from None
         return out
 
