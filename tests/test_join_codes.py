@@ -331,6 +331,13 @@ def lost_ctrl_c(prompt):
     return "4-ember-lantern"
 
 builtins.input = lost_ctrl_c
+
+def say_interrupted():
+    from p2pcards.ui import keyboard
+    print("interrupted")
+    print("left", keyboard.a_read_is_left())
+    sys.stdout.flush()
+    os._exit(0)
 """
 
 
@@ -354,10 +361,7 @@ from p2pcards.ui import keyboard
 try:
     keyboard.ask_code("Invitation code: ", ["ember", "lantern"])
 except KeyboardInterrupt:
-    print("interrupted")
-    print("left", keyboard.a_read_is_left())
-    sys.stdout.flush()
-    os._exit(0)
+    say_interrupted()
 print("read on")
 """
     out = _run_script(script, timeout=60)
@@ -379,11 +383,7 @@ async def wrong(code):
 try:
     trio.run(_joined_asking_again, wrong, "4-ember-lantrn", True, Translator("en"))
 except KeyboardInterrupt:
-    from p2pcards.ui import keyboard
-    print("interrupted")
-    print("left", keyboard.a_read_is_left())
-    sys.stdout.flush()
-    os._exit(0)
+    say_interrupted()
 print("read on")
 """
     out = _run_script(script, timeout=60)

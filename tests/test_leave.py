@@ -275,9 +275,11 @@ def test_the_events_say_who_left_and_what_the_totals_are() -> None:
     assert tables[0].current.match.results[0].number == 2
 
 
-def test_two_seats_leave_one_after_the_other() -> None:
-    tables = sittings(4, NinesRules(target=80), seed=5)
-    net, rng = started(tables, 5)
+def two_seats_gone(seed: int = 5) -> tuple[dict[int, Sitting], LocalNetwork]:
+    """Four seats: seat 1 is judged gone, then seat 3 signs that it leaves the second table,
+    and seats 0 and 2 play the third to the end (each of them holds three tables)."""
+    tables = sittings(4, NinesRules(target=80), seed=seed)
+    net, rng = started(tables, seed)
     play_until(net, rng, lambda: tables[1].step >= 30)
     rest = without(net, 1)
     for t in rest.tables.values():
@@ -288,6 +290,11 @@ def test_two_seats_leave_one_after_the_other() -> None:
     last = leaves(rest, 3, "off to bed")
     assert tables[0].present == (0, 2) and len(tables[0].tables) == 3
     play_bots(last, {s: RandomBot() for s in last.tables}, rng, start=False)
+    return tables, last
+
+
+def test_two_seats_leave_one_after_the_other() -> None:
+    _, last = two_seats_gone()
     for text in assert_finished_alike(last.tables):  # type: ignore[arg-type]
         assert "p1 left after" in text and "p3 left after" in text, text
 
@@ -298,16 +305,7 @@ def test_after_a_fault_the_records_of_every_later_table_are_checked_with_their_o
     checked for their signatures, each against the roster of the table its game id names. The
     third table's roster follows from the second's, as the second's from the first: its valid
     records are not listed as records whose signature does not verify."""
-    tables = sittings(4, NinesRules(target=80), seed=5)
-    net, rng = started(tables, 5)
-    play_until(net, rng, lambda: tables[1].step >= 30)
-    rest = without(net, 1)
-    for t in rest.tables.values():
-        assert t.drop(1, "lost connection")
-    rest.pump()
-    play_until(rest, rng, lambda: tables[3].current.step >= 25)
-    last = leaves(rest, 3, "off to bed")
-    play_bots(last, {s: RandomBot() for s in last.tables}, rng, start=False)
+    tables, _ = two_seats_gone()
     records = tables[0].records_to_save()
     ids = [t.game_id for t in tables[0].tables]
     assert len(ids) == 3 and {r.record.game_id for r in records} == set(ids)
