@@ -337,3 +337,43 @@ def test_save_new_replaces_only_an_earlier_save_of_the_same_game(tmp_path: Path)
     other = save_new(tmp_path / "g.p2pt", encode_file(records[1:], saved_by=0, status="finished"))
     assert first == again == tmp_path / "g.p2pt" and other.name == "g-2.p2pt"
     assert len(decode_file(first.read_bytes()).records) == 6
+
+
+_HANGS_UP_WHILE_LINKING = """
+import os, signal, sys, trio
+from p2pcards.net.node import _stopped_by_hangup
+
+async def main():
+    async with _stopped_by_hangup(True):
+        async def hang_up():
+            await trio.sleep(0.2)
+            os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(hang_up)
+            await trio.sleep(60)  # as a joiner linking with the others waits on a dial
+    print("linked on")
+
+try:
+    trio.run(main)
+except KeyboardInterrupt:
+    print("stopped as by Ctrl-C")
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGHUP", "SIGTERM"])
+def test_a_closed_terminal_while_the_joiner_links_with_the_others_stops_it_as_ctrl_c_does(
+    signal_name: str,
+) -> None:
+    """Before the match takes a signal as a signed leave, a joiner forms its links with the
+    others: a hang-up then killed it (status 143, no word to anyone, the others waiting out
+    its grace). It stops as Ctrl-C stops it, which tells its peers that it left."""
+    import subprocess
+    import sys
+
+    from e2e_helpers import REPO
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _HANGS_UP_WHILE_LINKING, signal_name],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout.strip() == "stopped as by Ctrl-C", (proc.stdout, proc.stderr)

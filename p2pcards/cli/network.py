@@ -256,7 +256,8 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
         if stop is not None:  # the person chose to stop before any table (quit at the code prompt)
             raise stop from None
         if any(isinstance(x, KeyboardInterrupt) for x in leaves):
-            click.echo(tr("cmd_interrupted"), err=True)
+            with contextlib.suppress(OSError):  # (a terminal that was closed shows nothing)
+                click.echo(tr("cmd_interrupted"), err=True)
             sys.exit(130)
         ours = next((x for x in leaves if isinstance(x, P2PCardsError)), None)
         if ours is not None:  # may quote a peer: a host's refusal, a seat's name

@@ -304,7 +304,8 @@ async def _join_and_play(
         outside=seat.outside,
     )
     try:
-        await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
+        async with _stopped_by_hangup(cfg.leave_on_signals):
+            await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
     except BaseException as e:
         # The host (and the others) learn at once, and why: it is not a broken link.
         why = f"{cfg.name} could not link with every seat: {e}" if isinstance(e, Exception) else "left"
@@ -594,6 +595,41 @@ async def _leave_on_signals(wanted_here: bool) -> AsyncIterator[trio.Event]:
                 yield event
             finally:
                 nursery.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def _stopped_by_hangup(wanted_here: bool) -> AsyncIterator[None]:
+    """While a joiner links with the others, before the match takes a signal as a leave
+    (``_leave_on_signals``): a closed terminal (SIGHUP) or a polite kill (SIGTERM) stops it
+    as Ctrl-C does, so that it tells the others it left instead of vanishing (the body is
+    cancelled, and KeyboardInterrupt raised in its place)."""
+    wanted = [getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)]
+    if not wanted_here or not wanted:
+        yield
+        return
+    hung_up = False
+    with contextlib.ExitStack() as stack:
+        try:
+            signals = stack.enter_context(trio.open_signal_receiver(*wanted))
+        except (RuntimeError, ValueError):  # not the main thread: signals cannot be caught here
+            yield
+            return
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                nonlocal hung_up
+                async for _ in signals:
+                    hung_up = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            try:
+                yield
+            finally:
+                nursery.cancel_scope.cancel()
+    if hung_up:
+        raise KeyboardInterrupt
 
 
 def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:
