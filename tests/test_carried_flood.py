@@ -12,12 +12,12 @@ import contextlib
 import pytest
 import trio
 import trio.testing
-from net_helpers import Lagging, play_bots
+from net_helpers import Lagging, memory_links, play_bots
 from protocol_helpers import identity_for, make_tables
 
 from p2pcards.games.nines.rules import NinesRules
 from p2pcards.net import relay
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import LinkClosed
 from p2pcards.net.runner import RunResult
 from p2pcards.net.session import Timeouts
 from p2pcards.protocol.sitting import Sitting
@@ -53,15 +53,15 @@ async def flooded(
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=hands), seed=seed).items()}
     sent = 0
     async with trio.open_nursery() as pumps:
-        links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
-        for a, b in ((0, 2), (1, 2)):
-            x, y = trio.testing.memory_stream_pair()
-            links[a][b] = Link(x, peer=f"seat {b}")
-            links[b][a] = Link(y, peer=f"seat {a}")
-        to_1, from_0 = trio.testing.memory_stream_one_way_pair()
-        to_0, from_1 = trio.testing.memory_stream_one_way_pair()
-        links[0][1] = Link(trio.StapledStream(Pipe(to_1, rate, 64 * 1024, pumps), from_1), peer="seat 1")
-        links[1][0] = Link(trio.StapledStream(to_0, from_0), peer="seat 0")
+
+        def rated() -> tuple[trio.abc.Stream, trio.abc.Stream]:
+            """Seat 0's end (its sends go at ``rate``) and seat 1's."""
+            to_1, from_0 = trio.testing.memory_stream_one_way_pair()
+            to_0, from_1 = trio.testing.memory_stream_one_way_pair()
+            sends = Pipe(to_1, rate, 64 * 1024, pumps)
+            return trio.StapledStream(sends, from_1), trio.StapledStream(to_0, from_0)
+
+        links = memory_links(3, pairs={frozenset((0, 1)): rated})
         me = identity_for(2, seed)
 
         async def flood() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from net_helpers import Lagging, play_bots
+from net_helpers import Lagging, memory_links, play_bots
 from protocol_helpers import make_tables
 
 from p2pcards.games.nines.rules import NinesRules
@@ -118,15 +118,15 @@ def read_slowly_by_seat_2(
     """Three seats, every link of their own; seat 2 takes each of seat 0's frames ``hold`` s
     after it came (its end of that link a ``seat_2_end``)."""
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(hands=5), seed=1).items()}
-    links: dict[int, dict[int, Link]] = {0: {}, 1: {}, 2: {}}
-    for a, b in ((0, 1), (1, 2)):
-        x, y = trio.testing.memory_stream_pair()
-        links[a][b] = Link(x, peer=f"seat {b}")
-        links[b][a] = Link(y, peer=f"seat {a}")
-    to_2, from_0 = trio.testing.memory_stream_one_way_pair()
-    to_0, from_2 = trio.testing.memory_stream_one_way_pair()
-    links[0][2] = Link(trio.StapledStream(SlowReader(to_2, hold), from_2), peer="seat 2")
-    links[2][0] = seat_2_end(trio.StapledStream(to_0, from_0), peer="seat 0")
+
+    def held() -> tuple[trio.abc.Stream, trio.abc.Stream]:
+        """Seat 0's end (each frame taken ``hold`` s after it came) and seat 2's."""
+        to_2, from_0 = trio.testing.memory_stream_one_way_pair()
+        to_0, from_2 = trio.testing.memory_stream_one_way_pair()
+        return trio.StapledStream(SlowReader(to_2, hold), from_2), trio.StapledStream(to_0, from_0)
+
+    links = memory_links(3, pairs={frozenset((0, 2)): held})
+    links[2][0] = seat_2_end(links[2][0].stream, peer="seat 0")
     return tables, links
 
 
