@@ -603,32 +603,18 @@ async def _stopped_by_hangup(wanted_here: bool) -> AsyncIterator[None]:
     (``_leave_on_signals``): a closed terminal (SIGHUP) or a polite kill (SIGTERM) stops it
     as Ctrl-C does, so that it tells the others it left instead of vanishing (the body is
     cancelled, and KeyboardInterrupt raised in its place)."""
-    wanted = [getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)]
-    if not wanted_here or not wanted:
-        yield
-        return
-    hung_up = False
-    with contextlib.ExitStack() as stack:
+    async with _leave_on_signals(wanted_here) as asked, trio.open_nursery() as nursery:
+
+        async def stop() -> None:
+            await asked.wait()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(stop)
         try:
-            signals = stack.enter_context(trio.open_signal_receiver(*wanted))
-        except (RuntimeError, ValueError):  # not the main thread: signals cannot be caught here
             yield
-            return
-        async with trio.open_nursery() as nursery:
-
-            async def watch() -> None:
-                nonlocal hung_up
-                async for _ in signals:
-                    hung_up = True
-                    nursery.cancel_scope.cancel()
-                    return
-
-            nursery.start_soon(watch)
-            try:
-                yield
-            finally:
-                nursery.cancel_scope.cancel()
-    if hung_up:
+        finally:
+            nursery.cancel_scope.cancel()
+    if asked.is_set():
         raise KeyboardInterrupt
 
 
