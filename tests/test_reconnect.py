@@ -264,6 +264,36 @@ async def test_the_others_go_on_without_a_seat_that_stays_away_past_the_grace(
 
 
 
+async def test_a_seat_that_announced_it_stops_and_hangs_up_is_not_said_to_reconnect(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0 finds seat 2 at fault (a malformed frame sent to it alone), says it stops the
+    match, and hangs up, while its program, winding down, still takes a call. Seat 1 keeps
+    going for a moment to reach its own verdict: that seat 0's link breaks and comes back
+    then is no news to its player, who reads only why the match stopped."""
+    extra: list[Link] = []
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        await links[2][0].send(b"\xc1")  # a byte that starts no msgpack object
+        while not tables[1].stopped:
+            await trio.sleep(0.01)
+        for peer in (1, 2):  # seat 0's program ends
+            await cut(links[0][peer], links[peer][0])
+        for peer in (1, 2):  # ...while its listener still answers a call
+            mine, theirs = trio.testing.memory_stream_pair()
+            extra.append(Link(mine, peer=f"seat {peer}"))
+            await board.inbox[(0, peer)].send(Link(theirs, peer="seat 0"))
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts)
+    assert results[0].blamed == (2,), results[0]
+    assert 0 in tables[1].stopped and results[1].status != "over", results[1]
+    assert "stopped the match" in (results[1].problem or ""), results[1]
+    assert [n for n in notices[1] if n[0] == 0] == [], notices[1]
+    for link in extra:
+        await link.aclose()
+
+
 async def test_a_seat_that_links_again_after_the_others_went_on_is_told_so_and_stops(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

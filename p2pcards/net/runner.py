@@ -343,9 +343,10 @@ class _Mesh:
             self.nursery.start_soon(_close, old)
         self.start_reader(peer, link)
 
-    def link_lost(self, peer: int, now: float, theirs: bool = True) -> None:
+    def link_lost(self, peer: int, now: float, theirs: bool = True, said: bool = True) -> None:
         """Start getting ``peer`` back: its grace runs from now, as long as what is left of its
-        allowance (``theirs`` False: this node was away, not the peer; nothing is charged)."""
+        allowance (``theirs`` False: this node was away, not the peer; nothing is charged;
+        ``said`` False: a peer that announced it stops hangs up as it said, not news to the user)."""
         assert self.relinker is not None
         self.links.pop(peer, None)
         self.linked_since.pop(peer, None)
@@ -355,7 +356,8 @@ class _Mesh:
         self.away[peer] = until = now + grace
         self.lost_at[peer] = now
         self.given[peer] = grace
-        self.on_link(peer, "lost", grace)
+        if said:
+            self.on_link(peer, "lost", grace)
         if self.relinker.dials(peer):
             self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone())
         else:  # its links come through _take_links
@@ -1081,7 +1083,9 @@ class _Match:
         if self.nobody_back:  # the first peer back after a crash: the step's clocks start now
             self.nobody_back = False
             self.step = (None, -1)
-        if not was_away:  # it found the old path broken before this seat did: said as a break
+        # A seat that announced it stops may link again as it winds down: no news to the user.
+        said = peer not in table.stopped
+        if not was_away and said:  # it found the old path broken before this seat did: said as a break
             mesh.on_link(peer, "lost", mesh.grace)
         # A peer back from a break that the step waits for gets a whole step, once (so does
         # one that may carry the frames of a relayed seat the step waits for); one the step
@@ -1097,7 +1101,8 @@ class _Match:
                 mesh.charge(peer, now + self.wait - self.deadline)  # the time given back, from its allowance
             self.deadline = max(self.deadline, now + self.wait)
             self.returned.add(peer)
-        mesh.on_link(peer, "back", away_for)
+        if said:
+            mesh.on_link(peer, "back", away_for)
 
     async def _stayed_away(self, now: float, peer: int, item: StayedAway) -> None:
         """A peer away did not come back within its grace: try the others' links, or it is gone."""
@@ -1163,7 +1168,7 @@ class _Match:
                 if peer not in table.present:
                     links.pop(peer, None)  # it left: nobody waits for it
                 elif mesh.relinker is not None and table.status in ("running", "disputed"):
-                    mesh.link_lost(peer, now)
+                    mesh.link_lost(peer, now, said=peer not in table.stopped)
                     # Its last records may have reached only some of us: ask the others now,
                     # before its grace ends, so that every node judges from the same step.
                     table.nudge()
