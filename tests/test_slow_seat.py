@@ -3,8 +3,9 @@
 A step other than a turn is answered by the program at once. A seat whose every answer comes
 a while after the step began, but before the step's clock runs out, broke no clock: without
 a bound over the match it could make each hand last as long as its clocks allow. Its lateness
-beyond ``QUICK`` a step is counted, and once its allowance is spent the others name it; a seat
-late by less than ``QUICK`` (a slow path, a slow machine) is never charged anything.
+beyond ``QUICK`` a step (half the step clock, if that is shorter) is counted, and once its
+allowance is spent the others name it; a seat late by less than that (a slow path, a slow
+machine) is never charged anything.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ STEP = 30.0
 TURN = 60.0
 
 
-async def play_with_a_late_seat(delay: float, seed: int = 1) -> tuple[dict[int, RunResult], float]:
+async def play_with_a_late_seat(
+    delay: float, seed: int = 1, step: float = STEP
+) -> tuple[dict[int, RunResult], float]:
     """Three seats, every link of their own; whatever seat 2 sends arrives ``delay`` s late.
     Each seat's result, and the time the last one stopped."""
     tables = {s: Sitting(t) for s, t in make_tables(3, NinesRules(target=100), seed=seed).items()}
@@ -46,7 +49,7 @@ async def play_with_a_late_seat(delay: float, seed: int = 1) -> tuple[dict[int, 
             links[honest][2] = Link(trio.StapledStream(to_2, to_honest), peer="seat 2")
             links[2][honest] = Link(trio.StapledStream(late, from_honest), peer=f"seat {honest}")
 
-        results = await play_bots(tables, links, Timeouts(turn=TURN, step=STEP))
+        results = await play_bots(tables, links, Timeouts(turn=TURN, step=step))
         ended = trio.current_time()
         pumps.cancel_scope.cancel()
     return results, ended
@@ -82,10 +85,37 @@ async def test_a_seat_late_by_less_than_quick_plays_the_match_to_its_end(
     assert all(r.status == "over" and not r.blamed for r in results.values()), summary
 
 
+@pytest.mark.parametrize(("step", "delay", "named"), [(8.0, 7.0, True), (8.0, 3.0, False), (6.0, 5.5, True)])
+async def test_at_a_short_step_clock_lateness_counts_beyond_half_the_clock(
+    autojump_clock: trio.testing.MockClock, step: float, delay: float, named: bool
+) -> None:
+    """At a step clock shorter than twice QUICK, a step may take a seat half the clock without
+    counting: a seat that holds each answer to just before a clock of 8 s (or 6 s) is named
+    once its allowance is spent, as at the reference clock; one late by less than half the
+    clock plays the match to its end."""
+    quick = pacing.quick_time(step)
+    assert quick == step / 2 < pacing.QUICK
+    start = trio.current_time()
+    results, ended = await play_with_a_late_seat(delay, step=step)
+    summary = {s: (r.status, r.blamed, r.problem) for s, r in results.items()}
+    if not named:
+        assert all(r.status == "over" and not r.blamed for r in results.values()), summary
+        return
+    allowance = pacing.lateness_allowance(step)
+    for honest in (0, 1):
+        assert results[honest].status == "failed", summary
+        assert results[honest].blamed == (2,), summary
+        assert f"having been late {allowance:g} s in all" in (results[honest].problem or ""), summary
+    # Each late answer costs delay - quick of the allowance: a bounded number of steps, and turns.
+    late_steps = allowance / (delay - quick) + 1
+    assert ended - start < late_steps * (step + 2 * TURN), summary
+
+
 def test_the_protocol_states_the_reference_lateness_bounds() -> None:
     """protocol.md 7.2 gives the reference's values; a client written from it must agree."""
     text = (Path(__file__).parent.parent / "protocol.md").read_text(encoding="utf-8")
-    assert f"`QUICK` ({pacing.QUICK:g} s)" in text
+    assert f"(`QUICK`, {pacing.QUICK:g} s, or half the step clock if that is shorter)" in text
+    assert pacing.QUICK_SHARE == 0.5
     stated = f"(2 and 60 s in the reference: {max(60, 2 * 60)} s at the reference clock)"
     assert stated in text
     assert (pacing.SLOW_ALLOWANCE, pacing.SLOW_ALLOWANCE_MIN) == (2, 60)

@@ -30,7 +30,18 @@ class Sender(Protocol):
 QUICK = 10.0
 """Seconds a step other than a turn (a shuffle, a lock, a key: what a program answers at
 once) may take a seat without counting against it: room for a slow path's round trips and a
-slow machine's arithmetic."""
+slow machine's arithmetic. At a step clock shorter than twice this, half the clock
+(``quick_time``)."""
+
+
+QUICK_SHARE = 0.5
+
+
+def quick_time(step_clock: float) -> float:
+    """What a step other than a turn may take a seat without counting (``QUICK``): at a short
+    step clock, ``QUICK_SHARE`` of it, so that a seat that holds each answer to just before
+    a clock of 10 s or less is counted late too, not only one that does so at a longer clock."""
+    return min(QUICK, QUICK_SHARE * step_clock)
 
 
 SLOW_ALLOWANCE = 2.0

@@ -32,7 +32,7 @@ import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.pacing import QUICK, Holds, lateness_allowance, send_all, to_every_peer
+from p2pcards.net.pacing import Holds, lateness_allowance, quick_time, send_all, to_every_peer
 from p2pcards.net.relay import Floods, PeerLink, RelayedLink, carried_cleanly, carry
 from p2pcards.net.session import WAIT_NOTICE, Timeouts
 from p2pcards.net.verdicts import (
@@ -635,6 +635,7 @@ class _Match:
         live peer's (``DEAF``): its own connection may have been down, which is nobody's lateness."""
         self.differed = False  # this seat's player said the table fingerprint differed
         self.deadline, self.notice, self.started, self.wait = 0.0, 0.0, 0.0, 0.0
+        self.quick = 0.0  # what the step may take a seat without counting against it (quick_time)
         self.clock_from = 0.0  # where the wait shown to the player counts from
         self.turn_ends = 0.0  # the table's clock, for the seat whose turn it is
         self.wait_until = 0.0  # the end of the wait for the step's records (away seats included)
@@ -859,7 +860,7 @@ class _Match:
         same_step = (table.current, table.step) == self.step
         answered = self.late_judged - set(table.waiting_for) if same_step else self.late_judged
         if answered and self.timed_late:
-            late = now - self.started - QUICK - self.silent - _silence(self.heard, self.started)
+            late = now - self.started - self.quick - self.silent - _silence(self.heard, self.started)
             for s in answered:
                 if late > 0 and s not in self.returned and not isinstance(self.links.get(s), RelayedLink):
                     self.mesh.late[s] = self.mesh.late.get(s, 0.0) + late
@@ -874,7 +875,8 @@ class _Match:
         # Steps other than turns are answered by the program at once: what a seat's answers
         # take beyond QUICK comes out of its lateness allowance (SLOW_ALLOWANCE). Not the
         # first step of a table, which waits for the links to form.
-        self.timed_late = not decision and table.step != 0 and self.wait > QUICK and not self.nobody_back
+        self.quick = quick_time(timeouts.step)
+        self.timed_late = not decision and table.step != 0 and not self.nobody_back
         self.started = trio.current_time()
         self.silent = 0.0
         self.clock_from = self.started
@@ -939,7 +941,8 @@ class _Match:
             }
             if self.late_judged:
                 left = min(mesh.lateness_left(s, self.timeouts.step) for s in self.late_judged)
-                self.late_at = self.started + QUICK + self.silent + _silence(self.heard, self.started) + left
+                free = self.started + self.quick + self.silent  # (what the step may take them)
+                self.late_at = free + _silence(self.heard, self.started) + left
         if trio.current_time() - self.heard > WAIT_NOTICE + 1:
             # Every peer silent longer than a live one ever is: this node's own connection may
             # be down. A clock shorter than the silence that shows it (DEAF) waits for that
@@ -1009,11 +1012,8 @@ class _Match:
                 return
             if now >= self.late_at and now - self.heard <= WAIT_NOTICE + 1:
                 # (Not while every peer is silent: this node's own connection may be down.)
-                over = [
-                    s
-                    for s in sorted(self.late_judged)
-                    if self.started + QUICK + self.silent + mesh.lateness_left(s, self.timeouts.step) <= now
-                ]
+                free, clock = self.started + self.quick + self.silent, self.timeouts.step
+                over = [s for s in sorted(self.late_judged) if free + mesh.lateness_left(s, clock) <= now]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
                     allowance = lateness_allowance(self.timeouts.step)
