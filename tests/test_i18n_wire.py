@@ -22,6 +22,7 @@ from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import (
     MAX_FRAME,
     Relay,
+    SignedRecord,
     StreamDecoder,
     WireError,
     decode_frame,
@@ -228,6 +229,21 @@ def test_a_malformed_frame_stops_the_match_in_words_wholly_of_the_language(
     said = " ".join(report.summary(tr).split())
     assert problem_text(tr, problem) in said and detail not in said, said
     assert problem in " ".join(report.summary().split())  # (the English report is as before)
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_record_that_does_not_read_is_said_in_the_language_in_the_audit(lang: str) -> None:
+    """A record of the file with a byte after its msgpack object: the audit's finding says it
+    in the reader's language, what was wrong with it too; ``audit --json`` keeps the English."""
+    records = list(threats.run(threats.build(3)).tables[0].transcript.records())
+    records[5] = SignedRecord(records[5].raw + b"\x00", records[5].sig, records[5].record)
+    report = audit_bytes(encode_file(records, saved_by=0, status="over"))
+    (what,) = [p.what for p in report.problems if p.record == 5]
+    assert what == faults.MALFORMED_RECORD.format(error=wire_words.TRAILING)
+    tr = Translator(lang)
+    said = " ".join(report.summary(tr).split())
+    assert tr("fault_malformed_record", error=tr("wire_trailing")) in said, said
+    assert not english_left(what, said), said
 
 
 @pytest.mark.parametrize("lang", ["fr", "it"])
