@@ -59,6 +59,7 @@ from p2pcards.net.verdicts import (
     WENT_ON_RELAYED,
     WENT_ON_WITHOUT,
 )
+from p2pcards.protocol.faults import MALFORMED_FRAME
 from p2pcards.protocol.messages import Leave
 from p2pcards.protocol.sitting import TIMED_OUT, SeatTable, Sitting
 from p2pcards.protocol.table import TableCore as Table
@@ -1176,7 +1177,7 @@ class _Match:
                 else:
                     self.closed[peer] = item.reason
             elif isinstance(item, WireError):
-                table.blame(peer, f"malformed frame: {item}")
+                table.blame(peer, MALFORMED_FRAME.format(error=item))
             else:
                 if isinstance(item, Abort) and peer in table.present:
                     self.stop_deadline = min(self.stop_deadline, now + ABORT_GRACE)

@@ -46,6 +46,7 @@ from p2pcards.net.dial import connect_afresh, connect_first, open_reusable, punc
 from p2pcards.net.link import HUNG_UP, Link, LinkClosed
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.admission import (
     EVICT_AFTER,
     MAX_CONNECTIONS,
@@ -925,14 +926,14 @@ async def _link_handshake(
         if hello is None:
             got = decode_lobby_object(await link.receive())
             if not isinstance(got, LinkHello):
-                raise WireError("not a link hello for this game")
+                raise WireError(wire_words.NOT_LINK_HELLO)
             hello = got
         if hello.game != info.game_id:
-            raise WireError("not a link hello for this game")
+            raise WireError(wire_words.NOT_LINK_HELLO)
         peer = hello.seat
         ok = 0 <= peer < len(info.roster) and peer != info.seat and expect(peer)
         if not ok or info.roster[peer].key != hello.key:
-            raise WireError(f"claims seat {peer}, which it may not take")
+            raise WireError(wire_words.SEAT_NOT_ITS.format(seat=peer))
         await link.send(
             encode_lobby(
                 LinkAuth(
@@ -944,7 +945,7 @@ async def _link_handshake(
     if not isinstance(auth, LinkAuth) or not verify_signature(
         hello.key, auth.sig, link_message(info.game_id, nonce, hello.key, identity.public_key)
     ):
-        raise WireError(f"could not prove it holds seat {peer}'s key")
+        raise WireError(wire_words.KEY_NOT_PROVEN.format(seat=peer))
     link.limit_frames(MAX_FRAME)
     return peer
 

@@ -807,7 +807,7 @@ class _Replay:
                 before.append((i, raw, sig, str(e)))
         if first is None:
             for i, _, _, why in before:
-                self._list(self.malformed, Problem(None, None, i, f"malformed record: {why}"))
+                self._list(self.malformed, Problem(None, None, i, faults.MALFORMED_RECORD.format(error=why)))
             self._finish([Problem(None, None, None, "the transcript holds no record")])
             return
         first_index, first_rec = first
@@ -818,7 +818,8 @@ class _Replay:
                 try:
                     parse_record(raw, sig)
                 except WireError as e:
-                    self._list(self.malformed, Problem(None, None, i, f"malformed record: {e}"))
+                    what = faults.MALFORMED_RECORD.format(error=e)
+                    self._list(self.malformed, Problem(None, None, i, what))
             self._finish([])
             return
         report.table = table
@@ -829,7 +830,7 @@ class _Replay:
             if tripped:  # junk before the first record: skipped up to it, and the rest is read
                 continue
             signer = _signer(table, raw, sig)
-            p = Problem(None, signer, i, f"malformed record: {why}")
+            p = Problem(None, signer, i, faults.MALFORMED_RECORD.format(error=why))
             if signer is None:
                 tripped = self._junk(i, self.malformed, p)
             else:
@@ -848,7 +849,7 @@ class _Replay:
                 rec = first_rec if i == first_index else parse_record(raw, sig)
             except WireError as e:
                 signer = _signer(sitting.tables[0], raw, sig)
-                p = Problem(None, signer, i, f"malformed record: {e}")
+                p = Problem(None, signer, i, faults.MALFORMED_RECORD.format(error=e))
                 if signer is not None:
                     self._of_match()
                     self._list(self.malformed, p)

@@ -113,6 +113,7 @@ ANOTHER_TABLE = "the match goes on at another table"
 # -- the audit (p2pcards.protocol.audit)
 
 FILE_ALTERED = "file checksum mismatch: the file was altered"
+MALFORMED_RECORD = "malformed record: {error}"
 
 CHAIN_IN_FILE = (
     "the record of {name} (seat {seat}) for step {step} does not follow the records before it in "

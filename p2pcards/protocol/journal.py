@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.errors import TranscriptError
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.messages import MAX_SEATS, Join, Player
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import (
@@ -180,7 +181,7 @@ def read_journal(data: bytes) -> JournalContents:
     for i, item in enumerate(entries[1:], start=1):
         try:
             if type(item) is not list or len(item) != 2:
-                raise WireError("not a record entry")
+                raise WireError(wire_words.NOT_RECORD_ENTRY)
             records.append(parse_record(item[0], item[1]))
         except WireError:
             # A sound checksum over a bad entry: written by something else. Keep what precedes.

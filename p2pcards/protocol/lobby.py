@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from p2pcards.crypto.pake import MESSAGE_SIZE as PAKE_SIZE
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.messages import (
     MAX_CLOCK,
     MAX_NAME,
@@ -382,7 +383,7 @@ class VersionMismatch(WireError):
 
     def __init__(self, version: object) -> None:
         self.version = version
-        super().__init__(f"protocol version mismatch: peer speaks {show(version)}, this node {LOBBY_VERSION}")
+        super().__init__(wire_words.VERSION_MISMATCH.format(theirs=show(version), ours=LOBBY_VERSION))
 
 
 PLAIN_LOBBY_VERSION = 1
@@ -397,16 +398,16 @@ def encode_lobby(body: Body, version: int = LOBBY_VERSION) -> bytes:
 def decode_lobby_object(obj: Any) -> Body:
     """Check an already bounded-unpacked lobby frame and build its message."""
     if type(obj) is not dict:
-        raise WireError("a lobby frame must be a map")
+        raise WireError(wire_words.LOBBY_NOT_MAP)
     v = obj.get("v")
     kind = obj.get("kind")
     if is_version(v) and type(kind) is str and kind in FRAME_KINDS and set(obj) != {"v", "kind", "body"}:
         # A frame of a match, not a lobby message of another version: said as what it is.
-        raise WireError(f"a message of the match ({kind}) came before the match started")
+        raise WireError(wire_words.MATCH_TOO_EARLY.format(frame=kind))
     if type(v) is not int or v != LOBBY_VERSION:
         raise VersionMismatch(obj.get("v"))
     if set(obj) != {"v", "kind", "body"}:
-        raise WireError("a lobby frame has exactly the keys v, kind, body")
+        raise WireError(wire_words.LOBBY_KEYS)
     try:
         return body_from_wire(obj["kind"], obj["body"], LOBBY_TYPES, "lobby message")
     except SchemaError as e:

@@ -34,6 +34,7 @@ import msgpack
 
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import TranscriptError
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.messages import Join, show
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import (
@@ -263,7 +264,7 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
             raise TranscriptError(
-                Notice("file_undecodable", detail=f"undecodable msgpack ({decode_problem(e)})")
+                Notice("file_undecodable", detail=wire_words.UNDECODABLE.format(cause=decode_problem(e)))
             ) from None
 
     try:

@@ -22,7 +22,9 @@ A *frame* is one msgpack map. Two kinds exist:
 
 Every decode uses hard bounds (frame size, string/bin/array/map lengths, no
 extension types, string map keys only) and a schema check; any problem raises
-:class:`WireError`, which the table turns into a ``RemoteProtocolError``.
+:class:`WireError`, which the table turns into a ``RemoteProtocolError``. Its text is made
+from a template of :mod:`p2pcards.protocol.wire_words` (the interface says it in the
+player's language), or is a schema's own words.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 import msgpack
 
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.messages import Body, SchemaError, body_from_wire, show
 
 PROTOCOL_VERSION = 1
@@ -46,7 +49,8 @@ MAX_EVIDENCE = 32
 
 
 class WireError(ValueError):
-    """Bytes that are not a well-formed frame or record of this protocol."""
+    """Bytes that are not a well-formed frame or record of this protocol (said by a template
+    of :mod:`p2pcards.protocol.wire_words`, or by the schema's :class:`SchemaError`)."""
 
 
 def is_version(v: object) -> bool:
@@ -55,7 +59,7 @@ def is_version(v: object) -> bool:
 
 
 def _no_ext(code: int, data: bytes) -> Any:
-    raise WireError("extension types are not allowed")
+    raise WireError(wire_words.EXTENSION_TYPES)
 
 
 def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
@@ -84,7 +88,7 @@ def decode_problem(e: BaseException) -> str:
 def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> Any:
     """Decode exactly one msgpack object from ``data`` with every bound applied."""
     if len(data) > max_size:
-        raise WireError(f"{len(data)} bytes exceeds the limit of {max_size}")
+        raise WireError(wire_words.TOO_BIG.format(size=len(data), limit=max_size))
     unpacker = msgpack.Unpacker(**unpack_limits(max_size, max_array))
     try:
         unpacker.feed(data)
@@ -92,13 +96,13 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
     except WireError:
         raise
     except msgpack.OutOfData:
-        raise WireError("truncated msgpack") from None
+        raise WireError(wire_words.TRUNCATED) from None
     except (ValueError, msgpack.UnpackException, RecursionError) as e:
         # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
         # ExtraData, BufferFull); anything else would be a local bug and propagates.
-        raise WireError(f"undecodable msgpack ({decode_problem(e)})") from None
+        raise WireError(wire_words.UNDECODABLE.format(cause=decode_problem(e))) from None
     if unpacker.tell() != len(data):
-        raise WireError("trailing bytes after the msgpack object")
+        raise WireError(wire_words.TRAILING)
     return obj
 
 
@@ -156,23 +160,21 @@ _HEADER_KEYS = frozenset({"v", "game", "step", "seat", "prev", "type", "body"})
 def parse_record(raw: Any, sig: Any) -> SignedRecord:
     """Parse (not verify) a signed record from untrusted values."""
     if type(raw) is not bytes or type(sig) is not bytes or len(sig) != 64:
-        raise WireError("a record is raw bytes with a 64-byte signature")
+        raise WireError(wire_words.RECORD_RAW)
     obj = unpack_untrusted(raw, MAX_RECORD)
     if type(obj) is not dict or set(obj) != _HEADER_KEYS:
-        raise WireError("a record is a map with keys v, game, step, seat, prev, type, body")
+        raise WireError(wire_words.RECORD_MAP)
     if not is_version(obj["v"]):
-        raise WireError(
-            f"protocol version mismatch: peer speaks {show(obj['v'])}, this node {PROTOCOL_VERSION}"
-        )
+        raise WireError(wire_words.VERSION_MISMATCH.format(theirs=show(obj["v"]), ours=PROTOCOL_VERSION))
     game, step, seat, prev = obj["game"], obj["step"], obj["seat"], obj["prev"]
     if type(game) is not bytes or len(game) != 16:
-        raise WireError("record game id must be 16 bytes")
+        raise WireError(wire_words.RECORD_GAME)
     if type(step) is not int or not 0 <= step < 1 << 32:
-        raise WireError("record step must be an integer in 0..2^32-1")
+        raise WireError(wire_words.RECORD_STEP)
     if type(seat) is not int or not 0 <= seat < 6:
-        raise WireError("record seat must be an integer in 0..5")
+        raise WireError(wire_words.RECORD_SEAT)
     if type(prev) is not bytes or len(prev) != 32:
-        raise WireError("record prev must be 32 bytes")
+        raise WireError(wire_words.RECORD_PREV)
     try:
         body = body_from_wire(obj["type"], obj["body"])
     except SchemaError as e:
@@ -274,7 +276,7 @@ class Relay:
         """The carried frame (WireError if it is not one, or is itself a relay)."""
         obj = unpack_untrusted(self.frame, MAX_FRAME)
         if type(obj) is dict and obj.get("kind") == "relay":
-            raise WireError("a relayed frame cannot be a relay frame")
+            raise WireError(wire_words.RELAYED_RELAY)
         return decode_frame_object(obj)  # type: ignore[return-value]
 
 
@@ -293,59 +295,57 @@ FRAME_KINDS = frozenset({"record", "evidence", "abort", "need", "relay"})
 def decode_frame_object(obj: Any) -> Frame:
     """Check an already bounded-unpacked object and build the frame."""
     if type(obj) is not dict:
-        raise WireError("a frame must be a map")
+        raise WireError(wire_words.FRAME_NOT_MAP)
     if not is_version(obj.get("v")):
-        raise WireError(
-            f"protocol version mismatch: peer speaks {show(obj.get('v'))}, this node {PROTOCOL_VERSION}"
-        )
+        raise WireError(wire_words.VERSION_MISMATCH.format(theirs=show(obj.get("v")), ours=PROTOCOL_VERSION))
     kind = obj.get("kind")
     if kind == "record":
         if set(obj) != {"v", "kind", "raw", "sig"}:
-            raise WireError("a record frame has exactly the keys v, kind, raw, sig")
+            raise WireError(wire_words.RECORD_FRAME_KEYS)
         return parse_record(obj["raw"], obj["sig"])
     if kind == "evidence":
         if set(obj) != {"v", "kind", "records"}:
-            raise WireError("an evidence frame has exactly the keys v, kind, records")
+            raise WireError(wire_words.EVIDENCE_KEYS)
         recs = obj["records"]
         if type(recs) is not list or not 1 <= len(recs) <= MAX_EVIDENCE:
-            raise WireError(f"evidence holds 1..{MAX_EVIDENCE} records")
+            raise WireError(wire_words.EVIDENCE_SIZE.format(most=MAX_EVIDENCE))
         out = []
         for item in recs:
             if type(item) is not list or len(item) != 2:
-                raise WireError("each evidence item is [raw, sig]")
+                raise WireError(wire_words.EVIDENCE_ITEM)
             out.append(parse_record(item[0], item[1]))
         return Evidence(tuple(out))
     if kind == "abort":
         if set(obj) != {"v", "kind", "step", "reason"}:
-            raise WireError("an abort frame has exactly the keys v, kind, step, reason")
+            raise WireError(wire_words.ABORT_KEYS)
         reason = obj["reason"]
         if type(reason) is not str or len(reason) > MAX_REASON:
-            raise WireError(f"an abort reason is text of at most {MAX_REASON} characters")
+            raise WireError(wire_words.ABORT_REASON.format(most=MAX_REASON))
         return Abort(reason, _step(obj["step"], "abort"))
     if kind == "need":
         if set(obj) != {"v", "kind", "step", "have", "last"}:
-            raise WireError("a need frame has exactly the keys v, kind, step, have, last")
+            raise WireError(wire_words.NEED_KEYS)
         have, last = obj["have"], obj["last"]
         if type(have) is not list or len(have) > 6 or any(type(s) is not int or not 0 <= s < 6 for s in have):
-            raise WireError("the have list of a need frame holds at most 6 seats 0..5")
+            raise WireError(wire_words.NEED_HAVE)
         if type(last) is not bytes or len(last) != 32:
-            raise WireError("the last digest of a need frame is 32 bytes")
+            raise WireError(wire_words.NEED_LAST)
         return Need(_step(obj["step"], "need"), tuple(sorted(set(have))), last)
     if kind == "relay":
         if set(obj) != {"v", "kind", "from", "to", "frame"}:
-            raise WireError("a relay frame has exactly the keys v, kind, from, to, frame")
+            raise WireError(wire_words.RELAY_KEYS)
         origin, target, frame = obj["from"], obj["to"], obj["frame"]
         if any(type(x) is not int or not 0 <= x < 6 for x in (origin, target)) or origin == target:
-            raise WireError("a relay frame names two different seats 0..5")
+            raise WireError(wire_words.RELAY_SEATS)
         if type(frame) is not bytes:
-            raise WireError("a relay frame carries a frame as bytes")
+            raise WireError(wire_words.RELAY_FRAME)
         return Relay(origin, target, frame)
-    raise WireError(f"unknown frame kind {show(kind)}")
+    raise WireError(wire_words.UNKNOWN_KIND.format(value=show(kind)))
 
 
 def _step(value: Any, kind: str) -> int:
     if type(value) is not int or not 0 <= value < 1 << 32:
-        raise WireError(f"the step of a {kind} frame must be an integer in 0..2^32-1")
+        raise WireError(wire_words.FRAME_STEP.format(frame=kind))
     return value
 
 
@@ -385,19 +385,19 @@ class StreamDecoder:
             self.failed = e
             raise
         except msgpack.BufferFull:
-            self.failed = WireError(f"a frame of more than {self.max_frame} bytes")
+            self.failed = WireError(wire_words.FRAME_TOO_BIG.format(limit=self.max_frame))
             raise self.failed from None
         except (msgpack.StackError, RecursionError):
-            self.failed = WireError("a frame nested too deeply")
+            self.failed = WireError(wire_words.NESTED_TOO_DEEP)
             raise self.failed from None
         except (ValueError, msgpack.UnpackException) as e:
-            self.failed = WireError(f"undecodable stream ({decode_problem(e)})")
+            self.failed = WireError(wire_words.UNDECODABLE_STREAM.format(cause=decode_problem(e)))
             raise self.failed from None
         return out
 
     def _check_size(self, end: int) -> None:
         if end - self._start > self.max_frame:
-            raise WireError(f"a frame of more than {self.max_frame} bytes")
+            raise WireError(wire_words.FRAME_TOO_BIG.format(limit=self.max_frame))
 
 
 class FrameDecoder(StreamDecoder):

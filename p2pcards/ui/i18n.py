@@ -31,6 +31,7 @@ from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
+from p2pcards.protocol.wire_words import WIRE_WORDS
 from p2pcards.say import Number, SystemSaid
 from p2pcards.ui.po import Message
 
@@ -842,6 +843,7 @@ SYSTEM_ERRORS: dict[int, tuple[str, str]] = {
 _EN.update(SYSTEM_ERRORS.values())
 _EN.update(AUDIT_WORDS)
 _EN.update(FAULT_WORDS)
+_EN.update(WIRE_WORDS)
 _EN.update(RULE_WORDS)
 _EN.update(BOT_WORDS)
 

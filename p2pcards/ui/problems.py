@@ -5,8 +5,8 @@ The layers below the interface say a problem in English, made from a template wi
 in :mod:`p2pcards.protocol.faults`): the English is what transcripts and logs hold. Here a
 text is read back against every template and said again under the template's key, each
 field in place and, where a field is itself something said (a seat, a step's kind, another
-problem), in the language too. A text that matches no template (a peer signs any words)
-is shown as it is.
+problem, what was wrong with a peer's bytes), in the language too. A text that matches no
+template (a peer signs any words) is shown as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Protocol
 
 from p2pcards.net import verdicts
 from p2pcards.protocol.faults import TEMPLATES
+from p2pcards.protocol.wire_words import WIRE_WORDS
 
 
 class Translator(Protocol):
@@ -59,7 +60,7 @@ PROBLEM_KEYS = (
 _SEAT = re.compile(r"\(seat (\d+)\)")
 _NUMBERS = frozenset(
     {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown", "before"}
-    | {"round", "layer", "item", "trick", "seconds", "allowance"}
+    | {"round", "layer", "item", "trick", "seconds", "allowance", "size", "limit", "most"}
 )
 """Fields that hold a number: read as digits only, so that a text ending in another's words
 (``replayed its record for step 4 (next hand)``) is read as the template that adds them."""
@@ -68,6 +69,9 @@ _POS = r"\(\d+, \d+\)|\d+"
 """A deal position: (round, index), or an index alone."""
 _NESTED = frozenset({"problem", "why", "reason"})
 """Fields that carry another problem text, said in the language in turn."""
+_WIRE = frozenset({"error"})
+"""Fields that carry an error's own words, such as what was wrong with a peer's bytes (the
+text of a ``WireError``: :mod:`p2pcards.protocol.wire_words`)."""
 
 
 @functools.cache
@@ -97,6 +101,23 @@ def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
     return (*net, *((template_regex(text), key) for key, text in TEMPLATES.items()))
 
 
+@functools.cache
+def _wire_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every text a ``WireError`` is made from."""
+    return tuple((template_regex(text), key) for key, text in WIRE_WORDS.items())
+
+
+def wire_text(tr: Translator, error: str) -> str:
+    """What was wrong with a peer's bytes (``error``, the text of a ``WireError``) in the
+    language of ``tr`` when a template of :mod:`p2pcards.protocol.wire_words` made it, each
+    field as it is (a number, a peer's value); any other text (a schema's own words) as it is."""
+    for pattern, key in _wire_templates():
+        found = pattern.fullmatch(error)
+        if found is not None:
+            return tr(key, **found.groupdict())
+    return error
+
+
 def _kind(tr: Translator, kind: str) -> str:
     key = f"audit_kind_{kind.replace('-', '_')}"
     return tr(key) if tr.has(key) else kind
@@ -122,6 +143,8 @@ def _field(tr: Translator, name: str, value: str) -> str:
         return f" {tr('fault_or')} ".join(_kind(tr, k) for k in value.split(" or "))
     if name in _NESTED:
         return problem_text(tr, value)
+    if name in _WIRE:
+        return wire_text(tr, value)
     if name == "said":  # a leaver's reason as quoted (repr): the program's own in the language
         inner = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else None
         if inner is not None and "\\" not in inner:
@@ -169,7 +192,8 @@ def leave_reason(tr: Translator, reason: str) -> str:
         spent = template_regex(verdicts.ALLOWANCE_SPENT).fullmatch(detail or "")
         if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
             detail = tr("reason_away_too_long", **spent.groupdict())
-        elif detail:  # what the system said of the last attempt ("Connection refused")
-            detail = tr.system(detail)
+        elif detail:  # what was wrong with what it sent, or what the system said ("Connection refused")
+            said = wire_text(tr, detail)
+            detail = said if said != detail else tr.system(detail)
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
     return reason
