@@ -21,6 +21,7 @@ import platformdirs
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import KeyFileError, UsageError
 from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.transcript import write_or_remove
 
 
 def data_dir() -> Path:
@@ -104,7 +105,7 @@ def remember_name(name: str, directory: Path | None = None) -> None:
     data["name"] = name
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    write_or_remove(tmp, (json.dumps(data, indent=2) + "\n").encode())
     os.replace(tmp, path)
 
 
@@ -133,7 +134,7 @@ def remember_bot_transcript(data: bytes, directory: Path | None = None) -> None:
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(digests) + "\n")
+        write_or_remove(tmp, (json.dumps(digests) + "\n").encode())
         os.replace(tmp, path)
 
 
