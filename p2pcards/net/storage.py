@@ -22,6 +22,7 @@ from p2pcards.crypto.identity import Identity
 from p2pcards.errors import KeyFileError, UsageError
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.transcript import write_or_remove
+from p2pcards.say import system_said
 
 
 def data_dir() -> Path:
@@ -55,6 +56,8 @@ def load_identity(directory: Path | None = None, *, bot: str | None = None) -> I
     except KeyFileError as e:  # (said in the person's language; the file is left as it is)
         key = "keyfile_" + e.kind.replace("-", "_")
         raise UsageError(Notice(key, path=e.path, detail=e.detail)) from None
+    except OSError as e:  # no key yet, and none can be made here (a read-only or full folder)
+        raise UsageError(Notice("keyfile_cannot_create", folder=path.parent, error=system_said(e))) from None
 
 
 BOTS = "bots"
