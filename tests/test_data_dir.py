@@ -68,3 +68,40 @@ def test_the_data_directory_is_made_readable_only_by_its_user_whoever_writes_fir
     probe = tmp_path / "probe"
     probe.mkdir()  # a folder as the system makes it: the one above the data directory is made so
     assert above.stat().st_mode & 0o777 == probe.stat().st_mode & 0o777
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "cannot create your identity key in {folder}: Read-only file system; give p2pcards a folder"
+         " it can write with P2PCARDS_HOME=FOLDER"),
+        ("fr", "impossible de créer votre clé d'identité dans {folder} : système de fichiers en lecture"
+         " seule"),
+        ("it", "impossibile creare la tua chiave d'identità in {folder}: file system di sola lettura"),
+    ],
+)
+def test_a_data_folder_where_no_key_can_be_made_is_named_with_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, said: str
+) -> None:
+    """``host`` (or ``join``) with a data folder it cannot write, and no key there yet: the
+    person is told which folder, why in their language, and how to give it another; not
+    ``host: Read-only file system``, which names neither."""
+    import errno
+
+    from click.testing import CliRunner
+
+    from p2pcards.cli import main
+    from p2pcards.crypto.identity import Identity
+
+    def read_only(self: Identity, path: object, *, overwrite: bool = True) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    monkeypatch.setattr(Identity, "save", read_only)
+    home = tmp_path / "home"
+    env = {"P2PCARDS_HOME": str(home), "P2PCARDS_LANG": None}
+    args = ["host", "--no-port-mapping", "--no-discovery", "--lang", lang]
+    result = CliRunner().invoke(main, args, env=env)
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert said.format(folder=home) in text, text
+    assert not list(home.rglob("*.key"))

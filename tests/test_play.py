@@ -756,6 +756,50 @@ def test_the_move_prompt_edits_the_line_with_the_arrow_keys_and_recalls_earlier_
     assert child.exitstatus == 0, child.before
 
 
+@needs_exe
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="a shell with job control")
+def test_ctrl_z_then_fg_shows_the_prompt_again_and_gives_line_editing_its_terminal_back() -> None:
+    """Ctrl-Z stops the game, and the shell sets its own terminal modes (line mode, echo)
+    while it is stopped; ``fg`` continues it. The prompt is shown again with what was typed
+    of it (the shell's lines took its place), and the terminal is line editing's again:
+    keys are not echoed twice, and the line typed on is the one answered."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {"PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1", "LANG": "C.UTF-8", "PS1": "$ "}
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env={**env, **_home()},
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 80),
+    )
+    try:
+        shell.expect_exact("$ ")
+        shell.sendline(f"{EXE} play --bot random --seed 3 --lang en")
+        shell.expect_exact("Your move > ")
+        shell.send("sco")
+        shell.expect_exact("sco")
+        shell.send("\x1a")  # Ctrl-Z
+        shell.expect("Stopped")
+        shell.expect_exact("$ ")
+        shell.sendline("fg")
+        shell.expect_exact("Your move > sco")
+        shell.send("re\r")
+        shell.expect_exact("re\r\n")  # the keys shown once, as line editing echoes them
+        shell.expect_exact("Total ")
+        shell.expect_exact("Your move > ")
+        shell.sendline("quit")
+        shell.expect_exact("(y/n) > ")
+        shell.sendline("y")
+        shell.expect_exact("$ ")
+        shell.sendline("echo status=$?")
+        shell.expect_exact("status=0")
+        shell.sendline("exit")
+        shell.expect(pexpect.EOF)
+    finally:
+        shell.close(force=True)
+
+
 def test_the_next_hand_is_shown_only_after_the_player_has_read_the_scores() -> None:
     result = run(["--bot", "random", "--seed", "5", "-n", "2", "--rule", "hands=2", *EN], input="1\n" * 200)
     assert result.exit_code == 0, result.output

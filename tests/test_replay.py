@@ -231,20 +231,28 @@ def test_a_replay_stepped_hand_by_hand_stops_at_q_or_ctrl_d(stop: str) -> None:
     assert "winner" not in child.before.casefold() and "VALID" not in child.before, child.before
 
 
-def test_ctrl_c_in_a_stepped_replay_stops_it_as_an_interrupted_program() -> None:
-    """Ctrl-C at the "next hand" prompt stops the replay at once, with status 130 (as any
-    command interrupted at a prompt), and no traceback."""
+@pytest.mark.parametrize(("lang", "next_hand", "interrupted"), [
+    ("en", r"Enter: the next hand; q: stop here > ", "Interrupted."),
+    ("it", r"Invio: la mano seguente; q: fermarsi qui > ", "Interrotto."),
+])  # fmt: skip
+def test_ctrl_c_in_a_stepped_replay_stops_it_as_an_interrupted_program(
+    lang: str, next_hand: str, interrupted: str
+) -> None:
+    """Ctrl-C at the "next hand" prompt stops the replay at once, with status 130 and the
+    word every command interrupted at a prompt says (it ended with no word at all), and no
+    traceback."""
     import sys
 
     import pexpect
 
     path = FIXTURES / "nines-4p-variants.p2pt"
     child = pexpect.spawn(
-        sys.executable, ["-m", "p2pcards", "replay", "--step", str(path)], encoding="utf-8", timeout=30,
-        dimensions=(40, 100),
+        sys.executable, ["-m", "p2pcards", "replay", "--step", str(path), "--lang", lang], encoding="utf-8",
+        timeout=30, dimensions=(40, 100),
     )  # fmt: skip
-    child.expect(r"Enter: the next hand; q: stop here > ")
+    child.expect(next_hand)
     child.sendintr()
+    child.expect_exact(interrupted)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130, (child.exitstatus, child.signalstatus, child.before)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -453,3 +454,35 @@ def test_first_record_must_be_a_join(honest: Honest) -> None:
     assert not report.valid
     [problem] = report.problems
     assert problem.record == 0 and "join" in problem.what
+
+
+def test_a_save_that_fills_the_disk_leaves_no_half_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript, the remembered name, the list of known players: a write cut short by a
+    full disk removes what it wrote, rather than leaving a ``.tmp`` file that takes the space
+    and that nobody looks for, and the error still reaches the caller."""
+    import errno
+
+    from p2pcards.net import storage
+    from p2pcards.net.known import KnownPlayers
+    from p2pcards.protocol.transcript import save, save_new
+
+    real = Path.write_bytes
+
+    def fills_the_disk(self: Path, data: bytes) -> int:
+        real(self, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", fills_the_disk)
+    monkeypatch.setattr(Path, "write_text", lambda self, text, *a, **k: fills_the_disk(self, text.encode()))
+    for write in (
+        lambda: save(tmp_path / "t" / "a.p2pt", b"x" * 5000),
+        lambda: save_new(tmp_path / "t" / "b.p2pt", b"x" * 5000),
+        lambda: storage.remember_name("bob", tmp_path),
+        lambda: KnownPlayers.load(tmp_path).save(),
+    ):
+        with pytest.raises(OSError) as caught:
+            write()
+        assert caught.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == []

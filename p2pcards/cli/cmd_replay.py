@@ -84,8 +84,9 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
             except EOFError:  # Ctrl-D: the replay stops here
                 _echo("")
                 return
-            except KeyboardInterrupt:  # Ctrl-C: stops too, with the status of an interrupted program
+            except KeyboardInterrupt:  # Ctrl-C: stops too, said and ended as every interrupted command
                 _echo("")
+                _echo(tr("cmd_interrupted"), err=True)
                 sys.exit(130)
             if typed.strip().casefold() in STOP_WORDS:
                 return

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.transcript import write_or_remove
 
 FILE_NAME = "known_players.json"
 MAX_PLAYERS = 10_000
@@ -204,5 +205,6 @@ class KnownPlayers:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         entries = [p.to_json() for p in sorted(self.players.values(), key=lambda p: (_fold(p.name), p.first))]
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps({"version": 1, "players": entries}, indent=1, ensure_ascii=False) + "\n")
+        text = json.dumps({"version": 1, "players": entries}, indent=1, ensure_ascii=False) + "\n"
+        write_or_remove(tmp, text.encode())
         os.replace(tmp, self.path)

@@ -21,6 +21,8 @@ import platformdirs
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import KeyFileError, UsageError
 from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.transcript import write_or_remove
+from p2pcards.say import system_said
 
 
 def data_dir() -> Path:
@@ -54,6 +56,8 @@ def load_identity(directory: Path | None = None, *, bot: str | None = None) -> I
     except KeyFileError as e:  # (said in the person's language; the file is left as it is)
         key = "keyfile_" + e.kind.replace("-", "_")
         raise UsageError(Notice(key, path=e.path, detail=e.detail)) from None
+    except OSError as e:  # no key yet, and none can be made here (a read-only or full folder)
+        raise UsageError(Notice("keyfile_cannot_create", folder=path.parent, error=system_said(e))) from None
 
 
 BOTS = "bots"
@@ -104,7 +108,7 @@ def remember_name(name: str, directory: Path | None = None) -> None:
     data["name"] = name
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    write_or_remove(tmp, (json.dumps(data, indent=2) + "\n").encode())
     os.replace(tmp, path)
 
 
@@ -133,7 +137,7 @@ def remember_bot_transcript(data: bytes, directory: Path | None = None) -> None:
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(digests) + "\n")
+        write_or_remove(tmp, (json.dumps(digests) + "\n").encode())
         os.replace(tmp, path)
 
 

@@ -139,6 +139,8 @@ NOTICES: dict[str, str] = {
     "history_no_game": "there is no game {k} in the history: its games are numbered 1 to {n} ({folder})",
     "history_no_game_one": "there is no game {k} in the history: it holds one game, number 1 ({folder})",
     "history_no_game_empty": "there is no game {k}: the history holds none yet ({folder})",
+    "keyfile_cannot_create": "cannot create your identity key in {folder}: {error}; give p2pcards a "
+    "folder it can write with P2PCARDS_HOME=FOLDER",
     "keyfile_missing": "no identity key file at {path}",
     "keyfile_unreadable": "cannot read the identity key file {path}: {detail}",
     "keyfile_not_a_file": "the identity key file {path} is not a regular file",

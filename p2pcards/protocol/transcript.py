@@ -21,6 +21,7 @@ saved_by, status, records])) catches any alteration of the file as a whole.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -134,7 +135,7 @@ def save(path: str | os.PathLike[str], data: bytes, *, replace: bool = True) -> 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
-    tmp.write_bytes(data)
+    write_or_remove(tmp, data)
     if replace:
         os.replace(tmp, p)
         return
@@ -150,6 +151,17 @@ def save(path: str | os.PathLike[str], data: bytes, *, replace: bool = True) -> 
         tmp.unlink()
         raise
     tmp.unlink()
+
+
+def write_or_remove(path: Path, data: bytes) -> None:
+    """Write ``data`` to the new file ``path``; if that fails (a full disk), remove what was
+    written: half a file must not stay behind, taking the space, where nobody looks for it."""
+    try:
+        path.write_bytes(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
 
 
 def save_new(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -105,7 +105,8 @@ class OneReader:
             self._show(prompt)
             return pending.result()
         try:
-            line = self._read(prompt)
+            with _asking(prompt):
+                line = self._read(prompt)
         except BaseException as e:
             with self._lock:
                 self._pending = None
@@ -176,6 +177,7 @@ class Keyboard:
                     atexit.register(self.restore)
         if self._fd is not None:
             line_editing()
+            pause_politely()
 
     @property
     def fd(self) -> int | None:
@@ -264,6 +266,7 @@ def ask_code(prompt: str, words: Sequence[str]) -> str:
     """An invitation code typed at the terminal, shown as it is typed (a typo is seen),
     each word completed with Tab from the code words ``words`` where the system has
     line editing (``readline``). Ctrl-C interrupts it at once (:func:`read_interruptibly`)."""
+    pause_politely()
     return read_interruptibly(lambda: _read_code(prompt, words))
 
 
@@ -287,7 +290,8 @@ def _read_code(prompt: str, words: Sequence[str]) -> str:
     binding = "bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete"
     readline.parse_and_bind(binding)
     try:
-        return input(prompt).strip()
+        with _asking(prompt):
+            return input(prompt).strip()
     finally:
         readline.set_completer(completer)
         readline.set_completer_delims(delims)
@@ -297,6 +301,9 @@ _STOP_SIGNALS = frozenset(
     getattr(signal, name) for name in ("SIGINT", "SIGHUP", "SIGTERM", "SIGQUIT") if hasattr(signal, name)
 )
 """The signals that stop the program: never taken by a thread that reads the terminal."""
+
+_PAUSE_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGTSTP", "SIGCONT") if hasattr(signal, name))
+"""Ctrl-Z and fg: taken by the main thread too (:func:`pause_politely`), never by a reading thread."""
 
 _LEFT_READS: dict[threading.Thread, list[Any] | None] = {}
 """The threads of :func:`read_interruptibly` still reading, with the terminal's modes before each."""
@@ -319,7 +326,7 @@ def read_interruptibly(read: Callable[[], str]) -> str:
 
     def run() -> None:
         if _STOP_SIGNALS and hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS | _PAUSE_SIGNALS)
         try:
             line = read()
         except BaseException as e:
@@ -354,6 +361,70 @@ def _restore_left_modes() -> None:
             with contextlib.suppress(OSError, ValueError, AttributeError, termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, modes)
             return
+
+
+_ASKED: list[str] = []
+"""The prompt of the read of the terminal in progress, if any (shown again after Ctrl-Z and fg)."""
+
+
+@contextlib.contextmanager
+def _asking(prompt: str) -> Iterator[None]:
+    _ASKED.append(prompt)
+    try:
+        yield
+    finally:
+        _ASKED.remove(prompt)
+
+
+_PAUSED: list[list[Any] | None] = []
+"""The terminal's modes when the program was stopped (Ctrl-Z), until it is continued in the foreground."""
+
+
+def pause_politely() -> None:
+    """Ctrl-Z, then ``fg``, at a terminal: the program stops as usual, and once it is back in
+    the foreground the terminal is as it was (the shell set modes of its own meanwhile:
+    keys would be echoed twice, the arrows would write escape codes, and between prompts
+    keys would run into the status line), and the prompt being answered is shown again,
+    with what was typed of it (the shell's lines took its place). Only in the main thread,
+    where the system has these signals."""
+    if termios is None or not _PAUSE_SIGNALS or threading.current_thread() is not threading.main_thread():
+        return
+    with contextlib.suppress(OSError, ValueError):
+        signal.signal(signal.SIGTSTP, _on_pause)
+        signal.signal(signal.SIGCONT, _on_continue)
+
+
+def _on_pause(signum: int, frame: object) -> None:
+    _PAUSED[:] = [_terminal_modes()]
+    signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    try:
+        os.kill(os.getpid(), signal.SIGTSTP)  # stops here, until continued
+    finally:
+        signal.signal(signal.SIGTSTP, _on_pause)
+    _on_continue(signal.SIGCONT, None)
+
+
+def _on_continue(signum: int, frame: object) -> None:
+    if not _PAUSED:
+        return
+    try:
+        fd = sys.stdin.fileno()
+        if os.tcgetpgrp(fd) != os.getpgrp():  # continued in the background (bg): wait for fg
+            return
+    except (OSError, ValueError, AttributeError):
+        _PAUSED.clear()
+        return
+    (modes,) = _PAUSED
+    _PAUSED.clear()
+    with contextlib.suppress(OSError, ValueError, termios.error):
+        if modes is not None:
+            termios.tcsetattr(fd, termios.TCSANOW, modes)
+    if _ASKED:
+        editing = sys.modules.get("readline")
+        typed = editing.get_line_buffer() if editing is not None else ""
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.write(_ASKED[-1] + typed)
+            sys.stdout.flush()
 
 
 def line_editing() -> None:
