@@ -18,8 +18,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "p2pcards"
 
 LAYERS = {
-    "rules": ("p2pcards.cards", "p2pcards.errors", "p2pcards.games", "p2pcards.safetext", "p2pcards.record",
-              "p2pcards.say"),
+    "rules": ("p2pcards.cards", "p2pcards.errors", "p2pcards.files", "p2pcards.games", "p2pcards.safetext",
+              "p2pcards.record", "p2pcards.say"),
     "bots": ("p2pcards.bots",),
     "crypto": ("p2pcards.crypto",),
     "protocol": ("p2pcards.protocol",),

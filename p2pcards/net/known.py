@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2pcards.crypto.identity import fingerprint
+from p2pcards.files import write_or_remove
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.transcript import write_or_remove
 
 FILE_NAME = "known_players.json"
 MAX_PLAYERS = 10_000

@@ -20,8 +20,8 @@ import platformdirs
 
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import KeyFileError, UsageError
+from p2pcards.files import write_or_remove
 from p2pcards.protocol.notice import Notice
-from p2pcards.protocol.transcript import write_or_remove
 from p2pcards.say import system_said
 
 

@@ -21,7 +21,6 @@ saved_by, status, records])) catches any alteration of the file as a whole.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -35,6 +34,7 @@ import msgpack
 
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import TranscriptError
+from p2pcards.files import write_or_remove
 from p2pcards.protocol import wire_words
 from p2pcards.protocol.messages import Join, show
 from p2pcards.protocol.notice import Notice
@@ -151,17 +151,6 @@ def save(path: str | os.PathLike[str], data: bytes, *, replace: bool = True) -> 
         tmp.unlink()
         raise
     tmp.unlink()
-
-
-def write_or_remove(path: Path, data: bytes) -> None:
-    """Write ``data`` to the new file ``path``; if that fails (a full disk), remove what was
-    written: half a file must not stay behind, taking the space, where nobody looks for it."""
-    try:
-        path.write_bytes(data)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
 
 
 def save_new(path: str | os.PathLike[str], data: bytes) -> Path:
