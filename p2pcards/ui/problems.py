@@ -66,6 +66,10 @@ _NUMBERS = frozenset(
 """Fields that hold a number: read as digits only, so that a text ending in another's words
 (``replayed its record for step 4 (next hand)``) is read as the template that adds them."""
 _NUMBER = r"\d+(?:\.\d+)?(?:e[+-]\d+)?"
+_FORMS = {"where": r"\S+", "low": r"-?\d+", "high": r"-?\d+"}
+"""Fields of a schema's words (``wire_words.SCHEMA_INTEGER``): a field of a body as the schema
+names it (``turn.card``, one word), and the bounds of a range, below zero as well; so that
+``record step must be an integer in 0..2^32-1`` is read as its own template alone."""
 _POS = r"\(\d+, \d+\)|\d+"
 """A deal position: (round, index), or an index alone."""
 _NESTED = frozenset({"problem", "why", "reason", "damage"})
@@ -92,7 +96,7 @@ def template_regex(template: str) -> re.Pattern[str]:
             out.append(f"(?P={part})")
         else:
             seen.add(part)
-            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else ".+?"
+            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else _FORMS.get(part, ".+?")
             out.append(f"(?P<{part}>{form})")
     return re.compile("".join(out), re.DOTALL)
 
