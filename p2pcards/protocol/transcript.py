@@ -49,7 +49,7 @@ from p2pcards.protocol.wire import (
     parse_record,
     unpack_limits,
 )
-from p2pcards.say import system_said
+from p2pcards.say import WireSaid, system_said
 
 GENESIS = bytes(32)
 FORMAT = "p2pcards-transcript"
@@ -272,12 +272,11 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         except msgpack.OutOfData:
             raise _Cut from None
         except WireError as e:
-            raise TranscriptError(Notice("file_undecodable", detail=str(e))) from None
+            raise TranscriptError(Notice("file_undecodable", detail=WireSaid(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
-            raise TranscriptError(
-                Notice("file_undecodable", detail=wire_words.UNDECODABLE.format(cause=decode_problem(e)))
-            ) from None
+            detail = WireSaid(wire_words.UNDECODABLE.format(cause=decode_problem(e)))
+            raise TranscriptError(Notice("file_undecodable", detail=detail)) from None
 
     try:
         size = read(unpacker.read_map_header)
