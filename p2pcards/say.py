@@ -48,6 +48,13 @@ class SystemSaid(str):
         return self
 
 
+class WireSaid(str):
+    """What was wrong with the bytes a peer sent (the text of a
+    :class:`~p2pcards.protocol.wire.WireError`, in English, made from a template of
+    :mod:`p2pcards.protocol.wire_words`): a :class:`~p2pcards.ui.i18n.Translator` says it in
+    its language by that template, and any other text as it is."""
+
+
 def system_said(error: OSError) -> SystemSaid:
     """What the system said of ``error``, to be said in the person's language."""
     return SystemSaid(error.strerror or str(error), error.errno)

@@ -15,7 +15,7 @@ import test_protocol_threats as threats
 
 from p2pcards.net import verdicts
 from p2pcards.net.node import Outcome
-from p2pcards.protocol import faults, wire_words
+from p2pcards.protocol import faults, lobby, messages, wire_words
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.lobby import LOBBY_VERSION, decode_lobby
 from p2pcards.protocol.transcript import encode_file
@@ -45,12 +45,23 @@ SAMPLES = {
     "theirs": "7",
     "ours": "1",
     "cause": "ExtraData: unpack(b) received extra data.",
+    "where": "join.roster[2][0]",
+    "low": "-5",
+    "high": "9",
+    "count": "4",
+    "type": "turn",
+    "missing": "['card']",
+    "extra": "[\"'x'\"]",
 }
 """A sample value of each field of the templates, as a text made from one holds it."""
 
-KEPT = {"msgpack", "have", "last", "prev"}
-"""Words a translation keeps: a format's name, and the keys of a frame named in a sentence."""
-SAME_WORD = {"fr": {"extension", "types", "signature", "message"}, "it": {"byte"}}
+KEPT = {"msgpack", "have", "last", "prev", "shuffle", "lock", "also", "seen"}
+"""Words a translation keeps: a format's name, the keys of a frame named in a sentence, and
+values a field may hold as the wire spells them."""
+SAME_WORD = {
+    "fr": {"extension", "types", "type", "signature", "message", "options", "invisible"},
+    "it": {"byte"},
+}
 """Words the language spells as English does."""
 
 
@@ -109,9 +120,10 @@ def test_every_wire_text_reads_back_as_its_own_template_alone() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "fr", "it"])
 def test_a_detail_no_template_made_is_shown_as_it_is(lang: str) -> None:
-    """A schema's own words, or anything a peer made up: as they are, alone and in a problem."""
+    """Anything a peer made up, or words no template quite made: as they are, alone and in a
+    problem (a field of a body is one word, as the schema names it)."""
     tr = Translator(lang)
-    for detail in ("turn body fields wrong (missing card, unexpected x)", "truncated msgpack!", "-1 bytes"):
+    for detail in ("turn body fields wrong", "truncated msgpack!", "-1 bytes", "turn card must be 3 bytes"):
         assert wire_text(tr, detail) == detail
         assert problem_text(tr, faults.MALFORMED_FRAME.format(error=detail)) == tr(
             "fault_malformed_frame", error=detail
@@ -182,6 +194,74 @@ def test_a_real_wire_error_reads_back_against_its_template(key: str, provoke: Ca
     for lang in ("fr", "it"):
         said = wire_text(Translator(lang), text)
         assert said != text and not any(template_regex(t).fullmatch(said) for t in TEMPLATES.values()), said
+
+
+def _schema(check: Callable[[object, str], object], value: object) -> Callable[[], object]:
+    return lambda: check(value, "turn.card")
+
+
+SCHEMA_BAD: list[tuple[str, Callable[[], object]]] = [
+    ("wire_unknown_record_type", lambda: messages.body_from_wire("zap", {})),
+    ("wire_unknown_lobby_type", lambda: messages.body_from_wire("zap", {}, lobby.LOBBY_TYPES, TEMPLATES[
+        "wire_unknown_lobby_type"
+    ])),
+    ("wire_body_not_map", lambda: messages.body_from_wire("leave", [1])),
+    ("wire_body_fields", lambda: messages.body_from_wire("leave", {"x": 1})),
+    ("wire_schema_integer", _schema(messages._uint(5), 9)),
+    ("wire_schema_integer", _schema(messages._int(-3, 3), -4)),
+    ("wire_schema_bytes", _schema(messages._bin(32), b"x")),
+    ("wire_schema_bool", _schema(messages._bool, 1)),
+    ("wire_schema_bool", _schema(lobby._bool, 1)),
+    ("wire_schema_scalar", _schema(messages._scalar, b"x")),
+    ("wire_schema_zero", _schema(messages._scalar, bytes(32))),
+    ("wire_schema_text", _schema(messages._text(3), "abcd")),
+    ("wire_schema_unsafe", _schema(messages._text(30), "a\u202eb")),
+    ("wire_schema_blank", _schema(messages._name, "  ")),
+    ("wire_schema_suit", _schema(messages._suit, "X")),
+    ("wire_schema_list", _schema(messages._array(messages._bool, 2, 1), [])),
+    ("wire_schema_items", _schema(messages._player, [1])),
+    ("wire_schema_rule_value", _schema(messages._rule_value, {})),
+    ("wire_schema_rules", _schema(messages._rules, [])),
+    ("wire_schema_rule_keys", _schema(messages._rules, {1: 2})),
+    ("wire_schema_pass_kind", _schema(messages._pass_kind, "peek")),
+    ("wire_schema_ip", _schema(lobby._ip_literal, "example.org")),
+    ("wire_schema_seat", _schema(lobby._seat, [])),
+    ("wire_schema_seat_more", _schema(lobby._seat, ["Ann", bytes(32), "192.0.2.1", 7777, {"x": 1}])),
+]
+"""Values each check of the schema of bodies refuses, by the template it says."""
+
+
+@pytest.mark.parametrize(
+    ("key", "provoke"), SCHEMA_BAD, ids=[f"{k}-{n}" for n, (k, _) in enumerate(SCHEMA_BAD)]
+)
+def test_what_the_schema_refuses_reads_back_against_its_template(
+    key: str, provoke: Callable[[], object]
+) -> None:
+    with pytest.raises(messages.SchemaError) as caught:
+        provoke()
+    text = str(caught.value)
+    matches = [k for k, t in TEMPLATES.items() if template_regex(t).fullmatch(text)]
+    assert matches == [key], (text, matches)
+    for lang in ("fr", "it"):
+        said = wire_text(Translator(lang), text)
+        assert said != text and not english_left(TEMPLATES[key], said) - SAME_WORD[lang], said
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_a_record_or_a_lobby_message_the_schema_refuses_is_said_in_the_language(lang: str) -> None:
+    """The schema's words reach the player inside a WireError's text: said in the language,
+    the field it names as the schema names it."""
+    tr = Translator(lang)
+    with pytest.raises(WireError) as record:
+        parse_record(_record_map(type="leave", body={"reason": 5}), bytes(64))
+    assert str(record.value) == "leave.reason must be text of at most 200 characters"
+    said = problem_text(tr, faults.MALFORMED_FRAME.format(error=str(record.value)))
+    assert said == tr("fault_malformed_frame", error=tr("wire_schema_text", where="leave.reason", most="200"))
+    assert "leave.reason" in said and "characters" not in said, said
+    with pytest.raises(WireError) as hello:
+        decode_lobby(pack({"v": LOBBY_VERSION, "kind": "zap", "body": {}}))
+    assert str(hello.value) == "unknown lobby message type 'zap'"
+    assert wire_text(tr, str(hello.value)) == tr("wire_unknown_lobby_type", value="'zap'")
 
 
 # -- the two places a player reads them

@@ -91,7 +91,7 @@ from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
-from p2pcards.say import Number, SystemSaid, system_said
+from p2pcards.say import Number, SystemSaid, WireSaid, system_said
 
 WAIT_NOTICE = 5.0
 """Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
@@ -778,7 +778,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
             "version", Notice("notice_host_version", theirs=show(e.version), ours=LOBBY_VERSION)
         ) from None
     except WireError as e:
-        raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
+        raise PeerUnreachable(Notice("notice_host_unreadable", why=WireSaid(e))) from None
     except LinkClosed as e:
         raise PeerUnreachable(_host_closed(e.reason)) from None
     except trio.TooSlowError:
@@ -1021,7 +1021,7 @@ async def form_mesh(
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             refused += 1
             if refused <= REFUSED_SAID:
-                ui.info(Notice("notice_refused_link", peer=link.peer, error=e or "no answer in time"))
+                ui.info(Notice("notice_refused_link", peer=link.peer, error=_link_failure(e)))
             await link.aclose()
             return False
         linked(peer, link)
@@ -1069,10 +1069,10 @@ async def form_mesh(
         except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
             await link.aclose()
             if _silent(e):  # a seat not at its listener yet (its start came late): not an attack
-                through_host(peer, f"{show_address(*where)}: {e or 'no answer in time'}")
+                through_host(peer, Notices([show_address(*where), _link_failure(e)], sep=": "))
                 return
             raise PeerUnreachable(
-                Notice("notice_link_failed", name=seat.name, seat=peer, why=str(e) or "no answer in time")
+                Notice("notice_link_failed", name=seat.name, seat=peer, why=_link_failure(e))
             ) from None
         linked(peer, link)
         announce(peer)
@@ -1127,6 +1127,17 @@ async def form_mesh(
     direct = [info.roster[p].name for p in sorted(info.links) if p != 0 and p not in info.punched]
     if direct:  # with the punched and relayed seats said above: how this seat reaches every other
         ui.info(Notice("notice_direct", names=", ".join(direct)))
+
+
+def _link_failure(e: BaseException) -> str:
+    """Why a link handshake failed, to be said in the player's language: what was wrong with
+    what the peer sent (a WireError), how the link closed, or that no answer came in time;
+    anything else (a TLS error) in its own words."""
+    if isinstance(e, WireError):
+        return WireSaid(e)
+    if isinstance(e, LinkClosed):
+        return e.reason
+    return str(e) or Notice("why_no_answer_in_time")
 
 
 def _silent(e: BaseException) -> bool:

@@ -60,6 +60,7 @@ from p2pcards.protocol.messages import Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import WireError
+from p2pcards.say import WireSaid
 
 C = TypeVar("C", bound=Hashable)
 """The caller's token for one connection."""
@@ -727,7 +728,7 @@ class Admission(Generic[C]):
             ours, theirs = LOBBY_VERSION, show(error.version)
             message = f"protocol version mismatch: this host speaks {ours}, you sent {theirs}"
             return refuse(Reason.VERSION, message)
-        return self._protocol(visit, str(error))
+        return self._protocol(visit, WireSaid(error))
 
     def gone(self, connection: C) -> Left | None:
         """The connection ended (hang-up, timeout, refusal) or a seated joiner spoke before the

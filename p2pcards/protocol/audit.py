@@ -680,7 +680,6 @@ def _seconds(n: int) -> str:
 MAX_LISTED = 100
 """Problems of single records (unreadable, edited, a bad signature) listed one by one; those
 beyond are counted in one line, so that the report stays short whatever the file holds."""
-_BAD_SIGNATURE = "the record's signature does not verify"
 MAX_JUNK = 64
 """Records that cannot be the match's (unreadable and signed by no player, of another game,
 or not validly signed by the seat they name) read after the first record fixed the roster;
@@ -710,8 +709,7 @@ def audit_bytes(data: bytes) -> AuditReport:
             None,
             None,
             len(tf.records),
-            f"the file is cut short after record {len(tf.records) - 1}: the rest, "
-            "and the file's checksum, are missing",
+            faults.CUT_SHORT.format(last=len(tf.records) - 1),
         )
         report.problems.append(cut)
         report.unfinished.append(cut)
@@ -783,14 +781,12 @@ class _Replay:
         start = self.run_start
         assert start is not None
         count = end - start
-        records = f"{count} record{'s' if count != 1 else ''}"
-        where = (
-            f"the rest of the file, {records} from record {start} on, is"
-            if rest
-            else f"records {start} to {end - 1} ({records}, before the first record that reads) are"
-        )
-        why = f"over {MAX_JUNK} records are unreadable, of another game or not validly signed by a player"
-        self.tail.append(Problem(None, None, start, f"{where} taken for junk and not checked: {why}"))
+        if rest:
+            junk = faults.JUNK_REST_ONE if count == 1 else faults.JUNK_REST
+        else:
+            junk = faults.JUNK_BEFORE_ONE if count == 1 else faults.JUNK_BEFORE
+        what = junk.format(count=count, start=start, end=end - 1, most=MAX_JUNK)
+        self.tail.append(Problem(None, None, start, what))
         self.pending, self.run_start, self.junk = [], None, 0
 
     # -- the pass
@@ -808,7 +804,7 @@ class _Replay:
         if first is None:
             for i, _, _, why in before:
                 self._list(self.malformed, Problem(None, None, i, faults.MALFORMED_RECORD.format(error=why)))
-            self._finish([Problem(None, None, None, "the transcript holds no record")])
+            self._finish([Problem(None, None, None, faults.NO_RECORD)])
             return
         first_index, first_rec = first
         ref_index, ref_rec = _reference_join(first, pairs, report.saved_by)
@@ -868,7 +864,7 @@ class _Replay:
                     if self._junk(i):  # validly signed, but of another game
                         break
                     continue
-                if self._junk(i, self.later, Problem(None, None, i, _BAD_SIGNATURE)):
+                if self._junk(i, self.later, Problem(None, None, i, faults.SIGNATURE_FAILS)):
                     break
                 continue
             if (
@@ -878,7 +874,7 @@ class _Replay:
             ):
                 # Read as evidence, a record that does not verify proves nothing: the dispute
                 # stays the replay's fault, and the rest of the file is still read for a proof.
-                if self._junk(i, self.later, Problem(None, None, i, _BAD_SIGNATURE)):
+                if self._junk(i, self.later, Problem(None, None, i, faults.SIGNATURE_FAILS)):
                     break
                 continue
             try:
@@ -891,7 +887,7 @@ class _Replay:
                 if place <= last and table.status != "disputed":
                     # Accepted as a copy or as a late record: the file was edited after it
                     # was saved (a node writes records in step order, then its proof).
-                    p = Problem(_hand(table), None, i, "record out of order or repeated: the file was edited")
+                    p = Problem(_hand(table), None, i, faults.EDITED)
                     self._list(self.replayed, p)
             except RemoteProtocolError as e:
                 culprit = table.culprit_record
@@ -905,7 +901,7 @@ class _Replay:
                 continue
             except Exception as e:  # a bug of the audit, never a verdict on a player
                 self.replayed.append(
-                    Problem(_hand(table), None, i, f"the audit could not check this record ({e!r})")
+                    Problem(_hand(table), None, i, faults.AUDIT_FAILED.format(error=repr(e)))
                 )
                 report.internal_error = True
                 failed = True
@@ -951,7 +947,7 @@ class _Replay:
                 _hand(table),
                 None,
                 None,
-                f"the transcript ends before the match did (step {table.step} waits for seat {who})",
+                faults.ENDS_EARLY.format(step=table.step, seats=who),
             )
             ends.append(end)
             report.unfinished.append(end)
@@ -964,18 +960,14 @@ class _Replay:
         p += self.malformed + self.replayed + self.later
         if self.unlisted:
             k, seats = len(self.unlisted), sorted(self.unlisted_seats)
-            some = f"seat{'s' if len(seats) > 1 else ''} {_and([str(s) for s in seats])}"
-            blame = f"; some of them blame {some}" if seats else ""
+            blamed = f"seat{'s' if len(seats) > 1 else ''} {_and([str(s) for s in seats])}"
+            if seats:
+                template = faults.UNLISTED_ONE_BLAME if k == 1 else faults.UNLISTED_BLAME
+            else:
+                template = faults.UNLISTED_ONE if k == 1 else faults.UNLISTED
             first, last = self.unlisted[0], self.unlisted[-1]
-            p.append(
-                Problem(
-                    None,
-                    None,
-                    first if first >= 0 else None,
-                    f"{k} more problem{'s' if k != 1 else ''} of single records (records {first} to {last}"
-                    f"{blame}) {'are' if k != 1 else 'is'} not listed",
-                )
-            )
+            what = template.format(count=k, first=first, last=last, blamed=blamed)
+            p.append(Problem(None, None, first if first >= 0 else None, what))
         p += self.tail + ends
 
 
@@ -1060,7 +1052,7 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
     """The table named by the first record, or None (with the problem reported)."""
     r = rec.record
     if not isinstance(r.body, Join):
-        report.problems.append(Problem(None, None, index, "the first record is not a join record"))
+        report.problems.append(Problem(None, None, index, faults.FIRST_NOT_JOIN))
         return None
     roster = r.body.roster
     own = roster[r.seat].key if r.seat < len(roster) else None
@@ -1069,11 +1061,7 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
         or not is_valid_public_key(own)
         or not verify_signature(own, rec.sig, SIGN_PREFIX + rec.raw)
     ):
-        report.problems.append(
-            Problem(
-                None, None, index, "the first record is not validly signed by a seat of the roster it names"
-            )
-        )
+        report.problems.append(Problem(None, None, index, faults.FIRST_NOT_SIGNED))
         return None
     try:
         cls = _audited(table_class(r.body.game))
@@ -1083,7 +1071,7 @@ def _observer(index: int, rec: SignedRecord, report: AuditReport) -> TableCore |
         return table
     except (RuleOptionError, LocalProtocolError, UsageError, ValueError) as e:
         report.problems.append(
-            Problem(None, r.seat, index, f"signed a join record that names an impossible table: {e}")
+            Problem(None, r.seat, index, faults.IMPOSSIBLE_TABLE.format(error=e))
         )
         return None
 

@@ -11,7 +11,10 @@ language too: ``seat``/``origin``/``ref`` are seat numbers; ``kind`` and ``*_kin
 or a record's kind (``kinds``: several, joined by " or "); ``problem``, ``why`` and
 ``reason`` another problem text; ``names`` players' names, ``name``/``ref_name`` one;
 ``said`` a peer's quoted words, ``error`` and ``detail`` an error's own words; ``rule``
-a rule of the engine. Any other field is a number or a card, said as it is.
+a rule of the engine; ``damage`` what is wrong with a transcript's own structure (another
+template of this module), ``blamed`` the seats some problems blame (``seat 3``, ``seats 1
+and 2``); ``field``, ``value``, ``expected`` and ``byte`` what a damaged file holds, as it
+is. Any other field is a number or a card, said as it is.
 """
 
 from __future__ import annotations
@@ -114,6 +117,34 @@ ANOTHER_TABLE = "the match goes on at another table"
 
 FILE_ALTERED = "file checksum mismatch: the file was altered"
 MALFORMED_RECORD = "malformed record: {error}"
+CUT_SHORT = "the file is cut short after record {last}: the rest, and the file's checksum, are missing"
+NO_RECORD = "the transcript holds no record"
+EDITED = "record out of order or repeated: the file was edited"
+FIRST_NOT_JOIN = "the first record is not a join record"
+FIRST_NOT_SIGNED = "the first record is not validly signed by a seat of the roster it names"
+IMPOSSIBLE_TABLE = "signed a join record that names an impossible table: {error}"
+SIGNATURE_FAILS = "the record's signature does not verify"
+AUDIT_FAILED = "the audit could not check this record ({error})"
+ENDS_EARLY = "the transcript ends before the match did (step {step} waits for seat {seats})"
+
+_junk = (
+    " taken for junk and not checked: over {most} records are unreadable, of another game or not"
+    " validly signed by a player"
+)
+JUNK_REST_ONE = "the rest of the file, 1 record from record {start} on, is" + _junk
+JUNK_REST = "the rest of the file, {count} records from record {start} on, is" + _junk
+JUNK_BEFORE_ONE = "records {start} to {end} (1 record, before the first record that reads) are" + _junk
+JUNK_BEFORE = "records {start} to {end} ({count} records, before the first record that reads) are" + _junk
+
+UNLISTED_ONE = "1 more problem of single records (records {first} to {last}) is not listed"
+UNLISTED = "{count} more problems of single records (records {first} to {last}) are not listed"
+UNLISTED_ONE_BLAME = (
+    "1 more problem of single records (records {first} to {last}; some of them blame {blamed}) is not listed"
+)
+UNLISTED_BLAME = (
+    "{count} more problems of single records (records {first} to {last}; some of them blame {blamed})"
+    " are not listed"
+)
 
 CHAIN_IN_FILE = (
     "the record of {name} (seat {seat}) for step {step} does not follow the records before it in "
@@ -136,6 +167,34 @@ CLAIMS_MORE = (
     "it continues than the file holds ({hands} hands scored there, the file "
     "shows {shown}), so the totals carried from it are not known"
 )
+
+# -- the transcript file (p2pcards.protocol.transcript): where its own structure is damaged
+
+_damaged = "the file's structure is damaged at byte offset {offset}, "
+DAMAGED_IN = _damaged + "in record {record}: {damage}"
+DAMAGED_BEFORE = _damaged + "before record {record}: {damage}"
+DAMAGED_AFTER = _damaged + "after record {record}: {damage}"
+DAMAGED_BEFORE_FIRST = _damaged + "before the first record: {damage}"
+
+TOO_MUCH_DAMAGE_ONE = "too much damage: the last 1 byte are not read"
+TOO_MUCH_DAMAGE = "too much damage: the last {count} bytes are not read"
+FIELD_COUNT = "the number of fields there says {count}, the file has {pairs}"
+CHECKSUM_FRAMING = "the checksum's field name or header is altered; the checksum itself is intact"
+MARKER_UNREADABLE = "the {field} cannot be read instead of {expected}"
+MARKER_OTHER = "the {field} reads {value} instead of {expected}"
+FIRST_BYTE = "its first byte ({byte}) does not open the transcript's map"
+AFTER_END_ONE = "1 byte follows the end of the transcript"
+AFTER_END = "{count} bytes follow the end of the transcript"
+FIELD_NAME = "a field name reads {value} instead of {expected}"
+REST_UNREADABLE_ONE = "the rest of the file (1 byte) cannot be read"
+REST_UNREADABLE = "the rest of the file ({count} bytes) cannot be read"
+SKIPPED_BYTES_ONE = "1 byte cannot be read and are skipped"
+SKIPPED_BYTES = "{count} bytes cannot be read and are skipped"
+SKIPPED_LOST_ONE = "1 byte cannot be read and are skipped (a record may be lost)"
+SKIPPED_LOST = "{count} bytes cannot be read and are skipped (a record may be lost)"
+BYTES_ALTERED = "the bytes there are altered; record {record} after them is intact and was read"
+FRAMING_ALTERED = "its framing is altered; its signed bytes are intact and were read"
+RECORD_COUNT = "the number of records there says {count}, the file holds {held}"
 
 # -- the games' adapters (p2pcards.games.*.adapter): cards shown, drawn and played
 
@@ -161,6 +220,7 @@ TEMPLATES: dict[str, str] = {
 }
 """Every template above by its key (``fault_`` and the constant's name)."""
 
-FAULT_WORDS: dict[str, str] = {**TEMPLATES, "fault_or": "or"}
-"""The English the interface's catalogs translate: the templates, and the word between the
-kinds of :data:`WRONG_RECORD`'s ``kinds``."""
+FAULT_WORDS: dict[str, str] = {**TEMPLATES, "fault_or": "or", "fault_seats": "seats {seats}"}
+"""The English the interface's catalogs translate: the templates, the word between the
+kinds of :data:`WRONG_RECORD`'s ``kinds``, and the seats (more than one) a problem not
+listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``)."""

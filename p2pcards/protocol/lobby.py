@@ -203,7 +203,7 @@ class Seat:
 
 def _bool(v: Any, where: str) -> bool:
     if type(v) is not bool:
-        raise SchemaError(f"{where} must be true or false")
+        raise SchemaError(wire_words.SCHEMA_BOOL.format(where=where))
     return v
 
 
@@ -217,7 +217,7 @@ def _ip_literal(v: Any, where: str) -> str:
     try:
         ipaddress.ip_address(text)
     except ValueError:
-        raise SchemaError(f"{where} must be an IP address") from None
+        raise SchemaError(wire_words.SCHEMA_IP.format(where=where)) from None
     return text
 
 
@@ -232,7 +232,7 @@ _seat_more: dict[str, Check] = {"also": _array(_address, MAX_ALSO, 1), "seen": _
 def _seat(v: Any, where: str) -> Seat:
     """``[name, key, host, port]``, or with a fifth item: a map of what more is known."""
     if type(v) is not list or len(v) not in (4, 5):
-        raise SchemaError(f"{where} must be a list of 4 or 5 items")
+        raise SchemaError(wire_words.SCHEMA_SEAT.format(where=where))
     name, key, host, port = (
         c(x, f"{where}[{i}]") for i, (c, x) in enumerate(zip(_seat_head, v[:4], strict=True))
     )
@@ -240,7 +240,7 @@ def _seat(v: Any, where: str) -> Seat:
     if len(v) == 5:
         more = v[4]
         if type(more) is not dict or not more or not set(more) <= set(_seat_more):
-            raise SchemaError(f"{where}[4] must be a map of 'also' and/or 'seen'")
+            raise SchemaError(wire_words.SCHEMA_SEAT_MORE.format(where=where))
         checked = {k: _seat_more[k](x, f"{where}[4].{k}") for k, x in more.items()}
     return Seat(
         name=name, key=key, host=host, port=port, also=checked.get("also", ()), seen=checked.get("seen", 0)
@@ -409,7 +409,7 @@ def decode_lobby_object(obj: Any) -> Body:
     if set(obj) != {"v", "kind", "body"}:
         raise WireError(wire_words.LOBBY_KEYS)
     try:
-        return body_from_wire(obj["kind"], obj["body"], LOBBY_TYPES, "lobby message")
+        return body_from_wire(obj["kind"], obj["body"], LOBBY_TYPES, wire_words.UNKNOWN_LOBBY_TYPE)
     except SchemaError as e:
         raise WireError(str(e)) from None
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from p2pcards.protocol import wire_words as words
 from p2pcards.safetext import has_unsafe
 
 SUIT_LETTERS = frozenset("SHDC")
@@ -45,7 +46,7 @@ Check = Callable[[Any, str], Any]
 def _uint(limit: int) -> Check:
     def check(v: Any, where: str) -> int:
         if type(v) is not int or not 0 <= v <= limit:
-            raise SchemaError(f"{where} must be an integer in 0..{limit}")
+            raise SchemaError(words.SCHEMA_INTEGER.format(where=where, low=0, high=limit))
         return v
 
     return check
@@ -54,7 +55,7 @@ def _uint(limit: int) -> Check:
 def _int(low: int, high: int) -> Check:
     def check(v: Any, where: str) -> int:
         if type(v) is not int or not low <= v <= high:
-            raise SchemaError(f"{where} must be an integer in {low}..{high}")
+            raise SchemaError(words.SCHEMA_INTEGER.format(where=where, low=low, high=high))
         return v
 
     return check
@@ -63,7 +64,7 @@ def _int(low: int, high: int) -> Check:
 def _bin(size: int) -> Check:
     def check(v: Any, where: str) -> bytes:
         if type(v) is not bytes or len(v) != size:
-            raise SchemaError(f"{where} must be {size} bytes")
+            raise SchemaError(words.SCHEMA_BYTES.format(where=where, size=size))
         return v
 
     return check
@@ -71,16 +72,16 @@ def _bin(size: int) -> Check:
 
 def _bool(v: Any, where: str) -> bool:
     if type(v) is not bool:
-        raise SchemaError(f"{where} must be true or false")
+        raise SchemaError(words.SCHEMA_BOOL.format(where=where))
     return v
 
 
 def _scalar(v: Any, where: str) -> int:
     if type(v) is not bytes or len(v) != 32:
-        raise SchemaError(f"{where} must be a 32-byte scalar")
+        raise SchemaError(words.SCHEMA_SCALAR.format(where=where))
     k = int.from_bytes(v, "big")
     if k == 0:
-        raise SchemaError(f"{where} must not be zero")
+        raise SchemaError(words.SCHEMA_ZERO.format(where=where))
     return k
 
 
@@ -90,9 +91,9 @@ def _text(limit: int) -> Check:
 
     def check(v: Any, where: str) -> str:
         if type(v) is not str or len(v) > limit:
-            raise SchemaError(f"{where} must be text of at most {limit} characters")
+            raise SchemaError(words.SCHEMA_TEXT.format(where=where, most=limit))
         if has_unsafe(v):
-            raise SchemaError(f"{where} must not contain control, bidi or invisible characters")
+            raise SchemaError(words.SCHEMA_UNSAFE.format(where=where))
         return v
 
     return check
@@ -106,13 +107,13 @@ def _name(v: Any, where: str) -> str:
     name that the join records would then refuse."""
     name: str = _text(MAX_NAME)(v, where)
     if not name.strip():
-        raise SchemaError(f"{where} must not be blank")
+        raise SchemaError(words.SCHEMA_BLANK.format(where=where))
     return name
 
 
 def _suit(v: Any, where: str) -> str:
     if type(v) is not str or v not in SUIT_LETTERS:
-        raise SchemaError(f"{where} must be one of S, H, D, C")
+        raise SchemaError(words.SCHEMA_SUIT.format(where=where))
     return v
 
 
@@ -126,7 +127,7 @@ def _optional(inner: Check) -> Check:
 def _array(item: Check, max_len: int, min_len: int = 0) -> Check:
     def check(v: Any, where: str) -> tuple[Any, ...]:
         if type(v) is not list or not min_len <= len(v) <= max_len:
-            raise SchemaError(f"{where} must be a list of {min_len}..{max_len} items")
+            raise SchemaError(words.SCHEMA_LIST.format(where=where, low=min_len, high=max_len))
         return tuple(item(x, f"{where}[{i}]") for i, x in enumerate(v))
 
     return check
@@ -135,13 +136,15 @@ def _array(item: Check, max_len: int, min_len: int = 0) -> Check:
 def _tuple(*items: Check, build: Callable[..., Any]) -> Check:
     def check(v: Any, where: str) -> Any:
         if type(v) is not list or len(v) != len(items):
-            raise SchemaError(f"{where} must be a list of {len(items)} items")
+            raise SchemaError(words.SCHEMA_ITEMS.format(where=where, count=len(items)))
         return build(*(c(x, f"{where}[{i}]") for i, (c, x) in enumerate(zip(items, v, strict=True))))
 
     return check
 
 
 MAX_RULE_LIST = 16
+MAX_RULES = 32
+"""The most rule options a table's terms hold."""
 
 RuleValue = bool | int | str | None | tuple[bool | int | str | None, ...]
 
@@ -155,14 +158,14 @@ def _rule_value(v: Any, where: str) -> RuleValue:
         return v
     if type(v) is list and len(v) <= MAX_RULE_LIST and all(_rule_scalar(x) for x in v):
         return tuple(v)
-    raise SchemaError(f"{where} must be a boolean, an integer, text, nil, or a short list of those")
+    raise SchemaError(words.SCHEMA_RULE_VALUE.format(where=where))
 
 
 def _rules(v: Any, where: str) -> tuple[tuple[str, RuleValue], ...]:
-    if type(v) is not dict or len(v) > 32:
-        raise SchemaError(f"{where} must be a map of at most 32 options")
+    if type(v) is not dict or len(v) > MAX_RULES:
+        raise SchemaError(words.SCHEMA_RULES.format(where=where, most=MAX_RULES))
     if not all(type(k) is str and len(k) <= 40 for k in v):
-        raise SchemaError(f"{where} keys must be short text")
+        raise SchemaError(words.SCHEMA_RULE_KEYS.format(where=where))
     out = []
     for k in sorted(v):
         out.append((k, _rule_value(v[k], f"{where}.{k}")))
@@ -227,7 +230,7 @@ class AheadPass:
 
 def _pass_kind(v: Any, where: str) -> str:
     if type(v) is not str or v not in ("shuffle", "lock"):
-        raise SchemaError(f"{where} must be shuffle or lock")
+        raise SchemaError(words.SCHEMA_PASS_KIND.format(where=where))
     return v
 
 
@@ -604,18 +607,22 @@ BODY_TYPES: dict[str, type[Body]] = {
 
 
 def body_from_wire(
-    type_name: Any, obj: Any, types: dict[str, type[Body]] = BODY_TYPES, family: str = "record"
+    type_name: Any,
+    obj: Any,
+    types: dict[str, type[Body]] = BODY_TYPES,
+    unknown: str = words.UNKNOWN_RECORD_TYPE,
 ) -> Body:
-    """Check an untrusted body against the schema of its type and build the typed body."""
+    """Check an untrusted body against the schema of its type and build the typed body
+    (``unknown``: what a type not in ``types`` is said to be, a template with ``{value}``)."""
     if type(type_name) is not str or type_name not in types:
-        raise SchemaError(f"unknown {family} type {show(type_name)}")
+        raise SchemaError(unknown.format(value=show(type_name)))
     cls = types[type_name]
     if type(obj) is not dict:
-        raise SchemaError(f"{type_name} body must be a map")
+        raise SchemaError(words.BODY_NOT_MAP.format(type=type_name))
     schema = cls.SCHEMA
     missing = sorted(set(schema) - set(obj) - cls.OPTIONAL)
     extra = sorted(show(k) for k in set(obj) - set(schema))
     if missing or extra:
-        raise SchemaError(f"{type_name} body fields wrong (missing {missing}, unexpected {extra})")
+        raise SchemaError(words.BODY_FIELDS.format(type=type_name, missing=missing, extra=extra))
     values = {name: check(obj[name], f"{type_name}.{name}") for name, check in schema.items() if name in obj}
     return cls(**values)

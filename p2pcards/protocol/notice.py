@@ -35,6 +35,7 @@ NOTICES: dict[str, str] = {
     "why_not_listening": "it does not listen",
     "why_punch_failed": "hole punching failed",
     "why_no_link": "no link from it",
+    "why_no_answer_in_time": "no answer in time",
     "notice_left_behind": "{name} (seat {seat}) is gone: the seats that carried its messages to you went on"
     " without it",
     "notice_through_others": "{name} (seat {seat}) is still at the table, but its own link with you did not"

@@ -35,7 +35,7 @@ import msgpack
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import TranscriptError
 from p2pcards.files import write_or_remove
-from p2pcards.protocol import wire_words
+from p2pcards.protocol import faults, wire_words
 from p2pcards.protocol.messages import Join, show
 from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.wire import (
@@ -49,7 +49,7 @@ from p2pcards.protocol.wire import (
     parse_record,
     unpack_limits,
 )
-from p2pcards.say import system_said
+from p2pcards.say import WireSaid, system_said
 
 GENESIS = bytes(32)
 FORMAT = "p2pcards-transcript"
@@ -261,12 +261,11 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         except msgpack.OutOfData:
             raise _Cut from None
         except WireError as e:
-            raise TranscriptError(Notice("file_undecodable", detail=str(e))) from None
+            raise TranscriptError(Notice("file_undecodable", detail=WireSaid(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
-            raise TranscriptError(
-                Notice("file_undecodable", detail=wire_words.UNDECODABLE.format(cause=decode_problem(e)))
-            ) from None
+            detail = WireSaid(wire_words.UNDECODABLE.format(cause=decode_problem(e)))
+            raise TranscriptError(Notice("file_undecodable", detail=detail)) from None
 
     try:
         size = read(unpacker.read_map_header)
@@ -410,8 +409,9 @@ def _same(value: Any, expected: object) -> bool:
     return type(value) is type(expected) and value == expected
 
 
-def _bytes(count: int) -> str:
-    return "1 byte" if count == 1 else f"{count} bytes"
+def _bytes(one: str, many: str, count: int) -> str:
+    """A template of :mod:`~p2pcards.protocol.faults` that counts bytes, for ``count`` of them."""
+    return one if count == 1 else many.format(count=count)
 
 
 def _array_header_bytes(count: int) -> bytes:
@@ -500,7 +500,7 @@ class _Recovery:
                     self.at,
                     len(self.recs),
                     "before",
-                    f"too much damage: the last {_bytes(self.n - self.at)} are not read",
+                    _bytes(faults.TOO_MUCH_DAMAGE_ONE, faults.TOO_MUCH_DAMAGE, self.n - self.at),
                 )
             )
         if not self.recs:
@@ -518,7 +518,7 @@ class _Recovery:
                     0,
                     0,
                     "before",
-                    f"the number of fields there says {self.map_size}, the file has {self.pairs}",
+                    faults.FIELD_COUNT.format(count=self.map_size, pairs=self.pairs),
                 )
             )
         return TranscriptFile(
@@ -535,20 +535,14 @@ class _Recovery:
         out = []
         for offset, before, how, what in sorted(self.spots, key=lambda s: s[0]):
             if how == "in":
-                place, record = f"in record {before}", before
+                place, record = faults.DAMAGED_IN, before
             elif before <= last:
-                place, record = f"before record {before}", before
+                place, record = faults.DAMAGED_BEFORE, before
             elif last >= 0:
-                place, record = f"after record {last}", last
+                place, record = faults.DAMAGED_AFTER, last
             else:
-                place, record = "before the first record", None
-            out.append(
-                Damage(
-                    offset,
-                    record,
-                    f"the file's structure is damaged at byte offset {offset}, {place}: {what}",
-                )
-            )
+                place, record = faults.DAMAGED_BEFORE_FIRST, None
+            out.append(Damage(offset, record, place.format(offset=offset, record=record, damage=what)))
         return out
 
     def _tail(self) -> None:
@@ -559,7 +553,7 @@ class _Recovery:
         self.spots = [s for s in self.spots if s[0] < start]
         where = _first_diff(self.data, start, self.n - 32, _TAIL)
         if where is not None:
-            what = "the checksum's field name or header is altered; the checksum itself is intact"
+            what = faults.CHECKSUM_FRAMING
             self.spots.append((where, len(self.recs), "before", what))
 
     def _check_marker(self, confirmed: bool) -> None:
@@ -589,8 +583,10 @@ class _Recovery:
                 raise TranscriptError(Notice("file_version", version=show(value)))
             at, marker = self.value_at[key], _MARKERS[key]
             where = _first_diff(self.data, at, at + len(marker), marker)
-            reads = "cannot be read" if value is _UNREADABLE else f"reads {show(value)}"
-            what = f"the {key} {reads} instead of {show(expected[key])}"
+            if value is _UNREADABLE:
+                what = faults.MARKER_UNREADABLE.format(field=key, expected=show(expected[key]))
+            else:
+                what = faults.MARKER_OTHER.format(field=key, value=show(value), expected=show(expected[key]))
             self.spots.append((at if where is None else where, 0, "before", what))
 
     # -- the fields
@@ -616,7 +612,7 @@ class _Recovery:
             if size <= MAX_MAP:
                 self.map_size = size
                 return 1 if first < 0x90 else 3 if first == 0xDE else 5
-        self._hurt(0, f"its first byte ({first:#04x}) does not open the transcript's map")
+        self._hurt(0, faults.FIRST_BYTE.format(byte=f"{first:#04x}"))
         return 1
 
     def _field(self, pos: int) -> int | None:
@@ -624,9 +620,7 @@ class _Recovery:
         self.at = pos
         if len(self.fields) == len(_TOKENS):
             extra = self.n - pos
-            self._hurt(
-                pos, f"{_bytes(extra)} {'follows' if extra == 1 else 'follow'} the end of the transcript"
-            )
+            self._hurt(pos, _bytes(faults.AFTER_END_ONE, faults.AFTER_END, extra))
             return None
         try:
             name, end = self._key(pos)
@@ -649,7 +643,7 @@ class _Recovery:
             where = _first_diff(self.data, pos, end, _TOKENS[key])
             self._hurt(
                 pos if where is None else where,
-                f"a field name reads {show(name.decode('utf-8', 'replace'))} instead of {key!r}",
+                faults.FIELD_NAME.format(value=show(name.decode("utf-8", "replace")), expected=repr(key)),
             )
         if key in self.fields:
             return self._lost(pos)
@@ -682,7 +676,7 @@ class _Recovery:
         self.fields[key], self.value_at[key], self.spans[key] = value, end, after - end
         return after
 
-    def _skip(self, pos: int, *, cut: bool, lost: str = "") -> tuple[int, bool] | None:
+    def _skip(self, pos: int, *, cut: bool, lost: bool = False) -> tuple[int, bool] | None:
         """Unreadable bytes at ``pos``: note them, and find the next record or field name
         ((where, is it a record), or None when there is none: the file is cut, or lost)."""
         found = self._resync(pos + 1)
@@ -690,9 +684,12 @@ class _Recovery:
             if cut:
                 self.cut = True
             else:
-                self._hurt(pos, f"the rest of the file ({_bytes(self.n - pos)}) cannot be read")
+                self._hurt(pos, _bytes(faults.REST_UNREADABLE_ONE, faults.REST_UNREADABLE, self.n - pos))
             return None
-        self._hurt(pos, f"{_bytes(found[0] - pos)} cannot be read and are skipped{lost}")
+        if lost:
+            self._hurt(pos, _bytes(faults.SKIPPED_LOST_ONE, faults.SKIPPED_LOST, found[0] - pos))
+        else:
+            self._hurt(pos, _bytes(faults.SKIPPED_BYTES_ONE, faults.SKIPPED_BYTES, found[0] - pos))
         return found
 
     def _lost(self, pos: int, *, cut: bool = False) -> int | None:
@@ -779,25 +776,21 @@ class _Recovery:
                 raw, sig, pos, where, ahead = repaired
                 i = len(self.recs)
                 if where is not None and ahead:
-                    self._hurt(
-                        where, f"the bytes there are altered; record {i} after them is intact and was read"
-                    )
+                    self._hurt(where, faults.BYTES_ALTERED.format(record=i))
                 elif where is not None:
-                    self._hurt(
-                        where, "its framing is altered; its signed bytes are intact and were read", inside=i
-                    )
+                    self._hurt(where, faults.FRAMING_ALTERED, inside=i)
                 self._take(raw, sig)
                 continue
             if self.data[pos] in _STR_HEADERS:
                 break  # the next field: the records end here
-            found = self._skip(pos, cut=cut, lost=" (a record may be lost)")
+            found = self._skip(pos, cut=cut, lost=True)
             if found is None:
                 return None
             pos, is_record = found
             if not is_record:
                 break
         if count is not None and len(self.spots) == spots and count != len(self.recs):
-            what = f"the number of records there says {count}, the file holds {len(self.recs)}"
+            what = faults.RECORD_COUNT.format(count=count, held=len(self.recs))
             header = _array_header_bytes(len(self.recs))
             where = _first_diff(self.data, count_at, count_at + len(header), header)
             self.spots.append((count_at if where is None else where, 0, "before", what))

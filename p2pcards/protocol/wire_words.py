@@ -6,11 +6,14 @@ a problem (``malformed frame: {error}``, :mod:`p2pcards.protocol.faults`) that t
 logs and ``audit --json`` hold in English, so a template never changes; the interface reads
 a text back against every template and says it in the player's language under the
 template's key (:data:`WIRE_WORDS`; :mod:`p2pcards.ui.problems`). A text no template made (a
-schema's own words, a peer's) is shown as it is.
+peer's own words) is shown as it is.
 
-The fields: ``size``, ``limit``, ``most`` and ``seat`` are numbers; ``frame`` is a frame's
-kind as the wire names it (``abort``); ``value`` a peer's value, ``theirs`` and ``ours``
-versions, and ``cause`` what the msgpack library said, each shown as it is.
+The fields: ``size``, ``limit``, ``most``, ``count`` and ``seat`` are numbers (``low`` and
+``high`` too, below zero as well); ``frame`` is a frame's kind as the wire names it
+(``abort``), ``type`` a body's type (``turn``) and ``where`` a field of a body as the schema
+names it (``turn.card``, ``join.roster[2][0]``); ``value`` a peer's value, ``missing`` and
+``extra`` lists of field names, ``theirs`` and ``ours`` versions, and ``cause`` what the
+msgpack library said, each shown as it is.
 """
 
 from __future__ import annotations
@@ -63,6 +66,31 @@ LOBBY_KEYS = "a lobby frame has exactly the keys v, kind, body"
 NOT_LINK_HELLO = "not a link hello for this game"
 SEAT_NOT_ITS = "claims seat {seat}, which it may not take"
 KEY_NOT_PROVEN = "could not prove it holds seat {seat}'s key"
+
+# -- the schema of a record's or a lobby message's body (p2pcards.protocol.messages, .lobby)
+
+UNKNOWN_RECORD_TYPE = "unknown record type {value}"
+UNKNOWN_LOBBY_TYPE = "unknown lobby message type {value}"
+BODY_NOT_MAP = "{type} body must be a map"
+BODY_FIELDS = "{type} body fields wrong (missing {missing}, unexpected {extra})"
+SCHEMA_INTEGER = "{where} must be an integer in {low}..{high}"
+SCHEMA_BYTES = "{where} must be {size} bytes"
+SCHEMA_BOOL = "{where} must be true or false"
+SCHEMA_SCALAR = "{where} must be a 32-byte scalar"
+SCHEMA_ZERO = "{where} must not be zero"
+SCHEMA_TEXT = "{where} must be text of at most {most} characters"
+SCHEMA_UNSAFE = "{where} must not contain control, bidi or invisible characters"
+SCHEMA_BLANK = "{where} must not be blank"
+SCHEMA_SUIT = "{where} must be one of S, H, D, C"
+SCHEMA_LIST = "{where} must be a list of {low}..{high} items"
+SCHEMA_ITEMS = "{where} must be a list of {count} items"
+SCHEMA_RULE_VALUE = "{where} must be a boolean, an integer, text, nil, or a short list of those"
+SCHEMA_RULES = "{where} must be a map of at most {most} options"
+SCHEMA_RULE_KEYS = "{where} keys must be short text"
+SCHEMA_PASS_KIND = "{where} must be shuffle or lock"
+SCHEMA_IP = "{where} must be an IP address"
+SCHEMA_SEAT = "{where} must be a list of 4 or 5 items"
+SCHEMA_SEAT_MORE = "{where}[4] must be a map of 'also' and/or 'seen'"
 
 # -- a seat's journal (p2pcards.protocol.journal)
 

@@ -32,7 +32,7 @@ from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
 from p2pcards.protocol.wire_words import WIRE_WORDS
-from p2pcards.say import Number, SystemSaid
+from p2pcards.say import Number, SystemSaid, WireSaid
 from p2pcards.ui.po import Message
 
 LANGS = ("en", "fr", "it")
@@ -1042,7 +1042,8 @@ class Translator:
 
     def said(self, value: object) -> object:
         """``value`` in this language when it is a notice (or several) or a usage error said
-        by its key (a refused rule option, a bot's budget), else as it is."""
+        by its key (a refused rule option, a bot's budget), a number, what the system said or
+        what was wrong with a peer's bytes, else as it is."""
         if isinstance(value, UsageError) and value.key:
             return self(value.key, **value.values)
         if isinstance(value, Notice):
@@ -1053,6 +1054,10 @@ class Translator:
             return self.number(value)
         if isinstance(value, SystemSaid | OSError):
             return self.system(value)
+        if isinstance(value, WireSaid):  # (the templates load with the wire, not before)
+            from p2pcards.ui.problems import wire_text
+
+            return wire_text(self, value)
         return value
 
     def system(self, error: OSError | str) -> str:

@@ -61,14 +61,22 @@ _SEAT = re.compile(r"\(seat (\d+)\)")
 _NUMBERS = frozenset(
     {"step", "last", "steps", "sent", "in_step", "seat", "origin", "ref", "count", "hands", "shown", "before"}
     | {"round", "layer", "item", "trick", "seconds", "allowance", "size", "limit", "most"}
+    | {"offset", "record", "first", "start", "end", "pairs", "held"}
 )
 """Fields that hold a number: read as digits only, so that a text ending in another's words
 (``replayed its record for step 4 (next hand)``) is read as the template that adds them."""
 _NUMBER = r"\d+(?:\.\d+)?(?:e[+-]\d+)?"
+_FORMS = {"where": r"\S+", "low": r"-?\d+", "high": r"-?\d+"}
+"""Fields of a schema's words (``wire_words.SCHEMA_INTEGER``): a field of a body as the schema
+names it (``turn.card``, one word), and the bounds of a range, below zero as well; so that
+``record step must be an integer in 0..2^32-1`` is read as its own template alone."""
 _POS = r"\(\d+, \d+\)|\d+"
 """A deal position: (round, index), or an index alone."""
-_NESTED = frozenset({"problem", "why", "reason"})
-"""Fields that carry another problem text, said in the language in turn."""
+_NESTED = frozenset({"problem", "why", "reason", "damage"})
+"""Fields that carry another problem text, said in the language in turn (``damage``: what is
+wrong with a transcript's structure, a template of :mod:`p2pcards.protocol.faults` too)."""
+_BLAMED = re.compile(r"seat (\d+)|seats ((?:\d+, )*\d+ and \d+)")
+"""The seats some problems not listed blame (``faults.UNLISTED_BLAME``)."""
 _WIRE = frozenset({"error"})
 """Fields that carry an error's own words, such as what was wrong with a peer's bytes (the
 text of a ``WireError``: :mod:`p2pcards.protocol.wire_words`)."""
@@ -88,7 +96,7 @@ def template_regex(template: str) -> re.Pattern[str]:
             out.append(f"(?P={part})")
         else:
             seen.add(part)
-            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else ".+?"
+            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else _FORMS.get(part, ".+?")
             out.append(f"(?P<{part}>{form})")
     return re.compile("".join(out), re.DOTALL)
 
@@ -137,6 +145,15 @@ def _field(tr: Translator, name: str, value: str) -> str:
     if name in ("names", "gone"):  # "Ann (seat 0) and Bob": the seat and the "and" in the language
         named = _SEAT.sub(lambda m: f"({tr('audit_seat', seat=m.group(1))})", value)
         return named.replace(" and ", f" {tr('audit_and')} ")
+    if name == "blamed":  # "seat 3", "seats 1, 2 and 4"
+        found = _BLAMED.fullmatch(value)
+        if found is None:
+            return value
+        if found.group(1) is not None:
+            return tr("audit_seat", seat=found.group(1))
+        seats = re.split(r", | and ", found.group(2))
+        listed = ", ".join(seats[:-1]) + f" {tr('audit_and')} " + seats[-1]
+        return tr("fault_seats", seats=listed)
     if name == "kind" or name.endswith("_kind"):
         return _kind(tr, value)
     if name == "kinds":
