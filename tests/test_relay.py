@@ -268,6 +268,24 @@ async def test_the_host_blames_a_joiner_that_gives_it_a_bad_frame_to_carry(
     assert 0 not in results[2].blamed
 
 
+async def test_a_carrier_that_passes_on_a_badly_signed_record_is_named_as_the_one_that_passed_it_on(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A carrier that alters a record it carries is blamed for it, and the words say it
+    passed the record on: "its record ... is not validly signed by seat 1" read as the
+    carrier's own record."""
+
+    async def meddle(tables: dict[int, Table], links: dict[int, dict[int, Link]]) -> None:
+        await wait_for_step(tables[2], 3)
+        await links[0][2].send(Relay(1, 2, forged(tables, 1)).to_frame())  # the host, as a carrier
+
+    _, results, _ = await run_star(3, meddle)
+    assert results[2].status == "failed" and results[2].blamed == (0,), results[2]
+    assert "bad signature: passed on a record for step 0 that is not validly signed by seat 1" in (
+        results[2].problem or ""
+    ), results[2].problem
+
+
 def test_a_relay_frame_is_checked_like_any_frame() -> None:
     inner = Abort("x", 1).to_frame()
     relay = decode_frame(Relay(1, 2, inner).to_frame())

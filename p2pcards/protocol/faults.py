@@ -34,6 +34,9 @@ RECORD_AFTER_END = "record for step {step} after the match ended"
 SENT_NOT_AT_TABLE = "sent a record by seat {seat}, which is not at this table"
 SENT_ANOTHER_GAME = "sent a record of another game"
 BAD_SIGNATURE = "bad signature: its record for step {step} is not validly signed by seat {seat}"
+FORWARDED_BAD_SIGNATURE = (
+    "bad signature: passed on a record for step {step} that is not validly signed by seat {seat}"
+)
 OWN_LINK = "sent a record authored by seat {seat} on its own link"
 REPLAYED = "replayed its record for step {step}"
 OUT_OF_ORDER = "sent its records out of order (step {step} after step {last})"

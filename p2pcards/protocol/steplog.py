@@ -518,9 +518,11 @@ class StepLog:
         if r.game_id != self.game_id:
             self.fail(sender, faults.SENT_ANOTHER_GAME)
         if not verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
-            self.fail(
-                sender, faults.BAD_SIGNATURE.format(step=r.step, seat=r.seat)
-            )
+            # A seat that passed on another's record (a carrier, one that forwards) is told
+            # apart from its author: "its record" would read as the sender's own.
+            passed_on = sender is not None and sender != r.seat
+            said = faults.FORWARDED_BAD_SIGNATURE if passed_on else faults.BAD_SIGNATURE
+            self.fail(sender, said.format(step=r.step, seat=r.seat))
 
     def _held(self, author: int, step: int) -> SignedRecord | None:
         """The record of ``author`` for ``step`` this node already holds, if any."""
