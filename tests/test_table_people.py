@@ -377,3 +377,36 @@ def test_a_closed_terminal_while_the_joiner_links_with_the_others_stops_it_as_ct
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 0 and proc.stdout.strip() == "stopped as by Ctrl-C", (proc.stdout, proc.stderr)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("who", "signal_name"), [("joiner", "SIGHUP"), ("joiner", "SIGTERM"), ("host", "SIGTERM")]
+)
+def test_a_node_hung_up_in_the_lobby_stops_as_ctrl_c_does(tmp_path: Path, who: str, signal_name: str) -> None:
+    """Seated, a joiner may wait long for the others, and a host for its joiners: a closed
+    terminal or a polite kill then killed the program (status 129 or 143, not a word, and a
+    port its router forwarded left open). It stops as Ctrl-C stops it: "Interrupted.", 130,
+    and the others hear that it left."""
+    code = new_code()
+    with processes(tmp_path) as procs:
+        host, port = start_host(
+            procs, ["-n", "3", "--bot", "random", "--name", "Hal", "--code", code], home=tmp_path / "home0"
+        )
+        bob = procs.spawn(
+            "bob",
+            ["join", f"{LOCAL}:{port}", "--bind", LOCAL, "--name", "Bob", "--bot", "random"],
+            home=tmp_path / "home1",
+            P2PCARDS_CODE=code,
+        )
+        assert host.wait_for("At the table (2 of 3)", timeout=30), host.tail()
+        assert bob.wait_for("waiting for the others", timeout=30), bob.tail()
+        gone = bob if who == "joiner" else host
+        os.kill(gone.pid, getattr(signal, signal_name))
+        assert gone.finish(timeout=30) == 130, gone.tail()
+        assert "Interrupted." in gone.output(), gone.tail()
+        if who == "joiner":
+            assert host.wait_for("Bob left the table", timeout=30), host.tail()
+        else:
+            assert bob.finish(timeout=30) != 0, bob.tail()
+            assert "the host closed its table before the game began" in bob.output(), bob.tail()

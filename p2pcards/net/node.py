@@ -171,7 +171,8 @@ async def host_game(
         nursery.start_soon(mapped.keep)
         cfg.ui.invitation(code, port, mapped)
         task_status.started(port)
-        info = await lobby.start()
+        async with _stopped_by_hangup(cfg.leave_on_signals):  # (the router's mapping is removed)
+            info = await lobby.start()
         if info.clock is None:
             info.clock = cfg.timeouts.clock()
         elif info.clock != cfg.timeouts.clock():  # the final clock is patient: play by it too
@@ -290,19 +291,20 @@ async def _join_and_play(
     seat: JoiningSeat,
 ) -> Outcome:
     listeners, listen_port = seat.listeners, seat.listen_port
-    info = await join_table(
-        host=host,
-        port=port,
-        code=code,
-        identity=cfg.identity,
-        name=cfg.name,
-        listen_port=listen_port,
-        ui=cfg.ui,
-        timeouts=cfg.timeouts,
-        bot=cfg.bot,
-        alternatives=alternatives,
-        outside=seat.outside,
-    )
+    async with _stopped_by_hangup(cfg.leave_on_signals):  # (seated, it may wait long for the others)
+        info = await join_table(
+            host=host,
+            port=port,
+            code=code,
+            identity=cfg.identity,
+            name=cfg.name,
+            listen_port=listen_port,
+            ui=cfg.ui,
+            timeouts=cfg.timeouts,
+            bot=cfg.bot,
+            alternatives=alternatives,
+            outside=seat.outside,
+        )
     try:
         async with _stopped_by_hangup(cfg.leave_on_signals):
             await form_mesh(info, cfg.identity, listeners, cfg.ui, cfg.timeouts)
@@ -599,10 +601,12 @@ async def _leave_on_signals(wanted_here: bool) -> AsyncIterator[trio.Event]:
 
 @contextlib.asynccontextmanager
 async def _stopped_by_hangup(wanted_here: bool) -> AsyncIterator[None]:
-    """While a joiner links with the others, before the match takes a signal as a leave
-    (``_leave_on_signals``): a closed terminal (SIGHUP) or a polite kill (SIGTERM) stops it
-    as Ctrl-C does, so that it tells the others it left instead of vanishing (the body is
-    cancelled, and KeyboardInterrupt raised in its place)."""
+    """In the lobby, and while a joiner links with the others, before the match takes a signal
+    as a leave (``_leave_on_signals``): a closed terminal (SIGHUP) or a polite kill (SIGTERM)
+    stops the node as Ctrl-C does, so that it tells the others it left instead of vanishing,
+    and gives back the port its router forwarded (the body is cancelled, and KeyboardInterrupt
+    raised in its place)."""
+    failed: BaseException | None = None
     async with _leave_on_signals(wanted_here) as asked, trio.open_nursery() as nursery:
 
         async def stop() -> None:
@@ -612,10 +616,14 @@ async def _stopped_by_hangup(wanted_here: bool) -> AsyncIterator[None]:
         nursery.start_soon(stop)
         try:
             yield
+        except BaseException as e:  # (as it is, not in an exception group)
+            failed = e
         finally:
             nursery.cancel_scope.cancel()
     if asked.is_set():
         raise KeyboardInterrupt
+    if failed is not None:
+        raise failed
 
 
 def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:
