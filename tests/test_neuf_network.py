@@ -376,8 +376,8 @@ class NeufSeat:
                     self.replies["7x"] = self._expect(w.card)
                     hand = screen[screen.rfind(w.your_hand) :].splitlines()[0].split()[2:]
                     held = {parse_card(c) for c in hand}
-                    absent = next(
-                        c for c in ("AS", "KH", "QD", "JC", "10S", "2H", "3C") if parse_card(c) not in held
+                    absent = next(  # (by the suits' signs: "JC" reads as the Jack of hearts in French too)
+                        c for c in ("A♠", "K♥", "Q♦", "J♣", "10♠", "2♥", "3♣") if parse_card(c) not in held
                     )
                     self.child.sendline(absent)
                     self.replies["absent"] = self._expect(w.card)

@@ -166,23 +166,27 @@ async def host_game(
     )
     listeners = await listen(cfg.port, cfg.bind)
     port = listeners[0].socket.getsockname()[1]
-    async with trio.open_nursery() as nursery, cfg.mapped(port) as mapped:
-        nursery.start_soon(serve, lobby.handle, listeners)
-        nursery.start_soon(mapped.keep)
-        cfg.ui.invitation(code, port, mapped)
-        task_status.started(port)
-        async with _stopped_by_hangup(cfg.leave_on_signals):  # (the router's mapping is removed)
-            info = await lobby.start()
-        if info.clock is None:
-            info.clock = cfg.timeouts.clock()
-        elif info.clock != cfg.timeouts.clock():  # the final clock is patient: play by it too
-            cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
-        cfg.ui.table_clock(cfg.timeouts)
-        lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
-        try:
-            outcome = await _play(cfg, info, relinks, port)
-        finally:
-            nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery, cfg.mapped(port) as mapped:
+            nursery.start_soon(serve, lobby.handle, listeners)
+            nursery.start_soon(mapped.keep)
+            cfg.ui.invitation(code, port, mapped)
+            task_status.started(port)
+            async with _stopped_by_hangup(cfg.leave_on_signals):  # (the router's mapping is removed)
+                info = await lobby.start()
+            if info.clock is None:
+                info.clock = cfg.timeouts.clock()
+            elif info.clock != cfg.timeouts.clock():  # the final clock is patient: play by it too
+                cfg = replace(cfg, timeouts=cfg.timeouts.with_clock(info.clock))
+            cfg.ui.table_clock(cfg.timeouts)
+            lobby.relinks = relinks = Relinks(info, cfg.identity, cfg.timeouts)  # seats that dial again
+            try:
+                outcome = await _play(cfg, info, relinks, port)
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:  # nothing answers at the door once the host has gone, whatever the garbage collector keeps
+        for listener in listeners:
+            await listener.aclose()
     return outcome
 
 
@@ -623,7 +627,10 @@ async def _stopped_by_hangup(wanted_here: bool) -> AsyncIterator[None]:
     if asked.is_set():
         raise KeyboardInterrupt
     if failed is not None:
-        raise failed
+        try:
+            raise failed
+        finally:
+            failed = None  # (no cycle through this frame: the error's frames, sockets and all, go at once)
 
 
 def _check_known_players(cfg: NodeConfig, roster: list[Player], seat: int) -> None:
