@@ -8,6 +8,7 @@ match is loaded.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 
@@ -20,3 +21,11 @@ def write_or_remove(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             path.unlink()
         raise
+
+
+def replace_with(path: Path, data: bytes) -> None:
+    """Make ``data`` the content of ``path`` in one step (a temporary file beside it, then a
+    rename): a crash or a full disk leaves the old file whole, and no temporary one."""
+    tmp = path.with_name(path.name + ".tmp")
+    write_or_remove(tmp, data)
+    os.replace(tmp, path)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2pcards.crypto.identity import fingerprint
-from p2pcards.files import write_or_remove
+from p2pcards.files import replace_with
 from p2pcards.protocol.notice import Notice
 
 FILE_NAME = "known_players.json"
@@ -204,7 +204,5 @@ class KnownPlayers:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         entries = [p.to_json() for p in sorted(self.players.values(), key=lambda p: (_fold(p.name), p.first))]
-        tmp = self.path.with_name(self.path.name + ".tmp")
         text = json.dumps({"version": 1, "players": entries}, indent=1, ensure_ascii=False) + "\n"
-        write_or_remove(tmp, text.encode())
-        os.replace(tmp, self.path)
+        replace_with(self.path, text.encode())

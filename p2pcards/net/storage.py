@@ -20,7 +20,7 @@ import platformdirs
 
 from p2pcards.crypto.identity import Identity
 from p2pcards.errors import KeyFileError, UsageError
-from p2pcards.files import write_or_remove
+from p2pcards.files import replace_with
 from p2pcards.protocol.notice import Notice
 from p2pcards.say import system_said
 
@@ -107,9 +107,7 @@ def remember_name(name: str, directory: Path | None = None) -> None:
         data = {}
     data["name"] = name
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    write_or_remove(tmp, (json.dumps(data, indent=2) + "\n").encode())
-    os.replace(tmp, path)
+    replace_with(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
 def transcript_path(game_id: bytes, seat: int, directory: Path | None = None, *, game: str = "nines") -> Path:
@@ -136,9 +134,7 @@ def remember_bot_transcript(data: bytes, directory: Path | None = None) -> None:
     digests = sorted(bot_transcripts(directory) | {hashlib.sha256(data).hexdigest()})
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(path.name + ".tmp")
-        write_or_remove(tmp, (json.dumps(digests) + "\n").encode())
-        os.replace(tmp, path)
+        replace_with(path, (json.dumps(digests) + "\n").encode())
 
 
 def bot_transcripts(directory: Path | None = None) -> frozenset[str]:

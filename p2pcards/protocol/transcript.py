@@ -34,7 +34,7 @@ import msgpack
 
 from p2pcards.crypto.identity import verify_signature
 from p2pcards.errors import TranscriptError
-from p2pcards.files import write_or_remove
+from p2pcards.files import replace_with, write_or_remove
 from p2pcards.protocol import faults, wire_words
 from p2pcards.protocol.messages import Join, show
 from p2pcards.protocol.notice import Notice
@@ -134,11 +134,11 @@ def save(path: str | os.PathLike[str], data: bytes, *, replace: bool = True) -> 
     another process writing the same name at the same moment (a hard link is atomic)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    if replace:
+        replace_with(p, data)
+        return
     tmp = p.with_name(p.name + ".tmp")
     write_or_remove(tmp, data)
-    if replace:
-        os.replace(tmp, p)
-        return
     try:
         os.link(tmp, p)
     except (AttributeError, NotImplementedError):  # no hard links here: check, then rename
