@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -492,6 +493,29 @@ def test_at_a_table_of_two_a_frozen_peer_is_named_not_taken_for_this_nodes_own_c
     kim = seat_of(record, "Kim")
     assert len(problems) == 1 and problems[0]["seat"] in (kim, None), problems
     assert kim in awaited(problems[0]["what"]), problems
+
+
+@pytest.mark.slow
+def test_a_node_that_did_not_run_for_a_while_names_nobody_for_it(tmp_path: Path) -> None:
+    """Kim's process is stopped for longer than the clocks, then goes on. The others name
+    Kim; Kim, whose clocks ran out while it was stopped, with the others' records waiting
+    to be read, must not name them: it names Hal or Jo for a turn they had played."""
+    files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
+    clock = ["--turn-timeout", "4", "--step-timeout", "4", "--grace", "4"]
+    with processes(tmp_path) as procs:
+        host, jo, kim = three_bots(procs, tmp_path, new_code(), files, [clock] * 3)
+        os.kill(kim.pid, signal.SIGSTOP)
+        time.sleep(14)  # (longer than a silence of every peer that a node takes for its own cut)
+        os.kill(kim.pid, signal.SIGCONT)
+        ended = [(p.name, p.finish(timeout=60), p.output()) for p in (host, jo, kim)]
+    for name, status, out in ended:
+        no_traceback(out)
+        assert status == 1, f"{name}\n{out}"
+    for _, _, out in ended[:2]:
+        said = stopped_line(out)
+        assert re.search(r"because of Kim: timed out: Kim did not (play|answer) within", said), out
+    kim_said = stopped_line(ended[2][2])
+    assert kim_said and not re.search(r"because of (Hal|Jo)\b", kim_said), ended[2][2]
 
 
 # ---------------------------------------------------------------------------

@@ -294,6 +294,41 @@ async def test_a_seat_that_announced_it_stops_and_hangs_up_is_not_said_to_reconn
         await link.aclose()
 
 
+async def test_a_hang_up_is_read_after_what_the_peer_said_before_it_while_this_seat_decides(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0 finds seat 2 at fault, says it stops the match and hangs up, while seat 1's
+    player is still choosing a move: what seat 0 said waits for that move (its record is
+    owed first), and so must the hang-up that came after it. Read first, the hang-up took
+    the link away with what came on it: seat 1 said seat 0 was reconnecting, never read
+    that it had stopped, and waited for it in vain."""
+    gate = trio.Event()
+    plays = bot(1)
+
+    async def slow(table: Table) -> Action:
+        await gate.wait()
+        return await plays(table)
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        while not tables[1].my_turn:
+            await trio.sleep(0.01)
+        await links[2][0].send(b"\xc1")  # a byte that starts no msgpack object
+        while tables[0].status == "running":
+            await trio.sleep(0.01)
+        await trio.sleep(1)  # (seat 0 said why, to both)
+        board.blocked.add(0)  # seat 0's program ends
+        for peer in (1, 2):
+            await links[0][peer].stream.aclose()
+        await trio.sleep(5)
+        gate.set()
+
+    tables, results, notices, _ = await run_with_cuts(3, cuts, deciders={1: slow})
+    assert results[0].blamed == (2,), results[0]
+    assert 0 in tables[1].stopped, results[1]
+    assert 0 not in results[1].blamed, results[1]
+    assert (0, "lost") not in notices[1], notices[1]
+
+
 async def test_a_seat_that_links_again_after_the_others_went_on_is_told_so_and_stops(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

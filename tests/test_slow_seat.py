@@ -218,3 +218,25 @@ async def test_a_seat_that_reads_just_under_the_free_wait_and_asks_often_is_name
     assert 0 not in results[1].blamed and 0 not in results[2].blamed, summary
     assert results[0].blamed == (2,), summary
     assert "read too slowly" in (results[0].problem or ""), summary
+
+
+async def test_the_time_this_node_did_not_run_is_counted_once_and_a_busy_moment_not(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``Stalls``: a stop of this node's own (its pulse 5 s late) counts at once, before the
+    pulse runs again (the runner may look first), and not again once it has; a lag shorter
+    than ``STALL_MIN`` is a busy moment, not counted."""
+    stalls = pacing.Stalls(trio.current_time())
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(stalls.watch)
+        await trio.sleep(3)
+        assert stalls.frozen(trio.current_time()) == 0.0
+        autojump_clock.jump(5)  # nothing of this node ran meanwhile
+        seen = stalls.frozen(trio.current_time())
+        assert 5 - pacing.STALL_PULSE <= seen <= 5
+        await trio.sleep(2)  # the pulse runs again
+        assert stalls.frozen(trio.current_time()) == seen
+        autojump_clock.jump(pacing.STALL_MIN * 0.8)
+        await trio.sleep(1)
+        assert stalls.frozen(trio.current_time()) == seen
+        nursery.cancel_scope.cancel()

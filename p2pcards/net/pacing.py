@@ -5,6 +5,8 @@ program answers at once (a shuffle, a lock, a key) may be late beyond ``QUICK`` 
 lateness allowance over the match (``SLOW_ALLOWANCE``, counted by the runner), and this
 seat's frames may wait for it to take them only so long (``STUCK_SHARE`` of a step at once,
 ``HOLD_ALLOWANCE`` of the allowance in all), since a seat whose send blocks answers nobody.
+Time this node itself did not run (``Stalls``: a stopped process, a starved machine) is no
+peer's lateness: what came meanwhile waited for this node, not the other way round.
 """
 
 from __future__ import annotations
@@ -81,6 +83,43 @@ at the whole step's timeout the others' clocks for this seat's next record would
 same moment, and they would name this seat as it names the peer that stopped reading."""
 
 
+STALL_PULSE = 0.25
+"""Seconds between two wake-ups of this node's own pulse (``Stalls``)."""
+
+
+STALL_MIN = 1.0
+"""A pulse this much later than due means this node did not run meanwhile (``Stalls``): a
+stopped process (SIGSTOP, Ctrl-Z), a machine too busy to schedule it. A shorter lag is a busy
+moment, not counted."""
+
+
+class Stalls:
+    """The time this node itself did not run, as its own pulse (``watch``) finds it.
+
+    A node that did not run reads, once it runs again, every record that came meanwhile at
+    once: counted from its own clock, each would look late by the whole stall, and a clock
+    that ran out during it would name a peer whose record was already waiting to be read.
+    The runner stops its clocks for what ``frozen`` says. A stall that is still being found
+    (this node runs again, its pulse not yet) counts already, so that whatever looks first
+    after it sees it."""
+
+    def __init__(self, now: float) -> None:
+        self._total = 0.0
+        self._last = now
+
+    def frozen(self, now: float) -> float:
+        """Seconds this node did not run, in all, up to ``now``."""
+        late = now - self._last - STALL_PULSE
+        return self._total + (late if late > STALL_MIN else 0.0)
+
+    async def watch(self) -> None:
+        """The pulse: wake every ``STALL_PULSE`` seconds, and count what a wake-up is late."""
+        while True:
+            await trio.sleep(STALL_PULSE)
+            now = trio.current_time()
+            self._total, self._last = self.frozen(now), now
+
+
 @dataclass(slots=True)
 class Holds:
     """How long this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``):
@@ -90,6 +129,8 @@ class Holds:
 
     counted: dict[int, float] = field(default_factory=dict)
     """Each peer's time counted so far, over the match."""
+    stalls: Stalls | None = None
+    """This node's own stalls, which no frame's wait counts (none: every wait counts)."""
     in_step: dict[int, float] = field(default_factory=dict)
     step: object = None
 
@@ -128,12 +169,12 @@ async def send_all(
         for peer, link in targets:
             if peer in stuck:
                 continue  # the others still get every frame, this seat's record first of all
-            began = trio.current_time()
+            began, stalled = trio.current_time(), _stalled(held)
             with trio.move_on_after(timeout) as scope, contextlib.suppress(LinkClosed):
                 await link.send(frame)  # a closed link: its reader reports it
             if scope.cancelled_caught:
                 stuck.append(peer)
-            elif held is not None and (took := trio.current_time() - began) > 0:
+            elif held is not None and (took := trio.current_time() - began - _stalled(held) + stalled) > 0:
                 step = (getattr(table, "current", None), table.step)
                 if held.waited(peer, took, step) > most and peer not in slow:
                     slow.append(peer)
@@ -143,6 +184,13 @@ async def send_all(
     elif slow:
         with contextlib.suppress(RemoteProtocolError):
             table.blame(slow[0], READ_SLOWLY.format(seconds=f"{most:g}"))
+
+
+def _stalled(held: Holds | None) -> float:
+    """This node's stalls so far, which no frame's wait for its peer counts."""
+    if held is None or held.stalls is None:
+        return 0.0
+    return held.stalls.frozen(trio.current_time())
 
 
 async def to_every_peer(links: Mapping[int, Sender], frame: bytes, timeout: float) -> None:

@@ -32,7 +32,7 @@ import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.pacing import Holds, lateness_allowance, quick_time, send_all, to_every_peer
+from p2pcards.net.pacing import Holds, Stalls, lateness_allowance, quick_time, send_all, to_every_peer
 from p2pcards.net.relay import Floods, PeerLink, RelayedLink, carried_cleanly, carry
 from p2pcards.net.session import WAIT_NOTICE, Timeouts
 from p2pcards.net.verdicts import (
@@ -301,8 +301,13 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
+    stalls: Stalls = field(default_factory=lambda: Stalls(trio.current_time()))
+    """The time this node itself did not run, which is no peer's lateness nor silence."""
     held: Holds = field(default_factory=lambda: Holds())
     """The time this seat's frames waited for each peer to take them (``HOLD_ALLOWANCE``)."""
+
+    def __post_init__(self) -> None:
+        self.held.stalls = self.stalls
 
     def theirs(self, peer: int, since: float, others: Collection[int]) -> bool:
         """Whether ``peer``'s absence from ``since`` was its own, to be charged: one of the
@@ -420,6 +425,7 @@ async def run_table(
                 table.seat if table.seat is not None else 0, peer, peers, lambda: table.present
             )
         nursery.start_soon(_heartbeat, table, peers)
+        nursery.start_soon(mesh.stalls.watch)
         if leave_chosen is not None:
             nursery.start_soon(_look_again_when_set, leave_chosen, send)
         if confirming is not None:  # a person who may answer: signed as soon as they do
@@ -661,6 +667,8 @@ class _Match:
         self.nobody_back = False
         """Back from a crash, and no peer linked again yet: nothing is asked of this seat's
         player, whose move could reach nobody (a table that ended meanwhile answers never)."""
+        self.frozen = mesh.stalls.frozen(trio.current_time())
+        """This node's own stalls in all, as last looked at (``_thaw``)."""
 
     async def _flush(self) -> None:
         await _flush(self.table, self.links, self.timeouts.step, self.journal, self.mesh.held)
@@ -693,6 +701,7 @@ class _Match:
     async def look(self) -> bool:
         """Take stock, then wait for one thing and act on it: True once this seat's match is over."""
         table = self.table
+        self._thaw()
         if self.held and not (self.thinking is not None and self.thinking.due(table)):
             self.released.extend(self.held)
             self.held.clear()
@@ -734,7 +743,8 @@ class _Match:
             with trio.move_on_at(wake_at) as scope:
                 if self.thinking is not None:
                     self.thinking.wake = scope
-                if self.released:  # what came while this seat decided, in its order
+                released = bool(self.released)
+                if released:  # what came while this seat decided, in its order
                     peer, (source, item) = self.released.popleft()
                 else:
                     peer, (source, item) = await self.receive.receive()
@@ -746,10 +756,31 @@ class _Match:
             return False
         now = trio.current_time()
         if scope.cancelled_caught:
+            if self._thaw():
+                return False  # this node did not run for a while: its clocks stopped too
             await self._woken(now, trial_ends)
         else:
-            await self._read(now, peer, source, item)
+            await self._read(now, peer, source, item, released)
         return False
+
+    def _thaw(self) -> bool:
+        """This node did not run for a while (``Stalls``): the step's clocks stop for as long,
+        and the silence of every peer with them (True: it did). What came meanwhile waited
+        for this node; counted from its own clock, it would look late, and a clock that ran
+        out meanwhile would name a peer whose record is waiting to be read."""
+        now = trio.current_time()
+        frozen = self.mesh.stalls.frozen(now)
+        stalled, self.frozen = frozen - self.frozen, frozen
+        if stalled <= 0:
+            return False
+        self.started += stalled
+        self.clock_from += stalled
+        self.turn_ends += stalled
+        self.deadline += stalled
+        self.stop_deadline += stalled
+        self.heard = min(now, self.heard + stalled)
+        self.heard_before = min(self.heard, self.heard_before + stalled)
+        return True
 
     def _end_trials(self) -> None:
         """A peer reached through the others that was not heard that way in time is gone."""
@@ -1047,15 +1078,17 @@ class _Match:
         relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
         _time_out(table, now - self.started, deaf, self.result, relayed)
 
-    async def _read(self, now: float, peer: int, source: Any, item: Any) -> None:
-        """One item from the channel: a new link, a peer that stayed away, or a frame."""
+    async def _read(self, now: float, peer: int, source: Any, item: Any, held: bool = False) -> None:
+        """One item from the channel: a new link, a peer that stayed away, or a frame
+        (``held``: one read on its link while this seat decided, and read now, even if that
+        link closed since: what a peer said before it hung up, that it stops say, counts)."""
         if isinstance(item, _LookAgain):
             return
         if isinstance(item, NewLink):
             await self._new_link(now, peer, item)
         elif isinstance(item, StayedAway):
             await self._stayed_away(now, peer, item)
-        elif source is self.links.get(peer):  # (not from a link that has been replaced since)
+        elif held or source is self.links.get(peer):  # (not from a link that has been replaced since)
             await self._frame(now, peer, source, item)
 
     async def _new_link(self, now: float, peer: int, item: NewLink) -> None:
@@ -1169,7 +1202,9 @@ class _Match:
                 if peer not in table.present:
                     links.pop(peer, None)  # it left: nobody waits for it
                 elif mesh.relinker is not None and table.status in ("running", "disputed"):
-                    mesh.link_lost(peer, now, said=peer not in table.stopped)
+                    # (A peer that said it stops, in a frame still held, hangs up as it said.)
+                    stops = any(isinstance(it, Abort) for p, (_, it) in self.held if p == peer)
+                    mesh.link_lost(peer, now, said=peer not in table.stopped and not stops)
                     # Its last records may have reached only some of us: ask the others now,
                     # before its grace ends, so that every node judges from the same step.
                     table.nudge()
