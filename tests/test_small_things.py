@@ -172,7 +172,7 @@ def test_the_intro_says_what_each_variant_does() -> None:
 # 3. Lines fit the terminal's width
 
 
-@pytest.mark.parametrize(("columns", "width"), [("60", 58), ("20", 40), ("200", 100), ("80", 78)])
+@pytest.mark.parametrize(("columns", "width"), [("60", 58), ("40", 40), ("200", 100), ("80", 78)])
 def test_rules_and_text_follow_the_terminal_width(columns: str, width: int) -> None:
     env = {"COLUMNS": columns}
     out = play("--offline", "--seed", "3", "--lang", "fr", input="aide\nscore\nquitter\n", env=env).output

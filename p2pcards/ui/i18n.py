@@ -485,6 +485,7 @@ _EN: dict[str, str] = {
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
+    "narrow_window": "(This window has {columns} columns, the table needs {least}: its lines are folded.)",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
     "typed_partial": (
         "(You had typed {text} before this prompt, without Enter: it is not used. Type it here.)"

@@ -45,9 +45,12 @@ from p2pcards.ui.i18n import (
 )
 from p2pcards.ui.keyboard import Keyboard, OneReader, show_prompt
 from p2pcards.ui.render import (
+    MIN_WIDTH,
     Style,
     encodable,
-    line_width,
+    fold_narrow,
+    layout_width,
+    narrow_columns,
     stream_encoding,
     visible_len,
     wrap,
@@ -414,7 +417,7 @@ def fold_prompt(question: str) -> str:
     """``question`` as a prompt, ``" > "`` after it: folded at spaces to the terminal's width
     so that its last line and the answer typed after it fit (a terminal that wraps a line
     itself cuts words in two)."""
-    return f"{wrap(question, line_width() - 3)} > "
+    return f"{wrap(question, layout_width() - 3)} > "
 
 
 @dataclass(slots=True)
@@ -451,6 +454,7 @@ class Console:
     _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
     _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
     _keyboard: Keyboard | None = field(init=False, default=None, repr=False, compare=False)
+    _narrow_told: bool = field(init=False, default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A person at this terminal, perhaps: one read of it at a time (ui.keyboard).
@@ -469,6 +473,7 @@ class Console:
             self.live = _hung_up_write(self.live)
         if self.encoding is not None:
             self._fit_encoding(self.encoding)
+        self.write = self._folded_when_narrow(self.write)
         self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
         self.status.prompt_again = self._again
         self.write = self.status.wrap_write(self.write)
@@ -484,6 +489,25 @@ class Console:
             )
             self._read_typed, self._keyboard = self.read, keyboard
             self.read = keyboard.read
+
+    def _folded_when_narrow(self, write: Callable[[str], None]) -> Callable[[str], None]:
+        """``write``, folding what it writes at spaces while the terminal is narrower than the
+        layout (:func:`~p2pcards.ui.render.fold_narrow`), so that the terminal never cuts a
+        word or a card in two; the first output of each such time says once that the window is
+        narrow (a window widened again, then narrowed, says it again)."""
+
+        def written(text: str) -> None:
+            width = narrow_columns()
+            if width is None:
+                self._narrow_told = False
+                write(text)
+                return
+            if not self._narrow_told:
+                self._narrow_told = True
+                write(fold_narrow(self.tr("narrow_window", columns=width, least=MIN_WIDTH), width))
+            write(fold_narrow(text, width))
+
+        return written
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""

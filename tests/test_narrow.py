@@ -1,0 +1,86 @@
+"""A terminal narrower than the layout's 40 columns: said once, and every line folded at spaces.
+
+Below :data:`~p2pcards.ui.render.MIN_WIDTH` the table's rows, the headings, the help and
+the messages are laid out for 40 columns; the terminal would cut them inside a word or a
+card. Instead each line is folded at its spaces to the terminal's own width, and the
+player is told once that the window is narrow.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from p2pcards.cli import main
+from p2pcards.ui.i18n import Translator
+from p2pcards.ui.prompt import Console
+from p2pcards.ui.render import Style, fold_narrow, rule_line, visible_len
+
+CARD = re.compile(r"^(10|[2-9AJQK])[♠♥♦♣]$")
+
+
+def words_whole(out: str, columns: int) -> None:
+    """Every line of ``out`` fits ``columns``, unless it is one word wider than that (what was
+    typed after a prompt is the terminal's to fold)."""
+    for line in out.splitlines():
+        line = line.rsplit(" > ", 1)[0] + " >" if " > " in line else line
+        assert visible_len(line) <= columns or " " not in line.strip(), (line, out)
+
+
+@pytest.mark.parametrize("columns", [20, 30, 39])
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_a_game_below_forty_columns_is_folded_at_spaces_and_says_so_once(
+    columns: int, game: str, lang: str
+) -> None:
+    args = ["play", "--game", game, "--offline", "--seed", "3", "--lang", lang]
+    words = {"en": "help\nscore\nquit\ny\n", "fr": "aide\nscore\nquitter\no\n",
+             "it": "aiuto\npunti\nesci\ns\n"}  # fmt: skip
+    out = CliRunner().invoke(main, args, input=words[lang], env={"COLUMNS": str(columns)}).output
+    words_whole(out, columns)
+    notice = Translator(lang)("narrow_window", columns=columns, least=40)
+    assert " ".join(out.split()).count(" ".join(notice.split())) == 1, out
+    headings = [line for line in out.splitlines() if line.startswith("── ")]
+    assert headings and all(visible_len(h) <= columns for h in headings), headings
+
+
+def test_at_forty_columns_nothing_is_said_about_the_width() -> None:
+    out = CliRunner().invoke(main, ["play", "--offline", "--seed", "3"], input="quit\ny\n",
+                             env={"COLUMNS": "40"}).output  # fmt: skip
+    assert "columns" not in out
+
+
+def test_a_heading_keeps_its_words_and_loses_its_bar_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "30")
+    style = Style(unicode=True)
+    line = rule_line("Hand 1 · your turn", style, 40)
+    assert fold_narrow(line, 24) == "── Hand 1 · your turn ──"
+    assert fold_narrow(line, 22) == "── Hand 1 · your turn"
+    assert fold_narrow(line, 16).split("\n") == ["── Hand 1 · your", "  turn"]
+    assert rule_line("Hand 1 · your turn: the dummy", style) == "── Hand 1 · your turn: the dummy"
+    bold = Style(unicode=True, color=True)
+    assert visible_len(fold_narrow(rule_line("Hand 1 · your turn", bold, 40), 24)) == 24
+
+
+def test_a_hand_is_folded_between_cards_never_inside_one() -> None:
+    hand = "   Your hand  8♠ 7♥ 2♦ 3♦ 10♦ A♣ 2♣ K♥ Q♥"
+    for width in range(12, 40):
+        lines = fold_narrow(hand, width).split("\n")
+        assert all(visible_len(line) <= width for line in lines), (width, lines)
+        cards = " ".join(lines).split()[2:]
+        assert all(CARD.match(c) for c in cards) and len(cards) == 9, (width, lines)
+
+
+def test_a_window_narrowed_widened_and_narrowed_again_is_told_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said: list[str] = []
+    console = Console(Translator("en"), Style(unicode=True), read=input, write=said.append, live=None)
+    for columns in (30, 30, 80, 20):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        console.say("Alice played 10♣ and Bob played 9♠ and declared ♥")
+    told = [" ".join(text.split()) for text in said if "columns" in text]
+    assert len(told) == 2 and "30 columns" in told[0] and "20 columns" in told[1], said
+    assert said[-1].split("\n")[0] == "Alice played 10♣ and", said
