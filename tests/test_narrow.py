@@ -9,6 +9,7 @@ player is told once that the window is narrow.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -84,3 +85,44 @@ def test_a_window_narrowed_widened_and_narrowed_again_is_told_each_time(
     told = [" ".join(text.split()) for text in said if "columns" in text]
     assert len(told) == 2 and "30 columns" in told[0] and "20 columns" in told[1], said
     assert said[-1].split("\n")[0] == "Alice played 10♣ and", said
+
+
+# ---------------------------------------------------------------------------
+# replay
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("columns", [20, 30])
+def test_a_replay_below_forty_columns_keeps_headings_and_cards_whole(tmp_path: Path, columns: int) -> None:
+    from test_leave import left_match_file
+
+    neuf = tmp_path / "neuf.p2pt"
+    neuf.write_bytes(left_match_file("neuf"))
+    for path in (FIXTURES / "nines-4p-variants.p2pt", neuf):
+        result = CliRunner().invoke(main, ["replay", str(path)], env={"COLUMNS": str(columns)})
+        assert result.exit_code == 0, result.output
+        words_whole(result.output, columns)
+        headings = [line for line in result.output.splitlines() if line.startswith("── Hand")]
+        assert headings and all(visible_len(h) <= columns for h in headings), headings
+
+
+def test_a_stepped_replay_follows_the_terminal_when_it_is_resized() -> None:
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "p2pcards", "replay", "--step", str(FIXTURES / "nines-4p-variants.p2pt")],
+        encoding="utf-8", timeout=30, dimensions=(40, 100),
+    )  # fmt: skip
+    try:
+        child.expect(r"stop here > ")
+        assert max(visible_len(line) for line in child.before.splitlines()) > 40
+        child.setwinsize(40, 24)
+        child.send("\r")
+        child.expect(r"stop\s+here > ")
+        shown = child.before.replace("\r", "").split("\n")[1:]
+        assert "Hand 2" in "".join(shown) and max(visible_len(line) for line in shown) <= 24, shown
+    finally:
+        child.close(force=True)
