@@ -577,12 +577,15 @@ def _glued(text: str) -> str:
 
 
 def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = None) -> list[str]:
-    """``text`` folded to ``width`` columns, indented; French punctuation that follows a
-    space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
+    """``text`` folded to ``width`` columns at its spaces, indented (never inside a word, not
+    even at a hyphen: ``spades-first`` is one option; a word wider than a line has it to
+    itself); French punctuation that follows a space (``;``, ``:``) stays at the end of its
+    line instead of starting the next one."""
     glued = _glued(text)
     later = indent if subsequent is None else subsequent
     if visible_len(glued) == len(glued):
-        lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+        lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later,
+                              break_long_words=False, break_on_hyphens=False)  # fmt: skip
     else:  # wide or zero-width characters (a name in CJK, an emoji): fold by columns
         lines = _fold_columns(glued, width, indent, later)
     return [line.replace("\u00a0", " ") for line in lines]
