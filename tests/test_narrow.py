@@ -142,3 +142,27 @@ def test_help_below_fifty_columns_fits_the_terminal(columns: int, command: list[
     assert result.exit_code == 0, result.output
     words_whole(result.output, columns)
     assert "[OPTIONS]" in result.output or "[OPZIONI]" in result.output, result.output  # (click cut it)
+
+
+# ---------------------------------------------------------------------------
+# history
+
+
+@pytest.mark.parametrize("columns", [20, 30])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_history_below_thirty_columns_is_folded_with_every_name_whole(
+    tmp_path: Path, columns: int, lang: str
+) -> None:
+    """Each game's three lines were cut at 29 columns whatever the terminal (a verdict read
+    ``✓ veri…``, names lost their end): below 30 they are folded at their spaces."""
+    from test_history import _two_games
+
+    names = ("Annabelle-Marie", "Bartholomew", "Constantinople")  # (longer names: cut at 16, as in 80)
+    _two_games(tmp_path, names)
+    env = {"P2PCARDS_HOME": str(tmp_path), "COLUMNS": str(columns), "P2PCARDS_LANG": None}
+    out = CliRunner().invoke(main, ["--lang", lang, "history"], env=env).stdout
+    words_whole(out, columns - 1)
+    assert "…" not in out, out
+    for name in names:
+        assert out.count(name) == 1 + (name == names[2]), out  # (the winner)
+    assert out.count("✓ verified" if lang == "en" else "✓ vérifiée") == 2, out
