@@ -450,6 +450,10 @@ class Console:
     quit_question: str | None = None
     """The key of a question asked before ``quit`` is obeyed (:meth:`confirm_quit`);
     None: quit at once (a networked seat asks its own question, see ``HumanDecider``)."""
+    leave_check: Callable[[], bool] | None = None
+    """While set, what ``quit`` and the end of the input (Ctrl-D) at :meth:`ask` ask instead of
+    :attr:`quit_question`: True leaves, False answers the same prompt again (a networked seat's
+    question, asked in the middle of a move: after a 9, the suit is asked again, not the move)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
     _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
     _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
@@ -530,6 +534,8 @@ class Console:
                 raise Interrupted from None
             except EOFError:
                 self.write("")  # end the prompt's line
+                if self.leave_check is not None and not self.leave_check():
+                    continue
                 raise QuitGame from None
             except KeyboardInterrupt:
                 self.write("")
@@ -592,6 +598,8 @@ class Console:
     def confirm_quit(self) -> bool:
         """Whether the player really quits: asked ``quit_question`` (if any), yes, quit
         again or the end of the input quits; anything else goes back to the prompt."""
+        if self.leave_check is not None:
+            return self.leave_check()
         if self.quit_question is None:
             return True
         try:
