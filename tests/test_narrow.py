@@ -166,3 +166,20 @@ def test_history_below_thirty_columns_is_folded_with_every_name_whole(
     for name in names:
         assert out.count(name) == 1 + (name == names[2]), out  # (the winner)
     assert out.count("✓ verified" if lang == "en" else "✓ vérifiée") == 2, out
+
+
+# ---------------------------------------------------------------------------
+# the suit's question
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "A suit is needed here"), ("fr", "Il faut une couleur"),
+                                            ("it", "Qui serve un seme")])  # fmt: skip
+def test_enter_alone_at_the_suit_question_asks_for_a_suit_without_quoting_nothing(
+    lang: str, said: str
+) -> None:
+    answers = iter(["", "h"])
+    out: list[str] = []
+    console = Console(Translator(lang), Style(), read=lambda prompt: next(answers), write=out.append,
+                      live=None)  # fmt: skip
+    assert console.ask_suit() == "H"
+    assert len(out) == 1 and out[0].startswith(said) and "''" not in out[0], out

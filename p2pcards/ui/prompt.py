@@ -641,6 +641,9 @@ class Console:
             if text.lower() == "c" and self.tr.lang in C_IS_HEARTS:
                 self.say(self.tr("err_c_suit"))
                 continue
+            if not text:  # (Enter alone: no "'' is not a suit")
+                self.say(self.tr("err_no_suit"))
+                continue
             try:
                 return parse_suit_word(text)
             except CardParseError:
