@@ -27,7 +27,7 @@ from p2pcards.crypto.identity import fingerprint
 from p2pcards.protocol.notice import Notice
 from p2pcards.safetext import clean, label_names
 from p2pcards.ui.i18n import you_words
-from p2pcards.ui.render import cut_columns, pad, visible_len
+from p2pcards.ui.render import NARROWEST, cut_columns, fill, pad, visible_len
 
 if TYPE_CHECKING:
     from p2pcards.ui.i18n import Translator
@@ -50,7 +50,8 @@ WIDE = 119
 MIN_PLAYERS_WIDTH = 16
 """The players' column is at least this wide when it has to share the line with long results."""
 NARROW = 30
-"""Narrowest lines of the listing: below :data:`WIDTH` a game takes three lines, cut to the width."""
+"""Below :data:`WIDTH` a game takes three lines, cut to the width; below this many columns they
+are folded at their spaces instead (a cut there took most of a word or a name)."""
 
 def _english() -> Translator:
     from p2pcards.ui.i18n import Translator
@@ -216,16 +217,20 @@ class GameEntry:
         if self.game is None:
             tail = f": {tr(self.not_read)}"
             return [_cut(f"{head}{self.path.name}{tail}", width)]
-        first = _cut(f"{head}{self.title}  {mark(self.check, tr)}".rstrip(), width)
+        first = f"{head}{self.title}  {mark(self.check, tr)}".rstrip()
         limit = _name_limit(width)
         players = self.players(tr, limit)
-        if visible_len(indent + players) > width:
-            players = self.players(tr, limit, mine_first=True)
-        return [
-            first,
-            _cut(indent + players, width),
-            _cut(indent + self.result(tr, limit), width),
-        ]
+        if width >= NARROW:
+            if visible_len(indent + players) > width:
+                players = self.players(tr, limit, mine_first=True)
+            return [_cut(first, width), _cut(indent + players, width),
+                    _cut(indent + self.result(tr, limit), width)]  # fmt: skip
+        # Narrower still: folded at spaces, never cut inside a word (every player shows); the
+        # verdict's mark stays with its word (a no-break space, which fill() makes a space again).
+        first = f"{head}{self.title}  {mark(self.check, tr).replace(' ', chr(0xA0))}".rstrip()
+        later = indent + "  "
+        return [*fill(first, width, "", indent), *fill(players, width, indent, later),
+                *fill(self.result(tr, limit), width, indent, later)]  # fmt: skip
 
     def to_dict(self, number: int | None = None) -> dict[str, Any]:
         """The entry for ``--json``: names as signed (the caller escapes what a terminal obeys);
@@ -663,7 +668,7 @@ def listing(
         return [line for k, e in enumerate(entries) for line in e.narrow_lines(first + k, tr, width)]
 
     if width < WIDTH:
-        return three_lines(max(width, NARROW))
+        return three_lines(max(width, NARROWEST))
     width = min(width, MAX_WIDTH)
     games = [e for e in entries if e.game is not None]
     widest = max((visible_len(e.players(tr, _name_limit(width))) for e in games), default=0)

@@ -52,13 +52,19 @@ def _rules_lines(record: Mapping[str, Any], width: int, tr: Translator) -> list[
     return [line for s in sentences for line in fill(s, width, "", "    ")]
 
 
-def _heading(hand: Mapping[str, Any], names: Sequence[str], game: str, width: int, tr: Translator) -> str:
+def _heading(
+    hand: Mapping[str, Any], names: Sequence[str], game: str, width: int, tr: Translator
+) -> list[str]:
+    """``── Hand 1 · Alice deals · trumps spades (♠) ───``, ``width`` wide; a title wider
+    than that (a terminal narrower than the layout) is folded at its spaces, with no bar."""
     playoff = tr("rp_heading_playoff") if hand.get("playoff") else ""
     dealer = seat_name(names, hand.get("dealer"), tr)
     title = tr("rp_heading", n=hand.get("number", "?"), playoff=playoff, dealer=dealer)
     title += replay_of(game).heading(hand, tr)
     head = f"── {title} "
-    return head + "─" * max(1, width - len(head))
+    if visible_len(head) > width:
+        return fill(title, width, "── ", "   ")
+    return [head + "─" * max(1, width - visible_len(head))]
 
 
 def hand_lines(
@@ -73,7 +79,7 @@ def hand_lines(
     longer than a line is the only thing that may overflow)."""
     trump = hand.get("trump")
     dealt = [list(c) for c in hand.get("dealt", [])]
-    lines = [_heading(hand, names, game, width, tr)]
+    lines = _heading(hand, names, game, width, tr)
     positions = replay_of(game).positions(hand, names, rules, tr)
     lines += fill(positions[0]["text"], width)
     lines.append("  " + tr("rp_dealt"))

@@ -503,13 +503,13 @@ def test_a_line_too_narrow_for_every_player_keeps_this_computers_seat_and_its_ma
     assert full in wide, wide  # room for all: in seat order
 
 
-@pytest.mark.parametrize(("columns", "lang"), [(60, "en"), (60, "fr"), (40, "it"), (20, "en")])
+@pytest.mark.parametrize(("columns", "lang"), [(60, "en"), (60, "fr"), (40, "it"), (31, "en")])
 def test_a_narrow_terminal_gets_each_game_on_three_lines_that_fit(
     tmp_path: Path, columns: int, lang: str
 ) -> None:
     """Below 80 columns a game's line would wrap: it takes three lines instead (number, date,
     game and verdict; the players; how it ended), each cut to the width, and the hint after
-    them is folded; at 20 columns the lines are cut at 29, the narrowest listing."""
+    them is folded (narrower still, the lines are folded: tests/test_narrow.py)."""
     from p2pcards.history import NARROW
 
     _two_games(tmp_path, ("Annabelle-Marguerite", "Bartholomew", "Constantinople-Jones"))

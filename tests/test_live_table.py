@@ -686,6 +686,57 @@ async def test_quit_again_or_yes_confirms_leaving(yes: str) -> None:
         await decider(TABLE)  # type: ignore[arg-type]
 
 
+class TwoQuestionScreen(PromptScreen):
+    """A move of two questions, as a 9 and its suit: each answer kept with its question."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.answers: list[tuple[str, str]] = []
+
+    def ask(self, view: object, legal: list[str], explain: object, rng: object) -> str:
+        self.answers.append(("move", self.console.ask("Your move")))
+        self.answers.append(("suit", self.console.ask("Which suit?")))
+        return legal[0]
+
+
+@pytest.mark.parametrize("leave", ["quit", EOFError])
+async def test_a_player_who_stays_after_quit_or_ctrl_d_at_the_suit_is_asked_the_suit_again(
+    leave: object,
+) -> None:
+    """After ``9c``, Ctrl-D (or ``quit``) at the suit's question, then ``n``: the player stays,
+    and the suit is asked again; the move's prompt came back instead, where the ``h`` they
+    meant for the suit was no card."""
+    prompts: list[str] = []
+    answers = iter(["9c", leave, "n", "h"])
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        answer = next(answers)
+        if answer is EOFError:
+            raise EOFError
+        return str(answer)
+
+    console = Console(tr=Translator("en"), style=Style(), read=read, write=lambda text: None)
+    screen = TwoQuestionScreen(console)
+    decider = HumanDecider(screen=screen, confirm_quit=True)  # type: ignore[arg-type]
+    with trio.fail_after(10):
+        assert await decider(TABLE) == "play"  # type: ignore[arg-type]
+    assert screen.answers == [("move", "9c"), ("suit", "h")], (screen.answers, prompts)
+    assert ["Leave the match?" in p for p in prompts] == [False, False, True, False], prompts
+    assert not decider.leaving
+
+
+async def test_quit_at_the_suit_then_yes_leaves_at_once() -> None:
+    from p2pcards.net.runner import QuitMatch
+
+    answers = iter(["9c", "quit", "y"])
+    console = Console(tr=Translator("en"), style=Style(), read=lambda prompt: next(answers),
+                      write=lambda text: None)  # fmt: skip
+    decider = HumanDecider(screen=TwoQuestionScreen(console), confirm_quit=True)  # type: ignore[arg-type]
+    with trio.fail_after(10), pytest.raises(QuitMatch):
+        await decider(TABLE)  # type: ignore[arg-type]
+
+
 def test_a_player_who_leaves_after_the_table_went_on_is_shown_the_standings() -> None:
     """The match went on at a new table without a seat, and this player leaves before a hand
     is scored there: the standings of the hands played before are still shown."""

@@ -45,7 +45,7 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
     from p2pcards.replay import replay as replay_blocks
     from p2pcards.safetext import clean
     from p2pcards.ui.i18n import Translator
-    from p2pcards.ui.render import line_width
+    from p2pcards.ui.render import layout_width, wrap
 
     tr = Translator(_language(lang))
 
@@ -73,14 +73,20 @@ def replay(file: str, step: bool, html_path: str | None, lang: str | None) -> No
         hands = report.hands_verified
         _echo(tr.n("replay_wrote", hands, path=clean(html_path, MESSAGE_LIMIT), n=hands))
         return
-    blocks = list(replay_blocks(report.to_record(), line_width(), tr))
-    for i, block in enumerate(blocks):
+    record, width = report.to_record(), layout_width()
+    blocks = list(replay_blocks(record, width, tr))
+    for i in range(len(blocks)):
+        if layout_width() != width:  # the terminal was resized: what is left fits its new width
+            width = layout_width()
+            blocks = list(replay_blocks(record, width, tr))
+        block = blocks[i]
         for line in block:
             _echo(line)
         _echo("")
         if step and 0 < i < len(blocks) - 1 and sys.stdin.isatty():
             try:
-                typed = input(tr("replay_press_enter") + " ")
+                # (folded at its spaces, room left for the answer: a narrow terminal cut it)
+                typed = input(wrap(tr("replay_press_enter"), layout_width() - 3) + " ")
             except EOFError:  # Ctrl-D: the replay stops here
                 _echo("")
                 return

@@ -166,7 +166,74 @@ SCRIPT_NAME = "P2PCARDS_SCRIPT"
 name in its usage line and in the hint after an error, which a player can type as it is."""
 
 
+HELP_NARROW = 52
+"""Below this many columns click would still lay its help out in 50 and the terminal cut it
+mid-word: the help takes the terminal's own width instead (:class:`_NarrowHelp`)."""
+
+
+class _NarrowHelp(click.HelpFormatter):
+    """click's help on a terminal narrower than :data:`HELP_NARROW`: every line within its
+    width, each option or command on a line of its own with what it does folded below it (two
+    columns would leave the second a few letters wide)."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        import textwrap
+
+        lead = " " * self.current_indent
+        usage = f"{'Usage: ' if prefix is None else prefix}{prog} {args}"
+        lines = textwrap.wrap(usage, self.width, initial_indent=lead, subsequent_indent=lead + "    ",
+                              break_long_words=False, break_on_hyphens=False)  # fmt: skip
+        self.write("\n".join(lines) + "\n")
+
+    def write_text(self, text: str) -> None:
+        """As click's, but a block it would keep as written (``\\b``, a list of rule options in
+        two columns) is laid out again: each option on its line, what it does below it."""
+        import re
+
+        if "\b" not in text:
+            super().write_text(text)
+            return
+        for k, paragraph in enumerate(re.split(r"\n\s*\n", text)):
+            if k:
+                self.write_paragraph()
+            if not paragraph.lstrip().startswith("\b"):
+                super().write_text(paragraph)
+                continue
+            title, rows = None, []  # (term, what it does)
+            for line in paragraph.lstrip()[1:].strip("\n").split("\n"):
+                row = re.fullmatch(r"\s*(\S.*?) {2,}(\S.*)", line)
+                if row is not None:
+                    rows.append((row.group(1), row.group(2)))
+                elif line.startswith("   ") and rows:  # (what the row above does, continued)
+                    rows[-1] = (rows[-1][0], f"{rows[-1][1]} {line.strip()}")
+                elif line.strip():
+                    title = line.strip() if title is None else f"{title} {line.strip()}"
+            if title is not None:
+                super().write_text(title)
+            with self.indentation():
+                self.write_dl(rows)
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        from p2pcards.ui.render import fill
+
+        for first, second in rows:
+            lead = " " * self.current_indent
+            self.write("\n".join(fill(first, self.width, lead, lead + "  ")) + "\n")
+            if second:
+                self.write("\n".join(fill(second, self.width, lead + "    ")) + "\n")
+
+
 class _Context(click.Context):
+    def make_formatter(self) -> click.HelpFormatter:
+        """click's formatter, or on a terminal narrower than :data:`HELP_NARROW` one as wide as
+        the terminal (click would lay the help out in 50 columns all the same)."""
+        import shutil
+
+        columns = shutil.get_terminal_size().columns
+        if self.terminal_width is not None or columns >= HELP_NARROW:
+            return super().make_formatter()
+        return _NarrowHelp(width=max(columns - 1, 12), max_width=self.max_content_width)
+
     @property
     def command_path(self) -> str:
         script = os.environ.get(SCRIPT_NAME)
@@ -239,6 +306,8 @@ class _LocalizedGroup(_Localized, click.Group):
         if not commands:
             return
         limit = formatter.width - 6 - max(len(n) for n, _ in commands)
+        if isinstance(formatter, _NarrowHelp):  # (said below each command's name, folded)
+            limit = 45
         rows = []
         for name, command in commands:
             original = command.help

@@ -412,6 +412,7 @@ _EN: dict[str, str] = {
     "err_number": "There is no move {text} - type a number 1-{n}",
     "err_number_one": "There is no move {text} - type 1",
     "err_not_suit": "{text} is not a suit - type 1-4, S, H, D or C, or a name like hearts",
+    "err_no_suit": "A suit is needed here - type 1-4, S, H, D or C, or a name like hearts",
     "err_not_suit_move": "{text} is not a suit - after a 9 name one with S, H, D or C, or a name like hearts",
     "err_c_suit": (
         "c is hearts in French and Italian (cœur, cuori) but clubs in English"
@@ -485,6 +486,7 @@ _EN: dict[str, str] = {
     "net_stay": "You stay at the table.",
     "turn_warning": "{left} s left for your move on the table's clock.",
     "prompt_time_left": "{left} left",
+    "narrow_window": "(This window has {columns} columns, the table needs {least}: its lines are folded.)",
     "typed_ahead": "(What you typed before this prompt appeared is not used: answer here.)",
     "typed_partial": (
         "(You had typed {text} before this prompt, without Enter: it is not used. Type it here.)"

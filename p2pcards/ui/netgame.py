@@ -35,7 +35,7 @@ from p2pcards.safetext import clean
 from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
 from p2pcards.ui.problems import leave_reason, problem_text
-from p2pcards.ui.prompt import Console, QuitGame, TerminalGone, as_typed, fold_prompt, typed
+from p2pcards.ui.prompt import Console, Interrupted, QuitGame, TerminalGone, as_typed, fold_prompt, typed
 from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
 
 if TYPE_CHECKING:
@@ -616,6 +616,17 @@ class HumanDecider:
             return None if hand is None else probe(hand, action)
 
         question = Question()
+        confirmed: list[bool] = []
+
+        def leave_or_stay() -> bool:
+            """``quit`` or Ctrl-D in the middle of the move (its suit, its drawn card): asked
+            there, and a player who stays is asked that same question again."""
+            if self._really_leave():
+                confirmed.append(True)
+                return True
+            if self._terminal_gone:  # closed as they were asked: no prompt again on a terminal gone
+                raise Interrupted
+            return False
 
         def ask() -> Any:
             with question:  # (in the worker thread: withdrawn, its reads answer nobody)
@@ -625,11 +636,15 @@ class HumanDecider:
                             console.ask(console.tr("prompt_continue"))
                             self.pause_pending = False
                             self.release()
-                        return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
+                        console.leave_check = leave_or_stay if self.confirm_quit else None
+                        try:
+                            return self.screen.ask(view, legal, explain, self.rng)  # type: ignore[arg-type]
+                        finally:
+                            console.leave_check = None
                     except QuitGame as e:
                         if e.interrupted or self._terminal_gone:  # (a closed terminal): no question
                             raise QuitMatch(INTERRUPTED) from None
-                        if not self.confirm_quit or self._really_leave():
+                        if confirmed or not self.confirm_quit or self._really_leave():
                             raise
                         if self._terminal_gone:  # closed as they were asked whether they leave
                             raise QuitMatch(INTERRUPTED) from None

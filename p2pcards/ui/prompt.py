@@ -45,9 +45,12 @@ from p2pcards.ui.i18n import (
 )
 from p2pcards.ui.keyboard import Keyboard, OneReader, show_prompt
 from p2pcards.ui.render import (
+    MIN_WIDTH,
     Style,
     encodable,
-    line_width,
+    fold_narrow,
+    layout_width,
+    narrow_columns,
     stream_encoding,
     visible_len,
     wrap,
@@ -414,7 +417,7 @@ def fold_prompt(question: str) -> str:
     """``question`` as a prompt, ``" > "`` after it: folded at spaces to the terminal's width
     so that its last line and the answer typed after it fit (a terminal that wraps a line
     itself cuts words in two)."""
-    return f"{wrap(question, line_width() - 3)} > "
+    return f"{wrap(question, layout_width() - 3)} > "
 
 
 @dataclass(slots=True)
@@ -447,10 +450,15 @@ class Console:
     quit_question: str | None = None
     """The key of a question asked before ``quit`` is obeyed (:meth:`confirm_quit`);
     None: quit at once (a networked seat asks its own question, see ``HumanDecider``)."""
+    leave_check: Callable[[], bool] | None = None
+    """While set, what ``quit`` and the end of the input (Ctrl-D) at :meth:`ask` ask instead of
+    :attr:`quit_question`: True leaves, False answers the same prompt again (a networked seat's
+    question, asked in the middle of a move: after a 9, the suit is asked again, not the move)."""
     status: StatusLine = field(init=False, repr=False, compare=False)
     _read_typed: Callable[[str], str] | None = field(init=False, default=None, repr=False, compare=False)
     _one: OneReader | None = field(init=False, default=None, repr=False, compare=False)
     _keyboard: Keyboard | None = field(init=False, default=None, repr=False, compare=False)
+    _narrow_told: bool = field(init=False, default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A person at this terminal, perhaps: one read of it at a time (ui.keyboard).
@@ -469,6 +477,7 @@ class Console:
             self.live = _hung_up_write(self.live)
         if self.encoding is not None:
             self._fit_encoding(self.encoding)
+        self.write = self._folded_when_narrow(self.write)
         self.status = StatusLine(self.write, self.live, ansi=os.environ.get("TERM", "") != "dumb")
         self.status.prompt_again = self._again
         self.write = self.status.wrap_write(self.write)
@@ -484,6 +493,25 @@ class Console:
             )
             self._read_typed, self._keyboard = self.read, keyboard
             self.read = keyboard.read
+
+    def _folded_when_narrow(self, write: Callable[[str], None]) -> Callable[[str], None]:
+        """``write``, folding what it writes at spaces while the terminal is narrower than the
+        layout (:func:`~p2pcards.ui.render.fold_narrow`), so that the terminal never cuts a
+        word or a card in two; the first output of each such time says once that the window is
+        narrow (a window widened again, then narrowed, says it again)."""
+
+        def written(text: str) -> None:
+            width = narrow_columns()
+            if width is None:
+                self._narrow_told = False
+                write(text)
+                return
+            if not self._narrow_told:
+                self._narrow_told = True
+                write(fold_narrow(self.tr("narrow_window", columns=width, least=MIN_WIDTH), width))
+            write(fold_narrow(text, width))
+
+        return written
 
     def _fit_encoding(self, encoding: str) -> None:
         """Route every write, status line and prompt through :func:`encodable` for ``encoding``."""
@@ -506,6 +534,8 @@ class Console:
                 raise Interrupted from None
             except EOFError:
                 self.write("")  # end the prompt's line
+                if self.leave_check is not None and not self.leave_check():
+                    continue
                 raise QuitGame from None
             except KeyboardInterrupt:
                 self.write("")
@@ -568,6 +598,8 @@ class Console:
     def confirm_quit(self) -> bool:
         """Whether the player really quits: asked ``quit_question`` (if any), yes, quit
         again or the end of the input quits; anything else goes back to the prompt."""
+        if self.leave_check is not None:
+            return self.leave_check()
         if self.quit_question is None:
             return True
         try:
@@ -608,6 +640,9 @@ class Console:
                 return local[text.lower()]
             if text.lower() == "c" and self.tr.lang in C_IS_HEARTS:
                 self.say(self.tr("err_c_suit"))
+                continue
+            if not text:  # (Enter alone: no "'' is not a suit")
+                self.say(self.tr("err_no_suit"))
                 continue
             try:
                 return parse_suit_word(text)

@@ -47,10 +47,35 @@ def line_width() -> int:
 
 def fold_width() -> int:
     """Columns that text folds to: :func:`line_width` + 1, but no more than the terminal
-    has, down to :data:`MIN_WIDTH` (at 40 columns the margin is gone, and a 41st column
-    would make the terminal cut the last word in two)."""
+    has (at 40 columns the margin is gone, and a 41st column would make the terminal cut the
+    last word in two); a terminal narrower than :data:`MIN_WIDTH` gets its own width (see
+    :func:`narrow_columns`)."""
+    narrow = narrow_columns()
+    if narrow is not None:
+        return narrow
     columns = shutil.get_terminal_size((WIDTH + 2, 24)).columns
     return min(line_width() + 1, max(MIN_WIDTH, columns))
+
+
+def layout_width() -> int:
+    """Columns for text laid out in lines of its own (the help, the menu of moves):
+    :func:`line_width`, or all the columns of a terminal narrower than the layout."""
+    narrow = narrow_columns()
+    return line_width() if narrow is None else narrow
+
+
+NARROWEST = 12
+"""Fewer columns than this are taken as this many (nothing reads in fewer, and a fold to
+three columns would be one letter a line)."""
+
+
+def narrow_columns() -> int | None:
+    """The columns of a terminal narrower than :data:`MIN_WIDTH` (at least
+    :data:`NARROWEST`), where the table's layout does not fit and its lines are folded at
+    spaces (:func:`fold_narrow`); None when the terminal is wide enough, or the output is
+    not a terminal (``COLUMNS`` is obeyed, as usual)."""
+    columns = shutil.get_terminal_size((WIDTH + 2, 24)).columns
+    return max(NARROWEST, columns) if columns < MIN_WIDTH else None
 
 
 # ---------------------------------------------------------------------------
@@ -240,6 +265,7 @@ def wrap(text: str, width: int | None = None) -> str:
     width = fold_width() if width is None else width
     out: list[str] = []
     for line in text.split("\n"):
+        line = _bar_shortened(line, width)  # (a heading on a terminal narrower than the layout)
         if visible_len(line) <= width:
             out.append(line)
             continue
@@ -252,11 +278,61 @@ def wrap(text: str, width: int | None = None) -> str:
         for spaces, word in words[1:]:
             if visible_len(f"{current}{spaces}{word}") > width:
                 out.append(current)
-                current = " " * (lead + 2) + word
+                current = " " * (lead + 2 if width >= MIN_WIDTH else min(lead + 2, 4)) + word
             else:
                 current = f"{current}{spaces}{word}"
         out.append(current)
     return "\n".join(out)
+
+
+_BAR_END = re.compile(r" ?[─-]{2,}(?=(?:\x1b\[0m)?$)")
+"""The bar that ends a heading (``── Hand 1 · your turn ────``), before its colour's end."""
+_NARROW_WORD = re.compile(r"([ \t]*)([^ \t\n]+)")
+"""A word to fold at on a narrow terminal, with the spaces before it (a no-break space, as
+:data:`_GLUED` puts before French punctuation, is inside a word)."""
+
+
+def _bar_shortened(line: str, width: int) -> str:
+    """``line`` with the bar that ends it (a heading's) shortened to fit ``width`` columns, or
+    dropped when not even two of its columns fit; any other line as it is."""
+    bar = _BAR_END.search(line)
+    if bar is None or visible_len(line) <= width:
+        return line
+    head, tail = line[: bar.start()], line[bar.end() :]
+    room = width - visible_len(head) - 1
+    return f"{head} {bar.group().strip()[:room]}{tail}" if room >= 2 else head + tail
+
+
+def fold_narrow(text: str, width: int) -> str:
+    """``text`` laid out for :data:`MIN_WIDTH` columns or more, on a terminal of ``width``
+    columns: each line that is wider is folded at spaces, never inside a word or a card, its
+    continuations indented a little (up to four columns, so that words still have room); a
+    heading's bar is shortened to fit, or dropped. Only a word wider than the terminal
+    itself is left for the terminal to cut."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        line = _bar_shortened(line, width)
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        words = [(m.group(1), m.group(2)) for m in _NARROW_WORD.finditer(_glued(line[lead:]))]
+        if not words:
+            out.append(line)
+            continue
+        indent = " " * min(lead + 2, 4)
+        current = line[:lead] + words[0][1]
+        for spaces, word in words[1:]:
+            if visible_len(f"{current}{spaces}{word}") > width:
+                out.append(current)
+                current = indent + word
+            else:
+                current = f"{current}{spaces}{word}"
+        out.append(current)
+    return "\n".join(out).replace("\u00a0", " ")
 
 
 def pad(text: str, width: int) -> str:
@@ -297,8 +373,11 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
 
 def rule_line(title: str, style: Style, width: int | None = None) -> str:
     """``── Hand 2 · Carol deals ───────``, exactly ``width`` wide (by default the terminal's,
-    :func:`line_width`), unless the title itself is wider."""
-    width = line_width() if width is None else width
+    :func:`line_width`), unless the title itself is wider; on a terminal narrower than the
+    layout (:func:`narrow_columns`), as wide as the terminal, a title still too wide left
+    whole for the output to fold at its spaces."""
+    narrow = narrow_columns() if width is None else None
+    width = (line_width() if narrow is None else narrow) if width is None else width
     bar = "─" if style.unicode else "-"
     # Too wide for the terminal: the parts between the first and the last go first (the
     # hand's number and whose turn it is stay), then the title is cut: a heading never wraps.
@@ -307,9 +386,11 @@ def rule_line(title: str, style: Style, width: int | None = None) -> str:
         del parts[-2]
     title = style.sep.join(parts)
     room = width - 5  # the bars and spaces around the title
-    if visible_len(title) > room > 0 and "\x1b" not in title:
+    if visible_len(title) > room > 0 and "\x1b" not in title and narrow is None:  # (narrow: folded)
         title = cut_columns(title, room, style.ellipsis)
     head = f"{bar * 2} {title} "
+    if narrow is not None and visible_len(head) >= width:  # (no bar after it: folded at its words)
+        return style.bold(head.rstrip())
     return style.bold(head + bar * max(1, width - visible_len(head)))
 
 
@@ -425,7 +506,7 @@ def render_options(labels: Sequence[str]) -> str:
     """Numbered choices, laid out in columns when they are short."""
     cells = [f"{i}) {label}" for i, label in enumerate(labels, 1)]
     widest = max(visible_len(c) for c in cells)
-    per_line = max(1, (line_width() - 3) // (widest + 3)) if widest <= 24 else 1
+    per_line = max(1, (layout_width() - 3) // (widest + 3)) if widest <= 24 else 1
     lines = []
     for k in range(0, len(cells), per_line):
         row = cells[k : k + per_line]
@@ -496,15 +577,56 @@ def _glued(text: str) -> str:
 
 
 def fill(text: str, width: int, indent: str = "  ", subsequent: str | None = None) -> list[str]:
-    """``text`` folded to ``width`` columns, indented; French punctuation that follows a
-    space (``;``, ``:``) stays at the end of its line instead of starting the next one."""
+    """``text`` folded to ``width`` columns at its spaces, indented (never inside a word, not
+    even at a hyphen: ``spades-first`` is one option; a word wider than a line has it to
+    itself); French punctuation that follows a space (``;``, ``:``) stays at the end of its
+    line instead of starting the next one."""
     glued = _glued(text)
     later = indent if subsequent is None else subsequent
     if visible_len(glued) == len(glued):
-        lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later)
+        lines = textwrap.wrap(glued, width, initial_indent=indent, subsequent_indent=later,
+                              break_long_words=False, break_on_hyphens=False)  # fmt: skip
     else:  # wide or zero-width characters (a name in CJK, an emoji): fold by columns
         lines = _fold_columns(glued, width, indent, later)
     return [line.replace("\u00a0", " ") for line in lines]
+
+
+def key_rows(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """What to type and what it does, in two columns folded to ``width`` (a help's table): a
+    label too long for its column (at most half the width) has its meaning on the lines below,
+    as every label has on a terminal narrower than the layout (two columns would be cramped)."""
+    label = min(max(visible_len(left) for left, _ in rows) + 2, width // 2) if width >= MIN_WIDTH else 2
+    lines: list[str] = []
+    for left, right in rows:
+        if visible_len(left) + 2 > label:
+            lines.append(f"  {left}")
+            left = ""
+        lines += fill(right, width, "  " + pad(left, label), " " * (2 + label))
+    return lines
+
+
+_KEY_ROW = re.compile(r"  (\S.*?) {2,}(\S.*)")
+"""A row of a help's table written out in columns: ``  score      the score table``."""
+
+
+def laid_out_keys(text: str, width: int) -> list[str]:
+    """A help's "what to type" written in columns (its title, then indented rows, a label and
+    its meaning two spaces apart or more) laid out again for ``width`` columns (see
+    :func:`key_rows`); a line that is no row is folded as a paragraph."""
+    title, *body = text.split("\n")
+    lines, rows = [title], []
+    for line in body:
+        row = _KEY_ROW.fullmatch(line)
+        if row is not None:
+            rows.append((row.group(1), row.group(2)))
+            continue
+        if rows:
+            lines += key_rows(rows, width)
+            rows = []
+        lines += fill(line.strip(), width)
+    if rows:
+        lines += key_rows(rows, width)
+    return lines
 
 
 def _fold_columns(text: str, width: int, indent: str, later: str) -> list[str]:

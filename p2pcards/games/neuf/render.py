@@ -32,7 +32,8 @@ from p2pcards.ui.render import (
     NAME_WIDTH,
     Style,
     fill,
-    line_width,
+    laid_out_keys,
+    layout_width,
     listed_names,
     pad,
     pad_left,
@@ -351,9 +352,9 @@ def neuf_help(rules: NeufRules, tr: Translator, style: Style) -> str:
         tr(play),
         tr("neuf_help_score", start=rules.start),
     ]
-    width = line_width()
+    width = layout_width()
     body = ["\n".join(fill(p, width)) for p in paragraphs]
-    return "\n".join([tr("neuf_help_title"), *body, tr("neuf_help_keys")])
+    return "\n".join([tr("neuf_help_title"), *body, *laid_out_keys(tr("neuf_help_keys"), width)])
 
 
 # ---------------------------------------------------------------------------

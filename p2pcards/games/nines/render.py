@@ -30,6 +30,8 @@ from p2pcards.ui.render import (
     NAME_WIDTH,
     Style,
     fill,
+    key_rows,
+    layout_width,
     line_width,
     listed_names,
     pad,
@@ -295,7 +297,7 @@ def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = Non
     """What ``help`` shows at a Nines prompt: the rules in brief for the options in force (the
     cost of a 9, the variants), then what to type, laid out for the terminal's width."""
     rules = NinesRules() if rules is None else rules
-    width = line_width() if width is None else width
+    width = layout_width() if width is None else width
     lines = [tr("help_title")]
     lines += fill(tr("help_rules", nine=rules.nine_penalty), width)
     variants = variant_lines(rules, tr)
@@ -304,13 +306,8 @@ def nines_help(rules: NinesRules | None, tr: Translator, width: int | None = Non
         for v in variants:
             lines += fill(v, width, "  ", "    ")
     lines.append(tr("help_keys"))
-    rows = [row.split("\t", 1) for row in tr("help_rows").split("\n")]
-    label = min(max(visible_len(left) for left, _ in rows) + 2, width // 2)
-    for left, right in rows:
-        if visible_len(left) + 2 > label:  # a label too long for the column: the meaning goes below
-            lines.append(f"  {left}")
-            left = ""
-        lines += fill(right, width, "  " + pad(left, label), " " * (2 + label))
+    rows = [tuple(row.split("\t", 1)) for row in tr("help_rows").split("\n")]
+    lines += key_rows([(left, right) for left, right in rows], width)
     cards = tr("help_cards")
     if cards:
         lines += fill(cards, width)
