@@ -474,7 +474,7 @@ class HostLobby:
         versions differ; anything else is closed, and noted unless it just hung up."""
         self.admission.gone(guest)
         if error.kind != "closed":
-            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=error))
+            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=message_of(error)))
         if error.kind == "plain":
             self.refused[str(Reason.VERSION)] += 1
             refusal = Refused(reason=str(Reason.VERSION), message=PLAIN_REFUSAL)
@@ -753,8 +753,9 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
         if e.kind == "plain":
             raise JoinRefused("version", Notice("notice_host_plain")) from None
         if e.kind == "closed":  # a hang-up, or a path that broke: tried again like any (``_broke``)
-            raise PeerUnreachable(Notice("notice_host_closed", why=str(e))) from None
-        raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
+            raise PeerUnreachable(Notice("notice_host_closed", why=message_of(e))) from None
+        why = message_of(e)
+        raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=why)) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
 
@@ -915,11 +916,7 @@ async def _link_handshake(
         if hello is None:
             await tls.handshake(stream)
         if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
-            raise TLSError(
-                f"the address the host listed for seat {pin} answered with another key than seat {pin}'s:"
-                " the host's roster may be wrong, or someone may be in the middle",
-                kind="key",
-            )
+            raise TLSError(Notice("tls_other_key", seat=pin), kind="key")
         await link.send(
             encode_lobby(LinkHello(game=info.game_id, seat=info.seat, key=identity.public_key, nonce=nonce))
         )
@@ -1131,13 +1128,13 @@ async def form_mesh(
 
 def _link_failure(e: BaseException) -> str:
     """Why a link handshake failed, to be said in the player's language: what was wrong with
-    what the peer sent (a WireError), how the link closed, or that no answer came in time;
-    anything else (a TLS error) in its own words."""
+    what the peer sent (a WireError), how the link closed, what TLS said, or that no answer
+    came in time; anything else in its own words."""
     if isinstance(e, WireError):
         return WireSaid(e)
     if isinstance(e, LinkClosed):
         return e.reason
-    return str(e) or Notice("why_no_answer_in_time")
+    return message_of(e) or Notice("why_no_answer_in_time")
 
 
 def _silent(e: BaseException) -> bool:
@@ -1158,7 +1155,7 @@ async def _dial_seat(
         await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
     except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
         await link.aclose()
-        raise LinkClosed(str(e) or "no answer in time") from None
+        raise LinkClosed(_link_failure(e)) from None
     return link
 
 

@@ -842,6 +842,12 @@ SYSTEM_ERRORS: dict[int, tuple[str, str]] = {
     errno.ETIMEDOUT: ("oserror_etimedout", "Connection timed out"),
     errno.ENETUNREACH: ("oserror_enetunreach", "Network is unreachable"),
     errno.EHOSTUNREACH: ("oserror_ehostunreach", "No route to host"),
+    errno.EPIPE: ("oserror_epipe", "Broken pipe"),
+    errno.ECONNABORTED: ("oserror_econnaborted", "Software caused connection abort"),
+    errno.ENOTCONN: ("oserror_enotconn", "Transport endpoint is not connected"),
+    errno.ENETDOWN: ("oserror_enetdown", "Network is down"),
+    errno.ENETRESET: ("oserror_enetreset", "Network dropped connection on reset"),
+    errno.EHOSTDOWN: ("oserror_ehostdown", "Host is down"),
 }
 _EN.update(SYSTEM_ERRORS.values())
 _EN.update(AUDIT_WORDS)
