@@ -51,6 +51,7 @@ from p2pcards.protocol.admission import (
     EVICT_AFTER,
     MAX_CONNECTIONS,
     PER_ADDRESS,
+    PROTOCOL_ERROR,
     Admission,
     DoorLimits,
     Evict,
@@ -785,11 +786,21 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
-        why = refusal(msg.reason, name) or msg.message
+        why = refusal(msg.reason, name) or _host_words(msg)
         raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
     if not isinstance(msg, kinds):
         raise PeerUnreachable(Notice("notice_host_unexpected", kind=msg.TYPE))
     return msg
+
+
+def _host_words(msg: Refused) -> str:
+    """A refusal said in the host's words (its reason has no notice). A protocol error a
+    p2pcards host writes (``PROTOCOL_ERROR`` and what was wrong with what this node sent: a
+    SPAKE2 message it could not use, a message out of turn) is said in the player's language
+    where a template made it; any other words as they are."""
+    if msg.reason == Reason.PROTOCOL and msg.message.startswith(PROTOCOL_ERROR):
+        return Notice("notice_host_protocol_error", why=WireSaid(msg.message[len(PROTOCOL_ERROR) :]))
+    return msg.message
 
 
 async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _LobbyWait) -> SessionInfo:
@@ -831,7 +842,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     try:
         key = pake.finish(ch.pake)
     except BadPakeMessage as e:
-        raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
+        raise PeerUnreachable(Notice("notice_host_unreadable", why=WireSaid(e))) from None
     channel = tls.channel_binding(link.stream)
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))

@@ -60,6 +60,7 @@ NOTICES: dict[str, str] = {
     "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
     "notice_unreachable_host": "cannot reach the host at {where} ({why})",
     "notice_host_refused": "the host refused: {why}",
+    "notice_host_protocol_error": "protocol error: {why}",
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_game_unplayable": "the host plays a game this version cannot play: {why}",

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from p2pcards.bots.words import BOT_WORDS
 from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
+from p2pcards.crypto.pake_words import PAKE_WORDS
 from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
@@ -853,6 +854,7 @@ _EN.update(SYSTEM_ERRORS.values())
 _EN.update(AUDIT_WORDS)
 _EN.update(FAULT_WORDS)
 _EN.update(WIRE_WORDS)
+_EN.update(PAKE_WORDS)
 _EN.update(RULE_WORDS)
 _EN.update(BOT_WORDS)
 

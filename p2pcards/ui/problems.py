@@ -15,6 +15,7 @@ import functools
 import re
 from typing import Protocol
 
+from p2pcards.crypto.pake_words import PAKE_WORDS
 from p2pcards.net import verdicts
 from p2pcards.protocol.faults import TEMPLATES
 from p2pcards.protocol.wire_words import WIRE_WORDS
@@ -111,8 +112,9 @@ def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 @functools.cache
 def _wire_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """The pattern and key of every text a ``WireError`` is made from."""
-    return tuple((template_regex(text), key) for key, text in WIRE_WORDS.items())
+    """The pattern and key of every text a ``WireError`` is made from, and of what is wrong
+    with a SPAKE2 message a peer sent (``BadPakeMessage``)."""
+    return tuple((template_regex(text), key) for key, text in {**WIRE_WORDS, **PAKE_WORDS}.items())
 
 
 def wire_text(tr: Translator, error: str) -> str:
