@@ -11,13 +11,15 @@ template (a peer signs any words) is shown as it is.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from typing import Protocol
 
 from p2pcards.crypto.pake_words import PAKE_WORDS
+from p2pcards.games.rule_words import RULE_WORDS
 from p2pcards.net import verdicts
-from p2pcards.protocol.faults import TEMPLATES
+from p2pcards.protocol.faults import ERROR_KINDS, TEMPLATES
 from p2pcards.protocol.wire_words import WIRE_WORDS
 
 
@@ -128,6 +130,44 @@ def wire_text(tr: Translator, error: str) -> str:
     return error
 
 
+@functools.cache
+def _rule_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every text a refused rule option is made from (a rule option
+    out of bounds, a table of a number of players the game cannot seat: ``rule_words``)."""
+    refusals = {k: v for k, v in RULE_WORDS.items() if k.startswith(("rule_err_", "rules_players_"))}
+    return tuple((template_regex(text), key) for key, text in refusals.items())
+
+
+_REPR = re.compile(r"([A-Z]\w*)\((.*)\)", re.DOTALL)
+"""The ``repr`` of an error: its class's name, then its arguments."""
+
+
+def error_text(tr: Translator, error: str) -> str:
+    """An error's own words (a problem's ``error`` field) in the language of ``tr`` where the
+    program made them: what was wrong with a peer's bytes, a rule option refused, or the
+    ``repr`` of one of the program's own errors (:data:`~p2pcards.protocol.faults.ERROR_KINDS`:
+    its kind in words, its text said in turn); any other text as it is."""
+    said = wire_text(tr, error)
+    if said != error:
+        return said
+    for pattern, key in _rule_templates():
+        found = pattern.fullmatch(error)
+        if found is not None:
+            return tr(key, **found.groupdict())
+    found = _REPR.fullmatch(error)
+    if found is not None and found.group(1) in ERROR_KINDS:
+        try:
+            detail = ast.literal_eval(found.group(2))
+        except (ValueError, SyntaxError):
+            return error
+        if isinstance(detail, str):
+            said = problem_text(tr, detail)
+            if said == detail:
+                said = error_text(tr, detail)
+            return tr(ERROR_KINDS[found.group(1)][0], detail=said)
+    return error
+
+
 def _kind(tr: Translator, kind: str) -> str:
     key = f"audit_kind_{kind.replace('-', '_')}"
     return tr(key) if tr.has(key) else kind
@@ -163,7 +203,7 @@ def _field(tr: Translator, name: str, value: str) -> str:
     if name in _NESTED:
         return problem_text(tr, value)
     if name in _WIRE:
-        return wire_text(tr, value)
+        return error_text(tr, value)
     if name == "said":  # a leaver's reason as quoted (repr): the program's own in the language
         inner = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else None
         if inner is not None and "\\" not in inner:
