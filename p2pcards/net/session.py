@@ -1308,7 +1308,7 @@ class Relinks:
     def _addresses(self, peer: int) -> tuple[tuple[str, int], ...]:
         if peer == 0:
             if self.info.host_address is None:
-                raise LinkClosed("the host's address is not known")
+                raise LinkClosed(Notice("relink_no_host_address"))
             return (self.info.host_address,)
         return self.info.roster[peer].addresses
 
@@ -1320,9 +1320,9 @@ class Relinks:
         try:
             return await _dial_seat(self.info, self.identity, peer, addresses, self.timeouts.handshake)
         except trio.TooSlowError:
-            raise LinkClosed(f"no answer from {show_address(*addresses[0])}") from None
+            raise LinkClosed(Notice("relink_no_answer", where=show_address(*addresses[0]))) from None
         except LinkClosed as e:
-            raise LinkClosed(f"the new link failed: {e.reason}") from None
+            raise LinkClosed(Notice("relink_failed", why=e.reason)) from None
 
     def server_context(self) -> ssl.SSLContext:
         if self._server is None:

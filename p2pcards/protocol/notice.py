@@ -169,6 +169,12 @@ NOTICES: dict[str, str] = {
     "why_closed_here": "this end had closed the connection",
     "why_sent_after_eof": "this end had said it would send nothing more",
     "why_send_interrupted": "an earlier send was interrupted",
+    # Why a seat could not link again with a peer (``net.session``, ``net.relay``): the detail
+    # of a seat judged gone, which the first ``continue`` record signs.
+    "relink_failed": "the new link failed: {why}",
+    "relink_no_answer": "no answer from {where}",
+    "relink_no_host_address": "the host's address is not known",
+    "relink_no_carrier": "no seat linked with this one is here to carry its frames to seat {seat}",
 }
 """The English of every notice, by key."""
 
@@ -231,6 +237,18 @@ reason in lower case, in words: ``wrong version number``); another reason is sho
 English (:func:`tls_reason`)."""
 
 NOTICES.update({f"ssl_{reason.lower()}": reason.lower().replace("_", " ") for reason in TLS_REASONS})
+
+
+LINK_WORDS = (
+    "notice_link_hung_up",
+    "notice_link_lost",
+    "notice_link_lost_sending",
+    "why_no_answer_in_time",
+    *(key for key in NOTICES if key.startswith(("tls_", "ssl_", "why_", "relink_"))),
+)
+"""The notices that say why a link broke or could not be made again: a seat judged gone
+signs the last one's English as the detail of its reason, which the interface reads back
+against these to say it in the player's language (``ui.problems.link_text``)."""
 
 
 def tls_reason(reason: str) -> str:

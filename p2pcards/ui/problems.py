@@ -20,7 +20,9 @@ from p2pcards.crypto.pake_words import PAKE_WORDS
 from p2pcards.games.rule_words import RULE_WORDS
 from p2pcards.net import verdicts
 from p2pcards.protocol.faults import ERROR_KINDS, TEMPLATES
+from p2pcards.protocol.notice import LINK_WORDS, NOTICES
 from p2pcards.protocol.wire_words import WIRE_WORDS
+from p2pcards.say import SystemSaid
 
 
 class Translator(Protocol):
@@ -168,6 +170,36 @@ def error_text(tr: Translator, error: str) -> str:
     return error
 
 
+@functools.cache
+def _link_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every notice that says why a link broke or could not be made
+    again, those without a field first (``connection lost (the peer hung up)`` before
+    ``connection lost ({why})``)."""
+    keys = sorted(LINK_WORDS, key=lambda key: "{" in NOTICES[key])
+    return tuple((template_regex(NOTICES[key]), key) for key in keys)
+
+
+_ERRNO = re.compile(r"(?:.*: )?\[Errno (\d+)\] .*", re.DOTALL)
+"""What the system said, as Python writes an ``OSError`` (``socket connection broken: [Errno
+104] Connection reset by peer``): said by its errno."""
+
+
+def link_text(tr: Translator, text: str) -> str:
+    """Why a link broke or could not be made again (its English, as a seat judged gone signs
+    it), in the language of ``tr``: the link's notices, what TLS said, what the system said
+    (by its errno, or its words), what was wrong with a peer's bytes; any other text as it is."""
+    for pattern, key in _link_templates():
+        found = pattern.fullmatch(text)
+        if found is not None:
+            values = found.groupdict()
+            return tr(key, **{name: link_text(tr, v) if name == "why" else v for name, v in values.items()})
+    system = _ERRNO.fullmatch(text)
+    if system is not None:
+        return tr.system(SystemSaid(text, int(system.group(1))))
+    said = wire_text(tr, text)
+    return said if said != text else tr.system(text)
+
+
 def _kind(tr: Translator, kind: str) -> str:
     key = f"audit_kind_{kind.replace('-', '_')}"
     return tr(key) if tr.has(key) else kind
@@ -251,8 +283,7 @@ def leave_reason(tr: Translator, reason: str) -> str:
         spent = template_regex(verdicts.ALLOWANCE_SPENT).fullmatch(detail or "")
         if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
             detail = tr("reason_away_too_long", **spent.groupdict())
-        elif detail:  # what was wrong with what it sent, or what the system said ("Connection refused")
-            said = wire_text(tr, detail)
-            detail = said if said != detail else tr.system(detail)
+        elif detail:  # why its link broke or failed: what was wrong with what it sent, what TLS or the
+            detail = link_text(tr, detail)  # system said ("Connection refused"), no answer...
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
-    return reason
+    return link_text(tr, reason)  # (a link that broke: a seat blamed for it, before the match ran)
