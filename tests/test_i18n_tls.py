@@ -10,6 +10,7 @@ reason OpenSSL gives that the catalogs do not hold is shown as OpenSSL said it."
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 import socket
 import ssl
@@ -246,3 +247,36 @@ def test_a_mesh_link_that_answered_with_another_key_is_said_in_the_language(lang
     said = tr.said(failed)
     assert said == tr("notice_link_failed", name="p1", seat=1, why=tr("tls_other_key", seat=1))
     assert not english_runs(said) & english_runs(failed), said
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_hosts_that_answered_but_seated_nobody_are_listed_with_why_in_the_language(lang: str) -> None:
+    """A joiner that tried every host that answered its search says why each did not seat it."""
+    from net_helpers import FAST, LOCALHOST, RecordingUI
+
+    from p2pcards.errors import PeerUnreachable
+    from p2pcards.net.session import join_table
+
+    async def garbage(stream: trio.SocketStream) -> None:
+        with trio.move_on_after(5):
+            await stream.send_all(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+            await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(functools.partial(trio.serve_tcp, garbage, 0, host=LOCALHOST))
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(20), pytest.raises(PeerUnreachable) as caught:
+            await join_table(
+                host=LOCALHOST, port=port, code="7-amber-lantern", identity=Identity.generate(), name="ann",
+                listen_port=0, ui=RecordingUI(), timeouts=FAST, alternatives=[(LOCALHOST, port)],
+            )  # fmt: skip
+        nursery.cancel_scope.cancel()
+    english = str(caught.value)
+    where = f"{LOCALHOST}:{port}"
+    one = f"{where}: no encrypted connection with the host at {where}: not a p2pcards TLS connection"
+    assert english == f"none of the 2 hosts that answered seated you ({one}; {one})"
+    tr = Translator(lang)
+    said = tr.said(message_of(caught.value))
+    each = f"{where}: " + tr("notice_host_no_encryption", peer=where, why=tr("tls_garbage"))
+    assert said == tr("notice_no_host_seated", n=2, failures=f"{each}; {each}"), said
+    assert not english_runs(said) & english_runs(english), said

@@ -608,10 +608,10 @@ async def join_table(
         except (JoinRefused, PeerUnreachable) as e:
             if len(candidates) == 1:
                 raise
-            failures.append(f"{show_address(where, at)}: {e}")
+            failures.append(Notices([show_address(where, at), message_of(e)], sep=": "))
             if i + 1 < len(candidates):
                 ui.info(Notice("notice_try_next", where=show_address(where, at), error=message_of(e)))
-    raise PeerUnreachable(Notice("notice_no_host_seated", n=len(candidates), failures="; ".join(failures)))
+    raise PeerUnreachable(Notice("notice_no_host_seated", n=len(candidates), failures=Notices(failures)))
 
 
 Outside = tuple[str, int] | Callable[[], Awaitable[tuple[str, int] | None]] | None
