@@ -51,7 +51,8 @@ class SystemSaid(str):
 class WireSaid(str):
     """What was wrong with the bytes a peer sent (the text of a
     :class:`~p2pcards.protocol.wire.WireError`, in English, made from a template of
-    :mod:`p2pcards.protocol.wire_words`): a :class:`~p2pcards.ui.i18n.Translator` says it in
+    :mod:`p2pcards.protocol.wire_words`, or of a SPAKE2 message it could not use, from
+    :mod:`p2pcards.crypto.pake_words`): a :class:`~p2pcards.ui.i18n.Translator` says it in
     its language by that template, and any other text as it is."""
 
 

@@ -50,6 +50,7 @@ SAMPLES = {
     "high": "9",
     "count": "4",
     "type": "turn",
+    "expected": "hello",
     "missing": "['card']",
     "extra": "[\"'x'\"]",
 }

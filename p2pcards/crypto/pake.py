@@ -32,6 +32,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from p2pcards.crypto import pake_words
+
 if TYPE_CHECKING:
     from spake2 import SPAKE2_A, SPAKE2_B
 
@@ -72,7 +74,8 @@ class Side(enum.Enum):
 
 class BadPakeMessage(ValueError):
     """The other side's message is not a usable SPAKE2 message (wrong side, not a group
-    element of the prime-order subgroup, the identity, or our own message reflected)."""
+    element of the prime-order subgroup, the identity, or our own message reflected); its
+    text is a template of :mod:`p2pcards.crypto.pake_words`."""
 
 
 def password(code: str) -> bytes:
@@ -122,10 +125,10 @@ class Pake:
             raise ValueError("this SPAKE2 side has finished already")
         self._done = True
         if not isinstance(peer_message, bytes) or len(peer_message) != MESSAGE_SIZE:
-            raise BadPakeMessage(f"a SPAKE2 message is {MESSAGE_SIZE} bytes")
+            raise BadPakeMessage(pake_words.SIZE.format(size=MESSAGE_SIZE))
         expected = b"B" if self.side is Side.JOINER else b"A"
         if peer_message[:1] != expected:
-            raise BadPakeMessage("the SPAKE2 message is not from the other side")
+            raise BadPakeMessage(pake_words.WRONG_SIDE)
         from spake2 import SPAKEError
         from spake2.ed25519_basic import NotOnCurve
         from spake2.parameters.ed25519 import ParamsEd25519
@@ -134,9 +137,9 @@ class Pake:
             element = ParamsEd25519.group.bytes_to_element(peer_message[1:])
             if element.to_bytes() != peer_message[1:]:
                 # spake2 decodes y >= p and a "negative zero" x too; the spec wants one encoding per point.
-                raise BadPakeMessage("the SPAKE2 message is not the canonical encoding of its element")
+                raise BadPakeMessage(pake_words.NOT_CANONICAL)
             return bytes(self._state.finish(peer_message))
         except BadPakeMessage:
             raise
         except (SPAKEError, NotOnCurve, ValueError, AssertionError) as e:  # off the curve, small order, zero
-            raise BadPakeMessage("the SPAKE2 message is not a usable group element") from e
+            raise BadPakeMessage(pake_words.NOT_ELEMENT) from e

@@ -21,8 +21,9 @@ from typing import Any
 import trio
 
 from p2pcards.errors import UsageError
-from p2pcards.protocol.notice import Notice
+from p2pcards.protocol.notice import Notice, tls_reason
 from p2pcards.protocol.wire import MAX_FRAME, StreamDecoder, WireError
+from p2pcards.say import SystemSaid
 
 READ_CHUNK = 65536
 
@@ -40,10 +41,21 @@ class LinkClosed(Exception):
 
 
 def _why(e: BaseException) -> str:
-    """A few words on why a stream broke ("TLS: decryption failed or bad record mac")."""
+    """A few words on why a stream broke ("TLS: decryption failed or bad record mac"), to be
+    said in the player's language: what TLS said, what the system said (by its errno: the
+    text as it was, ``socket connection broken: [Errno 104] Connection reset by peer``), or
+    that this end had closed or broken the stream before; any other text as it is."""
     cause = e.__cause__
     if isinstance(cause, ssl.SSLError):
-        return "TLS: " + (cause.reason or type(cause).__name__).lower().replace("_", " ")
+        return Notice("tls_lost", why=tls_reason(cause.reason or type(cause).__name__))
+    if isinstance(cause, OSError) and cause.errno is not None:
+        return SystemSaid(str(e) or cause.strerror or str(cause), cause.errno)
+    if isinstance(e, trio.ClosedResourceError):
+        if "after sending EOF" in str(e):
+            return Notice("why_sent_after_eof")
+        return Notice("why_closed_here")
+    if isinstance(e, trio.BrokenResourceError) and not str(e):
+        return Notice("why_broken_before")  # (a TLS stream broken by an earlier error)
     return str(e) or type(e).__name__
 
 
@@ -81,7 +93,7 @@ class Link:
     async def send(self, frame: bytes) -> None:
         async with self._send_lock:
             if self.send_broken:
-                raise LinkClosed("an earlier send was interrupted")
+                raise LinkClosed(Notice("why_send_interrupted"))
             # A send cancelled half-way leaves the stream unusable: until this one
             # completes, the link counts as broken. One cancelled before it began
             # (the program stopping) leaves it as it was, for a last frame (a leave).

@@ -20,6 +20,7 @@ from p2pcards.errors import RemoteProtocolError
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.pacing import STUCK_SHARE
 from p2pcards.net.verdicts import CARRIED_MALFORMED, GAVE_TO_CARRY, MALFORMED_TO_CARRY, RELAY_IN_NAME
+from p2pcards.protocol.notice import Notice
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.wire import MAX_FRAME, Abort, Evidence, Need, Relay, SignedRecord, WireError
 
@@ -70,7 +71,7 @@ class RelayedLink:
                 await link.send(wrapped)
                 sent = True
         if not sent:
-            raise LinkClosed(f"no seat linked with this one is here to carry its frames to seat {self.peer}")
+            raise LinkClosed(Notice("relink_no_carrier", seat=self.peer))
         self.bytes_sent += len(frame)
         self.frames_sent += 1
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -182,12 +183,24 @@ async def _relink(
                 try:
                     link = await relinker.relink(peer)
                 except (LinkClosed, OSError, WireError) as e:
-                    last = str(e) or type(e).__name__
+                    last = _why_not(e)
                     await trio.sleep(RETRY)
                     continue
                 await out.send((peer, (None, NewLink(link))))
                 return
         await out.send((peer, (None, StayedAway(last, deadline))))
+
+
+def _why_not(e: BaseException) -> str:
+    """Why dialling a peer again failed, in English (the detail of its reason if it is judged
+    gone, which the interface reads back to say it in the player's language): a connection
+    that failed by what the system said of it (``Connection refused``, by its errno, where
+    trio says only that every attempt failed), else the error's own words."""
+    if isinstance(e, OSError):
+        for error in (e, *getattr(e.__cause__, "exceptions", ())):
+            if isinstance(error, OSError) and error.errno is not None:
+                return os.strerror(error.errno)
+    return str(e) or type(e).__name__
 
 
 async def _take_links(peer: int, relinker: Relinker, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:

@@ -51,6 +51,7 @@ from p2pcards.protocol.admission import (
     EVICT_AFTER,
     MAX_CONNECTIONS,
     PER_ADDRESS,
+    PROTOCOL_ERROR,
     Admission,
     DoorLimits,
     Evict,
@@ -474,7 +475,7 @@ class HostLobby:
         versions differ; anything else is closed, and noted unless it just hung up."""
         self.admission.gone(guest)
         if error.kind != "closed":
-            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=error))
+            self.ui.info(Notice("notice_refused_connection", peer=peer or "?", error=message_of(error)))
         if error.kind == "plain":
             self.refused[str(Reason.VERSION)] += 1
             refusal = Refused(reason=str(Reason.VERSION), message=PLAIN_REFUSAL)
@@ -607,10 +608,10 @@ async def join_table(
         except (JoinRefused, PeerUnreachable) as e:
             if len(candidates) == 1:
                 raise
-            failures.append(f"{show_address(where, at)}: {e}")
+            failures.append(Notices([show_address(where, at), message_of(e)], sep=": "))
             if i + 1 < len(candidates):
                 ui.info(Notice("notice_try_next", where=show_address(where, at), error=message_of(e)))
-    raise PeerUnreachable(Notice("notice_no_host_seated", n=len(candidates), failures="; ".join(failures)))
+    raise PeerUnreachable(Notice("notice_no_host_seated", n=len(candidates), failures=Notices(failures)))
 
 
 Outside = tuple[str, int] | Callable[[], Awaitable[tuple[str, int] | None]] | None
@@ -753,8 +754,9 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
         if e.kind == "plain":
             raise JoinRefused("version", Notice("notice_host_plain")) from None
         if e.kind == "closed":  # a hang-up, or a path that broke: tried again like any (``_broke``)
-            raise PeerUnreachable(Notice("notice_host_closed", why=str(e))) from None
-        raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=str(e))) from None
+            raise PeerUnreachable(Notice("notice_host_closed", why=message_of(e))) from None
+        why = message_of(e)
+        raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=why)) from None
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
 
@@ -784,11 +786,21 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
-        why = refusal(msg.reason, name) or msg.message
+        why = refusal(msg.reason, name) or _host_words(msg)
         raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
     if not isinstance(msg, kinds):
         raise PeerUnreachable(Notice("notice_host_unexpected", kind=msg.TYPE))
     return msg
+
+
+def _host_words(msg: Refused) -> str:
+    """A refusal said in the host's words (its reason has no notice). A protocol error a
+    p2pcards host writes (``PROTOCOL_ERROR`` and what was wrong with what this node sent: a
+    SPAKE2 message it could not use, a message out of turn) is said in the player's language
+    where a template made it; any other words as they are."""
+    if msg.reason == Reason.PROTOCOL and msg.message.startswith(PROTOCOL_ERROR):
+        return Notice("notice_host_protocol_error", why=WireSaid(msg.message[len(PROTOCOL_ERROR) :]))
+    return msg.message
 
 
 async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _LobbyWait) -> SessionInfo:
@@ -830,7 +842,7 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     try:
         key = pake.finish(ch.pake)
     except BadPakeMessage as e:
-        raise PeerUnreachable(Notice("notice_host_unreadable", why=str(e))) from None
+        raise PeerUnreachable(Notice("notice_host_unreadable", why=WireSaid(e))) from None
     channel = tls.channel_binding(link.stream)
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
@@ -915,11 +927,7 @@ async def _link_handshake(
         if hello is None:
             await tls.handshake(stream)
         if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
-            raise TLSError(
-                f"the address the host listed for seat {pin} answered with another key than seat {pin}'s:"
-                " the host's roster may be wrong, or someone may be in the middle",
-                kind="key",
-            )
+            raise TLSError(Notice("tls_other_key", seat=pin), kind="key")
         await link.send(
             encode_lobby(LinkHello(game=info.game_id, seat=info.seat, key=identity.public_key, nonce=nonce))
         )
@@ -1131,13 +1139,13 @@ async def form_mesh(
 
 def _link_failure(e: BaseException) -> str:
     """Why a link handshake failed, to be said in the player's language: what was wrong with
-    what the peer sent (a WireError), how the link closed, or that no answer came in time;
-    anything else (a TLS error) in its own words."""
+    what the peer sent (a WireError), how the link closed, what TLS said, or that no answer
+    came in time; anything else in its own words."""
     if isinstance(e, WireError):
         return WireSaid(e)
     if isinstance(e, LinkClosed):
         return e.reason
-    return str(e) or Notice("why_no_answer_in_time")
+    return message_of(e) or Notice("why_no_answer_in_time")
 
 
 def _silent(e: BaseException) -> bool:
@@ -1158,7 +1166,7 @@ async def _dial_seat(
         await _link_handshake(link, info, identity, lambda s: s == peer, t, pin=peer)
     except (WireError, LinkClosed, TLSError, trio.TooSlowError) as e:
         await link.aclose()
-        raise LinkClosed(str(e) or "no answer in time") from None
+        raise LinkClosed(_link_failure(e)) from None
     return link
 
 
@@ -1300,7 +1308,7 @@ class Relinks:
     def _addresses(self, peer: int) -> tuple[tuple[str, int], ...]:
         if peer == 0:
             if self.info.host_address is None:
-                raise LinkClosed("the host's address is not known")
+                raise LinkClosed(Notice("relink_no_host_address"))
             return (self.info.host_address,)
         return self.info.roster[peer].addresses
 
@@ -1312,9 +1320,9 @@ class Relinks:
         try:
             return await _dial_seat(self.info, self.identity, peer, addresses, self.timeouts.handshake)
         except trio.TooSlowError:
-            raise LinkClosed(f"no answer from {show_address(*addresses[0])}") from None
+            raise LinkClosed(Notice("relink_no_answer", where=show_address(*addresses[0]))) from None
         except LinkClosed as e:
-            raise LinkClosed(f"the new link failed: {e.reason}") from None
+            raise LinkClosed(Notice("relink_failed", why=e.reason)) from None
 
     def server_context(self) -> ssl.SSLContext:
         if self._server is None:

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pcards.crypto.identity import Identity
+from p2pcards.protocol.notice import Notice, tls_reason
 
 if TYPE_CHECKING:
     from cryptography import x509
@@ -57,7 +58,9 @@ class TLSError(Exception):
     ``kind`` says what the peer did: ``plain`` it spoke p2pcards without encryption (an
     older version), ``garbage`` it spoke something else, ``closed`` it hung up (or was cut)
     during the handshake, ``failed`` TLS refused it (no common version, a bad message...),
-    ``key`` its certificate holds no usable key or not the expected one."""
+    ``key`` its certificate holds no usable key or not the expected one. The message is a
+    :class:`~p2pcards.protocol.notice.Notice` (English, said in the player's language by a UI:
+    ``message_of``)."""
 
     def __init__(self, message: str, *, kind: str = "failed") -> None:
         self.kind = kind
@@ -204,28 +207,27 @@ def _failure(stream: trio.SSLStream[trio.abc.Stream], error: BaseException) -> T
     first = transport.first if isinstance(transport, _Transport) else b""
     cause = error.__cause__
     if first and first[0] in _MSGPACK_MAP:
-        return TLSError("it speaks p2pcards without encryption (an older version)", kind="plain")
+        return TLSError(Notice("tls_plain"), kind="plain")
     if first and first[0] not in (TLS_HANDSHAKE, TLS_ALERT):
-        return TLSError("not a p2pcards TLS connection", kind="garbage")
+        return TLSError(Notice("tls_garbage"), kind="garbage")
     if isinstance(cause, ssl.SSLError) and not isinstance(cause, ssl.SSLEOFError | ssl.SSLSyscallError):
-        why = (cause.reason or type(cause).__name__).lower().replace("_", " ")
-        return TLSError(f"TLS handshake failed ({why})")
-    return TLSError("the connection closed during the TLS handshake", kind="closed")
+        return TLSError(Notice("tls_failed", why=tls_reason(cause.reason or type(cause).__name__)))
+    return TLSError(Notice("tls_closed"), kind="closed")
 
 
 def peer_key(stream: trio.SSLStream[trio.abc.Stream]) -> bytes:
     """The raw 32-byte Ed25519 key of the peer's certificate (after the handshake)."""
     der = stream.getpeercert(binary_form=True)
     if not der:
-        raise TLSError("the peer presented no certificate", kind="key")
+        raise TLSError(Notice("tls_no_certificate"), kind="key")
     from cryptography import x509  # (loaded late: see certificate)
 
     try:
         key = x509.load_der_x509_certificate(der).public_key()
     except ValueError:
-        raise TLSError("the peer's certificate is unreadable", kind="key") from None
+        raise TLSError(Notice("tls_certificate_unreadable"), kind="key") from None
     if not isinstance(key, Ed25519PublicKey):
-        raise TLSError("the peer's certificate does not hold an Ed25519 key", kind="key")
+        raise TLSError(Notice("tls_not_ed25519"), kind="key")
     return key.public_bytes_raw()
 
 
@@ -245,5 +247,5 @@ def channel_binding(stream: trio.abc.Stream) -> bytes:
     relay holding two TLS sessions cannot splice them."""
     binding = stream.get_channel_binding("tls-unique") if isinstance(stream, trio.SSLStream) else None
     if not binding:
-        raise TLSError("the TLS session offers no channel binding", kind="failed")
+        raise TLSError(Notice("tls_no_binding"), kind="failed")
     return bytes(binding)

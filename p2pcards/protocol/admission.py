@@ -40,6 +40,7 @@ from typing import Generic, TypeVar
 from p2pcards.crypto.identity import is_valid_public_key, verify_signature
 from p2pcards.crypto.pake import BadPakeMessage, Pake, Side
 from p2pcards.errors import LocalProtocolError
+from p2pcards.protocol import wire_words
 from p2pcards.protocol.lobby import (
     LOBBY_VERSION,
     MAX_CHANNEL,
@@ -91,6 +92,10 @@ this many in the codes there are (32 in 65,536 when the code's number is known).
 
 TRACKED_ADDRESSES = 4096
 """Addresses whose wrong codes the host remembers; past that, the one whose wait ends first is forgotten."""
+
+
+PROTOCOL_ERROR = "protocol error: "
+"""How the refusal of a connection that broke the protocol begins, before what was wrong."""
 
 
 class Reason(enum.StrEnum):
@@ -616,7 +621,8 @@ class Admission(Generic[C]):
         if visit.stage is Stage.EVICTED:
             return self._drop(connection, refuse(Reason.BUSY))
         if not isinstance(message, Hello):
-            return self._drop(connection, self._protocol(visit, f"expected hello, got {message.TYPE}"))
+            out_of_turn = wire_words.EXPECTED_TYPE.format(expected="hello", type=message.TYPE)
+            return self._drop(connection, self._protocol(visit, WireSaid(out_of_turn)))
         if not MIN_CHANNEL <= len(channel) <= MAX_CHANNEL:
             raise LocalProtocolError("the TLS channel binding has an unexpected length")
         # A started table challenges every hello: a seat of its roster whose ``start`` was lost
@@ -628,7 +634,7 @@ class Admission(Generic[C]):
         try:
             visit.key = pake.finish(message.pake)
         except BadPakeMessage as e:
-            return self._drop(connection, self._protocol(visit, str(e)))
+            return self._drop(connection, self._protocol(visit, WireSaid(e)))
         visit.binding = pake_binding(
             self.game_id,
             message.key,
@@ -655,7 +661,8 @@ class Admission(Generic[C]):
         if visit.stage is Stage.EVICTED:
             return self._drop(connection, refuse(Reason.BUSY))
         if not isinstance(message, Auth):
-            return self._drop(connection, self._protocol(visit, f"expected auth, got {message.TYPE}"))
+            out_of_turn = wire_words.EXPECTED_TYPE.format(expected="auth", type=message.TYPE)
+            return self._drop(connection, self._protocol(visit, WireSaid(out_of_turn)))
         hello = visit.hello
         if hello is None:  # the AUTH stage is only reached with a hello
             raise LocalProtocolError("an auth without a hello")
@@ -759,4 +766,4 @@ class Admission(Generic[C]):
     def _protocol(visit: _Visit | None, problem: str) -> Refuse:
         peer = "?" if visit is None else visit.peer
         note = Notice("notice_refused_connection", peer=peer, error=problem)
-        return refuse(Reason.PROTOCOL, f"protocol error: {problem}", note)
+        return refuse(Reason.PROTOCOL, PROTOCOL_ERROR + problem, note)

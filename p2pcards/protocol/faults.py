@@ -223,7 +223,28 @@ TEMPLATES: dict[str, str] = {
 }
 """Every template above by its key (``fault_`` and the constant's name)."""
 
-FAULT_WORDS: dict[str, str] = {**TEMPLATES, "fault_or": "or", "fault_seats": "seats {seats}"}
+ERROR_KINDS: dict[str, tuple[str, str]] = {
+    "LocalProtocolError": ("fault_error_local", "this program misused its own protocol state: {detail}"),
+    "UsageError": ("fault_error_usage", "the rules engine refused a request: {detail}"),
+    "RuleOptionError": ("fault_error_rule_option", "a rule option was refused: {detail}"),
+    "CardParseError": ("fault_error_card", "not a card: {detail}"),
+    "IllegalAction": ("fault_error_illegal", "an illegal move: {detail}"),
+    "RemoteProtocolError": ("fault_error_remote", "a fault: {detail}"),
+    "TranscriptError": ("fault_error_transcript", "a transcript that cannot be read: {detail}"),
+}
+"""The program's own errors (``p2pcards.errors``) that an error inside the audit may be
+(:data:`AUDIT_FAILED`'s ``error`` is its ``repr``, ``LocalProtocolError('...')``), by the
+name of their class: the key and the English of the words that say which it is, its text
+the ``detail``. The interface says them in the player's language; another error (a bug
+elsewhere, ``KeyError(3)``) is shown as its ``repr``."""
+
+FAULT_WORDS: dict[str, str] = {
+    **TEMPLATES,
+    "fault_or": "or",
+    "fault_seats": "seats {seats}",
+    **dict(ERROR_KINDS.values()),
+}
 """The English the interface's catalogs translate: the templates, the word between the
-kinds of :data:`WRONG_RECORD`'s ``kinds``, and the seats (more than one) a problem not
-listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``)."""
+kinds of :data:`WRONG_RECORD`'s ``kinds``, the seats (more than one) a problem not
+listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``), and
+the words for the program's own errors (:data:`ERROR_KINDS`)."""

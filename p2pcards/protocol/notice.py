@@ -60,6 +60,7 @@ NOTICES: dict[str, str] = {
     "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
     "notice_unreachable_host": "cannot reach the host at {where} ({why})",
     "notice_host_refused": "the host refused: {why}",
+    "notice_host_protocol_error": "protocol error: {why}",
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
     "notice_host_game_unplayable": "the host plays a game this version cannot play: {why}",
@@ -150,8 +151,112 @@ NOTICES: dict[str, str] = {
     "keyfile_corrupt": "the identity key file {path} is damaged (not a p2pcards key file); it is left "
     "as it is: move it away and a new identity is made, under which the players who knew you "
     "will be warned of a new key",
+    # What TLS said of a connection (``net.tls``, ``net.link``): a handshake that failed, a
+    # certificate that is not the one expected, a link broken.
+    "tls_plain": "it speaks p2pcards without encryption (an older version)",
+    "tls_garbage": "not a p2pcards TLS connection",
+    "tls_failed": "TLS handshake failed ({why})",
+    "tls_closed": "the connection closed during the TLS handshake",
+    "tls_no_certificate": "the peer presented no certificate",
+    "tls_certificate_unreadable": "the peer's certificate is unreadable",
+    "tls_not_ed25519": "the peer's certificate does not hold an Ed25519 key",
+    "tls_no_binding": "the TLS session offers no channel binding",
+    "tls_other_key": "the address the host listed for seat {seat} answered with another key than seat"
+    " {seat}'s: the host's roster may be wrong, or someone may be in the middle",
+    "tls_lost": "TLS: {why}",
+    # Why a link broke, when the system or TLS did not say (``net.link``).
+    "why_broken_before": "the connection was broken already",
+    "why_closed_here": "this end had closed the connection",
+    "why_sent_after_eof": "this end had said it would send nothing more",
+    "why_send_interrupted": "an earlier send was interrupted",
+    # Why a seat could not link again with a peer (``net.session``, ``net.relay``): the detail
+    # of a seat judged gone, which the first ``continue`` record signs.
+    "relink_failed": "the new link failed: {why}",
+    "relink_no_answer": "no answer from {where}",
+    "relink_no_host_address": "the host's address is not known",
+    "relink_no_carrier": "no seat linked with this one is here to carry its frames to seat {seat}",
 }
 """The English of every notice, by key."""
+
+TLS_REASONS = (
+    "WRONG_VERSION_NUMBER",
+    "UNSUPPORTED_PROTOCOL",
+    "NO_PROTOCOLS_AVAILABLE",
+    "TLSV1_ALERT_PROTOCOL_VERSION",
+    "INAPPROPRIATE_FALLBACK",
+    "TLSV1_ALERT_INAPPROPRIATE_FALLBACK",
+    "UNEXPECTED_MESSAGE",
+    "UNEXPECTED_RECORD",
+    "UNEXPECTED_CCS_MESSAGE",
+    "UNEXPECTED_EOF_WHILE_READING",
+    "SSLV3_ALERT_UNEXPECTED_MESSAGE",
+    "DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+    "SSLV3_ALERT_BAD_RECORD_MAC",
+    "TLSV1_ALERT_DECRYPTION_FAILED",
+    "TLSV1_ALERT_DECRYPT_ERROR",
+    "TLSV1_ALERT_DECODE_ERROR",
+    "TLSV1_ALERT_RECORD_OVERFLOW",
+    "RECORD_LAYER_FAILURE",
+    "PACKET_LENGTH_TOO_LONG",
+    "BAD_PACKET_LENGTH",
+    "EXCESSIVE_MESSAGE_SIZE",
+    "LENGTH_MISMATCH",
+    "BAD_LENGTH",
+    "BAD_EXTENSION",
+    "HTTP_REQUEST",
+    "HTTPS_PROXY_REQUEST",
+    "SSLV3_ALERT_HANDSHAKE_FAILURE",
+    "SSLV3_ALERT_ILLEGAL_PARAMETER",
+    "TLSV1_ALERT_INTERNAL_ERROR",
+    "TLSV1_ALERT_INSUFFICIENT_SECURITY",
+    "TLSV1_ALERT_USER_CANCELLED",
+    "TLSV1_ALERT_ACCESS_DENIED",
+    "TLSV13_ALERT_MISSING_EXTENSION",
+    "TLSV13_ALERT_CERTIFICATE_REQUIRED",
+    "NO_SHARED_CIPHER",
+    "NO_SHARED_GROUPS",
+    "NO_SUITABLE_KEY_SHARE",
+    "BAD_KEY_SHARE",
+    "NO_SHARED_SIGNATURE_ALGORITHMS",
+    "NO_SUITABLE_SIGNATURE_ALGORITHM",
+    "MISSING_SIGALGS_EXTENSION",
+    "BAD_SIGNATURE",
+    "CERTIFICATE_VERIFY_FAILED",
+    "PEER_DID_NOT_RETURN_A_CERTIFICATE",
+    "SSLV3_ALERT_BAD_CERTIFICATE",
+    "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE",
+    "SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+    "SSLV3_ALERT_CERTIFICATE_EXPIRED",
+    "SSLV3_ALERT_CERTIFICATE_REVOKED",
+    "TLSV1_ALERT_UNKNOWN_CA",
+    "APPLICATION_DATA_AFTER_CLOSE_NOTIFY",
+)
+"""The reasons OpenSSL gives most for a TLS failure (``ssl.SSLError.reason``): each is a
+notice, ``ssl_`` and the reason in lower case, whose English is what was shown before (the
+reason in lower case, in words: ``wrong version number``); another reason is shown so, in
+English (:func:`tls_reason`)."""
+
+NOTICES.update({f"ssl_{reason.lower()}": reason.lower().replace("_", " ") for reason in TLS_REASONS})
+
+
+LINK_WORDS = (
+    "notice_link_hung_up",
+    "notice_link_lost",
+    "notice_link_lost_sending",
+    "why_no_answer_in_time",
+    *(key for key in NOTICES if key.startswith(("tls_", "ssl_", "why_", "relink_"))),
+)
+"""The notices that say why a link broke or could not be made again: a seat judged gone
+signs the last one's English as the detail of its reason, which the interface reads back
+against these to say it in the player's language (``ui.problems.link_text``)."""
+
+
+def tls_reason(reason: str) -> str:
+    """What TLS said (``reason``: an ``ssl.SSLError``'s reason, or its type's name when it has
+    none) in words: a notice to be said in the player's language when it is one of
+    :data:`TLS_REASONS`, else the reason in lower case, as it is."""
+    key = f"ssl_{reason.lower()}"
+    return Notice(key) if key in NOTICES else reason.lower().replace("_", " ")
 
 
 class Notice(str):

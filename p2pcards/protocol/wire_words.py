@@ -10,7 +10,7 @@ peer's own words) is shown as it is.
 
 The fields: ``size``, ``limit``, ``most``, ``count`` and ``seat`` are numbers (``low`` and
 ``high`` too, below zero as well); ``frame`` is a frame's kind as the wire names it
-(``abort``), ``type`` a body's type (``turn``) and ``where`` a field of a body as the schema
+(``abort``), ``type`` and ``expected`` a body's type (``turn``) and ``where`` a field of a body as the schema
 names it (``turn.card``, ``join.roster[2][0]``); ``value`` a peer's value, ``missing`` and
 ``extra`` lists of field names, ``theirs`` and ``ours`` versions, and ``cause`` what the
 msgpack library said, each shown as it is.
@@ -66,6 +66,7 @@ LOBBY_KEYS = "a lobby frame has exactly the keys v, kind, body"
 NOT_LINK_HELLO = "not a link hello for this game"
 SEAT_NOT_ITS = "claims seat {seat}, which it may not take"
 KEY_NOT_PROVEN = "could not prove it holds seat {seat}'s key"
+EXPECTED_TYPE = "expected {expected}, got {type}"
 
 # -- the schema of a record's or a lobby message's body (p2pcards.protocol.messages, .lobby)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from p2pcards.bots.words import BOT_WORDS
 from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
+from p2pcards.crypto.pake_words import PAKE_WORDS
 from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game, load, names
 from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
@@ -844,11 +845,18 @@ SYSTEM_ERRORS: dict[int, tuple[str, str]] = {
     errno.ETIMEDOUT: ("oserror_etimedout", "Connection timed out"),
     errno.ENETUNREACH: ("oserror_enetunreach", "Network is unreachable"),
     errno.EHOSTUNREACH: ("oserror_ehostunreach", "No route to host"),
+    errno.EPIPE: ("oserror_epipe", "Broken pipe"),
+    errno.ECONNABORTED: ("oserror_econnaborted", "Software caused connection abort"),
+    errno.ENOTCONN: ("oserror_enotconn", "Transport endpoint is not connected"),
+    errno.ENETDOWN: ("oserror_enetdown", "Network is down"),
+    errno.ENETRESET: ("oserror_enetreset", "Network dropped connection on reset"),
+    errno.EHOSTDOWN: ("oserror_ehostdown", "Host is down"),
 }
 _EN.update(SYSTEM_ERRORS.values())
 _EN.update(AUDIT_WORDS)
 _EN.update(FAULT_WORDS)
 _EN.update(WIRE_WORDS)
+_EN.update(PAKE_WORDS)
 _EN.update(RULE_WORDS)
 _EN.update(BOT_WORDS)
 

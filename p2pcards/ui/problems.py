@@ -11,13 +11,18 @@ template (a peer signs any words) is shown as it is.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from typing import Protocol
 
+from p2pcards.crypto.pake_words import PAKE_WORDS
+from p2pcards.games.rule_words import RULE_WORDS
 from p2pcards.net import verdicts
-from p2pcards.protocol.faults import TEMPLATES
+from p2pcards.protocol.faults import ERROR_KINDS, TEMPLATES
+from p2pcards.protocol.notice import LINK_WORDS, NOTICES
 from p2pcards.protocol.wire_words import WIRE_WORDS
+from p2pcards.say import SystemSaid
 
 
 class Translator(Protocol):
@@ -111,8 +116,9 @@ def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 @functools.cache
 def _wire_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """The pattern and key of every text a ``WireError`` is made from."""
-    return tuple((template_regex(text), key) for key, text in WIRE_WORDS.items())
+    """The pattern and key of every text a ``WireError`` is made from, and of what is wrong
+    with a SPAKE2 message a peer sent (``BadPakeMessage``)."""
+    return tuple((template_regex(text), key) for key, text in {**WIRE_WORDS, **PAKE_WORDS}.items())
 
 
 def wire_text(tr: Translator, error: str) -> str:
@@ -124,6 +130,74 @@ def wire_text(tr: Translator, error: str) -> str:
         if found is not None:
             return tr(key, **found.groupdict())
     return error
+
+
+@functools.cache
+def _rule_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every text a refused rule option is made from (a rule option
+    out of bounds, a table of a number of players the game cannot seat: ``rule_words``)."""
+    refusals = {k: v for k, v in RULE_WORDS.items() if k.startswith(("rule_err_", "rules_players_"))}
+    return tuple((template_regex(text), key) for key, text in refusals.items())
+
+
+_REPR = re.compile(r"([A-Z]\w*)\((.*)\)", re.DOTALL)
+"""The ``repr`` of an error: its class's name, then its arguments."""
+
+
+def error_text(tr: Translator, error: str) -> str:
+    """An error's own words (a problem's ``error`` field) in the language of ``tr`` where the
+    program made them: what was wrong with a peer's bytes, a rule option refused, or the
+    ``repr`` of one of the program's own errors (:data:`~p2pcards.protocol.faults.ERROR_KINDS`:
+    its kind in words, its text said in turn); any other text as it is."""
+    said = wire_text(tr, error)
+    if said != error:
+        return said
+    for pattern, key in _rule_templates():
+        found = pattern.fullmatch(error)
+        if found is not None:
+            return tr(key, **found.groupdict())
+    found = _REPR.fullmatch(error)
+    if found is not None and found.group(1) in ERROR_KINDS:
+        try:
+            detail = ast.literal_eval(found.group(2))
+        except (ValueError, SyntaxError):
+            return error
+        if isinstance(detail, str):
+            said = problem_text(tr, detail)
+            if said == detail:
+                said = error_text(tr, detail)
+            return tr(ERROR_KINDS[found.group(1)][0], detail=said)
+    return error
+
+
+@functools.cache
+def _link_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every notice that says why a link broke or could not be made
+    again, those without a field first (``connection lost (the peer hung up)`` before
+    ``connection lost ({why})``)."""
+    keys = sorted(LINK_WORDS, key=lambda key: "{" in NOTICES[key])
+    return tuple((template_regex(NOTICES[key]), key) for key in keys)
+
+
+_ERRNO = re.compile(r"(?:.*: )?\[Errno (\d+)\] .*", re.DOTALL)
+"""What the system said, as Python writes an ``OSError`` (``socket connection broken: [Errno
+104] Connection reset by peer``): said by its errno."""
+
+
+def link_text(tr: Translator, text: str) -> str:
+    """Why a link broke or could not be made again (its English, as a seat judged gone signs
+    it), in the language of ``tr``: the link's notices, what TLS said, what the system said
+    (by its errno, or its words), what was wrong with a peer's bytes; any other text as it is."""
+    for pattern, key in _link_templates():
+        found = pattern.fullmatch(text)
+        if found is not None:
+            values = found.groupdict()
+            return tr(key, **{name: link_text(tr, v) if name == "why" else v for name, v in values.items()})
+    system = _ERRNO.fullmatch(text)
+    if system is not None:
+        return tr.system(SystemSaid(text, int(system.group(1))))
+    said = wire_text(tr, text)
+    return said if said != text else tr.system(text)
 
 
 def _kind(tr: Translator, kind: str) -> str:
@@ -161,7 +235,7 @@ def _field(tr: Translator, name: str, value: str) -> str:
     if name in _NESTED:
         return problem_text(tr, value)
     if name in _WIRE:
-        return wire_text(tr, value)
+        return error_text(tr, value)
     if name == "said":  # a leaver's reason as quoted (repr): the program's own in the language
         inner = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else None
         if inner is not None and "\\" not in inner:
@@ -209,8 +283,7 @@ def leave_reason(tr: Translator, reason: str) -> str:
         spent = template_regex(verdicts.ALLOWANCE_SPENT).fullmatch(detail or "")
         if spent is not None:  # (the detail of a peer gone at once: away too long over the match)
             detail = tr("reason_away_too_long", **spent.groupdict())
-        elif detail:  # what was wrong with what it sent, or what the system said ("Connection refused")
-            said = wire_text(tr, detail)
-            detail = said if said != detail else tr.system(detail)
+        elif detail:  # why its link broke or failed: what was wrong with what it sent, what TLS or the
+            detail = link_text(tr, detail)  # system said ("Connection refused"), no answer...
         return tr("reason_gone", seconds=found.group(1)) + (tr("audit_semicolon") + detail if detail else "")
-    return reason
+    return link_text(tr, reason)  # (a link that broke: a seat blamed for it, before the match ran)
