@@ -482,7 +482,42 @@ async def test_a_resumed_seat_whose_answer_on_the_fingerprint_is_signed_is_not_a
     assert f"Table fingerprint: {fingerprint.text}" in rec.text
     asked = [" ".join(p.split()) for p in prompts]  # (folded to the terminal's width)
     question = "Do all the players read these same digits? y(es), n(o), Enter if not compared >"
-    assert asked == ([] if confirmed else [question])
+    assert asked[:1] == ([] if confirmed else [question])
+
+
+@pytest.mark.parametrize(("typed", "leaves"), [([None, "n", "y"], False), ([None, "y"], True), (["quit", "y"], True)])
+async def test_quit_or_the_end_of_input_at_the_fingerprint_question_asks_whether_to_leave(
+    typed: list[str | None], leaves: bool
+) -> None:
+    """As at any prompt of a networked table, ``quit`` or Ctrl-D at the question about the
+    digits asks whether the player leaves: yes leaves (nothing signed about the digits), no
+    asks about the digits again. It used to be taken for "not compared", with no word."""
+    resumed = resumed_after_two_hands(False)
+    answers = iter(typed)
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(" ".join(prompt.split()))
+        line = next(answers)
+        if line is None:
+            raise EOFError
+        return line
+
+    console, rec = terminal(read=read)
+    ui = NetworkUI(console, human=True)
+    fingerprint = TableFingerprint.of_table(resumed.tables[0])
+    assert fingerprint is not None
+    ui.table_ready(fingerprint, resumed)
+    ui.progress(resumed)
+    with trio.fail_after(10):
+        while len(prompts) < len(typed):
+            await trio.sleep(0.05)
+        await trio.sleep(0.3)
+    assert prompts[0].startswith("Do all the players read these same digits?"), prompts
+    assert prompts[1].startswith("Leave the match?"), prompts
+    assert ui.leaving() is leaves
+    assert ui.confirming() is (None if leaves else True)
+    assert ("You leave the table" in rec.text) is leaves, rec.text
 
 
 @pytest.mark.parametrize(

@@ -337,6 +337,10 @@ TYPED_POLL = 0.05
 """Seconds between two looks at a typed line that a question in progress is about to read."""
 
 
+LEAVE = "leave"
+"""The answer to the fingerprint question of a player who chose to leave there."""
+
+
 @dataclass(slots=True)
 class HumanDecider:
     """The keyboard: asks in a worker thread, so that the network keeps running while the player thinks.
@@ -548,13 +552,23 @@ class HumanDecider:
             console.write(line)
         return as_typed(line)
 
-    def _fingerprint_prompt(self) -> bool | None:
+    def _fingerprint_prompt(self) -> bool | str | None:
+        """True, False or None (not compared), or ``LEAVE``: ``quit`` or the end of the input,
+        as at any prompt, asks whether they leave."""
         console = self.screen.console
         while True:
             line = self._read_answer("fingerprint_ask")
-            if line is None:
-                return None
-            word = COMMAND_WORDS.get(line.strip().lower())
+            if self._terminal_gone:
+                return None  # (no answer of theirs: the hang-up signal that came with it leaves)
+            word = "quit" if line is None else COMMAND_WORDS.get(line.strip().lower())
+            if word == "quit":
+                table = self.table()
+                if table is not None:
+                    self.ends_if_leaving = _ends_without_one(table)
+                if self._really_leave():
+                    return LEAVE
+                continue  # asked again
+            assert line is not None
             if word == "yes":
                 return True
             if word == "no":  # it costs the player their seat: a slip of one key must not
@@ -566,9 +580,14 @@ class HumanDecider:
                 return None
             console.say(console.tr("fingerprint_ask_again"))
 
-    def _fingerprint_answer(self, answer: bool | None) -> None:
+    def _fingerprint_answer(self, answer: bool | str | None) -> None:
         console = self.screen.console
-        self.fingerprint_same = answer
+        if answer == LEAVE:  # not compared; they leave, as a player who quits
+            console.say(console.tr("net_leaving_ends" if self.ends_if_leaving else "net_leaving"))
+            self.leaving = True
+            self.on_leave()
+            return
+        self.fingerprint_same = answer if isinstance(answer, bool) else None
         if answer is False:  # signed first, then this seat leaves (the runner does both)
             console.say(console.tr("fingerprint_differ"))
             self.leaving = True
