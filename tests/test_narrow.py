@@ -8,6 +8,7 @@ player is told once that the window is narrow.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -113,9 +114,10 @@ def test_a_stepped_replay_follows_the_terminal_when_it_is_resized() -> None:
     import sys
 
     pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}  # (the terminal's, then)
     child = pexpect.spawn(
         sys.executable, ["-m", "p2pcards", "replay", "--step", str(FIXTURES / "nines-4p-variants.p2pt")],
-        encoding="utf-8", timeout=30, dimensions=(40, 100),
+        encoding="utf-8", timeout=30, dimensions=(40, 100), env=env,
     )  # fmt: skip
     try:
         child.expect(r"stop here > ")
