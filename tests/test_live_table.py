@@ -482,7 +482,7 @@ async def test_a_resumed_seat_whose_answer_on_the_fingerprint_is_signed_is_not_a
     assert f"Table fingerprint: {fingerprint.text}" in rec.text
     asked = [" ".join(p.split()) for p in prompts]  # (folded to the terminal's width)
     question = "Do all the players read these same digits? y(es), n(o), Enter if not compared >"
-    assert asked == ([] if confirmed else [question])
+    assert asked[:1] == ([] if confirmed else [question])  # (Ctrl-D there: asked whether they leave)
 
 
 @pytest.mark.parametrize(
@@ -865,6 +865,36 @@ async def test_a_slip_of_n_at_the_fingerprint_is_asked_again_not_taken_as_leavin
         await until(lambda: decider.fingerprint_same is True, "the digits' answer")
         assert not decider.leaving and left == [], left
         assert "someone is in the middle. You leave" not in said(out)  # (never said: they stay)
+        decider.match_over()
+
+
+@pytest.mark.parametrize("typed", ["quit", "quitter", "\x04"])  # \x04: Ctrl-D, the end of the input
+async def test_quit_or_ctrl_d_at_the_fingerprint_asks_whether_to_leave_as_at_every_prompt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    """``quit`` (in any language) or Ctrl-D at the question on the digits is what it is at every
+    prompt of a networked table: the player is asked whether they leave; no takes them back to
+    the digits, yes leaves without saying anything of them (no "someone is in the middle")."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        left: list[str] = []
+        decider = HumanDecider(
+            screen=PromptScreen(console), confirm_quit=True, on_leave=lambda: left.append("left")  # type: ignore[arg-type]
+        )
+        decider.ask_fingerprint()
+        await until(console.read_in_progress, "asked about the digits")
+        type_line(typed)
+        await until(lambda: "Leave the match?" in capsys.readouterr().out, "asked whether they leave")
+        type_line("n")
+        await until(lambda: "You stay at the table." in said(out), "told they stay")
+        await until(lambda: "Do all the players read" in capsys.readouterr().out, "asked the digits again")
+        assert decider.fingerprint_same is None and not decider.leaving and not left
+        type_line(typed)
+        await until(lambda: "Leave the match?" in capsys.readouterr().out, "asked again whether they leave")
+        type_line("y")
+        await until(lambda: left == ["left"], "the runner told")
+        assert decider.leaving and decider.fingerprint_same is None
+        assert "You leave the table" in said(out) and "someone is in the middle" not in said(out), out
+        assert "Answer y if everyone" not in said(out), out
         decider.match_over()
 
 

@@ -548,13 +548,24 @@ class HumanDecider:
             console.write(line)
         return as_typed(line)
 
-    def _fingerprint_prompt(self) -> bool | None:
+    def _fingerprint_prompt(self) -> bool | str | None:
+        """True: the same digits; False: they differ (the seat leaves); None: not compared;
+        ``"quit"``: the player leaves without saying (``quit``, or Ctrl-D, asked first, as at
+        every prompt of a networked table; no asks the question again)."""
         console = self.screen.console
         while True:
             line = self._read_answer("fingerprint_ask")
-            if line is None:
-                return None
-            word = COMMAND_WORDS.get(line.strip().lower())
+            if line is None and self._terminal_gone:
+                return None  # (no answer of theirs: the hang-up signal that came with it leaves)
+            word = "quit" if line is None else COMMAND_WORDS.get(line.strip().lower())
+            if word == "quit":
+                table = self.table()
+                if table is not None:
+                    self.ends_if_leaving = _ends_without_one(table)
+                if not self.confirm_quit or self._really_leave():
+                    return "quit"
+                continue  # (told they stay) the digits are asked again
+            assert line is not None
             if word == "yes":
                 return True
             if word == "no":  # it costs the player their seat: a slip of one key must not
@@ -566,8 +577,12 @@ class HumanDecider:
                 return None
             console.say(console.tr("fingerprint_ask_again"))
 
-    def _fingerprint_answer(self, answer: bool | None) -> None:
+    def _fingerprint_answer(self, answer: bool | str | None) -> None:
         console = self.screen.console
+        if answer == "quit":  # leaving says nothing of the digits
+            self._leave_chosen()
+            return
+        assert answer is None or isinstance(answer, bool)
         self.fingerprint_same = answer
         if answer is False:  # signed first, then this seat leaves (the runner does both)
             console.say(console.tr("fingerprint_differ"))
