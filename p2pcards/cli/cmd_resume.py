@@ -69,6 +69,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
             raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint=tr("metavar_which"))
         path = games[index - 1].path
     journal = _check_resumable(path, tr)
+    if opts["lang"] is None and journal.lang is not None:  # (neither --lang nor P2PCARDS_LANG)
+        opts["lang"] = journal.lang  # the language the seat was played in, not the locale's
+        tr = Translator(journal.lang)
     if opts["bot"] is None and journal.bot is not None:
         opts["bot"] = journal.bot  # the bot that played the seat plays on
         click.echo(tr("resume_as_bot", bot=journal.bot))

@@ -473,6 +473,7 @@ def _path_message(message: str, tr: Any) -> str:
 
 
 _LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
+_RESUME_LANG_HELP = "Language: en, fr or it (default: the one the game was played in)."
 _GROUP_LANG_HELP = "Language of every command: en, fr or it (default: from LC_ALL / LANG)."
 
 @click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -574,6 +575,11 @@ _lang_option = click.option(
     "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_LANG_HELP
 )
 """``--lang`` of every command."""
+
+_resume_lang_option = click.option(
+    "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_RESUME_LANG_HELP
+)
+"""``--lang`` of ``resume``: by default, the language its journal says the seat spoke."""
 
 
 def _language(lang: str | None) -> str:
