@@ -776,6 +776,43 @@ def test_what_was_held_back_is_not_shown_to_a_player_who_left() -> None:
         assert ("Hand 2" in rec.text) is shown, rec.text
 
 
+@pytest.mark.parametrize("playing_on", [False, True])
+def test_a_hand_a_leaver_made_void_is_not_shown_and_the_question_up_goes_when_the_match_ends(
+    playing_on: bool,
+) -> None:
+    """A player reads the scores (or the digits) while the next hand is dealt, held for them,
+    and someone leaves: that hand is void, so it is never shown; if the match ends there, the
+    question up (the pause, the digits) is withdrawn before the end is said, where it was
+    shown again under every line that followed and the void hand's deal was shown under it."""
+    from p2pcards.protocol.events import Continued
+
+    console, rec = terminal()
+    watcher, _ = watched(console)
+    table = FakeTable(waiting=(2,))
+    table.GAME = "nines"  # type: ignore[attr-defined]
+    withdrawn: list[str] = []
+    watcher.on_match_over = lambda: withdrawn.append(rec.text)
+    watcher.hold()
+    watcher._show(functools.partial(console.say, "── Hand 2 · the void hand"))
+    totals = (40, 12) if playing_on else (40,)  # (a table of three of Nines, Bob gone: two play on)
+    table.events.append(Continued(left=(1,), names=("Bob",), reason="quit", hands=1, totals=totals))
+    watcher(table)
+    assert "the void hand" not in rec.text and "Bob left the match" in rec.text, rec.text
+    if playing_on:
+        assert withdrawn == []  # still asked: the new deal waits for the answer
+        watcher._show(functools.partial(console.say, "── Hand 2 · the new deal"))
+        assert "the new deal" not in rec.text
+        watcher.release()
+        assert "the new deal" in rec.text
+    else:
+        assert len(withdrawn) == 1 and "Bob left" not in withdrawn[0]  # withdrawn first
+    # A person's question aside is the one withdrawn.
+    ui = NetworkUI(terminal()[0], human=True)
+    ui.progress(make_tables(3, SHORT_RULES, seed=1)[0])
+    assert ui.watcher is not None and ui.decider is not None
+    assert ui.watcher.on_match_over == ui.decider.match_over
+
+
 async def test_what_was_typed_in_the_lobby_is_dropped_when_the_table_shows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -102,6 +102,9 @@ class TableWatcher:
     (its seats are renumbered), or None to keep this one."""
     away: dict[bytes, float] = field(default_factory=dict)
     """The players whose link broke, by key: when their time to come back ends (by ``now``)."""
+    on_match_over: Callable[[], None] = field(default=lambda: None)
+    """Called when the match is over, before its end is shown: a question asked aside (the
+    pause after a hand, the digits) answers nobody any more, and is not shown again."""
     _held: list[Callable[[], None]] | None = None
     _step: int = -1
     _since: float = 0.0
@@ -244,17 +247,21 @@ class TableWatcher:
                 if self.hold_after_hand:
                     self._held = []
         elif isinstance(event, MatchOver):
+            self.on_match_over()
             self.release()
             screen.match_end(event.match)
         elif isinstance(event, Continued):
-            self.release()
+            playing_on = len(event.totals) >= _fewest(self.table)
+            if not playing_on:
+                self.on_match_over()
+            if self._held is not None:  # held while the player read: the hand made void, never shown
+                self._held = [] if playing_on else None  # (the next deal waits for their answer)
             new = self.on_continued(self.table)
             if new is not None:
                 self.screen = new
                 new.follow_live()
             console = self.screen.console
             scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
-            playing_on = len(event.totals) >= _fewest(self.table)
             match = getattr(getattr(self.table, "current", self.table), "match", None)
             who = {
                 "name": console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
@@ -930,6 +937,7 @@ class NetworkUI(LobbyUI):
                 on_leave=self._left,
             )
             watcher.on_hand_end = self.decider.hand_ended
+            watcher.on_match_over = self.decider.match_over
             watcher.hold_after_hand = True
             self.decider.watch_typing()
         if not resumed:  # (a resumed seat is linked again peer by peer, as it says)
