@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -314,3 +315,31 @@ def test_the_journal_keeps_the_language_of_the_seat(lang: str | None) -> None:
                            game_id=bytes(16), rules=NeufRules(), seat=0)  # fmt: skip
     header = _journal_header(info, bytes(32), 7001, None, lang)  # type: ignore[arg-type]
     assert header.session.get("lang") == lang
+
+
+def test_a_second_resume_of_a_game_in_play_is_refused_in_the_language_it_was_played_in(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``p2pcards resume`` typed at once (two terminals): the second is refused, in the
+    language of the game, ``Error:`` included, not in the locale's."""
+    for var in ("P2PCARDS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    path = journal(home, {**SESSION, "lang": "it"})
+    holder = storage.JournalFile(path, truncate_at=len(path.read_bytes()))
+    try:
+        refused = CliRunner().invoke(main, ["resume"])
+    finally:
+        holder.close()
+    assert refused.exit_code == 1, refused.output
+    assert refused.output.startswith(f"Errore: {path} è in uso"), refused.output
+    # A failure once the node runs is said in that language too.
+    from p2pcards.cli import cmd_resume
+
+    def fails(kind: str, run: Any, **opts: Any) -> None:
+        raise click.ClickException(Translator(opts["lang"])("cmd_interrupted"))
+
+    monkeypatch.setattr(cmd_resume, "_run_node", fails)
+    failed = CliRunner().invoke(main, ["resume"])
+    assert failed.output.startswith("Errore: " + Translator("it")("cmd_interrupted")), failed.output
+    english = CliRunner().invoke(main, ["resume", "--lang", "en"])  # (nothing kept from the last command)
+    assert english.output.startswith("Error: Interrupted"), english.output

@@ -68,10 +68,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         if not 1 <= index <= len(games):
             raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint=tr("metavar_which"))
         path = games[index - 1].path
+        tr = _played_in(games[index - 1].lang, opts, tr)
     journal = _check_resumable(path, tr)
-    if opts["lang"] is None and journal.lang is not None:  # (neither --lang nor P2PCARDS_LANG)
-        opts["lang"] = journal.lang  # the language the seat was played in, not the locale's
-        tr = Translator(journal.lang)
+    tr = _played_in(journal.lang, opts, tr)
     if opts["bot"] is None and journal.bot is not None:
         opts["bot"] = journal.bot  # the bot that played the seat plays on
         click.echo(tr("resume_as_bot", bot=journal.bot))
@@ -80,6 +79,19 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, seat_key=journal.key, **opts)
+
+
+def _played_in(lang: str | None, opts: dict[str, Any], tr: Any) -> Any:
+    """The translator of the language the seat was played in (``lang``, from its journal), and
+    ``opts`` set to it, unless ``--lang`` or P2PCARDS_LANG named one; else ``tr``."""
+    from p2pcards.cli.group import speak
+    from p2pcards.ui.i18n import LANGS, Translator
+
+    if opts["lang"] is not None or lang not in LANGS:
+        return tr
+    opts["lang"] = lang
+    speak(lang)  # (click's errors too: "Error:" in that language)
+    return Translator(lang)
 
 
 def _title(name: str) -> str:

@@ -333,11 +333,12 @@ class _LocalizedGroup(_Localized, click.Group):
         # locale's language would say the refusal around words it cannot translate).
         known = found.lower() if found and found.lower() in LANGS else None
         tr = Translator(known or (DEFAULT_LANG if found else help_lang()))
+        _SPOKEN.clear()  # (what an earlier command in this process chose is not this one's)
         try:
             try:
                 rv = super().main(args, prog_name, complete_var, False, **extra)
             except click.ClickException as e:
-                _show_error(e, tr)
+                _show_error(e, Translator(_SPOKEN["lang"]) if "lang" in _SPOKEN else tr)
                 sys.exit(e.exit_code)
             except click.Abort as e:
                 # Ctrl-C at a prompt (click turns it into Abort): said and ended as every interrupted
@@ -374,6 +375,16 @@ def exit_now_if_a_read_is_left(code: object) -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+_SPOKEN: dict[str, str] = {}
+"""The language a command speaks once it knows more than its command line said (``resume``:
+the one its journal names), for what :meth:`_Localized.main` says after it (``Error:``)."""
+
+
+def speak(lang: str) -> None:
+    """From now on this command speaks ``lang`` (one of ``LANGS``), its errors included."""
+    _SPOKEN["lang"] = lang
 
 
 def _show_error(error: click.ClickException, tr: Any) -> None:

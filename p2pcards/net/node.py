@@ -722,6 +722,8 @@ class Unfinished:
     modified: float
     key: bytes = b""
     """The public key of the seat the journal was kept for."""
+    lang: str | None = None
+    """The language the seat's interface spoke, as the journal says (None: it does not)."""
 
 
 def unfinished_games(directory: Path | None = None, skipped: list[Path] | None = None) -> list[Unfinished]:
@@ -745,6 +747,7 @@ def unfinished_games(directory: Path | None = None, skipped: list[Path] | None =
                     records=len(contents.records),
                     modified=path.stat().st_mtime,
                     key=bytes(contents.header.roster[contents.header.seat].key),
+                    lang=lang if isinstance(lang := contents.header.session.get("lang"), str) else None,
                 )
             )
         except (OSError, TranscriptError, TypeError, ValueError, IndexError):
