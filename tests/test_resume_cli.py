@@ -343,3 +343,17 @@ def test_a_second_resume_of_a_game_in_play_is_refused_in_the_language_it_was_pla
     assert failed.output.startswith("Errore: " + Translator("it")("cmd_interrupted")), failed.output
     english = CliRunner().invoke(main, ["resume", "--lang", "en"])  # (nothing kept from the last command)
     assert english.output.startswith("Error: Interrupted"), english.output
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+@pytest.mark.parametrize("which", ["127.0.0.1:7777", "43-robin-maple", "neuf"])
+def test_resume_given_an_address_or_a_code_says_it_needs_neither(home: Path, lang: str, which: str) -> None:
+    """A person who read that a broken game comes back with ``resume`` types what ``join`` took
+    (the host's address, the code): told that ``resume`` alone finds the game, as a mistake on
+    the command line (status 2), not that a journal by that name cannot be read."""
+    journal(home, SESSION)
+    said = CliRunner().invoke(main, ["resume", which, "--lang", lang], env={"P2PCARDS_LANG": None})
+    assert said.exit_code == 2, said.output
+    text = " ".join(said.output.split())
+    assert Translator(lang)("resume_no_such", which=which) in text, text
+    assert "journal" not in text.split(which, 1)[0], text  # (no "cannot read the journal")

@@ -43,6 +43,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
             click.echo(wrap(tr("resume_skipped", path=clean(str(bad), MESSAGE_LIMIT))), err=True)
     if which is not None and not which.isdigit():
         path = Path(which)
+        if not path.exists():  # (an address or a code, as join takes: resume needs neither)
+            shown = clean(which, MESSAGE_LIMIT)
+            raise click.BadParameter(tr("resume_no_such", which=shown), param_hint=tr("metavar_which"))
     else:
         if not games:  # (a game asked for by its number that is not there: a mistake, status 2)
             click.echo(tr("resume_none"), err=which is not None and not list_only)
