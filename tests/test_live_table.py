@@ -482,42 +482,7 @@ async def test_a_resumed_seat_whose_answer_on_the_fingerprint_is_signed_is_not_a
     assert f"Table fingerprint: {fingerprint.text}" in rec.text
     asked = [" ".join(p.split()) for p in prompts]  # (folded to the terminal's width)
     question = "Do all the players read these same digits? y(es), n(o), Enter if not compared >"
-    assert asked[:1] == ([] if confirmed else [question])
-
-
-@pytest.mark.parametrize(("typed", "leaves"), [([None, "n", "y"], False), ([None, "y"], True), (["quit", "y"], True)])
-async def test_quit_or_the_end_of_input_at_the_fingerprint_question_asks_whether_to_leave(
-    typed: list[str | None], leaves: bool
-) -> None:
-    """As at any prompt of a networked table, ``quit`` or Ctrl-D at the question about the
-    digits asks whether the player leaves: yes leaves (nothing signed about the digits), no
-    asks about the digits again. It used to be taken for "not compared", with no word."""
-    resumed = resumed_after_two_hands(False)
-    answers = iter(typed)
-    prompts: list[str] = []
-
-    def read(prompt: str) -> str:
-        prompts.append(" ".join(prompt.split()))
-        line = next(answers)
-        if line is None:
-            raise EOFError
-        return line
-
-    console, rec = terminal(read=read)
-    ui = NetworkUI(console, human=True)
-    fingerprint = TableFingerprint.of_table(resumed.tables[0])
-    assert fingerprint is not None
-    ui.table_ready(fingerprint, resumed)
-    ui.progress(resumed)
-    with trio.fail_after(10):
-        while len(prompts) < len(typed):
-            await trio.sleep(0.05)
-        await trio.sleep(0.3)
-    assert prompts[0].startswith("Do all the players read these same digits?"), prompts
-    assert prompts[1].startswith("Leave the match?"), prompts
-    assert ui.leaving() is leaves
-    assert ui.confirming() is (None if leaves else True)
-    assert ("You leave the table" in rec.text) is leaves, rec.text
+    assert asked[:1] == ([] if confirmed else [question])  # (Ctrl-D there: asked whether they leave)
 
 
 @pytest.mark.parametrize(
@@ -811,6 +776,43 @@ def test_what_was_held_back_is_not_shown_to_a_player_who_left() -> None:
         assert ("Hand 2" in rec.text) is shown, rec.text
 
 
+@pytest.mark.parametrize("playing_on", [False, True])
+def test_a_hand_a_leaver_made_void_is_not_shown_and_the_question_up_goes_when_the_match_ends(
+    playing_on: bool,
+) -> None:
+    """A player reads the scores (or the digits) while the next hand is dealt, held for them,
+    and someone leaves: that hand is void, so it is never shown; if the match ends there, the
+    question up (the pause, the digits) is withdrawn before the end is said, where it was
+    shown again under every line that followed and the void hand's deal was shown under it."""
+    from p2pcards.protocol.events import Continued
+
+    console, rec = terminal()
+    watcher, _ = watched(console)
+    table = FakeTable(waiting=(2,))
+    table.GAME = "nines"  # type: ignore[attr-defined]
+    withdrawn: list[str] = []
+    watcher.on_match_over = lambda: withdrawn.append(rec.text)
+    watcher.hold()
+    watcher._show(functools.partial(console.say, "── Hand 2 · the void hand"))
+    totals = (40, 12) if playing_on else (40,)  # (a table of three of Nines, Bob gone: two play on)
+    table.events.append(Continued(left=(1,), names=("Bob",), reason="quit", hands=1, totals=totals))
+    watcher(table)
+    assert "the void hand" not in rec.text and "Bob left the match" in rec.text, rec.text
+    if playing_on:
+        assert withdrawn == []  # still asked: the new deal waits for the answer
+        watcher._show(functools.partial(console.say, "── Hand 2 · the new deal"))
+        assert "the new deal" not in rec.text
+        watcher.release()
+        assert "the new deal" in rec.text
+    else:
+        assert len(withdrawn) == 1 and "Bob left" not in withdrawn[0]  # withdrawn first
+    # A person's question aside is the one withdrawn.
+    ui = NetworkUI(terminal()[0], human=True)
+    ui.progress(make_tables(3, SHORT_RULES, seed=1)[0])
+    assert ui.watcher is not None and ui.decider is not None
+    assert ui.watcher.on_match_over == ui.decider.match_over
+
+
 async def test_what_was_typed_in_the_lobby_is_dropped_when_the_table_shows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -900,6 +902,36 @@ async def test_a_slip_of_n_at_the_fingerprint_is_asked_again_not_taken_as_leavin
         await until(lambda: decider.fingerprint_same is True, "the digits' answer")
         assert not decider.leaving and left == [], left
         assert "someone is in the middle. You leave" not in said(out)  # (never said: they stay)
+        decider.match_over()
+
+
+@pytest.mark.parametrize("typed", ["quit", "quitter", "\x04"])  # \x04: Ctrl-D, the end of the input
+async def test_quit_or_ctrl_d_at_the_fingerprint_asks_whether_to_leave_as_at_every_prompt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    """``quit`` (in any language) or Ctrl-D at the question on the digits is what it is at every
+    prompt of a networked table: the player is asked whether they leave; no takes them back to
+    the digits, yes leaves without saying anything of them (no "someone is in the middle")."""
+    with typing_at_a_terminal(monkeypatch) as (type_line, console, out):
+        left: list[str] = []
+        decider = HumanDecider(
+            screen=PromptScreen(console), confirm_quit=True, on_leave=lambda: left.append("left")  # type: ignore[arg-type]
+        )
+        decider.ask_fingerprint()
+        await until(console.read_in_progress, "asked about the digits")
+        type_line(typed)
+        await until(lambda: "Leave the match?" in capsys.readouterr().out, "asked whether they leave")
+        type_line("n")
+        await until(lambda: "You stay at the table." in said(out), "told they stay")
+        await until(lambda: "Do all the players read" in capsys.readouterr().out, "asked the digits again")
+        assert decider.fingerprint_same is None and not decider.leaving and not left
+        type_line(typed)
+        await until(lambda: "Leave the match?" in capsys.readouterr().out, "asked again whether they leave")
+        type_line("y")
+        await until(lambda: left == ["left"], "the runner told")
+        assert decider.leaving and decider.fingerprint_same is None
+        assert "You leave the table" in said(out) and "someone is in the middle" not in said(out), out
+        assert "Answer y if everyone" not in said(out), out
         decider.match_over()
 
 

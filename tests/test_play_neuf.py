@@ -823,3 +823,34 @@ def test_enter_alone_at_the_card_prompt_says_what_to_type() -> None:
         got = parse_card_answer("", cards[:1], seat=1, tr=Translator(lang))
         assert isinstance(got, Problem) and got.message.startswith(word + " 1"), got
         assert "QS" in got.message and "''" not in got.message, got
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_at_a_networked_table_the_card_a_player_plays_is_said_at_once(lang: str) -> None:
+    """Over the network a trick is said when it is won, and the others may take minutes: the
+    card the player just played (typed as "re di cuori", or a number) is said at once, with
+    the trick so far, not only once the last seat has played; the others' cards wait as before."""
+    from p2pcards.ui.prompt import Console
+    from p2pcards.ui.screen import make_screen
+
+    said: list[str] = []
+    console = Console(tr=Translator(lang), style=Style(), write=said.append)
+    screen = make_screen("neuf", console, ["Ann", "Bob", "Cy"], me=0, rules=NeufRules(),
+                         watch=False, pause_between_hands=False)  # fmt: skip
+    screen.follow_live()
+    display = screen.display  # type: ignore[attr-defined]
+    display._trump, display._trick = "S", 1  # (the second trick of a hand of spades)
+    screen.move(PlayCard(seat=1, card=parse_card("KH")))
+    assert said == []  # another seat's card: said with its trick
+    screen.move(PlayCard(seat=0, card=parse_card("2H")))
+    expected = {
+        "en": "   Trick 2: Bob led KH, you played 2H (H hearts led)",
+        "it": "   Presa 2: Bob ha aperto con KH, hai giocato 2H (uscita a H cuori)",
+    }[lang]
+    assert said == [expected], said
+    screen.move(PlayCard(seat=2, card=parse_card("AH")))
+    assert len(said) == 2 and said[1].endswith(("Cy wins", "prende Cy")), said
+    # A lead is said too.
+    screen.move(PlayCard(seat=2, card=parse_card("3C")))
+    screen.move(PlayCard(seat=0, card=parse_card("4C")))
+    assert said[-1].startswith(("   Trick 3: Cy led 3C, you played 4C", "   Presa 3: Cy ha aperto con 3C"))

@@ -328,3 +328,64 @@ async def test_a_seat_dials_the_host_again_past_strangers_holding_its_addresss_p
     assert any("far (seat 2) is back" in i for i in host_ui.infos), host_ui.infos
     for seat, o in outcomes.items():
         assert o.status == "over", (seat, o.problem, host_ui.infos, far_ui.infos)
+
+
+async def test_a_player_who_leaves_as_soon_as_they_resume_is_said_to_have_left(tmp_path: Path) -> None:
+    """Seat 2's node dies; its player resumes and leaves at once (``quit`` or Ctrl-D at the
+    question on the digits, before any peer is linked again): the leave is signed once a peer
+    is back, so that it reaches the others, who play on saying that far left, rather than
+    sent to nobody, the others waiting out its grace and saying it did not come back."""
+    from dataclasses import replace
+
+    from net_helpers import FAST
+
+    from p2pcards.net import storage
+    from p2pcards.net.node import resume_game
+
+    timeouts = replace(FAST, grace=20.0)
+    outcomes: dict[int, Outcome] = {}
+    host_ui = RecordingUI()
+    crash = trio.CancelScope()
+    crashed_at: list[int] = []
+    with trio.fail_after(90), report(outcomes, host_ui):
+        async with trio.open_nursery() as nursery:
+            from p2pcards.protocol.events import Continued
+
+            continued: list[Continued] = []
+
+            def read_events(table: object) -> None:
+                while (event := table.next_event()) is not None:  # type: ignore[attr-defined]
+                    if isinstance(event, Continued):
+                        continued.append(event)
+
+            host = config(tmp_path, "h", seed=1, ui=host_ui, timeouts=timeouts, on_progress=read_events)
+            port = await start_host(nursery, host, players=3, rules=NinesRules(target=40), outcomes=outcomes)
+            near = config(tmp_path, "near", seed=2, timeouts=timeouts)
+            await join_seat(nursery, port, near, 1, outcomes, host_ui)
+
+            def progress(table: object) -> None:
+                if not crashed_at and table.step >= CRASH_STEP:  # type: ignore[attr-defined]
+                    crashed_at.append(table.step)  # type: ignore[attr-defined]
+                    crash.cancel()
+
+            far = config(tmp_path, "far", seed=3, timeouts=timeouts, on_progress=progress)
+            await join_seat(nursery, port, far, 2, outcomes, host_ui, scope=crash)
+            while not crash.cancelled_caught:
+                await trio.sleep(0.01)
+            [journal] = list(storage.journal_dir(far.data_dir).glob("*.journal"))
+            left = trio.Event()
+            left.set()  # chosen before anything else could happen
+            again = replace(far, on_progress=lambda t: None, leaving=lambda: True, leave_chosen=left)
+
+            async def resume() -> None:
+                outcomes[2] = await resume_game(again, journal)
+
+            nursery.start_soon(resume)
+            while len(outcomes) < 3:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    assert (outcomes[2].status, outcomes[2].problem) == ("aborted", "quit")
+    assert [(c.names, c.reason) for c in continued] == [(("far",), "quit")], (continued, host_ui.infos)
+    assert not any("did not come back" in i for i in host_ui.infos), host_ui.infos
+    for seat in (0, 1):
+        assert outcomes[seat].status == "over", (seat, outcomes[seat].problem)

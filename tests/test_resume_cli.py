@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -270,3 +271,89 @@ def test_a_journal_whose_clock_is_damaged_is_refused_in_the_players_language(hom
     assert refused.exit_code == 1, refused.output
     assert f"{path} est endommagé : the clock is not a turn, a step and a grace" in refused.output
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "spoken"),
+    [
+        ({}, [], "it"),
+        ({"LANG": "fr_FR.UTF-8"}, [], "it"),  # the locale does not outweigh the language played in
+        ({"P2PCARDS_LANG": "fr"}, [], "fr"),
+        ({}, ["--lang", "en"], "en"),
+    ],
+)
+def test_resume_speaks_the_language_the_seat_was_played_in(
+    home: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], args: list[str], spoken: str
+) -> None:
+    """A player who joined with ``--lang it`` and comes back with a bare ``p2pcards resume``, as
+    the README has it, is spoken to in Italian again (the journal keeps the seat's language),
+    unless ``--lang`` or P2PCARDS_LANG names another."""
+    from p2pcards.cli import cmd_resume
+
+    for var in ("P2PCARDS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    journal(home, {**SESSION, "lang": "it", "bot": "random"})
+    ran: dict[str, Any] = {}
+    monkeypatch.setattr(cmd_resume, "_run_node", lambda kind, run, **opts: ran.update(opts))
+    result = CliRunner().invoke(main, ["resume", *args], env=env)
+    assert result.exit_code == 0, result.output
+    assert ran["lang"] == spoken and ran["bot"] == "random"
+    said = Translator(spoken)("resume_as_bot", bot="random")
+    assert said in " ".join(result.output.split()), result.output
+
+
+@pytest.mark.parametrize("lang", ["fr", None])
+def test_the_journal_keeps_the_language_of_the_seat(lang: str | None) -> None:
+    """The node writes its interface's language into its journal's session (none if unknown)."""
+    from types import SimpleNamespace
+
+    from p2pcards.games.neuf.rules import NeufRules
+    from p2pcards.net.node import _journal_header
+
+    seat = SimpleNamespace(host="127.0.0.1", port=7001, also=(), name="me", key=bytes(32))
+    info = SimpleNamespace(roster=[seat], host_address=None, relayed=(), clock=None, game="neuf",
+                           game_id=bytes(16), rules=NeufRules(), seat=0)  # fmt: skip
+    header = _journal_header(info, bytes(32), 7001, None, lang)  # type: ignore[arg-type]
+    assert header.session.get("lang") == lang
+
+
+def test_a_second_resume_of_a_game_in_play_is_refused_in_the_language_it_was_played_in(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``p2pcards resume`` typed at once (two terminals): the second is refused, in the
+    language of the game, ``Error:`` included, not in the locale's."""
+    for var in ("P2PCARDS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    path = journal(home, {**SESSION, "lang": "it"})
+    holder = storage.JournalFile(path, truncate_at=len(path.read_bytes()))
+    try:
+        refused = CliRunner().invoke(main, ["resume"])
+    finally:
+        holder.close()
+    assert refused.exit_code == 1, refused.output
+    assert refused.output.startswith(f"Errore: {path} è in uso"), refused.output
+    # A failure once the node runs is said in that language too.
+    from p2pcards.cli import cmd_resume
+
+    def fails(kind: str, run: Any, **opts: Any) -> None:
+        raise click.ClickException(Translator(opts["lang"])("cmd_interrupted"))
+
+    monkeypatch.setattr(cmd_resume, "_run_node", fails)
+    failed = CliRunner().invoke(main, ["resume"])
+    assert failed.output.startswith("Errore: " + Translator("it")("cmd_interrupted")), failed.output
+    english = CliRunner().invoke(main, ["resume", "--lang", "en"])  # (nothing kept from the last command)
+    assert english.output.startswith("Error: Interrupted"), english.output
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+@pytest.mark.parametrize("which", ["127.0.0.1:7777", "43-robin-maple", "neuf"])
+def test_resume_given_an_address_or_a_code_says_it_needs_neither(home: Path, lang: str, which: str) -> None:
+    """A person who read that a broken game comes back with ``resume`` types what ``join`` took
+    (the host's address, the code): told that ``resume`` alone finds the game, as a mistake on
+    the command line (status 2), not that a journal by that name cannot be read."""
+    journal(home, SESSION)
+    said = CliRunner().invoke(main, ["resume", which, "--lang", lang], env={"P2PCARDS_LANG": None})
+    assert said.exit_code == 2, said.output
+    text = " ".join(said.output.split())
+    assert Translator(lang)("resume_no_such", which=which) in text, text
+    assert "journal" not in text.split(which, 1)[0], text  # (no "cannot read the journal")

@@ -43,6 +43,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
             click.echo(wrap(tr("resume_skipped", path=clean(str(bad), MESSAGE_LIMIT))), err=True)
     if which is not None and not which.isdigit():
         path = Path(which)
+        if not path.exists():  # (an address or a code, as join takes: resume needs neither)
+            shown = clean(which, MESSAGE_LIMIT)
+            raise click.BadParameter(tr("resume_no_such", which=shown), param_hint=tr("metavar_which"))
     else:
         if not games:  # (a game asked for by its number that is not there: a mistake, status 2)
             click.echo(tr("resume_none"), err=which is not None and not list_only)
@@ -68,7 +71,9 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         if not 1 <= index <= len(games):
             raise click.BadParameter(tr("resume_choose", n=len(games)), param_hint=tr("metavar_which"))
         path = games[index - 1].path
+        tr = _played_in(games[index - 1].lang, opts, tr)
     journal = _check_resumable(path, tr)
+    tr = _played_in(journal.lang, opts, tr)
     if opts["bot"] is None and journal.bot is not None:
         opts["bot"] = journal.bot  # the bot that played the seat plays on
         click.echo(tr("resume_as_bot", bot=journal.bot))
@@ -77,6 +82,19 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
         return await resume_game(config, path)
 
     _run_node("resume", run, port=0, seat_key=journal.key, **opts)
+
+
+def _played_in(lang: str | None, opts: dict[str, Any], tr: Any) -> Any:
+    """The translator of the language the seat was played in (``lang``, from its journal), and
+    ``opts`` set to it, unless ``--lang`` or P2PCARDS_LANG named one; else ``tr``."""
+    from p2pcards.cli.group import speak
+    from p2pcards.ui.i18n import LANGS, Translator
+
+    if opts["lang"] is not None or lang not in LANGS:
+        return tr
+    opts["lang"] = lang
+    speak(lang)  # (click's errors too: "Error:" in that language)
+    return Translator(lang)
 
 
 def _title(name: str) -> str:

@@ -333,11 +333,12 @@ class _LocalizedGroup(_Localized, click.Group):
         # locale's language would say the refusal around words it cannot translate).
         known = found.lower() if found and found.lower() in LANGS else None
         tr = Translator(known or (DEFAULT_LANG if found else help_lang()))
+        _SPOKEN.clear()  # (what an earlier command in this process chose is not this one's)
         try:
             try:
                 rv = super().main(args, prog_name, complete_var, False, **extra)
             except click.ClickException as e:
-                _show_error(e, tr)
+                _show_error(e, Translator(_SPOKEN["lang"]) if "lang" in _SPOKEN else tr)
                 sys.exit(e.exit_code)
             except click.Abort as e:
                 # Ctrl-C at a prompt (click turns it into Abort): said and ended as every interrupted
@@ -374,6 +375,16 @@ def exit_now_if_a_read_is_left(code: object) -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+_SPOKEN: dict[str, str] = {}
+"""The language a command speaks once it knows more than its command line said (``resume``:
+the one its journal names), for what :meth:`_Localized.main` says after it (``Error:``)."""
+
+
+def speak(lang: str) -> None:
+    """From now on this command speaks ``lang`` (one of ``LANGS``), its errors included."""
+    _SPOKEN["lang"] = lang
 
 
 def _show_error(error: click.ClickException, tr: Any) -> None:
@@ -473,6 +484,7 @@ def _path_message(message: str, tr: Any) -> str:
 
 
 _LANG_HELP = "Language: en, fr or it (default: from LC_ALL / LANG)."
+_RESUME_LANG_HELP = "Language: en, fr or it (default: the one the game was played in)."
 _GROUP_LANG_HELP = "Language of every command: en, fr or it (default: from LC_ALL / LANG)."
 
 @click.group(cls=_LocalizedGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -574,6 +586,11 @@ _lang_option = click.option(
     "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_LANG_HELP
 )
 """``--lang`` of every command."""
+
+_resume_lang_option = click.option(
+    "--lang", default=None, envvar="P2PCARDS_LANG", metavar="[en|fr|it]", help=_RESUME_LANG_HELP
+)
+"""``--lang`` of ``resume``: by default, the language its journal says the seat spoke."""
 
 
 def _language(lang: str | None) -> str:

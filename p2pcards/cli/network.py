@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from p2pcards.cli.group import MESSAGE_LIMIT, _check_name, _lang_option, _language, _said, _usable_name
+from p2pcards.cli.group import (
+    MESSAGE_LIMIT,
+    _check_name,
+    _lang_option,
+    _language,
+    _resume_lang_option,
+    _said,
+    _usable_name,
+)
 
 MAX_CLOCK = 86_400
 """``p2pcards.protocol.messages.MAX_CLOCK`` (a test keeps them equal): the longest timeout the
@@ -96,7 +104,7 @@ def _network_options(*, host: bool, resume: bool = False) -> Callable[[Command],
                 help="Save the signed transcript here (default: a file in the data directory).",
             ),
             *_clock_options(hidden=not host),
-            _lang_option,
+            _resume_lang_option if resume else _lang_option,
             click.option(
                 "--no-port-mapping",
                 is_flag=True,
@@ -232,6 +240,7 @@ def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, nam
             decide=decide,
             bot=bot is not None,
             bot_kind=bot,
+            lang=language,
             ui=ui,
             timeouts=Timeouts(turn=turn_timeout, step=step_timeout, grace=grace),
             transcript=Path(transcript) if transcript else None,
@@ -306,6 +315,9 @@ class Resumable:
     """The public key of the journal's seat."""
     bot: str | None
     """The bot that played the seat (``--bot`` as it was given), or None for a person."""
+    lang: str | None = None
+    """The language the seat's interface spoke (None: the journal does not say, or names
+    a language this version does not speak)."""
 
 
 def _check_resumable(path: Path, tr: Any) -> Resumable:
@@ -355,4 +367,8 @@ def _check_resumable(path: Path, tr: Any) -> Resumable:
             check_bot(bot if isinstance(bot, str) else "")
         except P2PCardsError:
             bot = None
-    return Resumable(key=bytes(header.roster[header.seat].key), bot=bot)
+    from p2pcards.ui.i18n import LANGS
+
+    lang = session.get("lang")
+    lang = lang if isinstance(lang, str) and lang in LANGS else None
+    return Resumable(key=bytes(header.roster[header.seat].key), bot=bot, lang=lang)

@@ -95,6 +95,9 @@ class NodeConfig:
     bot_kind: str | None = None
     """Which bot, as ``--bot`` named it (``expert:0.5``, say): kept in the journal, so that
     ``resume`` seats the same bot again."""
+    lang: str | None = None
+    """The language of the interface at this seat (``--lang``, or the one found): kept in the
+    journal, so that ``resume`` speaks it to the person who comes back, unless told another."""
     timeouts: Timeouts = field(default_factory=Timeouts)
     transcript: Path | None = None
     data_dir: Path | None = None
@@ -368,7 +371,7 @@ def link_notice(
 
 
 def _journal_header(
-    info: SessionInfo, entropy: bytes, listen_port: int, bot_kind: str | None = None
+    info: SessionInfo, entropy: bytes, listen_port: int, bot_kind: str | None = None, lang: str | None = None
 ) -> JournalHeader:
     from p2pcards.protocol.journal import JournalHeader
 
@@ -381,6 +384,8 @@ def _journal_header(
     }
     if bot_kind is not None:
         session["bot"] = bot_kind  # (a person's journal has none)
+    if lang is not None:
+        session["lang"] = lang
     return JournalHeader(
         game=info.game,
         game_id=info.game_id,
@@ -498,7 +503,8 @@ async def _play(
         jpath = storage.journal_path(info.game_id, info.seat, cfg.data_dir)
         if restore is None:
             journal_file = storage.JournalFile(jpath)
-            journal_file.write(encode_header(_journal_header(info, entropy, listen_port, cfg.bot_kind)))
+            header = _journal_header(info, entropy, listen_port, cfg.bot_kind, cfg.lang)
+            journal_file.write(encode_header(header))
         else:
             journal_file = storage.JournalFile(jpath, truncate_at=restore.sound)
 
@@ -716,6 +722,8 @@ class Unfinished:
     modified: float
     key: bytes = b""
     """The public key of the seat the journal was kept for."""
+    lang: str | None = None
+    """The language the seat's interface spoke, as the journal says (None: it does not)."""
 
 
 def unfinished_games(directory: Path | None = None, skipped: list[Path] | None = None) -> list[Unfinished]:
@@ -739,6 +747,7 @@ def unfinished_games(directory: Path | None = None, skipped: list[Path] | None =
                     records=len(contents.records),
                     modified=path.stat().st_mtime,
                     key=bytes(contents.header.roster[contents.header.seat].key),
+                    lang=lang if isinstance(lang := contents.header.session.get("lang"), str) else None,
                 )
             )
         except (OSError, TranscriptError, TypeError, ValueError, IndexError):

@@ -887,6 +887,8 @@ class _Match:
             self.differed = answer is False
             if table.confirm(answer):  # the player's word, signed: the audit says who compared
                 await self._flush()
+        if self.nobody_back:  # (back from a crash, nobody linked again yet: a leave would reach
+            return False  # nobody, and the others would wait out this seat's grace; signed once one is)
         if self.leaving() and table.seat is not None and table.status in ("running", "disputed"):
             # Said to the others as the reason: a player who read other digits left for that.
             why = FINGERPRINT_DIFFERED if self.differed else "quit"

@@ -774,6 +774,10 @@ _EN_LISTS: dict[str, str] = {
     "resume_hint": "Resume one with: p2pcards resume NUMBER",
     "resume_as_bot": "The bot {bot} played this seat, and plays on (--bot NAME seats another bot).",
     "resume_choose": "choose a number from 1 to {n}",
+    "resume_no_such": (
+        "{which} is neither a number from the list nor a journal file: p2pcards resume alone finds "
+        "the unfinished game by itself, with no address or code (p2pcards resume --list lists them)"
+    ),
     "resume_unreadable": "cannot read the journal {path}: {error}",
     "resume_damaged": "{path} cannot be resumed: {error}; it is left as it is.",
     "resume_skipped": "(not listed: {path}, which cannot be resumed; p2pcards resume followed by that path"

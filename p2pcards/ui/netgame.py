@@ -102,6 +102,9 @@ class TableWatcher:
     (its seats are renumbered), or None to keep this one."""
     away: dict[bytes, float] = field(default_factory=dict)
     """The players whose link broke, by key: when their time to come back ends (by ``now``)."""
+    on_match_over: Callable[[], None] = field(default=lambda: None)
+    """Called when the match is over, before its end is shown: a question asked aside (the
+    pause after a hand, the digits) answers nobody any more, and is not shown again."""
     _held: list[Callable[[], None]] | None = None
     _step: int = -1
     _since: float = 0.0
@@ -244,17 +247,21 @@ class TableWatcher:
                 if self.hold_after_hand:
                     self._held = []
         elif isinstance(event, MatchOver):
+            self.on_match_over()
             self.release()
             screen.match_end(event.match)
         elif isinstance(event, Continued):
-            self.release()
+            playing_on = len(event.totals) >= _fewest(self.table)
+            if not playing_on:
+                self.on_match_over()
+            if self._held is not None:  # held while the player read: the hand made void, never shown
+                self._held = [] if playing_on else None  # (the next deal waits for their answer)
             new = self.on_continued(self.table)
             if new is not None:
                 self.screen = new
                 new.follow_live()
             console = self.screen.console
             scores = ", ".join(f"{n} {t}" for n, t in zip(self.screen.names, event.totals, strict=False))
-            playing_on = len(event.totals) >= _fewest(self.table)
             match = getattr(getattr(self.table, "current", self.table), "match", None)
             who = {
                 "name": console.tr.join([clean(n, NAME_LIMIT) for n in event.names]),
@@ -335,10 +342,6 @@ TURN_WARNINGS = (60, 10)
 
 TYPED_POLL = 0.05
 """Seconds between two looks at a typed line that a question in progress is about to read."""
-
-
-LEAVE = "leave"
-"""The answer to the fingerprint question of a player who chose to leave there."""
 
 
 @dataclass(slots=True)
@@ -553,21 +556,22 @@ class HumanDecider:
         return as_typed(line)
 
     def _fingerprint_prompt(self) -> bool | str | None:
-        """True, False or None (not compared), or ``LEAVE``: ``quit`` or the end of the input,
-        as at any prompt, asks whether they leave."""
+        """True: the same digits; False: they differ (the seat leaves); None: not compared;
+        ``"quit"``: the player leaves without saying (``quit``, or Ctrl-D, asked first, as at
+        every prompt of a networked table; no asks the question again)."""
         console = self.screen.console
         while True:
             line = self._read_answer("fingerprint_ask")
-            if self._terminal_gone:
+            if line is None and self._terminal_gone:
                 return None  # (no answer of theirs: the hang-up signal that came with it leaves)
             word = "quit" if line is None else COMMAND_WORDS.get(line.strip().lower())
             if word == "quit":
                 table = self.table()
                 if table is not None:
                     self.ends_if_leaving = _ends_without_one(table)
-                if self._really_leave():
-                    return LEAVE
-                continue  # asked again
+                if not self.confirm_quit or self._really_leave():
+                    return "quit"
+                continue  # (told they stay) the digits are asked again
             assert line is not None
             if word == "yes":
                 return True
@@ -582,12 +586,11 @@ class HumanDecider:
 
     def _fingerprint_answer(self, answer: bool | str | None) -> None:
         console = self.screen.console
-        if answer == LEAVE:  # not compared; they leave, as a player who quits
-            console.say(console.tr("net_leaving_ends" if self.ends_if_leaving else "net_leaving"))
-            self.leaving = True
-            self.on_leave()
+        if answer == "quit":  # leaving says nothing of the digits
+            self._leave_chosen()
             return
-        self.fingerprint_same = answer if isinstance(answer, bool) else None
+        assert answer is None or isinstance(answer, bool)
+        self.fingerprint_same = answer
         if answer is False:  # signed first, then this seat leaves (the runner does both)
             console.say(console.tr("fingerprint_differ"))
             self.leaving = True
@@ -934,6 +937,7 @@ class NetworkUI(LobbyUI):
                 on_leave=self._left,
             )
             watcher.on_hand_end = self.decider.hand_ended
+            watcher.on_match_over = self.decider.match_over
             watcher.hold_after_hand = True
             self.decider.watch_typing()
         if not resumed:  # (a resumed seat is linked again peer by peer, as it says)

@@ -10,7 +10,8 @@ what happens between those turns: the deal, each exchange decision as it is
 taken (``Bob looked at the dummy``, ``Bob took the dummy``), the end of each
 hand with every hand as played, the scores and the winners. At a networked
 table (``live``) a player also sees their hand when it is dealt and after they
-take the dummy, and each trick as it is won. It never prints a
+take the dummy, the card they played as soon as it is played (the trick so far), and
+each trick as it is won. It never prints a
 card that the player at this terminal has not seen: another seat's look and
 the hands that moved through the dummy stay hidden until the hand is over.
 
@@ -189,6 +190,10 @@ class NeufDisplay:
         elif isinstance(action, PlayCard):
             self._current.append((action.seat, action.card))
             if len(self._current) < len(t.names):
+                if self.live and not self.watch and action.seat == self._me:  # the card played, at once
+                    n, plays = self._trick + 1, self._current
+                    line = describe_trick(n, plays, None, names=t.names, me=self._me, tr=c.tr, style=c.style)
+                    c.say(f"   {line}")  # (whatever was typed for it: "re di cuori", "2")
                 return
             plays, self._current = self._current, []
             self._trick += 1
