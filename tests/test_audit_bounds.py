@@ -298,3 +298,32 @@ def test_a_bad_signature_first_is_the_fault_and_a_later_broken_chain_is_not_read
     assert found(audit_bytes(raw_records_file(records))) == [
         (None, 6, "bad signature: its record for step 2 is not validly signed by seat 0")
     ]
+
+
+# --- records a finished match or a file does not take (protocol.md 4 rule 5, section 8) ---
+
+
+def test_a_record_signed_after_the_match_ended_blames_its_signer() -> None:
+    """A validly signed record of a step after the `result` step: a finished match takes no
+    more records, and only its signer could have made it. A copy of a record the file holds,
+    placed after the end, is only a copy."""
+    last = record_map(HONEST[-1].raw)
+    extra = sign_map({**record_map(HONEST[12].raw), "step": last["step"] + 3, "seat": 2}, 2)
+    report = audit_bytes(raw_records_file([*HONEST, extra]))
+    assert not report.valid
+    assert found(report) == [(2, len(HONEST), f"record for step {last['step'] + 3} after the match ended")]
+    copied = audit_bytes(raw_records_file([*HONEST, HONEST[12]]))
+    assert all(p.seat is None for p in copied.problems), found(copied)
+
+
+def test_an_audit_applies_no_bound_to_the_records_that_wait_for_their_step() -> None:
+    """A live node blames an author with more than 512 records waiting (they came on a link
+    or from a peer); an audit reads a file, which holds what its saver kept: 513 records of
+    seat 1 for steps beyond the match blame nobody (they are out of place: the file was
+    edited, reported without blame)."""
+    template = record_map(HONEST[12].raw)
+    ahead = [sign_map({**template, "seat": 1, "step": 10_000 + k}, 1) for k in range(513)]
+    report = audit_bytes(raw_records_file([*HONEST[:30], *ahead, *HONEST[30:]]))
+    assert not report.valid and not report.internal_error
+    assert all(p.seat is None for p in report.problems), found(report)[:5]
+    assert not any("too many records ahead" in p.what for p in report.problems)
