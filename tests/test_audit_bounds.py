@@ -327,3 +327,20 @@ def test_an_audit_applies_no_bound_to_the_records_that_wait_for_their_step() -> 
     assert not report.valid and not report.internal_error
     assert all(p.seat is None for p in report.problems), found(report)[:5]
     assert not any("too many records ahead" in p.what for p in report.problems)
+
+
+def test_a_chain_dispute_ends_unreported_when_a_continuing_table_moves_the_audit() -> None:
+    """protocol.md 8: a three-seat match in which C was judged gone during the first hand and
+    the others went on at a table continuing the first, carrying no finished hand from it.
+    Record 11 (seat 2's lock, step 5) was signed again by its author with a ``prev`` that
+    follows nothing, right after that author's own record (the one case of proof). The
+    dispute is unsettled when the first record of the continuing table moves the audit: it
+    ends there, unreported, and the verdict is the last table's."""
+    path = Path(__file__).parent / "fixtures" / "edited" / "dispute-then-continue.p2pt"
+    maps = [record_map(raw) for raw, _ in decode_file(path.read_bytes()).records]
+    assert len({m["game"] for m in maps}) == 2  # the first table, and the one that continues it
+    edited = maps[11]
+    assert (edited["type"], edited["step"], edited["seat"], edited["prev"]) == ("lock", 5, 2, b"\x0b" * 32)
+    report = audit_bytes(path.read_bytes())
+    assert report.valid, found(report)
+    assert report.summary().startswith("VALID: a finished game of Nines, 3 players (2 finished it)")
