@@ -43,6 +43,7 @@ from p2pcards.protocol.wire import (
     SIGN_PREFIX,
     SignedRecord,
     WireError,
+    named_seat,
     parse_record,
     unpack_untrusted,
 )
@@ -1122,9 +1123,10 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
         return None
     try:
         obj = unpack_untrusted(raw, MAX_RECORD)
-    except WireError:
-        obj = None
-    seat = obj.get("seat") if type(obj) is dict else None
+    except WireError:  # the seat its bytes name all the same (7.1), read past what is wrong
+        seat = named_seat(raw)
+    else:
+        seat = obj.get("seat") if type(obj) is dict else None
     if type(seat) is not int or not 0 <= seat < table.n:
         return None
     return seat if verify_signature(table.roster[seat].key, sig, SIGN_PREFIX + raw) else None

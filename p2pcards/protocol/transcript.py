@@ -109,8 +109,30 @@ class Transcript:
         return None
 
 
+_CHUNK = 1 << 16
+
+
 def _checksum(fields: list[object]) -> bytes:
-    return hashlib.sha256(b"p2pcards/v1/file\x00" + pack(fields)).digest()
+    """``H("p2pcards/v1/file" || 0x00 || msgpack(fields))`` (section 8), hashed as it is packed:
+    the last field, the records, a piece at a time, so that a file of 64 MiB is not packed
+    again whole (nor copied once more behind the prefix) to be checked."""
+    h = hashlib.sha256(b"p2pcards/v1/file\x00")
+    *head, last = fields
+    if type(last) is not list:
+        h.update(pack(fields))
+        return h.digest()
+    packer = msgpack.Packer(use_bin_type=True, autoreset=False)
+    packer.pack_array_header(len(fields))
+    for value in head:
+        packer.pack(value)
+    packer.pack_array_header(len(last))
+    for value in last:
+        packer.pack(value)
+        if len(packer.getbuffer()) >= _CHUNK:
+            h.update(packer.getbuffer())
+            packer.reset()
+    h.update(packer.getbuffer())
+    return h.digest()
 
 
 def encode_file(records: Iterable[SignedRecord], *, saved_by: int | None, status: str) -> bytes:
@@ -314,17 +336,21 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
         raise TranscriptError(Notice("file_cut_before_records"))
     if not cut and unpacker.tell() != len(data):
         raise TranscriptError(Notice("file_trailing", n=len(data) - unpacker.tell()))
-    pairs = []
-    for item in recs:
-        pairs.append((item[0], item[1]) if type(item) is list and len(item) == 2 else (None, None))
+    del unpacker  # (its copy of the file's bytes, before the records are hashed)
     saved_by, status = obj.get("saved_by"), obj.get("status")
     fields: list[object] = [FORMAT, FORMAT_VERSION, saved_by, status, recs]
+    checksum_ok = not cut and obj.get("checksum") == _checksum(fields)
+    del fields
+    pairs = []
+    for i, item in enumerate(recs):
+        pairs.append((item[0], item[1]) if type(item) is list and len(item) == 2 else (None, None))
+        recs[i] = None  # (one list of the records at a time: a file may hold a million)
     clean = set(obj) == _FILE_KEYS and all(type(r) is bytes and type(s) is bytes for r, s in pairs)
     tf = TranscriptFile(
         tuple(pairs),
         saved_by if type(saved_by) is int else None,
         status if type(status) is str else "",
-        not cut and obj.get("checksum") == _checksum(fields) and set(obj) == _FILE_KEYS,
+        checksum_ok and set(obj) == _FILE_KEYS,
         cut,
     )
     return tf, clean

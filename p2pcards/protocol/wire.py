@@ -106,6 +106,35 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
     return obj
 
 
+_STR_HEADS = frozenset(range(0xA0, 0xC0)) | {0xD9, 0xDA, 0xDB}
+_INT_HEADS = frozenset(range(0x00, 0x80)) | frozenset(range(0xCC, 0xD4)) | frozenset(range(0xE0, 0x100))
+
+
+def named_seat(raw: bytes) -> int | None:
+    """The ``seat`` that a record's bytes name, when they do not read (section 7.1): the
+    integer at the key ``"seat"`` of the map they encode, read past what makes them
+    unreadable (a bound of 2.1, text that is not UTF-8, bytes after the map). Keys that
+    are not text and every other value are skipped unbuilt, so the work and the memory
+    stay linear in ``len(raw)`` whatever it holds; None if no such integer is found."""
+    unpacker = msgpack.Unpacker(raw=True, strict_map_key=False, max_buffer_size=max(len(raw), 1))
+    try:
+        unpacker.feed(raw)
+        for _ in range(unpacker.read_map_header()):
+            at = unpacker.tell()
+            if at < len(raw) and raw[at] in _STR_HEADS and unpacker.unpack() == b"seat":
+                at = unpacker.tell()
+                if at < len(raw) and raw[at] in _INT_HEADS:
+                    seat = unpacker.unpack()
+                    return seat if type(seat) is int else None
+                return None
+            if unpacker.tell() == at:  # (a key that is not text: skipped)
+                unpacker.skip()
+            unpacker.skip()  # its value
+    except (ValueError, msgpack.UnpackException, RecursionError):
+        return None
+    return None
+
+
 def pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
