@@ -12,6 +12,7 @@ import msgpack
 import pytest
 from protocol_helpers import RawRecord, honest_transcript, identity_for, raw_records_file, record_map
 
+from p2pcards.protocol import audit
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.transcript import decode_file
 from p2pcards.protocol.wire import SIGN_PREFIX, named_seat
@@ -116,3 +117,24 @@ def test_bytes_that_name_no_seat_name_none_quickly(raw: bytes) -> None:
 def test_a_huge_value_before_the_seat_is_skipped_unbuilt() -> None:
     raw = msgpack.packb({"pad": list(range(2_000_000)), "seat": 2}, use_bin_type=True)
     assert named_seat(raw) == 2
+
+
+def test_copies_of_one_signed_record_are_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file may hold a million records: the copies of one validly signed record that does
+    not read (each a problem of its own, counted) cost one signature check, not one each."""
+    recs = records()
+    obj = record_map(recs[20].raw)
+    obj["step"] = -1  # signed by its seat, but no step: it does not read
+    bad = signed(msgpack.packb(obj, use_bin_type=True), obj["seat"])
+    checks: list[bytes] = []
+    real = audit.verify_signature
+
+    def counted(key: bytes, sig: bytes, message: bytes) -> bool:
+        checks.append(sig)
+        return real(key, sig, message)
+
+    monkeypatch.setattr(audit, "verify_signature", counted)
+    report = audit_bytes(raw_records_file([*recs, *[bad] * 3000]))
+    assert report.problems and report.problems[0].seat == obj["seat"], report.summary()
+    assert "2900 more problems" in " ".join(report.summary().split()), report.summary()
+    assert checks.count(bad.sig) == 1

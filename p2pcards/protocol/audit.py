@@ -719,7 +719,10 @@ def audit_bytes(data: bytes) -> AuditReport:
     # Located but never blamed: bytes outside the signed records prove nothing about a seat.
     report.problems.extend(Problem(None, None, d.record, d.what) for d in tf.damage)
     report.damaged = len(tf.damage)
-    _Replay(tf.records, report).run()
+    try:
+        _Replay(tf.records, report).run()
+    finally:
+        _signed_by.cache_clear()  # (the records of this file are not kept beyond its audit)
     return report
 
 
@@ -1001,9 +1004,16 @@ class _Rosters:
         return self._of.get(game_id)
 
 
+@functools.lru_cache(maxsize=64)
+def _signed_by(key: bytes, sig: bytes, raw: bytes) -> bool:
+    """Whether ``sig`` is ``key``'s signature of the record ``raw``. A file may hold one record
+    many times over (up to a million records): each copy after the first costs no check."""
+    return verify_signature(key, sig, SIGN_PREFIX + raw)
+
+
 def _verifies(roster: tuple[Player, ...], rec: SignedRecord) -> bool:
     seat = rec.record.seat
-    return 0 <= seat < len(roster) and verify_signature(roster[seat].key, rec.sig, SIGN_PREFIX + rec.raw)
+    return 0 <= seat < len(roster) and _signed_by(roster[seat].key, rec.sig, rec.raw)
 
 
 def _belongs(rosters: _Rosters, rec: SignedRecord) -> bool:
@@ -1129,7 +1139,7 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
         seat = obj.get("seat") if type(obj) is dict else None
     if type(seat) is not int or not 0 <= seat < table.n:
         return None
-    return seat if verify_signature(table.roster[seat].key, sig, SIGN_PREFIX + raw) else None
+    return seat if _signed_by(table.roster[seat].key, sig, raw) else None
 
 
 def audit_file(path: str | Path) -> AuditReport:
