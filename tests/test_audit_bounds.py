@@ -344,3 +344,22 @@ def test_a_chain_dispute_ends_unreported_when_a_continuing_table_moves_the_audit
     report = audit_bytes(path.read_bytes())
     assert report.valid, found(report)
     assert report.summary().startswith("VALID: a finished game of Nines, 3 players (2 finished it)")
+
+
+def test_a_confirm_of_a_table_the_audit_has_left_is_ignored_without_a_report() -> None:
+    """protocol.md 12: side records have no place in the file's order, so a ``confirm`` of
+    the first table read after the audit moved to the table that continues it is ignored,
+    as a ``leave`` is; any other record of the left table there is reported as an edit."""
+    from test_leave import left_match_file
+
+    data = left_match_file("nines", "judged gone", seed=2)
+    records = [RawRecord(raw, sig) for raw, sig in decode_file(data).records]
+    maps = [record_map(r.raw) for r in records]
+    first = maps[0]["game"]
+    lock = next(m for m in maps if m["game"] == first and m["type"] == "lock")
+    body = {"fingerprint": bytes(32), "same": True}
+    confirm = sign_map({**lock, "type": "confirm", "body": body}, lock["seat"], 2)
+    assert audit_bytes(raw_records_file([*records, confirm])).valid
+    late = audit_bytes(raw_records_file([*records, sign_map(lock, lock["seat"], 2)]))
+    edited = "record out of order or repeated: the file was edited"
+    assert [(p.seat, p.what) for p in late.problems] == [(None, edited)]
