@@ -213,8 +213,10 @@ def test_resume_lists_its_games_and_refuses_in_the_players_language(tmp_path: Pa
 
     env = {"P2PCARDS_HOME": str(tmp_path)}
     nothing = said(["resume", "--list"], lang, env, RESUME_ENGLISH)
-    assert nothing == {"fr": "Aucune partie inachevée sur cet ordinateur.\n",
-                       "it": "Nessuna partita non finita su questo computer.\n"}[lang]  # fmt: skip
+    assert nothing == {
+        "fr": "Aucune partie inachevée ici (p2pcards history liste les parties jouées).\n",
+        "it": "Nessuna partita non finita qui (p2pcards history elenca quelle giocate).\n",
+    }[lang]
     os_env = pytest.MonkeyPatch()
     os_env.setenv("P2PCARDS_HOME", str(tmp_path))
     try:

@@ -22,7 +22,9 @@ pexpect = pytest.importorskip("pexpect")
 
 QUESTION = r"Quit the game\? It stops here, for the bots too\. \(y/n\) > "
 NEXT_HAND = r"Press Enter for the next hand\. > "
-NOTHING_TO_RESUME = "No unfinished game on this computer."
+NOTHING_TO_RESUME = (
+    "No unfinished game on this computer (p2pcards history lists those played)."
+)
 
 NINES_PROMPTS = {
     ENGLISH.move: "move",

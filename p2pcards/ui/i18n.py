@@ -767,7 +767,7 @@ _EN.update(_EN_CONNECTING)
 
 # What resume, players and simulate list.
 _EN_LISTS: dict[str, str] = {
-    "resume_none": "No unfinished game on this computer.",
+    "resume_none": "No unfinished game on this computer (p2pcards history lists those played).",
     "resume_line": "{i}. {when}  {game}{at}: {names} (you: seat {seat})",
     "resume_at": " at {host}:{port}",
     "resume_you_host": " (you host)",
