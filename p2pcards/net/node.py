@@ -549,7 +549,7 @@ async def _play(
                 path = None
             else:
                 try:
-                    data = encode_file(table.records_to_save(), saved_by=info.seat, status=status)
+                    data = encode_file(table.pairs_to_save(), saved_by=info.seat, status=status)
                     if cfg.transcript is None:  # the default name: never over a game saved there before
                         path = save_new(path, data)  # type: ignore[arg-type]
                     else:

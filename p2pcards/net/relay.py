@@ -202,8 +202,10 @@ async def carry(
                 if not floods.worth_carrying(peer, relay.target, inner, trio.current_time(), table):
                     return False  # a copy of what went there already, or too much, or notices too many
                 problem = table.carriable(peer, inner)
-            except WireError as e:
+            except WireError as e:  # (a record in it that its signer signed blames its signer)
                 problem = MALFORMED_TO_CARRY.format(error=e)
+                table.blame_unreadable(peer, GAVE_TO_CARRY.format(seat=relay.target, problem=problem), e)
+                return False  # (signed by a seat gone from the table: dropped)
             if problem is not None:
                 table.blame(peer, GAVE_TO_CARRY.format(seat=relay.target, problem=problem))
             floods.carried(peer, relay.target, inner)
@@ -217,7 +219,7 @@ async def carry(
         try:
             inner = relay.inner()
         except WireError as e:
-            table.blame(peer, CARRIED_MALFORMED.format(error=e))
+            table.blame_unreadable(peer, CARRIED_MALFORMED.format(error=e), e)
             return False
         if isinstance(inner, Need) and not floods.worth_reading(relay.origin, trio.current_time()):
             return False  # asked more often than an honest seat asks, whoever carried it

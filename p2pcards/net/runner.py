@@ -1227,7 +1227,7 @@ class _Match:
                 else:
                     self.closed[peer] = item.reason
             elif isinstance(item, WireError):
-                table.blame(peer, MALFORMED_FRAME.format(error=item))
+                table.blame_unreadable(peer, MALFORMED_FRAME.format(error=item), item)
             else:
                 if isinstance(item, Abort) and peer in table.present:
                     self.stop_deadline = min(self.stop_deadline, now + ABORT_GRACE)

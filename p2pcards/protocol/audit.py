@@ -38,15 +38,7 @@ from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, P
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
 from p2pcards.protocol.table import TableCore, table_class
 from p2pcards.protocol.transcript import decode_file, read_transcript_bytes
-from p2pcards.protocol.wire import (
-    MAX_RECORD,
-    SIGN_PREFIX,
-    SignedRecord,
-    WireError,
-    named_seat,
-    parse_record,
-    unpack_untrusted,
-)
+from p2pcards.protocol.wire import SIGN_PREFIX, SignedRecord, WireError, claimed_seat, parse_record
 from p2pcards.record import FORMAT, build_game_record
 from p2pcards.safetext import clean, label_names
 from p2pcards.say import Say
@@ -1131,13 +1123,8 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
     """The seat whose valid signature is on an unreadable record, if any."""
     if table is None or type(raw) is not bytes or type(sig) is not bytes:
         return None
-    try:
-        obj = unpack_untrusted(raw, MAX_RECORD)
-    except WireError:  # the seat its bytes name all the same (7.1), read past what is wrong
-        seat = named_seat(raw)
-    else:
-        seat = obj.get("seat") if type(obj) is dict else None
-    if type(seat) is not int or not 0 <= seat < table.n:
+    seat = claimed_seat(raw)  # (read past what is wrong, 7.1)
+    if seat is None or not 0 <= seat < table.n:
         return None
     return seat if _signed_by(table.roster[seat].key, sig, raw) else None
 

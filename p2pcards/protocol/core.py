@@ -405,6 +405,10 @@ class TableCore:
         """Fail the table because of ``peer`` (a broken link, a timeout, bad bytes)."""
         self.log.blame(peer, problem)
 
+    def blame_signer(self, seat: int, raw: bytes, sig: bytes, problem: str) -> None:
+        """Fail the table because ``seat`` validly signed ``raw``, a record that does not read."""
+        self.log.blame_signer(seat, raw, sig, problem)
+
     def stop(self, problem: str) -> None:
         """Fail the table with nobody blamed: this node cannot tell who is at fault."""
         self.log.stop(problem)
@@ -428,6 +432,12 @@ class TableCore:
     def records_to_save(self) -> list[SignedRecord]:
         """What a transcript file of this node holds (see StepLog.records_to_save)."""
         return self.log.records_to_save()
+
+    @property
+    def unreadable(self) -> tuple[bytes, bytes] | None:
+        """The record, validly signed, that does not read, for which this node blamed its
+        signer: kept last in the file as the proof (see StepLog.blame_signer)."""
+        return self.log.unreadable
 
     def start(self) -> None:
         """Send this seat's join record (call once, before anything else)."""

@@ -35,7 +35,7 @@ from p2pcards.protocol.core import TableCore, continuation_id
 from p2pcards.protocol.events import Event
 from p2pcards.protocol.fingerprint import confirm_body
 from p2pcards.protocol.messages import Continue, Player
-from p2pcards.protocol.steplog import ANOTHER_GAME, MAX_QUEUED
+from p2pcards.protocol.steplog import ANOTHER_GAME, MAX_QUEUED, unreadable_signer
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
     SIGN_PREFIX,
@@ -218,9 +218,23 @@ class Sitting:
         try:
             frame = decode_frame(data)
         except WireError as e:
-            self.blame(peer, faults.MALFORMED_FRAME.format(error=e))
+            self.blame_unreadable(peer, faults.MALFORMED_FRAME.format(error=e), e)
             return
         self.receive_frame(peer, frame)
+
+    def blame_unreadable(self, peer: int, problem: str, error: WireError) -> None:
+        """``peer`` delivered something that does not read (``problem`` says what). A record
+        in it that does not read but carries the valid signature of the seat its bytes name,
+        read against the first roster as the audit reads it, blames that seat instead (see
+        :func:`unreadable_signer`); of a seat gone from the table, it is ignored."""
+        found = unreadable_signer(self.roster, self.seat, error)
+        if found is None:
+            self.blame(peer, problem)
+            return
+        seat, raw, sig, why = found
+        index = self._index(seat)
+        if index is not None:
+            self.current.blame_signer(index, raw, sig, faults.MALFORMED_RECORD.format(error=why))
 
     def receive_frame(self, peer: int, frame: Frame) -> None:
         """A frame from ``peer``'s link. A seat that left is no longer heard."""
@@ -543,6 +557,12 @@ class Sitting:
     def records_to_save(self) -> list[SignedRecord]:
         """Every table's records, in the order the match took them."""
         return [r for t in self.tables for r in t.records_to_save()]
+
+    def pairs_to_save(self) -> list[tuple[bytes, bytes]]:
+        """``[raw, sig]`` of each record of the file: :meth:`records_to_save`, then the
+        signed record that does not read, if this node blamed its signer for it."""
+        pairs = [(r.raw, r.sig) for r in self.records_to_save()]
+        return pairs + [t.unreadable for t in self.tables if t.unreadable is not None]
 
 
 def _seat_without(seat: int | None, gone: Sequence[int]) -> int | None:

@@ -31,6 +31,7 @@ from p2pcards.protocol.messages import SIDE_BODIES, Body, Leave, Player
 from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
+    PROTOCOL_VERSION,
     SIGN_PREFIX,
     Abort,
     Evidence,
@@ -39,8 +40,11 @@ from p2pcards.protocol.wire import (
     Record,
     Relay,
     SignedRecord,
+    UnreadableFrame,
     WireError,
+    claimed_seat,
     decode_frame,
+    pack,
     quote_claim,
 )
 
@@ -66,6 +70,24 @@ delivery from being a verdict."""
 ANOTHER_GAME = faults.ANOTHER_GAME
 """What ``carriable`` says of a record whose game id is not this table's."""
 
+
+
+def unreadable_signer(
+    roster: Sequence[Player], own_seat: int | None, error: WireError
+) -> tuple[int, bytes, bytes, str] | None:
+    """``(seat, raw, sig, why)`` of a record in a frame that does not read (``error``) which
+    itself does not read, yet carries the valid signature of the seat its bytes name
+    (``roster``'s, another than ``own_seat``): only that seat can have made it, so it is
+    that seat's fault whoever delivered it (protocol.md 2.3), and it proves the fault."""
+    if not isinstance(error, UnreadableFrame):
+        return None
+    for raw, sig, why in error.unreadable_records():
+        seat = claimed_seat(raw)
+        if seat is None or not 0 <= seat < len(roster) or seat == own_seat:
+            continue
+        if verify_signature(roster[seat].key, sig, SIGN_PREFIX + raw):
+            return seat, raw, sig, why
+    return None
 
 class StepOwner(Protocol):
     """What the step log needs from the table it serves."""
@@ -108,6 +130,9 @@ class StepLog:
         """Records in for the current step, by seat."""
         self.suspect: tuple[int, str] | None = None
         self.proof: list[SignedRecord] = []
+        self.unreadable: tuple[bytes, bytes] | None = None
+        """``(raw, sig)`` of a record that does not read, validly signed by the seat blamed for
+        it: kept at the end of the file, as the audit blames the signer of such a record."""
         """Signed records beyond the transcript that prove this node's verdict."""
         self.culprit_record: SignedRecord | None = None
         """The record that shows the fault this node failed on, if one does."""
@@ -170,9 +195,19 @@ class StepLog:
         try:
             frame = decode_frame(data)
         except WireError as e:
-            self.blame(peer, faults.MALFORMED_FRAME.format(error=e))
+            self.blame_unreadable(peer, faults.MALFORMED_FRAME.format(error=e), e)
             return  # after the end of the match: ignored
         self.receive_frame(peer, frame)
+
+    def blame_unreadable(self, peer: int, problem: str, error: WireError) -> None:
+        """``peer`` delivered something that does not read (``problem`` says what): blame it,
+        or the signer of a record in it (see :func:`unreadable_signer`)."""
+        found = unreadable_signer(self.roster, self.seat, error)
+        if found is None:
+            self.blame(peer, problem)
+        else:
+            seat, raw, sig, why = found
+            self.blame_signer(seat, raw, sig, faults.MALFORMED_RECORD.format(error=why))
 
     def receive_frame(self, peer: int, frame: Frame) -> None:
         """Like :meth:`receive` for a frame already decoded by a stream decoder."""
@@ -279,6 +314,19 @@ class StepLog:
         if self.status == "over":
             return
         self.fail(peer, problem)
+
+    def blame_signer(self, seat: int, raw: bytes, sig: bytes, problem: str) -> None:
+        """Fail the log because ``seat`` validly signed ``raw``, which does not read as a
+        record (whoever delivered it). The record is this verdict's proof: it goes first to
+        every peer alone in an evidence frame (an evidence frame that holds it does not read,
+        so it holds nothing else), which blames its signer there too, then to the file."""
+        if self.failure is not None:
+            raise self.failure
+        if self.status == "over":
+            return
+        self.unreadable = (raw, sig)
+        self._outbox.append(pack({"v": PROTOCOL_VERSION, "kind": "evidence", "records": [[raw, sig]]}))
+        self.fail(seat, problem)
 
     def stop(self, problem: str, show: Sequence[SignedRecord] = ()) -> None:
         """Fail the log with nobody blamed: this node cannot tell who is at fault. A chain

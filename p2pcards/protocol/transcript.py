@@ -135,8 +135,12 @@ def _checksum(fields: list[object]) -> bytes:
     return h.digest()
 
 
-def encode_file(records: Iterable[SignedRecord], *, saved_by: int | None, status: str) -> bytes:
-    recs = [[r.raw, r.sig] for r in records]
+def encode_file(
+    records: Iterable[SignedRecord | tuple[bytes, bytes]], *, saved_by: int | None, status: str
+) -> bytes:
+    """A transcript file of ``records``: signed records, or ``(raw, sig)`` pairs (a record
+    that does not read, kept as proof against its signer)."""
+    recs = [[r.raw, r.sig] if isinstance(r, SignedRecord) else [r[0], r[1]] for r in records]
     fields: list[object] = [FORMAT, FORMAT_VERSION, saved_by, status, recs]
     return pack(
         {

@@ -53,6 +53,38 @@ class WireError(ValueError):
     of :mod:`p2pcards.protocol.wire_words`, or by the schema's :class:`SchemaError`)."""
 
 
+class UnreadableFrame(WireError):
+    """A msgpack object that is not a frame of this protocol, kept with the error: a record
+    it holds that does not read may still carry its signer's valid signature, which then
+    blames the signer rather than whoever delivered it (protocol.md 2.3)."""
+
+    def __init__(self, error: WireError, obj: Any) -> None:
+        super().__init__(str(error))
+        self.obj = obj
+
+    def unreadable_records(self) -> list[tuple[bytes, bytes, str]]:
+        """``(raw, sig, why)`` of each pair of bytes in the object where a record goes (a
+        ``record`` frame's, an ``evidence`` frame's items) that does not read as a record."""
+        obj = self.obj
+        if type(obj) is not dict:
+            return []
+        if obj.get("kind") == "record":
+            pairs = [(obj.get("raw"), obj.get("sig"))]
+        elif obj.get("kind") == "evidence" and type(obj.get("records")) is list:
+            items = obj["records"][:MAX_EVIDENCE]
+            pairs = [(it[0], it[1]) for it in items if type(it) is list and len(it) == 2]
+        else:
+            return []
+        out = []
+        for raw, sig in pairs:
+            if type(raw) is bytes and type(sig) is bytes:
+                try:
+                    parse_record(raw, sig)
+                except WireError as e:
+                    out.append((raw, sig, str(e)))
+        return out
+
+
 def is_version(v: object) -> bool:
     """Exactly the integer 1 (``True`` and ``1.0`` are not versions)."""
     return type(v) is int and v == PROTOCOL_VERSION
@@ -108,6 +140,17 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
 
 _STR_HEADS = frozenset(range(0xA0, 0xC0)) | {0xD9, 0xDA, 0xDB}
 _INT_HEADS = frozenset(range(0x00, 0x80)) | frozenset(range(0xCC, 0xD4)) | frozenset(range(0xE0, 0x100))
+
+
+def claimed_seat(raw: bytes) -> int | None:
+    """The ``seat`` of a record that does not read: its map's, or the one its bytes name
+    read past what is wrong (:func:`named_seat`)."""
+    try:
+        obj = unpack_untrusted(raw, MAX_RECORD)
+    except WireError:
+        return named_seat(raw)
+    seat = obj.get("seat") if type(obj) is dict else None
+    return seat if type(seat) is int else None
 
 
 def named_seat(raw: bytes) -> int | None:
@@ -322,7 +365,17 @@ FRAME_KINDS = frozenset({"record", "evidence", "abort", "need", "relay"})
 
 
 def decode_frame_object(obj: Any) -> Frame:
-    """Check an already bounded-unpacked object and build the frame."""
+    """Check an already bounded-unpacked object and build the frame (UnreadableFrame if it
+    is none)."""
+    try:
+        return _frame_of(obj)
+    except UnreadableFrame:
+        raise
+    except WireError as e:
+        raise UnreadableFrame(e, obj) from None
+
+
+def _frame_of(obj: Any) -> Frame:
     if type(obj) is not dict:
         raise WireError(wire_words.FRAME_NOT_MAP)
     if not is_version(obj.get("v")):
