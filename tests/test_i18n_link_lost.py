@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import socket
 
 import pytest
 import trio
@@ -123,3 +124,22 @@ def test_words_no_notice_made_are_shown_as_they_are(lang: str) -> None:
     assert tr.reason("gone fishing") == "gone fishing"
     semicolon = tr("audit_semicolon")
     assert tr.reason(gone("gone fishing")) == tr("reason_gone", seconds="8") + semicolon + "gone fishing"
+
+
+def test_a_resolver_failure_is_said_in_its_own_words_where_a_dial_fails() -> None:
+    """The resolver's errors have negative numbers, which the system's table does not know
+    (``Unknown error -2``): a seat dialled again, or a host dialled, says the resolver's text."""
+    from p2pcards.net.link import refused_why
+    from p2pcards.net.session import _reason
+
+    lookup = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    group = OSError("all attempts to connect to nowhere.invalid:7777 failed")
+    group.__cause__ = ExceptionGroup("attempts", [lookup])
+    for e in (lookup, group):
+        assert _why_not(e) == "Name or service not known"
+        assert _reason(e) == "Name or service not known"
+        said = refused_why(e)
+        assert said is not None and said.errno == socket.EAI_NONAME
+    refused = ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
+    assert _why_not(refused) == _reason(refused) == os.strerror(errno.ECONNREFUSED)
+    assert refused_why(ValueError("x")) is None and _reason(ValueError("x")) == "no answer"

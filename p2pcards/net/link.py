@@ -11,6 +11,7 @@ for (the lobby's, while a stranger has proven nothing) and be widened later.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import ssl
 import struct
@@ -23,7 +24,7 @@ import trio
 from p2pcards.errors import UsageError
 from p2pcards.protocol.notice import Notice, tls_reason
 from p2pcards.protocol.wire import MAX_FRAME, StreamDecoder, WireError
-from p2pcards.say import SystemSaid
+from p2pcards.say import SystemSaid, system_said
 
 READ_CHUNK = 65536
 
@@ -57,6 +58,18 @@ def _why(e: BaseException) -> str:
     if isinstance(e, trio.BrokenResourceError) and not str(e):
         return Notice("why_broken_before")  # (a TLS stream broken by an earlier error)
     return str(e) or type(e).__name__
+
+
+def refused_why(e: BaseException) -> SystemSaid | None:
+    """What the system said of a connection that could not be made (``Connection refused``),
+    by the errno of ``e`` or, where trio says only that every attempt failed, of the first
+    attempt that has one; a resolver's negative errno by its own text. None if none has."""
+    cause = e.__cause__
+    inner = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
+    for err in (e, *inner):
+        if isinstance(err, OSError) and err.errno:
+            return SystemSaid(os.strerror(err.errno), err.errno) if err.errno > 0 else system_said(err)
+    return None
 
 
 class Link:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import os
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from typing import Any, Protocol
 import trio
 
 from p2pcards.errors import LocalProtocolError, RemoteProtocolError
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import Link, LinkClosed, refused_why
 from p2pcards.net.pacing import Holds, Stalls, lateness_allowance, quick_time, send_all, to_every_peer
 from p2pcards.net.relay import Floods, PeerLink, RelayedLink, carried_cleanly, carry
 from p2pcards.net.session import WAIT_NOTICE, Timeouts
@@ -193,14 +192,10 @@ async def _relink(
 
 def _why_not(e: BaseException) -> str:
     """Why dialling a peer again failed, in English (the detail of its reason if it is judged
-    gone, which the interface reads back to say it in the player's language): a connection
-    that failed by what the system said of it (``Connection refused``, by its errno, where
-    trio says only that every attempt failed), else the error's own words."""
-    if isinstance(e, OSError):
-        for error in (e, *getattr(e.__cause__, "exceptions", ())):
-            if isinstance(error, OSError) and error.errno is not None:
-                return os.strerror(error.errno)
-    return str(e) or type(e).__name__
+    gone, which the interface reads back to say it in the player's language): what the
+    system said of the connection (:func:`refused_why`), else the error's own words."""
+    said = refused_why(e)
+    return str(said) if said is not None else str(e) or type(e).__name__
 
 
 async def _take_links(peer: int, relinker: Relinker, out: trio.MemorySendChannel[tuple[int, Any]]) -> None:

@@ -43,7 +43,7 @@ from p2pcards.games.base import game as game_named
 from p2pcards.net import tls
 from p2pcards.net.addresses import show_address, unmapped
 from p2pcards.net.dial import connect_afresh, connect_first, open_reusable, punch_point, simultaneous_open
-from p2pcards.net.link import HUNG_UP, Link, LinkClosed
+from p2pcards.net.link import HUNG_UP, Link, LinkClosed, refused_why
 from p2pcards.net.portmap import PortMapping
 from p2pcards.net.tls import TLSError
 from p2pcards.protocol import wire_words
@@ -92,7 +92,7 @@ from p2pcards.protocol.messages import MAX_CLOCK, Body, show
 from p2pcards.protocol.names import names_by_key
 from p2pcards.protocol.notice import Notice, Notices, message_of, refusal
 from p2pcards.protocol.wire import MAX_FRAME, WireError
-from p2pcards.say import Number, SystemSaid, WireSaid, system_said
+from p2pcards.say import Number, WireSaid
 
 WAIT_NOTICE = 5.0
 """Seconds of silence after which the runner's ``on_wait`` tells the user whom the table
@@ -197,12 +197,7 @@ async def _refuse(link: Link, refusal: Refuse) -> None:
 
 def _reason(e: BaseException) -> str:
     """Why a connection could not be made, in a few words ("Connection refused")."""
-    cause = e.__cause__
-    inner = cause.exceptions if isinstance(cause, BaseExceptionGroup) else ()
-    for err in (e, *inner):
-        if isinstance(err, OSError) and err.errno:
-            return SystemSaid(os.strerror(err.errno), err.errno) if err.errno > 0 else system_said(err)
-    return "no answer"
+    return refused_why(e) or "no answer"
 
 
 def _peer_host(stream: trio.abc.Stream) -> str:
