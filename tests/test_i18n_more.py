@@ -437,6 +437,19 @@ def test_click_usage_errors_in_english_are_clicks_own() -> None:
     assert typo.output.endswith("Error: No such command 'audti'. Did you mean 'audit'?\n"), typo.output
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_typo_is_never_pointed_to_an_option_help_does_not_list(lang: str) -> None:
+    """``resume`` takes the host's clocks from its journal (its --grace is hidden): a typo such
+    as ``--code`` is told it has no such option, not pointed to ``--grace``."""
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli.main, ["resume", "--lang", lang, "--code", "5-a-b"])
+    assert result.exit_code == 2
+    assert "--code" in result.output and "--grace" not in result.output, result.output
+    typo = CliRunner().invoke(cli.main, ["resume", "--lang", lang, "--bott", "x"])
+    assert "'--bot'" in typo.output, typo.output
+
+
 @pytest.mark.parametrize(("args", "said"), [
     (["join", "localhost:77x", "--code", "3-a-b", "--lang", "fr"],
      "Erreur : Valeur non valide : 'localhost:77x' n'est ni HÔTE ni HÔTE:PORT avec un port de 1 à 65535"),

@@ -411,7 +411,16 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
     own check gives stay as they are)."""
     import re
 
+    command = error.ctx.command if error.ctx is not None else None
+    hidden = {
+        name
+        for p in (command.params if command is not None else ())
+        if getattr(p, "hidden", False)
+        for name in (*p.opts, *p.secondary_opts)
+    }
+
     def possibilities(found: list[str] | None) -> str:
+        found = [p for p in found or () if p not in hidden]  # (an option --help does not list)
         if not found:
             return ""
         names = ", ".join(repr(p) for p in sorted(found))
