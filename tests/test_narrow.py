@@ -185,3 +185,30 @@ def test_enter_alone_at_the_suit_question_asks_for_a_suit_without_quoting_nothin
                       live=None)  # fmt: skip
     assert console.ask_suit() == "H"
     assert len(out) == 1 and out[0].startswith(said) and "''" not in out[0], out
+
+
+# ---------------------------------------------------------------------------
+# the table fingerprint
+
+
+@pytest.mark.parametrize("columns", [20, 24, 30])
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_the_audits_table_fingerprint_is_never_split_over_two_lines(columns: int, lang: str) -> None:
+    """Its groups are read aloud and compared: at 30 columns the last group went to a line of its
+    own, where a player comparing it would read two groups for the fingerprint."""
+    from p2pcards.protocol.audit import audit_file
+
+    path = Path(__file__).parent / "fixtures" / "nines-4p-variants.p2pt"
+    fingerprint = audit_file(path).compared_fingerprint()
+    assert fingerprint is not None
+    out = CliRunner().invoke(main, ["audit", str(path), "--lang", lang], env={"COLUMNS": str(columns)}).output
+    assert [line.strip() for line in out.splitlines()].count(fingerprint.text) == 1, out
+    words_whole(out, columns)
+
+
+def test_the_fingerprint_line_stays_one_line_where_it_fits() -> None:
+    from p2pcards.ui.render import fingerprint_line
+
+    said = Translator("en")("fingerprint", fingerprint="6920 8765 4806")
+    assert fingerprint_line(said, "6920 8765 4806", 79) == said
+    assert fingerprint_line(said, "6920 8765 4806", 30) == "Table fingerprint:\n  6920 8765 4806"

@@ -56,7 +56,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
     else:
         import shutil
 
-        from p2pcards.ui.render import visible_len, wrap
+        from p2pcards.ui.render import fingerprint_line, visible_len, wrap
 
         # The summary is folded for 80 columns; a narrower terminal gets it folded again.
         width = min(shutil.get_terminal_size((80, 24)).columns - 1, 79)
@@ -74,7 +74,7 @@ def audit(file: str, as_json: bool, lang: str | None) -> None:
         fingerprint = report.compared_fingerprint()
         if fingerprint is not None:
             said = tr("fingerprint", fingerprint=fingerprint)
-            _echo(said if width >= 79 else wrap(said, width))
+            _echo(said if width >= 79 else fingerprint_line(said, fingerprint.text, width))
             for line in textwrap.wrap(report.comparison(say=tr), min(78, width - 2)):
                 _echo("  " + clean(line, 4 * MESSAGE_LIMIT))
     sys.exit(0 if report.valid else 1)

@@ -36,7 +36,7 @@ from p2pcards.ui.i18n import COMMAND_WORDS, Translator
 from p2pcards.ui.keyboard import Question, Withdrawn
 from p2pcards.ui.problems import leave_reason, problem_text
 from p2pcards.ui.prompt import Console, Interrupted, QuitGame, TerminalGone, as_typed, fold_prompt, typed
-from p2pcards.ui.render import NAME_LIMIT, table_names, waiting_status
+from p2pcards.ui.render import NAME_LIMIT, fingerprint_line, fold_width, table_names, waiting_status
 
 if TYPE_CHECKING:
     from p2pcards.net.runner import Decider
@@ -888,7 +888,8 @@ class NetworkUI(LobbyUI):
         if self.watcher is None:
             self._attach(table)
         tr, style = self.console.tr, self.console.style
-        self.console.say(style.bold(tr("fingerprint", fingerprint=fingerprint.text)))
+        said = tr("fingerprint", fingerprint=fingerprint.text)
+        self.console.say(style.bold(fingerprint_line(said, fingerprint.text, fold_width())))
         self.console.say("  " + tr("fingerprint_compare"))
         if self.decider is not None and not table.fingerprint_answered():  # a person: their answer is signed
             if self.watcher is not None:

@@ -570,6 +570,16 @@ _OPENING = re.compile(r"« ")
 """An opening French quote, which stays with the word it opens."""
 
 
+def fingerprint_line(said: str, fingerprint: str, width: int) -> str:
+    """``said``, a line that ends with a table ``fingerprint``, for ``width`` columns: as it
+    is if it fits, else its words folded and the fingerprint whole on a line of its own (its
+    groups are read aloud and compared: never split over two lines)."""
+    if visible_len(said) <= width or not said.endswith(fingerprint):
+        return said
+    head = said[: len(said) - len(fingerprint)].rstrip()
+    return f"{wrap(head, width)}\n  {fingerprint}"
+
+
 def _glued(text: str) -> str:
     """``text`` with no-break spaces where a French line must not fold (``demandé :``,
     ``« quit »``): the folding functions put the ordinary space back."""
