@@ -411,7 +411,8 @@ def _click_message(error: click.ClickException, tr: Any) -> str:
     own check gives stay as they are)."""
     import re
 
-    command = error.ctx.command if error.ctx is not None else None
+    ctx = getattr(error, "ctx", None)
+    command = ctx.command if isinstance(ctx, click.Context) else None
     hidden = {
         name
         for p in (command.params if command is not None else ())

@@ -140,7 +140,7 @@ def encode_file(
 ) -> bytes:
     """A transcript file of ``records``: signed records, or ``(raw, sig)`` pairs (a record
     that does not read, kept as proof against its signer)."""
-    recs = [[r[0], r[1]] if type(r) is tuple else [r.raw, r.sig] for r in records]
+    recs = [[r[0], r[1]] if isinstance(r, tuple) else [r.raw, r.sig] for r in records]
     fields: list[object] = [FORMAT, FORMAT_VERSION, saved_by, status, recs]
     return pack(
         {
