@@ -242,7 +242,8 @@ def test_a_key_not_below_the_group_order_is_blamed_on_its_author(where: str, val
 
 
 # Guards messages.py _scalar: a key of 0 is refused as soon as the record is read (a
-# malformed frame, held against the seat that sent it; a file cannot show it).
+# record that does not read, signed by the seat that sent it: held against it, and kept as
+# the proof, so that its file blames it too).
 @pytest.mark.parametrize("where", ["up", "dealt", "draw"])
 def test_a_key_of_zero_is_refused_from_the_seat_that_sends_it(where: str) -> None:
     cls = type("KeyOfZero", (KeyOfTheGroupOrder,), {"where": where, "value": 0})
@@ -251,7 +252,8 @@ def test_a_key_of_zero_is_refused_from_the_seat_that_sends_it(where: str) -> Non
         if seat != CHEAT:
             err = net.failures.get(seat) or table.failure
             assert err is not None and err.peer == CHEAT, (seat, err)
-            assert err.problem.startswith("malformed frame: ") and "must not be zero" in err.problem, err
+            assert err.problem.startswith("malformed record: ") and "must not be zero" in err.problem, err
+            assert table.unreadable is not None
 
 
 class PlaysWithKeyZero(Table):
