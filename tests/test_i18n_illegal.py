@@ -209,3 +209,22 @@ def test_the_audit_of_a_transcript_with_an_illegal_move_says_it_in_the_language(
     assert " ".join(illegal_text(tr, found["detail"]).split()) in said, said
     assert tr.rule_name("match-suit-or-rank") in said
     assert all(len(line) <= 80 for line in result.output.splitlines()), result.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "turn"), [("fr", "c'est à p0 de jouer, pas à p2"), ("it", "tocca a p0, non a p2")]
+)
+def test_the_audit_names_the_seats_of_a_refusal_by_the_players_names(lang: str, turn: str) -> None:
+    """A refusal that names seats (a move out of turn) is said in the audit with the names of
+    the file's players; the English report keeps the numbers, as the file does."""
+    from p2pcards.protocol.audit import Problem
+
+    net = threats.run(threats.build(3, threats.IllegalCardTable))
+    data = encode_file(net.tables[0].transcript.records(), saved_by=0, status="failed")
+    report = audit_bytes(data)
+    (problem,) = report.problems
+    what = faults.ILLEGAL_MOVE.format(detail="it is seat 0's turn, not seat 2's", rule="turn-order")
+    report.problems[0] = Problem(hand=problem.hand, seat=2, record=problem.record, what=what)
+    assert what in " ".join(report.summary().split())
+    said = " ".join(report.summary(Translator(lang)).split())
+    assert turn in said, said
