@@ -228,3 +228,27 @@ def test_the_audit_names_the_seats_of_a_refusal_by_the_players_names(lang: str, 
     assert what in " ".join(report.summary().split())
     said = " ".join(report.summary(Translator(lang)).split())
     assert turn in said, said
+
+
+# -- a dispute over the dummy's cards (Le Neuf)
+
+
+DUMMY_CLAIMS = sorted(name for name, case in NEUF.items() if case.rule in ("look", "exchange"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", DUMMY_CLAIMS)
+def test_a_dispute_over_the_dummys_cards_says_the_refusal_in_the_language(name: str, lang: str) -> None:
+    """The dummy's cards, once opened, make a look or an exchange the rules refuse: the seat
+    that sees it disputes the card with the refusal's detail, which every seat reads."""
+    detail = refusal(NEUF[name]).detail
+    tr = Translator(lang)
+    for english in (
+        faults.DUMMY_IMPOSSIBLE.format(detail=detail),
+        faults.DISPUTED.format(reason=faults.DUMMY_IMPOSSIBLE.format(detail=detail)),
+        faults.DISPUTE_FALSE.format(why=faults.DUMMY_IMPOSSIBLE.format(detail=detail)),
+    ):
+        assert problem_text(Translator("en"), english) == english
+        said = problem_text(tr, english)
+        assert not english_left(english, said), said
+        assert illegal_text(tr, detail) in said, said
