@@ -12,11 +12,18 @@ import re
 from pathlib import Path
 
 import pytest
+import test_neuf_rules as neuf_t
+import test_nines_rules as nines_t
 import test_protocol_threats as threats
 from click.testing import CliRunner
 from illegal_cases import NEUF, NINES, Case, refusal
 
 from p2pcards import cli
+from p2pcards.cards import deck
+from p2pcards.games.neuf import prompt as neuf_prompt
+from p2pcards.games.neuf import rules as neuf
+from p2pcards.games.nines import prompt as nines_prompt
+from p2pcards.games.nines import rules as nines
 from p2pcards.games.rule_words import ILLEGAL_WORDS
 from p2pcards.net.node import Outcome
 from p2pcards.protocol import faults
@@ -25,6 +32,7 @@ from p2pcards.protocol.transcript import encode_file
 from p2pcards.ui.i18n import Translator
 from p2pcards.ui.netgame import describe_outcome
 from p2pcards.ui.problems import card_words, illegal_text, problem_text, template_regex
+from p2pcards.ui.render import Style
 
 LANGS = ["fr", "it"]
 CASES: dict[str, Case] = {
@@ -230,7 +238,7 @@ def test_the_audit_names_the_seats_of_a_refusal_by_the_players_names(lang: str, 
     assert turn in said, said
 
 
-# -- a dispute over the dummy's cards (Le Neuf)
+# -- a dispute over the dummy's cards (Le Neuf), and the prompt's refusals
 
 
 DUMMY_CLAIMS = sorted(name for name, case in NEUF.items() if case.rule in ("look", "exchange"))
@@ -252,3 +260,21 @@ def test_a_dispute_over_the_dummys_cards_says_the_refusal_in_the_language(name: 
         said = problem_text(tr, english)
         assert not english_left(english, said), said
         assert illegal_text(tr, detail) in said, said
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_prompt_says_a_refusal_it_has_no_words_of_its_own_for_in_the_language(lang: str) -> None:
+    tr = Translator(lang)
+    h = nines_t.position(hands={0: "4H KS", 1: "5H"}, top="7H")
+    play = nines.Play(seat=0, card=nines_t.C("4H"), suit="S")
+    error = refusal(Case(lambda: h.apply(play), "declare", "", ""))
+    said = nines_prompt.explain_refusal(error, play, nines.SeatView(h, 0), [], tr, Style())
+    assert said == tr("err_rule", why=tr("illegal_only_nine_declares"), rule=tr.rule_name("declare"))
+    assert not english_left(error.detail, said), said
+    n = neuf.HandState(neuf_t.DEFAULT, 0, deck())
+    early = neuf.PlayCard(seat=0, card=n.hands[0][0])  # type: ignore[arg-type]
+    error = refusal(Case(lambda: n.apply(early), "phase", "", ""))
+    said = neuf_prompt.explain_refusal(error, early, neuf.NeufView(n, 0), tr, Style())
+    assert tr("illegal_play_before_exchanges") in said and not english_left(error.detail, said), said
+    english = neuf_prompt.explain_refusal(error, early, neuf.NeufView(n, 0), Translator("en"), Style())
+    assert error.detail in english  # (in English, the engine's words as they are)
