@@ -54,12 +54,23 @@ class RuleOptionError(UsageError, ValueError):
 
 
 class IllegalAction(P2PCardsError):
-    """A move that breaks a rule; ``seat`` tried it, ``rule`` names the rule."""
+    """A move that breaks a rule; ``seat`` tried it, ``rule`` names the rule. ``detail`` says
+    how in English; ``key`` and ``values``, when given, name it among the games' words
+    (``games/rule_words.ILLEGAL_WORDS``), so that the interface can say it in any language."""
 
-    def __init__(self, seat: int | None, rule: str, detail: str) -> None:
+    def __init__(
+        self,
+        seat: int | None,
+        rule: str,
+        detail: str,
+        key: str = "",
+        values: Mapping[str, object] | None = None,
+    ) -> None:
         self.seat = seat
         self.rule = rule
         self.detail = detail
+        self.key = key
+        self.values = dict(values or {})
         who = "table" if seat is None else f"seat {seat}"
         super().__init__(f"{who}: {detail} [rule: {rule}]")
 

@@ -12,7 +12,7 @@ Italian under the same keys.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 
@@ -70,8 +70,9 @@ class Say(Protocol):
         """A message whose words follow ``count``: ``1 hand``, ``2 hands``."""
         ...
 
-    def problem(self, text: str) -> str:
-        """A problem text (a fault the protocol found, in English) in this language."""
+    def problem(self, text: str, names: Sequence[str] = ()) -> str:
+        """A problem text (a fault the protocol found, in English) in this language; ``names``
+        (the players of the table it happened at, by seat) name a seat a move was refused for."""
         ...
 
     def person(self, name: str) -> str:
@@ -113,7 +114,7 @@ class English:
         one, many = self._plural[key]
         return (one if count == 1 else many).format(**values)
 
-    def problem(self, text: str) -> str:
+    def problem(self, text: str, names: Sequence[str] = ()) -> str:
         """A problem text as it is: the protocol says it in English already."""
         return text
 

@@ -489,8 +489,15 @@ class AuditReport:
             if p.hand is not None:
                 where.append(say("audit_hand", n=p.hand))
             where_said = ", ".join(where) or say("audit_file")
-            lines += _wrap(say("audit_problem", where=where_said, what=say.problem(p.what), who=who))
+            what = say.problem(p.what, self._seat_names(say))
+            lines += _wrap(say("audit_problem", where=where_said, what=what, who=who))
         return lines
+
+    def _seat_names(self, say: Say) -> list[str]:
+        """The names of the players by the seats a problem's text numbers (a move the rules
+        refused: ``it is seat 1's turn``), where they are sure: a file of a single table (one
+        that went on without a player numbers its seats afresh at each table)."""
+        return self._names(say) if len(self._tables()) == 1 else []
 
     # -- shared parts
 
@@ -540,7 +547,7 @@ class AuditReport:
         if how not in ("over", "failed", "aborted", "left"):
             return say("audit_note", note=clean(self.status, 200))
         why = clean(why, 200)
-        said = say.reason(why) if how == "aborted" else say.problem(why)
+        said = say.reason(why) if how == "aborted" else say.problem(why, self._seat_names(say))
         return say(
             "audit_note_said",
             how=say(f"audit_note_{how}"),

@@ -217,6 +217,8 @@ DRAWN_NOT_CARD = "the drawn position {pos} does not open to a card"
 PLAY_WRONG_TYPE = "sent a {kind} record for a play"
 NEUF_ONE_CARD = "a play in Le Neuf shows exactly one card and names no suit"
 NOT_HELD = "played a card it does not hold (deal position {pos})"
+DUMMY_IMPOSSIBLE = "the dummy opened to impossible cards: {detail}"
+DUMMY_NOT_CARD = "position {pos} of the dummy does not open to a card"
 
 TEMPLATES: dict[str, str] = {
     f"fault_{name.lower()}": text for name, text in dict(globals()).items() if name.isupper()

@@ -28,7 +28,7 @@ from p2pcards.cards import SUIT_SYMBOLS, SUITS, Card, parse_card, rank_text
 from p2pcards.crypto.pake_words import PAKE_WORDS
 from p2pcards.errors import CardParseError, UsageError
 from p2pcards.games.base import game, load, names
-from p2pcards.games.rule_words import RULE_PLURAL, RULE_WORDS
+from p2pcards.games.rule_words import ILLEGAL_WORDS, RULE_PLURAL, RULE_WORDS
 from p2pcards.protocol.audit_words import AUDIT_PLURAL, AUDIT_WORDS
 from p2pcards.protocol.faults import FAULT_WORDS
 from p2pcards.protocol.notice import NOTICES, Notice, Notices
@@ -440,7 +440,8 @@ _EN: dict[str, str] = {
     **{f"rulename_{rule}": rule for rule in (
         "card-held", "match-suit-or-rank", "must-play", "play-drawn", "no-nine-out", "draw-once", "pass",
         "phase", "stacking-nines", "double-nines", "draw-until-playable", "declare", "turn-order",
-        "follow-suit", "look-once", "blind-exchange", "draw-top",
+        "follow-suit", "look-once", "blind-exchange", "draw-top", "hand-over", "recycle", "reveal",
+        "look", "exchange", "cut",
     )},
     "rule_card-held": "you do not hold {card}",
     "rule_phase": "that is not a move at this point of your turn",
@@ -862,6 +863,21 @@ _EN.update(FAULT_WORDS)
 _EN.update(WIRE_WORDS)
 _EN.update(PAKE_WORDS)
 _EN.update(RULE_WORDS)
+_EN.update(ILLEGAL_WORDS)
+_EN.update(
+    {  # A card in a sentence, by its rank (ace to king): why the rules refused a move says it so
+        # in French and Italian (``la dame de pique``); English keeps the notation (``QS``).
+        "card_the_1": "the ace of {suit}",
+        **{f"card_the_{rank}": f"the {rank} of {{suit}}" for rank in range(2, 11)},
+        "card_the_11": "the jack of {suit}",
+        "card_the_12": "the queen of {suit}",
+        "card_the_13": "the king of {suit}",
+        # The refusals that name seats, said with the players' names where the interface has
+        # them (``ui.problems.illegal_text``; English keeps the numbers, as the rules wrote them).
+        "illegal_named_turn": "it is {who}'s turn, not {name}'s",
+        "illegal_named_in_hand": "in {name}'s hand",
+    }
+)
 _EN.update(BOT_WORDS)
 
 # Messages that change with a number: (singular, plural) in English; each language has
@@ -1096,12 +1112,13 @@ class Translator:
             return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
         return text
 
-    def problem(self, text: str) -> str:
+    def problem(self, text: str, names: Sequence[str] = ()) -> str:
         """A problem the program said in English (a fault, or why the node stopped) in this
-        language; a peer's own words as they are (see :mod:`p2pcards.ui.problems`)."""
+        language; a peer's own words as they are (see :mod:`p2pcards.ui.problems`). ``names``:
+        the players of the table it happened at, by seat, to name a seat a move was refused for."""
         from p2pcards.ui.problems import problem_text
 
-        return problem_text(self, text)
+        return problem_text(self, text, names)
 
     def reason(self, text: str) -> str:
         """Why a player left (signed): the program's own reasons in this language, a person's

@@ -1036,9 +1036,9 @@ def describe_outcome(outcome: Outcome, tr: Translator) -> list[str]:
         lines = [tr("net_others_left", name=clean(name, NAME_LIMIT), reason=reason)]
     elif outcome.blamed:
         who = tr.join([names[s] for s in outcome.blamed if s < len(names)])  # look-alikes carry a tag
-        lines = [tr("net_stopped_blame", who=who, why=problem_text(tr, why))]
+        lines = [tr("net_stopped_blame", who=who, why=problem_text(tr, why, playing))]
     else:
-        lines = [tr("net_stopped", why=problem_text(tr, why))]
+        lines = [tr("net_stopped", why=problem_text(tr, why, playing))]
     kept = _leavers_totals(outcome.table) if outcome.table is not None else []
     if kept:  # the score table shows the seats of the last table only
         lines.append(tr("net_final_left", kept=", ".join(f"{clean(n, NAME_LIMIT)} {t}" for n, t in kept)))

@@ -14,10 +14,13 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
+from p2pcards.cards import parse_card
 from p2pcards.crypto.pake_words import PAKE_WORDS
-from p2pcards.games.rule_words import RULE_WORDS
+from p2pcards.errors import CardParseError
+from p2pcards.games.rule_words import ILLEGAL_PLACES, ILLEGAL_WORDS, RULE_WORDS
 from p2pcards.net import verdicts
 from p2pcards.protocol.faults import ERROR_KINDS, TEMPLATES
 from p2pcards.protocol.notice import LINK_WORDS, NOTICES
@@ -29,9 +32,15 @@ class Translator(Protocol):
     """What this module asks of :class:`p2pcards.ui.i18n.Translator` (which calls it: so it
     is named here, not imported)."""
 
+    lang: str
+
     def __call__(self, key: str, /, **values: object) -> str: ...
 
     def has(self, key: str) -> bool: ...
+
+    def suit_name(self, suit: str) -> str: ...
+
+    def join(self, names: list[str]) -> str: ...
 
     def rule_name(self, name: str) -> str: ...
 
@@ -87,10 +96,16 @@ _WIRE = frozenset({"error"})
 text of a ``WireError``: :mod:`p2pcards.protocol.wire_words`)."""
 
 
-@functools.cache
 def template_regex(template: str) -> re.Pattern[str]:
     """``template`` (``str.format`` fields) as a pattern that gives its fields back (a field
     named twice must read the same both times)."""
+    return _regex(template, ())
+
+
+@functools.cache
+def _regex(template: str, forms: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    """:func:`template_regex`, each field of ``forms`` read in its own form."""
+    own = dict(forms)
     parts = re.split(r"\{(\w+)\}", template)
     seen: set[str] = set()
     out = []
@@ -101,7 +116,9 @@ def template_regex(template: str) -> re.Pattern[str]:
             out.append(f"(?P={part})")
         else:
             seen.add(part)
-            form = _NUMBER if part in _NUMBERS else _POS if part == "pos" else _FORMS.get(part, ".+?")
+            form = own.get(part) or (
+                _NUMBER if part in _NUMBERS else _POS if part == "pos" else _FORMS.get(part, ".+?")
+            )
             out.append(f"(?P<{part}>{form})")
     return re.compile("".join(out), re.DOTALL)
 
@@ -170,6 +187,102 @@ def error_text(tr: Translator, error: str) -> str:
     return error
 
 
+_CARD = r"(?:10|[2-9AJQK])[SHDC]"
+_ILLEGAL_FORMS = (
+    ("card", _CARD),
+    ("top", _CARD),
+    ("other", _CARD),
+    ("cards", rf"{_CARD}(?:, {_CARD})*"),
+    ("suit", "[SHDC]"),
+    ("led", "[SHDC]"),
+    ("turn", r"\d+"),
+    ("seat", r"\d+"),
+    ("n", r"\d+"),
+    ("held", r"\d+"),
+    ("round", r"\d+"),
+    ("trick", r"\d+"),
+    ("seats", r"\[\d+(?:, \d+)*\]"),
+    ("phase", "[a-z-]+"),
+    ("thing", r"\S+|'[^']*'|\"[^\"]*\""),
+)
+"""How each field of a rule's refusal reads (``rule_words.ILLEGAL_WORDS``): a card as the
+notation writes it (``QS``, ``10H``), a suit by its letter, a seat or a count in figures,
+seats as a list (``[0, 1]``), a phase of a turn in one word, what was sent for a card (its
+``repr``) one word or a quoted text; ``place`` (where a card is seen) any text."""
+
+_NAMED = {"illegal_turn": "illegal_named_turn", "illegal_in_hand": "illegal_named_in_hand"}
+"""The refusals that name seats, and the messages that name them by the players' names
+(said where the interface has them)."""
+
+
+@functools.cache
+def _illegal_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The pattern and key of every refusal of the rules (where a card is seen apart: it is
+    read as the ``place`` of another; a phase's name is read as a ``phase``)."""
+    keys = [k for k in ILLEGAL_WORDS if k not in ILLEGAL_PLACES and not k.startswith("illegal_phase_")]
+    return tuple((_regex(ILLEGAL_WORDS[key], _ILLEGAL_FORMS), key) for key in keys)
+
+
+def card_words(tr: Translator, text: str) -> str:
+    """A card written in the notation (``QS``) as the language says it in a sentence (``la
+    dame de pique``, ``la donna di picche``); the notation itself in English."""
+    if tr.lang == "en":
+        return text
+    try:
+        card = parse_card(text)
+    except CardParseError:
+        return text
+    return tr(f"card_the_{card.rank}", suit=tr.suit_name(card.suit))
+
+
+def _seat_name(names: Sequence[str], seat: str) -> str | None:
+    number = int(seat)
+    return names[number] if 0 <= number < len(names) else None
+
+
+def illegal_text(tr: Translator, detail: str, names: Sequence[str] = ()) -> str:
+    """Why the rules refused a move (an ``IllegalAction``'s detail, in English) in the
+    language of ``tr``: its cards said in words, its suits by their names, its seats by the
+    players' ``names`` when they are given (the seats of the table it was refused at), else
+    by their numbers; any other text as it is (and the English as it is, word for word)."""
+    if tr.lang == "en":
+        return detail
+    for pattern, key in _illegal_templates():
+        found = pattern.fullmatch(detail)
+        if found is not None:
+            return _illegal_said(tr, key, found.groupdict(), names)
+    for key in ILLEGAL_PLACES:
+        found = _regex(ILLEGAL_WORDS[key], _ILLEGAL_FORMS).fullmatch(detail)
+        if found is not None:
+            return _illegal_said(tr, key, found.groupdict(), names)
+    return detail
+
+
+def _illegal_said(tr: Translator, key: str, values: dict[str, str], names: Sequence[str]) -> str:
+    if key in _NAMED and names:
+        seats = {name: _seat_name(names, value) for name, value in values.items()}
+        if all(seats.values()):
+            named = {"turn": "who", "seat": "name"}
+            return tr(_NAMED[key], **{named[name]: who for name, who in seats.items()})
+    said: dict[str, object] = {}
+    for name, value in values.items():
+        if name in ("card", "top", "other"):
+            said[name] = card_words(tr, value)
+        elif name == "cards":
+            said[name] = tr.join([card_words(tr, card) for card in value.split(", ")])
+        elif name in ("suit", "led"):
+            said[name] = tr.suit_name(value)
+        elif name == "seats":
+            said[name] = tr.join(re.findall(r"\d+", value))
+        elif name == "phase":
+            said[name] = tr(f"illegal_phase_{value}") if tr.has(f"illegal_phase_{value}") else value
+        elif name == "place":
+            said[name] = illegal_text(tr, value, names)
+        else:
+            said[name] = value
+    return tr(key, **said)
+
+
 @functools.cache
 def _link_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
     """The pattern and key of every notice that says why a link broke or could not be made
@@ -205,8 +318,9 @@ def _kind(tr: Translator, kind: str) -> str:
     return tr(key) if tr.has(key) else kind
 
 
-def _field(tr: Translator, name: str, value: str) -> str:
-    """One field read back from a text, said in the language when it is something said."""
+def _field(tr: Translator, name: str, value: str, names: Sequence[str] = ()) -> str:
+    """One field read back from a text, said in the language when it is something said
+    (``names``: the players of the table, by seat, where the interface has them)."""
     if name == "who":  # "Ann went on without Bob and Cid went on without Dee" (verdicts.WENT_ON_WITHOUT)
         pair = template_regex(verdicts.WENT_ON_WITHOUT)
         pairs = []
@@ -233,7 +347,9 @@ def _field(tr: Translator, name: str, value: str) -> str:
     if name == "kinds":
         return f" {tr('fault_or')} ".join(_kind(tr, k) for k in value.split(" or "))
     if name in _NESTED:
-        return problem_text(tr, value)
+        return problem_text(tr, value, names)
+    if name == "detail":  # why the rules refused a move (faults.ILLEGAL_MOVE)
+        return illegal_text(tr, value, names)
     if name in _WIRE:
         return error_text(tr, value)
     if name == "said":  # a leaver's reason as quoted (repr): the program's own in the language
@@ -247,13 +363,15 @@ def _field(tr: Translator, name: str, value: str) -> str:
     return value
 
 
-def problem_text(tr: Translator, problem: str) -> str:
+def problem_text(tr: Translator, problem: str, names: Sequence[str] = ()) -> str:
     """``problem`` in the language of ``tr`` when a template of the program made it; any
-    other text (a peer's own words) as it is."""
+    other text (a peer's own words) as it is. ``names``, when given, are the names of the
+    players of the table it happened at, by seat: a seat a move was refused for is named so."""
     for pattern, key in _templates():
         found = pattern.fullmatch(problem)
         if found is not None:
-            return tr(key, **{name: _field(tr, name, value) for name, value in found.groupdict().items()})
+            values = found.groupdict()
+            return tr(key, **{name: _field(tr, name, value, names) for name, value in values.items()})
     return leave_reason(tr, problem)  # a seat judged gone at a table too small to go on without it
 
 

@@ -319,7 +319,7 @@ class NeufTable(TableCore):
             try:
                 self.match.hand.copy().apply(make(seat=o.seat, cards=cards))  # type: ignore[union-attr]
             except IllegalAction as e:
-                h.dispute = (o.seat, f"the dummy opened to impossible cards: {e.detail}")
+                h.dispute = (o.seat, faults.DUMMY_IMPOSSIBLE.format(detail=e.detail))
                 cards = None
         self._engine_apply(make(seat=o.seat, cards=cards), o.seat, o.step)
         self._next_step()
@@ -332,7 +332,7 @@ class NeufTable(TableCore):
         for pos in positions:
             card = h.ledger.open_mine(pos)
             if card is None:
-                h.dispute = (self.seat, f"position {pos[1]} of the dummy does not open to a card")
+                h.dispute = (self.seat, faults.DUMMY_NOT_CARD.format(pos=pos[1]))
                 return None
             cards.append(ALL_CARDS[card])
             h.known[pos] = ALL_CARDS[card]
@@ -384,7 +384,7 @@ class NeufTable(TableCore):
         opened = h.ledger.open(pos, {seat: shown.key})
         if opened is None or opened != shown.card:
             card = ALL_CARDS[shown.card]
-            h.dispute = (seat, f"showed {card} from position {pos}, which holds another card")
+            h.dispute = (seat, faults.SHOWED_OTHER.format(card=card, pos=pos))
             self._start_reveal()
             return
         self._engine_apply(play, seat, step)

@@ -111,8 +111,10 @@ def explain_refusal(
         why = tr("neuf_rule_follow-suit", one=tr(f"neuf_suit1_{led}"), many=tr.suit_name(led))
     elif error.rule == "card-held":
         why = tr("rule_card-held", card=style.card(action.card))
-    else:
-        why = error.detail
+    else:  # (any other refusal: the engine's words, in the player's language)
+        from p2pcards.ui.problems import illegal_text
+
+        why = illegal_text(tr, error.detail)
     return tr("err_rule", why=why, rule=tr.rule_name(error.rule))
 
 

@@ -45,7 +45,7 @@ from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, RANK_OF, SUIT_OF, SUITS, C
 from p2pcards.errors import CardParseError, IllegalAction, RuleOptionError, UsageError
 from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
-from p2pcards.games.rule_words import rule_error
+from p2pcards.games.rule_words import illegal, rule_error, where_seen
 from p2pcards.say import Say
 
 PLAYERS = 3
@@ -426,11 +426,11 @@ class HandState:
         """
         for s, hand in enumerate(self.hands):
             if card in hand:
-                return f"in seat {s}'s hand"
+                return where_seen("illegal_in_hand", seat=s)
         if card in self.dummy:
-            return "in the dummy"
+            return where_seen("illegal_in_dummy")
         if card in self.played():
-            return "played already"
+            return where_seen("illegal_played_already")
         return None
 
     # -- legal actions ------------------------------------------------------
@@ -465,33 +465,34 @@ class HandState:
             raise UsageError(f"not a Le Neuf action: {action!r}")
         seat = action.seat
         if self.phase is Phase.OVER:
-            raise IllegalAction(seat, "hand-over", "the hand is over")
+            raise illegal(seat, "hand-over", "illegal_hand_over")
         if seat != self.turn or type(seat) is not int:
-            raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat!r}'s")
+            raise illegal(seat, "turn-order", "illegal_turn", turn=self.turn, seat=repr(seat))
         handler(self, action)
 
-    def _exchange_turn(self, seat: int, what: str) -> None:
+    def _exchange_turn(self, seat: int, key: str) -> None:
+        """Refuse a move of the exchanges (``key`` says which) once they are over."""
         if self.phase is not Phase.EXCHANGE:
-            raise IllegalAction(seat, "phase", f"cannot {what} now: the exchanges are over")
+            raise illegal(seat, "phase", key)
 
     def _check_dummy_claim(self, seat: int, cards: object, rule: str) -> list[Card]:
         """``cards`` can be the dummy's cards as far as this replica can tell."""
         size = len(self.dummy)
         if not isinstance(cards, tuple | list) or len(cards) != size:
-            raise IllegalAction(seat, rule, f"the dummy holds {size} cards")
+            raise illegal(seat, rule, "illegal_dummy_size", n=size)
         if not all(type(c) is Card and c < CARDS_PER_DECK for c in cards):
-            raise IllegalAction(seat, rule, "names something that is not a card of this deck")
+            raise illegal(seat, rule, "illegal_dummy_not_card")
         if len(set(cards)) != size:
-            raise IllegalAction(seat, rule, "names a card twice")
+            raise illegal(seat, rule, "illegal_dummy_twice")
         claimed = set(cards)
         for c in self.dummy:
             if c is not None and c not in claimed:
-                raise IllegalAction(seat, rule, f"leaves out {c}, which the dummy holds")
+                raise illegal(seat, rule, "illegal_dummy_leaves_out", card=c)
         for c in cards:
             if c not in self.dummy:
                 where = self.where_visible(c)
                 if where is not None:
-                    raise IllegalAction(seat, rule, f"names {c}, which is {where}")
+                    raise illegal(seat, rule, "illegal_dummy_seen", card=c, place=where)
         return list(cards)
 
     def _learn_dummy(self, cards: list[Card] | None) -> None:
@@ -504,11 +505,11 @@ class HandState:
 
     def _apply_look(self, a: Look) -> None:
         seat = a.seat
-        self._exchange_turn(seat, "look at the dummy")
+        self._exchange_turn(seat, "illegal_look_over")
         if self.rules.exchange == "blind":
-            raise IllegalAction(seat, "blind-exchange", "exchanges are blind: nobody looks at the dummy")
+            raise illegal(seat, "blind-exchange", "illegal_blind")
         if self._looked:
-            raise IllegalAction(seat, "look-once", "a seat looks at the dummy once")
+            raise illegal(seat, "look-once", "illegal_look_once")
         seen = None if a.cards is None else self._check_dummy_claim(seat, a.cards, "look")
         self._learn_dummy(seen)
         self._looked = True
@@ -516,7 +517,7 @@ class HandState:
 
     def _apply_exchange(self, a: Exchange) -> None:
         seat = a.seat
-        self._exchange_turn(seat, "exchange")
+        self._exchange_turn(seat, "illegal_exchange_over")
         taken = None if a.cards is None else self._check_dummy_claim(seat, a.cards, "exchange")
         self._learn_dummy(taken)
         self.hands[seat], self.dummy = self.dummy, self.hands[seat]
@@ -526,7 +527,7 @@ class HandState:
 
     def _apply_decline(self, a: Decline) -> None:
         seat = a.seat
-        self._exchange_turn(seat, "decline the dummy")
+        self._exchange_turn(seat, "illegal_decline_over")
         self.exchanges.append(ExchangeRecord(seat, self._looked, False))
         self.events.append(Decline(seat=seat))
         self._next_exchange()
@@ -542,32 +543,26 @@ class HandState:
     def _apply_play(self, a: PlayCard) -> None:
         seat, card = a.seat, a.card
         if self.phase is not Phase.PLAY:
-            raise IllegalAction(seat, "phase", "cards are played once the three exchanges are done")
+            raise illegal(seat, "phase", "illegal_play_before_exchanges")
         if type(card) is not Card or card >= CARDS_PER_DECK:
-            raise IllegalAction(seat, "card-held", f"{card!r} is not a card of this deck")
+            raise illegal(seat, "card-held", "illegal_not_a_card", thing=repr(card))
         hand = self.hands[seat]
         if card not in hand:
             if None not in hand:
-                raise IllegalAction(seat, "card-held", f"plays {card}, which it does not hold")
+                raise illegal(seat, "card-held", "illegal_not_held", cards=card)
             where = self.where_visible(card)
             if where is not None:
-                raise IllegalAction(seat, "card-held", f"plays {card}, which is {where}")
+                raise illegal(seat, "card-held", "illegal_seen_elsewhere", card=card, place=where)
         suit = SUIT_OF[card]
         led = SUIT_OF[self.current[0][1]] if self.current else None
         if self.check_follow:
             if led is not None and suit != led:
                 for c in hand:
                     if c is not None and SUIT_OF[c] == led:
-                        raise IllegalAction(
-                            seat, "follow-suit", f"plays {card} on {led} led while holding {c}: must follow"
-                        )
+                        raise illegal(seat, "follow-suit", "illegal_follow", card=card, led=led, other=c)
             void_at = self._shown_void[seat].get(suit)
             if void_at is not None:
-                raise IllegalAction(
-                    seat,
-                    "follow-suit",
-                    f"plays {card}, a {suit} card, so it revoked on trick {void_at} by not following {suit}",
-                )
+                raise illegal(seat, "follow-suit", "illegal_revoked", card=card, suit=suit, trick=void_at)
         # All checks done: change the state.
         if card in hand:
             hand.remove(card)
@@ -746,19 +741,19 @@ def dealer_from_cut(rounds: Sequence[Mapping[int, Card]]) -> int:
     """
     seats = list(range(PLAYERS))
     if not rounds:
-        raise IllegalAction(None, "cut", "there was no cut")
+        raise illegal(None, "cut", "illegal_no_cut")
     for i, shown in enumerate(rounds):
         if sorted(shown) != seats:
-            raise IllegalAction(None, "cut", f"round {i + 1} of the cut is for seats {seats}")
+            raise illegal(None, "cut", "illegal_cut_seats", round=i + 1, seats=seats)
         cards = list(shown.values())
         if not all(type(c) is Card and c < CARDS_PER_DECK for c in cards) or len(set(cards)) != len(cards):
-            raise IllegalAction(None, "cut", f"round {i + 1} of the cut shows a card twice or a non-card")
+            raise illegal(None, "cut", "illegal_cut_cards", round=i + 1)
         seats = cut_highest(shown)
         if len(seats) == 1:
             if i != len(rounds) - 1:
-                raise IllegalAction(None, "cut", f"the cut was decided in round {i + 1}")
+                raise illegal(None, "cut", "illegal_cut_decided", round=i + 1)
             return seats[0]
-    raise IllegalAction(None, "cut", f"seats {seats} are still tied: they cut again")
+    raise illegal(None, "cut", "illegal_cut_tied", seats=seats)
 
 
 @dataclass(frozen=True, slots=True)

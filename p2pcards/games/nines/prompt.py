@@ -311,7 +311,12 @@ def explain_refusal(
         values["card"] = style.card(view.my_cards[-1])
     elif error.rule == "phase" and isinstance(action, Keep):
         key = "rule_keep"
-    why = tr(key, **values) if tr.has(key) else error.detail
+    if tr.has(key):
+        why = tr(key, **values)
+    else:  # (any other refusal: the engine's words, in the player's language)
+        from p2pcards.ui.problems import illegal_text
+
+        why = illegal_text(tr, error.detail)
     return tr("err_rule", why=why, rule=tr.rule_name(error.rule))
 
 

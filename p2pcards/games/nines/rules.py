@@ -66,10 +66,10 @@ from operator import countOf
 from typing import Any, Literal
 
 from p2pcards.cards import ALL_CARDS, CARDS_PER_DECK, NINES, PENALTIES, RANK_OF, SUIT_OF, SUITS, Card
-from p2pcards.errors import IllegalAction, RuleOptionError, UsageError
+from p2pcards.errors import RuleOptionError, UsageError
 from p2pcards.games.base import Game, Parts, Shuffler
 from p2pcards.games.rule_words import ENGLISH as RULES_ENGLISH
-from p2pcards.games.rule_words import rule_error
+from p2pcards.games.rule_words import illegal, rule_error, where_seen
 from p2pcards.say import Say
 
 # ---------------------------------------------------------------------------
@@ -531,11 +531,11 @@ class HandState:
         """
         for s, hand in enumerate(self.hands):
             if card in hand:
-                return f"in seat {s}'s hand"
+                return where_seen("illegal_in_hand", seat=s)
         if card in self.discards:
-            return "in the discard pile"
+            return where_seen("illegal_in_discards")
         if card in self.stock:
-            return "in the stock"
+            return where_seen("illegal_in_stock")
         return None
 
     # -- legal actions ------------------------------------------------------
@@ -641,16 +641,16 @@ class HandState:
         """Check ``action`` against every rule this replica can check, then apply it."""
         ph = self.phase
         if ph is _OVER:
-            raise IllegalAction(getattr(action, "seat", None), "hand-over", "the hand is over")
+            raise illegal(getattr(action, "seat", None), "hand-over", "illegal_hand_over")
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise UsageError(f"not a Nines action: {action!r}")
         if type(action) is not Recycle:
             seat = action.seat  # type: ignore[union-attr]  # every action but Recycle has a seat
             if ph is _RECYCLE:
-                raise IllegalAction(seat, "recycle", "the stock must be rebuilt before anyone acts")
+                raise illegal(seat, "recycle", "illegal_rebuild_first")
             if seat != self.turn:
-                raise IllegalAction(seat, "turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+                raise illegal(seat, "turn-order", "illegal_turn", turn=self.turn, seat=seat)
         handler(self, action, True)
 
     def apply_legal(self, action: Action) -> None:
@@ -687,7 +687,7 @@ class HandState:
     def _apply_declare(self, a: Declare, check: bool) -> None:
         if check:
             if self.phase is not _DECLARE:
-                raise IllegalAction(a.seat, "declare", "a suit is declared only when the up card is a 9")
+                raise illegal(a.seat, "declare", "illegal_declare_not_nine")
             _check_suit(a.seat, a.suit)
         self.active_suit = a.suit
         self.events.append(a)
@@ -699,7 +699,7 @@ class HandState:
         size = self.rules.deck_size
         for c in cards:
             if type(c) is not Card or c >= size:
-                raise IllegalAction(seat, rule, f"{c!r} is not a card of this deck")
+                raise illegal(seat, rule, "illegal_not_a_card", thing=repr(c))
 
     def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
         """``seat`` holds ``cards``, as far as this replica can tell.
@@ -713,11 +713,11 @@ class HandState:
             return
         if len(missing) > hand.count(None):
             names = ", ".join(str(c) for c in missing)
-            raise IllegalAction(seat, "card-held", f"plays {names}, which it does not hold")
+            raise illegal(seat, "card-held", "illegal_not_held", cards=names)
         for c in missing:
             where = self.where_visible(c)
             if where is not None:
-                raise IllegalAction(seat, "card-held", f"plays {c}, which is {where}")
+                raise illegal(seat, "card-held", "illegal_seen_elsewhere", card=c, place=where)
 
     def _remove(self, seat: int, card: Card) -> None:
         hand = self.hands[seat]
@@ -771,46 +771,47 @@ class HandState:
         if ph is _DRAWN:
             drawn = hand[-1]
             if card != drawn and (drawn is not None or card in hand):
-                raise IllegalAction(
-                    seat, "play-drawn", f"after drawing only the drawn card may be played, not {card}"
-                )
+                raise illegal(seat, "play-drawn", "illegal_only_drawn", card=card)
         elif ph is _STACK:
             if not is_nine:
-                raise IllegalAction(seat, "stacking-nines", "only a 9 cancels the skip")
+                raise illegal(seat, "stacking-nines", "illegal_only_nine_cancels")
         elif ph is not _TURN:
-            raise IllegalAction(seat, "phase", f"cannot play a card now ({ph.value})")
+            raise illegal(seat, "phase", "illegal_play_phase", phase=ph.value)
         self._check_held(seat, (card,))
         if not is_nine and card not in _LEGAL[self.active_suit][RANK_OF[self.discards[-1]]]:
-            raise IllegalAction(
+            raise illegal(
                 seat,
                 "match-suit-or-rank",
-                f"{card} matches neither the active suit {self.active_suit} nor the rank of {self.top}",
+                "illegal_no_match",
+                card=card,
+                suit=self.active_suit,
+                top=self.top,
             )
         if is_nine:
             _check_suit(seat, a.suit)
         elif a.suit is not None:
-            raise IllegalAction(seat, "declare", "only a 9 declares a suit")
+            raise illegal(seat, "declare", "illegal_only_nine_declares")
         if not self._may_play(seat, (card,)):
-            raise IllegalAction(seat, "no-nine-out", "a 9 may not be the last card")
+            raise illegal(seat, "no-nine-out", "illegal_nine_last")
 
     def _apply_play_nines(self, a: PlayNines, check: bool) -> None:
         seat, cards = a.seat, a.cards
         if check:
             if not self.rules.double_nines:
-                raise IllegalAction(seat, "double-nines", "two 9s together need the double-nines rule")
+                raise illegal(seat, "double-nines", "illegal_double_needs_rule")
             if self.phase is not _TURN:
-                raise IllegalAction(seat, "phase", f"cannot play two 9s now ({self.phase.value})")
+                raise illegal(seat, "phase", "illegal_double_phase", phase=self.phase.value)
             if not isinstance(cards, tuple | list) or len(cards) != 2:
-                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+                raise illegal(seat, "double-nines", "illegal_double_two_nines")
             self._check_cards(seat, cards)
             if not (cards[0] in NINES and cards[1] in NINES):
-                raise IllegalAction(seat, "double-nines", "a double play is exactly two 9s")
+                raise illegal(seat, "double-nines", "illegal_double_two_nines")
             if cards[0] == cards[1]:
-                raise IllegalAction(seat, "card-held", f"plays the same {cards[0]} twice")
+                raise illegal(seat, "card-held", "illegal_same_twice", card=cards[0])
             self._check_held(seat, cards)
             _check_suit(seat, a.suit)
             if not self._may_play(seat, cards):
-                raise IllegalAction(seat, "no-nine-out", "9s may not be the last cards")
+                raise illegal(seat, "no-nine-out", "illegal_nines_last")
         for c in cards:
             self._remove(seat, c)
             self.discards.append(c)
@@ -890,19 +891,19 @@ class HandState:
             if None not in hand:
                 c = self._playable_card(seat)
                 if c is not None:
-                    raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not draw")
+                    raise illegal(seat, "must-play", "illegal_draw_holding", card=c)
         elif ph is _DRAWN:
             if not self.rules.draw_until_playable:
-                raise IllegalAction(seat, "draw-once", "a player never draws a second card")
+                raise illegal(seat, "draw-once", "illegal_draw_twice")
             drawn = hand[-1]
             if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+                raise illegal(seat, "draw-until-playable", "illegal_play_the_drawn", card=drawn)
         elif not forced:
-            raise IllegalAction(seat, "phase", f"cannot draw now ({ph.value})")
+            raise illegal(seat, "phase", "illegal_draw_phase", phase=ph.value)
         if not self.stock:
             if len(self.discards) > 1:
-                raise IllegalAction(seat, "recycle", "the stock is empty: recycle the discards first")
-            raise IllegalAction(seat, "pass", "the stock is empty and nothing can be recycled: pass")
+                raise illegal(seat, "recycle", "illegal_recycle_first")
+            raise illegal(seat, "pass", "illegal_must_pass")
         top = self.stock[-1]
         got = a.card
         if got is None:
@@ -910,11 +911,11 @@ class HandState:
         else:
             self._check_cards(seat, (got,))
             if top is not None and got != top:
-                raise IllegalAction(seat, "draw-top", f"drew {got} but the top of the stock is {top}")
+                raise illegal(seat, "draw-top", "illegal_not_top", card=got, top=top)
             if top is None:
                 where = self.where_visible(got)
                 if where is not None:
-                    raise IllegalAction(seat, "draw-top", f"drew {got}, which is {where}")
+                    raise illegal(seat, "draw-top", "illegal_drew_seen", card=got, place=where)
         self.stock.pop()
         return got
 
@@ -922,11 +923,9 @@ class HandState:
         seat = a.seat
         if check:
             if self.phase is not _DRAWN:
-                raise IllegalAction(seat, "phase", "only a player who just drew can keep the card")
+                raise illegal(seat, "phase", "illegal_keep_not_drawn")
             if self.rules.draw_until_playable:
-                raise IllegalAction(
-                    seat, "draw-until-playable", "keep draws until a legal card, then plays it"
-                )
+                raise illegal(seat, "draw-until-playable", "illegal_keep_until_playable")
         self._quiet_turn_ends(seat)
 
     def _apply_pass(self, a: Pass, check: bool) -> None:
@@ -936,21 +935,21 @@ class HandState:
                 if None not in self.hands[seat]:
                     c = self._playable_card(seat)
                     if c is not None:
-                        raise IllegalAction(seat, "must-play", f"holds a legal card ({c}), so may not pass")
+                        raise illegal(seat, "must-play", "illegal_pass_holding", card=c)
             elif ph is _DRAWN and self.rules.draw_until_playable:
                 drawn = self.hands[seat][-1]
                 if drawn is not None and self.is_legal_card(drawn) and self._may_play(seat, (drawn,)):
-                    raise IllegalAction(seat, "draw-until-playable", f"must play the drawn {drawn}")
+                    raise illegal(seat, "draw-until-playable", "illegal_play_the_drawn", card=drawn)
             else:
-                raise IllegalAction(seat, "phase", f"cannot pass now ({ph.value})")
+                raise illegal(seat, "phase", "illegal_pass_phase", phase=ph.value)
             if self.stock or len(self.discards) > 1:
-                raise IllegalAction(seat, "pass", "a player may pass only when there is nothing to draw")
+                raise illegal(seat, "pass", "illegal_pass_can_draw")
         self.events.append(a)
         self._quiet_turn_ends(seat)
 
     def _apply_accept_skip(self, a: AcceptSkip, check: bool) -> None:
         if check and self.phase is not _STACK:
-            raise IllegalAction(a.seat, "phase", "there is no skip to accept")
+            raise illegal(a.seat, "phase", "illegal_no_skip")
         self.phase = _TURN
         self.turn = self.next_seat(a.seat)
 
@@ -966,16 +965,16 @@ class HandState:
         stock = a.stock
         if check:
             if not self.needs_recycle():
-                raise IllegalAction(None, "recycle", "the stock is recycled only when a draw finds it empty")
+                raise illegal(None, "recycle", "illegal_recycle_not_empty")
             under = self.discards[:-1]
             if not isinstance(stock, tuple | list) or len(stock) != len(under):
-                raise IllegalAction(None, "recycle", f"the new stock must hold {len(under)} cards")
+                raise illegal(None, "recycle", "illegal_recycle_size", n=len(under))
             known = [c for c in stock if c is not None]
             if not all(type(c) is Card for c in known) or len(set(known)) != len(known):
-                raise IllegalAction(None, "recycle", "the new stock holds a non-card or a card twice")
+                raise illegal(None, "recycle", "illegal_recycle_twice")
             stray = set(known).difference(under)
             if stray:
-                raise IllegalAction(None, "recycle", f"{min(stray)} is not among the discards")
+                raise illegal(None, "recycle", "illegal_recycle_stray", card=min(stray))
         self.discards = [self.discards[-1]]
         if None in stock:
             self._full_info = False
@@ -1035,20 +1034,20 @@ class HandState:
         """Replace ``seat``'s hidden cards by the cards it shows at the end of the hand."""
         hand = self.hands[seat]
         if len(cards) != len(hand):
-            raise IllegalAction(seat, "reveal", f"shows {len(cards)} cards but holds {len(hand)}")
+            raise illegal(seat, "reveal", "illegal_reveal_count", n=len(cards), held=len(hand))
         self._check_cards(seat, cards, "reveal")
         if len(set(cards)) != len(cards):
-            raise IllegalAction(seat, "reveal", "shows the same card twice")
+            raise illegal(seat, "reveal", "illegal_reveal_twice")
         pool = list(cards)
         for c in hand:
             if c is not None:
                 if c not in pool:
-                    raise IllegalAction(seat, "reveal", f"does not show {c}, which it holds")
+                    raise illegal(seat, "reveal", "illegal_reveal_hides", card=c)
                 pool.remove(c)
         for c in pool:
             where = self.where_visible(c)
             if where is not None:
-                raise IllegalAction(seat, "reveal", f"shows {c}, which is {where}")
+                raise illegal(seat, "reveal", "illegal_reveal_seen", card=c, place=where)
         self.hands[seat] = list(cards)
 
     def penalties(self) -> list[int]:
@@ -1080,7 +1079,7 @@ _HANDLERS: dict[type, Callable[[HandState, Any, bool], None]] = {
 
 def _check_suit(seat: int, suit: object) -> None:
     if not isinstance(suit, str) or len(suit) != 1 or suit not in SUITS:
-        raise IllegalAction(seat, "declare", f"a 9 must declare one of S, H, D, C (got {suit!r})")
+        raise illegal(seat, "declare", "illegal_declare_suit", thing=repr(suit))
 
 
 # ---------------------------------------------------------------------------
