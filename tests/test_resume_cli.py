@@ -67,9 +67,13 @@ def test_a_game_number_with_no_unfinished_game_is_a_mistake(home: Path, lang: st
     asked = CliRunner().invoke(main, ["resume", "5", "--lang", lang], env=env)
     assert asked.exit_code == 2, asked.output
     assert asked.stderr.strip() == none and asked.stdout == "", asked.output
-    for args in ([], ["--list"]):
-        listed = CliRunner().invoke(main, ["resume", *args, "--lang", lang], env=env)
-        assert listed.exit_code == 0 and listed.stdout.strip() == none, listed.output
+    listed = CliRunner().invoke(main, ["resume", "--list", "--lang", lang], env=env)
+    assert listed.exit_code == 0 and listed.stdout.strip() == none, listed.output
+    # resume alone also says what a seat killed while its table linked (no journal yet) does
+    alone = CliRunner().invoke(main, ["resume", "--lang", lang], env=env)
+    assert alone.exit_code == 0 and alone.stdout.splitlines()[0] == none, alone.output
+    hint = " ".join(line.strip() for line in alone.stdout.splitlines()[1:])
+    assert hint == Translator(lang)("resume_none_join") and "join" in hint, alone.output
 
 
 def test_the_list_shows_the_names_in_a_journal_clean(home: Path) -> None:

@@ -49,6 +49,8 @@ def resume(which: str | None, list_only: bool, **opts: Any) -> None:
     else:
         if not games:  # (a game asked for by its number that is not there: a mistake, status 2)
             click.echo(tr("resume_none"), err=which is not None and not list_only)
+            if which is None and not list_only:  # (one killed while the table linked has no journal yet)
+                click.echo(wrap(tr("resume_none_join")))
             if which is not None and not list_only:
                 raise SystemExit(2)
             return

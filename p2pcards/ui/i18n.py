@@ -769,6 +769,10 @@ _EN.update(_EN_CONNECTING)
 # What resume, players and simulate list.
 _EN_LISTS: dict[str, str] = {
     "resume_none": "No unfinished game on this computer (p2pcards history lists those played).",
+    "resume_none_join": (
+        'A seat that stopped before its table was linked (before "Everyone is linked") keeps no'
+        " journal: run its join command again, and the host seats it again while the table waits for it."
+    ),
     "resume_line": "{i}. {when}  {game}{at}: {names} (you: seat {seat})",
     "resume_at": " at {host}:{port}",
     "resume_you_host": " (you host)",
