@@ -56,6 +56,7 @@ from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
     MAX_FRAME,
     MAX_MAP,
+    MAX_RECORD,
     PROTOCOL_VERSION,
     SIGN_PREFIX,
     Evidence,
@@ -572,10 +573,13 @@ def test_deeply_nested_values_are_within_msgpack_limits() -> None:
     ids=["ext", "timestamp32", "timestamp96", "empty-ext", "empty-timestamp", "ext-as-sig"],
 )
 def test_extension_types_are_refused(data: bytes) -> None:
-    with pytest.raises(WireError):
+    # Refused by name (section 2.1), whatever the extension's length: not in msgpack's words.
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
         decode_frame(data)
-    with pytest.raises(WireError):
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
         FrameDecoder().feed(data)
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
+        unpack_untrusted(data, MAX_RECORD)
 
 
 def test_extension_type_inside_a_record_is_refused() -> None:

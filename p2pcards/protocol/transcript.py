@@ -45,6 +45,7 @@ from p2pcards.protocol.wire import (
     SignedRecord,
     WireError,
     decode_problem,
+    is_extension_error,
     pack,
     parse_record,
     unpack_limits,
@@ -290,7 +291,12 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
             raise TranscriptError(Notice("file_undecodable", detail=WireSaid(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
-            detail = WireSaid(wire_words.UNDECODABLE.format(cause=decode_problem(e)))
+            said = (
+                wire_words.EXTENSION_TYPES
+                if is_extension_error(e)
+                else wire_words.UNDECODABLE.format(cause=decode_problem(e))
+            )
+            detail = WireSaid(said)
             raise TranscriptError(Notice("file_undecodable", detail=detail)) from None
 
     try:

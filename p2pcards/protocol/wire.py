@@ -110,6 +110,14 @@ def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
     }
 
 
+def is_extension_error(e: BaseException) -> bool:
+    """Whether msgpack refused an extension type (any but an empty one, which reaches
+    ``_no_ext``): by the ``max_ext_len`` bound of 0, or as a timestamp (type -1) it cannot
+    read. Such input is refused by name (section 2.1), not in msgpack's words."""
+    words = str(e)
+    return isinstance(e, ValueError) and ("max_ext_len" in words or "timestamp" in words)
+
+
 def decode_problem(e: BaseException) -> str:
     """What msgpack said of bad input, for people: its exception's name, and its words when it
     has any (a byte that starts no value raises a ``FormatError`` that says nothing more)."""
@@ -132,6 +140,8 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
     except (ValueError, msgpack.UnpackException, RecursionError) as e:
         # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
         # ExtraData, BufferFull); anything else would be a local bug and propagates.
+        if is_extension_error(e):
+            raise WireError(wire_words.EXTENSION_TYPES) from None
         raise WireError(wire_words.UNDECODABLE.format(cause=decode_problem(e))) from None
     if unpacker.tell() != len(data):
         raise WireError(wire_words.TRAILING)
@@ -473,7 +483,10 @@ class StreamDecoder:
             self.failed = WireError(wire_words.NESTED_TOO_DEEP)
             raise self.failed from None
         except (ValueError, msgpack.UnpackException) as e:
-            self.failed = WireError(wire_words.UNDECODABLE_STREAM.format(cause=decode_problem(e)))
+            if is_extension_error(e):
+                self.failed = WireError(wire_words.EXTENSION_TYPES)
+            else:
+                self.failed = WireError(wire_words.UNDECODABLE_STREAM.format(cause=decode_problem(e)))
             raise self.failed from None
         return out
 
