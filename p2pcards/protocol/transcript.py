@@ -45,9 +45,9 @@ from p2pcards.protocol.wire import (
     SignedRecord,
     WireError,
     decode_problem,
-    is_extension_error,
     pack,
     parse_record,
+    refused_as,
     unpack_limits,
 )
 from p2pcards.say import WireSaid, system_said
@@ -291,11 +291,7 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
             raise TranscriptError(Notice("file_undecodable", detail=WireSaid(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
-            said = (
-                wire_words.EXTENSION_TYPES
-                if is_extension_error(e)
-                else wire_words.UNDECODABLE.format(cause=decode_problem(e))
-            )
+            said = refused_as(e) or wire_words.UNDECODABLE.format(cause=decode_problem(e))
             detail = WireSaid(said)
             raise TranscriptError(Notice("file_undecodable", detail=detail)) from None
 
