@@ -9,6 +9,7 @@ one of them finished; every file audits valid and says who left.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from protocol_helpers import SHORT_RULES, entropy_for, game_id_for, identity_for, make_roster, make_tables
 
 from p2pcards.bots.random_bot import RandomBot
+from p2pcards.errors import RemoteProtocolError
 from p2pcards.games.neuf.adapter import NeufTable
 from p2pcards.games.neuf.bots import NeufRandomBot
 from p2pcards.games.neuf.rules import NeufRules
@@ -874,3 +876,65 @@ def test_the_end_of_a_match_that_went_on_without_a_player_says_the_total_it_keep
     for lang, said in (("en", "Who left keeps their total: "), ("fr", "Qui est parti garde son total : ")):
         lines = describe_outcome(outcome, Translator(lang))
         assert f"{said}{before.roster[gone].name} {total}." in lines, lines
+
+
+# -- records of a table that may continue this one, held before anyone went on --------------
+
+
+def _continuation_record(
+    gid: bytes, seat: int, step: int, sign: Callable[[bytes], bytes] | None
+) -> SignedRecord:
+    """A large, well-formed lock record of the table ``gid``, signed by ``sign`` (or not)."""
+    from p2pcards.protocol.messages import Lock
+
+    body = Lock(round=0, deck=tuple(bytes([i]) * 32 for i in range(104)))
+    rec = Record(game_id=gid, step=step, seat=seat, prev=bytes(32), body=body)
+    raw = rec.to_bytes()
+    sig = sign(SIGN_PREFIX + raw) if sign is not None else bytes(64)
+    return SignedRecord(raw, sig, rec)
+
+
+def test_a_record_of_a_table_that_may_continue_this_one_is_held_only_if_its_seat_signed_it() -> None:
+    """Records of a table that continues this one without some seat are held until this
+    node goes on too (section 12): such a table is a table of the match, whose roster is
+    this one's without those seats. Held unchecked, any peer (or carrier) could make every
+    node hold 512 records of its making for each of the 56 tables that may continue a
+    table of six, hundreds of megabytes, blaming nobody: one not signed by the seat it
+    names there blames who sent it, as a record of the table itself would."""
+    tables = sittings(4, SHORT_RULES, 3)
+    net = LocalNetwork(tables, rng=random.Random(3))
+    net.start()
+    gid = continuation_id(tables[0].current.game_id, (1,))
+    forged = _continuation_record(gid, 0, 5, None)  # "seat 0" of the table without seat 1
+    with pytest.raises(RemoteProtocolError):
+        tables[0].receive_frame(2, Evidence((forged,)))
+    assert not tables[0]._ahead
+    err = tables[0].current.failure
+    assert err is not None and err.peer == 2, err
+
+
+def test_what_one_seat_has_held_ahead_at_the_tables_that_may_continue_this_one_is_bounded() -> None:
+    """A seat may sign as many records as it likes for every table that may continue this
+    one: what this node holds of them for that seat is bounded across all those tables
+    (rule 5's bound, MAX_QUEUED), not for each of them."""
+    from itertools import combinations
+
+    from p2pcards.protocol.steplog import MAX_QUEUED
+
+    tables = sittings(4, SHORT_RULES, 4)
+    net = LocalNetwork(tables, rng=random.Random(4))
+    net.start()
+    base = tables[0].current
+    ident = identity_for(2, 4)
+    held_before = sum(len(v) for v in tables[0]._ahead.values())
+    for k in (1, 2):
+        for gone in combinations((0, 1, 3), k):  # tables that keep seat 2
+            gid = continuation_id(base.game_id, gone)
+            seat = 2 - sum(1 for g in gone if g < 2)
+            batch = [_continuation_record(gid, seat, 100 + i, ident.sign) for i in range(MAX_QUEUED + 8)]
+            for i in range(0, len(batch), 16):
+                with contextlib.suppress(RemoteProtocolError):
+                    tables[0].receive_frame(2, Evidence(tuple(batch[i : i + 16])))
+    held = sum(len(v) for v in tables[0]._ahead.values()) - held_before
+    assert held <= MAX_QUEUED, held
+    assert tables[0].current.failure is None or tables[0].current.failure.peer == 2

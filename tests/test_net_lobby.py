@@ -877,6 +877,35 @@ def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
             decode_lobby(encode_lobby(replace_clock(ch, bad)))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("clock", [[0, 60, 120], [600, 0, 120], [600, 60, 0], [0, 0, 0]])
+def test_a_host_that_states_a_clock_of_zero_seconds_is_unreadable(clock: list[int]) -> None:
+    """No clock of a table is 0 s (the host's own options take 1 s at least): at a step
+    clock of 0 every node would name the first peer it writes to for not reading ("a
+    message waited 0 s"), at a turn clock of 0 a person would leave at each turn, at a
+    grace of 0 a seat whose connection blinks would be gone. A hostile host that states
+    one, in its challenge or in start, is unreadable: the joiner stops before the game."""
+    from p2pcards.protocol.lobby import Challenge, Seat, Start, decode_lobby, encode_lobby
+
+    ch = Challenge(
+        game=bytes(16),
+        key=bytes(32),
+        nonce=bytes(32),
+        pake=b"B" + bytes(32),
+        play="nines",
+        rules=(),
+        players=2,
+        clock=(30, 20, 10),
+    )
+    with pytest.raises(WireError, match=r"challenge\.clock\[\d\] must be an integer in 1\.\.86400"):
+        decode_lobby(encode_lobby(replace_clock(ch, clock)))  # type: ignore[arg-type]
+    host = Seat(name="H", key=bytes(32), host="", port=0)
+    roster = (host, Seat(name="J", key=bytes([1]) * 32, host="::1", port=1))
+    start = Start(roster=roster, clock=(600, 60, 120))
+    assert decode_lobby(encode_lobby(start)) == start
+    with pytest.raises(WireError, match=r"start\.clock\[\d\] must be an integer in 1\.\.86400"):
+        decode_lobby(encode_lobby(Start(roster=roster, clock=tuple(clock))))
+
+
 def replace_clock(ch: object, clock: list[object]) -> object:
     """A challenge object whose clock is anything (built as a map, not checked)."""
     from p2pcards.protocol.lobby import Challenge

@@ -56,6 +56,7 @@ from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
     MAX_FRAME,
     MAX_MAP,
+    MAX_RECORD,
     PROTOCOL_VERSION,
     SIGN_PREFIX,
     Evidence,
@@ -572,10 +573,13 @@ def test_deeply_nested_values_are_within_msgpack_limits() -> None:
     ids=["ext", "timestamp32", "timestamp96", "empty-ext", "empty-timestamp", "ext-as-sig"],
 )
 def test_extension_types_are_refused(data: bytes) -> None:
-    with pytest.raises(WireError):
+    # Refused by name (section 2.1), whatever the extension's length: not in msgpack's words.
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
         decode_frame(data)
-    with pytest.raises(WireError):
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
         FrameDecoder().feed(data)
+    with pytest.raises(WireError, match=r"^extension types are not allowed$"):
+        unpack_untrusted(data, MAX_RECORD)
 
 
 def test_extension_type_inside_a_record_is_refused() -> None:
@@ -601,6 +605,29 @@ def test_non_string_map_keys_are_refused(data: bytes) -> None:
         decode_frame(data)
     with pytest.raises(WireError):
         FrameDecoder().feed(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"\x81\x01\x01", "a map key that is not text"),
+        (b"\x81\x91\x01\x01", "a map key that is not text"),
+        (b"\xa2\xff\xfe", "text that is not valid UTF-8"),
+        (b"\x81\xa2\xc3\x28\x01", "text that is not valid UTF-8"),
+    ],
+    ids=["int-key", "array-key", "utf8-value", "utf8-key"],
+)
+def test_what_msgpack_refuses_by_a_rule_of_the_profile_is_said_by_that_rule(data: bytes, said: str) -> None:
+    """Section 2.1's words, not the library's ("ValueError: int is not allowed for map key
+    when strict_map_key=True", "UnicodeDecodeError: 'utf-8' codec can't decode..."): a
+    player reads them, in their language, in the verdict and in the audit."""
+    for decode in (decode_frame, FrameDecoder().feed, lambda d: unpack_untrusted(d, MAX_RECORD)):
+        with pytest.raises(WireError) as caught:
+            decode(data)
+        assert str(caught.value) == said
+    with pytest.raises(WireError) as caught:  # inside a record: "malformed record: ..."
+        parse_record(pack(record_map("dispute", {"reason": "x"})).replace(b"\xa1x", b"\xa1\x80"), bytes(64))
+    assert str(caught.value).endswith("text that is not valid UTF-8"), caught.value
 
 
 @pytest.mark.parametrize(

@@ -284,7 +284,7 @@ class Challenge(Body):
         "play": _text(40),
         "rules": _rules,
         "players": _int(2, MAX_SEATS),  # (a table seats 2 to 6: a joiner proves no code to less)
-        "clock": _array(_uint(MAX_CLOCK), 3, 3),
+        "clock": _array(_int(1, MAX_CLOCK), 3, 3),  # (no clock of a table is 0 s)
         "pake": _bin(PAKE_SIZE),
     }
     game: bytes
@@ -342,7 +342,7 @@ class Start(Body):
     TYPE: ClassVar[str] = "start"
     SCHEMA: ClassVar[dict[str, Check]] = {
         "roster": _array(_seat, MAX_SEATS, 2),
-        "clock": _array(_uint(MAX_CLOCK), 3, 3),
+        "clock": _array(_int(1, MAX_CLOCK), 3, 3),  # (no clock of a table is 0 s)
     }
     OPTIONAL: ClassVar[frozenset[str]] = frozenset({"clock"})
     roster: tuple[Seat, ...]

@@ -67,6 +67,9 @@ class Sitting:
         self._maps: list[list[int]] = [list(range(table.n))]
         """For each table, the first table's seat of each of its seats."""
         self._ahead: dict[bytes, list[SignedRecord]] = {}
+        self._ahead_by: dict[bytes, int] = {}
+        """How many of the records held in ``_ahead`` each author (by key) signed: bounded by
+        ``MAX_QUEUED`` across every table that may come next, as rule 5 bounds one table's."""
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
         self._journal: list[SignedRecord] = []
@@ -296,10 +299,27 @@ class Sitting:
         if me is not None and me in gone:
             self._pushed_out(rec, base, gone)
         else:
-            held = self._ahead.setdefault(gid, [])
-            if len(held) < MAX_QUEUED:
-                held.append(rec)
+            key = self._signed_there(rec, base, gone)
+            if key is None:
+                return True  # not signed by the seat it names there: the table blames who sent it
+            if self._ahead_by.get(key, 0) < MAX_QUEUED:  # (an honest seat is never that far ahead)
+                self._ahead_by[key] = self._ahead_by.get(key, 0) + 1
+                self._ahead.setdefault(gid, []).append(rec)
         return False
+
+    def _signed_there(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> bytes | None:
+        """The key of the seat that ``rec`` names at the table continuing ``self.tables[base]``
+        without ``gone`` (that table's roster: this one's without them), if that seat signed
+        it; else None."""
+        others = [p for s, p in enumerate(self.tables[base].roster) if s not in gone]
+        if not 0 <= rec.record.seat < len(others):
+            return None
+        key = others[rec.record.seat].key
+        if rec.sig not in self._verified:
+            if not verify_signature(key, rec.sig, SIGN_PREFIX + rec.raw):
+                return None
+            self._verified.add(rec.sig)
+        return key
 
     def _pushed_out(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> None:
         """A record of a table that continues without this seat. Once every other
@@ -440,6 +460,7 @@ class Sitting:
         nxt = self._switch(base, gone, reason)
         held = self._ahead.pop(nxt.game_id, [])
         self._ahead.clear()
+        self._ahead_by.clear()
         if nxt.seat is not None:
             nxt.start()
         for rec in held:

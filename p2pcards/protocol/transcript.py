@@ -47,6 +47,7 @@ from p2pcards.protocol.wire import (
     decode_problem,
     pack,
     parse_record,
+    refused_as,
     unpack_limits,
 )
 from p2pcards.say import WireSaid, system_said
@@ -290,7 +291,8 @@ def _read_strict(data: bytes) -> tuple[TranscriptFile, bool]:
             raise TranscriptError(Notice("file_undecodable", detail=WireSaid(e))) from None
         except (ValueError, msgpack.UnpackException, RecursionError) as e:
             # msgpack signals bad input with ValueError subclasses (see wire.unpack_untrusted).
-            detail = WireSaid(wire_words.UNDECODABLE.format(cause=decode_problem(e)))
+            said = refused_as(e) or wire_words.UNDECODABLE.format(cause=decode_problem(e))
+            detail = WireSaid(said)
             raise TranscriptError(Notice("file_undecodable", detail=detail)) from None
 
     try:

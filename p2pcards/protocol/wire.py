@@ -110,6 +110,22 @@ def unpack_limits(max_size: int, max_array: int = MAX_ARRAY) -> dict[str, Any]:
     }
 
 
+def refused_as(e: BaseException) -> str | None:
+    """What section 2.1 calls the input msgpack refused, when it is a rule of the profile
+    msgpack checks in its own words: an extension type (any but an empty one, which reaches
+    ``_no_ext``: by the ``max_ext_len`` bound of 0, or a timestamp, type -1, it cannot
+    read), a map key that is not text, text that is not UTF-8. None for anything else
+    (a byte that starts no value, say), said as msgpack said it (:func:`decode_problem`)."""
+    if isinstance(e, UnicodeDecodeError):
+        return wire_words.TEXT_NOT_UTF8
+    words = str(e)
+    if isinstance(e, ValueError) and ("max_ext_len" in words or "timestamp" in words):
+        return wire_words.EXTENSION_TYPES
+    if isinstance(e, ValueError) and "not allowed for map key" in words:
+        return wire_words.MAP_KEY_NOT_TEXT
+    return None
+
+
 def decode_problem(e: BaseException) -> str:
     """What msgpack said of bad input, for people: its exception's name, and its words when it
     has any (a byte that starts no value raises a ``FormatError`` that says nothing more)."""
@@ -132,7 +148,7 @@ def unpack_untrusted(data: bytes, max_size: int, max_array: int = MAX_ARRAY) -> 
     except (ValueError, msgpack.UnpackException, RecursionError) as e:
         # msgpack signals bad input with ValueError subclasses (FormatError, StackError,
         # ExtraData, BufferFull); anything else would be a local bug and propagates.
-        raise WireError(wire_words.UNDECODABLE.format(cause=decode_problem(e))) from None
+        raise WireError(refused_as(e) or wire_words.UNDECODABLE.format(cause=decode_problem(e))) from None
     if unpacker.tell() != len(data):
         raise WireError(wire_words.TRAILING)
     return obj
@@ -473,7 +489,8 @@ class StreamDecoder:
             self.failed = WireError(wire_words.NESTED_TOO_DEEP)
             raise self.failed from None
         except (ValueError, msgpack.UnpackException) as e:
-            self.failed = WireError(wire_words.UNDECODABLE_STREAM.format(cause=decode_problem(e)))
+            said = refused_as(e) or wire_words.UNDECODABLE_STREAM.format(cause=decode_problem(e))
+            self.failed = WireError(said)
             raise self.failed from None
         return out
 

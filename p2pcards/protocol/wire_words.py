@@ -21,6 +21,8 @@ from __future__ import annotations
 # -- bounded decoding of untrusted bytes (p2pcards.protocol.wire)
 
 EXTENSION_TYPES = "extension types are not allowed"
+MAP_KEY_NOT_TEXT = "a map key that is not text"
+TEXT_NOT_UTF8 = "text that is not valid UTF-8"
 TOO_BIG = "{size} bytes exceeds the limit of {limit}"
 TRUNCATED = "truncated msgpack"
 UNDECODABLE = "undecodable msgpack ({cause})"
