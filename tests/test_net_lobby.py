@@ -858,10 +858,11 @@ async def test_every_seat_plays_by_the_hosts_clock(tmp_path: Path) -> None:
     assert outcomes[0].status == outcomes[1].status == "over"
 
 
-def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
-    from p2pcards.protocol.lobby import Challenge, decode_lobby, encode_lobby
+def _challenge() -> Any:
+    """A challenge of a table of two with a clock of 30, 20 and 10 s."""
+    from p2pcards.protocol.lobby import Challenge
 
-    ch = Challenge(
+    return Challenge(
         game=bytes(16),
         key=bytes(32),
         nonce=bytes(32),
@@ -871,6 +872,12 @@ def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
         players=2,
         clock=(30, 20, 10),
     )
+
+
+def test_a_challenge_carries_a_clock_of_three_whole_seconds() -> None:
+    from p2pcards.protocol.lobby import decode_lobby, encode_lobby
+
+    ch = _challenge()
     assert decode_lobby(encode_lobby(ch)) == ch
     for bad in ([30, 20], [30, 20, -1], [30, 20, 86_401], [30, 20, "10"]):
         with pytest.raises(WireError):
@@ -884,18 +891,9 @@ def test_a_host_that_states_a_clock_of_zero_seconds_is_unreadable(clock: list[in
     message waited 0 s"), at a turn clock of 0 a person would leave at each turn, at a
     grace of 0 a seat whose connection blinks would be gone. A hostile host that states
     one, in its challenge or in start, is unreadable: the joiner stops before the game."""
-    from p2pcards.protocol.lobby import Challenge, Seat, Start, decode_lobby, encode_lobby
+    from p2pcards.protocol.lobby import Seat, Start, decode_lobby, encode_lobby
 
-    ch = Challenge(
-        game=bytes(16),
-        key=bytes(32),
-        nonce=bytes(32),
-        pake=b"B" + bytes(32),
-        play="nines",
-        rules=(),
-        players=2,
-        clock=(30, 20, 10),
-    )
+    ch = _challenge()
     with pytest.raises(WireError, match=r"challenge\.clock\[\d\] must be an integer in 1\.\.86400"):
         decode_lobby(encode_lobby(replace_clock(ch, clock)))  # type: ignore[arg-type]
     host = Seat(name="H", key=bytes(32), host="", port=0)
