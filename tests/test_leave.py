@@ -938,3 +938,64 @@ def test_what_one_seat_has_held_ahead_at_the_tables_that_may_continue_this_one_i
     held = sum(len(v) for v in tables[0]._ahead.values()) - held_before
     assert held <= MAX_QUEUED, held
     assert tables[0].current.failure is None or tables[0].current.failure.peer == 2
+
+
+SEED_BOTH_STOP = 2
+"""A delivery order in which both joiners complete step 0 before either hears from the other."""
+
+
+def test_a_host_that_tells_two_joiners_other_terms_in_two_joins_of_its_own_is_named() -> None:
+    """A host tells seat 2 another clock than seat 1, and signs two join records, each
+    agreeing with the joiner it goes to. Each joiner agrees with the host's join it holds
+    and sees the other joiner's differ: each stops at once, naming nobody ("nobody can
+    tell which"), and forwards the joins that made it stop (section 7.3). Each then holds
+    two joins the host signed for step 0: that equivocation is the verdict of both, and
+    their files prove it."""
+    from p2pcards.protocol.messages import Join
+
+    roster = make_roster(3, 11)
+    host_key = identity_for(0, 11)
+
+    def table(seat: int, clock: tuple[int, int, int]) -> Table:
+        return Table(
+            game_id=game_id_for(11),
+            roster=roster,
+            rules=SHORT_RULES,
+            seat=seat,
+            identity=identity_for(seat, 11),
+            entropy=entropy_for(seat, 11),
+            clock=clock,
+        )
+
+    other = (30, 60, 120)
+
+    between: list[tuple[int, int, bytes]] = []
+
+    def two_faced(sender: int, receiver: int, frame: bytes) -> bytes | None:
+        rec = decode_frame(frame)
+        if sender and receiver:
+            between.append((sender, receiver, frame))
+        join = isinstance(rec, SignedRecord) and isinstance(rec.record.body, Join)
+        if sender == 0 and receiver == 2 and join:
+            assert isinstance(rec, SignedRecord)
+            record = replace(rec.record, body=replace(rec.record.body, clock=other))
+            raw = record.to_bytes()
+            return SignedRecord(raw, host_key.sign(SIGN_PREFIX + raw), record).to_frame()
+        return frame if sender != 0 or join else None  # (the host says nothing else)
+
+    tables = {s: table(s, other if s == 2 else (600, 60, 120)) for s in range(3)}
+    net = LocalNetwork(tables, rng=random.Random(SEED_BOTH_STOP), tamper=two_faced)
+    net.start()
+    for s in (1, 2):
+        f = tables[s].failure
+        assert f is not None and f.peer is None and "nobody can tell which" in f.problem, (s, f)
+    # What each joiner sent as it stopped reaches the other (a node reads on for that, below).
+    for a, b, frame in between:
+        if isinstance(decode_frame(frame), Evidence):
+            with contextlib.suppress(RemoteProtocolError):
+                tables[b].receive_frame(a, decode_frame(frame))
+    for s in (1, 2):
+        f = tables[s].failure
+        assert f is not None and f.peer == 0 and "equivocation" in f.problem, (s, f)
+        saved = encode_file(tables[s].records_to_save(), saved_by=s, status=f"failed: {f.problem}")
+        assert 0 in [p.seat for p in audit_bytes(saved).problems]  # the host, by its two joins

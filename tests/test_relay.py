@@ -638,3 +638,73 @@ def test_records_carried_in_relays_never_count_as_withheld_by_their_carrier() ->
     assert len(carried) > WITHHELD_LIMIT
     assert not net.failures, net.failures
     assert all(t.status == "over" for t in tables.values())
+
+
+async def test_joiners_told_other_terms_in_two_joins_of_the_host_both_name_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A hostile host tells seat 1 and seat 2 different clocks and signs a join for each,
+    agreeing with what that joiner was told. Each joiner completes step 0 agreeing with
+    the host and seeing the other joiner differ, and stops naming nobody at the same
+    moment; each then reads on (evidence only) and finds the host's other join in what
+    the other joiner forwarded as it stopped: both name the host for equivocation."""
+    from dataclasses import replace
+
+    from protocol_helpers import entropy_for, game_id_for, identity_for, make_roster
+
+    from p2pcards.protocol.messages import Join
+    from p2pcards.protocol.wire import SIGN_PREFIX
+
+    roster = make_roster(3, 11)
+    told = {0: (600, 60, 120), 1: (600, 60, 120), 2: (30, 60, 120)}
+    tables = {
+        s: Table(
+            game_id=game_id_for(11),
+            roster=roster,
+            rules=SHORT_RULES,
+            seat=s,
+            identity=identity_for(s, 11),
+            entropy=entropy_for(s, 11),
+            clock=told[s],
+        )
+        for s in range(3)
+    }
+    links = links_but(3, frozenset())
+    results: dict[int, RunResult] = {}
+
+    async def two_faced_host() -> None:
+        tables[0].start()
+        (join,) = [f for f in map(decode_frame, tables[0].drain()) if isinstance(f, SignedRecord)]
+        assert isinstance(join.record.body, Join)
+        other = replace(join.record, body=replace(join.record.body, clock=told[2]))
+        raw = other.to_bytes()
+        await links[0][1].send(join.to_frame())
+        signed = SignedRecord(raw, identity_for(0, 11).sign(SIGN_PREFIX + raw), other)
+        await links[0][2].send(signed.to_frame())
+        async with trio.open_nursery() as reading:  # it reads what comes, and says nothing more
+            for p in (1, 2):
+                reading.start_soon(drain_link, links[0][p])
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(tables[s], links[s], bot(s), timeouts=TIMEOUTS)
+
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(two_faced_host)
+            async with trio.open_nursery() as joiners:
+                for s in (1, 2):
+                    joiners.start_soon(seat, s)
+            nursery.cancel_scope.cancel()
+    for s in (1, 2):
+        r = results[s]
+        assert r.status == "failed" and r.blamed == (0,), (s, r)
+        assert "equivocation" in (r.problem or ""), (s, r)
+
+
+async def drain_link(link: Link) -> None:
+    """Read a link until it closes."""
+    try:
+        while True:
+            await link.receive()
+    except Exception:  # (the test ends it)
+        return

@@ -843,6 +843,8 @@ class _Match:
             return True
         if table.failure is None:
             return False
+        if table.failure.peer is None and not getattr(table, "left_alone", None):
+            await self._read_for_proof()
         # "left": another seat signed its leave and none remain to play on (nobody's fault)
         result.status = "left" if getattr(table, "left_alone", None) else "failed"
         result.problem = table.failure.problem
@@ -857,6 +859,37 @@ class _Match:
         who = "nobody" if at_fault is None else f"{table.roster[at_fault].name} (seat {at_fault})"
         await _announce(self.links, f"{who} at fault: {table.failure.problem}", table.step)
         return True
+
+    async def _read_for_proof(self) -> None:
+        """This node stopped blaming nobody. A peer that stopped at the same moment for the
+        same reason sends the records that made it stop, then its ``abort`` (section 7.3): if
+        one of their authors showed the two of them different records (a host that signed a
+        join for each joiner it told other terms), those records prove it, and the verdict
+        becomes that equivocation. So this node first sends what made it stop, then reads
+        on, evidence only, until each peer still at the table has said it stops, or for
+        ``ABORT_GRACE`` at most."""
+        table, links = self.table, self.links
+        await _flush(table, links, self.timeouts.step, self.journal)
+        waiting = set(table.present) - {table.seat} - set(table.stopped)
+        with trio.move_on_after(ABORT_GRACE), contextlib.suppress(trio.EndOfChannel):
+            while waiting and table.failure is not None and table.failure.peer is None:
+                peer, (source, item) = await self.receive.receive()
+                if source is not links.get(peer):
+                    continue  # (a replaced link, a new link, one that stayed away)
+                origin, inner = peer, item
+                if isinstance(item, Relay):
+                    if item.target != table.seat:
+                        continue
+                    with contextlib.suppress(WireError):
+                        origin, inner = item.origin, item.inner()
+                if isinstance(inner, Abort):
+                    waiting.discard(origin)
+                elif isinstance(inner, Evidence):
+                    with contextlib.suppress(RemoteProtocolError, LocalProtocolError):
+                        if origin == peer:
+                            table.receive_frame(peer, inner)
+                        else:
+                            table.receive_relayed(peer, origin, inner)
 
     def _stop_on_claim(self) -> bool:
         """A peer stopped and this node reached no verdict of its own in the grace period: its

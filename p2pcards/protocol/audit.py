@@ -856,6 +856,17 @@ class _Replay:
                     break
                 continue
             index_of.setdefault(rec.raw, i)
+            if failed and table.failure is not None and table.failure.peer is None:
+                # A stop that blamed nobody: a later record of the file may prove that one of
+                # the records that made it stop was an equivocation (the node read on for it).
+                try:
+                    table.log.proof_after_stop(rec)
+                except RemoteProtocolError as e:
+                    if e.peer is not None:
+                        culprit = table.culprit_record
+                        where = index_of.get(culprit.raw, i) if culprit is not None else i
+                        self.replayed.append(Problem(_hand(table), e.peer, where, e.problem))
+                        continue
             if failed:
                 # After the first fault only signatures are checked (against the roster of
                 # the table the record names, as the replay would have).

@@ -254,6 +254,8 @@ class StepLog:
     def _take(self, sender: int, frame: Frame, *, origin: int | None = None) -> None:
         """One frame from ``sender``'s link: its own (``origin`` None) or carried for ``origin``."""
         if self.failure is not None:
+            if isinstance(frame, Evidence) and self.status == "failed" and self.failure.peer is None:
+                self._proof_after_stop(frame)
             raise self.failure
         if isinstance(frame, Need):
             # Answered even once finished: a finished seat still helps the others finish.
@@ -703,6 +705,31 @@ class StepLog:
             if r.game_id != self.game_id or not 0 <= r.seat < self.n or isinstance(r.body, SIDE_BODIES):
                 continue
             held = self._held(r.seat, r.step)
+            if held is None or held.raw == rec.raw:
+                continue
+            if verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
+                self._equivocation(held, rec)
+
+    def proof_after_stop(self, rec: SignedRecord) -> None:
+        """A record read from a file after a stop that blamed nobody (the audit): a second
+        record of its author for one step this log holds proves that author's equivocation,
+        as it would have for a live node that read on (:meth:`_proof_after_stop`)."""
+        if self.failure is not None and self.status == "failed" and self.failure.peer is None:
+            self._proof_after_stop(Evidence((rec,)))
+
+    def _proof_after_stop(self, ev: Evidence) -> None:
+        """Records forwarded once this node stopped blaming nobody. A peer that stopped at
+        the same moment for the same reason forwards the records that made it stop (section
+        7.3): if it was shown another record by one of their authors than this node was (a
+        host that told two joiners other terms, each in a join of its own that agrees with
+        that joiner's), the two records prove that author's equivocation, and this node's
+        verdict becomes it. Nothing else changes a verdict reached: nothing here blames a
+        forwarder."""
+        for rec in ev.records:
+            r = rec.record
+            if r.game_id != self.game_id or not 0 <= r.seat < self.n or isinstance(r.body, SIDE_BODIES):
+                continue
+            held = self.transcript.find(r.step, r.seat) or self._held(r.seat, r.step)
             if held is None or held.raw == rec.raw:
                 continue
             if verify_signature(self.roster[r.seat].key, rec.sig, SIGN_PREFIX + rec.raw):
