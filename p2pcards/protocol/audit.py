@@ -36,9 +36,10 @@ from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.fingerprint import TableFingerprint, confirmations
 from p2pcards.protocol.messages import MAX_SEATS, SIDE_BODIES, Continue, Join, Player
 from p2pcards.protocol.sitting import MIN_TO_CONTINUE, TIMED_OUT, Sitting
+from p2pcards.protocol.steplog import unreadable_seat
 from p2pcards.protocol.table import TableCore, table_class
 from p2pcards.protocol.transcript import decode_file, read_transcript_bytes
-from p2pcards.protocol.wire import SIGN_PREFIX, SignedRecord, WireError, claimed_seat, parse_record
+from p2pcards.protocol.wire import SIGN_PREFIX, SignedRecord, WireError, parse_record
 from p2pcards.record import FORMAT, build_game_record
 from p2pcards.safetext import clean, label_names
 from p2pcards.say import Say
@@ -1141,10 +1142,7 @@ def _signer(table: TableCore | None, raw: object, sig: object) -> int | None:
     """The seat whose valid signature is on an unreadable record, if any."""
     if table is None or type(raw) is not bytes or type(sig) is not bytes:
         return None
-    seat = claimed_seat(raw)  # (read past what is wrong, 7.1)
-    if seat is None or not 0 <= seat < table.n:
-        return None
-    return seat if _signed_by(table.roster[seat].key, sig, raw) else None
+    return unreadable_seat(table.roster, raw, sig, _signed_by)
 
 
 def audit_file(path: str | Path) -> AuditReport:

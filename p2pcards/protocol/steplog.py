@@ -21,7 +21,7 @@ The rules are written down in ``protocol.md`` (sections 4 and 7).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn, Protocol
 
 from p2pcards.crypto.identity import Identity, verify_signature
@@ -31,7 +31,6 @@ from p2pcards.protocol.messages import SIDE_BODIES, Body, Leave, Player
 from p2pcards.protocol.transcript import GENESIS, Transcript
 from p2pcards.protocol.wire import (
     MAX_EVIDENCE,
-    PROTOCOL_VERSION,
     SIGN_PREFIX,
     Abort,
     Evidence,
@@ -44,7 +43,7 @@ from p2pcards.protocol.wire import (
     WireError,
     claimed_seat,
     decode_frame,
-    pack,
+    evidence_frame,
     quote_claim,
 )
 
@@ -71,23 +70,37 @@ ANOTHER_GAME = faults.ANOTHER_GAME
 """What ``carriable`` says of a record whose game id is not this table's."""
 
 
+def _signed(key: bytes, sig: bytes, raw: bytes) -> bool:
+    return verify_signature(key, sig, SIGN_PREFIX + raw)
+
+
+def unreadable_seat(
+    roster: Sequence[Player], raw: bytes, sig: bytes, signed: Callable[[bytes, bytes, bytes], bool] = _signed
+) -> int | None:
+    """The seat of ``roster`` whose valid signature is on ``raw``, a record that does not read:
+    the seat its bytes name, read past what is wrong (section 7.1), if ``sig`` verifies with
+    its key (``signed(key, sig, raw)``: the audit passes a cached check); else None."""
+    seat = claimed_seat(raw)
+    if seat is None or not 0 <= seat < len(roster):
+        return None
+    return seat if signed(roster[seat].key, sig, raw) else None
+
 
 def unreadable_signer(
     roster: Sequence[Player], own_seat: int | None, error: WireError
 ) -> tuple[int, bytes, bytes, str] | None:
     """``(seat, raw, sig, why)`` of a record in a frame that does not read (``error``) which
     itself does not read, yet carries the valid signature of the seat its bytes name
-    (``roster``'s, another than ``own_seat``): only that seat can have made it, so it is
-    that seat's fault whoever delivered it (protocol.md 2.3), and it proves the fault."""
+    (:func:`unreadable_seat`, another than ``own_seat``): only that seat can have made it, so
+    it is that seat's fault whoever delivered it (protocol.md 2.3), and it proves the fault."""
     if not isinstance(error, UnreadableFrame):
         return None
     for raw, sig, why in error.unreadable_records():
-        seat = claimed_seat(raw)
-        if seat is None or not 0 <= seat < len(roster) or seat == own_seat:
-            continue
-        if verify_signature(roster[seat].key, sig, SIGN_PREFIX + raw):
+        seat = unreadable_seat(roster, raw, sig)
+        if seat is not None and seat != own_seat:
             return seat, raw, sig, why
     return None
+
 
 class StepOwner(Protocol):
     """What the step log needs from the table it serves."""
@@ -130,10 +143,10 @@ class StepLog:
         """Records in for the current step, by seat."""
         self.suspect: tuple[int, str] | None = None
         self.proof: list[SignedRecord] = []
+        """Signed records beyond the transcript that prove this node's verdict."""
         self.unreadable: tuple[bytes, bytes] | None = None
         """``(raw, sig)`` of a record that does not read, validly signed by the seat blamed for
         it: kept at the end of the file, as the audit blames the signer of such a record."""
-        """Signed records beyond the transcript that prove this node's verdict."""
         self.culprit_record: SignedRecord | None = None
         """The record that shows the fault this node failed on, if one does."""
         self.stopped: dict[int, tuple[int, str]] = {}
@@ -327,7 +340,7 @@ class StepLog:
         if self.status == "over":
             return
         self.unreadable = (raw, sig)
-        self._outbox.append(pack({"v": PROTOCOL_VERSION, "kind": "evidence", "records": [[raw, sig]]}))
+        self._outbox.append(evidence_frame([(raw, sig)]))
         self.fail(seat, problem)
 
     def stop(self, problem: str, show: Sequence[SignedRecord] = ()) -> None:

@@ -281,13 +281,14 @@ class Evidence:
     records: tuple[SignedRecord, ...]
 
     def to_frame(self) -> bytes:
-        return pack(
-            {
-                "v": PROTOCOL_VERSION,
-                "kind": "evidence",
-                "records": [[r.raw, r.sig] for r in self.records],
-            }
-        )
+        return evidence_frame([(r.raw, r.sig) for r in self.records])
+
+
+def evidence_frame(pairs: list[tuple[bytes, bytes]]) -> bytes:
+    """An ``evidence`` frame of the records ``(raw, sig)``: those of an :class:`Evidence`, or
+    a record that does not read, validly signed, forwarded alone as the proof against its
+    signer (section 2.3)."""
+    return pack({"v": PROTOCOL_VERSION, "kind": "evidence", "records": [[raw, sig] for raw, sig in pairs]})
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,8 +386,6 @@ def decode_frame_object(obj: Any) -> Frame:
     is none)."""
     try:
         return _frame_of(obj)
-    except UnreadableFrame:
-        raise
     except WireError as e:
         raise UnreadableFrame(e, obj) from None
 
