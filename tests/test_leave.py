@@ -31,7 +31,7 @@ from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.events import Continued
 from p2pcards.protocol.loopback import LocalNetwork, play_bots
-from p2pcards.protocol.messages import Continue, Reveal
+from p2pcards.protocol.messages import Continue, Player, Reveal
 from p2pcards.protocol.sitting import Sitting
 from p2pcards.protocol.transcript import encode_file
 from p2pcards.protocol.wire import SIGN_PREFIX, Abort, Evidence, Record, SignedRecord, decode_frame
@@ -622,19 +622,24 @@ def test_a_seat_that_crashes_on_the_new_table_comes_back_from_its_journal() -> N
 # -- the table's clock is in every seat's signed join record ---------------------------
 
 
+def _clocked(roster: tuple[Player, ...], seat: int, clock: tuple[int, int, int]) -> Table:
+    """``seat``'s table of seed 11 (short rules) stating ``clock``."""
+    return Table(
+        game_id=game_id_for(11),
+        roster=roster,
+        rules=SHORT_RULES,
+        seat=seat,
+        identity=identity_for(seat, 11),
+        entropy=entropy_for(seat, 11),
+        clock=clock,
+    )
+
+
 def test_the_clock_is_signed_in_the_join_records_and_a_seat_stating_another_is_blamed() -> None:
     roster = make_roster(3, 11)
 
     def table(seat: int, clock: tuple[int, int, int]) -> Table:
-        return Table(
-            game_id=game_id_for(11),
-            roster=roster,
-            rules=SHORT_RULES,
-            seat=seat,
-            identity=identity_for(seat, 11),
-            entropy=entropy_for(seat, 11),
-            clock=clock,
-        )
+        return _clocked(roster, seat, clock)
 
     agreed = {s: Sitting(table(s, (600, 60, 120))) for s in range(3)}
     net = LocalNetwork(agreed, rng=random.Random(11))
@@ -957,15 +962,7 @@ def test_a_host_that_tells_two_joiners_other_terms_in_two_joins_of_its_own_is_na
     host_key = identity_for(0, 11)
 
     def table(seat: int, clock: tuple[int, int, int]) -> Table:
-        return Table(
-            game_id=game_id_for(11),
-            roster=roster,
-            rules=SHORT_RULES,
-            seat=seat,
-            identity=identity_for(seat, 11),
-            entropy=entropy_for(seat, 11),
-            clock=clock,
-        )
+        return _clocked(roster, seat, clock)
 
     other = (30, 60, 120)
 
