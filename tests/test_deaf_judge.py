@@ -72,9 +72,9 @@ def charges_kept(monkeypatch: Any) -> dict[int, dict[int, float]]:
     kept: dict[int, dict[int, float]] = {}
     original = runner._Mesh.lateness_left
 
-    def looked(self: Any, peer: int, step_clock: float) -> float:
+    def looked(self: Any, peer: int, step_clock: float, relayed: bool = False) -> float:
         kept[id(self)] = self.late
-        return original(self, peer, step_clock)
+        return original(self, peer, step_clock, relayed)
 
     monkeypatch.setattr(runner._Mesh, "lateness_left", looked)
     return kept

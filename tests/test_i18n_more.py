@@ -682,6 +682,7 @@ PROBLEMS = {
     "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
     "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
     "SLOW_ANSWER": {"names": "Ann", "seconds": "10", "allowance": "120"},
+    "RELAYED_LATE": {"names": "Ann (seat 0)", "seconds": "20", "allowance": "120"},
     "RELAYED_SILENT": {"names": "Ann (seat 0), Bob (seat 2)", "step": 41},
     "RELAYED_DISPUTE": {"names": "Ann (seat 0)"},
     "STOPPED_CLAIM": {"names": "Ann (seat 0)", "claim": "'gone'"},

@@ -47,6 +47,7 @@ from p2pcards.net.verdicts import (
     NOBODY_ANSWERED,
     NOT_FOLLOWED,
     RELAYED_DISPUTE,
+    RELAYED_LATE,
     RELAYED_SILENT,
     SILENT_ANSWER,
     SILENT_PLAY,
@@ -309,6 +310,13 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
+    relay_late: dict[int, float] = field(default_factory=dict)
+    """The same, for what came from each peer through relays only: its carriers may have held
+    it up as well as the peer itself, so it is counted apart, and it names nobody."""
+    relay_excused: dict[int, float] = field(default_factory=dict)
+    """Lateness through relays not counted in ``relay_late`` because every carrier said it
+    waited for that peer too (the peer may have been away from them), over the match: at most
+    ``ABSENCE_ALLOWANCE`` graces, what an honest carrier lets a peer be away."""
     stalls: Stalls = field(default_factory=lambda: Stalls(trio.current_time()))
     """The time this node itself did not run, which is no peer's lateness nor silence."""
     held: Holds = field(default_factory=lambda: Holds())
@@ -333,9 +341,30 @@ class _Mesh:
         if seconds > 0:
             self.spent[peer] = self.spent.get(peer, 0.0) + seconds
 
-    def lateness_left(self, peer: int, step_clock: float) -> float:
-        """What ``peer``'s answers to steps other than turns may still take beyond ``QUICK``."""
-        return max(0.0, lateness_allowance(step_clock) - self.late.get(peer, 0.0))
+    def lateness_left(self, peer: int, step_clock: float, relayed: bool = False) -> float:
+        """What ``peer``'s answers to steps other than turns may still take beyond ``QUICK``
+        (``relayed``: its answers that come through relays only)."""
+        late = self.relay_late if relayed else self.late
+        return max(0.0, lateness_allowance(step_clock) - late.get(peer, 0.0))
+
+    def excuse_left(self, peer: int) -> float:
+        """What lateness through relays may still be excused ``peer`` (``relay_excused``)."""
+        return max(0.0, ABSENCE_ALLOWANCE * self.grace - self.relay_excused.get(peer, 0.0))
+
+    def charge_late(self, peer: int, seconds: float, relayed: bool, excused: bool) -> None:
+        """``peer``'s answer came ``seconds`` beyond the quick time (``excused``: through relays,
+        while every carrier waited for it too, which counts against ``excuse_left`` first)."""
+        if seconds <= 0:
+            return
+        if not relayed:
+            self.late[peer] = self.late.get(peer, 0.0) + seconds
+            return
+        if excused:
+            spared = min(seconds, self.excuse_left(peer))
+            self.relay_excused[peer] = self.relay_excused.get(peer, 0.0) + spared
+            seconds -= spared
+        if seconds > 0:
+            self.relay_late[peer] = self.relay_late.get(peer, 0.0) + seconds
 
     def start_reader(self, peer: int, link: Link) -> None:
         self.nursery.start_soon(_reader, peer, link, self.send.clone())
@@ -643,6 +672,13 @@ class _Match:
         """Whether the current step charges the seats' answers to their lateness (SLOW_ALLOWANCE)."""
         self.late_judged: set[int] = set()
         """The seats the current step awaits whose lateness counts, as last looked at."""
+        self.late_relayed: set[int] = set()
+        """Of those, the seats reached only through relays (``_Mesh.relay_late``)."""
+        self.carriers_wait: set[int] = set()
+        """The relayed seats for which every carrier says it waits too (as last looked at), while
+        that may still be excused (``_Mesh.excuse_left``)."""
+        self.carriers_waited: set[int] = set()
+        """The relayed seats for which, at some time in the current step, every carrier said so."""
         self.late_at = math.inf
         """When the first of them runs out of lateness allowance (as last looked at)."""
         self.silent = 0.0
@@ -924,6 +960,10 @@ class _Match:
             return True
         return False
 
+    def _lateness_left(self, seat: int) -> float:
+        """What ``seat``'s answers may still take beyond the quick time, as this step judges it."""
+        return self.mesh.lateness_left(seat, self.timeouts.step, relayed=seat in self.late_relayed)
+
     def _charge_lateness(self) -> None:
         """Charge the seats whose answer came since the last look what it took beyond QUICK and
         beyond the time this node heard nobody."""
@@ -937,8 +977,9 @@ class _Match:
         if answered and self.timed_late:
             late = now - self.started - self.quick - self.silent - _silence(self.heard, self.started)
             for s in answered:
-                if late > 0 and s not in self.returned and not isinstance(self.links.get(s), RelayedLink):
-                    self.mesh.late[s] = self.mesh.late.get(s, 0.0) + late
+                if s not in self.returned:
+                    relayed = s in self.late_relayed
+                    self.mesh.charge_late(s, late, relayed, excused=relayed and s in self.carriers_waited)
         self.late_judged -= answered  # (each answer is charged once)
 
     def _start_step(self) -> None:
@@ -958,6 +999,7 @@ class _Match:
         self.turn_ends = self.started + self.wait
         self.deadline = self.turn_ends + (LEAVE_WAIT if decision else 0.0)
         self.returned = set()
+        self.carriers_waited = set()
         self.asked_early = False
         if table.step == 0 and table.current is table.tables[0]:
             # A seat writes its join once its links with the others are formed (hole
@@ -979,16 +1021,21 @@ class _Match:
         # it (RelayedLink.judges) say they wait for it too, they may be about to judge it gone
         # (at the end of its grace and relay trial), and this node, which cannot judge it,
         # follows them then (_follow_the_others). A judge that holds its record and does not
-        # pass it on gets no more time.
-        waiting_away += [
-            self.deadline + mesh.grace + RELAY_TRIAL + 1
+        # pass it on gets no more time, nor does a seat whose lateness so excused is spent (a
+        # carrier that says so at every step, holding back what it carries, stalls no more).
+        carriers_wait = {
+            s
             for s in table.waiting_for
             if isinstance(lk := links.get(s), RelayedLink)
             and s not in trial
             and s not in table.stopped
             and lk.judges()
             and all(table.waits_too(c, s) for c in lk.judges())
-        ]
+            and mesh.excuse_left(s) > 0
+        }
+        self.carriers_wait = carriers_wait
+        self.carriers_waited |= carriers_wait
+        waiting_away += [self.deadline + mesh.grace + RELAY_TRIAL + 1 for s in carriers_wait]
         # A relayed seat's records reach this node only through its own links: while every
         # one of them is down within its grace, that seat's silence tells nothing.
         carriers_back = [mesh.away[c] + 1 for c in mesh.away if c not in returned]
@@ -1000,8 +1047,13 @@ class _Match:
             ]
         self.wait_until = max([self.deadline, *waiting_away])
         # A seat judged here on its own link, not away nor back in this step, whose lateness
-        # allowance runs out before the step's clock does, is named when it does.
+        # allowance runs out before the step's clock does, is named when it does. A seat reached
+        # only through relays that some carrier linked with this node can reach is judged
+        # alike, apart (_Mesh.relay_late): when its allowance runs out, this node stops naming
+        # nobody (the carriers may have held its answers up), unless its carriers said they
+        # wait for it too and it may still be excused that.
         self.late_judged = set()
+        self.late_relayed = set()
         self.late_at = math.inf
         if self.timed_late and table.status == "running" and not self.nobody_back:
             self.late_judged = {
@@ -1012,10 +1064,15 @@ class _Match:
                 and s not in mesh.away
                 and s not in trial
                 and s not in table.stopped
-                and not isinstance(links.get(s), RelayedLink)
+                and (
+                    not isinstance(lk := links.get(s), RelayedLink)
+                    or any(c not in mesh.away for c in lk.carrier_seats())
+                )
             }
-            if self.late_judged:
-                left = min(mesh.lateness_left(s, self.timeouts.step) for s in self.late_judged)
+            self.late_relayed = {s for s in self.late_judged if isinstance(links.get(s), RelayedLink)}
+            timed = [s for s in self.late_judged if s not in carriers_wait]
+            if timed:
+                left = min(self._lateness_left(s) for s in timed)
                 free = self.started + self.quick + self.silent  # (what the step may take them)
                 self.late_at = free + _silence(self.heard, self.started) + left
         if trio.current_time() - self.heard > WAIT_NOTICE + 1:
@@ -1087,8 +1144,13 @@ class _Match:
                 return
             if now >= self.late_at and now - self.heard <= WAIT_NOTICE + 1:
                 # (Not while every peer is silent: this node's own connection may be down.)
-                free, clock = self.started + self.quick + self.silent, self.timeouts.step
-                over = [s for s in sorted(self.late_judged) if free + mesh.lateness_left(s, clock) <= now]
+                free = self.started + self.quick + self.silent
+                over = [
+                    s
+                    for s in sorted(self.late_judged)
+                    if free + self._lateness_left(s) <= now
+                    and s not in self.carriers_wait
+                ]
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
                     allowance = lateness_allowance(self.timeouts.step)
@@ -1527,6 +1589,11 @@ def _time_out(
             table.stop(STOPPED_BEFORE.format(names=names, step=table.step))
             return
         direct = [s for s in silent if s not in relayed]
+        if not direct and late is not None:
+            # Late through relays only: the carriers may have held its answers up.
+            allowance = f"{late[1]:g}"
+            table.stop(RELAYED_LATE.format(names=names, seconds=f"{waited:.0f}", allowance=allowance))
+            return
         if not direct:
             table.stop(RELAYED_SILENT.format(names=names, step=table.step))
             return

@@ -58,6 +58,13 @@ SLOW_ANSWER = (
 )
 
 
+RELAYED_LATE = (
+    "timed out: {names}, reached only through a relay, did not answer within {seconds} s, late"
+    " {allowance} s in all already, the most over a match: what carried it may have held it up;"
+    " cannot tell who is at fault"
+)
+
+
 RELAYED_SILENT = (
     "timed out waiting for {names} at step {step}, reached only through a relay "
     "(the seats linked with both may drop what they carry): cannot tell who is at fault"

@@ -535,6 +535,11 @@ _EN: dict[str, str] = {
         "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
         " already, the most a seat may be over the match"
     ),
+    "problem_relayed_late": (
+        "timed out: {names}, reached only through a relay, did not answer within {seconds} s, late"
+        " {allowance} s in all already, the most over a match: the players who pass on its messages"
+        " may have held them up; nobody can tell from here who is at fault"
+    ),
     "problem_relayed_silent": (
         "timed out waiting for {names} at step {step}, reached only through a relay (the players "
         "linked with both may drop what they pass on): nobody can tell from here who is at fault"

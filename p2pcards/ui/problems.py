@@ -54,6 +54,7 @@ PROBLEM_KEYS = (
     ("STOPPED_BEFORE", "problem_stopped_before"),
     ("SILENT_PLAY", "problem_silent_play"),
     ("SILENT_ANSWER", "problem_silent_answer"),
+    ("RELAYED_LATE", "problem_relayed_late"),
     ("SLOW_ANSWER", "problem_slow_answer"),
     ("RELAYED_SILENT", "problem_relayed_silent"),
     ("RELAYED_DISPUTE", "problem_relayed_dispute"),
