@@ -11,11 +11,15 @@ linked seat's, and once that allowance is spent it stops, naming nobody.
 from __future__ import annotations
 
 import contextlib
+import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import trio
 import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from net_helpers import bot
 from protocol_helpers import SHORT_RULES, make_tables
 from test_relay import star_links
@@ -40,10 +44,17 @@ class Holding(Link):
     frames are not sent, so that only what a test sends in their place says where it is)."""
 
     def __init__(
-        self, inner: Link, origin: int, hold: float, nursery: trio.Nursery, own_needs: bool = True
+        self,
+        inner: Link,
+        origin: int,
+        hold: float | Sequence[float],
+        nursery: trio.Nursery,
+        own_needs: bool = True,
     ) -> None:
         self.__dict__.update(inner.__dict__)
-        self.origin, self.hold, self.nursery, self.own_needs = origin, hold, nursery, own_needs
+        holds = [hold] if isinstance(hold, float | int) else list(hold)
+        self.origin, self.nursery, self.own_needs = origin, nursery, own_needs
+        self.holds = itertools.cycle(holds)
 
     def _carried(self, frame: bytes) -> bool:
         item: Any = decode_frame(frame)
@@ -59,22 +70,23 @@ class Holding(Link):
         if not self.own_needs and isinstance(decode_frame(frame), Need):
             return
         if self._carried(frame):
-            self.nursery.start_soon(self._later, frame)
+            self.nursery.start_soon(self._later, frame, next(self.holds))
             return
         await Link.send(self, frame)
 
-    async def _later(self, frame: bytes) -> None:
-        await trio.sleep(self.hold)
+    async def _later(self, frame: bytes, hold: float) -> None:
+        await trio.sleep(hold)
         with contextlib.suppress(Exception):  # (the link closed meanwhile: lost, as on a path)
             await Link.send(self, frame)
 
 
 async def held_back(
-    hold: float, seed: int = 5, *, claims_to_wait: bool = False
+    hold: float | Sequence[float], seed: int = 5, *, claims_to_wait: bool = False
 ) -> tuple[dict[int, Table], dict[int, RunResult], float]:
-    """Three seats as a star; the host holds seat 1's records back from seat 2 ``hold`` s
-    (``claims_to_wait``: and tells seat 2 every few seconds that it too waits for seat 1's
-    record of seat 2's step, as a carrier whose peer is away says). The host names nobody:
+    """Three seats as a star; the host holds seat 1's records back from seat 2 ``hold`` s (or
+    each in turn, a frame each, from a sequence; ``claims_to_wait``: and tells seat 2 every
+    few seconds that it too waits for seat 1's record of seat 2's step, as a carrier whose
+    peer is away says). The host names nobody:
     its clocks are as long as can be. Each seat's result, and the time the match took."""
     tables = make_tables(3, SHORT_RULES, seed=seed)
     results: dict[int, RunResult] = {}
@@ -170,3 +182,31 @@ def test_the_protocol_states_that_relayed_lateness_counts() -> None:
     """protocol.md 7.2 says what a client must do for lateness through relays."""
     text = " ".join((Path(__file__).parent.parent / "protocol.md").read_text(encoding="utf-8").split())
     assert "the relayed lateness allowance" in text
+
+
+@settings(max_examples=8)
+@given(
+    holds=st.lists(st.sampled_from([0.0, 2.0, 9.0, 11.0, 20.0, 29.0, 45.0, 70.0]), min_size=1, max_size=12),
+    claims=st.booleans(),
+    seed=st.integers(0, 3),
+)
+def test_whatever_a_carrier_holds_back_no_honest_seat_is_named_and_the_match_ends(
+    holds: list[float], claims: bool, seed: int
+) -> None:
+    """A host that holds each of seat 1's records back from seat 2 as long as it likes (within
+    the step's clock, or beyond it), saying or not that it waits for seat 1 too: the honest
+    seats never name each other, and each one's match ends (played out, or stopped naming
+    nobody), within the time its clocks and allowances bound."""
+
+    async def main() -> tuple[dict[int, RunResult], float]:
+        _, results, took = await held_back(holds, seed=seed, claims_to_wait=claims)
+        return results, took
+
+    results, took = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    said = summary(results)
+    for s in (1, 2):
+        assert results[s].status in ("over", "failed"), said
+        assert results[s].blamed == (), said
+    # Each step of the match (106 at most here) waits at most its clock, the grace and the
+    # relay trial beyond it, and a turn at most its clock: far within this bound.
+    assert took < 106 * (TIMEOUTS.turn + GRACE + 11 + STEP), (took, said)
