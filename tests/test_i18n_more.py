@@ -676,8 +676,10 @@ def test_a_steps_kind_is_said_in_the_readers_language_in_the_audit() -> None:
 PROBLEMS = {
     "NOBODY_ANSWERED": {"seconds": "120"},
     "LOST_EVERY": {"step": 41},
+    "LOST_EVERY_REFUSED": {"step": 41, "gone": "Bob (seat 2)"},
     "EVERY_CLOSED": {"step": 41, "kind": "draw-keys"},
     "HEARD_NOBODY": {"seconds": "60", "names": "Ann (seat 0), Bob (seat 2)", "step": 41},
+    "HEARD_NOBODY_REFUSED": {"seconds": "60", "names": "Ann (seat 0)", "step": 41, "gone": "Bob (seat 2)"},
     "STOPPED_BEFORE": {"names": "Ann (seat 0)", "step": 41},
     "SILENT_PLAY": {"names": "Ann and Bob", "seconds": "600"},
     "SILENT_ANSWER": {"names": "Ann", "seconds": "60"},
@@ -701,9 +703,9 @@ PROBLEMS = {
 NAMES_SAID = {
     "en": {"Ann (seat 0), Bob (seat 2)": "Ann (seat 0), Bob (seat 2)", "Ann (seat 0)": "Ann (seat 0)"},
     "fr": {"Ann (seat 0), Bob (seat 2)": "Ann (place 0), Bob (place 2)", "Ann (seat 0)": "Ann (place 0)",
-           "Ann and Bob": "Ann et Bob"},
+           "Ann and Bob": "Ann et Bob", "Bob (seat 2)": "Bob (place 2)"},
     "it": {"Ann (seat 0), Bob (seat 2)": "Ann (posto 0), Bob (posto 2)", "Ann (seat 0)": "Ann (posto 0)",
-           "Ann and Bob": "Ann e Bob"},
+           "Ann and Bob": "Ann e Bob", "Bob (seat 2)": "Bob (posto 2)"},
 }  # fmt: skip
 
 
@@ -725,8 +727,9 @@ def test_why_a_match_stopped_for_lack_of_answers_is_said_in_the_players_language
     fields = PROBLEMS[name]
     problem = getattr(verdicts, name).format(**fields)
     expected = dict(fields)
-    if "names" in expected:
-        expected["names"] = NAMES_SAID[lang].get(str(fields["names"]), str(fields["names"]))
+    for key in ("names", "gone"):
+        if key in expected:
+            expected[key] = NAMES_SAID[lang].get(str(fields[key]), str(fields[key]))
     if "kind" in expected:
         expected["kind"] = tr("audit_kind_draw_keys")
     said = problem_text(tr, problem)

@@ -8,6 +8,8 @@ the link is back, and only a seat that stays away past the grace is named.
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +42,7 @@ class Switchboard:
         self.outbox: dict[tuple[int, int], trio.MemoryReceiveChannel[Link]] = {}
         self.blocked: set[int] = set()  # seats whose connection is down for good
         self.blocked_pairs: set[frozenset[int]] = set()  # pairs that can link no more (the rest can)
+        self.refusing: set[int] = set()  # seats whose programs ended: their systems refuse a dial
         self.relinks = 0
         self.latest: dict[tuple[int, int], tuple[Link, Link]] = {}
 
@@ -56,6 +59,9 @@ class Switchboard:
                 return seat < peer  # the lower seat dials
 
             async def relink(self, peer: int) -> Link:
+                if peer in board.refusing:
+                    await trio.sleep(0.1)
+                    raise ConnectionRefusedError(errno.ECONNREFUSED, os.strerror(errno.ECONNREFUSED))
                 if seat in board.blocked or peer in board.blocked or {seat, peer} in board.blocked_pairs:
                     await trio.sleep(1)
                     raise LinkClosed("unreachable")
@@ -327,6 +333,28 @@ async def test_a_hang_up_is_read_after_what_the_peer_said_before_it_while_this_s
     assert 0 in tables[1].stopped, results[1]
     assert 0 not in results[1].blamed, results[1]
     assert (0, "lost") not in notices[1], notices[1]
+
+
+async def test_a_seat_whose_dials_are_refused_says_the_others_programs_ended_not_its_connection(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0's links to both others close at step 20 and, dialled again, their systems refuse
+    the connection (nothing listens there: their programs ended). Seat 0 names nobody, and
+    says so, rather than that its own connection may be down (which the refusals disprove)."""
+
+    async def cuts(tables: dict[int, Table], links: dict[int, dict[int, Link]], board: Switchboard) -> None:
+        await until_step(tables, 20)
+        board.refusing.update((1, 2))
+        for peer in (1, 2):
+            await cut(links[0][peer], links[peer][0])
+
+    _, results, _, _ = await run_with_cuts(3, cuts)
+    r0 = results[0]
+    assert r0.status == "failed" and r0.blamed == (), r0
+    said = r0.problem or ""
+    assert said.startswith("lost every connection at step"), said
+    assert "refused the connection: nothing listens there any more" in said, said
+    assert "p1 (seat 1) and p2 (seat 2)" in said and "own connection" not in said, said
 
 
 async def test_a_seat_that_links_again_after_the_others_went_on_is_told_so_and_stops(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -40,9 +41,11 @@ from p2pcards.net.verdicts import (
     EVERY_CLOSED,
     FINGERPRINT_DIFFERED,
     HEARD_NOBODY,
+    HEARD_NOBODY_REFUSED,
     INTERRUPTED,
     LEFT_BEHIND,
     LOST_EVERY,
+    LOST_EVERY_REFUSED,
     NO_PLAY,
     NOBODY_ANSWERED,
     NOT_FOLLOWED,
@@ -173,9 +176,14 @@ async def _reader(peer: int, link: Link, out: trio.MemorySendChannel[tuple[int, 
 
 
 async def _relink(
-    peer: int, relinker: Relinker, deadline: float, out: trio.MemorySendChannel[tuple[int, Any]]
+    peer: int,
+    relinker: Relinker,
+    deadline: float,
+    out: trio.MemorySendChannel[tuple[int, Any]],
+    refused: dict[int, float],
 ) -> None:
-    """Dial ``peer`` again until a new link is up or ``deadline`` comes (it stayed away)."""
+    """Dial ``peer`` again until a new link is up or ``deadline`` comes (it stayed away),
+    noting in ``refused`` when its system last refused the connection."""
     async with out:
         last = STAYED_AWAY
         with trio.move_on_at(deadline):
@@ -184,8 +192,12 @@ async def _relink(
                     link = await relinker.relink(peer)
                 except (LinkClosed, OSError, WireError) as e:
                     last = _why_not(e)
+                    said = refused_why(e)
+                    if said is not None and said.errno == errno.ECONNREFUSED:
+                        refused[peer] = trio.current_time()
                     await trio.sleep(RETRY)
                     continue
+                refused.pop(peer, None)
                 await out.send((peer, (None, NewLink(link))))
                 return
         await out.send((peer, (None, StayedAway(last, deadline))))
@@ -310,6 +322,9 @@ class _Mesh:
     late: dict[int, float] = field(default_factory=dict)
     """Each peer's lateness so far: the time beyond ``QUICK`` its answers to steps other than
     turns took (``SLOW_ALLOWANCE``)."""
+    refused: dict[int, float] = field(default_factory=dict)
+    """When each peer's system last refused this node's dial (nothing listens at its address:
+    its program ended), while that peer stays away: this node's own connection works."""
     relay_late: dict[int, float] = field(default_factory=dict)
     """The same, for what came from each peer through relays only: its carriers may have held
     it up as well as the peer itself, so it is counted apart, and it names nobody."""
@@ -402,7 +417,7 @@ class _Mesh:
         if said:
             self.on_link(peer, "lost", grace)
         if self.relinker.dials(peer):
-            self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone())
+            self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone(), self.refused)
         else:  # its links come through _take_links
             self.nursery.start_soon(_stayed_away, peer, until, self.send.clone())
 
@@ -826,6 +841,12 @@ class _Match:
         self.heard_before = min(self.heard, self.heard_before + stalled)
         return True
 
+    def _refused(self, since: float) -> str:
+        """The seats whose systems refused this node's dials since ``since`` (nothing listens at
+        their addresses any more: this node's own connection works), named; "" if none."""
+        seats = [p for p, at in sorted(self.mesh.refused.items()) if at >= since and p in self.table.present]
+        return " and ".join(f"{self.table.roster[p].name} (seat {p})" for p in seats)
+
     def _end_trials(self) -> None:
         """A peer reached through the others that was not heard that way in time is gone."""
         for peer, (until, why) in list(self.trial.items()):
@@ -855,7 +876,11 @@ class _Match:
             with contextlib.suppress(RemoteProtocolError):
                 if not [lk for lk in self.links.values() if not isinstance(lk, RelayedLink)]:
                     # every link is down: this node cannot tell who is at fault
-                    table.stop(LOST_EVERY.format(step=table.step))
+                    refused = self._refused(trio.current_time() - mesh.grace - RETRY)
+                    if refused:  # (but its own connection works: their programs ended)
+                        table.stop(LOST_EVERY_REFUSED.format(step=table.step, gone=refused))
+                    else:
+                        table.stop(LOST_EVERY.format(step=table.step))
                 elif gone[0] in self.away_too_long:
                     if table.drop(gone[0], self.closed[gone[0]]):  # the others go on without it, if they can
                         # (this seat's first record there)
@@ -1181,7 +1206,7 @@ class _Match:
             return  # every peer silent: the wait goes on until that shows this node cut off
         # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
         relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-        _time_out(table, now - self.started, deaf, self.result, relayed)
+        _time_out(table, now - self.started, deaf, self.result, relayed, refused=self._refused(self.started))
 
     async def _read(self, now: float, peer: int, source: Any, item: Any, held: bool = False) -> None:
         """One item from the channel: a new link, a peer that stayed away, or a frame
@@ -1461,7 +1486,8 @@ async def _linger(
                 continue  # a replaced link, or a relink that stayed away
             if isinstance(item, LinkClosed | WireError):
                 if peer in present - done and mesh.relinker is not None and mesh.relinker.dials(peer):
-                    mesh.nursery.start_soon(_relink, peer, mesh.relinker, ends, mesh.send.clone())
+                    again = (peer, mesh.relinker, ends, mesh.send.clone(), mesh.refused)
+                    mesh.nursery.start_soon(_relink, *again)
                 continue
             if isinstance(item, Relay):
                 if item.target == table.seat and item.origin in present:
@@ -1555,8 +1581,13 @@ def _time_out(
     result: RunResult,
     relayed: Collection[int] = (),
     late: tuple[Sequence[int], float] | None = None,
+    refused: str = "",
 ) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    ``refused``: the seats whose systems refused this node's dials in this step, named (their
+    programs ended): if this node heard from nobody, it says so rather than that its own
+    connection may be down.
 
     ``late``: the seats whose lateness allowance (of the seconds given) ran out before the
     step's clock, and only those: the time ran out for them alone.
@@ -1579,6 +1610,11 @@ def _time_out(
             return
         waiting = table.waiting_for if late is None else tuple(late[0])
         names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
+        if deaf and refused:
+            # Heard from nobody, but the others' systems answer: their programs ended.
+            seconds = f"{waited:.0f}"
+            table.stop(HEARD_NOBODY_REFUSED.format(seconds=seconds, names=names, step=table.step, gone=refused))
+            return
         if deaf:
             # Heard from nobody the whole wait: this node's own connection is the
             # likeliest cause, and it can prove nobody else at fault.

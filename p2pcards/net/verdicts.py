@@ -34,12 +34,24 @@ LOST_EVERY = (
 )
 
 
+LOST_EVERY_REFUSED = (
+    "lost every connection at step {step} and none came back in time; dialled again, {gone}"
+    " refused the connection: nothing listens there any more (its program may have ended)"
+)
+
+
 EVERY_CLOSED = "every connection closed at step {step} ({kind}); this node cannot tell who left"
 
 
 HEARD_NOBODY = (
     "heard from nobody while waiting {seconds} s for {names} at step {step}: this node's own "
     "connection may be down"
+)
+
+
+HEARD_NOBODY_REFUSED = (
+    "heard from nobody while waiting {seconds} s for {names} at step {step}; dialled again, {gone}"
+    " refused the connection: nothing listens there any more (its program may have ended)"
 )
 
 

@@ -528,6 +528,16 @@ _EN: dict[str, str] = {
         "nothing came from anyone while waiting {seconds} s for {names} at step {step}: this "
         "computer's own connection may be down"
     ),
+    "problem_lost_every_refused": (
+        "every connection was lost at step {step} and none came back in time; dialled again, "
+        "{gone} refused the connection: nothing listens there any more (the program may have "
+        "ended)"
+    ),
+    "problem_heard_nobody_refused": (
+        "nothing came from anyone while waiting {seconds} s for {names} at step {step}; dialled "
+        "again, {gone} refused the connection: nothing listens there any more (the program may "
+        "have ended)"
+    ),
     "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
     "problem_silent_play": "timed out: {names} did not play within {seconds} s",
     "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",

@@ -48,8 +48,10 @@ class Translator(Protocol):
 
 PROBLEM_KEYS = (
     ("NOBODY_ANSWERED", "problem_nobody_answered"),
+    ("LOST_EVERY_REFUSED", "problem_lost_every_refused"),
     ("LOST_EVERY", "problem_lost_every"),
     ("EVERY_CLOSED", "problem_every_closed"),
+    ("HEARD_NOBODY_REFUSED", "problem_heard_nobody_refused"),
     ("HEARD_NOBODY", "problem_heard_nobody"),
     ("STOPPED_BEFORE", "problem_stopped_before"),
     ("SILENT_PLAY", "problem_silent_play"),
