@@ -1612,8 +1612,8 @@ def _time_out(
         names = ", ".join(f"{table.roster[s].name} (seat {s})" for s in waiting)
         if deaf and refused:
             # Heard from nobody, but the others' systems answer: their programs ended.
-            seconds = f"{waited:.0f}"
-            table.stop(HEARD_NOBODY_REFUSED.format(seconds=seconds, names=names, step=table.step, gone=refused))
+            at = {"seconds": f"{waited:.0f}", "names": names, "step": table.step, "gone": refused}
+            table.stop(HEARD_NOBODY_REFUSED.format(**at))
             return
         if deaf:
             # Heard from nobody the whole wait: this node's own connection is the
