@@ -786,7 +786,7 @@ def test_a_seat_silent_on_the_old_table_after_going_on_without_another(reached: 
     assert tables[3].gone_on_without() == {2: {1}}
     assert 1 in tables[3].waiting_for and len(tables[3].tables) == 1
     result = RunResult("running")
-    _time_out(tables[3], 60.0, False, result, {2} if reached == "through a relay" else set())
+    _time_out(tables[3], 60.0, 60.0, False, result, {2} if reached == "through a relay" else set())
     failure = tables[3].failure
     assert failure is not None
     if reached == "directly":
@@ -810,7 +810,7 @@ def test_a_timeout_on_the_first_step_of_a_table_that_goes_on_blames_nobody() -> 
     assert len(tables[0].tables) == 2 and tables[0].step == 0  # alone on the new table's step 0
     assert all(len(tables[s].tables) == 1 for s in (1, 2))
     result = RunResult("running")
-    _time_out(tables[0], 60.0, False, result)
+    _time_out(tables[0], 60.0, 60.0, False, result)
     failure = tables[0].failure
     assert failure is not None and failure.peer is None and result.blamed == (), failure
     assert "did not go on without p3 within 60 s" in failure.problem and "cannot tell" in failure.problem

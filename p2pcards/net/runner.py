@@ -1092,7 +1092,8 @@ class _Match:
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
                     allowance = lateness_allowance(self.timeouts.step)
-                    _time_out(table, now - self.started, False, self.result, relayed, late=(over, allowance))
+                    waited = now - self.started
+                    _time_out(table, waited, self.wait, False, self.result, relayed, late=(over, allowance))
                 return
             if now < min(self.notice, self.ask_at, trial_ends):
                 return  # (woke to look at the paths only)
@@ -1119,7 +1120,7 @@ class _Match:
             return  # every peer silent: the wait goes on until that shows this node cut off
         # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
         relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-        _time_out(table, now - self.started, deaf, self.result, relayed)
+        _time_out(table, now - self.started, self.wait, deaf, self.result, relayed)
 
     async def _read(self, now: float, peer: int, source: Any, item: Any, held: bool = False) -> None:
         """One item from the channel: a new link, a peer that stayed away, or a frame
@@ -1489,12 +1490,17 @@ def _systems_answer(links: dict[int, PeerLink], seats: Collection[int]) -> bool:
 def _time_out(
     table: Sitting,
     waited: float,
+    clock: float,
     deaf: bool,
     result: RunResult,
     relayed: Collection[int] = (),
     late: tuple[Sequence[int], float] | None = None,
 ) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    ``waited``: the seconds this node waited in the step; ``clock``: the step's own clock, as
+    the table agreed it (a turn's, said to name a seat for its turn: the wait adds
+    ``LEAVE_WAIT`` and the time a seat away was given).
 
     ``late``: the seats whose lateness allowance (of the seconds given) ran out before the
     step's clock, and only those: the time ran out for them alone.
@@ -1555,4 +1561,5 @@ def _time_out(
         if late is not None:
             said = SLOW_ANSWER
         allowance = "" if late is None else f"{late[1]:g}"
-        table.blame(direct[0], said.format(names=silent_names, seconds=f"{waited:.0f}", allowance=allowance))
+        seconds = f"{clock:g}" if said is SILENT_PLAY else f"{waited:.0f}"
+        table.blame(direct[0], said.format(names=silent_names, seconds=seconds, allowance=allowance))

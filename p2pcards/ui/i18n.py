@@ -529,7 +529,8 @@ _EN: dict[str, str] = {
         "computer's own connection may be down"
     ),
     "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
-    "problem_silent_play": "timed out: {names} did not play within {seconds} s",
+    "problem_silent_play": "timed out: the table's turn clock of {seconds} s ran out, and {names} neither"
+    " played nor left",
     "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",
     "problem_slow_answer": (
         "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"
