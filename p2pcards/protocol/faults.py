@@ -33,6 +33,14 @@ RECORD_NOT_IN_ROSTER = "record by seat {seat}, not in the roster"
 RECORD_AFTER_END = "record for step {step} after the match ended"
 SENT_NOT_AT_TABLE = "sent a record by seat {seat}, which is not at this table"
 SENT_ANOTHER_GAME = "sent a record of another game"
+SENT_FORGED_NEXT = (
+    "sent a forged record: one for step {step} of a table that may continue this one, in the name"
+    " of {name}, who did not sign it"
+)
+SENT_NOT_AT_NEXT = (
+    "sent a record for step {step} of a table that may continue this one, by seat {seat}, which is"
+    " not at that table"
+)
 BAD_SIGNATURE = "bad signature: its record for step {step} is not validly signed by seat {seat}"
 FORWARDED_BAD_SIGNATURE = (
     "bad signature: passed on a record for step {step} that is not validly signed by seat {seat}"
