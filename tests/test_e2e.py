@@ -57,7 +57,7 @@ from p2pcards.protocol.transcript import load
 
 pytestmark = pytest.mark.slow
 
-FAST = ["--turn-timeout", "5", "--step-timeout", "5", "--grace", "3"]
+FAST = ["--turn-timeout", "5", "--step-timeout", "5", "--grace", "3", "--short-clocks"]
 """Bots answer at once; a stuck peer should end the others quickly."""
 
 HAL = ["-n", "3", "--bot", "random", "--name", "Hal"]
@@ -438,8 +438,8 @@ def frozen_peer(tmp_path_factory: pytest.TempPathFactory) -> BrokenRun:
     comes back on a loaded machine, which gives Jo's step a whole timeout from the return)."""
     tmp = tmp_path_factory.mktemp("frozen")
     files = [tmp / f"t{i}.p2pt" for i in range(3)]
-    patient = ["--turn-timeout", "10", "--step-timeout", "10"]
-    hasty = ["--turn-timeout", "3", "--step-timeout", "3"]
+    patient = ["--turn-timeout", "10", "--step-timeout", "10", "--short-clocks"]
+    hasty = ["--turn-timeout", "3", "--step-timeout", "3", "--short-clocks"]
     with processes(tmp) as procs:
         host, jo, kim = three_bots(procs, tmp, new_code(), files, [patient, hasty, patient])
         os.kill(kim.pid, signal.SIGSTOP)  # silent, its connections still open (killed on the way out)
@@ -473,7 +473,7 @@ def test_at_a_table_of_two_a_frozen_peer_is_named_not_taken_for_this_nodes_own_c
     The joiner's system still acknowledges what the host sends: the host names it."""
     files = [tmp_path / f"t{i}.p2pt" for i in range(2)]
     code = new_code()
-    clock = ["--turn-timeout", "5", "--step-timeout", "5", "--grace", "10"]
+    clock = ["--turn-timeout", "5", "--step-timeout", "5", "--grace", "10", "--short-clocks"]
     with processes(tmp_path) as procs:
         host, port = start_host(
             procs,
@@ -508,7 +508,7 @@ def test_a_node_that_did_not_run_for_a_while_names_nobody_for_it(tmp_path: Path)
     Kim; Kim, whose clocks ran out while it was stopped, with the others' records waiting
     to be read, must not name them: it names Hal or Jo for a turn they had played."""
     files = [tmp_path / f"t{i}.p2pt" for i in range(3)]
-    clock = ["--turn-timeout", "4", "--step-timeout", "4", "--grace", "4"]
+    clock = ["--turn-timeout", "4", "--step-timeout", "4", "--grace", "4", "--short-clocks"]
     with processes(tmp_path) as procs:
         host, jo, kim = three_bots(procs, tmp_path, new_code(), files, [clock] * 3)
         os.kill(kim.pid, signal.SIGSTOP)
