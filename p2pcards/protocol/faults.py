@@ -253,8 +253,10 @@ FAULT_WORDS: dict[str, str] = {
     "fault_or": "or",
     "fault_seats": "seats {seats}",
     **dict(ERROR_KINDS.values()),
+    "fault_error_words": "{text}",
 }
 """The English the interface's catalogs translate: the templates, the word between the
 kinds of :data:`WRONG_RECORD`'s ``kinds``, the seats (more than one) a problem not
-listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``), and
-the words for the program's own errors (:data:`ERROR_KINDS`)."""
+listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``), the
+words for the program's own errors (:data:`ERROR_KINDS`), and the text of such an error that
+no template made, as it is in English and quoted as the program's own words elsewhere."""
