@@ -135,10 +135,14 @@ def test_an_error_whose_text_no_template_made_is_said_by_its_kind_and_its_text(
     tr = Translator(lang)
     english = _audit_meeting(LocalProtocolError("a record was taken twice"), monkeypatch)
     said = problem_text(tr, english)
-    kind = tr("fault_error_local", detail="a record was taken twice")
+    # Its text, which no template made, is the program's English: quoted so in the language.
+    words = tr("fault_error_words", text="a record was taken twice")
+    assert words != "a record was taken twice" and "a record was taken twice" in words, words
+    kind = tr("fault_error_local", detail=words)
     assert said == tr("fault_audit_failed", error=kind) and "LocalProtocolError" not in said
     illegal = IllegalAction(1, "follow", "the 5H does not follow")
-    assert error_text(tr, repr(illegal)) == tr("fault_error_illegal", detail=str(illegal))
+    quoted = tr("fault_error_words", text=str(illegal))
+    assert error_text(tr, repr(illegal)) == tr("fault_error_illegal", detail=quoted)
 
 
 @pytest.mark.parametrize("lang", ["en", *LANGS])

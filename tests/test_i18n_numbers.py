@@ -28,8 +28,8 @@ def test_a_translator_writes_a_number_as_its_language_does(lang: str, decimal: s
 
 
 def test_a_short_clock_is_said_with_a_decimal_comma_in_french_and_italian() -> None:
-    args = ["--turn-timeout", "12.5", "--bind", "x" * 64]  # (refused before any network)
-    for lang, clock in (("fr", "Une horloge de 12,5 s."), ("it", "Un orologio di 12,5 s.")):
+    args = ["--turn-timeout", "22.5", "--bind", "x" * 64]  # (refused before any network)
+    for lang, clock in (("fr", "Une horloge de 22,5 s."), ("it", "Un orologio di 22,5 s.")):
         result = CliRunner().invoke(main, ["host", "--lang", lang, *args], env={"P2PCARDS_LANG": None})
         assert result.exit_code == 2, result.output
         assert clock in " ".join(result.stderr.split()), result.stderr

@@ -222,11 +222,24 @@ def test_each_tls_words_and_each_common_reason_is_said_in_the_language(lang: str
 
 
 @pytest.mark.parametrize("lang", ["en", *LANGS])
-def test_a_reason_the_catalogs_do_not_hold_is_shown_as_openssl_said_it(lang: str) -> None:
+def test_a_reason_the_catalogs_do_not_hold_is_quoted_as_openssl_said_it(lang: str) -> None:
+    """A reason no notice says is OpenSSL's own words: in English as they are (as before, and
+    so in what a seat signs), in French and Italian quoted in a sentence of the language, live
+    and read back from a transcript alike."""
+    from p2pcards.ui.problems import link_text
+
     tr = Translator(lang)
     assert tls_reason("SOME_NEW_REASON") == "some new reason"
     said = tr.said(Notice("tls_failed", why=tls_reason("SOME_NEW_REASON")))
-    assert said == tr("tls_failed", why="some new reason")
+    quoted = "some new reason" if lang == "en" else tr("openssl_said", reason="some new reason")
+    assert said == tr("tls_failed", why=quoted), said
+    if lang != "en":
+        assert "OpenSSL" in quoted and said.count("some new reason") == 1, said
+    for key in ("tls_failed", "tls_lost"):  # (a seat judged gone signs it in English)
+        signed = str(Notice(key, why=tls_reason("SOME_NEW_REASON")))
+        assert link_text(tr, signed) == tr(key, why=quoted), link_text(tr, signed)
+    assert str(tls_reason("TLSV1_UNRECOGNIZED_NAME")) == "tlsv1 unrecognized name"
+    assert tr.said(tls_reason("TLSV1_UNRECOGNIZED_NAME")) == tr("ssl_tlsv1_unrecognized_name")
     assert tr.said(Notice("tls_failed", why=tls_reason("WRONG_VERSION_NUMBER"))) == tr(
         "tls_failed", why=tr("ssl_wrong_version_number")
     )

@@ -27,6 +27,7 @@ from p2pcards.games.neuf.bots import NeufRandomBot
 from p2pcards.games.neuf.rules import NeufRules
 from p2pcards.games.nines.adapter import NinesTable as Table
 from p2pcards.games.nines.rules import NinesRules
+from p2pcards.protocol import faults
 from p2pcards.protocol.audit import audit_bytes
 from p2pcards.protocol.core import continuation_id
 from p2pcards.protocol.events import Continued
@@ -786,7 +787,7 @@ def test_a_seat_silent_on_the_old_table_after_going_on_without_another(reached: 
     assert tables[3].gone_on_without() == {2: {1}}
     assert 1 in tables[3].waiting_for and len(tables[3].tables) == 1
     result = RunResult("running")
-    _time_out(tables[3], 60.0, False, result, {2} if reached == "through a relay" else set())
+    _time_out(tables[3], 60.0, 60.0, False, result, {2} if reached == "through a relay" else set())
     failure = tables[3].failure
     assert failure is not None
     if reached == "directly":
@@ -810,7 +811,7 @@ def test_a_timeout_on_the_first_step_of_a_table_that_goes_on_blames_nobody() -> 
     assert len(tables[0].tables) == 2 and tables[0].step == 0  # alone on the new table's step 0
     assert all(len(tables[s].tables) == 1 for s in (1, 2))
     result = RunResult("running")
-    _time_out(tables[0], 60.0, False, result)
+    _time_out(tables[0], 60.0, 60.0, False, result)
     failure = tables[0].failure
     assert failure is not None and failure.peer is None and result.blamed == (), failure
     assert "did not go on without p3 within 60 s" in failure.problem and "cannot tell" in failure.problem
@@ -916,6 +917,30 @@ def test_a_record_of_a_table_that_may_continue_this_one_is_held_only_if_its_seat
     assert not tables[0]._ahead
     err = tables[0].current.failure
     assert err is not None and err.peer == 2, err
+    from p2pcards.ui.i18n import Translator
+    from p2pcards.ui.problems import problem_text
+
+    # Said as what it is: a record in the name of a seat that did not sign it (of the match, not
+    # of "another game"), which blames who sent it, never the seat it names.
+    name = tables[0].roster[0].name
+    assert err.problem == faults.SENT_FORGED_NEXT.format(step=5, name=name), err.problem
+    for lang in ("fr", "it"):
+        said = problem_text(Translator(lang), err.problem)
+        assert said == Translator(lang)("fault_sent_forged_next", step="5", name=name), said
+
+
+def test_a_record_of_a_table_that_may_continue_this_one_by_a_seat_not_there_blames_who_sent_it() -> None:
+    """A record by a seat number the table continuing this one does not have (three seats are
+    left without seat 1: 0, 1 and 2) is no record of that table: whoever sent it is blamed."""
+    tables = sittings(4, SHORT_RULES, 3)
+    net = LocalNetwork(tables, rng=random.Random(3))
+    net.start()
+    gid = continuation_id(tables[0].current.game_id, (1,))
+    with pytest.raises(RemoteProtocolError):
+        tables[0].receive_frame(3, _continuation_record(gid, 3, 5, None))
+    err = tables[0].current.failure
+    assert err is not None and err.peer == 3, err
+    assert err.problem == faults.SENT_NOT_AT_NEXT.format(step=5, seat=3), err.problem
 
 
 def test_what_one_seat_has_held_ahead_at_the_tables_that_may_continue_this_one_is_bounded() -> None:

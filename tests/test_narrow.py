@@ -212,3 +212,60 @@ def test_the_fingerprint_line_stays_one_line_where_it_fits() -> None:
     said = Translator("en")("fingerprint", fingerprint="6920 8765 4806")
     assert fingerprint_line(said, "6920 8765 4806", 79) == said
     assert fingerprint_line(said, "6920 8765 4806", 30) == "Table fingerprint:\n  6920 8765 4806"
+
+
+# ---------------------------------------------------------------------------
+# the score table, and a file's path
+
+
+def _final_scores(out: str, lang: str, players: int) -> tuple[list[str], bool]:
+    """The last score table of ``out``, from its heading to its totals, and whether it is
+    stacked (its totals a line a player under their label) rather than in columns."""
+    total = Translator(lang)("row_total")
+    lines = out.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("── "))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith(total))
+    stacked = lines[end].strip() == total
+    return lines[start : end + 1 + (players if stacked else 0)], stacked
+
+
+@pytest.mark.parametrize("columns", [20, 30, 39])
+@pytest.mark.parametrize("game", ["nines", "neuf"])
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+def test_a_score_table_too_wide_for_the_terminal_is_stacked_not_folded(
+    columns: int, game: str, lang: str
+) -> None:
+    """At 20 columns four players' columns folded inside their rows (a total under the wrong
+    name). Where the columns do not fit, each hand, then the totals, is a line, followed by a
+    line a player: the player's name and points side by side, whatever the width."""
+    rule = {"nines": "target=30", "neuf": "start=6"}[game]
+    args = ["play", "--game", game, "--offline", "--seed", "3", "--watch", "--delay", "0", "--lang", lang,
+            "--rule", rule]  # fmt: skip
+    out = CliRunner().invoke(main, args, env={"COLUMNS": str(columns)}).output
+    names = ["Alice", "Bob", "Carol", "Dave"][: 4 if game == "nines" else 3]
+    table, stacked = _final_scores(out, lang, len(names))
+    assert all(visible_len(line) <= columns for line in table), table
+    assert not [line for line in table if re.match(r" +[-+\d(]", line)], table  # (no row folded)
+    if stacked:
+        for name, line in zip(names, table[-len(names) :], strict=True):
+            assert re.fullmatch(rf"  {name} +-?\d+", line.rstrip()), table
+    else:  # (the columns fit: the totals on one line)
+        assert columns >= 30 and len(re.findall(r"-?\d+", table[-1])) == len(names), table
+
+
+@pytest.mark.parametrize("columns", [12, 20, 30])
+def test_a_files_path_wider_than_the_terminal_is_broken_after_its_separators(columns: int) -> None:
+    """The terminal cut a transcript's path anywhere (``/tmp/ux13home/tran`` / ``scripts/...``):
+    it is broken after its separators instead, its pieces one under the other, never wider
+    than the terminal, and read one after the other they are the path."""
+    path = "/home/someone/.local/share/p2pcards/transcripts/nines-2026-12-07-031cce6769b5-s0.p2pt"
+    said = Translator("en")("transcript_saved", path=path)
+    lines = fold_narrow(said, columns).split("\n")
+    assert all(visible_len(line) <= columns for line in lines), lines
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("/home"))
+    assert "".join(line.strip() for line in lines[start:]) == path, lines
+    assert lines[start].startswith("  /home/"), lines
+    if columns >= 20:
+        assert any(line.strip().endswith("transcripts/") for line in lines), lines  # (a name whole)
+    record = fold_narrow(Translator("en")("record_written", path=path), columns).split("\n")
+    assert all(visible_len(line) <= columns for line in record), record

@@ -919,12 +919,13 @@ def replace_clock(ch: object, clock: list[object]) -> object:
 
 @pytest.mark.parametrize(("reason", "message", "fr"), [
     ("name-taken", "whatever the host wrote", "l'hôte refuse : ce nom est déjà pris à cette table"),
-    ("gremlins", "go away", "l'hôte refuse : go away"),
+    ("gremlins", "go away", "l'hôte refuse, en ses propres termes : « go away »"),
 ])  # fmt: skip
 def test_a_refusal_is_said_by_its_reason_in_the_players_language(
     monkeypatch: pytest.MonkeyPatch, reason: str, message: str, fr: str
 ) -> None:
-    """A known reason is said in the joiner's words (not the host's); another keeps the host's text."""
+    """A known reason is said in the joiner's words (not the host's); another quotes the host's
+    text in a sentence of the joiner's language."""
 
     async def refused(link: object, timeout: float) -> Refused:
         return Refused(reason=reason, message=message)
@@ -934,4 +935,4 @@ def test_a_refusal_is_said_by_its_reason_in_the_players_language(
         trio.run(session._expect, None, 1.0, Refused)
     assert caught.value.reason == reason
     assert _said(caught.value, Translator("fr")) == fr
-    assert str(caught.value).startswith("the host refused: ")
+    assert str(caught.value).startswith("the host refused")

@@ -74,7 +74,7 @@ def test_a_seat_resumes_a_match_that_went_on_without_a_player(tmp_path: Path) ->
     import time
 
     code = new_code()
-    clock = ["--turn-timeout", "5", "--step-timeout", "5"]
+    clock = ["--turn-timeout", "5", "--step-timeout", "5", "--short-clocks"]
     with processes(tmp_path) as procs:
         host, port = start_host(
             procs,

@@ -639,6 +639,41 @@ def test_a_folded_row_keeps_its_columns() -> None:
     assert all(visible_len(line) <= 55 for line in lines), lines
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "it"])
+@pytest.mark.parametrize(
+    ("option", "value", "least"),
+    [("--turn-timeout", "1", 15), ("--step-timeout", "2", 10), ("--grace", "9.5", 10)],
+)
+def test_a_host_cannot_set_a_clock_too_short_to_play_by(
+    option: str, value: str, least: int, lang: str
+) -> None:
+    """The command line refuses a clock under the least a person plays by (a turn of 15 s, the
+    other steps and the grace 10 s), saying why and how long it may be, in the player's
+    language; the wire still takes 1 s to a day from a host (protocol.md), and so does the
+    hidden --short-clocks of the tests."""
+    from p2pcards.cli.network import CLOCK_MINIMUMS, MAX_CLOCK
+    from p2pcards.net.pacing import QUICK
+    from p2pcards.say import Number
+    from p2pcards.ui.i18n import Translator
+
+    tr = Translator(lang)
+    name = option[2:].replace("-", "_")
+    assert CLOCK_MINIMUMS[name] == least and CLOCK_MINIMUMS["step_timeout"] == QUICK
+    args = ["host", "--lang", lang, option, value, "--bind", "x" * 64]  # (no DNS name: refused, no network)
+    result = CliRunner().invoke(main, args, env={"P2PCARDS_LANG": None})
+    assert result.exit_code == 2, result.output
+    most = Number(MAX_CLOCK, ",d")
+    said = tr(f"clock_too_short_{name}", seconds=Number(float(value)), least=least, most=most)
+    shown = " ".join(result.stderr.split())
+    assert " ".join(tr("click_invalid_value_for", name=f"'{option}'", message=said).split()) in shown, shown
+    helped = CliRunner().invoke(main, ["host", "--help"], env={"COLUMNS": "200"}).output
+    assert f"{least}<=x<={MAX_CLOCK}]" in helped.split(option, 1)[1].split("\n  -", 1)[0], helped
+    for allowed in ([option, str(least)], [option, value, "--short-clocks"]):
+        args = ["host", "--lang", lang, *allowed, "--bind", "x" * 64]
+        result = CliRunner().invoke(main, args, env={"P2PCARDS_LANG": None})
+        assert result.exit_code == 2 and option not in result.stderr, result.stderr  # (the address's error)
+
+
 @pytest.mark.parametrize(
     ("clock", "warned"),
     [

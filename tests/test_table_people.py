@@ -208,7 +208,8 @@ def test_a_player_whose_clock_runs_out_leaves_and_the_others_play_on(tmp_path: P
     """Ann's prompt shows the time left on the table's clock (8 s, as the host set it).
     She does not answer: when it runs out she is told so and leaves, signed, and Hal
     and Bob play the match out without her; their transcripts say why she left."""
-    with table_with_ann(tmp_path, clock=("--turn-timeout", "8"), bob_at_a_terminal=True) as table:
+    clock = ("--turn-timeout", "8", "--short-clocks")  # (under the least a host may set: a test's)
+    with table_with_ann(tmp_path, clock=clock, bob_at_a_terminal=True) as table:
         prompt = table.ann.before + table.ann.after  # type: ignore[attr-defined]
         table.ann.expect(pexpect.EOF, timeout=30)  # type: ignore[attr-defined]
         status = close_human(table.ann)

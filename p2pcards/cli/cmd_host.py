@@ -12,7 +12,7 @@ import click
 
 from p2pcards.cli.cmd_play import _PLAY_RULES_EPILOG, _PLAY_RULES_HELP
 from p2pcards.cli.group import _language, _Localized, _said
-from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node
+from p2pcards.cli.network import _DISCOVERY_PORT, NODE_EXIT_CODES, _network_options, _run_node, check_clocks
 from p2pcards.games.base import folder_names
 from p2pcards.say import Number
 
@@ -189,6 +189,7 @@ def host(
     if players is None:
         players = 4 if spec.max_players >= 4 else spec.max_players
     tr = Translator(_language(opts["lang"]))
+    check_clocks(opts, tr)
     try:
         check_players(spec, players, tr)
     except UsageError as e:

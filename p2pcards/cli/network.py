@@ -27,6 +27,17 @@ MAX_CLOCK = 86_400
 """``p2pcards.protocol.messages.MAX_CLOCK`` (a test keeps them equal): the longest timeout the
 others accept. Written here so that ``p2pcards --help`` does not load the message schemas."""
 
+MIN_TURN = 15
+"""The shortest turn a host may set on the command line: time for a person to read the table
+and choose a move (the others accept any clock from 1 s: ``MIN_CLOCK`` on the wire)."""
+MIN_STEP = 10
+"""The shortest clock a host may set for the other steps: ``net.pacing.QUICK``, the time a
+program's answer may take across the internet before it counts as late."""
+MIN_GRACE = 10
+"""The shortest grace a host may set: time for a broken connection to be dialled again."""
+CLOCK_MINIMUMS = {"turn_timeout": MIN_TURN, "step_timeout": MIN_STEP, "grace": MIN_GRACE}
+"""The least each clock option of ``host`` takes (``--short-clocks``, hidden, lifts them for tests)."""
+
 if TYPE_CHECKING:  # imported where used: a command loads only what it runs
     from p2pcards.crypto.identity import Identity
     from p2pcards.errors import JoinRefused
@@ -52,6 +63,22 @@ _DISCOVERY_PORT = click.option(
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
+class _HostClock(click.FloatRange):
+    """A clock of the host's: 1 s to a day, as every seat takes it, its help showing the least
+    a host may set (:func:`check_clocks` refuses less, unless the hidden ``--short-clocks``)."""
+
+    def __init__(self, least: int) -> None:
+        super().__init__(1, MAX_CLOCK)
+        self.least = least
+
+    def _describe_range(self) -> str:
+        return f"{self.least}<=x<={MAX_CLOCK}"
+
+
+def _clock_type(name: str, hidden: bool) -> click.FloatRange:
+    return click.FloatRange(1, MAX_CLOCK) if hidden else _HostClock(CLOCK_MINIMUMS[name])
+
+
 def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
     """The table's clock. Only the host's counts: a joiner plays by the clock the host
     announces, and a resumed seat by its journal's. ``join`` and ``resume`` still accept the
@@ -59,30 +86,51 @@ def _clock_options(*, hidden: bool) -> list[Callable[[Command], Command]]:
     return [
         click.option(
             "--turn-timeout",
-            type=click.FloatRange(1, MAX_CLOCK),
+            type=_clock_type("turn_timeout", hidden),
             default=600,
             show_default=True,
             hidden=hidden,
-            help="Seconds for a turn (every seat plays by the host's clock).",
+            help="Seconds for a turn, 15 or more (every seat plays by the host's clock).",
         ),
         click.option(
             "--step-timeout",
-            type=click.FloatRange(1, MAX_CLOCK),
+            type=_clock_type("step_timeout", hidden),
             default=60,
             show_default=True,
             hidden=hidden,
-            help="Seconds for any other step (shuffles, key reveals).",
+            help="Seconds for any other step (shuffles, key reveals), 10 or more.",
         ),
         click.option(
             "--grace",
-            type=click.FloatRange(1, MAX_CLOCK),
+            type=_clock_type("grace", hidden),
             default=120,
             show_default=True,
             hidden=hidden,
-            help="Seconds a player whose connection broke has to come back; then the others play on "
-            "without them (at a table of two, the match ends).",
+            help="Seconds a player whose connection broke has to come back, 10 or more; then the others "
+            "play on without them (at a table of two, the match ends).",
+        ),
+        click.option(
+            "--short-clocks",
+            is_flag=True,
+            hidden=True,
+            help="Let the host set clocks under the least a person plays by (tests of the clocks).",
         ),
     ]
+
+
+def check_clocks(opts: dict[str, Any], tr: Any) -> None:
+    """Refuse, as a mistake on the command line, a clock shorter than a host may set
+    (:data:`CLOCK_MINIMUMS`), in one sentence that says why and how long it may be."""
+    if opts.get("short_clocks"):
+        return
+    from p2pcards.say import Number
+
+    for name, least in CLOCK_MINIMUMS.items():
+        seconds = opts[name]
+        if seconds < least:
+            most = Number(MAX_CLOCK, ",d")
+            said = tr(f"clock_too_short_{name}", seconds=Number(seconds), least=least, most=most)
+            raise click.BadParameter(said, param_hint=f"'--{name.replace('_', '-')}'")
 
 
 def _network_options(*, host: bool, resume: bool = False) -> Callable[[Command], Command]:
@@ -186,9 +234,11 @@ def _renamed_when_taken(
 def _run_node(kind: str, run: Callable[[NodeConfig], Awaitable[Outcome]], *, name: str | None,
               bot: str | None, transcript: str | None, lang: str | None,
               turn_timeout: float, step_timeout: float, grace: float, bind: str,
-              port: int, no_port_mapping: bool, seat_key: bytes | None = None) -> None:  # fmt: skip
+              port: int, no_port_mapping: bool, short_clocks: bool = False,
+              seat_key: bytes | None = None) -> None:  # fmt: skip
     """Set up identity, name, terminal and deciders, then run ``run(config)`` under trio.
-    ``seat_key``: a journal's seat is resumed with the identity kept here under that key."""
+    ``seat_key``: a journal's seat is resumed with the identity kept here under that key
+    (``short_clocks``: checked by ``host`` already, see :func:`check_clocks`)."""
     import random
     from pathlib import Path
 

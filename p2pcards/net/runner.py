@@ -1179,7 +1179,8 @@ class _Match:
                 if over:
                     relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
                     allowance = lateness_allowance(self.timeouts.step)
-                    _time_out(table, now - self.started, False, self.result, relayed, late=(over, allowance))
+                    waited = now - self.started
+                    _time_out(table, waited, self.wait, False, self.result, relayed, late=(over, allowance))
                 return
             if now < min(self.notice, self.ask_at, trial_ends):
                 return  # (woke to look at the paths only)
@@ -1206,7 +1207,8 @@ class _Match:
             return  # every peer silent: the wait goes on until that shows this node cut off
         # Live peers are heard every WAIT_NOTICE seconds (their needs and heartbeats).
         relayed = {p for p, lk in links.items() if isinstance(lk, RelayedLink)}
-        _time_out(table, now - self.started, deaf, self.result, relayed, refused=self._refused(self.started))
+        refused = self._refused(self.started)
+        _time_out(table, now - self.started, self.wait, deaf, self.result, relayed, refused=refused)
 
     async def _read(self, now: float, peer: int, source: Any, item: Any, held: bool = False) -> None:
         """One item from the channel: a new link, a peer that stayed away, or a frame
@@ -1577,6 +1579,7 @@ def _systems_answer(links: dict[int, PeerLink], seats: Collection[int]) -> bool:
 def _time_out(
     table: Sitting,
     waited: float,
+    clock: float,
     deaf: bool,
     result: RunResult,
     relayed: Collection[int] = (),
@@ -1584,6 +1587,10 @@ def _time_out(
     refused: str = "",
 ) -> None:
     """The step's time ran out: stop the table, blaming only what this node can tell.
+
+    ``waited``: the seconds this node waited in the step; ``clock``: the step's own clock, as
+    the table agreed it (a turn's, said to name a seat for its turn: the wait adds
+    ``LEAVE_WAIT`` and the time a seat away was given).
 
     ``refused``: the seats whose systems refused this node's dials in this step, named (their
     programs ended): if this node heard from nobody, it says so rather than that its own
@@ -1658,4 +1665,5 @@ def _time_out(
         if late is not None:
             said = SLOW_ANSWER
         allowance = "" if late is None else f"{late[1]:g}"
-        table.blame(direct[0], said.format(names=silent_names, seconds=f"{waited:.0f}", allowance=allowance))
+        seconds = f"{clock:g}" if said is SILENT_PLAY else f"{waited:.0f}"
+        table.blame(direct[0], said.format(names=silent_names, seconds=seconds, allowance=allowance))

@@ -781,21 +781,23 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except trio.TooSlowError:
         raise PeerUnreachable(Notice("notice_host_silent")) from None
     if isinstance(msg, Refused):
-        why = refusal(msg.reason, name) or _host_words(msg)
-        raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why))
+        why = refusal(msg.reason, name)
+        raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why) if why else _host_words(msg))
     if not isinstance(msg, kinds):
         raise PeerUnreachable(Notice("notice_host_unexpected", kind=msg.TYPE))
     return msg
 
 
-def _host_words(msg: Refused) -> str:
-    """A refusal said in the host's words (its reason has no notice). A protocol error a
+def _host_words(msg: Refused) -> Notice:
+    """A refusal whose reason has no notice, said in the host's words. A protocol error a
     p2pcards host writes (``PROTOCOL_ERROR`` and what was wrong with what this node sent: a
     SPAKE2 message it could not use, a message out of turn) is said in the player's language
-    where a template made it; any other words as they are."""
+    where a template made it; any other words are quoted as the host's, in a sentence of the
+    player's language."""
     if msg.reason == Reason.PROTOCOL and msg.message.startswith(PROTOCOL_ERROR):
-        return Notice("notice_host_protocol_error", why=WireSaid(msg.message[len(PROTOCOL_ERROR) :]))
-    return msg.message
+        why = Notice("notice_host_protocol_error", why=WireSaid(msg.message[len(PROTOCOL_ERROR) :]))
+        return Notice("notice_host_refused", why=why)
+    return Notice("notice_host_refused_words", words=msg.message)
 
 
 async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _LobbyWait) -> SessionInfo:

@@ -58,7 +58,10 @@ HEARD_NOBODY_REFUSED = (
 STOPPED_BEFORE = "{names} stopped before step {step}; this node cannot tell why"
 
 
-SILENT_PLAY = "timed out: {names} did not play within {seconds} s"
+SILENT_PLAY = "timed out: the table's turn clock of {seconds} s ran out, and {names} neither played nor left"
+"""A seat named for its turn: ``seconds`` is the turn clock the table agreed (the host's), not
+the time waited, which adds ``LEAVE_WAIT`` for the seat's signed leave (the seat's own node
+leaves, signed, when its clock runs out: only one that neither plays nor leaves is named)."""
 
 
 SILENT_ANSWER = "timed out: {names} did not answer within {seconds} s"

@@ -33,6 +33,14 @@ RECORD_NOT_IN_ROSTER = "record by seat {seat}, not in the roster"
 RECORD_AFTER_END = "record for step {step} after the match ended"
 SENT_NOT_AT_TABLE = "sent a record by seat {seat}, which is not at this table"
 SENT_ANOTHER_GAME = "sent a record of another game"
+SENT_FORGED_NEXT = (
+    "sent a forged record: one for step {step} of a table that may continue this one, in the name"
+    " of {name}, who did not sign it"
+)
+SENT_NOT_AT_NEXT = (
+    "sent a record for step {step} of a table that may continue this one, by seat {seat}, which is"
+    " not at that table"
+)
 BAD_SIGNATURE = "bad signature: its record for step {step} is not validly signed by seat {seat}"
 FORWARDED_BAD_SIGNATURE = (
     "bad signature: passed on a record for step {step} that is not validly signed by seat {seat}"
@@ -245,8 +253,10 @@ FAULT_WORDS: dict[str, str] = {
     "fault_or": "or",
     "fault_seats": "seats {seats}",
     **dict(ERROR_KINDS.values()),
+    "fault_error_words": "{text}",
 }
 """The English the interface's catalogs translate: the templates, the word between the
 kinds of :data:`WRONG_RECORD`'s ``kinds``, the seats (more than one) a problem not
-listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``), and
-the words for the program's own errors (:data:`ERROR_KINDS`)."""
+listed blames (:data:`UNLISTED_BLAME`'s ``blamed``: ``seat 3``, ``seats 1 and 2``), the
+words for the program's own errors (:data:`ERROR_KINDS`), and the text of such an error that
+no template made, as it is in English and quoted as the program's own words elsewhere."""

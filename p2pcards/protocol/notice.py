@@ -60,6 +60,7 @@ NOTICES: dict[str, str] = {
     "notice_discovery_ipv4": "it works over IPv4, and --bind {bind} is not an IPv4 address",
     "notice_unreachable_host": "cannot reach the host at {where} ({why})",
     "notice_host_refused": "the host refused: {why}",
+    "notice_host_refused_words": 'the host refused, in its own words: "{words}"',
     "notice_host_protocol_error": "protocol error: {why}",
     "notice_still_busy": "{why} (still busy after {seconds} s of retries)",
     "notice_host_unreadable": "the host sent something unreadable ({why})",
@@ -230,6 +231,8 @@ TLS_REASONS = (
     "SSLV3_ALERT_CERTIFICATE_REVOKED",
     "TLSV1_ALERT_UNKNOWN_CA",
     "APPLICATION_DATA_AFTER_CLOSE_NOTIFY",
+    "TLSV1_UNRECOGNIZED_NAME",
+    "TLSV1_ALERT_NO_APPLICATION_PROTOCOL",
 )
 """The reasons OpenSSL gives most for a TLS failure (``ssl.SSLError.reason``): each is a
 notice, ``ssl_`` and the reason in lower case, whose English is what was shown before (the
@@ -237,6 +240,9 @@ reason in lower case, in words: ``wrong version number``); another reason is sho
 English (:func:`tls_reason`)."""
 
 NOTICES.update({f"ssl_{reason.lower()}": reason.lower().replace("_", " ") for reason in TLS_REASONS})
+NOTICES["openssl_said"] = "{reason}"
+"""Another reason of OpenSSL's, as it says it (in lower case, in words): in English the reason
+alone, as before; in another language a sentence that quotes it as OpenSSL's own words."""
 
 
 LINK_WORDS = (
@@ -254,9 +260,10 @@ against these to say it in the player's language (``ui.problems.link_text``)."""
 def tls_reason(reason: str) -> str:
     """What TLS said (``reason``: an ``ssl.SSLError``'s reason, or its type's name when it has
     none) in words: a notice to be said in the player's language when it is one of
-    :data:`TLS_REASONS`, else the reason in lower case, as it is."""
+    :data:`TLS_REASONS`, else the reason in lower case, as it is, quoted in the player's
+    language as OpenSSL's (``openssl_said``)."""
     key = f"ssl_{reason.lower()}"
-    return Notice(key) if key in NOTICES else reason.lower().replace("_", " ")
+    return Notice(key) if key in NOTICES else Notice("openssl_said", reason=reason.lower().replace("_", " "))
 
 
 class Notice(str):

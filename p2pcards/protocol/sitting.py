@@ -76,6 +76,7 @@ class Sitting:
         self._failure: tuple[RemoteProtocolError, RemoteProtocolError] | None = None
         self._without_me: dict[bytes, set[int]] = {}  # table -> seats that went on without this one
         self._ids: dict[bytes, dict[bytes, tuple[int, ...]]] = {}  # table id -> continuation id -> seats
+        self._forged: str | None = None  # what a frame being routed held that its seat did not sign
         self._verified: set[bytes] = set()  # signatures of held continue records found valid
         self.left_alone: tuple[str, str] | None = None
         """(name, reason) of the seat whose signed leave left this one with nobody to play on
@@ -245,6 +246,7 @@ class Sitting:
         if index is None:
             return
         routed = self._route(frame)
+        self._blame_forged(index)
         if routed is not None:
             self.current.receive_frame(index, routed)
         self._follow_leaves()
@@ -254,6 +256,7 @@ class Sitting:
         if r is None or o is None:
             return
         routed = self._route(frame)
+        self._blame_forged(r)
         if routed is not None:
             self.current.receive_relayed(r, o, routed)
         self._follow_leaves()
@@ -300,12 +303,32 @@ class Sitting:
             self._pushed_out(rec, base, gone)
         else:
             key = self._signed_there(rec, base, gone)
-            if key is None:
-                return True  # not signed by the seat it names there: the table blames who sent it
+            if key is None:  # not signed by the seat it names there: whoever sent it is blamed
+                self._forged = self._forged or self._forged_problem(rec, base, gone)
+                return False
             if self._ahead_by.get(key, 0) < MAX_QUEUED:  # (an honest seat is never that far ahead)
                 self._ahead_by[key] = self._ahead_by.get(key, 0) + 1
                 self._ahead.setdefault(gid, []).append(rec)
         return False
+
+    def _forged_problem(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> str:
+        """What a record of the table continuing ``self.tables[base]`` without ``gone`` is,
+        when the seat it names there did not sign it (or no seat is there by its number)."""
+        others = [p for s, p in enumerate(self.tables[base].roster) if s not in gone]
+        r = rec.record
+        if not 0 <= r.seat < len(others):
+            return faults.SENT_NOT_AT_NEXT.format(step=r.step, seat=r.seat)
+        return faults.SENT_FORGED_NEXT.format(step=r.step, name=others[r.seat].name)
+
+    def _blame_forged(self, sender: int) -> None:
+        """Blame ``sender`` (the peer that delivered it, its author or a forwarder: protocol.md
+        section 12, as section 4's rule 1 for a record of the table itself) for a record of a
+        table that may continue this one that the seat it names there did not sign, found
+        in what it sent (:meth:`_keep`): a forged record, never the fault of the seat named."""
+        problem, self._forged = self._forged, None
+        c = self.current
+        if problem is not None and c.status in ("running", "disputed"):
+            c.blame(sender, problem)
 
     def _signed_there(self, rec: SignedRecord, base: int, gone: tuple[int, ...]) -> bytes | None:
         """The key of the seat that ``rec`` names at the table continuing ``self.tables[base]``

@@ -350,6 +350,12 @@ for _cmd, _words in {
 _EN: dict[str, str] = {
     **NOTICES,
     "host_hosting": "Hosting {game} for {players} players on port {port}.",
+    "clock_too_short_turn_timeout": "a turn of {seconds} s is too short for a person to play: a host may"
+    " give a turn {least} s or more (at most {most} s).",
+    "clock_too_short_step_timeout": "a step of {seconds} s is too short for the network: a host may give"
+    " the other steps {least} s or more (at most {most} s).",
+    "clock_too_short_grace": "a grace of {seconds} s is too short to come back after a dropout: a host"
+    " may give {least} s or more (at most {most} s).",
     "host_short_clock": "(A clock of {seconds} s. A node on Linux tells a dead connection (a Wi-Fi"
     " dropout) from a frozen player within seconds, and the connection is made again. On other"
     " systems a dropout longer than the clock looks like a frozen player, who is then named and the"
@@ -539,7 +545,8 @@ _EN: dict[str, str] = {
         "have ended)"
     ),
     "problem_stopped_before": "{names} stopped before step {step}; nobody can tell from here why",
-    "problem_silent_play": "timed out: {names} did not play within {seconds} s",
+    "problem_silent_play": "timed out: the table's turn clock of {seconds} s ran out, and {names} neither"
+    " played nor left",
     "problem_silent_answer": "timed out: {names} did not answer within {seconds} s",
     "problem_slow_answer": (
         "timed out: {names} did not answer within {seconds} s, having been late {allowance} s in all"

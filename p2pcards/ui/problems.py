@@ -168,7 +168,8 @@ def error_text(tr: Translator, error: str) -> str:
     """An error's own words (a problem's ``error`` field) in the language of ``tr`` where the
     program made them: what was wrong with a peer's bytes, a rule option refused, or the
     ``repr`` of one of the program's own errors (:data:`~p2pcards.protocol.faults.ERROR_KINDS`:
-    its kind in words, its text said in turn); any other text as it is."""
+    its kind in words, its text said in turn, or quoted as the program's English where no
+    template made it); any other text as it is."""
     said = wire_text(tr, error)
     if said != error:
         return said
@@ -186,6 +187,8 @@ def error_text(tr: Translator, error: str) -> str:
             said = problem_text(tr, detail)
             if said == detail:
                 said = error_text(tr, detail)
+            if said == detail and tr.lang != "en":  # (no template made it: the program's English, quoted)
+                said = tr("fault_error_words", text=detail)
             return tr(ERROR_KINDS[found.group(1)][0], detail=said)
     return error
 
@@ -295,6 +298,10 @@ def _link_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((template_regex(NOTICES[key]), key) for key in keys)
 
 
+_TLS_SAID = frozenset({"tls_failed", "tls_lost"})
+"""The notices whose ``why`` is what TLS said: a reason of OpenSSL's that no notice says is
+quoted as its own (``openssl_said``), as a live node says it (``notice.tls_reason``)."""
+
 _ERRNO = re.compile(r"(?:.*: )?\[Errno (\d+)\] .*", re.DOTALL)
 """What the system said, as Python writes an ``OSError`` (``socket connection broken: [Errno
 104] Connection reset by peer``): said by its errno."""
@@ -308,7 +315,10 @@ def link_text(tr: Translator, text: str) -> str:
         found = pattern.fullmatch(text)
         if found is not None:
             values = found.groupdict()
-            return tr(key, **{name: link_text(tr, v) if name == "why" else v for name, v in values.items()})
+            fields = {name: link_text(tr, v) if name == "why" else v for name, v in values.items()}
+            if key in _TLS_SAID and fields.get("why") == values.get("why") and tr.lang != "en":
+                fields["why"] = tr("openssl_said", reason=values["why"])  # (OpenSSL's own words, quoted)
+            return tr(key, **fields)
     system = _ERRNO.fullmatch(text)
     if system is not None:
         return tr.system(SystemSaid(text, int(system.group(1))))

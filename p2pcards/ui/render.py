@@ -303,12 +303,52 @@ def _bar_shortened(line: str, width: int) -> str:
     return f"{head} {bar.group().strip()[:room]}{tail}" if room >= 2 else head + tail
 
 
+_PATH_PARTS = (re.compile(r"[^/\\]*[/\\]|[^/\\]+"), re.compile(r"[^-._]*[-._]|[^-._]+"))
+"""How a file's path is broken to fit a line: after its separators, then, in a name longer than
+a line, after a ``-``, ``.`` or ``_``."""
+
+
+def path_pieces(path: str, room: int, level: int = 0) -> list[str]:
+    """``path`` in pieces of at most ``room`` columns, to be shown one a line: broken after
+    its separators (``/``), a name longer than a line after its ``-``, ``.`` or ``_``, and a
+    part longer than that where the line ends. Joined, the pieces are the path."""
+    room = max(room, 1)
+    if visible_len(path) <= room:
+        return [path]
+    if level == len(_PATH_PARTS):  # no separator left: cut where the line ends
+        pieces, current = [], ""
+        for ch in path:
+            if current and visible_len(current + ch) > room:
+                pieces.append(current)
+                current = ""
+            current += ch
+        return [*pieces, current] if current else pieces
+    pieces = []
+    current = ""
+    for part in _PATH_PARTS[level].findall(path):
+        if visible_len(current + part) <= room:
+            current += part
+            continue
+        if current:
+            pieces.append(current)
+        *whole, current = path_pieces(part, room, level + 1)
+        pieces.extend(whole)
+    return [*pieces, current] if current else pieces
+
+
+def _is_path(word: str) -> bool:
+    """A word that is a file's path (a transcript's, a record's): it names a folder."""
+    return "/" in word.strip(".,;:()") or "\\" in word
+
+
 def fold_narrow(text: str, width: int) -> str:
     """``text`` laid out for :data:`MIN_WIDTH` columns or more, on a terminal of ``width``
     columns: each line that is wider is folded at spaces, never inside a word or a card, its
     continuations indented a little (up to four columns, so that words still have room); a
-    heading's bar is shortened to fit, or dropped. Only a word wider than the terminal
-    itself is left for the terminal to cut."""
+    heading's bar is shortened to fit, or dropped. A file's path wider than the terminal is
+    broken after its separators (:func:`path_pieces`), its pieces one under the other, so
+    that the terminal cuts none of it; only another word wider than the terminal itself is
+    left for the terminal to cut."""
     out: list[str] = []
     for line in text.split("\n"):
         if visible_len(line) <= width:
@@ -324,15 +364,45 @@ def fold_narrow(text: str, width: int) -> str:
             out.append(line)
             continue
         indent = " " * min(lead + 2, 4)
-        current = line[:lead] + words[0][1]
-        for spaces, word in words[1:]:
-            if visible_len(f"{current}{spaces}{word}") > width:
+        current, fresh = line[:lead], True  # (fresh: the line holds its indentation only)
+        for spaces, word in words:
+            joined = word if fresh else f"{spaces}{word}"
+            if visible_len(current + joined) <= width:
+                current, fresh = current + joined, False
+                continue
+            if not fresh:
                 out.append(current)
-                current = indent + word
+                current = indent
+            if _is_path(word) and visible_len(current + word) > width:
+                *whole, last = path_pieces(word, width - visible_len(current))
+                out.extend(current + piece for piece in whole)
+                current += last
             else:
-                current = f"{current}{spaces}{word}"
+                current += word
+            fresh = False
         out.append(current)
     return "\n".join(out).replace("\u00a0", " ")
+
+
+def stacked_scores(
+    rows: Sequence[tuple[str, Sequence[str], bool]], names: Sequence[str], width: int, style: Style
+) -> list[str]:
+    """A score table whose columns (one a player) do not fit ``width`` columns, stacked: each
+    of its ``rows`` (a hand, the totals: its label, one value a player, and whether it is in
+    bold) is its label on a line of its own, then one line a player, the name (cut to what the
+    width leaves it) and the value aligned on the right, so that a narrow terminal folds none
+    of it."""
+    wide = max((visible_len(v) for _, values, _ in rows for v in values), default=1)
+    room = max(1, width - 4 - wide)
+    named = min(NAME_WIDTH, room, max((visible_len(x) for x in names), default=1))
+    shown = [pad(cut_columns(x, named, style.ellipsis), named) for x in names]
+    lines: list[str] = []
+    for label, values, bold in rows:
+        lines.append(style.bold(label) if bold else label)
+        for name, value in zip(shown, values, strict=True):
+            line = f"  {name}  {pad_left(value, wide)}"
+            lines.append(style.bold(line) if bold else line)
+    return lines
 
 
 def pad(text: str, width: int) -> str:

@@ -40,6 +40,7 @@ from p2pcards.ui.render import (
     render_cut,
     rule_line,
     short_name,
+    stacked_scores,
     visible_len,
 )
 
@@ -318,11 +319,25 @@ def render_neuf_scores(
     tr: Translator,
     style: Style,
     title: str,
+    width: int | None = None,
 ) -> str:
-    """One row per hand: its trump, then each seat's points (tricks taken); the totals last."""
+    """One row per hand: its trump, then each seat's points (tricks taken); the totals last.
+    Where the columns do not fit ``width`` (by default the layout's: a narrow terminal's own),
+    each row is stacked instead: the hand and its trumps on a line, then a line a player."""
     col = max(9, min(NAME_WIDTH, max(visible_len(x) for x in names)) + 2)
     first = max(len(tr("col_hand")), len(tr("neuf_row_start")), len(tr("row_total"))) + 2
     second = max(6, len(tr("neuf_col_trumps")) + 2)
+    width = layout_width() if width is None else width
+    if first + second + len(names) * col > width:
+        rows: list[tuple[str, Sequence[str], bool]] = []
+        rows.append((tr("neuf_row_start"), [str(start)] * len(names), False))
+        for r in results:
+            trump = tr("neuf_nt") if r.trump is None else style.suit(r.trump)
+            label = f"{tr('col_hand')} {r.number} · {tr('neuf_col_trumps')} {trump}"
+            rows.append((label, [f"{s:+d} ({w})" for s, w in zip(r.scores, r.won, strict=True)], False))
+        rows.append((tr("row_total"), [str(t) for t in totals], True))
+        stacked = stacked_scores(rows, names, width, style)
+        return "\n".join([rule_line(title, style), *stacked, style.dim(tr("neuf_note_scores"))])
     head = pad(tr("col_hand"), first) + pad(tr("neuf_col_trumps"), second)
     head += "".join(pad_left(short_name(x, col - 1), col) for x in names)
     lines = [rule_line(title, style), style.bold(head)]

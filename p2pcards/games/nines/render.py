@@ -40,6 +40,7 @@ from p2pcards.ui.render import (
     seat_says,
     short_name,
     shorten,
+    stacked_scores,
     suit_words,
     visible_len,
 )
@@ -197,13 +198,19 @@ def render_scores(
     style: Style,
     title: str,
     before: int = 0,
+    width: int | None = None,
 ) -> str:
     """One row per hand, one column per player: penalties, then the totals. ``before``: hands
     played at an earlier table of the match (before a player left), summed up in one first
-    row, so that the rows add up to the totals."""
+    row, so that the rows add up to the totals. Where the columns do not fit ``width`` (by
+    default the layout's: a narrow terminal's own), each row is stacked instead: the hand on
+    a line, then a line a player (:func:`~p2pcards.ui.render.stacked_scores`)."""
     n = len(names)
     col = max(6, min(NAME_WIDTH, max(visible_len(x) for x in names)) + 1)
     first = max(6, len(tr("col_hand")), len(tr("row_total")), len(f"1-{before}")) + 1
+    if first + n * col > (layout_width() if width is None else width):
+        return _stacked_scores(results, names=names, totals=totals, tr=tr, style=style, title=title,
+                               before=before, width=layout_width() if width is None else width)  # fmt: skip
     head = pad(tr("col_hand"), first) + "".join(pad_left(short_name(x, col - 1), col) for x in names)
     lines = [rule_line(title, style), style.bold(head)]
     if before:
@@ -234,6 +241,47 @@ def render_scores(
         notes.append(tr("note_playoff"))
     if notes:
         lines.append(style.dim("   ".join(notes)))
+    return "\n".join(lines)
+
+
+def _stacked_scores(
+    results: Sequence[HandResult],
+    *,
+    names: Sequence[str],
+    totals: Sequence[int],
+    tr: Translator,
+    style: Style,
+    title: str,
+    before: int,
+    width: int,
+) -> str:
+    """:func:`render_scores` for a terminal too narrow for its columns: each hand, then the
+    totals, on a line, each followed by a line a player."""
+    rows: list[tuple[str, Sequence[str], bool]] = []
+    if before:
+        carried = [t - sum(r.penalties[s] for r in results) for s, t in enumerate(totals)]
+        label = "1" if before == 1 else f"1-{before}"
+        rows.append((f"{tr('col_hand')} {label}", [str(t) for t in carried], False))
+    any_out = any_playoff = False
+    for r in results:
+        label = f"{tr('col_hand')} {r.number}"
+        if r.playoff:
+            label += tr("playoff_mark")
+            any_playoff = True
+        if r.end != "out":
+            label += "  " + style.dim(tr("stall_short"))
+        cells = []
+        for s in range(len(names)):
+            out = r.end == "out" and r.out == s
+            any_out = any_out or out
+            cells.append(f"{r.penalties[s]}*" if out else f"{r.penalties[s]} ")
+        rows.append((label, cells, False))
+    rows.append((tr("row_total"), [f"{t} " for t in totals], True))
+    lines = [rule_line(title, style), *stacked_scores(rows, names, width, style)]
+    notes = [tr("note_out")] if any_out else []
+    if any_playoff:
+        notes.append(tr("note_playoff"))
+    lines.extend(style.dim(note) for note in notes)
     return "\n".join(lines)
 
 
