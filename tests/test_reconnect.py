@@ -1101,6 +1101,71 @@ async def test_a_seat_that_breaks_its_links_at_each_turn_and_comes_back_in_time_
         assert report.valid, report.problems
 
 
+async def test_a_seat_back_within_the_relay_trial_after_its_allowance_is_spent_is_gone(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Seat 0 (which dials the others again itself) drops every link as each of its turns
+    begins and comes back 8 s later, then plays. Once its allowance is spent a break gives it
+    no grace, but the others still reach for it through each other for ``RELAY_TRIAL`` (10 s),
+    in case only a link broke: there a new link of its own was taken as a return, with a whole
+    step from it, again at every turn, for the whole match. Now a link of a seat with no
+    allowance left is read, but it is no return: no time is given back to it (it plays within
+    the clocks, as anyone), and the match ends."""
+    tables, links, board = three_on_a_switchboard(NinesRules())
+    results: dict[int, RunResult] = {}
+    notices: dict[int, list[tuple[int, str, float, int]]] = {s: [] for s in tables}
+    current = {s: dict(links[s]) for s in tables}
+    breaks = 0
+    play = bot(0)
+
+    async def break_then_play(table: Table) -> object:
+        nonlocal breaks
+        board.blocked.add(0)
+        for peer in (1, 2):
+            await cut(current[0][peer], current[peer][0])
+        breaks += 1
+        await trio.sleep(8)
+        board.blocked.discard(0)
+        with trio.move_on_after(10):
+            while board.relinks < 2 * breaks:
+                await trio.sleep(0.1)
+        for peer in (1, 2):
+            pair = board.latest.get((0, peer))
+            if pair is not None:
+                current[0][peer], current[peer][0] = pair
+        return await play(table)
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            break_then_play if s == 0 else bot(s),  # type: ignore[arg-type]
+            timeouts=TIMEOUTS,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=GRACE,
+            on_link=lambda peer, what, seconds: notices[s].append((peer, what, seconds, breaks)),
+        )
+
+    with trio.fail_after(50_000):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            while any(results.get(s) is None for s in (1, 2)):
+                await trio.sleep(1)
+            nursery.cancel_scope.cancel()
+    allowance = ABSENCE_ALLOWANCE * GRACE
+    for s in (1, 2):
+        assert results[s].status == "over", (results[s], breaks)
+        said = [(what, seconds, count) for peer, what, seconds, count in notices[s] if peer == 0]
+        # Once its allowance is spent (each return was given up to a turn's clock of 120 s from
+        # its 300 s, and took 8 s), a break leaves it nothing, and it is never back from one:
+        # no time is given it again.
+        spent = [seconds for what, seconds, _ in said if what == "lost"].index(0.0)
+        lost = [n for n, (what, _, _) in enumerate(said) if what == "lost"][spent]
+        assert said[lost][2] <= allowance / 8 + 1, said[: lost + 1]
+        assert "back" not in [what for what, _, _ in said[lost:]], said[lost - 2 :]
+
+
 async def test_the_wait_shown_for_a_seat_back_during_its_turn_counts_from_its_return(
     autojump_clock: trio.testing.MockClock,
 ) -> None:

@@ -181,12 +181,15 @@ async def _relink(
     deadline: float,
     out: trio.MemorySendChannel[tuple[int, Any]],
     refused: dict[int, float],
+    pause: float = 0.0,
 ) -> None:
     """Dial ``peer`` again until a new link is up or ``deadline`` comes (it stayed away),
-    noting in ``refused`` when its system last refused the connection."""
+    noting in ``refused`` when its system last refused the connection; ``pause`` seconds
+    first (a link that ended as soon as it was made: the peer hangs up on this seat)."""
     async with out:
         last = STAYED_AWAY
         with trio.move_on_at(deadline):
+            await trio.sleep(pause)
             while True:
                 try:
                     link = await relinker.relink(peer)
@@ -407,7 +410,10 @@ class _Mesh:
         ``said`` False: a peer that announced it stops hangs up as it said, not news to the user)."""
         assert self.relinker is not None
         self.links.pop(peer, None)
-        self.linked_since.pop(peer, None)
+        since = self.linked_since.pop(peer, -math.inf)
+        # A link that ended as soon as it was made (a peer that hangs up on this seat, one that
+        # judged it gone, say) is not dialled again at once, over and over.
+        pause = RETRY if now - since < RETRY else 0.0
         grace = self.grace if not theirs else min(self.grace, self.allowance_left(peer))
         if not theirs:
             self.not_theirs.add(peer)
@@ -417,7 +423,8 @@ class _Mesh:
         if said:
             self.on_link(peer, "lost", grace)
         if self.relinker.dials(peer):
-            self.nursery.start_soon(_relink, peer, self.relinker, until, self.send.clone(), self.refused)
+            again = (peer, self.relinker, until, self.send.clone(), self.refused, pause)
+            self.nursery.start_soon(_relink, *again)
         else:  # its links come through _take_links
             self.nursery.start_soon(_stayed_away, peer, until, self.send.clone())
 
@@ -1233,11 +1240,20 @@ class _Match:
             mesh.nursery.start_soon(_turn_away, item.link, table.went_on_frame(peer))
             return
         was_away = peer in mesh.away or peer in self.trial or isinstance(links.get(peer), RelayedLink)
-        lost_at = mesh.lost_at.pop(peer, now)
-        away_for = now - lost_at
+        lost_at = mesh.lost_at.get(peer, now)
         # Its absence comes out of its allowance, unless this node was the one cut off.
         others = [s for s in table.present if s not in (peer, table.seat)]
         charged = peer not in mesh.not_theirs and mesh.theirs(peer, lost_at, others)
+        if peer in self.trial and charged and mesh.allowance_left(peer) <= 0:
+            # Away with nothing left of its allowance: a link of its own is read, but it is no
+            # return: no time is given back, in this step or later ones (its trial gives none
+            # either), or coming back just in time at every turn would stall the table.
+            mesh.adopt(peer, item.link)
+            self.returned.add(peer)
+            await _resend(table, peer, item.link, self.timeouts.step)
+            return
+        mesh.lost_at.pop(peer, None)
+        away_for = now - lost_at
         mesh.not_theirs.discard(peer)
         if charged:
             mesh.charge(peer, away_for)
