@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import socket
 from collections.abc import Callable
 
 import pytest
@@ -35,6 +36,7 @@ from p2pcards.net.session import (
     SessionInfo,
     Timeouts,
     _link_handshake,
+    form_mesh,
     join_table,
 )
 from p2pcards.protocol.lobby import Seat
@@ -334,3 +336,57 @@ async def test_a_joiner_through_a_delaying_relay_is_seated(tmp_path: object) -> 
     assert relay.connections == 1, ui.infos  # at the first try
     assert 5 * 0.8 <= took < 5 * 0.8 + 2, took
     assert lobby.refused == {} and host_ui.infos == ["ann joined from 127.0.0.1"]
+
+
+@pytest.mark.slow
+async def test_a_seat_waits_for_a_slow_link_under_way_before_it_relays_the_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seat 2 dials seat 1 through a relay that holds each chunk 0.5 s: the link's handshake
+    takes 2.5 s at seat 1, longer than seat 1 waits before it punches, and than its punch (to
+    a closed port) lasts. Seat 1 used to take the pair for relayed then, and cut the handshake
+    under way while seat 2 took the link for made: each seat saw the pair differently, and
+    the link broke at the first frame. Now seat 1 lets the handshake end first."""
+    from test_flaky_network import FlakyRelay
+
+    monkeypatch.setattr(session, "PUNCH_AFTER", 0.3)
+    monkeypatch.setattr(session, "PUNCH_WINDOW", 1.0)
+    timeouts = Timeouts(handshake=2.0, mesh=20.0, lobby=60.0)
+    ids = [Identity.generate() for _ in range(3)]
+    listeners = [await trio.open_tcp_listeners(0, host=LOCALHOST) for _ in range(2)]
+    closed = trio.socket.socket()
+    await closed.bind((LOCALHOST, 0))
+    nobody = closed.getsockname()[1]  # bound, not listening: a punch there is refused
+    uis = [RecordingUI(), RecordingUI()]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            relay = FlakyRelay(
+                listeners[0][0].socket.getsockname()[1], 3, delay=(0.5, 0.5), stall_every=10**9, breaks_at=()
+            )
+            await relay.serve(nursery)
+            roster = (
+                Seat(name="s0", key=ids[0].public_key, host="", port=0),
+                Seat(name="s1", key=ids[1].public_key, host=LOCALHOST, port=relay.port, seen=nobody),
+                Seat(
+                    name="s2",
+                    key=ids[2].public_key,
+                    host=LOCALHOST,
+                    port=listeners[1][0].socket.getsockname()[1],
+                    seen=nobody,
+                ),
+            )
+            game = os.urandom(16)
+            infos = [
+                SessionInfo(
+                    game_id=game, rules=NinesRules(), roster=roster, seat=s, punch=(socket.AF_INET, 0)
+                )
+                for s in (1, 2)
+            ]
+            async with trio.open_nursery() as mesh:
+                for i in range(2):
+                    mesh.start_soon(form_mesh, infos[i], ids[1 + i], listeners[i], uis[i], timeouts)
+            nursery.cancel_scope.cancel()
+    closed.close()
+    assert (set(infos[0].links), infos[0].relayed) == ({2}, set()), uis[0].infos
+    assert (set(infos[1].links), infos[1].relayed) == ({1}, set()), uis[1].infos
+    assert relay.connections == 1

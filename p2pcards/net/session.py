@@ -1134,6 +1134,8 @@ async def form_mesh(
             done.set()
 
     strangers = Strangers()  # (bounded as during the match)
+    under_way: set[trio.Event] = set()
+    """Handshakes of links dialled in, under way (each event set when its handshake ends)."""
     refused = 0  # links refused so far (the first few are said: a flood would fill the screen)
 
     async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
@@ -1143,6 +1145,8 @@ async def form_mesh(
             return False
         link = _lobby_link(tls.server(stream, server), _peer_host(stream))
         expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
+        ended = trio.Event()
+        under_way.add(ended)
         try:
             with strangers.one():
                 peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
@@ -1152,6 +1156,9 @@ async def form_mesh(
                 ui.info(Notice("notice_refused_link", peer=link.peer, error=_link_failure(e)))
             await link.aclose()
             return False
+        finally:
+            under_way.discard(ended)
+            ended.set()
         linked(peer, link)
         return True
 
@@ -1234,6 +1241,11 @@ async def form_mesh(
             return
         if stream is not None:
             info.punched.discard(peer)
+        # Its dial may have connected and be authenticating still, over a slow path (a link
+        # handshake takes two round trips and more): those under way end first (each within
+        # its deadline), rather than be cut when this pair goes through the host.
+        for ended in list(under_way):
+            await ended.wait()
         if peer not in info.links and peer in need:  # the other side gave up at the same moment
             through_host(peer, Notices([Notice("why_no_link"), Notice("why_punch_failed")]))
 
