@@ -390,3 +390,56 @@ async def test_a_seat_waits_for_a_slow_link_under_way_before_it_relays_the_pair(
     assert (set(infos[0].links), infos[0].relayed) == ({2}, set()), uis[0].infos
     assert (set(infos[1].links), infos[1].relayed) == ({1}, set()), uis[1].infos
     assert relay.connections == 1
+
+
+async def test_a_joiner_sends_a_fresh_syn_every_second_while_the_host_does_not_answer(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a lossy path the first SYNs are lost: the system would send the next after 1, 3 and
+    7 s, and a connection whose SYN was sent again starts slower. A fresh attempt starts each
+    second beside those still waiting; the first that connects is used, the others dropped."""
+    from p2pcards.net import dial
+
+    started: list[float] = []
+    connected = object()
+
+    async def lossy(sock: trio.socket.SocketType, address: tuple[str, int]) -> object:
+        started.append(trio.current_time())
+        try:
+            if len(started) <= 2:  # these SYNs (and every one sent again) are lost
+                await trio.sleep_forever()
+            await trio.sleep(0.05)  # the third gets through
+            return connected
+        finally:
+            sock.close()
+
+    monkeypatch.setattr(dial, "_connect", lossy)
+    begin = trio.current_time()
+    with trio.fail_after(10):
+        assert await dial.open_reusable(LOCALHOST, 7777) is connected
+    assert [round(t - begin, 2) for t in started] == [0.0, 1.0, 2.0]
+
+
+async def test_a_joiner_whose_connection_is_refused_stops_at_once(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal is an answer (nothing listens there: the host has left), whichever attempt
+    gets it: no more fresh attempts."""
+    from p2pcards.net import dial
+
+    started: list[float] = []
+
+    async def refusing(sock: trio.socket.SocketType, address: tuple[str, int]) -> object:
+        started.append(trio.current_time())
+        try:
+            if len(started) == 1:
+                await trio.sleep_forever()  # a lost SYN
+            raise ConnectionRefusedError(111, "Connection refused")
+        finally:
+            sock.close()
+
+    monkeypatch.setattr(dial, "_connect", refusing)
+    begin = trio.current_time()
+    with trio.fail_after(10), pytest.raises(ConnectionRefusedError):
+        await dial.open_reusable(LOCALHOST, 7777)
+    assert trio.current_time() - begin == pytest.approx(1.0) and len(started) == 2
