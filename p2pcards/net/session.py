@@ -781,6 +781,8 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
             why = message_of(e)
             if slow and _broke(e):  # the host's deadline, most likely: said with the time it took
                 why = Notice("notice_host_hung_up_late", seconds=Number(took, ".0f"))
+            elif slow and isinstance(e, JoinRefused):  # (its words say the path is slow: said once)
+                why = Notice("notice_host_gave_up")
             if isinstance(e, LostInLobby):
                 rejoin_until = trio.current_time() + REJOIN_FOR  # from the last time it was seated
             if rejoin_until is not None:

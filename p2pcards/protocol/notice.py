@@ -89,6 +89,7 @@ NOTICES: dict[str, str] = {
     "notice_join_slow_retry": "the handshake with the host was too slow ({why}): trying again",
     "notice_path_too_slow": "could not join the host at {where}: the network path to it is too slow or"
     " loses too many packets ({why})",
+    "notice_host_gave_up": "the host gave up waiting for a step of the handshake",
     "notice_host_hung_up_late": "the host closed the connection after {seconds} s, before the handshake"
     " was done",
     "notice_host_silent_after_code": "no answer from the host within {seconds} s of proving the code",
