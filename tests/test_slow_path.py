@@ -18,6 +18,7 @@ import math
 import os
 import socket
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import trio
@@ -48,9 +49,17 @@ SLOW = Timeouts(handshake=10.0, lobby=3600.0)
 class _Late(trio.abc.SendStream):
     """One direction of a slow path: what is sent arrives ``delay`` seconds later, in order."""
 
-    def __init__(self, out: trio.abc.SendStream, delay: float, nursery: trio.Nursery) -> None:
+    def __init__(
+        self,
+        out: trio.abc.SendStream,
+        delay: float,
+        nursery: trio.Nursery,
+        lost: Callable[[], bool] | None = None,
+    ) -> None:
         self.out = out
         self.delay = delay
+        self.lost = lost or (lambda: False)
+        """Whether what is due now is lost on the way (a path that stops carrying one way)."""
         self._send, receive = trio.open_memory_channel[tuple[float, bytes]](math.inf)
         nursery.start_soon(self._carry, receive)
 
@@ -58,6 +67,8 @@ class _Late(trio.abc.SendStream):
         async with receive:
             async for due, data in receive:
                 await trio.sleep_until(due)
+                if self.lost():  # (its end too)
+                    continue
                 if not data:
                     await self.out.aclose()
                     return
@@ -80,12 +91,15 @@ class _Late(trio.abc.SendStream):
         await self._send.aclose()
 
 
-def slow_pair(nursery: trio.Nursery, delay: float) -> tuple[trio.StapledStream, trio.StapledStream]:  # type: ignore[type-arg]
-    """Two ends of a connection whose every byte takes ``delay`` seconds each way."""
+def slow_pair(
+    nursery: trio.Nursery, delay: float, lost_to_a: Callable[[], bool] | None = None
+) -> tuple[trio.StapledStream, trio.StapledStream]:  # type: ignore[type-arg]
+    """Two ends of a connection whose every byte takes ``delay`` seconds each way (what goes
+    to ``a`` while ``lost_to_a()`` is lost)."""
     a_out, b_in = trio.testing.memory_stream_one_way_pair()
     b_out, a_in = trio.testing.memory_stream_one_way_pair()
     a = trio.StapledStream(_Late(a_out, delay, nursery), a_in)
-    b = trio.StapledStream(_Late(b_out, delay, nursery), b_in)
+    b = trio.StapledStream(_Late(b_out, delay, nursery, lost_to_a), b_in)
     return a, b
 
 
@@ -117,14 +131,19 @@ def make_lobby(timeouts: Timeouts) -> tuple[HostLobby, RecordingUI]:
 
 
 def dial_through(
-    nursery: trio.Nursery, lobby: HostLobby, delay: float, dials: list[float]
+    nursery: trio.Nursery,
+    lobby: HostLobby,
+    delay: float,
+    dials: list[float],
+    lost: Callable[[], bool] | None = None,
 ) -> Callable[[str, int], object]:
     """The joiner's dial of the host (``session.open_reusable``): a new slow path each time,
-    its time noted in ``dials``."""
+    its time noted in ``dials`` (what the host sends while ``lost()`` is lost)."""
 
     async def connect(host: str, port: int) -> trio.abc.Stream:
         dials.append(trio.current_time())
-        joiner_end, host_end = slow_pair(nursery, delay)
+        getattr(lost, "dialled", lambda: None)()  # a new path carries again
+        joiner_end, host_end = slow_pair(nursery, delay, lost)
         nursery.start_soon(lobby.handle, _From(host_end))
         return joiner_end
 
@@ -449,3 +468,72 @@ async def test_a_joiner_whose_connection_is_refused_stops_at_once(
     with trio.fail_after(10), pytest.raises(ConnectionRefusedError):
         await dial.open_reusable(LOCALHOST, 7777)
     assert trio.current_time() - begin == pytest.approx(1.0) and len(started) == 2
+
+
+def answers_lost_after_the_proof(lobby: HostLobby, tries: int) -> Callable[[], bool]:
+    """From the moment the host reads a joiner's auth, on each of its first ``tries``
+    connections, until the next one, nothing the host sends reaches the joiner (its welcome,
+    or its ``wrong-code``, lost on a path that stopped carrying)."""
+    checked = lobby.admission.auth
+    state = {"proofs": 0, "lost": False}
+
+    def auth(connection: Any, message: Any, now: float) -> Any:
+        state["proofs"] += 1
+        state["lost"] = state["proofs"] <= tries
+        return checked(connection, message, now)
+
+    def lost() -> bool:
+        return bool(state["lost"])
+
+    lobby.admission.auth = auth  # type: ignore[method-assign]
+    lost.dialled = lambda: state.update(lost=False)  # type: ignore[attr-defined]
+    return lost
+
+
+@pytest.mark.parametrize("code", [CODE, "9-wrong-guess"])
+async def test_a_joiner_whose_proof_goes_unanswered_tries_again_once(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """The host's answer to the auth is lost (a welcome, or a wrong-code), and nothing comes
+    for 20 s. With the right code the host had seated the joiner: only joining again brings
+    the welcome, so it tries again, once, and is seated. With a wrong code that try costs the
+    table one more check of a code, and no more: a second silence ends it, said plainly."""
+    lobby, _ = make_lobby(SLOW)
+    ui = RecordingUI()
+    dials: list[float] = []
+    outcome: list[BaseException] = []
+    lost = answers_lost_after_the_proof(lobby, tries=1 if code == CODE else 2)
+    async with trio.open_nursery() as nursery:
+        monkeypatch.setattr(session, "open_reusable", dial_through(nursery, lobby, 0.1, dials, lost))
+
+        async def joiner() -> None:
+            try:
+                await join_table(
+                    host=LOCALHOST,
+                    port=7777,
+                    code=code,
+                    identity=Identity.generate(),
+                    name="ann",
+                    listen_port=1,
+                    ui=ui,
+                    timeouts=SLOW,
+                )
+            except PeerUnreachable as e:
+                outcome.append(e)
+
+        nursery.start_soon(joiner)
+        with trio.fail_after(120):
+            while not outcome and not any("seated at a table" in line for line in ui.infos):
+                await trio.sleep(0.5)
+        nursery.cancel_scope.cancel()
+    retries = [line for line in ui.infos if "within 20 s of proving the code" in line]
+    assert len(dials) == 2 and len(retries) == 1, ui.infos
+    if code == CODE:
+        assert lobby.names() == ["host", "ann"] and not outcome
+        assert lobby.admission.door.wrong_total == 0
+    else:
+        assert lobby.admission.door.wrong_total == 2  # one more than a first try, not more
+        assert len(outcome) == 1 and str(outcome[0]) == (
+            "could not join the host at 127.0.0.1:7777: the network path to it is too slow or loses too many"
+            " packets (no answer from the host within 20 s of proving the code)"
+        )

@@ -730,6 +730,20 @@ class SlowHandshake(PeerUnreachable):
     challenge) before this node sent its proof of the code: trying again spends no guess."""
 
 
+class UnansweredProof(PeerUnreachable):
+    """No ``welcome`` came in time after this node sent its proof of the code: the host may
+    have checked it. Right, the host seated this node, and its answer (and the start, at a
+    table that filled) was lost on the way: only joining again brings them. Wrong, the
+    ``wrong-code`` was lost, and trying again costs the table one more of its checks of a
+    code (``MAX_WRONG_CODES``): so it is tried again ``UNANSWERED_TRIES`` times only."""
+
+
+UNANSWERED_TRIES = 1
+"""Times a joiner tries again after an ``UnansweredProof`` (within ``EARLY_BREAKS``): a
+mistyped code costs the table at most this many more checks, on a path that loses every
+answer for ``Timeouts.handshake`` + 10 s."""
+
+
 def _path_too_slow(where: str, why: str) -> Notice:
     return Notice("notice_path_too_slow", where=where, why=why)
 
@@ -740,7 +754,9 @@ def _too_slow(e: Exception, took: float, timeouts: Timeouts) -> bool:
     host's refusal ``slow`` (its own deadline cut the handshake), or a hang-up in the handshake
     after half a step's time or more (``took``: seconds since the try began), which is what an
     older host's one deadline for the whole handshake looks like from here."""
-    if isinstance(e, SlowHandshake) or (isinstance(e, JoinRefused) and e.reason == Reason.SLOW):
+    if isinstance(e, SlowHandshake | UnansweredProof):
+        return True
+    if isinstance(e, JoinRefused) and e.reason == Reason.SLOW:
         return True
     return _broke(e) and took >= timeouts.handshake / 2
 
@@ -768,6 +784,7 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
     wait = FIRST_RETRY
     rejoin_until: float | None = None  # set while joining again after a break in the lobby
     early_breaks = 0
+    unanswered = 0  # tries after an UnansweredProof
     wait_for_start = _LobbyWait()
     while True:
         began = trio.current_time()
@@ -797,10 +814,15 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                 if wait_for_start.ends is not None and trio.current_time() >= wait_for_start.ends:
                     raise _lobby_too_long(timeouts) from None
                 notice = "notice_lobby_rejoin"
-            elif (slow or _broke(e)) and early_breaks < EARLY_BREAKS:
+            elif (
+                (slow or _broke(e))
+                and early_breaks < EARLY_BREAKS
+                and (not isinstance(e, UnansweredProof) or unanswered < UNANSWERED_TRIES)
+            ):
                 # Never seated yet: a few tries (a broken path, a slow one), not a minute of them
                 # (an address where something else hangs up on every newcomer).
                 early_breaks += 1
+                unanswered += isinstance(e, UnansweredProof)
                 notice = "notice_join_slow_retry" if slow else "notice_join_retry"
             elif slow:  # said plainly, not as a host that hung up
                 raise PeerUnreachable(_path_too_slow(show_address(host, port), why)) from None
@@ -955,13 +977,10 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
     await link.send(encode_lobby(Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)))
-    # No answer to the auth in time: not tried again (the host may have checked this proof), but
-    # said as what it most likely is.
+    # No answer to the auth in time: the host may have checked this proof (``UnansweredProof``).
     waited = t.handshake + 10
     late = Notice("notice_host_silent_after_code", seconds=Number(waited, "g"))
-    welcome: Welcome = await _expect(
-        link, waited, Welcome, name=name, silent=lambda: PeerUnreachable(_path_too_slow(link.peer, late))
-    )
+    welcome: Welcome = await _expect(link, waited, Welcome, name=name, silent=lambda: UnansweredProof(late))
     if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
         ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
     ):
