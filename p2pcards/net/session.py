@@ -802,6 +802,10 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                 why = Notice("notice_host_gave_up")
             if isinstance(e, LostInLobby):
                 rejoin_until = trio.current_time() + REJOIN_FOR  # from the last time it was seated
+            elif unanswered and isinstance(e, JoinRefused) and e.reason in ("name-taken", "same-key"):
+                # After a proof that went unanswered: the host had seated this node (this refusal
+                # comes after a right proof only) and has not seen that connection end yet.
+                rejoin_until = trio.current_time() + REJOIN_FOR
             if rejoin_until is not None:
                 # The host may not have seen the old connection end yet (its seat, name and key
                 # still taken) or be out of reach a moment; one that refuses it has left.
