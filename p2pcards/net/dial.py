@@ -127,7 +127,14 @@ async def connect_afresh(
 
 async def open_reusable(host: str, port: int) -> trio.SocketStream:
     """Like ``trio.open_tcp_stream``, from a local port that hole punching can bind again:
-    every address the name resolves to, IPv6 first, each ``STAGGER`` s after the one before."""
+    every address the name resolves to, IPv6 first, each ``STAGGER`` s after the one before.
+
+    Tried afresh every ``AFRESH`` seconds beside the attempts still waiting for an answer,
+    until one connects (the caller bounds the wait): on a path that loses packets the system
+    sends a lost SYN again only after 1, 3, 7 s..., and a connection whose SYN was sent again
+    starts with a longer retransmission timeout; a fresh attempt sends its own SYN at once.
+    The first attempt that fails (the connection refused, no route) ends it with its error,
+    as a single attempt would: the host has left, or cannot be reached at all."""
     try:
         infos = await trio.socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except UnicodeError:  # a name no DNS could hold (a label over 63 characters): none to reach
@@ -152,8 +159,31 @@ async def open_reusable(host: str, port: int) -> trio.SocketStream:
             raise
         return await _connect(sock, address)
 
-    stream, _address = await connect_first([address for _family, address in seen], opener)
-    return stream
+    addresses = [address for _family, address in seen]
+    won: list[trio.SocketStream] = []
+    failed: list[OSError] = []
+
+    async def attempt(nursery: trio.Nursery) -> None:
+        try:
+            stream, _address = await connect_first(addresses, opener)
+        except OSError as e:  # an answer: said at once, as by a single attempt
+            if not won and not failed:
+                failed.append(e)
+            nursery.cancel_scope.cancel()
+            return
+        if won or failed:  # another attempt ended it first
+            await stream.aclose()
+            return
+        won.append(stream)
+        nursery.cancel_scope.cancel()
+
+    async with trio.open_nursery() as nursery:
+        while True:
+            nursery.start_soon(attempt, nursery)
+            await trio.sleep(AFRESH)
+    if won:
+        return won[0]
+    raise failed[0]
 
 
 def punch_point(stream: trio.abc.Stream) -> tuple[int, int] | None:

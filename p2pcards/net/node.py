@@ -195,7 +195,7 @@ async def host_game(
 
 OUTSIDE_WAIT = 4.0
 """Seconds at most a joiner connected to the host waits for its router's answer before it
-says hello without the address the router forwards (the host's handshake deadline is 10 s)."""
+says hello without the address the router forwards (the host waits 10 s for the hello)."""
 
 
 @dataclass(slots=True)

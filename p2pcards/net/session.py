@@ -15,9 +15,10 @@ pinned key.
 
 The host's door is open to anyone, so whatever a stranger can make it hold is
 bounded before the stranger has proven the code: lobby frames of at most
-``MAX_LOBBY_FRAME`` bytes, one handshake deadline for TLS, hello and auth together,
-a few connections at once per source address and a few dozen in all, and a
-wrong code that costs its address a growing wait (not the host a held place).
+``MAX_LOBBY_FRAME`` bytes, a handshake deadline for each step of TLS, hello and auth
+and one for the whole (``Progress``), a few connections at once per source address and
+a few dozen in all, and a wrong code that costs its address a growing wait (not the
+host a held place).
 """
 
 from __future__ import annotations
@@ -99,12 +100,20 @@ WAIT_NOTICE = 5.0
 waits for (here, not in the runner, so that the lobby's status line may read it)."""
 
 
+HANDSHAKE_STEPS = 3
+"""A whole handshake may take this many handshake timeouts (``Timeouts.handshake_total``): its
+longest steps (the TLS handshake, the answer to the challenge or to the link hello) each take a
+round trip, so a path whose round trip takes most of the step's time still completes it."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Timeouts:
     """Seconds to wait, by kind of wait (a human's turn is long, a key reveal short)."""
 
     handshake: float = 10.0
-    """From connecting to proving the code (TLS, hello and auth), or to authenticating a mesh link."""
+    """Seconds each step of a handshake may wait for the other end (its first bytes, the TLS
+    handshake, each of its lobby or link messages), from the end of the step before: a round
+    trip or two of the path, whatever it takes the whole handshake (``Progress``)."""
     mesh: float = 30.0
     turn: float = 600.0
     step: float = 60.0
@@ -113,6 +122,12 @@ class Timeouts:
     """How long a joiner keeps trying again when the host answers that it is busy."""
     grace: float = 120.0
     """How long a seat whose connection broke has to come back before it is named."""
+
+    @property
+    def handshake_total(self) -> float:
+        """Seconds a whole handshake may take at most, however it progresses: what a stranger
+        at the host's door, or at a seat's listener, can make it wait."""
+        return HANDSHAKE_STEPS * self.handshake
 
     def clock(self) -> tuple[int, int, int]:
         """The table's clock a host announces: turn, step and grace, in whole seconds."""
@@ -183,6 +198,43 @@ class LobbyUI:
         to come back), or that wait ended (any other ``what``: see ``runner.LinkNotice``)."""
 
 
+class Progress:
+    """A handshake's deadline that moves on with the handshake (protocol.md section 9, *The
+    host's door*): each step that waits for the other end has ``step`` seconds from the end of
+    the step before (:meth:`step_done`), and the whole handshake at most ``total`` seconds from
+    its start. So a slow path (long latency, packets lost and sent again) completes a handshake
+    of several round trips as long as each round trip fits in a step, where one deadline for
+    the sum would cut it; a stranger that stalls is still dropped within one step, and one that
+    trickles its steps within ``total``. Used as a context manager, it raises
+    :class:`trio.TooSlowError` when its deadline cut the handshake short (as ``trio.fail_after``)."""
+
+    __slots__ = ("_ends", "_step", "scope")
+
+    def __init__(self, step: float, total: float) -> None:
+        now = trio.current_time()
+        self._step = step
+        self._ends = now + max(step, total)
+        self.scope = trio.CancelScope(deadline=min(self._ends, now + step))
+
+    def step_done(self) -> None:
+        """The other end made progress (a step of the handshake is done): the next has its time."""
+        self.scope.deadline = min(self._ends, trio.current_time() + self._step)
+
+    def __enter__(self) -> Progress:
+        self.scope.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.scope.__exit__(*exc)  # swallows only its own cancellation, which is raised as too slow:
+        if self.scope.cancelled_caught:
+            raise trio.TooSlowError
+
+
+def progress(timeouts: Timeouts) -> Progress:
+    """One handshake's deadline by ``timeouts``: each step ``handshake``, the whole ``handshake_total``."""
+    return Progress(timeouts.handshake, timeouts.handshake_total)
+
+
 async def _receive_lobby(link: Link, timeout: float) -> Body:
     with trio.fail_after(timeout):
         obj = await link.receive()
@@ -250,6 +302,8 @@ class _Guest:
     """The seat of a joiner whose ``start`` was lost, seated again after the start."""
     bot: bool = False
     """Its hello said a bot plays its seat (taken on its word: it only sets the clock)."""
+    secured: bool = False
+    """Its TLS handshake is done: a refusal can be said to it."""
 
 
 class HostLobby:
@@ -378,7 +432,18 @@ class HostLobby:
         except WireError as e:
             await self._refuse(guest.link, self.admission.unreadable(guest, e))
             return
-        except (trio.TooSlowError, LinkClosed):
+        except trio.TooSlowError:
+            hello = self.admission.hello_of(guest)
+            self.admission.gone(guest)  # (its place at the door is free before it is told)
+            if guest.secured:
+                slow = refuse(Reason.SLOW)
+                if hello is not None:  # a joiner, by its hello: its path is too slow (a stall says nothing)
+                    slow = replace(slow, note=Notice("notice_slow_joiner", name=repr(hello.name), peer=peer))
+                await self._refuse(guest.link, slow)
+            else:  # nothing can be said inside TLS yet
+                await guest.link.aclose()
+            return
+        except LinkClosed:
             self.admission.gone(guest)
             await guest.link.aclose()
             return
@@ -415,13 +480,21 @@ class HostLobby:
     async def _check(self, guest: _Guest) -> None:
         """Take a joiner through hello, challenge and auth, then seat it (``guest.welcomed``).
 
-        Everything the joiner must send before it has proven the code has to
-        arrive within one handshake deadline.
+        Each step of what the joiner must send before it has proven the code (its first
+        bytes, the TLS handshake, its hello, its auth) has to come within a handshake
+        timeout of the step before, and all of them within ``handshake_total`` (``Progress``).
+        A joiner whose TLS is up when its time runs out is told so (``slow``): its path is
+        too slow, which it could not tell from a host that hangs up.
         """
         link = guest.link
-        with guest.door, trio.fail_after(self.timeouts.handshake):
+        with guest.door, progress(self.timeouts) as steps:
+            await tls.first_bytes(guest.stream)
+            steps.step_done()
             await tls.handshake(guest.stream)
+            guest.secured = True
+            steps.step_done()
             first = decode_lobby_object(await link.receive())
+            steps.step_done()
             if isinstance(first, Hello):
                 guest.bot = first.bot is True
             if isinstance(first, LinkHello) and self.relinks is not None:
@@ -432,6 +505,7 @@ class HostLobby:
             )
             if isinstance(answer, SendChallenge):
                 await link.send(encode_lobby(self._challenge(answer.nonce, answer.pake)))
+                steps.step_done()
                 auth = decode_lobby_object(await link.receive())
                 answer = self.admission.auth(guest, auth, trio.current_time())
         if guest.door.cancelled_caught:  # its place went to a newcomer
@@ -651,6 +725,42 @@ class DoorClosed(PeerUnreachable):
     """Nothing listens at the host's address (the connection was refused): it has left."""
 
 
+class SlowHandshake(PeerUnreachable):
+    """The host did not answer a step of the handshake in time (the TLS handshake, the
+    challenge) before this node sent its proof of the code: trying again spends no guess."""
+
+
+class UnansweredProof(PeerUnreachable):
+    """No ``welcome`` came in time after this node sent its proof of the code: the host may
+    have checked it. Right, the host seated this node, and its answer (and the start, at a
+    table that filled) was lost on the way: only joining again brings them. Wrong, the
+    ``wrong-code`` was lost, and trying again costs the table one more of its checks of a
+    code (``MAX_WRONG_CODES``): so it is tried again ``UNANSWERED_TRIES`` times only."""
+
+
+UNANSWERED_TRIES = 1
+"""Times a joiner tries again after an ``UnansweredProof`` (within ``EARLY_BREAKS``): a
+mistyped code costs the table at most this many more checks, on a path that loses every
+answer for ``Timeouts.handshake`` + 10 s."""
+
+
+def _path_too_slow(where: str, why: str) -> Notice:
+    return Notice("notice_path_too_slow", where=where, why=why)
+
+
+def _too_slow(e: Exception, took: float, timeouts: Timeouts) -> bool:
+    """Whether a try to join failed as one over a path too slow or lossy for the handshake
+    fails: a step the host did not answer in time before the proof of the code was sent, the
+    host's refusal ``slow`` (its own deadline cut the handshake), or a hang-up in the handshake
+    after half a step's time or more (``took``: seconds since the try began), which is what an
+    older host's one deadline for the whole handshake looks like from here."""
+    if isinstance(e, SlowHandshake | UnansweredProof):
+        return True
+    if isinstance(e, JoinRefused) and e.reason == Reason.SLOW:
+        return True
+    return _broke(e) and took >= timeouts.handshake / 2
+
+
 def _broke(e: Exception) -> bool:
     """Whether a try to join ended because the connection did (not a refusal, not silence)."""
     return getattr(message_of(e), "key", None) in ("notice_host_closed", "notice_host_hung_up")
@@ -674,15 +784,28 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
     wait = FIRST_RETRY
     rejoin_until: float | None = None  # set while joining again after a break in the lobby
     early_breaks = 0
+    unanswered = 0  # tries after an UnansweredProof
     wait_for_start = _LobbyWait()
     while True:
+        began = trio.current_time()
         try:
             info = await _join_once(host, port, me, wait_for_start)
             info.host_address = (host, port)
             return info
         except (PeerUnreachable, JoinRefused) as e:
+            took = trio.current_time() - began
+            slow = rejoin_until is None and not isinstance(e, LostInLobby) and _too_slow(e, took, timeouts)
+            why = message_of(e)
+            if slow and _broke(e):  # the host's deadline, most likely: said with the time it took
+                why = Notice("notice_host_hung_up_late", seconds=Number(took, ".0f"))
+            elif slow and isinstance(e, JoinRefused):  # (its words say the path is slow: said once)
+                why = Notice("notice_host_gave_up")
             if isinstance(e, LostInLobby):
                 rejoin_until = trio.current_time() + REJOIN_FOR  # from the last time it was seated
+            elif unanswered and isinstance(e, JoinRefused) and e.reason in ("name-taken", "same-key"):
+                # After a proof that went unanswered: the host had seated this node (this refusal
+                # comes after a right proof only) and has not seen that connection end yet.
+                rejoin_until = trio.current_time() + REJOIN_FOR
             if rejoin_until is not None:
                 # The host may not have seen the old connection end yet (its seat, name and key
                 # still taken) or be out of reach a moment; one that refuses it has left.
@@ -695,11 +818,18 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                 if wait_for_start.ends is not None and trio.current_time() >= wait_for_start.ends:
                     raise _lobby_too_long(timeouts) from None
                 notice = "notice_lobby_rejoin"
-            elif _broke(e) and early_breaks < EARLY_BREAKS:
-                # Never seated yet: a few tries (a broken path), not a minute of them (an
-                # address where something else hangs up on every newcomer).
+            elif (
+                (slow or _broke(e))
+                and early_breaks < EARLY_BREAKS
+                and (not isinstance(e, UnansweredProof) or unanswered < UNANSWERED_TRIES)
+            ):
+                # Never seated yet: a few tries (a broken path, a slow one), not a minute of them
+                # (an address where something else hangs up on every newcomer).
                 early_breaks += 1
-                notice = "notice_join_retry"
+                unanswered += isinstance(e, UnansweredProof)
+                notice = "notice_join_slow_retry" if slow else "notice_join_retry"
+            elif slow:  # said plainly, not as a host that hung up
+                raise PeerUnreachable(_path_too_slow(show_address(host, port), why)) from None
             else:
                 if not isinstance(e, JoinRefused) or e.reason != "busy" or timeouts.busy <= 0:
                     raise
@@ -712,7 +842,7 @@ async def _join_retrying(host: str, port: int, me: _Joiner) -> SessionInfo:
                 await trio.sleep(pause)
                 wait = min(LONGEST_RETRY, 2 * wait)
                 continue
-            ui.info(Notice(notice, why=message_of(e)))
+            ui.info(Notice(notice, why=why))
             await trio.sleep(RETRY_LOBBY)
 
 
@@ -753,7 +883,7 @@ async def _host_tls(link: Link, timeout: float) -> bytes:
         why = message_of(e)
         raise PeerUnreachable(Notice("notice_host_no_encryption", peer=link.peer, why=why)) from None
     except trio.TooSlowError:
-        raise PeerUnreachable(Notice("notice_host_no_tls", peer=link.peer)) from None
+        raise SlowHandshake(Notice("notice_host_no_tls", peer=link.peer)) from None
 
 
 def _lobby_too_long(t: Timeouts) -> PeerUnreachable:
@@ -764,10 +894,17 @@ MIDDLE = Notice("notice_host_middle")
 """Why a joiner gives up when the host's TLS certificate holds another key than its challenge."""
 
 
-async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | None = None) -> Any:
+async def _expect(
+    link: Link,
+    timeout: float,
+    *kinds: type[Body],
+    name: str | None = None,
+    silent: Callable[[], PeerUnreachable] | None = None,
+) -> Any:
     """The next lobby message, of one of ``kinds``; a refusal is raised as :class:`JoinRefused`,
     said by its reason (in the player's language) rather than in the host's words when the
-    reason is known (``name``: the joiner's, for a refusal of it)."""
+    reason is known (``name``: the joiner's, for a refusal of it). ``silent``: what is raised
+    when nothing came in time (else "the host stopped answering")."""
     try:
         msg = await _receive_lobby(link, timeout)
     except VersionMismatch as e:
@@ -779,7 +916,7 @@ async def _expect(link: Link, timeout: float, *kinds: type[Body], name: str | No
     except LinkClosed as e:
         raise PeerUnreachable(_host_closed(e.reason)) from None
     except trio.TooSlowError:
-        raise PeerUnreachable(Notice("notice_host_silent")) from None
+        raise (silent() if silent is not None else PeerUnreachable(Notice("notice_host_silent"))) from None
     if isinstance(msg, Refused):
         why = refusal(msg.reason, name)
         raise JoinRefused(msg.reason, Notice("notice_host_refused", why=why) if why else _host_words(msg))
@@ -827,7 +964,9 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
         await link.send(encode_lobby(hello))
     except LinkClosed as e:
         raise PeerUnreachable(_host_closed(e.reason)) from None
-    ch: Challenge = await _expect(link, t.handshake, Challenge, name=name)
+    # No answer to the hello in time: the path is too slow, and no guess of the code was spent.
+    silent = lambda: SlowHandshake(Notice("notice_host_silent"))  # noqa: E731
+    ch: Challenge = await _expect(link, t.handshake, Challenge, name=name, silent=silent)
     # The challenge's key is the one the host's confirmation below vouches for: TLS must
     # end at that key, or someone relays this conversation.
     if ch.key != server_key:
@@ -844,7 +983,10 @@ async def _join(link: Link, server_key: bytes, me: _Joiner, wait_for_start: _Lob
     binding = pake_binding(ch.game, identity.public_key, ch.key, nj, ch.nonce, pake.message, ch.pake, channel)
     sig = identity.sign(link_message(ch.game, ch.nonce, identity.public_key, ch.key))
     await link.send(encode_lobby(Auth(proof=confirmation(key, Role.JOINER, binding), sig=sig)))
-    welcome: Welcome = await _expect(link, t.handshake + 10, Welcome, name=name)
+    # No answer to the auth in time: the host may have checked this proof (``UnansweredProof``).
+    waited = t.handshake + 10
+    late = Notice("notice_host_silent_after_code", seconds=Number(waited, "g"))
+    welcome: Welcome = await _expect(link, waited, Welcome, name=name, silent=lambda: UnansweredProof(late))
     if not proofs_equal(welcome.proof, confirmation(key, Role.HOST, binding)) or not verify_signature(
         ch.key, welcome.sig, link_message(ch.game, nj, ch.key, identity.public_key)
     ):
@@ -912,7 +1054,10 @@ async def _link_handshake(
     pin: int | None = None,
     hello: LinkHello | None = None,
 ) -> int:
-    """TLS, then link hellos and signatures, all within ``t`` seconds; return the authenticated seat.
+    """TLS, then link hellos and signatures; return the authenticated seat. Each step that
+    waits for the other end (its first bytes, when this end accepted the connection; the TLS
+    handshake; its link hello; its link-auth) has ``t`` seconds from the step before, and the
+    whole ``HANDSHAKE_STEPS`` times that (``Progress``).
 
     ``pin``: the seat this node dialled, whose roster key the TLS server must hold.
     ``hello``: the other end's link hello, when it was read already (TLS done).
@@ -920,9 +1065,13 @@ async def _link_handshake(
     """
     nonce = os.urandom(32)
     stream: Any = link.stream
-    with trio.fail_after(t):
+    with Progress(t, HANDSHAKE_STEPS * t) as steps:
         if hello is None:
+            if pin is None:  # accepted: the dialler speaks first
+                await tls.first_bytes(stream)
+                steps.step_done()
             await tls.handshake(stream)
+            steps.step_done()
         if pin is not None and tls.peer_key(stream) != info.roster[pin].key:
             raise TLSError(Notice("tls_other_key", seat=pin), kind="key")
         await link.send(
@@ -930,6 +1079,7 @@ async def _link_handshake(
         )
         if hello is None:
             got = decode_lobby_object(await link.receive())
+            steps.step_done()
             if not isinstance(got, LinkHello):
                 raise WireError(wire_words.NOT_LINK_HELLO)
             hello = got
@@ -1011,6 +1161,8 @@ async def form_mesh(
             done.set()
 
     strangers = Strangers()  # (bounded as during the match)
+    under_way: set[trio.Event] = set()
+    """Handshakes of links dialled in, under way (each event set when its handshake ends)."""
     refused = 0  # links refused so far (the first few are said: a flood would fill the screen)
 
     async def accept(stream: trio.abc.Stream, only: int | None = None) -> bool:
@@ -1020,6 +1172,8 @@ async def form_mesh(
             return False
         link = _lobby_link(tls.server(stream, server), _peer_host(stream))
         expect = may_dial_us if only is None else (lambda s: s == only and may_dial_us(s))
+        ended = trio.Event()
+        under_way.add(ended)
         try:
             with strangers.one():
                 peer = await _link_handshake(link, info, identity, expect, timeouts.handshake)
@@ -1029,6 +1183,9 @@ async def form_mesh(
                 ui.info(Notice("notice_refused_link", peer=link.peer, error=_link_failure(e)))
             await link.aclose()
             return False
+        finally:
+            under_way.discard(ended)
+            ended.set()
         linked(peer, link)
         return True
 
@@ -1111,6 +1268,11 @@ async def form_mesh(
             return
         if stream is not None:
             info.punched.discard(peer)
+        # Its dial may have connected and be authenticating still, over a slow path (a link
+        # handshake takes two round trips and more): those under way end first (each within
+        # its deadline), rather than be cut when this pair goes through the host.
+        for ended in list(under_way):
+            await ended.wait()
         if peer not in info.links and peer in need:  # the other side gave up at the same moment
             through_host(peer, Notices([Notice("why_no_link"), Notice("why_punch_failed")]))
 
@@ -1275,7 +1437,7 @@ class Relinks:
         """The seats still at the table, once the match runs (set by the node)."""
         self._strangers = Strangers()
         """Connections that dialled in and are not authenticated yet (each holds a file
-        descriptor for up to a handshake timeout)."""
+        descriptor for up to a whole handshake, ``Timeouts.handshake_total``)."""
 
     @property
     def strangers(self) -> int:
@@ -1342,8 +1504,11 @@ class Relinks:
             return
         link = _lobby_link(tls.server(stream, self.server_context()), _peer_host(stream))
         try:
-            with self._strangers.one(), trio.fail_after(self.timeouts.handshake):
+            with self._strangers.one(), progress(self.timeouts) as steps:
+                await tls.first_bytes(link.stream)  # type: ignore[arg-type]
+                steps.step_done()
                 await tls.handshake(link.stream)  # type: ignore[arg-type]
+                steps.step_done()
                 first = decode_lobby_object(await link.receive())
         except (WireError, LinkClosed, TLSError, trio.TooSlowError):
             await link.aclose()

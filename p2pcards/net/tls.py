@@ -194,6 +194,18 @@ def client(stream: trio.abc.Stream) -> trio.SSLStream[trio.abc.Stream]:
     return trio.SSLStream(_Transport(stream), client_context(), server_hostname=None, https_compatible=True)
 
 
+async def first_bytes(stream: trio.SSLStream[trio.abc.Stream]) -> None:
+    """Wait until the other end's first bytes (its TLS hello) reach the TCP socket under
+    ``stream``, before the handshake reads them: a server that bounds each step of a handshake
+    gives the time they took on the way a step of its own. At once when no socket is under it."""
+    transport = stream.transport_stream
+    sock = getattr(transport.inner if isinstance(transport, _Transport) else transport, "socket", None)
+    if isinstance(sock, trio.socket.SocketType):
+        await trio.lowlevel.wait_readable(sock.fileno())
+    else:
+        await trio.lowlevel.checkpoint()
+
+
 async def handshake(stream: trio.SSLStream[trio.abc.Stream]) -> None:
     """Run the TLS handshake; :class:`TLSError` with one line saying why if it fails."""
     try:

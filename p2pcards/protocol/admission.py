@@ -113,6 +113,7 @@ class Reason(enum.StrEnum):
     PROTOCOL = "protocol"
     LEFT = "left"
     CODE_CLOSED = "code-closed"
+    SLOW = "slow"
 
 
 def network_group(source: str) -> str:
@@ -609,6 +610,11 @@ class Admission(Generic[C]):
                 peer=peer, source=source, nonce=nonce, entropy=entropy, seen=seen
             )
         return decision
+
+    def hello_of(self, connection: C) -> Hello | None:
+        """The hello of a connection challenged and not yet answered (None for any other)."""
+        visit = self._visits.get(connection)
+        return None if visit is None or visit.stage is not Stage.AUTH else visit.hello
 
     def hello(self, connection: C, message: Body, channel: bytes) -> SendChallenge | Refuse:
         """The connection's first message: a hello is challenged unless the table is closed.

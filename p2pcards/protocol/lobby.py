@@ -98,6 +98,7 @@ REFUSALS = {
         "busy",
         "left",
         "code-closed",
+        "slow",
     )
 }
 """The English a host sends with each refusal (a joiner says it by the reason, in its own language)."""

@@ -85,6 +85,15 @@ NOTICES: dict[str, str] = {
     ),
     "notice_join_retry": "the connection broke while joining ({why}): trying again",
     "notice_host_silent": "the host stopped answering",
+    "notice_slow_joiner": "{name} (from {peer}) did not finish joining in time: the network path is too"
+    " slow or loses too many packets",
+    "notice_join_slow_retry": "the handshake with the host was too slow ({why}): trying again",
+    "notice_path_too_slow": "could not join the host at {where}: the network path to it is too slow or"
+    " loses too many packets ({why})",
+    "notice_host_gave_up": "the host gave up waiting for a step of the handshake",
+    "notice_host_hung_up_late": "the host closed the connection after {seconds} s, before the handshake"
+    " was done",
+    "notice_host_silent_after_code": "no answer from the host within {seconds} s of proving the code",
     "notice_lobby_too_long": "the game did not start within {minutes} minutes of waiting at the table",
     "notice_host_no_tls": "the host at {peer} did not complete the TLS handshake",
     "notice_host_no_encryption": "no encrypted connection with the host at {peer}: {why}",
@@ -106,6 +115,8 @@ NOTICES: dict[str, str] = {
     "--bot plays has a key of its own)",
     "refusal_busy": "the host has too many connections waiting; try again shortly",
     "refusal_left": "you left this game, and it went on without you: a player who leaves cannot come back",
+    "refusal_slow": "the host stopped waiting: a step of the handshake took too long (the network path"
+    " between you is too slow or loses too many packets)",
     "refusal_code_closed": "the host checks no more codes: too many wrong ones were tried at its table; ask"
     " the host for a new table with a new code",
     "notice_seated_elsewhere": "the host lists this seat with port {port}, not the port this program"
