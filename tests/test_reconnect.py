@@ -1032,6 +1032,63 @@ async def test_a_seat_that_keeps_leaving_and_coming_back_cannot_stall_the_table(
         assert results[s].status == "failed" and results[s].blamed == (2,), results[s]
 
 
+Notices = dict[int, list[tuple[int, str, float, int]]]
+Breaking = tuple[dict[int, Table], dict[int, RunResult], Notices, int, float]
+
+
+async def break_at_each_turn(breaker: int, away: float, wait_back: float) -> Breaking:
+    """Three seats; ``breaker`` drops every link as each of its turns begins, comes back
+    ``away`` s later (waiting up to ``wait_back`` s for its links), then plays. Returns the
+    tables, the results of the two others, each seat's link notices (peer, what, seconds, and
+    the breaks so far), the breaks, and the virtual time until both others ended."""
+    tables, links, board = three_on_a_switchboard(NinesRules())
+    results: dict[int, RunResult] = {}
+    notices: Notices = {s: [] for s in tables}
+    current = {s: dict(links[s]) for s in tables}
+    others = [s for s in tables if s != breaker]
+    breaks = 0
+    play = bot(breaker)
+
+    async def break_then_play(table: Table) -> object:
+        nonlocal breaks
+        board.blocked.add(breaker)
+        for peer in others:
+            await cut(current[breaker][peer], current[peer][breaker])
+        breaks += 1
+        await trio.sleep(away)
+        board.blocked.discard(breaker)
+        with trio.move_on_after(wait_back):
+            while board.relinks < 2 * breaks:
+                await trio.sleep(0.1)
+        for peer in others:
+            pair = board.latest.get((min(breaker, peer), max(breaker, peer)))
+            if pair is not None:  # (the lower seat dials: its end first)
+                ends = (pair[1], pair[0]) if peer < breaker else pair
+                current[breaker][peer], current[peer][breaker] = ends
+        return await play(table)
+
+    async def seat(s: int) -> None:
+        results[s] = await run_table(
+            tables[s],
+            links[s],
+            break_then_play if s == breaker else bot(s),  # type: ignore[arg-type]
+            timeouts=TIMEOUTS,
+            relinker=board.for_seat(s),  # type: ignore[arg-type]
+            grace=GRACE,
+            on_link=lambda peer, what, seconds: notices[s].append((peer, what, seconds, breaks)),
+        )
+
+    started = trio.current_time()
+    with trio.fail_after(50_000):
+        async with trio.open_nursery() as nursery:
+            for s in tables:
+                nursery.start_soon(seat, s)
+            while any(results.get(s) is None for s in others):
+                await trio.sleep(1)
+            nursery.cancel_scope.cancel()
+    return tables, results, notices, breaks, trio.current_time() - started
+
+
 async def test_a_seat_that_breaks_its_links_at_each_turn_and_comes_back_in_time_is_gone_once_away_too_long(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -1041,59 +1098,16 @@ async def test_a_seat_that_breaks_its_links_at_each_turn_and_comes_back_in_time_
     ``ABSENCE_ALLOWANCE`` grace periods over the match: once that is spent, its next break
     makes it gone at once, and the others finish the match without it. Seat 2 itself, cut
     off from both at once, charges neither of them."""
-    tables, links, board = three_on_a_switchboard(NinesRules())
-    results: dict[int, RunResult] = {}
-    notices: dict[int, list[tuple[int, str, float]]] = {s: [] for s in tables}
-    current = {s: dict(links[s]) for s in tables}
-    breaks = 0
-    play = bot(2)
-
-    async def break_then_play(table: Table) -> object:
-        nonlocal breaks
-        board.blocked.add(2)
-        for peer in (0, 1):
-            await cut(current[2][peer], current[peer][2])
-        breaks += 1
-        await trio.sleep(GRACE - 5)
-        board.blocked.discard(2)
-        with trio.move_on_after(30):
-            while board.relinks < 2 * breaks:
-                await trio.sleep(0.1)
-        for peer in (0, 1):
-            pair = board.latest.get((min(2, peer), max(2, peer)))
-            if pair is not None:
-                current[2][peer], current[peer][2] = (pair[1], pair[0]) if peer < 2 else pair
-        return await play(table)
-
-    async def seat(s: int) -> None:
-        results[s] = await run_table(
-            tables[s],
-            links[s],
-            break_then_play if s == 2 else bot(s),  # type: ignore[arg-type]
-            timeouts=TIMEOUTS,
-            relinker=board.for_seat(s),  # type: ignore[arg-type]
-            grace=GRACE,
-            on_link=lambda peer, what, seconds: notices[s].append((peer, what, seconds)),
-        )
-
-    started = trio.current_time()
-    with trio.fail_after(20_000):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-            while any(results.get(s) is None for s in (0, 1)):
-                await trio.sleep(1)
-            nursery.cancel_scope.cancel()
-    took = trio.current_time() - started
+    tables, results, notices, breaks, took = await break_at_each_turn(2, GRACE - 5, 30)
     allowance = ABSENCE_ALLOWANCE * GRACE
     for s in (0, 1):
         assert results[s].status == "over", results[s]
         assert 2 not in tables[s].present  # they finished without it
-        lost = [seconds for peer, what, seconds in notices[s] if peer == 2 and what == "lost"]
+        lost = [seconds for peer, what, seconds, _ in notices[s] if peer == 2 and what == "lost"]
         assert lost[0] == GRACE and lost[-1] < GRACE, lost  # the last break had only what was left
-        assert (2, "gone") in [(peer, what) for peer, what, _ in notices[s]], notices[s]
+        assert (2, "gone") in [(peer, what) for peer, what, _, _ in notices[s]], notices[s]
     # Seat 2 was cut off from both at once: their absence, seen from it, was its own.
-    assert all(seconds == GRACE for peer, what, seconds in notices[2] if what == "lost"), notices[2]
+    assert all(seconds == GRACE for peer, what, seconds, _ in notices[2] if what == "lost"), notices[2]
     assert 2 <= breaks <= allowance / (GRACE - 5) + 1, breaks
     assert took < allowance + GRACE + 40 * TIMEOUTS.step, took
     for s in (0, 1):
@@ -1111,51 +1125,10 @@ async def test_a_seat_back_within_the_relay_trial_after_its_allowance_is_spent_i
     step from it, again at every turn, for the whole match. Now a link of a seat with no
     allowance left is read, but it is no return: no time is given back to it (it plays within
     the clocks, as anyone), and the match ends."""
-    tables, links, board = three_on_a_switchboard(NinesRules())
-    results: dict[int, RunResult] = {}
-    notices: dict[int, list[tuple[int, str, float, int]]] = {s: [] for s in tables}
-    current = {s: dict(links[s]) for s in tables}
-    breaks = 0
-    play = bot(0)
-
-    async def break_then_play(table: Table) -> object:
-        nonlocal breaks
-        board.blocked.add(0)
-        for peer in (1, 2):
-            await cut(current[0][peer], current[peer][0])
-        breaks += 1
-        await trio.sleep(8)
-        board.blocked.discard(0)
-        with trio.move_on_after(10):
-            while board.relinks < 2 * breaks:
-                await trio.sleep(0.1)
-        for peer in (1, 2):
-            pair = board.latest.get((0, peer))
-            if pair is not None:
-                current[0][peer], current[peer][0] = pair
-        return await play(table)
-
-    async def seat(s: int) -> None:
-        results[s] = await run_table(
-            tables[s],
-            links[s],
-            break_then_play if s == 0 else bot(s),  # type: ignore[arg-type]
-            timeouts=TIMEOUTS,
-            relinker=board.for_seat(s),  # type: ignore[arg-type]
-            grace=GRACE,
-            on_link=lambda peer, what, seconds: notices[s].append((peer, what, seconds, breaks)),
-        )
-
-    with trio.fail_after(50_000):
-        async with trio.open_nursery() as nursery:
-            for s in tables:
-                nursery.start_soon(seat, s)
-            while any(results.get(s) is None for s in (1, 2)):
-                await trio.sleep(1)
-            nursery.cancel_scope.cancel()
+    _, results, notices, _, _ = await break_at_each_turn(0, 8, 10)
     allowance = ABSENCE_ALLOWANCE * GRACE
     for s in (1, 2):
-        assert results[s].status == "over", (results[s], breaks)
+        assert results[s].status == "over", results[s]
         said = [(what, seconds, count) for peer, what, seconds, count in notices[s] if peer == 0]
         # Once its allowance is spent (each return was given up to a turn's clock of 120 s from
         # its 300 s, and took 8 s), a break leaves it nothing, and it is never back from one:
