@@ -1122,10 +1122,10 @@ async def test_a_seat_back_within_the_relay_trial_after_its_allowance_is_spent_i
     begins and comes back 8 s later, then plays. Once its allowance is spent a break gives it
     no grace, but the others still reach for it through each other for ``RELAY_TRIAL`` (10 s),
     in case only a link broke: there a new link of its own was taken as a return, with a whole
-    step from it, again at every turn, for the whole match. Now a link of a seat with no
-    allowance left is read, but it is no return: no time is given back to it (it plays within
-    the clocks, as anyone), and the match ends."""
-    _, results, notices, _, _ = await break_at_each_turn(0, 8, 10)
+    step from it, again at every turn, for the whole match. Now a link of its own from a seat
+    with no allowance left is no return: the trial looks only for its frames through the
+    others, and once it ends the seat is gone, and the others finish the match without it."""
+    tables, results, notices, _, _ = await break_at_each_turn(0, 8, 10)
     allowance = ABSENCE_ALLOWANCE * GRACE
     for s in (1, 2):
         assert results[s].status == "over", results[s]
@@ -1137,6 +1137,7 @@ async def test_a_seat_back_within_the_relay_trial_after_its_allowance_is_spent_i
         lost = [n for n, (what, _, _) in enumerate(said) if what == "lost"][spent]
         assert said[lost][2] <= allowance / 8 + 1, said[: lost + 1]
         assert "back" not in [what for what, _, _ in said[lost:]], said[lost - 2 :]
+        assert said[-1][0] == "gone" and 0 not in tables[s].present, said[lost - 2 :]
 
 
 async def test_the_wait_shown_for_a_seat_back_during_its_turn_counts_from_its_return(

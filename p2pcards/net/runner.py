@@ -1245,12 +1245,10 @@ class _Match:
         others = [s for s in table.present if s not in (peer, table.seat)]
         charged = peer not in mesh.not_theirs and mesh.theirs(peer, lost_at, others)
         if peer in self.trial and charged and mesh.allowance_left(peer) <= 0:
-            # Away with nothing left of its allowance: a link of its own is read, but it is no
-            # return: no time is given back, in this step or later ones (its trial gives none
-            # either), or coming back just in time at every turn would stall the table.
-            mesh.adopt(peer, item.link)
-            self.returned.add(peer)
-            await _resend(table, peer, item.link, self.timeouts.step)
+            # Away with nothing left of its allowance: its trial looks only for its frames
+            # through the others (a break of this link alone). A link of its own is no return,
+            # or coming back within the trial at every turn would get a whole step each time.
+            mesh.nursery.start_soon(_turn_away, item.link, None)
             return
         mesh.lost_at.pop(peer, None)
         away_for = now - lost_at
