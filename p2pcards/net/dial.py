@@ -16,6 +16,7 @@ destination (a "strict" or symmetric NAT) defeats it: then the host relays.
 from __future__ import annotations
 
 import contextlib
+import math
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -89,6 +90,8 @@ async def connect_afresh(
     addresses: Sequence[tuple[str, int]],
     window: float,
     opener: Callable[[tuple[str, int]], Awaitable[trio.SocketStream]] | None = None,
+    *,
+    first_error_ends: bool = False,
 ) -> tuple[trio.SocketStream, tuple[str, int]]:
     """:func:`connect_first`, started again every ``AFRESH`` seconds beside the attempts still
     under way, for ``window`` seconds.
@@ -96,8 +99,10 @@ async def connect_afresh(
     Why: the system sends a connection's SYN again after 1, 3, 7 s..., so a path that comes
     back after a dropout would carry the next one seconds later; a fresh attempt sends its
     own at once. The first attempt that connects wins; an attempt refused at once (the
-    peer not listening yet) is simply followed by the next. OSError (the last refusal) or
-    trio.TooSlowError when none connected in time."""
+    peer not listening yet) is simply followed by the next, unless ``first_error_ends``: then
+    the first attempt that fails ends it with its error, as a single attempt would. OSError
+    (the last refusal; the first, with ``first_error_ends``) or trio.TooSlowError when none
+    connected in time."""
     won: list[tuple[trio.SocketStream, tuple[str, int]]] = []
     errors: list[OSError] = []
 
@@ -106,8 +111,10 @@ async def connect_afresh(
             result = await connect_first(addresses, opener)
         except OSError as e:
             errors.append(e)
+            if first_error_ends:
+                nursery.cancel_scope.cancel()
             return
-        if won:  # an earlier attempt connected first
+        if won or (first_error_ends and errors):  # an earlier attempt ended it first
             await result[0].aclose()
             return
         won.append(result)
@@ -121,7 +128,7 @@ async def connect_afresh(
     if won:
         return won[0]
     if errors:
-        raise errors[-1]
+        raise errors[0] if first_error_ends else errors[-1]
     raise trio.TooSlowError
 
 
@@ -160,30 +167,8 @@ async def open_reusable(host: str, port: int) -> trio.SocketStream:
         return await _connect(sock, address)
 
     addresses = [address for _family, address in seen]
-    won: list[trio.SocketStream] = []
-    failed: list[OSError] = []
-
-    async def attempt(nursery: trio.Nursery) -> None:
-        try:
-            stream, _address = await connect_first(addresses, opener)
-        except OSError as e:  # an answer: said at once, as by a single attempt
-            if not won and not failed:
-                failed.append(e)
-            nursery.cancel_scope.cancel()
-            return
-        if won or failed:  # another attempt ended it first
-            await stream.aclose()
-            return
-        won.append(stream)
-        nursery.cancel_scope.cancel()
-
-    async with trio.open_nursery() as nursery:
-        while True:
-            nursery.start_soon(attempt, nursery)
-            await trio.sleep(AFRESH)
-    if won:
-        return won[0]
-    raise failed[0]
+    stream, _address = await connect_afresh(addresses, math.inf, opener, first_error_ends=True)
+    return stream
 
 
 def punch_point(stream: trio.abc.Stream) -> tuple[int, int] | None:
